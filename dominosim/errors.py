@@ -1,0 +1,58 @@
+"""The error layer: every user mistake is one of these, printed as one line, with its exit code.
+
+The CLI catches :class:`DominosimError` and prints ``error: <message>`` to stderr and exits with
+``exit_code``; no traceback reaches the user. ``docs/errors.md`` lists the messages and codes.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+
+class DominosimError(Exception):
+    """A user-facing error: one line naming the problem and the fix."""
+
+    exit_code = 1
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(DominosimError):
+    """Bad configuration: not TOML, unknown key, bad value, bad command-line grammar."""
+
+    exit_code = 2
+
+
+class RulesError(DominosimError):
+    """Unknown variant or option, bad option value, player count, invalid combination."""
+
+    exit_code = 3
+
+
+class StrategyError(DominosimError):
+    """Unknown strategy, a strategy file that fails to load, a strategy that raises or cheats."""
+
+    exit_code = 4
+
+
+class OutputError(DominosimError):
+    """The results folder cannot be written or read (permissions, full disk, not a run)."""
+
+    exit_code = 5
+
+
+class Interrupted(DominosimError):
+    """The user interrupted a run; finished work is kept."""
+
+    exit_code = 130
+
+
+def did_you_mean(word: str, choices) -> str:
+    """A suggestion suffix such as ``" (did you mean 'target'?)"``, or ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""

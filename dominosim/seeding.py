@@ -1,0 +1,97 @@
+"""Random numbers addressed by coordinates (DESIGN §7, docs/design.md "Randomness").
+
+Every random choice is a pure function of its coordinates, hashed with splitmix64:
+
+* deal of hand ``k`` of match ``m`` (attempt ``a`` counts kozel redeals):
+  ``key(seed, DEAL, players, m, k, a, i)`` for i in 0..27, tiles ordered by their keys;
+* lot (a seat chosen by lot): ``key(seed, LOT, players, m, k, a)``;
+* a strategy's draw at decision ``d`` of hand ``k`` of match ``m`` by ``seat``:
+  ``key(seed, STRATEGY, m, k, d, seat)``.
+
+So deals never depend on strategies, targets, options, batch size, chunk size or workers.
+The scalar functions (Python ints) and the vectorized ones (numpy uint64) give the same values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+M64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+MUL1 = 0xBF58476D1CE4E5B9
+MUL2 = 0x94D049BB133111EB
+
+# stream tags
+DEAL = 1
+LOT = 2
+STRATEGY = 3
+
+
+def splitmix64(x: int) -> int:
+    """One splitmix64 output for state ``x`` (scalar)."""
+    z = (x + GOLDEN) & M64
+    z = ((z ^ (z >> 30)) * MUL1) & M64
+    z = ((z ^ (z >> 27)) * MUL2) & M64
+    return z ^ (z >> 31)
+
+
+def key(seed: int, *coords: int) -> int:
+    """Hash of a seed and integer coordinates to a 64-bit value (scalar)."""
+    h = splitmix64(seed & M64)
+    for c in coords:
+        h = splitmix64(h ^ (int(c) & M64))
+    return h
+
+
+def splitmix64_np(x: np.ndarray) -> np.ndarray:
+    """Vectorized :func:`splitmix64` over a uint64 array (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(MUL1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(MUL2)
+    return z ^ (z >> np.uint64(31))
+
+
+def key_np(seed: int, *coords) -> np.ndarray:
+    """Vectorized :func:`key`: each coordinate is a scalar or an integer array (broadcast)."""
+    h = splitmix64_np(np.asarray(seed & M64, dtype=np.uint64))
+    for c in coords:
+        c = np.asarray(c)
+        if c.dtype != np.uint64:
+            c = c.astype(np.int64).astype(np.uint64)
+        h = splitmix64_np(h ^ c)
+    return h
+
+
+def below(h: int, n: int) -> int:
+    """Map a 64-bit hash to an integer in ``[0, n)`` (uses the top 32 bits)."""
+    return ((h >> 32) * n) >> 32
+
+
+def below_np(h: np.ndarray, n) -> np.ndarray:
+    return ((h >> np.uint64(32)) * np.asarray(n, dtype=np.uint64)) >> np.uint64(32)
+
+
+def shuffle(seed: int, players: int, match: int, hand: int, attempt: int = 0) -> list[int]:
+    """The shuffled order of the 28 tiles for one deal (RULES §1.5)."""
+    keys = [key(seed, DEAL, players, match, hand, attempt, i) for i in range(28)]
+    return sorted(range(28), key=lambda i: (keys[i], i))
+
+
+def shuffle_np(seed: int, players: int, match, hand, attempt=0) -> np.ndarray:
+    """Vectorized :func:`shuffle`: ``[B, 28]`` tile orders for arrays of coordinates."""
+    match = np.atleast_1d(np.asarray(match))
+    i = np.arange(28)
+    keys = key_np(seed, DEAL, players, match[:, None], np.asarray(hand)[..., None],
+                  np.asarray(attempt)[..., None], i[None, :])  # fmt: skip
+    return np.argsort(keys, axis=1, kind="stable")
+
+
+def lot(seed: int, players: int, match: int, hand: int, attempt: int = 0) -> int:
+    """A seat chosen by lot (RULES §1.3)."""
+    return below(key(seed, LOT, players, match, hand, attempt), players)
+
+
+def strategy_key(seed: int, match: int, hand: int, decision: int, seat: int) -> int:
+    """The 64-bit random value a strategy gets for one decision."""
+    return key(seed, STRATEGY, match, hand, decision, seat)

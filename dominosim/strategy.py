@@ -1,0 +1,136 @@
+"""Strategies: the protocol, the registry, and discovery of strategy files (DESIGN §6).
+
+A strategy is a class registered by name with :func:`register`, in one file of ``strategies/``
+(shipped inside the package as ``dominosim/strategies``) or of a user folder. Files are loaded
+by path, so the folder needs no ``__init__.py`` and no import name.
+
+The per-game interface, used by the reference engine::
+
+    class MyBot(Strategy):
+        name = "my-bot"
+        def choose_one(self, obs, legal, key):   # -> one of legal
+            ...
+
+``legal`` is the list of legal action codes (:mod:`dominosim.actions`), ``key`` a 64-bit random
+value addressed by (seed, match, hand, decision, seat): use :func:`dominosim.seeding.below` to
+turn it into a choice, so that decisions are reproducible.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from .errors import StrategyError, did_you_mean
+
+_REGISTRY: dict[str, type] = {}
+_ORIGIN: dict[str, str] = {}
+_LOADED: set[Path] = set()
+_CURRENT_FILE: list[str] = []
+
+
+class Strategy:
+    """Base class. Subclasses set ``name`` and implement :meth:`choose_one`.
+
+    Parameters are keyword arguments of ``__init__``; ``params`` lists them with defaults for
+    ``dominosim strategies``.
+    """
+
+    name: str = ""
+    params: dict = {}
+
+    def __init__(self, **params):
+        unknown = set(params) - set(self.params)
+        if unknown:
+            bad = sorted(unknown)[0]
+            raise StrategyError(
+                f"unknown parameter '{bad}' for strategy '{self.name}'"
+                f"{did_you_mean(bad, self.params)}; its parameters are: "
+                f"{', '.join(self.params) or 'none'}"
+            )
+        self.settings = {**self.params, **params}
+
+    @property
+    def label(self) -> str:
+        """The name with non-default parameters, as it appears in results."""
+        extra = [f"{k}={v}" for k, v in self.settings.items() if v != self.params.get(k)]
+        return ":".join([self.name, *extra])
+
+    def choose_one(self, obs, legal: list[int], key: int) -> int:
+        raise NotImplementedError
+
+
+def register(cls: type) -> type:
+    """Class decorator: add a strategy to the registry under ``cls.name``."""
+    name = cls.name
+    origin = _CURRENT_FILE[-1] if _CURRENT_FILE else cls.__module__
+    if name in _REGISTRY and _ORIGIN[name] != origin:
+        raise StrategyError(
+            f"strategy '{name}' is defined twice: in {_ORIGIN[name]} and in {origin}; rename one"
+        )
+    _REGISTRY[name] = cls
+    _ORIGIN[name] = origin
+    return cls
+
+
+def builtin_dir() -> Path:
+    """The built-in strategies: ``dominosim/strategies`` when installed, else ``strategies/``."""
+    here = Path(__file__).resolve().parent
+    installed = here / "strategies"
+    return installed if installed.is_dir() else here.parent / "strategies"
+
+
+def load_folder(folder: str | Path) -> None:
+    """Load every ``*.py`` file of a folder (files starting with ``_`` are skipped)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise StrategyError(f"strategy folder {folder} does not exist; check --strategy-path")
+    for path in sorted(folder.glob("*.py")):
+        if not path.name.startswith("_"):
+            load_file(path)
+
+
+def load_file(path: Path) -> None:
+    path = path.resolve()
+    if path in _LOADED:
+        return
+    mod_name = f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec)
+    _CURRENT_FILE.append(str(path))
+    try:
+        sys.modules[mod_name] = module
+        spec.loader.exec_module(module)
+    except StrategyError:
+        raise
+    except SyntaxError as exc:
+        raise StrategyError(
+            f"strategy file {path} has a syntax error at line {exc.lineno}: {exc.msg}; fix it"
+        ) from None
+    except Exception as exc:
+        raise StrategyError(
+            f"strategy file {path} failed to load: {type(exc).__name__}: {exc}; fix it"
+        ) from None
+    finally:
+        _CURRENT_FILE.pop()
+    _LOADED.add(path)
+
+
+def discover(paths=()) -> dict[str, type]:
+    """Load the built-in strategies and those in ``paths``; return the registry."""
+    load_folder(builtin_dir())
+    for p in paths:
+        load_folder(p)
+    return dict(_REGISTRY)
+
+
+def get(name: str, paths=(), **params) -> Strategy:
+    """An instance of the strategy registered as ``name``."""
+    reg = discover(paths)
+    if name not in reg:
+        raise StrategyError(
+            f"unknown strategy '{name}'{did_you_mean(name, reg)}; "
+            f"known strategies: {', '.join(sorted(reg))}"
+        )
+    return reg[name](**params)

@@ -1,0 +1,519 @@
+"""The twelve variants of RULES.md as presets, and their §15 options with validation.
+
+``make_rules("fives", 2, reserve_k=2)`` returns the :class:`~dominosim.rules.Rules` of a variant
+at a player count with options applied. Every mistake raises :class:`~dominosim.errors.RulesError`
+naming the problem and what is allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .errors import RulesError, did_you_mean
+from .rules import Rules
+
+VARIANTS = (
+    "blind",
+    "bergen",
+    "fives",
+    "threes",
+    "sniff",
+    "basic",
+    "two-lane",
+    "ladder",
+    "muggins",
+    "block",
+    "classic",
+    "kozel",
+)
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    slug: str
+    section: int
+    name: str
+    russian: str
+    deal: tuple[int, int, int]  # tiles each for 2 / 3 / 4 players
+    layout: str
+    drawing: str
+    scoring: str
+    match: str
+
+
+INFO = {
+    v.slug: v
+    for v in (
+        VariantInfo("blind", 3, "Blind domino", "Слепое домино", (7, 5, 5), "LINE",
+                    "blind row, draw one", "none", "100"),
+        VariantInfo("bergen", 4, "Bergen", "Берген", (6, 6, 5), "LINE, doubles across",
+                    "ONE, reserve 2", "2 or 3 for matching ends", "15 / 10 / 10"),
+        VariantInfo("fives", 5, "All Fives", "Пятёрки", (6, 6, 5), "LINE", "ONE", "c / 5",
+                    "25 / 20 / 20"),
+        VariantInfo("threes", 6, "All Threes", "Тройки", (6, 6, 5), "LINE", "ONE", "c / 3",
+                    "33 / 22 / 22"),
+        VariantInfo("sniff", 7, "Sniff", "Снифф", (7, 5, 5), "SPINNER", "UNTIL_PLAYABLE",
+                    "c / 5", "61"),
+        VariantInfo("basic", 8, "Base draw game", "Домино", (7, 5, 5), "LINE", "UNTIL_PLAYABLE",
+                    "none", "100"),
+        VariantInfo("two-lane", 9, "Two-lane domino", "Двухполосное домино", (5, 5, 6),
+                    "LINE, all along", "ONE", "10 penalty per failed turn", "one hand"),
+        VariantInfo("ladder", 10, "Ladder", "Лестница", (5, 5, 5), "SINGLE_END", "ONE",
+                    "10 penalty per failed turn", "one hand"),
+        VariantInfo("muggins", 11, "Muggins", "Маггинс", (7, 5, 5), "LINE",
+                    "UNTIL_PLAYABLE, reserve 2", "c", "100"),
+        VariantInfo("block", 12, "Block", "Блокировка", (7, 5, 5), "LINE", "NONE", "none", "50"),
+        VariantInfo("classic", 13, "Classic draw game", "Классическая", (7, 7, 7), "LINE",
+                    "UNTIL_PLAYABLE", "none", "100"),
+        VariantInfo("kozel", 14, "Goat", "Козёл", (7, 7, 7), "LINE",
+                    "UNTIL_PLAYABLE; NONE with 4", "none (penalties)", "a side at >= 101 loses"),
+    )
+}  # fmt: skip
+
+BOOL = (False, True)
+INT_GE1 = "integer >= 1"
+OFF_OR_INT_GE2 = "off or integer >= 2"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One RULES §15 option: its default, allowed values and the rows it changes."""
+
+    variant: str
+    name: str
+    default: object  # a value, or a (2p, 3p, 4p) tuple for player-dependent defaults
+    allowed: object  # a tuple of values, INT_GE1 or OFF_OR_INT_GE2
+    sections: str
+    help: str
+
+    def default_for(self, players: int):
+        if isinstance(self.default, tuple) and self.allowed == INT_GE1:
+            return self.default[players - 2]
+        return self.default
+
+    def allowed_text(self) -> str:
+        if isinstance(self.allowed, str):
+            return self.allowed
+        return ", ".join(format_value(v) for v in self.allowed)
+
+
+def _o(variant, name, default, allowed, sections, help_):
+    return Option(variant, name, default, allowed, sections, help_)
+
+
+_TARGET = "match target (§1.14); any integer >= 1"
+_CHECK = "check the target only at the end of a hand (§1.14)"
+_PARTNER = "4 players play as two teams {0,2} and {1,3} (§1.4)"
+
+OPTIONS: dict[tuple[str, str], Option] = {
+    (o.variant, o.name): o
+    for o in (
+        _o("blind", "blind_deal", "standard", ("standard", "all_tiles"), "§3.2, §3.4, §3.5",
+           "all_tiles: 14 / 9 / 7 each; with 3 players the leftover tile starts the layout"),
+        _o("blind", "blind_draw_optional", False, BOOL, "§3.7a, §3.7c, §3.9a",
+           "the draws of 3.7a and 3.7c are optional"),
+        _o("blind", "blind_play_optional", False, BOOL, "§3.7a",
+           "a fitting front or drawn tile may be declined in the blind phase"),
+        _o("blind", "blind_unplayable_double_face_up", False, BOOL, "§3.7a",
+           "a double that goes back into a row lies face up"),
+        _o("blind", "block_winner_fewest_tiles", False, BOOL, "§3.10",
+           "a block is won by the fewest tiles, scoring the others' pip sum"),
+        _o("blind", "target", (100, 100, 100), INT_GE1, "§3.11", _TARGET),
+        _o("blind", "check_only_at_hand_end", False, BOOL, "§3.11", _CHECK),
+        _o("bergen", "partnership", False, BOOL, "§4.1", _PARTNER),
+        _o("bergen", "bergen_highest_double_leads", False, BOOL, "§4.4, §4.5",
+           "the holder of the highest double leads it"),
+        _o("bergen", "bergen_voluntary", False, BOOL, "§4.7",
+           "a player may decline to play while a drawable tile exists"),
+        _o("bergen", "bergen_draw_until_playable", False, BOOL, "§4.7",
+           "drawing mode UNTIL_PLAYABLE with reserve 2"),
+        _o("bergen", "bergen_domino_bonus", 2, (2, 1), "§4.10", "points for going out"),
+        _o("bergen", "bergen_block_lowest_hand_1pt", False, BOOL, "§4.10, §4.10a",
+           "block award 1 point, doubles' pips not counted"),
+        _o("bergen", "bergen_near_target_cap", False, BOOL, "§4.8",
+           "headers score 1 when need <= 2 and at most 2 when need = 3"),
+        _o("bergen", "target", (15, 10, 10), INT_GE1, "§4.11", _TARGET),
+        _o("bergen", "check_only_at_hand_end", False, BOOL, "§4.11", _CHECK),
+        _o("fives", "partnership", False, BOOL, "§5.1", _PARTNER),
+        _o("fives", "lead_winner_of_previous_hand", False, BOOL, "§5.5",
+           "the previous hand's winner leads any tile"),
+        _o("fives", "reserve_k", 0, (0, 2), "§5.3", "stock tiles never drawn"),
+        _o("fives", "inline_double_counts_single", False, BOOL, "§5.6",
+           "a double laid along counts single (§1.11 rule 4)"),
+        _o("fives", "target", (25, 20, 20), INT_GE1, "§5.11", _TARGET),
+        _o("fives", "check_only_at_hand_end", False, BOOL, "§5.11", _CHECK),
+        _o("threes", "partnership", False, BOOL, "§6.1", _PARTNER),
+        _o("threes", "lead_winner_of_previous_hand", False, BOOL, "§6.5",
+           "the previous hand's winner leads any tile"),
+        _o("threes", "reserve_k", 0, (0, 2), "§6.3", "stock tiles never drawn"),
+        _o("threes", "inline_double_counts_single", False, BOOL, "§6.6",
+           "a double laid along counts single (§1.11 rule 4)"),
+        _o("threes", "target", (33, 22, 22), INT_GE1, "§6.11", _TARGET),
+        _o("threes", "check_only_at_hand_end", False, BOOL, "§6.11", _CHECK),
+        _o("sniff", "partnership", False, BOOL, "§7.1", _PARTNER),
+        _o("sniff", "sniff_pagat_deal", False, BOOL, "§7.2", "deal 7 / 6 / 5 each"),
+        _o("sniff", "reserve_k", 0, (0, 2), "§7.3", "stock tiles never drawn (2 players only)"),
+        _o("sniff", "max_draws_per_turn", 0, (0, 2, 3), "§7.7",
+           "at most m draws per turn, UNTIL_PLAYABLE(m); 0 = unlimited"),
+        _o("sniff", "spinner_open_all_four_immediately", False, BOOL, "§7.6a",
+           "all four sides of the spinner are playable at once"),
+        _o("sniff", "us_sniff_counting", False, BOOL, "§7.6a", "US spinner counting (§1.11)"),
+        _o("sniff", "target", (61, 61, 61), INT_GE1, "§7.11", _TARGET),
+        _o("sniff", "sniff_book_endgame", False, BOOL, "§7.10, §7.11",
+           "settle as fives (domino +2, block +1) and play to 25 / 20 / 20"),
+        _o("sniff", "check_only_at_hand_end", False, BOOL, "§7.11", _CHECK),
+        _o("basic", "lead_highest_double", False, BOOL, "§8.4, §8.5",
+           "every hand is led as in §12.4"),
+        _o("basic", "penalty_per_miss", False, BOOL, "§8.10",
+           "+10 penalty per pass; the winner scores the others' penalties minus his own"),
+        _o("basic", "target", (100, 100, 100), INT_GE1, "§8.11", _TARGET),
+        _o("basic", "check_only_at_hand_end", False, BOOL, "§8.11", _CHECK),
+        _o("two-lane", "cumulative_hands", 0, OFF_OR_INT_GE2, "§9.5, §9.11",
+           "play K hands and sum the penalties"),
+        _o("ladder", "cumulative_hands", 0, OFF_OR_INT_GE2, "§10.5, §10.11",
+           "play K hands and sum the penalties"),
+        _o("muggins", "partnership", False, BOOL, "§11.1", _PARTNER),
+        _o("muggins", "muggins_deal_7_all", False, BOOL, "§11.2", "7 each for every player count"),
+        _o("muggins", "lead_by_lot", False, BOOL, "§11.4, §11.5",
+           "every hand's leader is chosen by lot and leads any tile"),
+        _o("muggins", "first_double_spinner", False, BOOL, "§11.6",
+           "SPINNER layout (§1.9, §1.11 rule 3)"),
+        _o("muggins", "spinner_open_all_four_immediately", False, BOOL, "§11.6",
+           "with first_double_spinner: all four sides open at once"),
+        _o("muggins", "us_sniff_counting", False, BOOL, "§11.6",
+           "with first_double_spinner: US spinner counting"),
+        _o("muggins", "reserve_k", 2, (2, 0), "§11.3", "stock tiles never drawn"),
+        _o("muggins", "may_draw_when_able", False, BOOL, "§11.7",
+           "a player may draw before playing while drawable tiles remain"),
+        _o("muggins", "muggins_no_rounding", False, BOOL, "§11.10a", "round5 is not applied"),
+        _o("muggins", "muggins_block_difference_per_opponent", False, BOOL, "§11.10, §11.10a",
+           "at a block each side scores against every higher side"),
+        _o("muggins", "target", (100, 100, 100), INT_GE1, "§11.11", _TARGET),
+        _o("muggins", "check_only_at_hand_end", False, BOOL, "§11.11", _CHECK),
+        _o("block", "partnership", False, BOOL, "§12.1", _PARTNER),
+        _o("block", "block_deal_7_all", False, BOOL, "§12.2", "7 each for every player count"),
+        _o("block", "lead_winner_of_previous_hand", False, BOOL, "§12.5",
+           "the previous hand's winner leads any tile"),
+        _o("block", "fish_score_sum_only", False, BOOL, "§12.10",
+           "the fish winner scores the others' sum without subtracting his own"),
+        _o("block", "fish_difference_per_opponent", False, BOOL, "§12.10",
+           "the fish winner scores the sum of (each other side - his own)"),
+        _o("block", "target", (50, 50, 50), INT_GE1, "§12.11", _TARGET),
+        _o("block", "check_only_at_hand_end", False, BOOL, "§12.11", _CHECK),
+        _o("classic", "partnership", False, BOOL, "§13.1", _PARTNER),
+        _o("classic", "lead_winner_of_previous_hand", False, BOOL, "§13.5",
+           "the previous hand's winner leads any tile"),
+        _o("classic", "target", (100, 100, 100), INT_GE1, "§13.11", _TARGET),
+        _o("classic", "check_only_at_hand_end", False, BOOL, "§13.11", _CHECK),
+        _o("kozel", "kozel_individual_4p", False, BOOL, "§14.1a", "4 players are 4 sides"),
+        _o("kozel", "kozel_redeal", False, BOOL, "§14.2",
+           "redeal when a hand holds 5+ doubles or 6+ tiles of one number"),
+        _o("kozel", "kozel_zero_double_lowest", False, BOOL, "§14.4a", "0-0 is the lowest double"),
+        _o("kozel", "reserve_k", 0, (0, 1), "§14.3", "stock tiles never drawn (2-3 players)"),
+        _o("kozel", "lone_00_value", 10, (10, 25), "§14.12", "value of a hand that is exactly 0-0"),
+        _o("kozel", "lone_66_value", 0, (0, 50), "§14.12",
+           "value of a hand that is exactly 6-6 (0 = off, counts 12)"),
+        _o("kozel", "eggs_double_next", False, BOOL, "§14.14",
+           "no pot: charges after e egg hands are multiplied by 2^e"),
+        _o("kozel", "fish_maker_takes_all", False, BOOL, "§14.10",
+           "a fish-maker's side not among the lowest is charged everything"),
+        _o("kozel", "kozel_target", (101, 101, 101), INT_GE1, "§14.11, §14.11a",
+           "written score at which a side is the goat"),
+        _o("kozel", "dry_goat", False, BOOL, "§14.11", "report dry losses separately"),
+        _o("kozel", "kozel_positive_scoring", False, BOOL, "§14.10, §14.11, §14.14",
+           "charges are credited to the hand's winner; highest at the target wins"),
+    )
+}  # fmt: skip
+
+
+def options_of(variant: str) -> dict[str, Option]:
+    """The §15 options of one variant, by name."""
+    check_variant(variant)
+    return {name: o for (v, name), o in OPTIONS.items() if v == variant}
+
+
+def check_variant(variant: str) -> str:
+    if variant not in INFO:
+        raise RulesError(
+            f"unknown variant '{variant}'{did_you_mean(variant, VARIANTS)}; "
+            f"choose one of: {', '.join(VARIANTS)}"
+        )
+    return variant
+
+
+def format_value(v) -> str:
+    if v is True:
+        return "on"
+    if v is False:
+        return "off"
+    return str(v)
+
+
+_TRUE = {"on", "true", "yes", "1"}
+_FALSE = {"off", "false", "no", "0"}
+
+
+def parse_value(opt: Option, raw):
+    """Convert a TOML or command-line value to the option's type and check it is allowed."""
+    where = f"{opt.variant}.{opt.name}"
+    allowed = opt.allowed
+    if allowed == BOOL:
+        if isinstance(raw, bool):
+            return raw
+        s = str(raw).strip().lower()
+        if s in _TRUE:
+            return True
+        if s in _FALSE:
+            return False
+        raise RulesError(f"bad value '{raw}' for {where}; use on/off (or true/false)")
+    if allowed in (INT_GE1, OFF_OR_INT_GE2) or all(isinstance(a, int) for a in allowed):
+        if isinstance(raw, bool):
+            value = None
+        elif isinstance(raw, int):
+            value = raw
+        else:
+            s = str(raw).strip().lower()
+            if allowed == OFF_OR_INT_GE2 and s in _FALSE:
+                value = 0
+            elif allowed == (0, 2, 3) and s == "unlimited":
+                value = 0
+            else:
+                try:
+                    value = int(s)
+                except ValueError:
+                    value = None
+        ok = value is not None and (
+            (allowed == INT_GE1 and value >= 1)
+            or (allowed == OFF_OR_INT_GE2 and (value == 0 or value >= 2))
+            or (isinstance(allowed, tuple) and value in allowed)
+        )
+        if not ok:
+            raise RulesError(f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}")
+        return value
+    s = str(raw).strip()
+    if s not in allowed:
+        raise RulesError(
+            f"bad value '{raw}' for {where}{did_you_mean(s, allowed)}; "
+            f"allowed: {opt.allowed_text()}"
+        )
+    return s
+
+
+def check_players(variant: str, players) -> int:
+    check_variant(variant)
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
+        raise RulesError(f"{variant} is played by 2, 3 or 4 players, not {players}; use 2, 3 or 4")
+    return players
+
+
+def make_rules(variant: str, players: int, **options) -> Rules:
+    """The Rules of ``variant`` for ``players`` with §15 ``options`` applied.
+
+    Option values may be typed values or strings as written on the command line
+    (``"on"``, ``"2"``). Raises RulesError for an unknown variant or option, a bad value, a
+    player count the variant does not allow, or an invalid combination of §15.
+    """
+    check_players(variant, players)
+    known = options_of(variant)
+    values = {name: o.default_for(players) for name, o in known.items()}
+    explicit = set()
+    for name, raw in options.items():
+        if name not in known:
+            hint = did_you_mean(name, known)
+            allowed = ", ".join(known) or "none"
+            raise RulesError(
+                f"unknown option '{name}' for {variant}{hint}; its options are: {allowed}"
+            )
+        values[name] = parse_value(known[name], raw)
+        explicit.add(name)
+    _check_combinations(variant, players, values, explicit)
+    changed = tuple(
+        (name, values[name]) for name in known if values[name] != known[name].default_for(players)
+    )
+    return _build(variant, players, values, changed)
+
+
+def _check_combinations(variant, players, v, explicit):
+    def bad(msg):
+        raise RulesError(f"invalid combination: {msg}")
+
+    if v.get("partnership") and players != 4:
+        bad(f"{variant}.partnership needs 4 players, not {players}; drop it or use --players 4")
+    if variant == "block" and v["fish_score_sum_only"] and v["fish_difference_per_opponent"]:
+        bad("block.fish_score_sum_only and block.fish_difference_per_opponent; choose one")
+    if variant == "bergen" and v["bergen_voluntary"] and v["bergen_draw_until_playable"]:
+        bad("bergen.bergen_voluntary and bergen.bergen_draw_until_playable; choose one")
+    if variant == "muggins" and not v["first_double_spinner"]:
+        for name in ("spinner_open_all_four_immediately", "us_sniff_counting"):
+            if v[name]:
+                bad(f"muggins.{name} needs muggins.first_double_spinner=on")
+    if variant == "sniff" and v["sniff_book_endgame"] and "target" in explicit:
+        bad("sniff.sniff_book_endgame sets the target; drop sniff.target")
+    if variant == "sniff" and v["reserve_k"] == 2 and players != 2:
+        bad(f"sniff.reserve_k=2 is for 2 players, not {players}")
+    if variant == "kozel" and v["reserve_k"] == 1 and players == 4:
+        bad("kozel.reserve_k=1 is for 2-3 players; with 4 there is no stock")
+
+
+def _deal(variant: str, players: int) -> int:
+    return INFO[variant].deal[players - 2]
+
+
+def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
+    r = dict(variant=variant, players=P, hand_size=_deal(variant, P), options=changed)
+    part = bool(v.get("partnership", False))
+    r["partnership"] = part
+    if "target" in v:
+        r["target"] = v["target"]
+    if "check_only_at_hand_end" in v:
+        r["check_only_at_hand_end"] = v["check_only_at_hand_end"]
+    if variant == "blind":
+        if v["blind_deal"] == "all_tiles":
+            r["hand_size"] = (14, 9, 7)[P - 2]
+        r.update(draw_mode="blind", lead_first="blind_front", lead_later="next_after_leader")
+        for k in ("blind_deal", "blind_draw_optional", "blind_play_optional",
+                  "blind_unplayable_double_face_up", "block_winner_fewest_tiles"):  # fmt: skip
+            r[k] = v[k]
+    elif variant == "bergen":
+        r.update(
+            draw_mode="until_playable" if v["bergen_draw_until_playable"] else "one",
+            reserve_k=2,
+            scoring="bergen",
+            settlement="bergen",
+            domino_bonus=v["bergen_domino_bonus"],
+            lead_first="highest_double" if v["bergen_highest_double_leads"] else "lowest_double",
+            lead_later="as_first",
+            bergen_voluntary=v["bergen_voluntary"],
+            bergen_block_lowest_hand_1pt=v["bergen_block_lowest_hand_1pt"],
+            bergen_near_target_cap=v["bergen_near_target_cap"],
+        )
+    elif variant in ("fives", "threes"):
+        r.update(
+            draw_mode="one",
+            reserve_k=v["reserve_k"],
+            scoring=variant,
+            settlement="book",
+            domino_bonus=2,
+            lead_first="lot_any",
+            lead_later="winner_else_next"
+            if v["lead_winner_of_previous_hand"]
+            else "next_after_leader",
+            inline_double_counts_single=v["inline_double_counts_single"],
+        )
+    elif variant == "sniff":
+        if v["sniff_pagat_deal"]:
+            r["hand_size"] = (7, 6, 5)[P - 2]
+        book = v["sniff_book_endgame"]
+        r.update(
+            layout="spinner",
+            draw_mode="until_playable",
+            max_draws=v["max_draws_per_turn"],
+            reserve_k=v["reserve_k"],
+            scoring="fives",
+            settlement="book" if book else "sniff",
+            domino_bonus=2 if book else 0,
+            lead_first="lot_any",
+            lead_later="out_else_lot",
+            spinner_open_all_four_immediately=v["spinner_open_all_four_immediately"],
+            us_sniff_counting=v["us_sniff_counting"],
+        )
+        if book:
+            r["target"] = (25, 20, 20)[P - 2]
+    elif variant == "basic":
+        hd = v["lead_highest_double"]
+        r.update(
+            draw_mode="until_playable",
+            lead_first="highest_double" if hd else "lot_any",
+            lead_later="as_first" if hd else "winner_else_lot",
+            penalty_per_miss=v["penalty_per_miss"],
+        )
+    elif variant in ("two-lane", "ladder"):
+        k = v["cumulative_hands"]
+        r.update(
+            layout="line" if variant == "two-lane" else "single_end",
+            draw_mode="one",
+            failed_turn_penalty=10,
+            settlement="penalties",
+            lead_first="lot_any" if variant == "two-lane" else "ladder",
+            lead_later="lot",
+            match_end="one_hand",
+            hands_per_match=k if k else 1,
+            target=0,
+        )
+    elif variant == "muggins":
+        if v["muggins_deal_7_all"]:
+            r["hand_size"] = 7
+        lot = v["lead_by_lot"]
+        r.update(
+            layout="spinner" if v["first_double_spinner"] else "line",
+            draw_mode="until_playable",
+            reserve_k=v["reserve_k"],
+            scoring="muggins",
+            settlement="muggins",
+            lead_first="lot_any" if lot else "highest_double",
+            lead_later="lot" if lot else "winner_else_first",
+            spinner_open_all_four_immediately=v["spinner_open_all_four_immediately"],
+            us_sniff_counting=v["us_sniff_counting"],
+            may_draw_when_able=v["may_draw_when_able"],
+            muggins_no_rounding=v["muggins_no_rounding"],
+            muggins_block_difference_per_opponent=v["muggins_block_difference_per_opponent"],
+        )
+    elif variant in ("block", "classic"):
+        if variant == "block" and v["block_deal_7_all"]:
+            r["hand_size"] = 7
+        r.update(
+            draw_mode="none" if variant == "block" else "until_playable",
+            stock_in_play=variant != "block",
+            lead_first="highest_double",
+            lead_later="winner_else_first" if v["lead_winner_of_previous_hand"] else "as_first",
+        )
+        if variant == "block":
+            r["fish_score_sum_only"] = v["fish_score_sum_only"]
+            r["fish_difference_per_opponent"] = v["fish_difference_per_opponent"]
+    elif variant == "kozel":
+        teams = P == 4 and not v["kozel_individual_4p"]
+        r.update(
+            partnership=teams,
+            draw_mode="none" if P == 4 else "until_playable",
+            reserve_k=v["reserve_k"],
+            settlement="kozel",
+            lead_first="kozel",
+            lead_later="out_else_fishmaker",
+            match_end="kozel",
+            target=v["kozel_target"],
+        )
+        for k in ("kozel_redeal", "kozel_zero_double_lowest", "lone_00_value", "lone_66_value",
+                  "eggs_double_next", "fish_maker_takes_all", "dry_goat",
+                  "kozel_positive_scoring"):  # fmt: skip
+            r[k] = v[k]
+    return Rules(**r)
+
+
+def with_target(rules: Rules, target: int) -> Rules:
+    """The same rules with another target (``kozel_target`` for kozel), for target sweeps."""
+    name = "kozel_target" if rules.variant == "kozel" else "target"
+    if rules.match_end == "one_hand":
+        raise RulesError(f"{rules.variant} has no target: a match is one hand (§9.11, §10.11)")
+    opts = dict(rules.options)
+    opts[name] = target
+    return make_rules(rules.variant, rules.players, **opts)
+
+
+def preset(variant: str, players: int) -> Rules:
+    """The default Rules of a named variant."""
+    return make_rules(variant, players)
+
+
+__all__ = [
+    "INFO",
+    "OPTIONS",
+    "VARIANTS",
+    "Option",
+    "check_variant",
+    "make_rules",
+    "options_of",
+    "parse_value",
+    "preset",
+    "replace",
+    "with_target",
+]

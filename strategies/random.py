@@ -1,0 +1,18 @@
+"""random: uniform over the legal actions of every decision (RULES §1.6).
+
+The baseline every study starts from: the "uniformly random strategy" that RULES.md defines.
+"""
+
+from dominosim.seeding import below
+from dominosim.strategy import Strategy, register
+
+
+@register
+class Random(Strategy):
+    """Uniform over the legal actions."""
+
+    name = "random"
+    params = {}
+
+    def choose_one(self, obs, legal, key):
+        return legal[below(key, len(legal))]
