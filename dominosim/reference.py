@@ -229,19 +229,17 @@ class Hand:
         cands = self.hands[seat] if only is None else only
         out = []
         if self.layout.empty:
-            for t in sorted(cands):
-                out.append(A.place(t, "L"))
-                if r.inline_double_counts_single and tiles.is_double(t):
-                    out.append(A.place(t, "L", along=True))
+            out = [A.place(t, "L") for t in sorted(cands)]
+            if r.inline_double_counts_single:
+                out += [A.place(t, "L", along=True) for t in sorted(cands) if tiles.is_double(t)]
             return out
-        pos = self.layout.positions()
-        for t in sorted(cands):
-            for pid, v in pos:
-                if tiles.fits(t, v):
-                    out.append(A.place(t, pid))
-                    if r.inline_double_counts_single and tiles.is_double(t):
-                        out.append(A.place(t, pid, along=True))
-        return sorted(out)
+        # canonical order: position (L R W E N S), then across before along, then tile
+        for pid, v in self.layout.positions():
+            fitting = [t for t in sorted(cands) if tiles.fits(t, v)]
+            out.extend(A.place(t, pid) for t in fitting)
+            if r.inline_double_counts_single:
+                out.extend(A.place(t, pid, along=True) for t in fitting if tiles.is_double(t))
+        return out
 
     def observe(self, seat: int, phase: str = "play") -> Observation:
         r = self.rules
