@@ -273,7 +273,7 @@ def parse_value(opt: Option, raw):
             value = raw
         else:
             s = str(raw).strip().lower()
-            if allowed == OFF_OR_INT_GE2 and s in _FALSE:
+            if (allowed == OFF_OR_INT_GE2 or opt.name == "lone_66_value") and s in _FALSE:
                 value = 0
             elif allowed == (0, 2, 3) and s == "unlimited":
                 value = 0

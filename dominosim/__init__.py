@@ -1,0 +1,8 @@
+"""dominosim: a simulator for twelve domino rule variants (see docs/rules.md)."""
+
+from .rules import Rules
+from .variants import make_rules
+
+__version__ = "0.1.0"
+
+__all__ = ["Rules", "__version__", "make_rules"]

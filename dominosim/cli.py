@@ -1,0 +1,175 @@
+"""The ``dominosim`` command line: a thin layer of click commands over the library.
+
+No game logic lives here. Every :class:`~dominosim.errors.DominosimError` raised by a command is
+printed as one line, ``error: <message>``, on stderr, and the process exits with the error's
+``exit_code`` (``docs/errors.md``); Ctrl-C prints one line and exits with 130.
+
+Adding a command: define it below with ``@main.command()`` (see the marked section); the error
+handling of :class:`DominosimGroup` covers it automatically.
+"""
+
+from __future__ import annotations
+
+import click
+
+from . import __version__ as _pkg_version
+from . import variants as V
+from .errors import DominosimError
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("dominosim")
+    except PackageNotFoundError:
+        return _pkg_version
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+class DominosimGroup(click.Group):
+    """A click group that turns user errors into one line on stderr and an exit code."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except DominosimError as e:
+            click.echo(f"error: {_one_line(e.message)}", err=True)
+            ctx.exit(e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("error: interrupted; finished work is kept", err=True)
+            ctx.exit(130)
+
+
+@click.group(
+    cls=DominosimGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(_version(), "--version", "-V", prog_name="dominosim",
+                      message="%(prog)s %(version)s")  # fmt: skip
+def main() -> None:
+    """Simulate the twelve domino variants of RULES.md: rules, bots, tournaments, statistics.
+
+    Run 'dominosim COMMAND --help' for the options of a command; docs/config.md describes the
+    experiment files and the --set / --strategies grammar shared by every command.
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# shared options: the grammar of docs/config.md, so every command spells its flags the same way.
+# The values are parsed by dominosim.config (rules_from_cli / experiment_from_cli), never here.
+
+
+def rules_options(f):
+    """``--variant``, ``--players`` and repeatable ``--set VARIANT.OPTION=VALUE``."""
+    f = click.option(
+        "--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
+        help="Set a RULES §15 option (repeatable); a bare OPTION=VALUE when only one variant "
+             "has it. See 'dominosim variants VARIANT'.",
+    )(f)  # fmt: skip
+    f = click.option(
+        "--players", "-p", type=click.IntRange(2, 4), default=2, show_default=True,
+        help="Number of players, 2 to 4.",
+    )(f)  # fmt: skip
+    f = click.option(
+        "--variant", "variant", required=True, metavar="VARIANT",
+        help="Variant slug, e.g. fives (list: dominosim variants).",
+    )(f)  # fmt: skip
+    return f
+
+
+def strategies_option(f):
+    """``--strategies name:key=value,...`` (one entry per seat, or one for every seat)."""
+    return click.option(
+        "--strategies", "strategies", default="random", show_default=True, metavar="SPEC",
+        help="Strategies by seat, comma-separated, each NAME[:KEY=VALUE...]; "
+             "one name means every seat.",
+    )(f)  # fmt: skip
+
+
+def seed_option(f):
+    """``--seed`` (an integer, the root of every random stream)."""
+    return click.option(
+        "--seed", type=int, default=0, show_default=True,
+        help="Seed: the root of every random stream (same seed, same games).",
+    )(f)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# variants
+
+
+def _default_text(opt: V.Option) -> str:
+    d = opt.default
+    if isinstance(d, tuple) and opt.allowed == V.INT_GE1:
+        if len(set(d)) == 1:
+            return V.format_value(d[0])
+        return " / ".join(V.format_value(x) for x in d) + " (2/3/4 pl.)"
+    return V.format_value(d)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(header)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+@main.command("variants")
+@click.argument("variant", required=False)
+def variants_cmd(variant: str | None) -> None:
+    """List the twelve variants, or the RULES §15 options of one VARIANT.
+
+    Without VARIANT: one row per variant (players, deal for 2/3/4 players, layout, drawing,
+    scoring, match end, Russian name). With VARIANT: each option with its default, allowed
+    values, RULES sections and meaning; set one with --set VARIANT.OPTION=VALUE.
+    """
+    if variant is None:
+        header = ["variant", "§", "players", "deal 2/3/4", "layout", "drawing", "scoring",
+                  "match end", "Russian name"]  # fmt: skip
+        rows = [
+            [
+                i.slug,
+                str(i.section),
+                "2-4",
+                "/".join(map(str, i.deal)),
+                i.layout,
+                i.drawing,
+                i.scoring,
+                i.match,
+                i.russian,
+            ]  # fmt: skip
+            for i in (V.INFO[s] for s in V.VARIANTS)
+        ]
+        click.echo(_table(header, rows))
+        click.echo("\nOptions of one variant: dominosim variants VARIANT")
+        return
+    V.check_variant(variant)
+    info = V.INFO[variant]
+    click.echo(f"{info.slug}: {info.name} ({info.russian}), RULES §{info.section}")
+    click.echo(
+        f"players 2-4; deal {'/'.join(map(str, info.deal))} (2/3/4 pl.); layout {info.layout}; "
+        f"drawing {info.drawing}; scoring {info.scoring}; match end {info.match}"
+    )
+    opts = V.options_of(variant)
+    click.echo("")
+    rows = [
+        [name, _default_text(o), o.allowed_text(), o.sections, o.help] for name, o in opts.items()
+    ]
+    click.echo(_table(["option", "default", "allowed", "RULES", "meaning"], rows))
+    click.echo(f"\nSet one with: --set {variant}.OPTION=VALUE (booleans: on/off)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands added by the lead go here, each as ``@main.command()`` (planned: trace, run, report).
+# The error handling of DominosimGroup covers them; load settings with dominosim.config
+# (experiment_from_cli / load_experiment), never parse options here.
+# ---------------------------------------------------------------------------------------------
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

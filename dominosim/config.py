@@ -1,0 +1,781 @@
+"""The configuration grammar shared by every command: TOML experiment files and command-line flags.
+
+One implementation serves both: a TOML file is read into a plain dict, command-line flags are
+laid over that dict, and :func:`build_experiment` validates the result into a frozen
+:class:`Experiment`. ``docs/config.md`` describes the grammar; ``docs/errors.md`` the messages.
+
+Grammar in brief:
+
+* variant options: ``--set VARIANT.OPTION=VALUE`` (repeatable), or a bare ``OPTION=VALUE`` when
+  exactly one variant of the experiment has that option. ``VALUE`` may be a comma-separated list
+  (``--set fives.reserve_k=0,2``): every value becomes its own option group, and several lists
+  expand to their cartesian product. In TOML the same is an ``[options.VARIANT]`` table whose
+  values may be lists.
+* strategies by seat: ``--strategies a,b`` where each entry is ``name:key=value:key2=value2``;
+  one entry alone means every seat. In TOML ``seats = [...]`` with the same entries, and
+  ``[strategy.NAME]`` tables for parameters shared by every seat playing ``NAME``.
+
+Every mistake raises a :mod:`dominosim.errors` class with a one-line message naming the problem
+and the fix.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import variants as V
+from .errors import ConfigError, RulesError, StrategyError, did_you_mean
+from .rules import Rules
+
+UNITS = ("hand", "match")
+
+#: Top-level keys of an experiment file, in the order ``docs/config.md`` lists them.
+TOP_KEYS = (
+    "name",
+    "variants",
+    "players",
+    "options",
+    "seats",
+    "strategy",
+    "games",
+    "unit",
+    "seed",
+    "chunk_size",
+    "workers",
+    "out",
+    "rotate",
+    "records",
+    "strategy_path",
+)
+
+DEFAULTS = {
+    "players": 2,
+    "seats": ("random",),
+    "games": 1000,
+    "unit": "match",
+    "seed": 0,
+    "chunk_size": 10_000,
+    "workers": None,  # None: one worker per CPU core
+    "out": "results",
+    "rotate": True,
+    "records": True,
+    "strategy_path": (),
+}
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_STRATEGY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_INT_RE = re.compile(r"^[+-]?\d+$")
+_FLOAT_RE = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
+
+
+# ---------------------------------------------------------------------------------------------
+# values
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy for one seat: its registered name and its parameters.
+
+    ``params`` is a tuple of ``(key, value)`` pairs sorted by key so the spec hashes;
+    :attr:`kwargs` gives them as a dict.
+    """
+
+    name: str
+    params: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def kwargs(self) -> dict[str, object]:
+        return dict(self.params)
+
+    @property
+    def label(self) -> str:
+        """``name`` or ``name:key=value:...``, the form accepted by :func:`parse_strategy`."""
+        if not self.params:
+            return self.name
+        return self.name + "".join(f":{k}={_fmt(v)}" for k, v in self.params)
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """One variant of an experiment and its option groups.
+
+    ``groups`` holds one entry per combination of option values (the cartesian product of the
+    value lists), each a tuple of ``(option, value)`` pairs with typed values. A variant without
+    options has one empty group.
+    """
+
+    variant: str
+    groups: tuple[tuple[tuple[str, object], ...], ...] = ((),)
+
+    def option_dicts(self) -> list[dict[str, object]]:
+        """The option groups as dicts, ready for ``make_rules(variant, players, **group)``."""
+        return [dict(g) for g in self.groups]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Resolved settings of one experiment (TOML file, command-line flags, or both).
+
+    Attributes:
+        name: experiment name, also the results folder name ``<out>/<name>/``.
+        variants: the variants with their option groups.
+        players: seats at the table, 2..4.
+        seats: one :class:`StrategySpec` per seat (length ``players``).
+        games: number of games per (rules, seating); a game is a hand or a match (``unit``).
+        unit: ``"hand"`` or ``"match"``.
+        seed: the root of every random stream (DESIGN §7).
+        chunk_size: games per work item.
+        workers: worker processes; ``None`` means one per CPU core.
+        out: the results root folder.
+        rotate: play every seat rotation of the strategies (duplicate deals).
+        records: write per-hand records besides the integer aggregates.
+        strategy_path: extra files or folders searched for strategies.
+        source: where the settings came from (a file path, or ``"command line"``).
+    """
+
+    name: str
+    variants: tuple[VariantSpec, ...]
+    players: int = 2
+    seats: tuple[StrategySpec, ...] = (StrategySpec("random"),) * 2
+    games: int = 1000
+    unit: str = "match"
+    seed: int = 0
+    chunk_size: int = 10_000
+    workers: int | None = None
+    out: str = "results"
+    rotate: bool = True
+    records: bool = True
+    strategy_path: tuple[str, ...] = ()
+    source: str = field(default="command line", compare=False)
+
+    @property
+    def rules(self) -> list[Rules]:
+        return resolve_rules(self)
+
+    @property
+    def strategy_names(self) -> tuple[str, ...]:
+        """The distinct strategy names, in seat order."""
+        return tuple(dict.fromkeys(s.name for s in self.seats))
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict of the resolved settings (for manifests)."""
+        return {
+            "name": self.name,
+            "variants": [
+                {"variant": v.variant, "groups": [dict(g) for g in v.groups]} for v in self.variants
+            ],
+            "players": self.players,
+            "seats": [s.label for s in self.seats],
+            "games": self.games,
+            "unit": self.unit,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+            "workers": self.workers,
+            "out": self.out,
+            "rotate": self.rotate,
+            "records": self.records,
+            "strategy_path": list(self.strategy_path),
+        }
+
+
+def resolve_rules(experiment: Experiment) -> list[Rules]:
+    """One Rules per (variant × option-value combination), in order, without duplicates."""
+    out: dict[Rules, None] = {}
+    for spec in experiment.variants:
+        for group in spec.option_dicts():
+            out[V.make_rules(spec.variant, experiment.players, **group)] = None
+    return list(out)
+
+
+def rules_from_cli(variant: str, players, sets: Sequence[str] = ()) -> Rules:
+    """The one Rules of ``--variant V --players N --set ...`` (for commands such as ``trace``).
+
+    Same grammar as experiments; a value list that expands to several option groups is a
+    ConfigError, since such a command plays one rule set.
+    """
+    e = experiment_from_cli(variants=[variant], players=players, sets=sets)
+    rules = resolve_rules(e)
+    if len(rules) != 1:
+        labels = ", ".join(r.label for r in rules)
+        raise ConfigError(
+            f"--set gives {len(rules)} rule sets ({labels}); this command plays one, "
+            f"so give one value per option"
+        )
+    return rules[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# small parsers (also used directly by commands)
+
+
+def parse_scalar(text: str):
+    """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``on/off/true/false`` -> bool, anything else unchanged."""
+    s = text.strip()
+    low = s.lower()
+    if low in ("on", "true"):
+        return True
+    if low in ("off", "false"):
+        return False
+    if _INT_RE.match(s):
+        return int(s)
+    if _FLOAT_RE.match(s):
+        return float(s)
+    return s
+
+
+def parse_strategy(entry: str, where: str = "--strategies") -> StrategySpec:
+    """Parse ``name:key=value:key2=value2`` into a :class:`StrategySpec`."""
+    if not isinstance(entry, str):
+        raise ConfigError(
+            f"{where}: a strategy entry must be a string like 'greedy:depth=2', not {_show(entry)}"
+        )
+    parts = entry.strip().split(":")
+    name = parts[0].strip()
+    if not name:
+        raise ConfigError(f"{where}: empty strategy name in '{entry}'; write e.g. 'random'")
+    if not _STRATEGY_RE.match(name):
+        raise ConfigError(
+            f"{where}: bad strategy name '{name}'; use letters, digits, '_', '-' or '.'"
+        )
+    params: dict[str, object] = {}
+    for part in parts[1:]:
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or not _PARAM_RE.match(key):
+            raise ConfigError(
+                f"{where}: bad parameter '{part}' in '{entry}'; write name:key=value:key2=value2"
+            )
+        if key in params:
+            raise ConfigError(f"{where}: parameter '{key}' given twice in '{entry}'; keep one")
+        params[key] = parse_scalar(value)
+    return StrategySpec(name, tuple(sorted(params.items())))
+
+
+def parse_strategies(text: str | Sequence[str], where: str = "--strategies") -> list[StrategySpec]:
+    """Parse ``"a,b:k=1"`` (or a list of entries) into one StrategySpec per entry."""
+    entries = text.split(",") if isinstance(text, str) else list(text)
+    if not entries or any(isinstance(e, str) and not e.strip() for e in entries):
+        raise ConfigError(
+            f"{where}: empty strategy entry in {_show(text)}; write e.g. random,greedy"
+        )
+    return [parse_strategy(e, where) for e in entries]
+
+
+def parse_set(text: str) -> tuple[str | None, str, list[str]]:
+    """Split ``VARIANT.OPTION=V1,V2`` (or ``OPTION=V``) into (variant or None, option, values)."""
+    lhs, eq, rhs = text.partition("=")
+    lhs = lhs.strip()
+    if not eq or not lhs:
+        raise ConfigError(
+            f"--set '{text}': expected VARIANT.OPTION=VALUE, e.g. --set fives.reserve_k=2"
+        )
+    variant, dot, option = lhs.rpartition(".")
+    if dot and (not variant or not option):
+        raise ConfigError(
+            f"--set '{text}': expected VARIANT.OPTION=VALUE, e.g. --set fives.reserve_k=2"
+        )
+    values = [v.strip() for v in rhs.split(",")]
+    if any(v == "" for v in values):
+        raise ConfigError(
+            f"--set '{text}': empty value; write a value or a list such as reserve_k=0,2"
+        )
+    return (variant or None), option, values
+
+
+def apply_sets(
+    sets: Iterable[str], variant_names: Sequence[str]
+) -> dict[str, dict[str, list[object]]]:
+    """Resolve ``--set`` entries against the experiment's variants.
+
+    Returns ``{variant: {option: [values]}}`` with values parsed by ``variants.parse_value``.
+    A bare ``OPTION=VALUE`` goes to the one variant that has the option; if none or several
+    have it, a ConfigError lists the candidates.
+    """
+    names = list(dict.fromkeys(variant_names))
+    out: dict[str, dict[str, list[object]]] = {}
+    for text in sets:
+        variant, option, raw_values = parse_set(text)
+        if variant is None:
+            owners = [v for v in names if option in V.options_of(v)]
+            if not owners:
+                every = sorted({o for v in names for o in V.options_of(v)})
+                raise ConfigError(
+                    f"--set '{text}': no variant of this experiment ({', '.join(names)}) has an "
+                    f"option '{option}'{did_you_mean(option, every)}; "
+                    f"see 'dominosim variants VARIANT'"
+                )
+            if len(owners) > 1:
+                cands = ", ".join(f"{v}.{option}" for v in owners)
+                raise ConfigError(
+                    f"--set '{text}': option '{option}' is ambiguous; write one of: {cands}"
+                )
+            variant = owners[0]
+        else:
+            V.check_variant(variant)
+            if variant not in names:
+                raise ConfigError(
+                    f"--set '{text}': variant '{variant}' is not in this experiment "
+                    f"({', '.join(names)}); add it with --variant {variant}"
+                )
+        opts = V.options_of(variant)
+        if option not in opts:
+            raise RulesError(
+                f"unknown option '{option}' for {variant}{did_you_mean(option, opts)}; "
+                f"its options are: {', '.join(opts) or 'none'}"
+            )
+        out.setdefault(variant, {})[option] = [V.parse_value(opts[option], v) for v in raw_values]
+    return out
+
+
+def expand_groups(options: Mapping[str, Sequence[object]]) -> list[dict[str, object]]:
+    """The cartesian product of option value lists: ``{a: [1, 2]}`` -> ``[{a: 1}, {a: 2}]``."""
+    names = list(options)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*options.values())]
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+
+def read_toml(path: str | Path) -> dict:
+    """Read a TOML file; a missing, unreadable or invalid file is a ConfigError."""
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"experiment file not found: {p}; check the path")
+    if p.is_dir():
+        raise ConfigError(f"experiment file is a folder: {p}; give a .toml file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"not valid TOML: {p}: not UTF-8 text; save the file as UTF-8") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read {p}: {e.strerror or e}; check its permissions") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
+        if m:
+            line, msg = m.group(1), msg[: m.start()]
+        elif "end of document" in msg:
+            line = str(text.count("\n") + 1)
+            msg = re.sub(r"\s*\(at end of document\)\s*$", "", msg)
+        else:
+            line = "?"
+        raise ConfigError(f"not valid TOML: {p}:{line}: {msg.strip()}") from None
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file."""
+    return build_experiment(read_toml(path), source=str(path))
+
+
+def experiment_from_cli(
+    config: str | Path | None = None,
+    *,
+    variants: Sequence[str] | str | None = None,
+    players=None,
+    sets: Sequence[str] = (),
+    strategies: str | Sequence[str] | None = None,
+    games=None,
+    unit: str | None = None,
+    seed=None,
+    chunk_size=None,
+    workers=None,
+    out: str | None = None,
+    rotate: bool | None = None,
+    records: bool | None = None,
+    strategy_path: Sequence[str] | None = None,
+    name: str | None = None,
+    known_strategies: Iterable[str] | None = None,
+) -> Experiment:
+    """Build an Experiment from command-line flags, optionally on top of an experiment file.
+
+    Flags left at ``None`` keep the file's value (or the default). ``variants`` replaces the
+    file's variant list; ``sets`` are applied after the file's ``[options.*]`` tables and win
+    over them. Integer flags may be given as strings (``"42"``). ``known_strategies``, when
+    given, checks every seat's strategy name against it (StrategyError with a suggestion).
+    """
+    raw = read_toml(config) if config is not None else {}
+    source = str(config) if config is not None else "command line"
+    flags = {
+        "name": name,
+        "players": players,
+        "games": games,
+        "unit": unit,
+        "seed": seed,
+        "chunk_size": chunk_size,
+        "workers": workers,
+        "out": out,
+        "rotate": rotate,
+        "records": records,
+    }
+    for key, value in flags.items():
+        if value is not None:
+            raw[key] = _coerce_flag(key, value)
+    if variants is not None:
+        vs = variants.split(",") if isinstance(variants, str) else list(variants)
+        vs = [x.strip() for v in vs for x in v.split(",")]
+        if not vs or any(not v for v in vs):
+            raise ConfigError("--variant: empty variant name; write e.g. --variant fives")
+        raw["variants"] = vs
+    if strategies is not None:
+        raw["seats"] = [s.label for s in parse_strategies(strategies)]
+    if strategy_path:
+        raw["strategy_path"] = list(strategy_path)
+    if name is None and config is None and "variants" in raw:
+        raw.setdefault("name", "-".join(_variant_slug(v) for v in raw["variants"]))
+    return build_experiment(
+        raw,
+        source=source,
+        sets=sets,
+        flags=True,
+        known_strategies=known_strategies,
+        seats_overridden=strategies is not None,
+    )
+
+
+def build_experiment(
+    raw: Mapping,
+    *,
+    source: str = "command line",
+    sets: Sequence[str] = (),
+    flags: bool = False,
+    known_strategies: Iterable[str] | None = None,
+    seats_overridden: bool = False,
+) -> Experiment:
+    """Validate a settings dict (the shape of an experiment file) into an Experiment.
+
+    ``seats_overridden`` (set when ``--strategies`` replaces a file's seats) lets
+    ``[strategy.NAME]`` tables name strategies that no seat plays.
+    """
+    w = _Where(source, flags)
+    unknown = [k for k in raw if k not in TOP_KEYS]
+    if unknown:
+        k = unknown[0]
+        raise ConfigError(
+            f"unknown key '{k}' in {source}{did_you_mean(k, TOP_KEYS)}; "
+            f"allowed keys: {', '.join(TOP_KEYS)}"
+        )
+
+    players = _int(raw, "players", w, lo=2, hi=4)
+    games = _int(raw, "games", w, lo=1)
+    seed = _int(raw, "seed", w)
+    chunk_size = _int(raw, "chunk_size", w, lo=1)
+    workers = _int(raw, "workers", w, lo=1, optional=True)
+    unit = _str(raw, "unit", w)
+    if unit not in UNITS:
+        raise ConfigError(
+            f"{w('unit')} must be 'hand' or 'match', not {_show(unit)}{did_you_mean(unit, UNITS)}"
+        )
+    out = _str(raw, "out", w)
+    rotate = _bool(raw, "rotate", w)
+    records = _bool(raw, "records", w)
+    strategy_path = _str_list(raw, "strategy_path", w)
+
+    # variants and options
+    if "variants" not in raw:
+        raise ConfigError(
+            f'no variants in {source}; add e.g. variants = ["fives"] or --variant fives'
+        )
+    entries = _variant_entries(raw["variants"], w)
+    names = [v for v, _ in entries]
+    table_opts = _options_tables(raw.get("options", {}), names, w)
+    cli_opts = apply_sets(sets, names)
+    specs = []
+    for variant, own in entries:
+        merged: dict[str, list[object]] = {}
+        for layer in (table_opts.get(variant, {}), own, cli_opts.get(variant, {})):
+            merged.update(layer)
+        groups = []
+        for g in expand_groups(merged):
+            try:
+                r = V.make_rules(variant, players, **g)
+            except RulesError as e:
+                if source == "command line":
+                    raise
+                raise RulesError(f"{e.message} (in {source})") from None
+            del r
+            groups.append(tuple(g.items()))
+        specs.append(VariantSpec(variant, tuple(dict.fromkeys(groups)) or ((),)))
+
+    seats = _seats(raw, players, w, known_strategies, strict_tables=not seats_overridden)
+
+    name = raw.get("name")
+    if name is None:
+        name = Path(source).stem if source != "command line" else "experiment"
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ConfigError(
+            f"{w('name')} must be a folder-safe name (letters, digits, '.', '_', '-'), "
+            f"not {_show(name)}"
+        )
+    return Experiment(
+        name=name,
+        variants=tuple(specs),
+        players=players,
+        seats=seats,
+        games=games,
+        unit=unit,
+        seed=seed,
+        chunk_size=chunk_size,
+        workers=workers,
+        out=out,
+        rotate=rotate,
+        records=records,
+        strategy_path=strategy_path,
+        source=source,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+class _Where:
+    """Names a setting in messages: ``--games`` for flags, ``key 'games' in exp.toml`` for files."""
+
+    _FLAGS = {"variants": "--variant", "seats": "--strategies", "options": "--set"}
+
+    def __init__(self, source: str, flags: bool):
+        self.source = source
+        self.flags = flags and source == "command line"
+
+    def __call__(self, key: str) -> str:
+        if self.flags:
+            return self._FLAGS.get(key, "--" + key.replace("_", "-"))
+        return f"'{key}' in {self.source}"
+
+
+def _show(v) -> str:
+    if isinstance(v, str):
+        return f"'{v}'"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return f"{v!r} ({_type_name(v)})" if not isinstance(v, int | float) else repr(v)
+
+
+def _type_name(v) -> str:
+    return {dict: "table", list: "list", str: "string", bool: "boolean", float: "float"}.get(
+        type(v), type(v).__name__
+    )
+
+
+def _fmt(v) -> str:
+    return V.format_value(v)
+
+
+def _frozen(table: Mapping) -> dict:
+    """Parameters with TOML lists made into tuples, so a StrategySpec hashes."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
+
+
+def _variant_slug(v) -> str:
+    if isinstance(v, Mapping):
+        return str(v.get("variant", "variant"))
+    return str(v)
+
+
+def _coerce_flag(key: str, value):
+    if key in ("players", "games", "seed", "chunk_size", "workers") and isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return value  # the type check names the flag
+    return value
+
+
+def _int(raw, key, w, lo=None, hi=None, optional=False):
+    value = raw.get(key, DEFAULTS.get(key))
+    if value is None and optional:
+        return None
+    expected = "an integer"
+    if lo is not None and hi is not None:
+        expected = f"an integer from {lo} to {hi}"
+    elif lo is not None:
+        expected = f"an integer >= {lo}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{w(key)} must be {expected}, not {_show(value)}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ConfigError(f"{w(key)} must be {expected}, not {value}")
+    return value
+
+
+def _str(raw, key, w):
+    value = raw.get(key, DEFAULTS[key])
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{w(key)} must be a non-empty string, not {_show(value)}")
+    return value
+
+
+def _bool(raw, key, w):
+    value = raw.get(key, DEFAULTS[key])
+    if not isinstance(value, bool):
+        raise ConfigError(f"{w(key)} must be true or false, not {_show(value)}")
+    return value
+
+
+def _str_list(raw, key, w) -> tuple[str, ...]:
+    value = raw.get(key, DEFAULTS[key])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(isinstance(x, str) and x for x in value):
+        raise ConfigError(f"{w(key)} must be a string or a list of strings, not {_show(value)}")
+    return tuple(value)
+
+
+def _values(variant: str, option: str, value, where: str) -> list[object]:
+    """Typed value list of one option (a TOML list or a scalar)."""
+    opts = V.options_of(variant)
+    if option not in opts:
+        raise RulesError(
+            f"unknown option '{option}' for {variant} ({where}){did_you_mean(option, opts)}; "
+            f"its options are: {', '.join(opts) or 'none'}"
+        )
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise ConfigError(f"{variant}.{option} ({where}) is an empty list; give at least one value")
+    for x in items:
+        if isinstance(x, list | dict):
+            raise ConfigError(
+                f"{variant}.{option} ({where}) must be a value or a list of values, not {_show(x)}"
+            )
+    return [V.parse_value(opts[option], x) for x in items]
+
+
+def _variant_entries(value, w) -> list[tuple[str, dict[str, list[object]]]]:
+    """``variants`` as (slug, {option: [values]}) pairs; entries are strings or tables."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not value:
+        raise ConfigError(
+            f"{w('variants')} must be a non-empty list of variant names or tables, "
+            f"not {_show(value)}"
+        )
+    entries = []
+    for item in value:
+        if isinstance(item, str):
+            entries.append((V.check_variant(item.strip()), {}))
+        elif isinstance(item, Mapping):
+            if "variant" not in item:
+                raise ConfigError(
+                    f"a table in {w('variants')} needs a 'variant' key, e.g. "
+                    f'{{ variant = "fives", reserve_k = [0, 2] }}'
+                )
+            slug = item["variant"]
+            if not isinstance(slug, str):
+                raise ConfigError(
+                    f"'variant' in {w('variants')} must be a string, not {_show(slug)}"
+                )
+            V.check_variant(slug)
+            own = {k: _values(slug, k, v, w("variants")) for k, v in item.items() if k != "variant"}
+            entries.append((slug, own))
+        else:
+            raise ConfigError(
+                f"{w('variants')} entries must be variant names or tables, not {_show(item)}"
+            )
+    return entries
+
+
+def _options_tables(value, names, w) -> dict[str, dict[str, list[object]]]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{w('options')} must be a table of [options.VARIANT] tables")
+    out = {}
+    for variant, table in value.items():
+        V.check_variant(variant)
+        if variant not in names:
+            raise ConfigError(
+                f"[options.{variant}] in {w.source} but {variant} is not in variants "
+                f"({', '.join(dict.fromkeys(names))}); add it to variants or remove the table"
+            )
+        if not isinstance(table, Mapping):
+            raise ConfigError(
+                f"options.{variant} in {w.source} must be a table, not {_show(table)}; "
+                f"write [options.{variant}] with option = value lines"
+            )
+        where = f"[options.{variant}] in {w.source}"
+        out[variant] = {k: _values(variant, k, v, where) for k, v in table.items()}
+    return out
+
+
+def _seats(raw, players, w, known_strategies, strict_tables=True) -> tuple[StrategySpec, ...]:
+    seats_raw = raw.get("seats", DEFAULTS["seats"])
+    if isinstance(seats_raw, str):
+        seats_raw = [seats_raw]
+    if not isinstance(seats_raw, list | tuple) or not seats_raw:
+        raise ConfigError(
+            f"{w('seats')} must be a non-empty list of strategy entries, not {_show(seats_raw)}"
+        )
+    specs = parse_strategies(list(seats_raw), where=w("seats"))
+    if players % len(specs) == 0:
+        specs = specs * (players // len(specs))  # a,b with 4 players: a,b,a,b (teams 0-2, 1-3)
+    if len(specs) != players:
+        raise ConfigError(
+            f"{w('seats')} names {len(specs)} strategies for {players} players; "
+            f"give one per seat, or one name for every seat"
+        )
+    tables = raw.get("strategy", {})
+    if not isinstance(tables, Mapping):
+        raise ConfigError(
+            f"'strategy' in {w.source} must be [strategy.NAME] tables, not {_show(tables)}"
+        )
+    used = [s.name for s in specs]
+    for sname, table in tables.items():
+        if sname not in used and strict_tables:
+            raise ConfigError(
+                f"[strategy.{sname}] in {w.source} but no seat plays {sname}"
+                f"{did_you_mean(sname, used)}; seats play: {', '.join(dict.fromkeys(used))}"
+            )
+        if not isinstance(table, Mapping):
+            raise ConfigError(
+                f"strategy.{sname} in {w.source} must be a table of parameters, not {_show(table)}"
+            )
+        for k, v in table.items():
+            if isinstance(v, dict):
+                raise ConfigError(
+                    f"[strategy.{sname}] {k} in {w.source} must be a value, not a table"
+                )
+    if tables:
+        specs = [
+            StrategySpec(
+                s.name,
+                tuple(sorted({**_frozen(tables.get(s.name, {})), **s.kwargs}.items())),
+            )
+            for s in specs
+        ]
+    if known_strategies is not None:
+        known = list(known_strategies)
+        for s in specs:
+            if s.name not in known:
+                raise StrategyError(
+                    f"unknown strategy '{s.name}'{did_you_mean(s.name, known)}; "
+                    f"known strategies: {', '.join(sorted(known))}"
+                )
+    return tuple(specs)
+
+
+__all__ = [
+    "DEFAULTS",
+    "TOP_KEYS",
+    "UNITS",
+    "Experiment",
+    "StrategySpec",
+    "VariantSpec",
+    "apply_sets",
+    "build_experiment",
+    "expand_groups",
+    "experiment_from_cli",
+    "load_experiment",
+    "parse_scalar",
+    "parse_set",
+    "parse_strategies",
+    "parse_strategy",
+    "read_toml",
+    "resolve_rules",
+    "rules_from_cli",
+]
