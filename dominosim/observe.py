@@ -21,7 +21,7 @@ class Observation:
         hand: the tiles of its own that the seat knows. In blind, only the row tiles it has
             looked at; ``row`` then gives the row front to back with ``None`` for unseen tiles.
         positions: the open positions as ``(id, value)`` pairs (RULES §1.6).
-        table: the tiles on the table in the order they arrived (a starting tile first).
+        table: the tiles on the table, sorted by index (a starting tile included).
         counts: tiles held per seat.
         voids: per seat, the values the rules have revealed it lacks (a forced pass or draw).
         face_up: tiles in hands that lie face up for everyone (blind option).

@@ -250,7 +250,7 @@ class Hand:
                         for t in self.hands[seat])  # fmt: skip
             own = tuple(t for t in row if t is not None)
         else:
-            own = tuple(self.hands[seat])
+            own = tuple(sorted(self.hands[seat]))
         return Observation(
             rules=r,
             seat=seat,
@@ -258,7 +258,7 @@ class Hand:
             hand=own,
             row=row,
             positions=tuple(self.layout.positions()),
-            table=tuple(self.layout.tiles),
+            table=tuple(sorted(t for t in self.layout.tiles if t >= 0)),
             counts=tuple(len(h) for h in self.hands),
             voids=tuple(frozenset(v) for v in self.voids),
             face_up=tuple(sorted(self.face_up)),
@@ -985,6 +985,7 @@ def play_match(rules: Rules, seed: int, match_id: int, strategies, *, unit: str 
             if not done:
                 mrec.winner = rec.winner
                 mrec.scores = list(scores) if kozel is None else kozel.totals()
+                _event_match_end(rec, mrec)
             break
         prev = PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
                         [hand.seat_pips(s) for s in range(rules.players)])  # fmt: skip

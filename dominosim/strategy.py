@@ -58,7 +58,21 @@ class Strategy:
         return ":".join([self.name, *extra])
 
     def choose_one(self, obs, legal: list[int], key: int) -> int:
+        """One decision: ``obs`` an Observation, ``legal`` the legal action codes in canonical
+        order, ``key`` the decision's 64-bit random value. Returns one of ``legal``."""
         raise NotImplementedError
+
+    def choose(self, obs, legal, keys):
+        """Decisions for a batch: ``obs`` a BatchObservation, ``legal`` a
+        :class:`~dominosim.engine.legal.Legal`, ``keys`` ``[n]`` uint64. Returns ``[n]`` action
+        codes. The default runs :meth:`choose_one` game by game; fast strategies override it
+        (and must give the same answers)."""
+        import numpy as np
+
+        return np.array(
+            [self.choose_one(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(len(keys))],
+            dtype=np.int64,
+        )
 
 
 def register(cls: type) -> type:

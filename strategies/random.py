@@ -16,3 +16,6 @@ class Random(Strategy):
 
     def choose_one(self, obs, legal, key):
         return legal[below(key, len(legal))]
+
+    def choose(self, obs, legal, keys):
+        return legal.uniform(keys)

@@ -1,0 +1,954 @@
+"""The batch engine: B games stepped in lockstep as numpy arrays (DESIGN §3).
+
+Every active game advances by one decision point per step. Hands are packed 64-bit masks
+(:mod:`.tables`), open positions are ``[B, K]`` value arrays, decisions go through the public
+strategy interface (``Strategy.choose(obs, legal, keys)``) for whole batches. A finished hand is
+recorded and its slot re-dealt in place (the next hand of the match, or the next match id of the
+chunk), so the batch stays full.
+
+It plays the same games as :mod:`dominosim.reference`: the same addressed deals and lots, the
+same canonical order of legal actions, the same decision numbering, so that with the same
+strategies both engines produce identical records (tested move by move).
+
+Blind domino is not yet played here (its rows need per-game queues); ``BatchEngine`` refuses it
+with a clear error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import actions as A
+from .. import seeding
+from ..errors import RulesError, StrategyError
+from ..rules import Rules
+from . import tables as TB
+from .legal import Legal
+from .observe import BatchObservation
+
+# phases of a game slot
+LEAD, TURN, MAYDRAW, AFTERDRAW, DONE = 0, 1, 2, 3, 4
+# end reasons
+DOMINO, BLOCKED, TARGET = 0, 1, 2
+END_NAMES = ("domino", "blocked", "target")
+SLOT_NAMES = A.POSITIONS
+U64 = np.uint64
+
+
+def _round5(x):
+    return 5 * ((x + 2) // 5)
+
+
+class BatchEngine:
+    """Play the matches (or single hands) of a range of match ids on one batch.
+
+    Args:
+        rules: the variant.
+        seed: the experiment seed (deals, lots and strategy draws are addressed by it).
+        strategies: one strategy per seat.
+        match_ids: the match ids this engine plays, in order.
+        unit: ``"match"`` (whole matches) or ``"hand"`` (each game is hand 0 of its match).
+        batch_size: the number of game slots stepped together.
+        log: keep per-game event lists (slow; for the equality tests and traces).
+    """
+
+    def __init__(self, rules: Rules, seed: int, strategies, match_ids, *, unit: str = "match",
+                 batch_size: int = 10_000, log: bool = False):  # fmt: skip
+        if rules.draw_mode == "blind":
+            raise RulesError("the batch engine does not play blind yet; use the reference engine")
+        if len(strategies) != rules.players:
+            raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
+        self.r = rules
+        self.seed = int(seed)
+        self.strategies = list(strategies)
+        self.queue = np.asarray(list(match_ids), dtype=np.int64)
+        self.next_q = 0
+        self.unit = unit
+        self.log = log
+        P = rules.players
+        self.P = P
+        self.S = rules.sides
+        self.NP = 6 if rules.layout == "spinner" else 2
+        self.side_of = np.array([rules.side_of(s) for s in range(P)], dtype=np.int64)
+        self.one_hand = rules.match_end == "one_hand"
+        self.kozel = rules.match_end == "kozel"
+        self.npoints = P if self.one_hand else self.S
+        B = max(1, min(batch_size, len(self.queue)))
+        self.B = B
+        z = lambda *shape, dt=np.int64, fill=0: np.full(shape, fill, dtype=dt)  # noqa: E731
+        self.active = np.zeros(B, dtype=bool)
+        self.match = z(B)
+        self.hand_idx = z(B)
+        self.attempt = z(B)
+        self.hands = z(B, P, dt=np.uint64)
+        self.stock = z(B, 28)
+        self.sp = z(B)
+        self.send = z(B)
+        self.vals = z(B, self.NP, fill=-1)
+        self.dbl = z(B, self.NP, dt=bool)
+        self.alg = z(B, self.NP, dt=bool)
+        self.armv = z(B, 4, fill=-1)
+        self.armd = z(B, 4, dt=bool)
+        self.spin = z(B, fill=-1)
+        self.cov = z(B)
+        self.ntable = z(B)
+        self.first = z(B, fill=-1)
+        self.table = z(B)  # 28-bit mask of tiles on the table
+        self.to_move = z(B)
+        self.leader = z(B)
+        self.lead_tile = z(B, fill=-1)
+        self.phase = z(B, fill=DONE)
+        self.decision = z(B)
+        self.last_placer = z(B, fill=-1)
+        self.scores = z(B, self.npoints)
+        self.points = z(B, self.npoints)
+        self.penalties = z(B, P)
+        self.voids = z(B, P)
+        self.hand_length = z(B)
+        self.turns = z(B)
+        self.draws = z(B)
+        self.passes = z(B)
+        self.over = z(B, dt=bool)
+        self.target_hit = z(B, dt=bool)  # a score event reached the target (§1.14)
+        self.dry = z(B, dt=bool)
+        self.losers = z(B)  # kozel: bit mask of goat sides
+        self.end_reason = z(B, fill=-1)
+        self.fish = z(B, fill=-1)
+        self.winner = z(B, fill=-1)
+        self.went_out = z(B, fill=-1)
+        self.end_pips = z(B, self.S)
+        # kozel's book
+        self.written = z(B, self.S, fill=-1)
+        self.pending = z(B, self.S)
+        self.pot = z(B)
+        self.eggs = z(B)
+        # previous hand, for later leads
+        self.prev_leader = z(B)
+        self.prev_winner = z(B, fill=-1)
+        self.prev_out = z(B, fill=-1)
+        self.prev_fish = z(B, fill=-1)
+        self.prev_seat_pips = z(B, P)
+        self.events = [[] for _ in range(B)] if log else None
+        self.hand_rows: list[dict] = []
+        self.match_rows: list[dict] = []
+
+    # ------------------------------------------------------------------------------------------
+    # running
+    # ------------------------------------------------------------------------------------------
+    def run(self) -> tuple[dict, dict]:
+        """Play every match id; return (hand records, match records) as dicts of arrays."""
+        slots = np.arange(self.B)
+        self._start_matches(slots)
+        while self.active.any():
+            self.step()
+        return self._collect()
+
+    def step(self) -> None:
+        """Advance every active game by one decision point."""
+        ph = self.phase
+        for phase, fn in ((LEAD, self._lead), (TURN, self._turn), (MAYDRAW, self._maydraw),
+                          (AFTERDRAW, self._afterdraw)):  # fmt: skip
+            g = np.flatnonzero(self.active & (ph == phase) & ~self.over)
+            if len(g):
+                fn(g)
+        ended = np.flatnonzero(self.active & self.over)
+        if len(ended):
+            self._end_hands(ended)
+
+    # ------------------------------------------------------------------------------------------
+    # logging (tests and traces only)
+    # ------------------------------------------------------------------------------------------
+    def _ev(self, g, **ev):
+        if self.log:
+            self.events[g].append(ev)
+
+    # ------------------------------------------------------------------------------------------
+    # matches and deals
+    # ------------------------------------------------------------------------------------------
+    def _start_matches(self, g: np.ndarray) -> None:
+        """Put the next match ids of the queue into slots ``g`` (or deactivate them)."""
+        n_left = len(self.queue) - self.next_q
+        take = min(n_left, len(g))
+        if take < len(g):
+            idle = g[take:]
+            self.active[idle] = False
+            self.phase[idle] = DONE
+        g = g[:take]
+        if not len(g):
+            return
+        self.match[g] = self.queue[self.next_q : self.next_q + take]
+        self.next_q += take
+        self.active[g] = True
+        self.hand_idx[g] = 0
+        self.scores[g] = 0
+        self.written[g] = -1
+        self.pending[g] = 0
+        self.pot[g] = 0
+        self.eggs[g] = 0
+        self.dry[g] = False
+        self.losers[g] = 0
+        if self.log:
+            for i in g:
+                self.events[i] = []
+        self._deal(g, first=True)
+
+    def _deal(self, g: np.ndarray, first: bool) -> None:
+        r, P = self.r, self.P
+        h = r.hand_size
+        self.attempt[g] = 0
+        order = seeding.shuffle_np(self.seed, P, self.match[g], self.hand_idx[g], 0)
+        hands = self._pack_hands(order, h)
+        if r.kozel_redeal:
+            bad = self._kozel_bad(hands)
+            while bad.any():
+                rows = np.flatnonzero(bad)
+                self.attempt[g[rows]] += 1
+                order[rows] = seeding.shuffle_np(self.seed, P, self.match[g[rows]],
+                                                 self.hand_idx[g[rows]], self.attempt[g[rows]])
+                hands[rows] = self._pack_hands(order[rows], h)
+                bad = self._kozel_bad(hands)
+        self.hands[g] = hands
+        self.stock[g] = order
+        self.sp[g] = P * h
+        self.send[g] = (28 - r.reserve_k) if (r.stock_in_play and r.draw_mode != "none") else P * h
+        self.send[g] = np.maximum(self.send[g], self.sp[g])
+        self.vals[g] = -1
+        self.dbl[g] = False
+        self.alg[g] = False
+        self.armv[g] = -1
+        self.armd[g] = False
+        self.spin[g] = -1
+        self.cov[g] = 0
+        self.ntable[g] = 0
+        self.first[g] = -1
+        self.table[g] = 0
+        self.decision[g] = 0
+        self.last_placer[g] = -1
+        self.points[g] = 0
+        self.penalties[g] = 0
+        self.voids[g] = 0
+        self.hand_length[g] = 0
+        self.turns[g] = 0
+        self.draws[g] = 0
+        self.passes[g] = 0
+        self.over[g] = False
+        self.target_hit[g] = False
+        self.end_reason[g] = -1
+        self.fish[g] = -1
+        self.winner[g] = -1
+        self.went_out[g] = -1
+        if self.log:
+            for i in g:
+                o = [int(t) for t in self.stock[i]]
+                self._ev(i, type="deal", hands=[o[s * h : (s + 1) * h] for s in range(P)],
+                         stock=o[P * h :], redeals=int(self.attempt[i]))  # fmt: skip
+        leader, tile = self._choose_leader(g, first)
+        self.leader[g] = leader
+        self.lead_tile[g] = tile
+        if r.layout == "single_end":
+            start = self.stock[g, self.sp[g]]
+            self.sp[g] += 1
+            self.send[g] = np.maximum(self.send[g], self.sp[g])
+            self._start_tile(g, start)
+            self.to_move[g] = leader
+            self.phase[g] = TURN
+        else:
+            self.phase[g] = LEAD
+
+    def _pack_hands(self, order: np.ndarray, h: int) -> np.ndarray:
+        n = len(order)
+        out = np.zeros((n, self.P), dtype=np.uint64)
+        packed = TB.PACK[order[:, : self.P * h]].reshape(n, self.P, h)
+        for j in range(h):
+            out |= packed[:, :, j]
+        return out
+
+    def _kozel_bad(self, hands: np.ndarray) -> np.ndarray:
+        """§15 kozel_redeal: a hand with 5+ doubles or 6+ tiles bearing one number."""
+        bad = (np.bitwise_count(hands & TB.DOUBLE_BITS) >= 5).any(axis=1)
+        for v in range(7):
+            bad |= (TB.POPC7[TB.byte(hands, v)] >= 6).any(axis=1)
+        return bad
+
+    def _start_tile(self, g, tiles_):
+        lo, hi = TB.TILE_LOW[tiles_], TB.TILE_HIGH[tiles_]
+        d = lo == hi
+        self.vals[g, 0] = lo
+        self.vals[g, 1] = hi
+        self.dbl[g, 0] = d
+        self.dbl[g, 1] = d
+        self.ntable[g] = 1
+        self.first[g] = tiles_
+        self.table[g] |= np.left_shift(1, tiles_)
+        if self.log:
+            for i, t in zip(g, tiles_, strict=True):
+                self._ev(i, type="start_tile", tile=int(t))
+
+    # ------------------------------------------------------------------------------------------
+    # leads (§n.4, §n.5)
+    # ------------------------------------------------------------------------------------------
+    def _holder(self, g, tile):
+        bits = TB.PACK[tile]
+        held = (self.hands[g] & bits[:, None]) != 0  # [n, P]
+        return np.where(held.any(axis=1), held.argmax(axis=1), -1)
+
+    def _lead_by_double(self, g, highest: bool, order=None):
+        n = len(g)
+        seat = np.full(n, -1, dtype=np.int64)
+        tile = np.full(n, -1, dtype=np.int64)
+        doubles = list(order if order is not None else [TB_DOUBLES[v] for v in range(7)])
+        if highest:
+            doubles.reverse()
+        for d in doubles:
+            s = self._holder(g, np.full(n, d))
+            here = (seat < 0) & (s >= 0)
+            seat[here] = s[here]
+            tile[here] = d
+        nd = NONDOUBLES_DESC if highest else NONDOUBLES_ASC
+        for t in nd:
+            if (seat >= 0).all():
+                break
+            s = self._holder(g, np.full(n, t))
+            here = (seat < 0) & (s >= 0)
+            seat[here] = s[here]
+            tile[here] = t
+        return seat, tile
+
+    def _lot(self, g):
+        k = seeding.key_np(self.seed, seeding.LOT, self.P, self.match[g], self.hand_idx[g],
+                           self.attempt[g])  # fmt: skip
+        return seeding.below_np(k, self.P).astype(np.int64)
+
+    def _first_leader(self, g):
+        r = self.r
+        kind = r.lead_first
+        n = len(g)
+        if kind == "lowest_double":
+            return self._lead_by_double(g, False)
+        if kind == "highest_double":
+            return self._lead_by_double(g, True)
+        if kind == "kozel":
+            if self.P == 4:
+                one = TB.TILE_AT[1, 1]
+                return self._holder(g, np.full(n, one)), np.full(n, one)
+            order = [TB_DOUBLES[v] for v in range(7)]
+            if not r.kozel_zero_double_lowest:
+                order = order[1:] + order[:1]
+            seat, tile = self._lead_by_double(g, False, order=order)
+            # no double dealt: the highest tile leads (§14.4a)
+            nod = ~self._any_double_dealt(g)
+            if nod.any():
+                s2, t2 = self._lead_by_double(g[nod], True, order=[])
+                seat[nod], tile[nod] = s2, t2
+            return seat, tile
+        return self._lot(g), np.full(n, -1)
+
+    def _any_double_dealt(self, g):
+        return ((self.hands[g] & TB.DOUBLE_BITS) != 0).any(axis=1)
+
+    def _choose_leader(self, g, first: bool):
+        r = self.r
+        kind = r.lead_later
+        if first or kind == "as_first":
+            return self._first_leader(g)
+        n = len(g)
+        P = self.P
+        seat = np.full(n, -1, dtype=np.int64)
+        tile = np.full(n, -1, dtype=np.int64)
+        if kind == "next_after_leader":
+            return (self.prev_leader[g] + 1) % P, tile
+        if kind == "lot":
+            return self._lot(g), tile
+        if kind in ("winner_else_lot", "winner_else_first", "winner_else_next"):
+            ws = self._winner_seat(g)
+            have = ws >= 0
+            seat[have] = ws[have]
+            rest = np.flatnonzero(~have)
+            if len(rest):
+                gr = g[rest]
+                if kind == "winner_else_lot":
+                    seat[rest] = self._lot(gr)
+                elif kind == "winner_else_first":
+                    s2, t2 = self._first_leader(gr)
+                    seat[rest], tile[rest] = s2, t2
+                else:
+                    seat[rest] = (self.prev_leader[gr] + 1) % P
+            return seat, tile
+        if kind == "out_else_lot":
+            out = self.prev_out[g]
+            return np.where(out >= 0, out, self._lot(g)), tile
+        if kind == "out_else_fishmaker":
+            out = self.prev_out[g]
+            return np.where(out >= 0, out, self.prev_fish[g]), tile
+        raise ValueError(kind)
+
+    def _winner_seat(self, g):
+        """The seat through which the previous winning side leads (§1.4 team leads)."""
+        w = self.prev_winner[g]
+        out = self.prev_out[g]
+        seat = np.where(out >= 0, out, -1)
+        if not self.r.partnership:
+            return np.where(w >= 0, np.where(out >= 0, out, w), -1)
+        need = np.flatnonzero((w >= 0) & (out < 0))
+        for i in need:
+            gi = g[i]
+            a, b = int(w[i]), int(w[i]) + 2
+            pa, pb = self.prev_seat_pips[gi, a], self.prev_seat_pips[gi, b]
+            if pa != pb:
+                seat[i] = a if pa < pb else b
+            else:
+                fm = int(self.prev_fish[gi])
+                start = (fm + 1) % self.P if fm >= 0 else 0
+                seat[i] = next((start + j) % self.P for j in range(self.P)
+                               if (start + j) % self.P in (a, b))  # fmt: skip
+        return np.where(w >= 0, seat, -1)
+
+    # ------------------------------------------------------------------------------------------
+    # positions, legal actions, decisions
+    # ------------------------------------------------------------------------------------------
+    def _masks(self, g, seats):
+        """[n, K] 7-bit masks of the seat's tiles fitting each open slot."""
+        vals = self.vals[g]
+        h = self.hands[g, seats]
+        shift = (np.maximum(vals, 0) * 8).astype(np.uint64)
+        m = ((h[:, None] >> shift) & U64(0x7F)).astype(np.int64)
+        return np.where(vals >= 0, m, 0)
+
+    def _drawable(self, g):
+        return self.send[g] - self.sp[g]
+
+    def _observe(self, g, seats, phase_name):
+        return BatchObservation(self, g, seats, phase_name)
+
+    def _decide(self, g, seats, legal: Legal, phase_name="play"):
+        """Actions for decisions ``g`` (asks strategies only where 2+ actions are legal)."""
+        counts = legal.counts()
+        acts = legal.action_at(np.zeros(len(g), dtype=np.int64))
+        ask = np.flatnonzero(counts >= 2)
+        if len(ask):
+            ga, sa = g[ask], seats[ask]
+            keys = seeding.key_np(self.seed, seeding.STRATEGY, self.match[ga], self.hand_idx[ga],
+                                  self.decision[ga], sa)  # fmt: skip
+            sub = legal.take(ask)
+            obs = self._observe(ga, sa, phase_name)
+            self.decision[ga] += 1
+            for strat_id in np.unique([id(self.strategies[s]) for s in sa]):
+                sel = np.flatnonzero(
+                    np.array([id(self.strategies[s]) == strat_id for s in sa], dtype=bool)
+                )
+                strat = self.strategies[int(sa[sel[0]])]
+                chosen = self._call(strat, obs.take(sel), sub.take(sel), keys[sel])
+                acts[ask[sel]] = chosen
+        return acts
+
+    def _call(self, strat, obs, legal: Legal, keys):
+        name = getattr(strat, "label", getattr(strat, "name", type(strat).__name__))
+        try:
+            a = np.asarray(strat.choose(obs, legal, keys), dtype=np.int64)
+        except StrategyError:
+            raise
+        except Exception as exc:
+            raise StrategyError(
+                f"strategy '{name}' raised {type(exc).__name__}: {exc}; fix the strategy"
+            ) from exc
+        if a.shape != (len(legal),) or not legal.contains(a).all():
+            bad = np.flatnonzero(~legal.contains(a)) if a.shape == (len(legal),) else [0]
+            i = int(bad[0])
+            shown = a[i] if a.shape == (len(legal),) else a
+            raise StrategyError(
+                f"strategy '{name}' returned an illegal action {shown!r}; "
+                f"legal were {[A.describe(x) for x in legal.row_list(i)]}"
+            )
+        return a
+
+    def _legal(self, g, seats, draw=None, pass_=None):
+        n = len(g)
+        f = np.zeros(n, dtype=bool)
+        return Legal(self.vals[g], self._masks(g, seats), self.r.inline_double_counts_single,
+                     None, f if draw is None else draw, f if pass_ is None else pass_, f)  # fmt: skip
+
+    # ------------------------------------------------------------------------------------------
+    # phases
+    # ------------------------------------------------------------------------------------------
+    def _lead(self, g):
+        seats = self.leader[g]
+        self.turns[g] += 1
+        fixed = self.lead_tile[g]
+        held = TB.mask28_of(self.hands[g, seats])
+        lead = np.where(fixed >= 0, np.left_shift(1, np.maximum(fixed, 0)), held)
+        n = len(g)
+        f = np.zeros(n, dtype=bool)
+        legal = Legal(self.vals[g], np.zeros((n, self.NP), dtype=np.int64),
+                      self.r.inline_double_counts_single, lead, f, f, f)  # fmt: skip
+        acts = self._decide(g, seats, legal)
+        self._place(g, seats, acts, lead=True)
+        cont = ~self.over[g]
+        self.to_move[g[cont]] = (seats[cont] + 1) % self.P
+        self.phase[g] = TURN
+
+    def _turn(self, g):
+        r = self.r
+        seats = self.to_move[g]
+        self.turns[g] += 1
+        masks = self._masks(g, seats)
+        has = masks.any(axis=1)
+        voluntary = (r.may_draw_when_able or r.bergen_voluntary)
+        vol = has & (self._drawable(g) > 0) if voluntary else np.zeros(len(g), dtype=bool)
+        # voluntary draw offered: may_draw_when_able -> MAYDRAW handles it; bergen -> here
+        if vol.any():
+            gv = g[vol]
+            if r.may_draw_when_able:
+                self.phase[gv] = MAYDRAW  # handled by _maydraw later in this step
+            else:
+                self._bergen_offer(gv, seats[vol])
+        forced = has & ~vol
+        if forced.any():
+            gf, sf = g[forced], seats[forced]
+            self._place_and_end_turn(gf, sf, self._decide(gf, sf, self._legal(gf, sf)))
+        none = ~has
+        if none.any():
+            self._forced_draws(g[none], seats[none])
+
+    def _place_and_end_turn(self, g, seats, acts):
+        self._place(g, seats, acts)
+        self._end_turn(g, seats)
+
+    def _end_turn(self, g, seats):
+        cont = ~self.over[g]
+        self.to_move[g[cont]] = (seats[cont] + 1) % self.P
+        self.phase[g[cont]] = TURN
+
+    def _forced_draws(self, g, seats):
+        """Nothing playable: the drawing mode applies (§1.7)."""
+        r = self.r
+        vm = self._valmask(g)
+        n = len(g)
+        drawn = np.zeros(n, dtype=np.int64)
+        placed_rows = np.zeros(n, dtype=bool)
+        if r.draw_mode != "none":
+            limit = 1 if r.draw_mode == "one" else (r.max_draws or 10**9)
+            drawing = np.ones(n, dtype=bool)
+            while True:
+                drawing &= (drawn < limit) & (self._drawable(g) > 0)
+                rows = np.flatnonzero(drawing)
+                if not len(rows):
+                    break
+                gr, sr = g[rows], seats[rows]
+                t = self.stock[gr, self.sp[gr]]
+                self.sp[gr] += 1
+                self.hands[gr, sr] |= TB.PACK[t]
+                self.draws[gr] += 1
+                drawn[rows] += 1
+                if self.log:
+                    for i, s, tt in zip(gr, sr, t, strict=True):
+                        self._ev(i, type="draw", seat=int(s), tile=int(tt))
+                fit = (vm[rows] >> TB.TILE_LOW[t] & 1) | (vm[rows] >> TB.TILE_HIGH[t] & 1)
+                fit = fit.astype(bool)
+                placed_rows[rows[fit]] = True
+                drawing[rows[fit]] = False
+        kept = drawn - placed_rows
+        self._reveal(g, seats, vm, kept > 0)
+        pr = np.flatnonzero(placed_rows)
+        if len(pr):
+            gp, spp = g[pr], seats[pr]
+            self._place_and_end_turn(gp, spp, self._decide(gp, spp, self._legal(gp, spp)))
+        ps = np.flatnonzero(~placed_rows)
+        if len(ps):
+            self._pass(g[ps], seats[ps])
+
+    def _reveal(self, g, seats, vm, kept):
+        old = self.voids[g, seats]
+        self.voids[g, seats] = np.where(kept, vm, old | vm)
+
+    def _maydraw(self, g):
+        """§11.7 may_draw_when_able: draw one at a time while drawable, or place."""
+        seats = self.to_move[g]
+        can = self._drawable(g) > 0
+        acts = self._decide(g, seats, self._legal(g, seats, draw=can))
+        d = acts == A.DRAW
+        if d.any():
+            self._draw_one(g[d], seats[d])
+            self.phase[g[d]] = MAYDRAW
+        p = ~d
+        if p.any():
+            self._place_and_end_turn(g[p], seats[p], acts[p])
+
+    def _bergen_offer(self, g, seats):
+        """§15 bergen_voluntary: decline by drawing one tile."""
+        n = len(g)
+        acts = self._decide(g, seats, self._legal(g, seats, draw=np.ones(n, dtype=bool)))
+        d = acts == A.DRAW
+        if d.any():
+            self._draw_one(g[d], seats[d])
+            self.phase[g[d]] = AFTERDRAW
+        p = ~d
+        if p.any():
+            self._place_and_end_turn(g[p], seats[p], acts[p])
+
+    def _afterdraw(self, g):
+        seats = self.to_move[g]
+        n = len(g)
+        acts = self._decide(g, seats, self._legal(g, seats, pass_=np.ones(n, dtype=bool)),
+                            "after_draw")  # fmt: skip
+        ps = acts == A.PASS
+        if ps.any():
+            self._pass(g[ps], seats[ps])
+        p = ~ps
+        if p.any():
+            self._place_and_end_turn(g[p], seats[p], acts[p])
+
+    def _draw_one(self, g, seats):
+        t = self.stock[g, self.sp[g]]
+        self.sp[g] += 1
+        self.hands[g, seats] |= TB.PACK[t]
+        self.draws[g] += 1
+        if self.log:
+            for i, s, tt in zip(g, seats, t, strict=True):
+                self._ev(i, type="draw", seat=int(s), tile=int(tt))
+
+    def _pass(self, g, seats):
+        r = self.r
+        self.passes[g] += 1
+        if self.log:
+            for i, s in zip(g, seats, strict=True):
+                self._ev(i, type="pass", seat=int(s))
+        if r.failed_turn_penalty:
+            self.penalties[g, seats] += r.failed_turn_penalty
+            self.points[g, seats] += r.failed_turn_penalty
+            if self.log:
+                for i, s in zip(g, seats, strict=True):
+                    self._ev(i, type="score", side=int(s), points=r.failed_turn_penalty,
+                             reason="failed_turn")  # fmt: skip
+        elif r.penalty_per_miss:
+            self.penalties[g, seats] += 10
+            if self.log:
+                for i, s in zip(g, seats, strict=True):
+                    self._ev(i, type="penalty", seat=int(s), points=10)
+        self._block_test(g)
+        self._end_turn(g, seats)
+
+    # ------------------------------------------------------------------------------------------
+    # placement, scoring, hand end
+    # ------------------------------------------------------------------------------------------
+    def _valmask(self, g):
+        vals = self.vals[g]
+        bits = np.where(vals >= 0, np.left_shift(1, np.maximum(vals, 0)), 0)
+        return np.bitwise_or.reduce(bits, axis=1)
+
+    def _place(self, g, seats, acts, lead: bool = False):
+        r = self.r
+        base = acts % A.ALONG
+        along = acts >= A.ALONG
+        t = base // A.NPOS
+        p = base % A.NPOS
+        lo, hi = TB.TILE_LOW[t], TB.TILE_HIGH[t]
+        d = lo == hi
+        self.hands[g, seats] &= ~TB.PACK[t]
+        self.table[g] |= np.left_shift(1, t)
+        if lead:
+            self.first[g] = t
+            sp = d & (r.layout == "spinner")
+            line = ~sp
+            gl = g[line]
+            self.vals[gl, 0] = lo[line]
+            self.vals[gl, 1] = hi[line]
+            self.dbl[gl, 0] = d[line]
+            self.dbl[gl, 1] = d[line]
+            self.alg[gl, 0] = (along & d)[line]
+            self.alg[gl, 1] = (along & d)[line]
+            if sp.any():
+                gs = g[sp]
+                self.spin[gs] = lo[sp]
+                self.vals[gs, 0:2] = -1
+                self._spinner_slots(gs)
+        else:
+            v = self.vals[g, p]
+            w = lo + hi - v
+            if r.layout == "single_end":
+                self.vals[g, 0] = -1
+                self.vals[g, 1] = w
+                self.dbl[g, 1] = d
+            elif r.layout == "spinner":
+                pre = self.spin[g] < 0
+                new_sp = pre & d
+                ln = pre & ~d
+                gl, pl = g[ln], p[ln]
+                self.vals[gl, pl] = w[ln]
+                self.dbl[gl, pl] = d[ln]
+                if new_sp.any():
+                    gs, ps = g[new_sp], p[new_sp]
+                    other = 1 - ps
+                    self.armv[gs, 0] = self.vals[gs, other]
+                    self.armd[gs, 0] = self.dbl[gs, other]
+                    self.cov[gs] = 1
+                    self.spin[gs] = v[new_sp]
+                    self.vals[gs, 0:2] = -1
+                    self._spinner_slots(gs)
+                arm = ~pre
+                if arm.any():
+                    ga, pa = g[arm], p[arm] - 2
+                    self.cov[ga] |= np.left_shift(1, pa)
+                    self.armv[ga, pa] = w[arm]
+                    self.armd[ga, pa] = d[arm]
+                    self._spinner_slots(ga)
+            else:
+                self.vals[g, p] = w
+                self.dbl[g, p] = d
+                self.alg[g, p] = along & d
+        self.ntable[g] += 1
+        self.hand_length[g] += 1
+        self.last_placer[g] = seats
+        if self.log:
+            for i, s, tt, pp, al in zip(g, seats, t, p, along, strict=True):
+                self._ev(i, type="place", seat=int(s), tile=int(tt),
+                         pos="L" if lead else SLOT_NAMES[pp], along=bool(al), lead=lead)  # fmt: skip
+        self._in_play(g, seats, lead)
+        alive = ~self.over[g]
+        out = alive & (self.hands[g, seats] == 0)
+        if out.any():
+            self._finish(g[out], DOMINO, went_out=seats[out])
+        rest = alive & ~out
+        if rest.any():
+            self._block_test(g[rest])
+
+    def _spinner_slots(self, g):
+        cov = self.cov[g]
+        spin = self.spin[g]
+        we = (cov & 3) == 3
+        for j in range(4):
+            c = (cov >> j & 1).astype(bool)
+            playable = (j < 2) | self.r.spinner_open_all_four_immediately | we
+            self.vals[g, 2 + j] = np.where(c, self.armv[g, j], np.where(playable, spin, -1))
+            self.dbl[g, 2 + j] = np.where(c, self.armd[g, j], True)
+
+    def _end_count(self, g):
+        r = self.r
+        one = self.ntable[g] == 1
+        ft = np.maximum(self.first[g], 0)
+        c_one = TB.TILE_PIPS[ft]
+        if r.layout != "spinner":
+            v = self.vals[g, :2]
+            c = np.where(self.dbl[g, :2] & ~self.alg[g, :2], 2 * v, v).sum(axis=1)
+            return np.where(one, c_one, c)
+        spin = self.spin[g]
+        v = self.vals[g, :2]
+        c_line = np.where(self.dbl[g, :2] & ~self.alg[g, :2], 2 * v, v).sum(axis=1)
+        cov = self.cov[g]
+        arms = np.zeros(len(g), dtype=np.int64)
+        k = np.zeros(len(g), dtype=np.int64)
+        for j in range(4):
+            c = (cov >> j & 1).astype(bool)
+            a = self.armv[g, j]
+            arms += np.where(c, np.where(self.armd[g, j], 2 * a, a), 0)
+            k += c
+        if r.us_sniff_counting:
+            s = np.where(k <= 2, 2 * spin, np.where(k == 3, spin, 0))
+        else:
+            s = np.where(k <= 1, 2 * spin, 0)
+        c_sp = arms + s
+        return np.where(one, c_one, np.where(spin >= 0, c_sp, c_line))
+
+    def _in_play(self, g, seats, lead):
+        r = self.r
+        if r.scoring == "none":
+            return
+        sides = self.side_of[seats]
+        if r.scoring in ("fives", "threes", "muggins"):
+            c = self._end_count(g)
+            m = 3 if r.scoring == "threes" else 5
+            hit = (c > 0) & (c % m == 0)
+            pts = np.where(hit, c if r.scoring == "muggins" else c // m, 0)
+        else:  # bergen headers (§4.8)
+            if lead:
+                pts = np.where(TB.IS_DOUBLE[self.first[g]], 2, 0)
+            else:
+                v = self.vals[g, :2]
+                same = v[:, 0] == v[:, 1]
+                anyd = self.dbl[g, 0] | self.dbl[g, 1]
+                pts = np.where(same, np.where(anyd, 3, 2), 0)
+            if r.bergen_near_target_cap:
+                need = r.target - self.scores[g, sides]
+                pts = np.where((pts > 0) & (need <= 2), 1,
+                               np.where((pts > 0) & (need == 3), np.minimum(pts, 2), pts))  # fmt: skip
+        self._award(g, sides, pts, "count" if r.scoring != "bergen" else "header", in_play=True)
+
+    def _award(self, g, sides, pts, reason, in_play: bool):
+        """Add points event by event; a side reaching the target ends the match (§1.14)."""
+        r = self.r
+        got = pts > 0
+        if not got.any():
+            return
+        g, sides, pts = g[got], sides[got], pts[got]
+        self.scores[g, sides] += pts
+        self.points[g, sides] += pts
+        if self.log:
+            for i, s, pt in zip(g, sides, pts, strict=True):
+                self._ev(i, type="score", side=int(s), points=int(pt), reason=reason)
+        if r.match_end == "race" and not r.check_only_at_hand_end:
+            hit = self.scores[g, sides] >= r.target
+            if hit.any():
+                gh = g[hit]
+                if in_play:
+                    self._finish(gh, TARGET, winner=sides[hit])
+                self.target_hit[gh] = True
+
+    def _block_test(self, g):
+        """§1.12: blocked when no hand holds a fitting tile and nothing can be drawn."""
+        alive = ~self.over[g]
+        g = g[alive]
+        if not len(g):
+            return
+        sel = TB.BYTES_OF[self._valmask(g)]
+        can = ((self.hands[g] & sel[:, None]) != 0).any(axis=1)
+        can |= self._drawable(g) > 0
+        blocked = ~can
+        if blocked.any():
+            gb = g[blocked]
+            self._finish(gb, BLOCKED, fish=self.last_placer[gb])
+
+    def _finish(self, g, reason, went_out=None, fish=None, winner=None):
+        self.over[g] = True
+        self.end_reason[g] = reason
+        if went_out is not None:
+            self.went_out[g] = went_out
+        if fish is not None:
+            self.fish[g] = fish
+        if winner is not None:
+            self.winner[g] = winner
+
+    # ------------------------------------------------------------------------------------------
+    # settlement, records, next hands
+    # ------------------------------------------------------------------------------------------
+    def _side_pips(self, g):
+        seat_pips = TB.pips_of(self.hands[g])  # [n, P]
+        out = np.zeros((len(g), self.S), dtype=np.int64)
+        for s in range(self.P):
+            out[:, self.side_of[s]] += seat_pips[:, s]
+        return seat_pips, out
+
+    def _end_hands(self, g):
+        seat_pips, pips = self._side_pips(g)
+        self.end_pips[g] = pips
+        if self.log:
+            for i in g:
+                self._ev(i, type="hand_end", reason=END_NAMES[self.end_reason[i]],
+                         fish_maker=int(self.fish[i]) if self.end_reason[i] == BLOCKED else None,
+                         went_out=int(self.went_out[i]) if self.went_out[i] >= 0 else None,
+                         pips=[int(x) for x in pips[g == i][0]])  # fmt: skip
+        settle = np.flatnonzero(self.end_reason[g] != TARGET)
+        if len(settle):
+            from .settle import settle_batch
+
+            settle_batch(self, g[settle], seat_pips[settle], pips[settle])
+        if self.log:
+            for i in g:
+                for ev in reversed(self.events[i]):
+                    if ev["type"] == "hand_end":
+                        ev["winner"] = int(self.winner[i]) if self.winner[i] >= 0 else None
+                        break
+        self._record_hands(g)
+        done, mwin = self._match_over(g)
+        self.prev_leader[g] = self.leader[g]
+        self.prev_winner[g] = self.winner[g]
+        self.prev_out[g] = self.went_out[g]
+        self.prev_fish[g] = self.fish[g]
+        self.prev_seat_pips[g] = seat_pips
+        fin = g[done]
+        if len(fin):
+            self._record_matches(fin, mwin[done])
+            self._start_matches(fin)
+        cont = g[~done]
+        if len(cont):
+            self.hand_idx[cont] += 1
+            self._deal(cont, first=False)
+
+    def _match_over(self, g):
+        r = self.r
+        n = len(g)
+        done = np.zeros(n, dtype=bool)
+        win = np.full(n, -1, dtype=np.int64)
+        sc = self.scores[g]
+        if r.match_end == "race":
+            if r.check_only_at_hand_end:
+                top = sc.max(axis=1)
+                unique = (sc == top[:, None]).sum(axis=1) == 1
+                done = (top >= r.target) & unique
+                win = np.where(done, sc.argmax(axis=1), -1)
+            else:
+                done = self.target_hit[g]
+                win = np.where(done, sc.argmax(axis=1), -1)
+        elif r.match_end == "one_hand":
+            self.scores[g] += self.penalties[g]
+            sc = self.scores[g]
+            done = self.hand_idx[g] + 1 >= r.hands_per_match
+            if r.hands_per_match == 1:
+                win = np.where(done, self.winner[g], -1)
+            else:
+                lo = sc.min(axis=1)
+                unique = (sc == lo[:, None]).sum(axis=1) == 1
+                win = np.where(done & unique, sc.argmin(axis=1), -1)
+        else:
+            from .settle import kozel_match_over
+
+            done, win = kozel_match_over(self, g)
+        if self.unit == "hand":
+            win = np.where(done, win, self.winner[g])
+            done[:] = True
+        self._match_done_flag = done
+        return done, win
+
+    def _record_hands(self, g):
+        row = {
+            "match_id": self.match[g].copy(),
+            "hand_index": self.hand_idx[g].copy(),
+            "leader": self.leader[g].copy(),
+            "end_reason": self.end_reason[g].copy(),
+            "fish_maker": self.fish[g].copy(),
+            "winner": self.winner[g].copy(),
+            "went_out": self.went_out[g].copy(),
+            "hand_length": self.hand_length[g].copy(),
+            "turns": self.turns[g].copy(),
+            "draws": self.draws[g].copy(),
+            "passes": self.passes[g].copy(),
+            "points": self.points[g].copy(),
+            "pips": self.end_pips[g].copy(),
+            "penalties": self.penalties[g].copy(),
+            "redeals": self.attempt[g].copy(),
+        }
+        self.hand_rows.append(row)
+
+    def _record_matches(self, g, win):
+        r = self.r
+        if self.kozel:
+            scores = np.where(self.written[g] < 0, 0, self.written[g])
+        else:
+            scores = self.scores[g].copy()
+        self.match_rows.append({
+            "match_id": self.match[g].copy(),
+            "winner": win.copy(),
+            "hands": self.hand_idx[g] + 1,
+            "scores": scores,
+            "dry": self.dry[g].copy(),
+            "losers": self.losers[g].copy(),
+        })
+        if self.log:
+            for i, w in zip(g, win, strict=True):
+                self._ev(i, type="match_end", winner=int(w) if w >= 0 else None,
+                         scores=[int(x) for x in scores[g == i][0]])  # fmt: skip
+                self.finished_events = getattr(self, "finished_events", {})
+                self.finished_events[int(self.match[i])] = self.events[i]
+        del r
+
+    def _collect(self):
+        def cat(rows, key):
+            return np.concatenate([row[key] for row in rows]) if rows else np.zeros(0)
+
+        hands = {k: cat(self.hand_rows, k) for k in (self.hand_rows[0] if self.hand_rows else {})}
+        matches = {k: cat(self.match_rows, k) for k in (self.match_rows[0] if self.match_rows else {})}
+        return hands, matches
+
+
+TB_DOUBLES = [int(TB.TILE_AT[v, v]) for v in range(7)]
+_ND = [t for t in range(28) if not TB.IS_DOUBLE[t]]
+NONDOUBLES_ASC = sorted(_ND, key=lambda t: (int(TB.TILE_PIPS[t]), int(TB.TILE_HIGH[t])))
+NONDOUBLES_DESC = list(reversed(NONDOUBLES_ASC))

@@ -1,0 +1,112 @@
+"""Lookup tables of the batch engine, built once (DESIGN §3).
+
+A hand is one 64-bit packed mask in which tile a-b sets bits ``8a+b`` and ``8b+a``, so byte v
+of the hand lists, as a 7-bit mask of other halves, the tiles that fit an open end showing v:
+``(hand >> 8*v) & 0x7F``. Within one value, the order of other halves is the order of tile
+indices, which is why the canonical action order (docs/design.md) can be read off byte masks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import tiles
+
+U64 = np.uint64
+T = tiles.T
+
+PACK = np.zeros(T, dtype=np.uint64)  # [T] packed bits of each tile
+for _t in range(T):
+    _a, _b = tiles.halves(_t)
+    PACK[_t] = U64((1 << (8 * _a + _b)) | (1 << (8 * _b + _a)))
+TILE_AT = np.zeros((7, 7), dtype=np.int64)  # [v, w] tile index of v-w
+for _v in range(7):
+    for _w in range(7):
+        TILE_AT[_v, _w] = tiles.tile_index(_v, _w)
+POPC7 = np.array([bin(m).count("1") for m in range(128)], dtype=np.int64)  # [128]
+SELECT7 = np.full((128, 7), -1, dtype=np.int64)  # [m, k] k-th set bit of m
+for _m in range(128):
+    _bits = [w for w in range(7) if _m >> w & 1]
+    for _k, _w in enumerate(_bits):
+        SELECT7[_m, _k] = _w
+BYTES_OF = np.zeros(128, dtype=np.uint64)  # [valmask] bytes v of every v in valmask
+for _m in range(128):
+    BYTES_OF[_m] = U64(sum(0x7F << (8 * v) for v in range(7) if _m >> v & 1))
+DOUBLE_BITS = U64(sum(1 << (9 * v) for v in range(7)))
+LOW_SHIFT = np.array([8 * v for v in range(7)], dtype=np.uint64)
+# TILES_OF[v, m]: 28-bit mask of the tiles v-w, w in m, w >= v (each tile once per hand)
+TILES_OF = np.zeros((7, 128), dtype=np.int64)
+PIPS_BYTE = np.zeros((7, 128), dtype=np.int64)  # sum over w in m of (v + w)
+for _v in range(7):
+    for _m in range(128):
+        TILES_OF[_v, _m] = sum(1 << tiles.tile_index(_v, w) for w in range(_v, 7) if _m >> w & 1)
+        PIPS_BYTE[_v, _m] = sum(_v + w for w in range(7) if _m >> w & 1)
+HI_MASK = np.array([sum(1 << w for w in range(v, 7)) for v in range(7)], dtype=np.uint64)
+TILE_LOW = tiles.LOW.astype(np.int64)
+TILE_HIGH = tiles.HIGH.astype(np.int64)
+TILE_PIPS = tiles.PIPS.astype(np.int64)
+IS_DOUBLE = tiles.IS_DOUBLE
+SEL28 = None  # unused placeholder removed below
+del SEL28
+
+_SH8 = [np.uint64(8 * v) for v in range(7)]
+_7F = np.uint64(0x7F)
+
+
+def byte(hand: np.ndarray, v) -> np.ndarray:
+    """7-bit mask of the other halves of the tiles in ``hand`` that carry value ``v`` ([n])."""
+    return ((hand >> (np.asarray(v, dtype=np.uint64) * U64(8))) & _7F).astype(np.int64)
+
+
+def pack(tile_lists) -> np.ndarray:
+    out = np.zeros(len(tile_lists), dtype=np.uint64)
+    for i, ts in enumerate(tile_lists):
+        for t in ts:
+            out[i] |= PACK[t]
+    return out
+
+
+def pips_of(hand: np.ndarray) -> np.ndarray:
+    """Pip totals of packed hands (any shape)."""
+    s = np.zeros(hand.shape, dtype=np.int64)
+    d = np.zeros(hand.shape, dtype=np.int64)
+    for v in range(7):
+        m = ((hand >> _SH8[v]) & _7F).astype(np.int64)
+        s += PIPS_BYTE[v][m]
+        d += ((m >> v) & 1) * 2 * v
+    return (s + d) // 2
+
+
+def count_of(hand: np.ndarray) -> np.ndarray:
+    """Number of tiles in packed hands."""
+    return (np.bitwise_count(hand).astype(np.int64) + np.bitwise_count(hand & DOUBLE_BITS)) // 2
+
+
+def mask28_of(hand: np.ndarray) -> np.ndarray:
+    """28-bit tile masks of packed hands."""
+    out = np.zeros(hand.shape, dtype=np.int64)
+    for v in range(7):
+        m = ((hand >> _SH8[v]) & _7F).astype(np.int64)
+        out |= TILES_OF[v][m & int(HI_MASK[v])]
+    return out
+
+
+def tiles_of(hand: int) -> list[int]:
+    """Tile indices of one packed hand (scalar, for records and tests)."""
+    m = int(mask28_of(np.array([hand], dtype=np.uint64))[0])
+    return [t for t in range(T) if m >> t & 1]
+
+
+def select28(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Index of the k-th set bit of 28-bit masks (k < popcount)."""
+    out = np.full(mask.shape, -1, dtype=np.int64)
+    base = np.zeros(mask.shape, dtype=np.int64)
+    kk = k.astype(np.int64).copy()
+    for part in range(4):
+        m = (mask >> (7 * part)) & 0x7F
+        c = POPC7[m]
+        here = (out < 0) & (kk < c)
+        out = np.where(here, base + SELECT7[m, np.minimum(kk, 6)], out)
+        kk = np.where(out < 0, kk - c, kk)
+        base += 7
+    return out
