@@ -137,11 +137,53 @@ class BatchEngine:
     # ------------------------------------------------------------------------------------------
     def run(self) -> tuple[dict, dict]:
         """Play every match id; return (hand records, match records) as dicts of arrays."""
-        slots = np.arange(self.B)
-        self._start_matches(slots)
+        if not self.active.any():
+            self._start_matches(np.arange(self.B))
         while self.active.any():
             self.step()
         return self._collect()
+
+    @classmethod
+    def from_positions(cls, rules: Rules, seed: int, strategies, positions, *,
+                       log: bool = False) -> BatchEngine:  # fmt: skip
+        """An engine whose slots hold positions built elsewhere (a search's sampled hands, a
+        test's position), to be played on to the end of the hand with :meth:`run`.
+
+        Each position is a dict with ``hands`` (P lists of tiles), ``stock`` (draw order),
+        ``ends`` (a dict ``{"L": v, "R": v}`` of open values, or ``{}`` for an empty table;
+        LINE and SINGLE_END layouts, optional ``doubles`` dict of ends formed by a double),
+        ``to_move``, and optionally ``scores``, ``leader``, ``match_id`` and ``hand_index``
+        (which address the strategies' random draws).
+        """
+        n = len(positions)
+        e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, log=log)
+        e.next_q = n
+        g = np.arange(n)
+        e.active[g] = True
+        e.match[g] = [p.get("match_id", i) for i, p in enumerate(positions)]
+        e.hand_idx[g] = [p.get("hand_index", 0) for p in positions]
+        for i, p in enumerate(positions):
+            e.hands[i] = TB.pack(p["hands"]) if len(p["hands"]) else 0
+            stock = list(p.get("stock", ()))
+            e.stock[i, :] = -1
+            e.stock[i, 28 - len(stock) :] = stock
+            e.sp[i] = 28 - len(stock)
+            drawable = rules.stock_in_play and rules.draw_mode != "none"
+            e.send[i] = max(e.sp[i], 28 - rules.reserve_k) if drawable else e.sp[i]
+            e.to_move[i] = p["to_move"]
+            e.leader[i] = p.get("leader", p["to_move"])
+            if "scores" in p:
+                e.scores[i] = p["scores"]
+            ends = p.get("ends", {})
+            doubles = p.get("doubles", {})
+            for k, name in enumerate(("L", "R")):
+                if name in ends:
+                    e.vals[i, k] = ends[name]
+                    e.dbl[i, k] = bool(doubles.get(name, False))
+            e.ntable[i] = 2 if ends else 0
+        e.phase[g] = np.where(e.ntable[g] > 0, TURN, LEAD)
+        e.lead_tile[g] = -1
+        return e
 
     def step(self) -> None:
         """Advance every active game by one decision point."""
