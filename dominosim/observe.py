@@ -32,6 +32,8 @@ class Observation:
         phase: ``"play"``; ``"continue"`` in blind's open phase after a placement;
             ``"after_draw"`` after a voluntary draw; ``"blind_front"`` / ``"blind_drawn"``
             when a blind-phase tile may be declined.
+        doubles / along: per position, formed by a double, and laid along (§1.11 rule 4).
+        spinner / covered: the spinner's value and covered sides (§1.9), for end counts.
     """
 
     rules: Rules
@@ -53,6 +55,10 @@ class Observation:
     hand_index: int
     decision: int
     phase: str = "play"
+    doubles: tuple[bool, ...] = ()  # per position: formed by a double (counts 2v, §1.11)
+    spinner: int | None = None  # the spinner's value once it exists (§1.9)
+    covered: tuple[str, ...] = ()  # the spinner's covered sides
+    along: tuple[bool, ...] = ()  # per position: a double laid along (counts v)
 
     @property
     def variant(self) -> str:

@@ -271,7 +271,19 @@ class Hand:
             hand_index=self.record.hand_index,
             decision=self.decision,
             phase=phase,
+            **self._layout_view(),
         )
+
+    def _layout_view(self) -> dict:
+        lay = self.layout
+        doubles, along = [], []
+        for pid, _ in lay.positions():
+            end = lay.ends.get(pid) if (lay.spinner is None or pid in lay.covered) else None
+            doubles.append(bool(end.double) if end else True)
+            along.append(bool(end.along) if end else False)
+        return dict(doubles=tuple(doubles), spinner=lay.spinner,
+                    covered=tuple(s for s in ("W", "E", "N", "S") if s in lay.covered),
+                    along=tuple(along))  # fmt: skip
 
     # --- decisions ----------------------------------------------------------------------------
     def ask(self, seat: int, legal: list[int], phase: str = "play") -> int:

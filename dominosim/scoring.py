@@ -1,0 +1,69 @@
+"""In-play points of a placement, computed from an Observation (for strategies).
+
+:func:`placement_points` answers "how many points would this placement score now" with the
+rules of §1.11 (end count), §4.8 (bergen headers), §5.8, §6.8, §7.8 and §11.8, without the
+target cap. Strategies use it to look one move ahead; the engines score for themselves.
+"""
+
+from __future__ import annotations
+
+from . import actions as A
+from . import tiles
+
+
+def end_count_after(obs, action: int) -> int | None:
+    """The end count c after ``action`` (None for a non-placement)."""
+    if not A.is_placement(action):
+        return None
+    r = obs.rules
+    t = A.tile_of(action)
+    lo, hi = tiles.halves(t)
+    d = lo == hi
+    if not obs.positions and not obs.table:  # the lead: rule 1
+        return lo + hi
+    along_ok = r.inline_double_counts_single
+    pid = A.pos_of(action)
+    ends = {p: [v, obs.doubles[i] if obs.doubles else False,
+                obs.along[i] if obs.along else False]
+            for i, (p, v) in enumerate(obs.positions)}  # fmt: skip
+    v = ends[pid][0]
+    w = tiles.other_half(t, v)
+    spinners = r.layout == "spinner"
+    if obs.spinner is None:
+        if spinners and d:  # the first double becomes the spinner, W covered (§1.9)
+            other = ends["R" if pid == "L" else "L"]
+            c_other = other[0] * (2 if other[1] and not other[2] else 1)
+            return c_other + _spinner_share(r, v, 1)
+        ends[pid] = [w, d, along_ok and A.is_along(action) and d]
+        return sum(e[0] * (2 if e[1] and not e[2] else 1) for e in ends.values())
+    arms = {p: e for p, e in ends.items() if p in obs.covered}
+    arms[pid] = [w, d, False]
+    k = len(arms)
+    return sum(e[0] * (2 if e[1] else 1) for e in arms.values()) + _spinner_share(r, obs.spinner, k)
+
+
+def _spinner_share(r, v: int, k: int) -> int:
+    if r.us_sniff_counting:
+        return 2 * v if k <= 2 else (v if k == 3 else 0)
+    return 2 * v if k <= 1 else 0
+
+
+def placement_points(obs, action: int) -> int:
+    """In-play points the placement would score for the placer's side (0 if none)."""
+    r = obs.rules
+    if not A.is_placement(action) or r.scoring == "none":
+        return 0
+    if r.scoring == "bergen":
+        t = A.tile_of(action)
+        if not obs.positions:
+            return 2 if tiles.is_double(t) else 0
+        ends = {p: [v, obs.doubles[i]] for i, (p, v) in enumerate(obs.positions)}
+        pid = A.pos_of(action)
+        ends[pid] = [tiles.other_half(t, ends[pid][0]), tiles.is_double(t)]
+        (v1, d1), (v2, d2) = ends["L"], ends["R"]
+        return 0 if v1 != v2 else (3 if d1 or d2 else 2)
+    c = end_count_after(obs, action)
+    m = 3 if r.scoring == "threes" else 5
+    if c <= 0 or c % m:
+        return 0
+    return c if r.scoring == "muggins" else c // m

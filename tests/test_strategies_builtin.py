@@ -1,0 +1,107 @@
+"""The built-in strategies of the batch-engine issue: random, heaviest, greedy."""
+
+from __future__ import annotations
+
+import pytest
+
+from dominosim import actions as A
+from dominosim import tiles
+from dominosim.reference import play_match
+from dominosim.scoring import placement_points
+from dominosim.strategy import Strategy, get
+from dominosim.variants import VARIANTS, make_rules
+from engine_compare import compare
+
+
+class Predicting(Strategy):
+    """Random play that writes down placement_points() of every placement it makes."""
+
+    name = "predicting"
+    params = {}
+
+    def __init__(self):
+        super().__init__()
+        self.log = []
+
+    def choose_one(self, obs, legal, key):
+        a = get("random").choose_one(obs, legal, key)
+        if A.is_placement(a):
+            self.log.append((obs.seat, A.tile_of(a), placement_points(obs, a)))
+        return a
+
+
+SCORING = [
+    ("fives", {}), ("threes", {}), ("muggins", {}), ("sniff", {}), ("bergen", {}),
+    ("sniff", {"us_sniff_counting": True}), ("muggins", {"first_double_spinner": True}),
+    ("fives", {"inline_double_counts_single": True}),
+    ("sniff", {"spinner_open_all_four_immediately": True}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("variant", "opts"), SCORING)
+def test_placement_points_predicts_the_engine(variant, opts):
+    """scoring.placement_points() equals what the engine scores for that placement."""
+    rules = make_rules(variant, 2, target=10_000, **opts)
+    for m in range(15):
+        strat = Predicting()
+        match = play_match(rules, 4, m, [strat, strat], unit="hand")
+        evs = match.hands[0].events
+        predicted = {(seat, tile): pts for seat, tile, pts in strat.log}
+        checked = 0
+        for i, ev in enumerate(evs):
+            if ev["type"] != "place" or (ev["seat"], ev["tile"]) not in predicted:
+                continue  # forced placements (one legal action) are not asked
+            nxt = evs[i + 1] if i + 1 < len(evs) else {}
+            scored = nxt.get("points", 0) if nxt.get("reason") in ("count", "header") else 0
+            assert predicted[ev["seat"], ev["tile"]] == scored, (m, tiles.name(ev["tile"]), ev)
+            checked += 1
+        assert checked > 0
+
+
+class Watching(Strategy):
+    """Wraps a strategy and keeps (legal actions, chosen action) of every decision."""
+
+    name = "watching"
+    params = {}
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+        self.seen = []
+
+    def choose_one(self, obs, legal, key):
+        a = self.inner.choose_one(obs, legal, key)
+        self.seen.append((list(legal), a, obs))
+        return a
+
+
+def test_heaviest_takes_the_largest_pip_sum():
+    rules = make_rules("classic", 2)
+    w = Watching(get("heaviest"))
+    for m in range(10):
+        play_match(rules, 1, m, [w, get("random")], unit="hand")
+    assert len(w.seen) > 20
+    for legal, a, _ in w.seen:
+        best = max(tiles.pips(A.tile_of(x)) for x in legal if A.is_placement(x))
+        assert tiles.pips(A.tile_of(a)) == best
+
+
+def test_greedy_takes_the_most_points_then_the_heaviest():
+    rules = make_rules("fives", 2)
+    w = Watching(get("greedy"))
+    for m in range(10):
+        play_match(rules, 2, m, [w, get("random")], unit="hand")
+    assert any(placement_points(obs, a) > 0 for _, a, obs in w.seen)
+    for legal, a, obs in w.seen:
+        pts = {x: placement_points(obs, x) for x in legal if A.is_placement(x)}
+        top = max(pts.values())
+        assert pts[a] == top
+        assert tiles.pips(A.tile_of(a)) == max(tiles.pips(A.tile_of(x)) for x in pts
+                                               if pts[x] == top)  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "blind"])
+def test_heaviest_and_greedy_equal_in_both_engines(variant):
+    rules = make_rules(variant, 3)
+    strategies = [get("heaviest"), get("greedy"), get("random")]
+    assert compare(rules, strategies, 40, unit="hand") == []
