@@ -171,5 +171,35 @@ def variants_cmd(variant: str | None) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+@main.command("trace")
+@rules_options
+@strategies_option
+@seed_option
+@click.option("--match-id", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Which match of the seed to play.")  # fmt: skip
+@click.option("--hand", "hand", type=click.IntRange(min=0), default=None,
+              help="Which hand of the match to print (default 0); earlier hands are played.")  # fmt: skip
+@click.option("--match", "whole_match", is_flag=True,
+              help="Print every hand of the match and its result.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON Lines, one object per event (docs/trace.md).")  # fmt: skip
+@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
+              help="Extra strategy file folder (repeatable).")  # fmt: skip
+def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, whole_match, as_json,
+              strategy_path) -> None:  # fmt: skip
+    """Play one hand (or with --match one match) move by move and print it.
+
+    Shows the deal, every turn (lead, placement and position, draws, passes), the open ends
+    after each placement, every score event with its reason and running totals, the hand end
+    and the settlement. --json prints the same as JSON Lines, described in docs/trace.md.
+    """
+    from . import trace as T
+
+    records = T.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
+                               hand=hand, whole_match=whole_match, strategies=strategies,
+                               sets=sets, strategy_path=strategy_path)  # fmt: skip
+    click.echo(T.to_jsonl(records) if as_json else T.render_text(records), nl=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

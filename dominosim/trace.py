@@ -1,0 +1,506 @@
+"""One game, move by move: text a domino player can follow, or JSON Lines for tools.
+
+``dominosim trace`` plays one hand (or, with ``--match``, a whole match) on the reference engine
+and prints it. Both forms come from the same records: :func:`trace_records` turns the engine's
+event lists (:attr:`dominosim.reference.HandRecord.events`) into JSON-ready dicts, one per line
+of ``docs/trace.md``, adding what a reader needs to follow the game without replaying it
+(running totals after every score event, the open positions and spinner after every placement,
+blind rows as they change). :func:`render_text` prints those records for people;
+:func:`to_jsonl` writes them as JSON Lines. ``tests/replay.py`` replays a JSON Lines trace
+independently of this package.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from . import strategy as S
+from . import tiles
+from .errors import ConfigError
+from .layout import Layout
+from .reference import KozelBook, MatchRecord, play_match
+from .rules import Rules
+
+FORMAT = "dominosim-trace"
+VERSION = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# labels
+
+
+def seat_labels(rules: Rules) -> list[str]:
+    """RULES §0.3: seats A, B, C, D; in partnership play A1, B1, A2, B2."""
+    if rules.partnership:
+        return ["A1", "B1", "A2", "B2"]
+    return list("ABCD")[: rules.players]
+
+
+def side_labels(rules: Rules) -> list[str]:
+    return ["A", "B"] if rules.partnership else list("ABCD")[: rules.players]
+
+
+def _tile(t: int) -> str:
+    return tiles.name(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# records
+
+
+def _positions(layout: Layout) -> list[dict]:
+    """The open positions as records: id, value, formed by a double, uncovered spinner side."""
+    out = []
+    for pid, v in layout.positions():
+        side = layout.spinner is not None and pid not in layout.covered
+        end = None if side else layout.ends.get(pid)
+        out.append(
+            {
+                "id": pid,
+                "value": v,
+                "double": True if side else bool(end.double),
+                "spinner_side": side,
+            }
+        )
+    return out
+
+
+class _Walker:
+    """Follows the events of every hand of a match, keeping the state a reader needs."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        r = rules
+        self.kozel = KozelBook(r.sides) if r.match_end == "kozel" else None
+        n = r.players if r.match_end == "one_hand" else r.sides
+        self.totals = [0] * n
+
+    def _totals(self) -> list[int]:
+        return self.kozel.totals() if self.kozel is not None else list(self.totals)
+
+    def hand(self, rec, emit: bool) -> list[dict]:
+        r = self.rules
+        k = rec.hand_index
+        out: list[dict] = []
+        layout = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
+        spinners = r.layout == "spinner"
+        blind = r.draw_mode == "blind"
+        rows: list[list[int]] = []
+        ledger = [0] * r.players
+        opened = [False] * r.players
+        counting = r.scoring in ("fives", "threes", "muggins")
+        for ev in rec.events:
+            kind = ev["type"]
+            o: dict = {"type": kind, "hand": k}
+            if kind == "deal":
+                rows = [list(h) for h in ev["hands"]]
+                o.update(
+                    hands=[[_tile(t) for t in h] for h in ev["hands"]],
+                    stock=[_tile(t) for t in ev["stock"]],
+                    redeals=ev["redeals"],
+                    leader=rec.leader,
+                    scores=self._totals(),
+                )
+                if self.kozel is not None:
+                    b = self.kozel
+                    o["kozel"] = {"written": list(b.written), "pending": list(b.pending),
+                                  "pot": b.pot, "egg_streak": b.egg_streak}  # fmt: skip
+            elif kind == "start_tile":
+                layout.start_with(ev["tile"])
+                o.update(tile=_tile(ev["tile"]), tile_index=ev["tile"],
+                         positions=_positions(layout))  # fmt: skip
+            elif kind == "place":
+                t, seat = ev["tile"], ev["seat"]
+                layout.place(t, None if ev["lead"] else ev["pos"], ev["along"], spinners)
+                snap = {p["id"]: [p["value"], p["double"]] for p in _positions(layout)}
+                if snap != ev["open"]:  # the engine's own snapshot
+                    raise RuntimeError(f"trace: layout {snap} != engine {ev['open']}")
+                if t in rows[seat]:
+                    rows[seat].remove(t)
+                o.update(seat=seat, tile=_tile(t), tile_index=t, pos=ev["pos"],
+                         along=ev["along"], lead=ev["lead"], positions=_positions(layout),
+                         spinner=None if layout.spinner is None else
+                         {"value": layout.spinner, "covered": [s for s in ("W", "E", "N", "S")
+                                                               if s in layout.covered]})  # fmt: skip
+                if counting:
+                    o["count"] = layout.end_count()
+                if blind:
+                    o["row"] = [_tile(x) for x in rows[seat]]
+            elif kind == "draw":
+                t, seat = ev["tile"], ev["seat"]
+                o.update(seat=seat, tile=_tile(t), tile_index=t)
+                # in blind's blind phase a drawn tile joins the row only via to_back (§3.7a)
+                if not blind or opened[seat]:
+                    rows[seat].append(t)
+                if blind and opened[seat]:
+                    o["row"] = [_tile(x) for x in rows[seat]]
+            elif kind in ("pass", "stop"):
+                o.update(seat=ev["seat"])
+            elif kind == "look":
+                o.update(seat=ev["seat"], tile=_tile(ev["tile"]), tile_index=ev["tile"])
+            elif kind == "to_back":
+                t, seat = ev["tile"], ev["seat"]
+                if t in rows[seat]:
+                    rows[seat].remove(t)
+                rows[seat].append(t)
+                o.update(seat=seat, tile=_tile(t), tile_index=t,
+                         face_up=r.blind_unplayable_double_face_up and tiles.is_double(t),
+                         row=[_tile(x) for x in rows[seat]])  # fmt: skip
+            elif kind == "open":
+                opened[ev["seat"]] = True
+                o.update(seat=ev["seat"], row=[_tile(x) for x in rows[ev["seat"]]])
+            elif kind == "score":
+                side, pts = ev["side"], ev["points"]
+                o.update(side=side, points=pts, reason=ev["reason"])
+                if self.kozel is not None:
+                    self.kozel.charge(side, pts)
+                    o.update(written=list(self.kozel.written), pending=list(self.kozel.pending))
+                else:
+                    self.totals[side] += pts
+                o["totals"] = self._totals()
+            elif kind == "penalty":
+                ledger[ev["seat"]] += ev["points"]
+                o.update(seat=ev["seat"], points=ev["points"], ledger=list(ledger))
+            elif kind == "eggs":
+                self.kozel.pot, self.kozel.egg_streak = ev["pot"], ev["streak"]
+                o.update(pot=ev["pot"], streak=ev["streak"])
+            elif kind == "written":
+                self.kozel.pot, self.kozel.egg_streak = 0, 0
+                if [self.kozel.written, self.kozel.pending] != [ev["written"], ev["pending"]]:
+                    raise RuntimeError(f"trace: kozel book {self.kozel.written} != engine {ev}")
+                o.update(written=ev["written"], pending=ev["pending"])
+            elif kind == "hand_end":
+                hands_left = [sorted(h) if not blind else list(h) for h in rows]
+                o.update(reason=ev["reason"], winner=rec.winner, went_out=ev["went_out"],
+                         fish_maker=ev["fish_maker"], pips=list(ev["pips"]),
+                         seat_pips=[tiles.hand_pips(h) for h in rows],
+                         hands=[[_tile(t) for t in h] for h in hands_left],
+                         hand_length=rec.hand_length, turns=rec.turns,
+                         points=list(rec.points))  # fmt: skip
+                if self.kozel is not None:
+                    o["values"] = list(rec.pips)
+            elif kind == "match_end":
+                o.update(winner=ev["winner"], scores=list(ev["scores"]), losers=ev["losers"],
+                         dry=ev["dry"])  # fmt: skip
+            else:  # pragma: no cover - a new engine event needs a line format first
+                raise ValueError(f"trace: unknown engine event {kind!r}")
+            if emit:
+                out.append(o)
+        return out
+
+
+def trace_records(rules: Rules, match: MatchRecord, *, seed: int, strategies: Sequence[str],
+                  hand: int | None = 0) -> list[dict]:  # fmt: skip
+    """The JSON Lines records of one played match: a header, then hand ``hand`` (or every
+    hand when ``hand`` is None) with the match result if the match ended there."""
+    header = {
+        "type": "header",
+        "format": FORMAT,
+        "version": VERSION,
+        "variant": rules.variant,
+        "players": rules.players,
+        "options": {k: v for k, v in rules.options},
+        "seed": seed,
+        "match_id": match.match_id,
+        "scope": "match" if hand is None else "hand",
+        "hand": hand,
+        "strategies": list(strategies),
+        "rules": rules.label,
+        "partnership": rules.partnership,
+        "seats": seat_labels(rules),
+        "sides": side_labels(rules),
+    }
+    out = [header]
+    walker = _Walker(rules)
+    for rec in match.hands:
+        emit = hand is None or rec.hand_index == hand
+        out += walker.hand(rec, emit)
+        if hand is not None and rec.hand_index >= hand:
+            break
+    return out
+
+
+def to_jsonl(records: Sequence[dict]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+# ---------------------------------------------------------------------------------------------
+# playing a trace
+
+
+def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | None = 0,
+               strategies=None, labels: Sequence[str] | None = None) -> list[dict]:  # fmt: skip
+    """Play match ``match_id`` on the reference engine and return its trace records.
+
+    ``hand=K`` keeps hand K only (the hands before it are played, since they fix its leader and
+    the scores); ``hand=None`` keeps the whole match. ``strategies``: one per seat (default
+    random everywhere).
+    """
+    if strategies is None:
+        strategies = [S.get("random")] * rules.players
+    if labels is None:
+        labels = [getattr(s, "label", getattr(s, "name", type(s).__name__)) for s in strategies]
+    # the whole match is played: under unit="hand" the engine closes the match after one hand
+    m = play_match(rules, seed, match_id, strategies, unit="match")
+    if hand is not None and hand >= m.length:
+        raise ConfigError(
+            f"--hand {hand}: match {match_id} ended after {m.length} hand"
+            f"{'s' if m.length != 1 else ''}; use --hand 0..{m.length - 1}"
+        )
+    return trace_records(rules, m, seed=seed, strategies=labels, hand=hand)
+
+
+def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
+                   whole_match=False, strategies=None, sets=(), strategy_path=()
+                   ) -> list[dict]:  # fmt: skip
+    """Resolve command-line settings with :mod:`dominosim.config` and play the trace."""
+    from . import config
+
+    if whole_match and hand is not None:
+        raise ConfigError("--hand and --match exclude each other; --match prints every hand")
+    if match_id < 0:
+        raise ConfigError(f"--match-id must be >= 0, not {match_id}")
+    if hand is not None and hand < 0:
+        raise ConfigError(f"--hand must be >= 0, not {hand}")
+    rules = config.rules_from_cli(variant, players, list(sets))
+    known = S.discover(strategy_path)
+    exp = config.experiment_from_cli(variants=[variant], players=players,
+                                     strategies=strategies or "random", seed=seed,
+                                     known_strategies=known)  # fmt: skip
+    seats = [S.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
+    labels = [s.label for s in exp.seats]
+    k = None if whole_match else (hand or 0)
+    return make_trace(rules, seed=exp.seed, match_id=match_id, hand=k, strategies=seats,
+                      labels=labels)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# text
+
+
+def ends_text(positions: list[dict], spinner: dict | None = None) -> str:
+    """Open positions as RULES.md writes them: ``[3 | 6x]`` on a line; with a spinner every
+    position named, an uncovered playable spinner side in parentheses: ``[W 6 | E 0x | N (5)]``."""
+    if (
+        spinner is None
+        and [p["id"] for p in positions] in (["L", "R"], ["R"])
+        and not any(p["spinner_side"] for p in positions)
+    ):
+        return "[" + " | ".join(f"{p['value']}{'x' if p['double'] else ''}"
+                                for p in positions) + "]"  # fmt: skip
+    parts = []
+    for p in positions:
+        if p["spinner_side"]:
+            parts.append(f"{p['id']} ({p['value']})")
+        else:
+            parts.append(f"{p['id']} {p['value']}{'x' if p['double'] else ''}")
+    return "[" + " | ".join(parts) + "]"
+
+
+def _tiles_text(ts: Sequence[str]) -> str:
+    return " ".join(ts) if ts else "-"
+
+
+def _pips(ts: Sequence[str]) -> int:
+    return sum(int(a) + int(b) for a, b in (t.split("-") for t in ts))
+
+
+_REASONS = {
+    "count": "end count",
+    "header": "header",
+    "domino": "domino",
+    "block": "block",
+    "failed_turn": "failed turn",
+    "penalties": "penalty points of the others",
+    "charge": "charge",
+    "credit": "credit",
+}
+
+
+def render_text(records: Sequence[dict]) -> str:
+    """The trace for people: the deal, then each turn (who, what, the open ends after it), every
+    score event with its reason and the running totals, the hand end and the match result."""
+    head = records[0]
+    seats: list[str] = head["seats"]
+    sides: list[str] = head["sides"]
+    variant = head["variant"]
+    kozel = variant == "kozel"
+    per_seat_totals = variant in ("two-lane", "ladder")
+    L: list[str] = []
+    w = L.append
+    who = "teams A (A1, A2) and B (B1, B2)" if head["partnership"] else "individual play"
+    w(f"{head['rules']}, {head['players']} players ({who}); seed {head['seed']}, "
+      f"match {head['match_id']}" + (f", hand {head['hand']}" if head["scope"] == "hand" else
+                                     ", whole match"))  # fmt: skip
+    w("strategies: " + ", ".join(f"{s} {n}" for s, n in zip(seats, head["strategies"],
+                                                             strict=True)))  # fmt: skip
+    w("seats in play order: " + ", ".join(f"{s} (seat {i})" for i, s in enumerate(seats)))
+
+    def totals_text(values) -> str:
+        names = seats if per_seat_totals else sides
+        return ", ".join(f"{n} {v}" for n, v in zip(names, values, strict=True))
+
+    def written_text(written, pending) -> str:
+        return ", ".join(
+            f"{n} {'-' if x is None else x}" + (f" (pending {p})" if p else "")
+            for n, x, p in zip(sides, written, pending, strict=True)
+        )
+
+    turn = 0
+    last_seat = None
+    ladder_started = False
+    spinner_shown = False
+    pad = " " * 11
+    for i, o in enumerate(records):
+        if i == 0:
+            continue
+        kind = o["type"]
+        seat = o.get("seat")
+        if kind in ("place", "draw", "pass", "stop", "look", "to_back"):
+            if seat != last_seat:
+                turn += 1
+                prefix = f"{turn:>5}  {seats[seat]:<3} "
+            else:
+                prefix = pad
+            last_seat = seat
+        if kind == "deal":
+            turn, last_seat, ladder_started, pad = 0, None, False, " " * 11
+            spinner_shown = False
+            w("")
+            w(f"== Hand {o['hand']} ==")
+            if o["hand"] > 0 or any(o["scores"]):
+                w("scores at start: " + totals_text(o["scores"]))
+            if "kozel" in o:
+                kz = o["kozel"]
+                w("written scores: " + written_text(kz["written"], kz["pending"])
+                  + (f"; egg pot {kz['pot']}" if kz["pot"] else "")
+                  + (f"; egg hands in a row {kz['egg_streak']}" if kz["egg_streak"] else ""))  # fmt: skip
+            if o["redeals"]:
+                w(f"redealt {o['redeals']} time(s) (kozel_redeal)")
+            blind = variant == "blind"
+            w("Deal" + (" (rows front to back):" if blind else ":"))
+            for s, h in enumerate(o["hands"]):
+                shown = h if blind else sorted(h, key=lambda x: (-_pips([x]), x))
+                w(f"  {seats[s]:<3} {_tiles_text(shown)}   ({_pips(h)} pips)")
+            if variant == "block":
+                w(f"  out of play: {_tiles_text(o['stock'])}")
+            else:
+                w(f"  stock, in draw order: {_tiles_text(o['stock'])}")
+            w(f"leader: {seats[o['leader']]}")
+            w("")
+        elif kind == "start_tile":
+            what = "starting tile" if variant == "ladder" else "turned-up tile"
+            ends = " | ".join(f"{p['id']} {p['value']}{'x' if p['double'] else ''}"
+                              for p in o["positions"])  # fmt: skip
+            w(f"{pad}{what} {o['tile']} → ends [{ends}]")
+        elif kind == "place":
+            if o["lead"]:
+                what = f"leads {o['tile']}"
+            else:
+                what = f"plays {o['tile']} on {o['pos']}"
+            if o["along"]:
+                what += " (along)"
+            line = f"{prefix}{what} → ends {ends_text(o['positions'], o['spinner'])}"
+            sp = o["spinner"]
+            if sp is not None and not spinner_shown:
+                spinner_shown = True
+                line += f"  (spinner {sp['value']}-{sp['value']})"
+            if "count" in o:
+                line += f"  c = {o['count']}"
+            if variant == "ladder" and not ladder_started:
+                ladder_started = True
+                line += f"  (built on the {o['pos']} half: the layout grows from here only)"
+            if "row" in o:
+                line += f"; row {_tiles_text(o['row'])}"
+            w(line)
+        elif kind == "draw":
+            w(f"{prefix}draws {o['tile']}")
+        elif kind == "pass":
+            w(f"{prefix}{'knocks (passes)' if kozel else 'passes'}")
+        elif kind == "stop":
+            w(f"{prefix}stops")
+        elif kind == "look":
+            w(f"{prefix}looks at the front tile: {o['tile']}")
+        elif kind == "to_back":
+            up = " (face up)" if o["face_up"] else ""
+            w(f"{prefix}{o['tile']} goes to the back{up}; row {_tiles_text(o['row'])}")
+        elif kind == "open":
+            w(f"{pad}{seats[o['seat']]}'s row holds 3 tiles or fewer: turned up "
+              f"({_tiles_text(o['row'])}); open phase from the next turn")  # fmt: skip
+        elif kind == "score":
+            reason = _REASONS.get(o["reason"], o["reason"])
+            if o["reason"] == "failed_turn":
+                w(f"{pad}+{o['points']} penalty to {seats[o['side']]} (failed turn); "
+                  f"penalties {totals_text(o['totals'])}")  # fmt: skip
+            elif kozel:
+                verb = "credited" if o["reason"] == "credit" else "charged"
+                w(f"{pad}{sides[o['side']]} {verb} {o['points']} → written "
+                  f"{written_text(o['written'], o['pending'])}")  # fmt: skip
+            else:
+                w(f"{pad}{sides[o['side']]} +{o['points']} ({reason}); "
+                  f"totals {totals_text(o['totals'])}")  # fmt: skip
+        elif kind == "penalty":
+            led = ", ".join(f"{n} {v}" for n, v in zip(seats, o["ledger"], strict=True))
+            w(f"{pad}+{o['points']} penalty to {seats[o['seat']]}; penalty ledger {led}")
+        elif kind == "eggs":
+            w(f"{pad}eggs: all sides tie; nobody is charged; egg pot {o['pot']}"
+              + (f", egg hands in a row {o['streak']}" if o["streak"] else ""))  # fmt: skip
+        elif kind == "written":
+            pass  # every charge line already shows the written scores
+        elif kind == "hand_end":
+            w("")
+            reason = o["reason"]
+            if reason == "domino":
+                desc = f"domino: {seats[o['went_out']]} went out"
+            elif reason == "blocked":
+                desc = f"blocked (fish); fish-maker {seats[o['fish_maker']]}" if o[
+                    "fish_maker"] is not None else "blocked"  # fmt: skip
+            else:
+                desc = "target reached in play: the match ends at once"
+            win = "none" if o["winner"] is None else (
+                f"{'team ' if head['partnership'] else ''}"
+                f"{(seats if per_seat_totals else sides)[o['winner']]}")  # fmt: skip
+            w(f"Hand end: {desc}; hand winner {win}")
+            w("  left in hand: " + "; ".join(
+                f"{seats[s]} {_tiles_text(h)} ({o['seat_pips'][s]})"
+                for s, h in enumerate(o["hands"])))  # fmt: skip
+            if head["partnership"] or kozel:
+                w("  pip totals: " + ", ".join(f"{n} {v}" for n, v in zip(sides, o["pips"],
+                                                                          strict=True)))  # fmt: skip
+            if "values" in o and o["values"] != o["pips"]:
+                w("  hand values (§14.12): " + ", ".join(
+                    f"{n} {v}" for n, v in zip(sides, o["values"], strict=True)))  # fmt: skip
+            w(f"  hand length {o['hand_length']}, turns {o['turns']}")
+            pad = "  "
+            if reason != "target":
+                follow = []
+                for nxt in records[i + 1 :]:
+                    if nxt["type"] in ("deal", "match_end"):
+                        break
+                    follow.append(nxt["type"])
+                w("Settlement:" + ("" if {"score", "eggs"} & set(follow) else " nothing scored"))
+        elif kind == "match_end":
+            w("")
+            names = seats if per_seat_totals else sides
+            win = "none (tie)" if o["winner"] is None else names[o["winner"]]
+            w(f"Match end after hand {o['hand']}: winner {win}; final "
+              f"{'penalties' if per_seat_totals else 'scores'} {totals_text(o['scores'])}")  # fmt: skip
+            if o["losers"]:
+                w("  goat: " + ", ".join(names[s] for s in o["losers"])
+                  + (" (dry)" if o["dry"] else ""))  # fmt: skip
+    return "\n".join(L) + "\n"
+
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "ends_text",
+    "make_trace",
+    "render_text",
+    "seat_labels",
+    "side_labels",
+    "to_jsonl",
+    "trace_from_cli",
+    "trace_records",
+]

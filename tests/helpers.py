@@ -1,0 +1,87 @@
+"""Helpers to drive the reference engine from positions built by hand, as RULES.md writes them."""
+
+from __future__ import annotations
+
+from dominosim import actions, tiles
+from dominosim.layout import End, Layout
+from dominosim.reference import Hand
+from dominosim.strategy import Strategy
+
+
+class Script(Strategy):
+    """Plays a fixed list of actions, written as ``"6-5@R"``, ``"draw"``, ``"pass"``, ``"stop"``
+    (shared by all seats, consumed in order). Fails the test on an illegal scripted move or when
+    the engine asks for more decisions than scripted."""
+
+    name = "script"
+    params = {}
+
+    def __init__(self, moves=()):
+        super().__init__()
+        self.moves = [actions.parse(m) if isinstance(m, str) else m for m in moves]
+        self.asked = []  # (seat, legal actions as text) for every question
+
+    def choose_one(self, obs, legal, key):
+        self.asked.append((obs.seat, [actions.describe(a) for a in legal]))
+        assert self.moves, (
+            f"engine asked seat {obs.seat} beyond the script; legal: {self.asked[-1]}"
+        )
+        a = self.moves.pop(0)
+        assert a in legal, f"scripted {actions.describe(a)} not legal; legal: {self.asked[-1][1]}"
+        return a
+
+
+def line(text: str, table: int = 2) -> Layout:
+    """``"[4x | 6]"`` -> a LINE layout with ends L=4 (formed by a double) and R=6."""
+    left, right = text.strip("[] ").split("|")
+    ends = {}
+    for pid, part in (("L", left.strip()), ("R", right.strip())):
+        ends[pid] = End(int(part.rstrip("x")), part.endswith("x"))
+    return Layout.from_ends("line", ends, table=[-1] * table)
+
+
+def ends_of(hand: Hand) -> str:
+    """The layout's ends written as RULES.md does: ``[4x | 6]``."""
+    snap = hand.layout.snapshot()
+    return "[" + " | ".join(f"{v}{'x' if d else ''}" for v, d in snap.values()) + "]"
+
+
+def position(rules, hands, moves=(), **kw) -> tuple[Hand, Script]:
+    """A Hand at a built position whose every seat plays ``moves`` in order."""
+    script = Script(moves)
+    hand = Hand.from_position(rules, hands, strategies=[script] * rules.players, **kw)
+    hand.record.points = [0] * (rules.players if rules.match_end == "one_hand" else rules.sides)
+    return hand, script
+
+
+def events(hand: Hand, kind: str) -> list[dict]:
+    return [e for e in hand.record.events if e["type"] == kind]
+
+
+def scored(hand: Hand) -> list[tuple[int, int, str]]:
+    """Score events as (side, points, reason)."""
+    return [(e["side"], e["points"], e["reason"]) for e in events(hand, "score")]
+
+
+def t(s: str) -> int:
+    return tiles.parse(s)
+
+
+def recorder() -> Strategy:
+    """A strategy that always takes the first legal action and keeps every question it was asked
+    as ``(seat, legal actions as text, Observation)`` in ``.asked``: for whole hands played from
+    a deal, where only some decisions matter to the test."""
+
+    class Recorder(Strategy):
+        name = "recorder"
+        params = {}
+
+        def __init__(self):
+            super().__init__()
+            self.asked = []
+
+        def choose_one(self, obs, legal, key):
+            self.asked.append((obs.seat, [actions.describe(a) for a in legal], obs))
+            return legal[0]
+
+    return Recorder()
