@@ -21,9 +21,7 @@ def main(matches: int = 20) -> None:
         rates = []
         for rep in range(5):
             t0 = time.process_time()
-            hands = sum(
-                len(play_match(rules, rep, m, [rnd, rnd]).hands) for m in range(matches)
-            )
+            hands = sum(len(play_match(rules, rep, m, [rnd, rnd]).hands) for m in range(matches))
             rates.append(hands / (time.process_time() - t0))
         print(f"{v:10} {statistics.median(rates):10.0f}")
 

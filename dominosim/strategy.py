@@ -70,7 +70,10 @@ class Strategy:
         import numpy as np
 
         return np.array(
-            [self.choose_one(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(len(keys))],
+            [
+                self.choose_one(obs.row(i), legal.row_list(i), int(keys[i]))
+                for i in range(len(keys))
+            ],
             dtype=np.int64,
         )
 

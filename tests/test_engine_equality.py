@@ -7,6 +7,7 @@ import pytest
 
 from dominosim.strategy import get
 from dominosim.variants import OPTIONS, VARIANTS, make_rules
+
 from engine_compare import compare
 
 BATCH_VARIANTS = [v for v in VARIANTS if v != "blind"]

@@ -10,6 +10,7 @@ from dominosim.reference import play_match
 from dominosim.scoring import placement_points
 from dominosim.strategy import Strategy, get
 from dominosim.variants import VARIANTS, make_rules
+
 from engine_compare import compare
 
 
