@@ -6,3 +6,7 @@ from .variants import make_rules
 __version__ = "0.1.0"
 
 __all__ = ["Rules", "__version__", "make_rules"]
+
+from .api import load, run  # noqa: E402  (runs: docs/results.md)
+
+__all__ += ["load", "run"]

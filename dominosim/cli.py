@@ -201,5 +201,109 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, whole_ma
     click.echo(T.to_jsonl(records) if as_json else T.render_text(records), nl=False)
 
 
+# ---------------------------------------------------------------------------------------------
+# run and report (dominosim/runner.py, dominosim/report.py; docs/results.md)
+
+
+@main.command("run")
+@click.argument("config", required=False, type=click.Path(dir_okay=False))
+@click.option("--variant", "variants", multiple=True, metavar="VARIANT",
+              help="Variant (repeatable or comma-separated); replaces the file's list.")  # fmt: skip
+@click.option("--players", "-p", type=int, default=None, help="Number of players, 2 to 4.")
+@click.option("--strategies", default=None, metavar="SPEC",
+              help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.")  # fmt: skip
+@click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE[,VALUE...]",
+              help="Set a RULES §15 option (repeatable); a value list makes option groups.")  # fmt: skip
+@click.option("--games", default=None, metavar="N",
+              help="Games per option group, over all seat rotations (default 1000).")  # fmt: skip
+@click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
+              help="What a game is (default match).")  # fmt: skip
+@click.option("--seed", default=None, metavar="N",
+              help="Root of every random stream; drawn (and printed) when not given.")  # fmt: skip
+@click.option("--chunk-size", "chunk_size", default=None, metavar="N",
+              help="Games per work item (default 10000).")  # fmt: skip
+@click.option("--workers", default=None, metavar="N",
+              help="Worker processes (default: all cores; 1 runs in-process).")  # fmt: skip
+@click.option("--out", default=None, metavar="DIR", help="Results root folder (default results).")
+@click.option("--name", default=None, help="Experiment name: results go to OUT/NAME/RUN-ID.")
+@click.option("--rotate/--no-rotate", default=None,
+              help="Play every seat rotation of the strategies (default on).")  # fmt: skip
+@click.option("--records", type=click.Choice(["all", "none"]), default=None,
+              help="Write per-hand records (all) or only aggregates (none).")  # fmt: skip
+@click.option("--executor", type=click.Choice(["local", "dask", "dask-local"]), default="local",
+              show_default=True, help="Where work items run.")  # fmt: skip
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Dask scheduler address (with --executor dask).")  # fmt: skip
+@click.option("--resume", default=None, metavar="RUN_DIR", type=click.Path(file_okay=False),
+              help="Finish an interrupted run (a finished one: print its report).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
+              help="Extra strategy file or folder (repeatable).")  # fmt: skip
+def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chunk_size, workers,
+            out, name, rotate, records, executor, scheduler, resume, as_json,
+            strategy_path) -> None:  # fmt: skip
+    """Run an experiment: every option group x seat rotation, chunked over workers.
+
+    CONFIG is an experiment file (docs/config.md); flags override it. Results go to
+    OUT/NAME/RUN-ID/ (manifest.json, chunks/, aggregates.parquet, summary.csv, report.md,
+    plots/; docs/results.md) and the report is printed. Ctrl-C keeps finished chunks;
+    --resume RUN_DIR finishes them with the same numbers.
+    """
+    from . import api
+    from . import report as RP
+
+    if resume is not None:
+        given = [f for f, v in (("CONFIG", config), ("--variant", variants), ("--players", players),
+                                ("--strategies", strategies), ("--set", sets), ("--games", games),
+                                ("--unit", unit), ("--seed", seed), ("--chunk-size", chunk_size),
+                                ("--out", out), ("--name", name), ("--rotate", rotate),
+                                ("--records", records), ("--strategy-path", strategy_path))
+                 if v not in (None, ())]  # fmt: skip
+        if given:
+            from .errors import ConfigError
+
+            raise ConfigError(
+                f"--resume continues a run as it was planned, so {given[0]} cannot be given "
+                "with it; only --workers, --executor, --scheduler and --json"
+            )
+        data = api.run(resume=resume, executor=executor, scheduler=scheduler,
+                       progress=None, workers=_int_flag(workers, "--workers"))  # fmt: skip
+    else:
+        data = api.run(
+            config, variants=list(variants) or None, players=players, sets=sets,
+            strategies=strategies, games=games, unit=unit, seed=seed, chunk_size=chunk_size,
+            workers=workers, out=out, name=name, rotate=rotate,
+            records=None if records is None else records == "all",
+            strategy_path=list(strategy_path) or None, executor=executor,
+            scheduler=scheduler, progress=None,
+        )  # fmt: skip
+    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+
+
+def _int_flag(value, flag: str):
+    if value is None:
+        return None
+    from .errors import ConfigError
+
+    try:
+        n = int(value)
+    except ValueError:
+        raise ConfigError(f"{flag} must be an integer >= 1, not '{value}'") from None
+    if n < 1:
+        raise ConfigError(f"{flag} must be an integer >= 1, not {n}")
+    return n
+
+
+@main.command("report")
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+def report_cmd(run_dir, as_json) -> None:
+    """Print the report of a run folder (results/NAME/RUN-ID); docs/results.md."""
+    from . import report as RP
+
+    data = RP.load_report(run_dir)
+    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

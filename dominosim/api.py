@@ -1,0 +1,110 @@
+"""The Python API of runs: ``dominosim.run`` and ``dominosim.load``.
+
+::
+
+    import dominosim
+
+    report = dominosim.run(variants=["fives"], players=2, strategies="random,greedy",
+                           games=2000, seed=1, out="results")
+    report["groups"][0]["strategies"]          # win rates with Wilson intervals
+    data = dominosim.load(report["run_dir"])
+    data.records                                # per-hand records (pandas DataFrame)
+    data.aggregates                             # integer aggregates (pandas DataFrame)
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import NamedTuple
+
+from .config import Experiment, experiment_from_cli, read_toml
+from .errors import OutputError
+
+
+def prepare(config=None, **flags) -> tuple[Experiment, int, bool]:
+    """The Experiment of a config file and/or flags, its seed, and whether it was drawn.
+
+    When neither the flags nor the file give a seed, one is drawn at random (and recorded in
+    the manifest, so the run can be repeated with ``seed=...``).
+    """
+    exp = experiment_from_cli(config, **flags)
+    given = flags.get("seed") is not None
+    if not given and config is not None:
+        given = "seed" in read_toml(config)
+    if given:
+        return exp, exp.seed, False
+    return exp, secrets.randbelow(2**31), True
+
+
+def run(config: str | Path | None = None, *, resume: str | Path | None = None,
+        executor: str = "local", scheduler: str | None = None, progress: bool = False,
+        echo=None, **flags) -> dict:  # fmt: skip
+    """Run an experiment (or finish one with ``resume=RUN_DIR``) and return its report.
+
+    Args:
+        config: an experiment file (TOML), or None.
+        resume: a run folder to finish instead of starting a new run.
+        executor: ``"local"`` (process pool; in-process with ``workers=1``), ``"dask"`` (needs
+            ``scheduler="tcp://HOST:PORT"``) or ``"dask-local"``.
+        scheduler: the Dask scheduler address.
+        progress: show the progress bar.
+        echo: a callable receiving status lines (default: stderr).
+        **flags: the keyword arguments of :func:`dominosim.config.experiment_from_cli`
+            (``variants``, ``players``, ``sets``, ``strategies``, ``games``, ``unit``,
+            ``seed``, ``chunk_size``, ``workers``, ``out``, ``rotate``, ``records``,
+            ``strategy_path``, ``name``).
+
+    Returns:
+        The report as a dict (docs/results.md, "Report JSON").
+    """
+    from . import report as RP
+    from . import runner as RN
+
+    session = RN.Session(workers=flags.get("workers") if resume is not None else None,
+                         executor=executor, scheduler=scheduler, progress=progress,
+                         echo=echo)  # fmt: skip
+    if resume is not None:
+        rd = RN.resume_run(resume, session)
+    else:
+        exp, seed, drawn = prepare(config, **flags)
+        rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session)
+    return RP.load_report(rd.path)
+
+
+class RunData(NamedTuple):
+    """What :func:`load` returns."""
+
+    records: object  # pandas DataFrame of per-hand records (empty when records were off)
+    aggregates: object  # pandas DataFrame of aggregates.parquet
+    manifest: dict
+    report: dict
+
+
+def load(run_dir: str | Path) -> RunData:
+    """Read a run folder: per-hand records, integer aggregates, manifest and report.
+
+    The records are read from every chunk file (this holds them all in memory; for large runs
+    read ``chunks/*.parquet`` with pyarrow datasets instead).
+    """
+    import pandas as pd
+
+    from . import report as RP
+    from .store import RunDir
+
+    rd = RunDir.open(run_dir)
+    manifest = rd.read_manifest()
+    files = rd.record_files()
+    try:
+        records = (pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+                   if files else pd.DataFrame())  # fmt: skip
+    except (OSError, ValueError) as e:
+        raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
+    rep = RP.load_report(rd.path)
+    if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
+        aggregates = rd.read_aggregates()
+    else:  # an unfinished run: the merge of the chunks it has
+        from .runner import Plan, merge_finished
+
+        aggregates = merge_finished(rd, Plan.from_manifest(manifest))[0].frame()
+    return RunData(records, aggregates, manifest, rep)

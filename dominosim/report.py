@@ -1,0 +1,432 @@
+"""The report of a run: computed from the manifest and the integer aggregates only.
+
+:func:`build` turns ``manifest.json`` and ``aggregates.parquet`` into one JSON-ready dict (the
+object ``dominosim run --json`` prints; docs/results.md lists every key); :func:`render_text`,
+:func:`render_markdown` and :func:`summary_csv` present it. Because only integers go in,
+the numbers do not depend on workers, chunking, executor or the order chunks finished.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+from . import stats as ST
+
+
+class _Agg:
+    """Lookup of one group's aggregate rows: ``(metric, rotation, seat, bin, pair) -> value``."""
+
+    def __init__(self, frame):
+        self.d: dict[tuple, int] = {}
+        cols = ("metric", "rotation", "seat", "bin", "pair", "value")
+        for metric, r, s, b, pair, v in zip(*(frame[c].tolist() for c in cols), strict=True):
+            self.d[(metric, int(r), int(s), int(b), pair)] = int(v)
+
+    def get(self, metric: str, rotation=-1, seat=-1, bin=-1, pair="") -> int:
+        return self.d.get((metric, rotation, seat, bin, pair), 0)
+
+    def hist(self, metric: str, lo: int, hi: int) -> list[int]:
+        return [self.get(metric, bin=i) for i in range(lo, hi + 1)]
+
+
+def _num(x):
+    """A float for JSON: nan becomes None; rounding is left to the presentation."""
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def _ci(lo_hi):
+    lo, hi = lo_hi
+    return [_num(lo), _num(hi)]
+
+
+def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> dict:
+    """The report as data (see docs/results.md, "Report JSON").
+
+    Args:
+        manifest: the run's manifest dict.
+        aggregates: the aggregates DataFrame (columns of ``aggregates.parquet``).
+        run_dir: the run folder, reported as ``run_dir``.
+    """
+    from .runner import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, seating
+
+    seats = list(manifest["seats"])
+    rotations = [r["offset"] for r in manifest["rotations"]]
+    labels = list(dict.fromkeys(seats))
+    k = {x: seats.count(x) for x in labels}
+    P = int(manifest["players"])
+    unit = manifest["unit"]
+    timings = manifest.get("group_timings") or []
+    groups = []
+    for gd in manifest["groups"]:
+        g = gd["index"]
+        A = _Agg(aggregates[aggregates["group"] == g])
+        rules = gd["rules"]
+        sides = 2 if rules["partnership"] else P
+        hands, matches = A.get("hands"), A.get("matches")
+        scored = A.get("domino") + A.get("blocked")
+        hl = A.hist("hand_length_hist", 0, HAND_LEN_BINS - 1)
+        tu = A.hist("turns_hist", 0, TURN_BINS - 1)
+        ml = A.hist("match_length_hist", 1, MATCH_LEN_MAX)
+        lead_n, lead_w = A.get("leader_hands"), A.get("leader_wins")
+        ncols = P if rules["match_end"] == "one_hand" else sides
+        pts = [sum(A.get("points_sum", r, -1, c) for r in rotations) for c in range(ncols)]
+        strategies = []
+        for x in labels:
+            cells = [(r, s) for r in rotations for s, y in enumerate(seating(seats, r)) if y == x]
+            sh = sum(A.get("seat_hands", r, s) for r, s in cells)
+            hw = sum(A.get("seat_hand_wins", r, s) for r, s in cells)
+            sm = sum(A.get("seat_matches", r, s) for r, s in cells)
+            mw = sum(A.get("seat_match_wins", r, s) for r, s in cells)
+            sp = sum(A.get("seat_points", r, s) for r, s in cells)
+            strategies.append({
+                "strategy": x,
+                "seats": k[x],
+                "seat_hands": sh,
+                "hand_wins": hw,
+                "hand_win_rate": _num(ST.rate(hw, sh)),
+                "hand_win_ci": _ci(ST.wilson(hw, sh)),
+                "seat_matches": sm,
+                "match_wins": mw,
+                "match_win_rate": _num(ST.rate(mw, sm)),
+                "match_win_ci": _ci(ST.wilson(mw, sm)),
+                "mean_points": _num(ST.rate(sp, sh)),
+            })  # fmt: skip
+        seat_rows = []
+        for s in range(P):
+            sh = sum(A.get("seat_hands", r, s) for r in rotations)
+            hw = sum(A.get("seat_hand_wins", r, s) for r in rotations)
+            sm = sum(A.get("seat_matches", r, s) for r in rotations)
+            mw = sum(A.get("seat_match_wins", r, s) for r in rotations)
+            seat_rows.append({
+                "seat": s,
+                "hand_win_rate": _num(ST.rate(hw, sh)),
+                "hand_win_ci": _ci(ST.wilson(hw, sh)),
+                "match_win_rate": _num(ST.rate(mw, sm)),
+                "match_win_ci": _ci(ST.wilson(mw, sm)),
+            })  # fmt: skip
+        paired = []
+        for i, a in enumerate(labels):
+            for b in labels[i + 1 :]:
+                pair = f"{a} vs {b}"
+                n = A.get("pair_deals", pair=pair)
+                if not n:
+                    continue
+                kk = k[a] * k[b]
+                th = A.get("pair_hands", pair=pair)
+                hm, hlo, hhi = ST.mean_ci(A.get("pair_hand_sum", pair=pair),
+                                          A.get("pair_hand_sumsq", pair=pair), n)  # fmt: skip
+                mm, mlo, mhi = ST.mean_ci(A.get("pair_match_sum", pair=pair),
+                                          A.get("pair_match_sumsq", pair=pair), n)  # fmt: skip
+                hs = n / (kk * th) if th else math.nan  # per-deal wins -> rate per seat-hand
+                ms = 1 / (kk * len(rotations))
+                paired.append({
+                    "a": a,
+                    "b": b,
+                    "deals": n,
+                    "rotations": len(rotations),
+                    "hand_win_diff": _num(hm * hs),
+                    "hand_win_diff_ci": [_num(hlo * hs), _num(hhi * hs)],
+                    "match_win_diff": _num(mm * ms),
+                    "match_win_diff_ci": [_num(mlo * ms), _num(mhi * ms)],
+                })  # fmt: skip
+        tm = timings[g] if g < len(timings) else {}
+        cpu = float(tm.get("cpu_seconds", 0.0))
+        groups.append({
+            "index": g,
+            "label": gd["label"],
+            "variant": gd["variant"],
+            "options": dict(gd["options"]),
+            "players": P,
+            "sides": sides,
+            "partnership": bool(rules["partnership"]),
+            "points_sense": _points_sense(rules),
+            "games": int(manifest.get("games_per_group", 0)),
+            "hands": hands,
+            "matches": matches,
+            "domino_rate": _num(ST.rate(A.get("domino"), hands)),
+            "blocked_rate": _num(ST.rate(A.get("blocked"), hands)),
+            "target_rate": _num(ST.rate(A.get("target"), hands)),
+            "hand_tie_rate": _num(ST.rate(A.get("hand_ties"), hands)),
+            "mean_hand_length": _num(ST.rate(A.get("hand_length_sum"), scored)),
+            "median_hand_length": _num(ST.hist_quantile(hl, 0.5)),
+            "p90_hand_length": _num(ST.hist_quantile(hl, 0.9)),
+            "mean_turns": _num(ST.rate(A.get("turns_sum"), scored)),
+            "median_turns": _num(ST.hist_quantile(tu, 0.5)),
+            "p90_turns": _num(ST.hist_quantile(tu, 0.9)),
+            "mean_draws": _num(ST.rate(A.get("draws_sum"), hands)),
+            "mean_passes": _num(ST.rate(A.get("passes_sum"), hands)),
+            "leader_win_rate": _num(ST.rate(lead_w, lead_n)),
+            "leader_win_ci": _ci(ST.wilson(lead_w, lead_n)),
+            "leader_baseline": 1 / sides,
+            "match_tie_rate": _num(ST.rate(A.get("match_ties"), matches)),
+            "mean_match_length": _num(ST.hist_mean(ml, 1)),
+            "median_match_length": _num(ST.hist_quantile(ml, 0.5, 1)),
+            "p90_match_length": _num(ST.hist_quantile(ml, 0.9, 1)),
+            "mean_points": [_num(ST.rate(p, hands)) for p in pts],
+            "points_per": "seat" if rules["match_end"] == "one_hand" else "side",
+            "strategies": strategies,
+            "seats": seat_rows,
+            "paired": paired,
+            "cpu_seconds": cpu,
+            "wall_seconds": float(tm.get("wall_seconds", 0.0)),
+            "hands_per_second": _num(hands / cpu) if cpu > 0 else None,
+        })  # fmt: skip
+    chunks = manifest.get("chunks", [])
+    return {
+        "run_id": manifest.get("run_id"),
+        "run_dir": str(run_dir) if run_dir is not None else None,
+        "name": manifest.get("name"),
+        "status": manifest.get("status"),
+        "seed": manifest.get("seed"),
+        "unit": unit,
+        "players": P,
+        "seats": seats,
+        "rotations": [list(r["seats"]) for r in manifest["rotations"]],
+        "games_requested": manifest.get("games_requested"),
+        "games_per_group": manifest.get("games_per_group"),
+        "games_played": manifest.get("games_played"),
+        "hands_played": manifest.get("hands_played"),
+        "chunks": len(chunks),
+        "wall_seconds": float(manifest.get("timings", {}).get("wall_seconds", 0.0)),
+        "groups": groups,
+    }
+
+
+def _points_sense(rules: Mapping) -> str:
+    from .rules import Rules
+
+    fields = {k: v for k, v in rules.items() if k != "options"}
+    return Rules(**fields, options=tuple(rules.get("options", {}).items())).points_sense
+
+
+def to_json(data: Mapping) -> str:
+    """The report object as one JSON document."""
+    return json.dumps(data, indent=1, allow_nan=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# presentation
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _ci_text(ci) -> str:
+    lo, hi = ci
+    if lo is None or hi is None:
+        return "-"
+    return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _f(x, nd=2) -> str:
+    return "-" if x is None else f"{x:.{nd}f}"
+
+
+def _diff(x) -> str:
+    return "-" if x is None else f"{100 * x:+.2f} pp"
+
+
+def tables(data: Mapping) -> dict:
+    """pandas DataFrames of the report: ``groups``, and per group ``strategies``, ``seats``,
+    ``paired`` (dicts keyed by group label)."""
+    import pandas as pd
+
+    out = {"groups": None, "strategies": {}, "seats": {}, "paired": {}}
+    rows = []
+    for g in data["groups"]:
+        rows.append({
+            "group": g["label"],
+            "hands": g["hands"],
+            "matches": g["matches"],
+            "blocked": _pct(g["blocked_rate"]),
+            "by target": _pct(g["target_rate"]),
+            "length mean": _f(g["mean_hand_length"]),
+            "median": _f(g["median_hand_length"], 0),
+            "p90": _f(g["p90_hand_length"], 0),
+            "turns mean": _f(g["mean_turns"]),
+            "t.median": _f(g["median_turns"], 0),
+            "t.p90": _f(g["p90_turns"], 0),
+            "leader wins": _pct(g["leader_win_rate"]),
+            "baseline": _pct(g["leader_baseline"]),
+        })  # fmt: skip
+        label = g["label"]
+        out["strategies"][label] = pd.DataFrame([
+            {
+                "strategy": s["strategy"],
+                "seats": s["seats"],
+                "seat-hands": s["seat_hands"],
+                "hand wins": _pct(s["hand_win_rate"]),
+                "95% CI": _ci_text(s["hand_win_ci"]),
+                **({"seat-matches": s["seat_matches"],
+                    "match wins": _pct(s["match_win_rate"]),
+                    "match 95% CI": _ci_text(s["match_win_ci"])}
+                   if data["unit"] == "match" else {}),  # fmt: skip
+                "mean points": _f(s["mean_points"]),
+            }
+            for s in g["strategies"]
+        ])  # fmt: skip
+        out["seats"][label] = pd.DataFrame([
+            {
+                "seat": s["seat"],
+                "hand wins": _pct(s["hand_win_rate"]),
+                "95% CI": _ci_text(s["hand_win_ci"]),
+                **({"match wins": _pct(s["match_win_rate"]),
+                    "match 95% CI": _ci_text(s["match_win_ci"])}
+                   if data["unit"] == "match" else {}),  # fmt: skip
+            }
+            for s in g["seats"]
+        ])  # fmt: skip
+        if g["paired"]:
+            out["paired"][label] = pd.DataFrame([
+                {
+                    "pair": f"{p['a']} - {p['b']}",
+                    "deals": p["deals"],
+                    "hand win diff": _diff(p["hand_win_diff"]),
+                    "95% CI": "[" + ", ".join(_diff(x) for x in p["hand_win_diff_ci"]) + "]",
+                    **({"match win diff": _diff(p["match_win_diff"]),
+                        "match 95% CI": "[" + ", ".join(_diff(x)
+                                                        for x in p["match_win_diff_ci"]) + "]"}
+                       if data["unit"] == "match" else {}),  # fmt: skip
+                }
+                for p in g["paired"]
+            ])  # fmt: skip
+    out["groups"] = pd.DataFrame(rows)
+    return out
+
+
+def _sections(data: Mapping):
+    """(heading, lines, {title: DataFrame}) per section, shared by text and markdown."""
+    T = tables(data)
+    rot = len(data["rotations"])
+    head = [
+        f"run {data['name']}/{data['run_id']} ({data['status']}): seed {data['seed']}, "
+        f"{data['players']} players, seats {', '.join(data['seats'])}",
+        f"unit {data['unit']}; {data['games_per_group']} games per group "
+        f"({rot} seat rotation{'s' if rot != 1 else ''}); {len(data['groups'])} group(s)",
+    ]
+    yield "Summary", head, {"groups": T["groups"]}
+    for g in data["groups"]:
+        label = g["label"]
+        lines = [
+            f"{g['hands']} hands, {g['matches']} matches; blocked {_pct(g['blocked_rate'])}, "
+            f"ended by target {_pct(g['target_rate'])}, domino {_pct(g['domino_rate'])}",
+            f"hand length (domino/blocked hands): mean {_f(g['mean_hand_length'])}, median "
+            f"{_f(g['median_hand_length'], 0)}, p90 {_f(g['p90_hand_length'], 0)}; turns: mean "
+            f"{_f(g['mean_turns'])}, median {_f(g['median_turns'], 0)}, "
+            f"p90 {_f(g['p90_turns'], 0)}",
+            f"leading side wins {_pct(g['leader_win_rate'])} {_ci_text(g['leader_win_ci'])} "
+            f"(baseline {_pct(g['leader_baseline'])})",
+            f"mean points per hand by {g['points_per']} ({g['points_sense']} is better): "
+            + ", ".join(_f(x) for x in g["mean_points"]),
+        ]
+        if data["unit"] == "match":
+            lines.append(
+                f"match length in hands: mean {_f(g['mean_match_length'])}, median "
+                f"{_f(g['median_match_length'], 0)}, p90 {_f(g['p90_match_length'], 0)}"
+            )
+        tabs = {"strategies": T["strategies"][label], "seats": T["seats"][label]}
+        if label in T["paired"]:
+            tabs["paired (same deals)"] = T["paired"][label]
+        yield f"Group {g['index']}: {label}", lines, tabs
+
+
+def render_text(data: Mapping) -> str:
+    """The report for the terminal."""
+    out = io.StringIO()
+    for heading, lines, tabs in _sections(data):
+        out.write(f"== {heading} ==\n")
+        for line in lines:
+            out.write(line + "\n")
+        for title, df in tabs.items():
+            if title == "groups" and len(df) <= 1:
+                continue
+            out.write(f"\n{title}:\n{df.to_string(index=False)}\n")
+        out.write("\n")
+    return out.getvalue()
+
+
+def _md_table(df) -> str:
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(str(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def render_markdown(data: Mapping) -> str:
+    """The report as Markdown (report.md)."""
+    out = io.StringIO()
+    out.write(f"# {data['name']} — run {data['run_id']}\n\n")
+    for heading, lines, tabs in _sections(data):
+        out.write(f"## {heading}\n\n")
+        for line in lines:
+            out.write(f"- {line}\n")
+        for title, df in tabs.items():
+            out.write(f"\n**{title}**\n\n{_md_table(df)}\n")
+        out.write("\n")
+    return out.getvalue()
+
+
+def summary_csv(data: Mapping) -> str:
+    """One row per (group, strategy) with the group's statistics beside it."""
+    import pandas as pd
+
+    rows = []
+    for g in data["groups"]:
+        base = {
+            "group": g["index"], "label": g["label"], "variant": g["variant"],
+            "options": json.dumps(g["options"], sort_keys=True), "players": g["players"],
+            "hands": g["hands"], "matches": g["matches"], "blocked_rate": g["blocked_rate"],
+            "target_rate": g["target_rate"], "mean_hand_length": g["mean_hand_length"],
+            "mean_turns": g["mean_turns"], "leader_win_rate": g["leader_win_rate"],
+            "points_sense": g["points_sense"],
+        }  # fmt: skip
+        for s in g["strategies"]:
+            rows.append({
+                **base,
+                "strategy": s["strategy"],
+                "seat_hands": s["seat_hands"],
+                "hand_win_rate": s["hand_win_rate"],
+                "hand_win_lo": s["hand_win_ci"][0],
+                "hand_win_hi": s["hand_win_ci"][1],
+                "seat_matches": s["seat_matches"],
+                "match_win_rate": s["match_win_rate"],
+                "match_win_lo": s["match_win_ci"][0],
+                "match_win_hi": s["match_win_ci"][1],
+                "mean_points": s["mean_points"],
+            })  # fmt: skip
+    return pd.DataFrame(rows).to_csv(index=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# from a run folder
+
+
+def load_report(run_dir) -> dict:
+    """The report of a run folder (finished or not: an unfinished run reports the chunks it
+    has, and its ``status`` says so)."""
+    from .runner import Plan, merge_finished
+    from .store import AGGREGATES, RunDir
+
+    rd = RunDir.open(run_dir)
+    manifest = rd.read_manifest()
+    if manifest.get("status") == "done" and (rd.path / AGGREGATES).is_file():
+        return build(manifest, rd.read_aggregates(), run_dir=rd.path)
+    plan = Plan.from_manifest(manifest)
+    merger, _ = merge_finished(rd, plan)
+    manifest = dict(manifest)
+    manifest["group_timings"] = [
+        {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
+        for g in range(len(plan.rules))
+    ]
+    manifest["games_played"] = merger.games
+    manifest["hands_played"] = merger.hands
+    return build(manifest, merger.frame(), run_dir=rd.path)

@@ -1,0 +1,822 @@
+"""Running an experiment: the plan of work items, the workers, the executors, resume.
+
+Flow (DESIGN §1, §8)::
+
+    Experiment --plan--> WorkItems (plain, picklable) --executor--> play_item() in workers
+      --> parent: write chunk files, merge integer aggregates, progress bar --> report
+
+* A work item is ``(group, chunk, [start, stop))``: option group ``group`` (one ``Rules``),
+  match ids ``start..stop-1``, and it plays **every seat rotation** of those ids, so paired
+  per-deal comparisons are computed inside the item.
+* Rotation ``r`` seats the strategy of seat ``(s - r) mod P`` of the seat list at seat ``s``
+  (seat 0's strategy moves to seat ``r``); only distinct seatings are played, and only when
+  ``rotate`` is on and the seats differ.
+* Every group uses the same match ids, hence the same deals (DESIGN §7): option groups are
+  paired too.
+* Executors: in-process (``workers == 1``), a local ``multiprocess`` pool, or Dask
+  (``dask.distributed``). Workers load strategies by name and by the file paths the item
+  carries, so user strategy files reach remote workers that can see the same paths.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import strategy as S
+from .config import Experiment, parse_strategy, resolve_rules
+from .errors import ConfigError, DominosimError, Interrupted, OutputError, RulesError, StrategyError
+from .rules import Rules
+from .store import RunDir, output_errors
+
+#: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
+#: have been written in this session (a deterministic hook for the resume tests).
+STOP_ENV = "DOMINOSIM_STOP_AFTER_CHUNKS"
+EXECUTORS = ("local", "dask", "dask-local")
+END_CODES = {"domino": 0, "blocked": 1, "target": 2}
+HAND_LEN_BINS = 29  # 0..28
+TURN_BINS = 256  # 0..255, clipped
+MATCH_LEN_MAX = 500  # 1..500, clipped
+MANIFEST_FORMAT = 1
+BATCH_SIZE = 10_000
+
+
+# ---------------------------------------------------------------------------------------------
+# plan
+
+
+def seating(seats: Sequence[str], r: int) -> tuple[str, ...]:
+    """The seat labels of rotation ``r``: seat ``s`` plays ``seats[(s - r) % P]``."""
+    P = len(seats)
+    return tuple(seats[(s - r) % P] for s in range(P))
+
+
+def rotations_of(seats: Sequence[str], rotate: bool) -> tuple[int, ...]:
+    """The rotation offsets to play: the distinct cyclic seatings, or ``(0,)``."""
+    if not rotate or len(set(seats)) == 1:
+        return (0,)
+    seen: dict[tuple[str, ...], int] = {}
+    for r in range(len(seats)):
+        seen.setdefault(seating(seats, r), r)
+    return tuple(seen.values())
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One chunk: option group ``group``, match ids ``[start, stop)``, every rotation."""
+
+    group: int
+    chunk: int
+    start: int
+    stop: int
+    rules: Rules
+    seed: int
+    unit: str
+    seats: tuple[str, ...]
+    rotations: tuple[int, ...]
+    strategy_paths: tuple[str, ...] = ()
+    records: bool = True
+    batch_size: int = BATCH_SIZE
+
+    @property
+    def games(self) -> int:
+        return (self.stop - self.start) * len(self.rotations)
+
+
+@dataclass
+class Plan:
+    """Everything needed to play a run; stored in the manifest and rebuilt from it."""
+
+    name: str
+    seed: int
+    unit: str
+    players: int
+    seats: tuple[str, ...]
+    rotations: tuple[int, ...]
+    rules: list[Rules]
+    games_requested: int
+    ids_per_rotation: int
+    ids_per_chunk: int
+    records: bool
+    strategy_paths: tuple[str, ...] = ()
+    batch_size: int = BATCH_SIZE
+    items: list[WorkItem] = field(default_factory=list)
+
+    @classmethod
+    def from_experiment(cls, exp: Experiment, seed: int) -> Plan:
+        seats = tuple(s.label for s in exp.seats)
+        rots = rotations_of(seats, exp.rotate)
+        R = len(rots)
+        ids = math.ceil(exp.games / R)
+        plan = cls(
+            name=exp.name,
+            seed=int(seed),
+            unit=exp.unit,
+            players=exp.players,
+            seats=seats,
+            rotations=rots,
+            rules=resolve_rules(exp),
+            games_requested=exp.games,
+            ids_per_rotation=ids,
+            ids_per_chunk=max(1, exp.chunk_size // R),
+            records=exp.records,
+            strategy_paths=tuple(str(Path(p).resolve()) for p in exp.strategy_path),
+        )
+        plan.items = plan.make_items()
+        return plan
+
+    def make_items(self) -> list[WorkItem]:
+        items = []
+        for g, rules in enumerate(self.rules):
+            for c, start in enumerate(range(0, self.ids_per_rotation, self.ids_per_chunk)):
+                stop = min(self.ids_per_rotation, start + self.ids_per_chunk)
+                items.append(WorkItem(g, c, start, stop, rules, self.seed, self.unit,
+                                      self.seats, self.rotations, self.strategy_paths,
+                                      self.records, self.batch_size))  # fmt: skip
+        return items
+
+    @property
+    def games_per_group(self) -> int:
+        return self.ids_per_rotation * len(self.rotations)
+
+    def to_manifest(self) -> dict:
+        return {
+            "seed": self.seed,
+            "unit": self.unit,
+            "players": self.players,
+            "seats": list(self.seats),
+            "rotations": [
+                {"offset": r, "seats": list(seating(self.seats, r))} for r in self.rotations
+            ],  # fmt: skip
+            "games_requested": self.games_requested,
+            "games_per_group": self.games_per_group,
+            "ids_per_rotation": self.ids_per_rotation,
+            "ids_per_chunk": self.ids_per_chunk,
+            "records": self.records,
+            "strategy_paths": list(self.strategy_paths),
+            "batch_size": self.batch_size,
+            "groups": [
+                {
+                    "index": g,
+                    "label": r.label,
+                    "variant": r.variant,
+                    "options": {k: v for k, v in r.options},
+                    "rules": r.to_dict(),
+                }
+                for g, r in enumerate(self.rules)
+            ],  # fmt: skip
+            "chunks": [
+                {
+                    "group": it.group,
+                    "chunk": it.chunk,
+                    "start": it.start,
+                    "stop": it.stop,
+                    "games": it.games,
+                }
+                for it in self.items
+            ],  # fmt: skip
+        }
+
+    @classmethod
+    def from_manifest(cls, m: dict) -> Plan:
+        from .variants import make_rules
+
+        try:
+            rules = []
+            for gd in m["groups"]:
+                r = make_rules(gd["variant"], m["players"], **gd["options"])
+                if r.to_dict() != gd["rules"]:
+                    raise OutputError(
+                        f"the rules of group {gd['label']} in the manifest differ from this "
+                        "version of dominosim; resume with the version that started the run"
+                    )
+                rules.append(r)
+            plan = cls(
+                name=m["name"],
+                seed=int(m["seed"]),
+                unit=m["unit"],
+                players=int(m["players"]),
+                seats=tuple(m["seats"]),
+                rotations=tuple(x["offset"] for x in m["rotations"]),
+                rules=rules,
+                games_requested=int(m["games_requested"]),
+                ids_per_rotation=int(m["ids_per_rotation"]),
+                ids_per_chunk=int(m["ids_per_chunk"]),
+                records=bool(m["records"]),
+                strategy_paths=tuple(m.get("strategy_paths", ())),
+                batch_size=int(m.get("batch_size", BATCH_SIZE)),
+            )
+        except (KeyError, TypeError, ValueError, RulesError) as e:
+            raise OutputError(f"the manifest is damaged or from another version: {e}") from None
+        plan.items = plan.make_items()
+        return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# strategies in workers
+
+
+_STRATEGY_CACHE: dict[tuple, object] = {}
+
+
+def load_strategy_paths(paths: Iterable[str]) -> None:
+    """Load strategy files and folders (a path may be a ``.py`` file or a folder)."""
+    for p in paths:
+        path = Path(p)
+        if path.is_file():
+            S.load_file(path)
+        elif path.is_dir():
+            S.load_folder(path)
+        else:
+            raise StrategyError(f"strategy path {p} does not exist; check --strategy-path")
+
+
+def make_strategy(label: str, paths: Sequence[str] = ()):
+    """A strategy instance from a seat label (``name:key=value``), loading ``paths`` first."""
+    key = (label, tuple(paths))
+    if key not in _STRATEGY_CACHE:
+        load_strategy_paths(paths)
+        spec = parse_strategy(label)
+        _STRATEGY_CACHE[key] = S.get(spec.name, **spec.kwargs)
+    return _STRATEGY_CACHE[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# the worker
+
+
+def _play_batch(rules, seed, strategies, ids, unit, batch_size):
+    from .engine import BatchEngine
+
+    eng = BatchEngine(rules, seed, strategies, ids, unit=unit, batch_size=batch_size)
+    return eng.run()
+
+
+def _play_reference(rules: Rules, seed: int, strategies, ids, unit: str):
+    """The reference engine, match by match, as the batch engine's record arrays."""
+    from .reference import play_match
+
+    hk = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner", "went_out",
+          "hand_length", "turns", "draws", "passes", "redeals")  # fmt: skip
+    H: dict[str, list] = {k: [] for k in (*hk, "points", "pips", "penalties")}
+    M: dict[str, list] = {k: [] for k in ("match_id", "winner", "hands", "scores", "dry",
+                                          "losers")}  # fmt: skip
+
+    def val(x):
+        return -1 if x is None else x
+
+    for m in ids:
+        rec = play_match(rules, seed, int(m), strategies, unit=unit)
+        for h in rec.hands:
+            for k in hk:
+                v = getattr(h, k)
+                H[k].append(END_CODES[v] if k == "end_reason" else val(v))
+            H["points"].append(list(h.points))
+            H["pips"].append(list(h.pips))
+            H["penalties"].append(list(h.penalties))
+        M["match_id"].append(int(m))
+        M["winner"].append(val(rec.winner))
+        M["hands"].append(len(rec.hands))
+        M["scores"].append(list(rec.scores))
+        M["dry"].append(bool(rec.dry))
+        M["losers"].append(sum(1 << s for s in rec.losers))
+    hands = {k: np.asarray(v, dtype=np.int64) for k, v in H.items()}
+    matches = {k: np.asarray(v, dtype=bool if k == "dry" else np.int64) for k, v in M.items()}
+    return hands, matches
+
+
+def play(rules: Rules, seed: int, strategies, ids, unit: str, batch_size: int = BATCH_SIZE):
+    """Play match ids ``ids``: the batch engine, or the reference engine where the batch
+    engine refuses the rules (blind). Returns (hands, matches) dicts of arrays."""
+    try:
+        return _play_batch(rules, seed, strategies, ids, unit, batch_size)
+    except RulesError:
+        return _play_reference(rules, seed, strategies, ids, unit)
+
+
+def _sorted(d: dict, keys: Sequence[str]) -> dict:
+    if not d or not len(d[keys[0]]):
+        return d
+    order = np.lexsort(tuple(d[k] for k in reversed(keys)))
+    return {k: v[order] for k, v in d.items()}
+
+
+def _add(agg: Counter, metric: str, value, rotation=-1, seat=-1, bin=-1, pair="") -> None:
+    v = int(value)
+    if v:
+        agg[(metric, int(rotation), int(seat), int(bin), pair)] += v
+
+
+def _add_hist(agg: Counter, metric: str, values: np.ndarray, lo: int, hi: int) -> None:
+    counts = np.bincount(np.clip(values, lo, hi) - lo, minlength=hi - lo + 1)
+    for i in np.flatnonzero(counts):
+        _add(agg, metric, counts[i], bin=i + lo)
+
+
+def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches: dict) -> None:
+    """Add one rotation's records to the integer aggregates (docs/results.md)."""
+    P = rules.players
+    side_of = np.array([rules.side_of(s) for s in range(P)], dtype=np.int64)
+    n = len(hands["match_id"])
+    er = hands["end_reason"]
+    win = hands["winner"]
+    scored = (er == 0) | (er == 1)
+    _add(agg, "hands", n)
+    _add(agg, "domino", (er == 0).sum())
+    _add(agg, "blocked", (er == 1).sum())
+    _add(agg, "target", (er == 2).sum())
+    _add(agg, "hand_ties", (win < 0).sum())
+    _add(agg, "hand_length_sum", hands["hand_length"][scored].sum())
+    _add(agg, "turns_sum", hands["turns"][scored].sum())
+    _add(agg, "draws_sum", hands["draws"].sum())
+    _add(agg, "passes_sum", hands["passes"].sum())
+    _add(agg, "redeals_sum", hands["redeals"].sum())
+    _add_hist(agg, "hand_length_hist", hands["hand_length"][scored], 0, HAND_LEN_BINS - 1)
+    _add_hist(agg, "turns_hist", hands["turns"][scored], 0, TURN_BINS - 1)
+    lead = hands["leader"]
+    ok = lead >= 0
+    _add(agg, "leader_hands", ok.sum())
+    _add(agg, "leader_wins", (ok & (win >= 0) & (side_of[np.where(ok, lead, 0)] == win)).sum())
+    pts = hands["points"].reshape(n, -1)
+    for c in range(pts.shape[1]):
+        _add(agg, "points_sum", pts[:, c].sum(), rotation=r, bin=c)
+    nm = len(matches["match_id"])
+    mwin = matches["winner"]
+    _add(agg, "matches", nm)
+    _add(agg, "match_ties", (mwin < 0).sum())
+    _add_hist(agg, "match_length_hist", matches["hands"], 1, MATCH_LEN_MAX)
+    per_seat_points = rules.match_end == "one_hand"
+    for s in range(P):
+        side = side_of[s]
+        _add(agg, "seat_hands", n, r, s)
+        _add(agg, "seat_hand_wins", (win == side).sum(), r, s)
+        _add(agg, "seat_hand_ties", (win < 0).sum(), r, s)
+        _add(agg, "seat_matches", nm, r, s)
+        _add(agg, "seat_match_wins", (mwin == side).sum(), r, s)
+        _add(agg, "seat_match_ties", (mwin < 0).sum(), r, s)
+        _add(agg, "seat_match_losses", ((matches["losers"] >> side) & 1).sum(), r, s)
+        col = s if per_seat_points else side
+        if col < pts.shape[1]:
+            _add(agg, "seat_points", pts[:, col].sum(), r, s)
+
+
+def _per_match_wins(rules, hands, matches, start, n_ids):
+    """``[P, n_ids]`` hand wins and match wins of each seat per match id, hands per match."""
+    P = rules.players
+    mid = hands["match_id"] - start
+    hw = np.zeros((P, n_ids), dtype=np.int64)
+    mw = np.zeros((P, n_ids), dtype=np.int64)
+    mm = matches["match_id"] - start
+    for s in range(P):
+        side = rules.side_of(s)
+        hw[s] = np.bincount(mid, weights=(hands["winner"] == side), minlength=n_ids)
+        mw[s] = np.bincount(mm, weights=(matches["winner"] == side), minlength=n_ids)
+    nh = np.bincount(mid, minlength=n_ids).astype(np.int64)
+    return hw, mw, nh
+
+
+def play_item(item: WorkItem) -> dict:
+    """Play one work item (every rotation of its ids); the worker's whole job.
+
+    Returns ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the
+    integer aggregate rows ``[metric, rotation, seat, bin, pair, value]``, ``records`` a dict of
+    column arrays (or None).
+    """
+    t0, c0 = time.perf_counter(), time.process_time()
+    rules = item.rules
+    P = rules.players
+    ids = range(item.start, item.stop)
+    n_ids = len(ids)
+    labels = list(dict.fromkeys(item.seats))
+    k = {x: item.seats.count(x) for x in labels}
+    agg: Counter = Counter()
+    W = {x: np.zeros(n_ids, dtype=np.int64) for x in labels}
+    MW = {x: np.zeros(n_ids, dtype=np.int64) for x in labels}
+    T = np.zeros(n_ids, dtype=np.int64)
+    parts = []
+    n_hands = 0
+    for r in item.rotations:
+        seat_labels = seating(item.seats, r)
+        strategies = [make_strategy(x, item.strategy_paths) for x in seat_labels]
+        hands, matches = play(rules, item.seed, strategies, ids, item.unit, item.batch_size)
+        hands = _sorted(hands, ("match_id", "hand_index"))
+        matches = _sorted(matches, ("match_id",))
+        n_hands += len(hands["match_id"])
+        aggregate_rotation(agg, rules, r, hands, matches)
+        hw, mw, nh = _per_match_wins(rules, hands, matches, item.start, n_ids)
+        T += nh
+        for s, x in enumerate(seat_labels):
+            W[x] += hw[s]
+            MW[x] += mw[s]
+        if item.records:
+            parts.append(_record_columns(item, r, seat_labels, hands))
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            pair = f"{a} vs {b}"
+            dh = W[a] * k[b] - W[b] * k[a]
+            dm = MW[a] * k[b] - MW[b] * k[a]
+            _add(agg, "pair_deals", n_ids, pair=pair)
+            _add(agg, "pair_hands", T.sum(), pair=pair)
+            _add(agg, "pair_hand_sum", dh.sum(), pair=pair)
+            _add(agg, "pair_hand_sumsq", (dh * dh).sum(), pair=pair)
+            _add(agg, "pair_match_sum", dm.sum(), pair=pair)
+            _add(agg, "pair_match_sumsq", (dm * dm).sum(), pair=pair)
+    records = None
+    if parts:
+        records = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    del P
+    return {
+        "group": item.group,
+        "chunk": item.chunk,
+        "games": item.games,
+        "hands": n_hands,
+        "rows": sorted([*key, v] for key, v in agg.items()),
+        "records": records,
+        "timing": {
+            "cpu_seconds": time.process_time() - c0,
+            "wall_seconds": time.perf_counter() - t0,
+        },
+    }
+
+
+def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
+    n = len(hands["match_id"])
+    cols = {
+        "group": np.full(n, item.group, dtype=np.int32),
+        "rotation": np.full(n, r, dtype=np.int16),
+        "match_id": hands["match_id"].astype(np.int64),
+        "hand_index": hands["hand_index"].astype(np.int32),
+    }
+    labels = list(dict.fromkeys(item.seats))
+    for s, x in enumerate(seat_labels):  # codes into the item's labels; see records_table
+        cols[f"strategy_{s}"] = np.full(n, labels.index(x), dtype=np.int8)
+    for key in ("leader", "end_reason", "fish_maker", "winner", "went_out", "hand_length",
+                "turns", "draws", "passes", "redeals"):  # fmt: skip
+        cols[key] = hands[key].astype(np.int16 if key != "turns" else np.int32)
+    for key in ("points", "pips", "penalties"):
+        a = hands[key].reshape(n, -1)
+        for c in range(a.shape[1]):
+            cols[f"{key}_{c}"] = a[:, c].astype(np.int32)
+    return cols
+
+
+def records_table(records: dict, seats: Sequence[str]):
+    """A pyarrow Table of a chunk's record columns; the ``strategy_<seat>`` codes become
+    dictionary-encoded strings (the labels of ``seats``)."""
+    import pyarrow as pa
+
+    labels = pa.array(list(dict.fromkeys(seats)), type=pa.string())
+    arrays = {}
+    for key, v in records.items():
+        if key.startswith("strategy_"):
+            arrays[key] = pa.DictionaryArray.from_arrays(pa.array(v), labels)
+        else:
+            arrays[key] = pa.array(v)
+    return pa.table(arrays)
+
+
+# ---------------------------------------------------------------------------------------------
+# executors: each yields play_item results as they finish
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _InProcess:
+    def __init__(self, items):
+        self.items = items
+
+    def results(self) -> Iterator[dict]:
+        for it in self.items:
+            yield play_item(it)
+
+    def stop(self) -> None:
+        pass
+
+
+class _Pool:
+    def __init__(self, items, workers: int):
+        import multiprocess
+
+        self.pool = multiprocess.Pool(workers, initializer=_ignore_sigint)
+        self.items = items
+
+    def results(self) -> Iterator[dict]:
+        yield from self.pool.imap_unordered(play_item, self.items, chunksize=1)
+        self.pool.close()
+        self.pool.join()
+
+    def stop(self) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+
+class _Dask:
+    def __init__(self, items, workers: int, scheduler: str | None):
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ConfigError(
+                "the dask executors need dask.distributed; install it with "
+                "pip install 'dominosim[dask]' (or pip install 'dask[distributed]')"
+            ) from None
+        self.items = items
+        self.cluster = None
+        try:
+            if scheduler is None:
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                            processes=True, host="127.0.0.1",
+                                            dashboard_address=None)  # fmt: skip
+                self.client = Client(self.cluster)
+            else:
+                self.client = Client(scheduler, timeout=30)
+        except (OSError, TimeoutError, ValueError) as e:
+            self.stop()
+            where = scheduler or "a local cluster"
+            raise ConfigError(f"cannot connect to the Dask scheduler {where}: {e}") from None
+
+    def results(self) -> Iterator[dict]:
+        from dask.distributed import as_completed
+
+        ac = as_completed(self.client.map(play_item, self.items, pure=False))
+        for fut in ac:  # no list of futures is kept, so finished results are released
+            res = fut.result()
+            fut.release()
+            yield res
+
+    def stop(self) -> None:
+        for x in (getattr(self, "client", None), self.cluster):
+            if x is not None:
+                try:
+                    x.close()
+                except Exception:  # noqa: BLE001 - closing is best effort
+                    pass
+
+
+def _executor(items, workers: int, executor: str, scheduler: str | None):
+    if executor not in EXECUTORS:
+        raise ConfigError(f"--executor must be one of {', '.join(EXECUTORS)}, not '{executor}'")
+    if executor == "dask":
+        if not scheduler:
+            raise ConfigError("--executor dask needs --scheduler tcp://HOST:PORT")
+        return _Dask(items, workers, scheduler)
+    if scheduler:
+        raise ConfigError("--scheduler is only used with --executor dask")
+    if executor == "dask-local":
+        return _Dask(items, workers, None)
+    if workers <= 1 or len(items) <= 1:
+        return _InProcess(items)
+    return _Pool(items, min(workers, len(items)))
+
+
+# ---------------------------------------------------------------------------------------------
+# the parent
+
+
+def versions() -> dict:
+    """Versions of dominosim, Python and the packages a run depends on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for pkg in ("dominosim", "numpy", "pandas", "pyarrow", "multiprocess", "tqdm", "click",
+                "matplotlib", "dask", "distributed"):  # fmt: skip
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            if pkg == "dominosim":
+                from . import __version__
+
+                out[pkg] = __version__
+    return out
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+class Merger:
+    """Integer aggregates merged incrementally, keyed by (group, metric, rotation, seat, bin,
+    pair); per-group timings kept beside them (floats, not aggregates)."""
+
+    def __init__(self, n_groups: int):
+        self.agg: Counter = Counter()
+        self.cpu = [0.0] * n_groups
+        self.wall = [0.0] * n_groups
+        self.games = 0
+        self.hands = 0
+
+    def add(self, group: int, rows, timing: dict, games: int, hands: int) -> None:
+        for metric, rotation, seat, bin_, pair, value in rows:
+            self.agg[(group, metric, rotation, seat, bin_, pair)] += int(value)
+        self.cpu[group] += float(timing.get("cpu_seconds", 0.0))
+        self.wall[group] += float(timing.get("wall_seconds", 0.0))
+        self.games += int(games)
+        self.hands += int(hands)
+
+    def rows(self) -> list[tuple]:
+        return sorted((*k, v) for k, v in self.agg.items() if v)
+
+    def frame(self):
+        import pandas as pd
+
+        from .store import AGG_COLUMNS
+
+        return pd.DataFrame(self.rows(), columns=list(AGG_COLUMNS))
+
+
+def merge_finished(rd: RunDir, plan: Plan) -> tuple[Merger, set]:
+    """A Merger holding every finished chunk of a run folder."""
+    m = Merger(len(plan.rules))
+    planned = {(it.group, it.chunk) for it in plan.items}
+    done = rd.finished_chunks() & planned
+    for g, c in sorted(done):
+        a = rd.read_chunk_agg(g, c)
+        m.add(g, a["rows"], a.get("timing", {}), a.get("games", 0), a.get("hands", 0))
+    return m, done
+
+
+@dataclass
+class Session:
+    """Options of one execution (not part of the results)."""
+
+    workers: int | None = None
+    executor: str = "local"
+    scheduler: str | None = None
+    progress: bool | None = None  # None: when stderr is a terminal
+    echo: object = None  # callable(str) for status lines; default: stderr
+
+
+def _echo(session: Session, text: str) -> None:
+    if session.echo is not None:
+        session.echo(text)
+    else:
+        print(text, file=sys.stderr)
+
+
+def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
+              session: Session | None = None) -> RunDir:  # fmt: skip
+    """Create the run folder for ``exp`` and play it; returns the finished run folder."""
+    session = session or Session()
+    if session.workers is None:
+        session.workers = exp.workers
+    load_strategy_paths(exp.strategy_path)
+    for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
+        S.get(spec.name, **spec.kwargs)
+    plan = Plan.from_experiment(exp, seed)
+    rd = RunDir.create(exp.out, exp.name)
+    exp_dict = exp.to_dict()
+    exp_dict["seed"] = plan.seed
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "run_id": rd.run_id,
+        "name": plan.name,
+        "status": "running",
+        "created": _now(),
+        "source": exp.source,
+        "experiment": exp_dict,
+        "seed_drawn": seed_drawn,
+        **plan.to_manifest(),
+        "versions": versions(),
+        "timings": {"wall_seconds": 0.0, "sessions": []},
+    }
+    rd.write_manifest(manifest)
+    if seed_drawn:
+        _echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
+    _echo(session, f"run folder: {rd.path}")
+    execute(rd, plan, manifest, session)
+    return rd
+
+
+def resume_run(path, session: Session | None = None) -> RunDir:
+    """Finish the missing chunks of a run folder (a finished run is left as it is)."""
+    session = session or Session()
+    rd = RunDir.open(path)
+    manifest = rd.read_manifest()
+    plan = Plan.from_manifest(manifest)
+    if session.workers is None:
+        session.workers = manifest.get("experiment", {}).get("workers")
+    if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
+        return rd
+    load_strategy_paths(plan.strategy_paths)
+    execute(rd, plan, manifest, session)
+    return rd
+
+
+def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
+    """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs."""
+    from tqdm import tqdm
+
+    merger, done = merge_finished(rd, plan)
+    pending = [it for it in plan.items if (it.group, it.chunk) not in done]
+    total_games = sum(it.games for it in plan.items)
+    workers = session.workers or os.cpu_count() or 1
+    stop_after = os.environ.get(STOP_ENV)
+    stop_after = int(stop_after) if stop_after else None
+    t0 = time.perf_counter()
+    started = _now()
+    played_games = played_hands = written = 0
+    show = session.progress if session.progress is not None else sys.stderr.isatty()
+    bar = tqdm(total=total_games, initial=merger.games, unit="game", disable=not show,
+               file=sys.stderr, dynamic_ncols=True, smoothing=0.1)  # fmt: skip
+    ex = None
+    status = "interrupted"
+    try:
+        if pending:
+            ex = _executor(pending, workers, session.executor, session.scheduler)
+            for res in ex.results():
+                recs = res["records"]
+                table = records_table(recs, plan.seats) if recs is not None else None
+                agg_doc = {k: res[k] for k in ("group", "chunk", "games", "hands", "timing")}
+                agg_doc["rows"] = res["rows"]
+                rd.write_chunk(res["group"], res["chunk"], agg_doc, table)
+                merger.add(res["group"], res["rows"], res["timing"], res["games"], res["hands"])
+                played_games += res["games"]
+                played_hands += res["hands"]
+                written += 1
+                bar.update(res["games"])
+                if stop_after is not None and written >= stop_after and written < len(pending):
+                    raise KeyboardInterrupt
+        status = "done"
+    except KeyboardInterrupt:
+        _stop(ex)
+        bar.close()
+        _close_session(rd, manifest, started, t0, written, "interrupted")
+        n_done = len(done) + written
+        raise Interrupted(
+            f"interrupted: {n_done} of {len(plan.items)} chunks kept in {rd.path}; "
+            f"finish with: dominosim run --resume {rd.path}"
+        ) from None
+    except BaseException as e:
+        _stop(ex)
+        bar.close()
+        try:
+            _close_session(rd, manifest, started, t0, written, "failed")
+        except OutputError:
+            pass
+        if isinstance(e, DominosimError | OSError):
+            if isinstance(e, OSError):
+                raise OutputError(f"cannot write the run folder {rd.path}: {e}") from None
+        raise
+    finally:
+        _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
+        bar.close()
+    wall = time.perf_counter() - t0
+    finish(rd, plan, manifest, merger)
+    _close_session(rd, manifest, started, t0, written, status)
+    rate = played_games / wall if wall > 0 else 0.0
+    _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "
+                   f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
+
+
+def _stop(ex) -> None:
+    if ex is not None:
+        try:
+            ex.stop()
+        except Exception:  # noqa: BLE001 - stopping is best effort
+            pass
+
+
+def _close_session(rd: RunDir, manifest: dict, started: str, t0: float, chunks: int,
+                   status: str) -> None:  # fmt: skip
+    wall = time.perf_counter() - t0
+    timings = manifest.setdefault("timings", {"wall_seconds": 0.0, "sessions": []})
+    timings["sessions"].append({"started": started, "ended": _now(), "wall_seconds": wall,
+                                "chunks": chunks, "status": status})  # fmt: skip
+    timings["wall_seconds"] = sum(s["wall_seconds"] for s in timings["sessions"])
+    manifest["status"] = status
+    rd.write_manifest(manifest)
+
+
+def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger) -> None:
+    """Write aggregates.parquet, the group timings, report.md, summary.csv and plots."""
+    from . import report as RP
+
+    rd.write_aggregates(merger.rows())
+    manifest["group_timings"] = [
+        {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
+        for g in range(len(plan.rules))
+    ]
+    manifest["games_played"] = merger.games
+    manifest["hands_played"] = merger.hands
+    manifest["status"] = "done"
+    rd.write_manifest(manifest)
+    data = RP.build(manifest, merger.frame(), run_dir=rd.path)
+    rd.write_outputs(RP.render_markdown(data), RP.summary_csv(data))
+    try:
+        from . import plots
+
+        with output_errors(str(rd.path / "plots")):
+            plots.write_plots(data, merger.frame(), rd.plots_dir())
+    except ImportError:  # matplotlib missing: the report stands without figures
+        pass

@@ -1,0 +1,255 @@
+"""`dominosim run` / `dominosim report` and the runner, in-process through click's test runner.
+
+Metamorphic checks (DESIGN §10, Axelrod): 1 worker equals 2 workers, chunk size does not
+matter, an interrupted run resumed equals an uninterrupted one, Dask equals the local pool.
+"""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import dominosim
+from dominosim.cli import main
+from dominosim.runner import STOP_ENV, rotations_of, seating
+
+BASE = ["--variant", "fives", "--strategies", "random,heaviest", "--games", "40", "--seed", "5"]
+VOLATILE = ("run_id", "run_dir", "hands_per_second", "chunks")
+
+
+def strip(d):
+    """The report without what may differ between two runs of the same experiment."""
+    if isinstance(d, dict):
+        return {k: strip(v) for k, v in d.items()
+                if not k.endswith("_seconds") and k not in VOLATILE}  # fmt: skip
+    if isinstance(d, list):
+        return [strip(x) for x in d]
+    return d
+
+
+def invoke(args, **kw):
+    r = CliRunner().invoke(main, args, **kw)
+    return r
+
+
+def run_json(tmp_path, *extra, base=BASE, sub="r"):
+    r = invoke(["run", *base, "--out", str(tmp_path / sub), "--json", *extra])
+    assert r.exit_code == 0, r.output + r.stderr
+    data = json.loads(r.stdout)
+    return data, Path(data["run_dir"])
+
+
+def aggregates(run_dir: Path) -> pd.DataFrame:
+    return pd.read_parquet(run_dir / "aggregates.parquet")
+
+
+def test_rotations():
+    assert rotations_of(("a", "b"), True) == (0, 1)
+    assert rotations_of(("a", "a"), True) == (0,)
+    assert rotations_of(("a", "b"), False) == (0,)
+    assert rotations_of(("a", "b", "a", "b"), True) == (0, 1)
+    assert rotations_of(("a", "a", "b"), True) == (0, 1, 2)
+    assert seating(("a", "b", "c"), 1) == ("c", "a", "b")
+
+
+def test_workers_and_chunk_size_do_not_change_results(tmp_path):
+    one, d1 = run_json(tmp_path, "--workers", "1", "--chunk-size", "6", sub="a")
+    two, d2 = run_json(tmp_path, "--workers", "2", "--chunk-size", "6", sub="b")
+    big, d3 = run_json(tmp_path, "--workers", "1", "--chunk-size", "1000", sub="c")
+    assert one["chunks"] == 7 and big["chunks"] == 1
+    assert strip(one) == strip(two) == strip(big)
+    a = aggregates(d1)
+    pd.testing.assert_frame_equal(a, aggregates(d2))
+    pd.testing.assert_frame_equal(a, aggregates(d3))
+    assert a["value"].dtype == "int64"
+    # the records are the same too, chunk by chunk or all at once
+    r1 = dominosim.load(d1).records
+    r3 = dominosim.load(d3).records
+    key = ["group", "rotation", "match_id", "hand_index"]
+    r1 = r1.sort_values(key, ignore_index=True)
+    r3 = r3.sort_values(key, ignore_index=True)
+    pd.testing.assert_frame_equal(r1, r3, check_categorical=False)
+    assert len(r1) == one["groups"][0]["hands"]
+    assert one["games_per_group"] == 40 and one["groups"][0]["matches"] == 40
+
+
+def test_resume_after_interrupt_equals_uninterrupted(tmp_path, monkeypatch):
+    full, dfull = run_json(tmp_path, "--workers", "1", "--chunk-size", "8", sub="full")
+    monkeypatch.setenv(STOP_ENV, "2")
+    r = invoke(["run", *BASE, "--workers", "2", "--chunk-size", "8",
+                "--out", str(tmp_path / "cut")])  # fmt: skip
+    assert r.exit_code == 130, r.output + r.stderr
+    err = r.stderr.strip().splitlines()[-1]
+    assert err.startswith("error: interrupted: 2 of 5 chunks kept in ")
+    assert "Traceback" not in r.output
+    run_dir = Path(err.split("kept in ")[1].split(";")[0])
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "interrupted"
+    assert len(list((run_dir / "chunks").glob("*.agg.json"))) == 2
+    monkeypatch.delenv(STOP_ENV)
+    r = invoke(["run", "--resume", str(run_dir), "--json", "--workers", "2"])
+    assert r.exit_code == 0, r.output + r.stderr
+    resumed = json.loads(r.stdout)
+    assert strip(resumed) == strip(full)
+    pd.testing.assert_frame_equal(aggregates(run_dir), aggregates(dfull))
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "done"
+    # a finished run: --resume prints the report again, and so does `report`
+    again = invoke(["run", "--resume", str(run_dir), "--json"])
+    assert again.exit_code == 0
+    assert strip(json.loads(again.stdout)) == strip(full)
+    rep = invoke(["report", str(run_dir), "--json"])
+    assert rep.exit_code == 0
+    assert json.loads(rep.stdout) == json.loads(again.stdout)
+
+
+GROUP_KEYS = {"variant", "options", "players", "hands", "matches", "blocked_rate",
+              "mean_hand_length", "mean_turns", "leader_win_rate", "points_sense",
+              "hands_per_second", "wall_seconds", "strategies"}  # fmt: skip
+STRATEGY_KEYS = {"strategy", "hand_win_rate", "hand_win_ci", "match_win_rate", "match_win_ci",
+                 "mean_points"}  # fmt: skip
+
+
+def test_report_json_keys_files_and_text(tmp_path):
+    data, run_dir = run_json(tmp_path, "--workers", "1", "--set", "fives.reserve_k=0,2")
+    assert {"groups", "run_id", "seed", "games_per_group"} <= set(data)
+    assert [g["label"] for g in data["groups"]] == ["fives", "fives[reserve_k=2]"]
+    for g in data["groups"]:
+        assert GROUP_KEYS <= set(g)
+        assert g["points_sense"] == "higher" and g["options"] in ({}, {"reserve_k": 2})
+        assert g["hands_per_second"] > 0
+        assert [s["strategy"] for s in g["strategies"]] == ["random", "heaviest"]
+        for s in g["strategies"]:
+            assert STRATEGY_KEYS <= set(s)
+            lo, hi = s["hand_win_ci"]
+            assert 0 <= lo <= s["hand_win_rate"] <= hi <= 1
+        assert g["paired"] and g["paired"][0]["deals"] == 20
+    # same deals in both option groups (paired option groups): hand 0 of every match is dealt
+    # identically, so the leader of hand 0 is the same
+    rec = dominosim.load(run_dir).records
+    h0 = rec[rec.hand_index == 0].sort_values(["rotation", "match_id"])
+    assert (h0[h0.group == 0].leader.to_numpy() == h0[h0.group == 1].leader.to_numpy()).all()
+    for name in ("manifest.json", "aggregates.parquet", "summary.csv", "report.md",
+                 "plots/win_rates.png", "plots/hand_length.png"):  # fmt: skip
+        assert (run_dir / name).is_file(), name
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["seed"] == 5 and manifest["status"] == "done"
+    assert manifest["groups"][1]["rules"]["reserve_k"] == 2
+    text = invoke(["report", str(run_dir)])
+    assert text.exit_code == 0 and "paired" in text.stdout and "fives[reserve_k=2]" in text.stdout
+
+
+def test_seed_drawn_when_absent_and_records_none(tmp_path):
+    r = invoke(["run", "--variant", "classic", "--games", "4", "--records", "none",
+                "--workers", "1", "--out", str(tmp_path)])  # fmt: skip
+    assert r.exit_code == 0, r.output + r.stderr
+    assert "seed: " in r.stderr and "drawn" in r.stderr
+    run_dir = next((tmp_path / "classic").iterdir())
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["seed_drawn"] is True and isinstance(manifest["seed"], int)
+    assert not list((run_dir / "chunks").glob("*.parquet"))
+    assert list((run_dir / "chunks").glob("*.agg.json"))
+    assert "played 4 games" in r.stderr
+
+
+def test_blind_falls_back_to_the_reference_engine(tmp_path):
+    data, _ = run_json(tmp_path, "--workers", "1",
+                       base=["--variant", "blind", "--games", "6", "--seed", "1"])  # fmt: skip
+    g = data["groups"][0]
+    assert g["matches"] == 6 and g["hands"] >= 6
+
+
+def test_api_run_and_load(tmp_path):
+    rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=10, seed=2,
+                        workers=1, out=str(tmp_path), unit="hand", echo=lambda s: None)  # fmt: skip
+    g = rep["groups"][0]
+    assert g["hands"] == g["matches"] == 10
+    data = dominosim.load(rep["run_dir"])
+    assert len(data.records) == 10
+    assert set(data.aggregates.columns) == {"group", "metric", "rotation", "seat", "bin", "pair",
+                                            "value"}  # fmt: skip
+    assert data.report["groups"][0]["hands"] == 10
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "start"),
+    [
+        (["--variant", "fivs"], 3, "error: unknown variant 'fivs'"),
+        (["--variant", "fives", "--strategies", "gready"], 4, "error: unknown strategy 'gready'"),
+        (["--variant", "fives", "--games", "0"], 2, "error: --games must be an integer >= 1"),
+        (["--variant", "fives", "--executor", "dask"], 2, "error: --executor dask needs"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, args, code, start):
+    r = invoke(["run", *args, "--workers", "1", "--out", str(tmp_path)])
+    assert r.exit_code == code, r.output + r.stderr
+    assert r.stdout == ""
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith(start), r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_unwritable_out_is_output_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = invoke(["run", "--variant", "fives", "--games", "2", "--seed", "1", "--workers", "1",
+                "--out", str(blocker / "sub")])  # fmt: skip
+    assert r.exit_code == 5, r.output + r.stderr
+    assert r.stderr.startswith("error: cannot write ") and r.stderr.count("\n") == 1
+
+
+def test_report_of_a_folder_that_is_not_a_run(tmp_path):
+    r = invoke(["report", str(tmp_path)])
+    assert r.exit_code == 5
+    assert "is not a run folder" in r.stderr
+
+
+USER_STRATEGY = '''"""first-legal: the first legal action (a test strategy)."""
+
+import numpy as np
+
+from dominosim.strategy import Strategy, register
+
+
+@register
+class FirstLegal(Strategy):
+    name = "first-legal"
+    params = {}
+
+    def choose_one(self, obs, legal, key):
+        return legal[0]
+
+    def choose(self, obs, legal, keys):
+        return legal.action_at(np.zeros(len(keys), dtype=np.int64))
+'''
+
+
+def test_dask_local_cluster_equals_local(tmp_path):
+    """Dask workers (separate processes) load the user strategy file by its path."""
+    pytest.importorskip("dask.distributed")
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "first_legal.py").write_text(USER_STRATEGY)
+    base = ["--variant", "fives", "--strategies", "first-legal,random", "--games", "20",
+            "--seed", "4", "--chunk-size", "6", "--strategy-path", str(folder)]  # fmt: skip
+    local, _ = run_json(tmp_path, "--workers", "2", base=base, sub="l")
+    dask, _ = run_json(tmp_path, "--executor", "dask-local", "--workers", "2", base=base, sub="d")
+    assert strip(dask) == strip(local)
+    assert [s["strategy"] for s in local["groups"][0]["strategies"]] == ["first-legal", "random"]
+
+
+def test_dask_scheduler_address(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    local, _ = run_json(tmp_path, "--workers", "1", "--chunk-size", "10", sub="l")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=":0") as cluster:  # fmt: skip
+        dask, _ = run_json(tmp_path, "--executor", "dask", "--scheduler",
+                           cluster.scheduler_address, "--chunk-size", "10", sub="d")  # fmt: skip
+    assert strip(dask) == strip(local)
+
+
+def test_resume_takes_no_experiment_flags(tmp_path):
+    r = invoke(["run", "--resume", str(tmp_path), "--games", "10"])
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: --resume continues a run") and r.stderr.count("\n") == 1
