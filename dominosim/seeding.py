@@ -43,18 +43,36 @@ def key(seed: int, *coords: int) -> int:
     return h
 
 
+_G = np.uint64(GOLDEN)
+_M1 = np.uint64(MUL1)
+_M2 = np.uint64(MUL2)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
 def splitmix64_np(x: np.ndarray) -> np.ndarray:
     """Vectorized :func:`splitmix64` over a uint64 array (wrapping arithmetic)."""
-    with np.errstate(over="ignore"):
-        z = x + np.uint64(GOLDEN)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(MUL1)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(MUL2)
-    return z ^ (z >> np.uint64(31))
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return np.asarray(splitmix64(int(x)), dtype=np.uint64)
+    z = x + _G  # array arithmetic wraps silently; only scalars would warn
+    t = z >> _S30
+    z ^= t
+    z *= _M1
+    np.right_shift(z, _S27, out=t)
+    z ^= t
+    z *= _M2
+    np.right_shift(z, _S31, out=t)
+    z ^= t
+    return z
 
 
 def key_np(seed: int, *coords) -> np.ndarray:
     """Vectorized :func:`key`: each coordinate is a scalar or an integer array (broadcast)."""
-    h = splitmix64_np(np.asarray(seed & M64, dtype=np.uint64))
+    h = splitmix64(seed & M64)
+    coords = list(coords)
+    while coords and np.ndim(coords[0]) == 0:  # leading scalar coordinates: Python ints
+        h = splitmix64(h ^ (int(coords.pop(0)) & M64))
+    h = np.asarray(h, dtype=np.uint64)
     for c in coords:
         c = np.asarray(c)
         if c.dtype != np.uint64:
@@ -81,10 +99,13 @@ def shuffle(seed: int, players: int, match: int, hand: int, attempt: int = 0) ->
 def shuffle_np(seed: int, players: int, match, hand, attempt=0) -> np.ndarray:
     """Vectorized :func:`shuffle`: ``[B, 28]`` tile orders for arrays of coordinates."""
     match = np.atleast_1d(np.asarray(match))
-    i = np.arange(28)
-    keys = key_np(seed, DEAL, players, match[:, None], np.asarray(hand)[..., None],
-                  np.asarray(attempt)[..., None], i[None, :])  # fmt: skip
+    h = key_np(seed, DEAL, players, match, np.asarray(hand), np.asarray(attempt))
+    h = np.broadcast_to(h, match.shape)
+    keys = splitmix64_np(h[:, None] ^ _IDX28)
     return np.argsort(keys, axis=1, kind="stable")
+
+
+_IDX28 = np.arange(28, dtype=np.uint64)
 
 
 def lot(seed: int, players: int, match: int, hand: int, attempt: int = 0) -> int:

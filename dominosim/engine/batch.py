@@ -61,6 +61,11 @@ class BatchEngine:
         self.r = rules
         self.seed = int(seed)
         self.strategies = list(strategies)
+        groups: dict[int, tuple] = {}
+        for seat, st in enumerate(self.strategies):
+            groups.setdefault(id(st), (st, []))[1].append(seat)
+        self._strategy_groups = list(groups.values())
+        self._one_strategy = self.strategies[0] if len(groups) == 1 else None
         self.queue = np.asarray(list(match_ids), dtype=np.int64)
         self.next_q = 0
         self.unit = unit
@@ -79,43 +84,51 @@ class BatchEngine:
         self.active = np.zeros(B, dtype=bool)
         self.match = z(B)
         self.hand_idx = z(B)
-        self.attempt = z(B)
+        self.skey = z(B, dt=np.uint64)  # key(seed, STRATEGY, match, hand) of each slot
+        # per-hand scalar fields: rows of one [F, B] block, so a deal resets them in one write
+        h0 = P * rules.hand_size
+        send0 = (
+            (28 - rules.reserve_k) if (rules.stock_in_play and rules.draw_mode != "none") else h0
+        )
+        hand_fields = (("attempt", 0), ("sp", h0), ("send", max(send0, h0)), ("spin", -1),
+                       ("cov", 0), ("ntable", 0), ("first", -1), ("table", 0), ("decision", 0),
+                       ("last_placer", -1), ("hand_length", 0), ("turns", 0), ("draws", 0),
+                       ("passes", 0), ("end_reason", -1), ("fish", -1), ("winner", -1),
+                       ("went_out", -1))  # fmt: skip
+        self._hblk = np.zeros((len(hand_fields), B), dtype=np.int64)
+        self._htmpl = np.array([f for _, f in hand_fields], dtype=np.int64)[:, None]
+        for i, (name, fill) in enumerate(hand_fields):
+            self._hblk[i] = fill
+            setattr(self, name, self._hblk[i])
+        self._bblk = np.zeros((2, B), dtype=bool)
+        self.over, self.target_hit = self._bblk[0], self._bblk[1]
         self.hands = z(B, P, dt=np.uint64)
+        self._hflat = self.hands.reshape(-1)  # hands[g, s] is _hflat[g * P + s]
         self.stock = z(B, 28)
-        self.sp = z(B)
-        self.send = z(B)
+        self.spref = z(B, 29, dt=np.uint64)  # spref[g, j]: packed tiles of stock[g, :j]
+        self._spflat = self.spref.reshape(-1)
+        # posm[g, v]: bit j set where stock[g, j] carries value v (column 7: none)
+        self.posm = z(B, 8)
+        self._posflat = self.posm.reshape(-1)
+        self._next_seat = np.array([(s + 1) % P for s in range(P)], dtype=np.int64)
+        self._flags = rules.may_draw_when_able or rules.bergen_voluntary
         self.vals = z(B, self.NP, fill=-1)
         self.dbl = z(B, self.NP, dt=bool)
+        self._vflat = self.vals.reshape(-1)
+        self._dflat = self.dbl.reshape(-1)
         self.alg = z(B, self.NP, dt=bool)
         self.armv = z(B, 4, fill=-1)
         self.armd = z(B, 4, dt=bool)
-        self.spin = z(B, fill=-1)
-        self.cov = z(B)
-        self.ntable = z(B)
-        self.first = z(B, fill=-1)
-        self.table = z(B)  # 28-bit mask of tiles on the table
         self.to_move = z(B)
         self.leader = z(B)
         self.lead_tile = z(B, fill=-1)
         self.phase = z(B, fill=DONE)
-        self.decision = z(B)
-        self.last_placer = z(B, fill=-1)
         self.scores = z(B, self.npoints)
         self.points = z(B, self.npoints)
         self.penalties = z(B, P)
         self.voids = z(B, P)
-        self.hand_length = z(B)
-        self.turns = z(B)
-        self.draws = z(B)
-        self.passes = z(B)
-        self.over = z(B, dt=bool)
-        self.target_hit = z(B, dt=bool)  # a score event reached the target (§1.14)
         self.dry = z(B, dt=bool)
         self.losers = z(B)  # kozel: bit mask of goat sides
-        self.end_reason = z(B, fill=-1)
-        self.fish = z(B, fill=-1)
-        self.winner = z(B, fill=-1)
-        self.went_out = z(B, fill=-1)
         self.end_pips = z(B, self.S)
         # kozel's book
         self.written = z(B, self.S, fill=-1)
@@ -162,12 +175,18 @@ class BatchEngine:
         e.active[g] = True
         e.match[g] = [p.get("match_id", i) for i, p in enumerate(positions)]
         e.hand_idx[g] = [p.get("hand_index", 0) for p in positions]
+        e.skey[g] = seeding.key_np(seed, seeding.STRATEGY, e.match[g], e.hand_idx[g])
         for i, p in enumerate(positions):
             e.hands[i] = TB.pack(p["hands"]) if len(p["hands"]) else 0
             stock = list(p.get("stock", ()))
             e.stock[i, :] = -1
             e.stock[i, 28 - len(stock) :] = stock
             e.sp[i] = 28 - len(stock)
+            e.spref[i, 1:] = np.bitwise_or.accumulate(TB.PACK_X[e.stock[i]])
+            for j, t in enumerate(e.stock[i]):
+                if t >= 0:
+                    e.posm[i, TB.TILE_LOW[t]] |= 1 << j
+                    e.posm[i, TB.TILE_HIGH[t]] |= 1 << j
             drawable = rules.stock_in_play and rules.draw_mode != "none"
             e.send[i] = max(e.sp[i], 28 - rules.reserve_k) if drawable else e.sp[i]
             e.to_move[i] = p["to_move"]
@@ -188,8 +207,9 @@ class BatchEngine:
     def step(self) -> None:
         """Advance every active game by one decision point."""
         ph = self.phase
-        for phase, fn in ((LEAD, self._lead), (TURN, self._turn), (MAYDRAW, self._maydraw),
-                          (AFTERDRAW, self._afterdraw)):  # fmt: skip
+        phases = ((LEAD, self._lead), (TURN, self._turn), (MAYDRAW, self._maydraw),
+                  (AFTERDRAW, self._afterdraw))  # fmt: skip
+        for phase, fn in phases if self._flags else phases[:2]:
             g = np.flatnonzero(self.active & (ph == phase) & ~self.over)
             if len(g):
                 fn(g)
@@ -237,7 +257,9 @@ class BatchEngine:
     def _deal(self, g: np.ndarray, first: bool) -> None:
         r, P = self.r, self.P
         h = r.hand_size
-        self.attempt[g] = 0
+        self._hblk[:, g] = self._htmpl
+        self._bblk[:, g] = False
+        self.skey[g] = seeding.key_np(self.seed, seeding.STRATEGY, self.match[g], self.hand_idx[g])
         order = seeding.shuffle_np(self.seed, P, self.match[g], self.hand_idx[g], 0)
         hands = self._pack_hands(order, h)
         if r.kozel_redeal:
@@ -245,40 +267,28 @@ class BatchEngine:
             while bad.any():
                 rows = np.flatnonzero(bad)
                 self.attempt[g[rows]] += 1
-                order[rows] = seeding.shuffle_np(self.seed, P, self.match[g[rows]],
-                                                 self.hand_idx[g[rows]], self.attempt[g[rows]])
+                order[rows] = seeding.shuffle_np(
+                    self.seed, P, self.match[g[rows]], self.hand_idx[g[rows]], self.attempt[g[rows]]
+                )
                 hands[rows] = self._pack_hands(order[rows], h)
                 bad = self._kozel_bad(hands)
         self.hands[g] = hands
         self.stock[g] = order
-        self.sp[g] = P * h
-        self.send[g] = (28 - r.reserve_k) if (r.stock_in_play and r.draw_mode != "none") else P * h
-        self.send[g] = np.maximum(self.send[g], self.sp[g])
-        self.vals[g] = -1
-        self.dbl[g] = False
-        self.alg[g] = False
-        self.armv[g] = -1
-        self.armd[g] = False
-        self.spin[g] = -1
-        self.cov[g] = 0
-        self.ntable[g] = 0
-        self.first[g] = -1
-        self.table[g] = 0
-        self.decision[g] = 0
-        self.last_placer[g] = -1
-        self.points[g] = 0
-        self.penalties[g] = 0
-        self.voids[g] = 0
-        self.hand_length[g] = 0
-        self.turns[g] = 0
-        self.draws[g] = 0
-        self.passes[g] = 0
-        self.over[g] = False
-        self.target_hit[g] = False
-        self.end_reason[g] = -1
-        self.fish[g] = -1
-        self.winner[g] = -1
-        self.went_out[g] = -1
+        self.spref[g, 1:] = np.bitwise_or.accumulate(TB.PACK[order], axis=1)
+        pb = np.empty(order.shape)
+        np.put_along_axis(pb, order, _POW28[None, :], axis=1)
+        self.posm[g] = (pb @ _TILE_VALS_F).astype(np.int64)  # exact: sums of distinct 2**j
+        # (the per-hand scalar fields were reset above, from the template)
+        _reset_rows(self._vflat, g, self.NP, -1)
+        _reset_rows(self._dflat, g, self.NP, False)
+        if r.inline_double_counts_single:  # otherwise never set
+            self.alg[g] = False
+        if r.layout == "spinner":  # otherwise never read
+            self.armv[g] = -1
+            self.armd[g] = False
+        _reset_rows(self.points.reshape(-1), g, self.npoints, 0)
+        _reset_rows(self.penalties.reshape(-1), g, P, 0)
+        _reset_rows(self.voids.reshape(-1), g, P, 0)
         if self.log:
             for i in g:
                 o = [int(t) for t in self.stock[i]]
@@ -335,25 +345,26 @@ class BatchEngine:
         return np.where(held.any(axis=1), held.argmax(axis=1), -1)
 
     def _lead_by_double(self, g, highest: bool, order=None):
-        n = len(g)
-        seat = np.full(n, -1, dtype=np.int64)
-        tile = np.full(n, -1, dtype=np.int64)
+        """The first tile of a priority order (doubles, then non-doubles) held by any seat."""
         doubles = list(order if order is not None else [TB_DOUBLES[v] for v in range(7)])
         if highest:
             doubles.reverse()
-        for d in doubles:
-            s = self._holder(g, np.full(n, d))
-            here = (seat < 0) & (s >= 0)
-            seat[here] = s[here]
-            tile[here] = d
-        nd = NONDOUBLES_DESC if highest else NONDOUBLES_ASC
-        for t in nd:
-            if (seat >= 0).all():
-                break
-            s = self._holder(g, np.full(n, t))
-            here = (seat < 0) & (s >= 0)
-            seat[here] = s[here]
-            tile[here] = t
+        prio = tuple(doubles) + tuple(NONDOUBLES_DESC if highest else NONDOUBLES_ASC)
+        tabs, prio_arr = _prio_tables(prio)
+        hands = np.take(self.hands, g, axis=0)
+        union = hands[:, 0]
+        for s in range(1, self.P):
+            union = union | hands[:, s]
+        held = TB.mask28_of(union)
+        ranks = tabs[0][held & 0x7F]
+        for part in range(1, 4):
+            ranks |= tabs[part][(held >> (7 * part)) & 0x7F]
+        first = np.bitwise_count((ranks & -ranks) - 1).astype(np.int64)
+        tile = np.where(ranks != 0, prio_arr[np.minimum(first, len(prio_arr) - 1)], -1)
+        bits = TB.PACK_X[tile]
+        seat = np.full(len(g), -1, dtype=np.int64)
+        for s in reversed(range(self.P)):
+            seat = np.where((hands[:, s] & bits) != 0, s, seat)
         return seat, tile
 
     def _lot(self, g):
@@ -448,39 +459,71 @@ class BatchEngine:
     # ------------------------------------------------------------------------------------------
     # positions, legal actions, decisions
     # ------------------------------------------------------------------------------------------
-    def _masks(self, g, seats):
+    def _masks(self, g, seats, vals=None, h=None):
         """[n, K] 7-bit masks of the seat's tiles fitting each open slot."""
-        vals = self.vals[g]
-        h = self.hands[g, seats]
-        shift = (np.maximum(vals, 0) * 8).astype(np.uint64)
-        m = ((h[:, None] >> shift) & U64(0x7F)).astype(np.int64)
-        return np.where(vals >= 0, m, 0)
+        if vals is None:
+            vals = np.take(self.vals, g, axis=0)
+        if h is None:
+            h = np.take(self._hflat, g * self.P + seats)
+        # a closed slot (-1) reads byte 7 of the hand, always empty; built column by column
+        # (contiguous columns: much faster in numpy than [n, K] broadcasting)
+        K = vals.shape[1]
+        out = np.empty((K, len(h)), dtype=np.int64)
+        for k in range(K):
+            np.bitwise_and(h >> np.take(TB.SHIFT_OF, vals[:, k]), _7F, out=out[k], casting="unsafe")
+        return out.T
+
+    def _inc(self, g, *arrays):
+        """``a[g] += 1`` for each array; through a dense mask when g is most of the batch."""
+        if len(g) * 3 > self.B:
+            m = np.zeros(self.B, dtype=np.int64)
+            m[g] = 1
+            for a in arrays:
+                a += m
+        else:
+            for a in arrays:
+                a[g] += 1
 
     def _drawable(self, g):
         return self.send[g] - self.sp[g]
 
-    def _observe(self, g, seats, phase_name):
-        return BatchObservation(self, g, seats, phase_name)
+    def _observe(self, g, seats, phase_name, decision=None):
+        return BatchObservation(self, g, seats, phase_name, decision)
 
     def _decide(self, g, seats, legal: Legal, phase_name="play"):
         """Actions for decisions ``g`` (asks strategies only where 2+ actions are legal)."""
         counts = legal.counts()
-        acts = legal.action_at(np.zeros(len(g), dtype=np.int64))
-        ask = np.flatnonzero(counts >= 2)
-        if len(ask):
-            ga, sa = g[ask], seats[ask]
-            keys = seeding.key_np(self.seed, seeding.STRATEGY, self.match[ga], self.hand_idx[ga],
-                                  self.decision[ga], sa)  # fmt: skip
-            sub = legal.take(ask)
-            obs = self._observe(ga, sa, phase_name)
-            self.decision[ga] += 1
-            for strat_id in np.unique([id(self.strategies[s]) for s in sa]):
-                sel = np.flatnonzero(
-                    np.array([id(self.strategies[s]) == strat_id for s in sa], dtype=bool)
-                )
-                strat = self.strategies[int(sa[sel[0]])]
-                chosen = self._call(strat, obs.take(sel), sub.take(sel), keys[sel])
-                acts[ask[sel]] = chosen
+        many = counts >= 2
+        ask = np.flatnonzero(many)
+        n = len(g)
+        if len(ask) == n:
+            acts = np.empty(n, dtype=np.int64)
+            ga, sa, sub = g, seats, legal
+        else:
+            acts = np.full(n, -1, dtype=np.int64)
+            one = np.flatnonzero(counts == 1)
+            if len(one):  # the only legal action
+                acts[one] = legal.take(one).action_at(np.zeros(len(one), dtype=np.int64))
+            if not len(ask):
+                return acts
+            ga, sa, sub = g[ask], seats[ask], legal.take(ask)
+        dec = self.decision[ga]
+        h = seeding.splitmix64_np(self.skey[ga] ^ dec.view(U64))
+        h ^= sa.view(U64)
+        keys = seeding.splitmix64_np(h)
+        obs = self._observe(ga, sa, phase_name, dec)
+        if self._one_strategy is not None:
+            chosen = self._call(self._one_strategy, obs, sub, keys)
+        else:
+            chosen = np.empty(len(ga), dtype=np.int64)
+            for strat, seat_list in self._strategy_groups:
+                sel = np.flatnonzero(np.isin(sa, seat_list))
+                if len(sel):
+                    chosen[sel] = self._call(strat, obs.take(sel), sub.take(sel), keys[sel])
+        self.decision[ga] = dec + 1
+        if len(ask) == n:
+            return chosen
+        acts[ask] = chosen
         return acts
 
     def _call(self, strat, obs, legal: Legal, keys):
@@ -503,11 +546,17 @@ class BatchEngine:
             )
         return a
 
-    def _legal(self, g, seats, draw=None, pass_=None):
+    def _legal(self, g, seats, draw=None, pass_=None, masks=None, vals=None):
         n = len(g)
         f = np.zeros(n, dtype=bool)
-        return Legal(self.vals[g], self._masks(g, seats), self.r.inline_double_counts_single,
-                     None, f if draw is None else draw, f if pass_ is None else pass_, f)  # fmt: skip
+        if vals is None:
+            vals = np.take(self.vals, g, axis=0)
+        if masks is None:
+            masks = self._masks(g, seats, vals)
+        legal = Legal(vals, masks, self.r.inline_double_counts_single,
+                      None, f if draw is None else draw, f if pass_ is None else pass_, f)  # fmt: skip
+        legal._no_flags = draw is None and pass_ is None
+        return legal
 
     # ------------------------------------------------------------------------------------------
     # phases
@@ -531,72 +580,100 @@ class BatchEngine:
     def _turn(self, g):
         r = self.r
         seats = self.to_move[g]
-        self.turns[g] += 1
-        masks = self._masks(g, seats)
-        has = masks.any(axis=1)
-        voluntary = (r.may_draw_when_able or r.bergen_voluntary)
-        vol = has & (self._drawable(g) > 0) if voluntary else np.zeros(len(g), dtype=bool)
+        self._inc(g, self.turns)
+        vals = np.take(self.vals, g, axis=0)
+        masks = self._masks(g, seats, vals)
+        mT = masks.T  # [K, n], rows contiguous
+        has = mT[0] != 0
+        for k in range(1, len(mT)):
+            has |= mT[k] != 0
+        if self._flags and (r.may_draw_when_able or r.bergen_voluntary):
+            vol = has & (self._drawable(g) > 0)
+        else:
+            vol = None
         # voluntary draw offered: may_draw_when_able -> MAYDRAW handles it; bergen -> here
-        if vol.any():
+        if vol is not None and vol.any():
             gv = g[vol]
             if r.may_draw_when_able:
                 self.phase[gv] = MAYDRAW  # handled by _maydraw later in this step
             else:
                 self._bergen_offer(gv, seats[vol])
-        forced = has & ~vol
-        if forced.any():
-            gf, sf = g[forced], seats[forced]
-            self._place_and_end_turn(gf, sf, self._decide(gf, sf, self._legal(gf, sf)))
-        none = ~has
-        if none.any():
-            self._forced_draws(g[none], seats[none])
+            forced = has & ~vol
+        else:
+            forced = has
+        if forced.all():
+            legal = self._legal(g, seats, masks=masks, vals=vals)
+            self._place_and_end_turn(g, seats, self._decide(g, seats, legal), True)
+            return
+        f = np.flatnonzero(forced)
+        if len(f):
+            gf, sf = g[f], seats[f]
+            legal = self._legal(gf, sf, masks=np.take(masks, f, axis=0),
+                                vals=np.take(vals, f, axis=0))  # fmt: skip
+            self._place_and_end_turn(gf, sf, self._decide(gf, sf, legal), True)
+        none = np.flatnonzero(~has)
+        if len(none):
+            self._forced_draws(g[none], seats[none], np.take(vals, none, axis=0))
 
-    def _place_and_end_turn(self, g, seats, acts):
+    def _place_and_end_turn(self, g, seats, acts, in_turn: bool = False):
         self._place(g, seats, acts)
-        self._end_turn(g, seats)
+        self._end_turn(g, seats, in_turn)
 
-    def _end_turn(self, g, seats):
-        cont = ~self.over[g]
-        self.to_move[g[cont]] = (seats[cont] + 1) % self.P
-        self.phase[g[cont]] = TURN
+    def _end_turn(self, g, seats, in_turn: bool = False):
+        # a finished game's to_move and phase are not read before it is dealt again
+        self.to_move[g] = self._next_seat[seats]
+        if not in_turn:
+            self.phase[g] = TURN
 
-    def _forced_draws(self, g, seats):
-        """Nothing playable: the drawing mode applies (§1.7)."""
+    def _forced_draws(self, g, seats, vals=None):
+        """Nothing playable: the drawing mode applies (§1.7).
+
+        Every draw of the turn at once: the stock order is fixed, so the seat draws up to the
+        first tile that fits (or the limit, or the last drawable tile)."""
         r = self.r
-        vm = self._valmask(g)
+        if vals is None:
+            vals = np.take(self.vals, g, axis=0)
+        vm = self._valmask(g, vals)
         n = len(g)
-        drawn = np.zeros(n, dtype=np.int64)
-        placed_rows = np.zeros(n, dtype=bool)
         if r.draw_mode != "none":
-            limit = 1 if r.draw_mode == "one" else (r.max_draws or 10**9)
-            drawing = np.ones(n, dtype=bool)
-            while True:
-                drawing &= (drawn < limit) & (self._drawable(g) > 0)
-                rows = np.flatnonzero(drawing)
-                if not len(rows):
-                    break
-                gr, sr = g[rows], seats[rows]
-                t = self.stock[gr, self.sp[gr]]
-                self.sp[gr] += 1
-                self.hands[gr, sr] |= TB.PACK[t]
-                self.draws[gr] += 1
-                drawn[rows] += 1
-                if self.log:
-                    for i, s, tt in zip(gr, sr, t, strict=True):
-                        self._ev(i, type="draw", seat=int(s), tile=int(tt))
-                fit = (vm[rows] >> TB.TILE_LOW[t] & 1) | (vm[rows] >> TB.TILE_HIGH[t] & 1)
-                fit = fit.astype(bool)
-                placed_rows[rows[fit]] = True
-                drawing[rows[fit]] = False
-        kept = drawn - placed_rows
-        self._reveal(g, seats, vm, kept > 0)
-        pr = np.flatnonzero(placed_rows)
+            limit = 1 if r.draw_mode == "one" else (r.max_draws or 28)
+            sp = self.sp[g]
+            av = self.send[g] - sp
+            if limit < 28:
+                av = np.minimum(av, limit)
+            # stock positions holding a fitting tile, within [sp, sp + av)
+            g8 = g * 8
+            fit = self._posflat[g8 + (vals[:, 0] & 7)]
+            for k in range(1, vals.shape[1]):
+                fit |= self._posflat[g8 + (vals[:, k] & 7)]
+            fit &= (np.left_shift(1, sp + av) - 1) ^ (np.left_shift(1, sp) - 1)
+            placed = fit != 0
+            first = np.bitwise_count((fit & -fit) - 1).astype(np.int64)  # lowest set bit
+            nd = np.where(placed, first - sp + 1, av)
+            newsp = sp + nd
+            g29 = g * 29
+            self._hflat[g * self.P + seats] |= self._spflat[g29 + newsp] ^ self._spflat[g29 + sp]
+            self.sp[g] = newsp
+            self.draws[g] += nd
+            kept = nd > placed
+            if self.log:
+                for i, s_, a, b in zip(g, seats, sp, newsp, strict=True):
+                    for j in range(a, b):
+                        self._ev(i, type="draw", seat=int(s_), tile=int(self.stock[i, j]))
+        else:
+            placed = np.zeros(n, dtype=bool)
+            kept = placed
+        self._reveal(g, seats, vm, kept)
+        if placed.all():
+            self._place_and_end_turn(g, seats, self._decide(g, seats, self._legal(g, seats)), True)
+            return
+        pr = np.flatnonzero(placed)
         if len(pr):
             gp, spp = g[pr], seats[pr]
-            self._place_and_end_turn(gp, spp, self._decide(gp, spp, self._legal(gp, spp)))
-        ps = np.flatnonzero(~placed_rows)
+            self._place_and_end_turn(gp, spp, self._decide(gp, spp, self._legal(gp, spp)), True)
+        ps = np.flatnonzero(~placed)
         if len(ps):
-            self._pass(g[ps], seats[ps])
+            self._pass(g[ps], seats[ps], True)
 
     def _reveal(self, g, seats, vm, kept):
         old = self.voids[g, seats]
@@ -648,7 +725,7 @@ class BatchEngine:
             for i, s, tt in zip(g, seats, t, strict=True):
                 self._ev(i, type="draw", seat=int(s), tile=int(tt))
 
-    def _pass(self, g, seats):
+    def _pass(self, g, seats, in_turn: bool = False):
         r = self.r
         self.passes[g] += 1
         if self.log:
@@ -667,27 +744,41 @@ class BatchEngine:
                 for i, s in zip(g, seats, strict=True):
                     self._ev(i, type="penalty", seat=int(s), points=10)
         self._block_test(g)
-        self._end_turn(g, seats)
+        self._end_turn(g, seats, in_turn)
 
     # ------------------------------------------------------------------------------------------
     # placement, scoring, hand end
     # ------------------------------------------------------------------------------------------
-    def _valmask(self, g):
-        vals = self.vals[g]
-        bits = np.where(vals >= 0, np.left_shift(1, np.maximum(vals, 0)), 0)
+    def _valmask(self, g, vals=None):
+        if vals is None:
+            vals = np.take(self.vals, g, axis=0)
+        bits = np.take(TB.VBIT_OF, vals)
+        if bits.shape[1] == 2:
+            return bits[:, 0] | bits[:, 1]
         return np.bitwise_or.reduce(bits, axis=1)
 
     def _place(self, g, seats, acts, lead: bool = False):
         r = self.r
-        base = acts % A.ALONG
-        along = acts >= A.ALONG
-        t = base // A.NPOS
-        p = base % A.NPOS
+        t = TB.ACT_TILE[acts]
+        p = TB.ACT_POS[acts]
+        along = TB.ACT_ALONG[acts]
         lo, hi = TB.TILE_LOW[t], TB.TILE_HIGH[t]
-        d = lo == hi
-        self.hands[g, seats] &= ~TB.PACK[t]
-        self.table[g] |= np.left_shift(1, t)
-        if lead:
+        d = TB.IS_DOUBLE[t]
+        hidx = g * self.P + seats
+        newh = np.take(self._hflat, hidx) & ~TB.PACK[t]
+        self._hflat[hidx] = newh
+        self.table[g] |= TB.TBIT[t]
+        if lead and r.layout != "spinner":
+            self.first[g] = t
+            vi = g * self.NP
+            self._vflat[vi] = lo
+            self._vflat[vi + 1] = hi
+            self._dflat[vi] = d
+            self._dflat[vi + 1] = d
+            if r.inline_double_counts_single:
+                self.alg[g, 0] = along & d
+                self.alg[g, 1] = along & d
+        elif lead:
             self.first[g] = t
             sp = d & (r.layout == "spinner")
             line = ~sp
@@ -704,7 +795,7 @@ class BatchEngine:
                 self.vals[gs, 0:2] = -1
                 self._spinner_slots(gs)
         else:
-            v = self.vals[g, p]
+            v = np.take(self._vflat, g * self.NP + p)
             w = lo + hi - v
             if r.layout == "single_end":
                 self.vals[g, 0] = -1
@@ -734,24 +825,30 @@ class BatchEngine:
                     self.armd[ga, pa] = d[arm]
                     self._spinner_slots(ga)
             else:
-                self.vals[g, p] = w
-                self.dbl[g, p] = d
-                self.alg[g, p] = along & d
-        self.ntable[g] += 1
-        self.hand_length[g] += 1
+                vi = g * self.NP + p
+                self._vflat[vi] = w
+                self._dflat[vi] = d
+                if r.inline_double_counts_single:
+                    self.alg[g, p] = along & d
+        self._inc(g, self.ntable, self.hand_length)
         self.last_placer[g] = seats
         if self.log:
             for i, s, tt, pp, al in zip(g, seats, t, p, along, strict=True):
                 self._ev(i, type="place", seat=int(s), tile=int(tt),
                          pos="L" if lead else SLOT_NAMES[pp], along=bool(al), lead=lead)  # fmt: skip
-        self._in_play(g, seats, lead)
-        alive = ~self.over[g]
-        out = alive & (self.hands[g, seats] == 0)
+        out = newh == 0
+        if r.scoring != "none":
+            self._in_play(g, seats, lead)
+            alive = ~self.over[g]
+            out &= alive
+            rest = alive & ~out
+        else:
+            rest = ~out
         if out.any():
             self._finish(g[out], DOMINO, went_out=seats[out])
-        rest = alive & ~out
-        if rest.any():
             self._block_test(g[rest])
+        else:
+            self._block_test(g if r.scoring == "none" else g[rest])
 
     def _spinner_slots(self, g):
         cov = self.cov[g]
@@ -836,16 +933,17 @@ class BatchEngine:
 
     def _block_test(self, g):
         """§1.12: blocked when no hand holds a fitting tile and nothing can be drawn."""
-        alive = ~self.over[g]
-        g = g[alive]
+        # only games with nothing left to draw can be blocked
+        g = g[(np.take(self.send, g) <= np.take(self.sp, g)) & ~np.take(self.over, g)]
         if not len(g):
             return
         sel = TB.BYTES_OF[self._valmask(g)]
-        can = ((self.hands[g] & sel[:, None]) != 0).any(axis=1)
-        can |= self._drawable(g) > 0
-        blocked = ~can
-        if blocked.any():
-            gb = g[blocked]
+        hands = np.take(self.hands, g, axis=0)
+        can = (hands[:, 0] & sel) != 0
+        for s in range(1, self.P):
+            can |= (hands[:, s] & sel) != 0
+        if not can.all():
+            gb = g[~can]
             self._finish(gb, BLOCKED, fish=self.last_placer[gb])
 
     def _finish(self, g, reason, went_out=None, fish=None, winner=None):
@@ -965,14 +1063,16 @@ class BatchEngine:
             scores = np.where(self.written[g] < 0, 0, self.written[g])
         else:
             scores = self.scores[g].copy()
-        self.match_rows.append({
-            "match_id": self.match[g].copy(),
-            "winner": win.copy(),
-            "hands": self.hand_idx[g] + 1,
-            "scores": scores,
-            "dry": self.dry[g].copy(),
-            "losers": self.losers[g].copy(),
-        })
+        self.match_rows.append(
+            {
+                "match_id": self.match[g].copy(),
+                "winner": win.copy(),
+                "hands": self.hand_idx[g] + 1,
+                "scores": scores,
+                "dry": self.dry[g].copy(),
+                "losers": self.losers[g].copy(),
+            }
+        )
         if self.log:
             for i, w in zip(g, win, strict=True):
                 self._ev(i, type="match_end", winner=int(w) if w >= 0 else None,
@@ -986,8 +1086,43 @@ class BatchEngine:
             return np.concatenate([row[key] for row in rows]) if rows else np.zeros(0)
 
         hands = {k: cat(self.hand_rows, k) for k in (self.hand_rows[0] if self.hand_rows else {})}
-        matches = {k: cat(self.match_rows, k) for k in (self.match_rows[0] if self.match_rows else {})}
+        matches = {
+            k: cat(self.match_rows, k) for k in (self.match_rows[0] if self.match_rows else {})
+        }
         return hands, matches
+
+
+_7F = U64(0x7F)
+
+
+def _reset_rows(flat: np.ndarray, g: np.ndarray, k: int, value) -> None:
+    """``a[g] = value`` for a C-contiguous [B, k] array given as its flat view (fast path)."""
+    if k == 1:
+        flat[g] = value
+    else:
+        flat[(g[:, None] * k + _ARANGE8[:k]).ravel()] = value
+
+
+_ARANGE8 = np.arange(8, dtype=np.int64)
+_POW28 = 2.0 ** np.arange(28)
+_TILE_VALS_F = np.zeros((28, 8))  # [t, v] 1 where tile t carries v
+for _t in range(28):
+    _TILE_VALS_F[_t, TB.TILE_LOW[_t]] = 1
+    _TILE_VALS_F[_t, TB.TILE_HIGH[_t]] = 1
+_PRIO_CACHE: dict = {}
+
+
+def _prio_tables(prio):
+    """Per 7-tile chunk of a 28-bit tile mask, the mask of the chunk's tiles' ranks in prio."""
+    if prio not in _PRIO_CACHE:
+        rank = {t: j for j, t in enumerate(prio)}
+        tabs = np.zeros((4, 128), dtype=np.int64)
+        for part in range(4):
+            for m in range(128):
+                tabs[part, m] = sum(1 << rank[7 * part + b] for b in range(7)
+                                    if m >> b & 1 and 7 * part + b in rank)  # fmt: skip
+        _PRIO_CACHE[prio] = (tabs, np.array(prio if prio else (-1,), dtype=np.int64))
+    return _PRIO_CACHE[prio]
 
 
 TB_DOUBLES = [int(TB.TILE_AT[v, v]) for v in range(7)]

@@ -17,7 +17,7 @@ The canonical order of docs/design.md is: slot, across before along, tile; then 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -35,6 +35,9 @@ class Legal:
     draw: np.ndarray  # [n] bool
     pass_: np.ndarray  # [n] bool
     stop: np.ndarray  # [n] bool
+    _counts: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # set by the engine when draw, pass_ and stop are all False (skips their bookkeeping)
+    _no_flags: bool = field(default=False, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.draw)
@@ -49,17 +52,36 @@ class Legal:
     def _lead_along(self) -> np.ndarray:
         return self.lead & TB_DOUBLES28 if self.along else np.zeros_like(self.lead)
 
+    def _extra(self):
+        if self._no_flags:
+            return 0
+        return self.draw.astype(np.int64) + self.pass_ + self.stop
+
     def counts(self) -> np.ndarray:
         """Number of legal actions per decision ([n])."""
-        extra = self.draw.astype(np.int64) + self.pass_ + self.stop
+        if self._counts is not None:
+            return self._counts
+        extra = self._extra()
         if self.lead is not None:
             n = np.bitwise_count(self.lead).astype(np.int64)
-            return n + np.bitwise_count(self._lead_along()) + extra
-        return (TB.POPC7[self.masks] + self._along_bits()).sum(axis=1) + extra
+            out = n + np.bitwise_count(self._lead_along()) + extra
+        elif not self.along and self.masks.shape[1] == 2:
+            out = TB.POPC7[self.masks[:, 0]] + TB.POPC7[self.masks[:, 1]]
+            if not self._no_flags:
+                out += extra
+        elif not self.along:
+            out = np.bitwise_count(self.masks).sum(axis=1, dtype=np.int64) + extra
+        else:
+            out = (TB.POPC7[self.masks] + self._along_bits()).sum(axis=1) + extra
+        self._counts = out
+        return out
 
     def action_at(self, k: np.ndarray) -> np.ndarray:
         """The k-th legal action of each decision in canonical order ([n] int64)."""
-        k = np.asarray(k, dtype=np.int64).copy()
+        k = np.asarray(k, dtype=np.int64)
+        if self.lead is None and not self.along and self.masks.shape[1] == 2:
+            return self._action_at2(k)
+        k = k.copy()
         out = np.full(len(k), -1, dtype=np.int64)
         if self.lead is not None:
             c = np.bitwise_count(self.lead).astype(np.int64)
@@ -67,12 +89,13 @@ class Legal:
             t = TB.select28(self.lead, np.where(here, k, 0))
             out = np.where(here, t * A.NPOS, out)
             k = np.where(here, -1, k - c)
-            al = self._lead_along()
-            ca = np.bitwise_count(al).astype(np.int64)
-            here = (k >= 0) & (k < ca)
-            t = TB.select28(al, np.where(here, k, 0))
-            out = np.where(here, t * A.NPOS + A.ALONG, out)
-            k = np.where(here | (k < 0), -1, k - ca)
+            if self.along:  # (without along actions the next block changes nothing)
+                al = self._lead_along()
+                ca = np.bitwise_count(al).astype(np.int64)
+                here = (k >= 0) & (k < ca)
+                t = TB.select28(al, np.where(here, k, 0))
+                out = np.where(here, t * A.NPOS + A.ALONG, out)
+                k = np.where(here | (k < 0), -1, k - ca)
         else:
             ab = self._along_bits()
             for p in range(self.masks.shape[1]):
@@ -94,6 +117,30 @@ class Legal:
             k = np.where(here | (k < 0), -1, k - flag)
         return out
 
+    def _action_at2(self, k: np.ndarray) -> np.ndarray:
+        """:meth:`action_at` for two slots (LINE, SINGLE_END) and no along actions."""
+        m0 = self.masks[:, 0]
+        m1 = self.masks[:, 1]
+        c0 = TB.POPC7[m0]
+        in0 = k < c0
+        k1 = k - c0
+        c1 = TB.POPC7[m1]
+        place = k1 < c1
+        kk = np.where(in0, k, k1)
+        mm = np.where(in0, m0, m1)
+        w = TB.SELECT7_FLAT[mm * 8 + np.minimum(kk, 7)]
+        vv = np.where(in0, self.values[:, 0], self.values[:, 1])
+        out = TB.ACT_AT_FLAT[(vv * 8 + w) * 2 + ~in0]
+        if self._no_flags or not (self.draw.any() or self.pass_.any() or self.stop.any()):
+            return np.where(place & (k >= 0), out, -1)
+        k = k1 - c1
+        fl = np.full(len(k), -1, dtype=np.int64)
+        for flag, code in ((self.draw, A.DRAW), (self.pass_, A.PASS), (self.stop, A.STOP)):
+            here = flag & (k == 0)
+            fl = np.where(here, code, fl)
+            k = np.where(here | (k < 0), -1, k - flag)
+        return np.where(place, np.where(k1 + c0 >= 0, out, -1), fl)
+
     def uniform(self, keys: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per decision from its 64-bit random value."""
         return self.action_at(below_np(keys, self.counts()).astype(np.int64))
@@ -101,6 +148,8 @@ class Legal:
     def contains(self, act: np.ndarray) -> np.ndarray:
         """True where ``act`` is legal ([n] bool)."""
         act = np.asarray(act, dtype=np.int64)
+        if self.lead is None and not self.along and self.masks.shape[1] == 2:
+            return self._contains2(act)
         ok = (self.draw & (act == A.DRAW)) | (self.pass_ & (act == A.PASS))
         ok |= self.stop & (act == A.STOP)
         place = (act >= 0) & (act < A.DRAW)
@@ -123,6 +172,21 @@ class Legal:
         ok |= place & fits & (bit == 1) & (~along | (self.along & TB.IS_DOUBLE[t]))
         return ok
 
+    def _contains2(self, act: np.ndarray) -> np.ndarray:
+        """:meth:`contains` for two slots and no along actions."""
+        a = np.clip(act, -1, A.NUM_ACTIONS)  # out-of-range codes read the sentinel entries
+        t = _ACT_TILE_X[a]
+        p = _ACT_POS_X[a]
+        in0 = p == 0
+        m = np.where(in0, self.masks[:, 0], np.where(p == 1, self.masks[:, 1], 0))
+        v = np.where(in0, self.values[:, 0], self.values[:, 1])
+        # bit w of the slot's mask, w the tile's other half (7: the tile lacks v, never set)
+        ok = ((m >> TB.OTHER_HALF[t * 8 + (v & 7)]) & 1).astype(bool)
+        if not self._no_flags:
+            ok |= (self.draw & (act == A.DRAW)) | (self.pass_ & (act == A.PASS))
+            ok |= self.stop & (act == A.STOP)
+        return ok
+
     def to_mask(self) -> np.ndarray:
         """Boolean ``[n, 339]`` mask of legal actions (costly; only for strategies that ask)."""
         n = len(self)
@@ -141,15 +205,35 @@ class Legal:
         return [int(sub.action_at(np.array([j]))[0]) for j in range(n)]
 
     def take(self, rows: np.ndarray) -> Legal:
-        return Legal(
-            self.values[rows],
-            self.masks[rows],
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        sub = Legal(
+            _take_rows(self.values, rows),
+            _take_rows(self.masks, rows),
             self.along,
-            None if self.lead is None else self.lead[rows],
-            self.draw[rows],
-            self.pass_[rows],
-            self.stop[rows],
+            None if self.lead is None else np.take(self.lead, rows, axis=0),
+            np.take(self.draw, rows, axis=0),
+            np.take(self.pass_, rows, axis=0),
+            np.take(self.stop, rows, axis=0),
         )
+        sub._no_flags = self._no_flags
+        if self._counts is not None:
+            sub._counts = self._counts[rows]
+        return sub
 
 
 TB_DOUBLES28 = sum(1 << t for t in range(28) if TB.IS_DOUBLE[t])
+# action code -> tile / position of across placements; along codes, draw, pass, stop and the
+# out-of-range sentinels (index -1 and NUM_ACTIONS) read tile 0 at position 6 (never legal)
+_ACT_TILE_X = np.zeros(A.NUM_ACTIONS + 2, dtype=np.int64)
+_ACT_POS_X = np.full(A.NUM_ACTIONS + 2, 6, dtype=np.int64)
+_ACT_TILE_X[: A.ALONG] = np.arange(A.ALONG) // A.NPOS
+_ACT_POS_X[: A.ALONG] = np.arange(A.ALONG) % A.NPOS
+
+
+def _take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``a[rows]`` for a 2-D array, keeping a column-major array column-major (fast paths)."""
+    if a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous:
+        return np.take(a.T, rows, axis=1).T
+    return np.take(a, rows, axis=0)

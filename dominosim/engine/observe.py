@@ -22,31 +22,75 @@ class BatchObservation:
     :meth:`row` gives one decision as an :class:`~dominosim.observe.Observation`.
     """
 
-    def __init__(self, engine, g, seats, phase: str):
-        e = engine
-        self.rules = e.r
+    _FIELDS = ("seat", "hand", "values", "table", "_hands_all", "voids", "stock_size",
+               "drawable", "scores", "penalties", "leader", "match_id", "hand_index",
+               "decision")  # fmt: skip
+
+    def __init__(self, engine, g, seats, phase: str, decision=None):
+        # Fields are read from the engine on first use (most strategies read few of them);
+        # ``decision`` is taken now because the engine numbers the next decisions right after.
+        self._e = engine
+        self._g = g
+        self.rules = engine.r
         self.phase = phase
         self.seat = np.asarray(seats)
-        self.hand = e.hands[g, seats]
-        self.values = e.vals[g]
-        self.table = e.table[g]
-        self._hands_all = e.hands[g]
-        self.voids = e.voids[g]
-        self.stock_size = 28 - e.sp[g]
-        self.drawable = e.send[g] - e.sp[g]
-        if e.kozel:
-            w = e.written[g]
-            self.scores = np.where(w < 0, 0, w)
-        else:
-            self.scores = e.scores[g]
-        self.penalties = e.penalties[g]
-        self.leader = e.leader[g]
-        self.match_id = e.match[g]
-        self.hand_index = e.hand_idx[g]
-        self.decision = e.decision[g]
+        self.decision = engine.decision[g] if decision is None else decision
 
     def __len__(self) -> int:
         return len(self.seat)
+
+    @cached_property
+    def hand(self) -> np.ndarray:
+        e = self._e
+        return np.take(e.hands.reshape(-1), self._g * e.P + self.seat)
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        return np.take(self._e.vals, self._g, axis=0)
+
+    @cached_property
+    def table(self) -> np.ndarray:
+        return self._e.table[self._g]
+
+    @cached_property
+    def _hands_all(self) -> np.ndarray:
+        return np.take(self._e.hands, self._g, axis=0)
+
+    @cached_property
+    def voids(self) -> np.ndarray:
+        return self._e.voids[self._g]
+
+    @cached_property
+    def stock_size(self) -> np.ndarray:
+        return 28 - self._e.sp[self._g]
+
+    @cached_property
+    def drawable(self) -> np.ndarray:
+        return self._e.send[self._g] - self._e.sp[self._g]
+
+    @cached_property
+    def scores(self) -> np.ndarray:
+        e = self._e
+        if e.kozel:
+            w = e.written[self._g]
+            return np.where(w < 0, 0, w)
+        return e.scores[self._g]
+
+    @cached_property
+    def penalties(self) -> np.ndarray:
+        return self._e.penalties[self._g]
+
+    @cached_property
+    def leader(self) -> np.ndarray:
+        return self._e.leader[self._g]
+
+    @cached_property
+    def match_id(self) -> np.ndarray:
+        return self._e.match[self._g]
+
+    @cached_property
+    def hand_index(self) -> np.ndarray:
+        return self._e.hand_idx[self._g]
 
     @cached_property
     def hand_mask(self) -> np.ndarray:
@@ -57,12 +101,11 @@ class BatchObservation:
         return TB.count_of(self._hands_all)
 
     def take(self, rows) -> BatchObservation:
-        sub = object.__new__(BatchObservation)
-        sub.rules, sub.phase = self.rules, self.phase
-        for k in ("seat", "hand", "values", "table", "_hands_all", "voids", "stock_size",
-                  "drawable", "scores", "penalties", "leader", "match_id", "hand_index",
-                  "decision"):  # fmt: skip
-            setattr(sub, k, getattr(self, k)[rows])
+        sub = BatchObservation(self._e, self._g[rows], self.seat[rows], self.phase,
+                               self.decision[rows])  # fmt: skip
+        for k, v in self.__dict__.items():  # fields already read
+            if k in self._FIELDS and k not in ("seat", "decision"):
+                sub.__dict__[k] = v[rows]
         return sub
 
     def row(self, i: int) -> Observation:
@@ -80,8 +123,9 @@ class BatchObservation:
             positions=tuple((names[k], int(v)) for k, v in enumerate(self.values[i]) if v >= 0),
             table=tuple(x for x in range(28) if t >> x & 1),
             counts=tuple(int(c) for c in self.counts[i]),
-            voids=tuple(frozenset(v for v in range(7) if int(m7) >> v & 1)
-                        for m7 in self.voids[i]),  # fmt: skip
+            voids=tuple(
+                frozenset(v for v in range(7) if int(m7) >> v & 1) for m7 in self.voids[i]
+            ),  # fmt: skip
             face_up=(),
             stock_size=int(self.stock_size[i]),
             drawable=int(self.drawable[i]),
@@ -92,4 +136,18 @@ class BatchObservation:
             hand_index=int(self.hand_index[i]),
             decision=int(self.decision[i]),
             phase=self.phase,
+            **self._layout_view(i),
+        )
+
+    def _layout_view(self, i: int) -> dict:
+        """Per open position: formed by a double, laid along; the spinner (for end counts)."""
+        e, gi = self._e, int(self._g[i])
+        open_ = [k for k in range(e.NP) if e.vals[gi, k] >= 0]
+        spin = int(e.spin[gi])
+        cov = int(e.cov[gi])
+        return dict(
+            doubles=tuple(bool(e.dbl[gi, k]) for k in open_),
+            along=tuple(bool(e.alg[gi, k]) for k in open_),
+            spinner=spin if spin >= 0 else None,
+            covered=tuple(s for j, s in enumerate("WENS") if cov >> j & 1),
         )

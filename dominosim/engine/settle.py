@@ -29,8 +29,9 @@ def settle_batch(e, g, seat_pips, pips) -> None:
     r = e.r
     kind = r.settlement
     if kind == "kozel":
+        values = _kozel_values_batch(e, g, seat_pips)
         for i, gi in enumerate(g):
-            _settle_kozel_row(e, int(gi), pips[i])
+            _settle_kozel_row(e, int(gi), pips[i], [int(x) for x in values[i]])
         return
     n = len(g)
     rows = np.arange(n)
@@ -87,7 +88,9 @@ def settle_batch(e, g, seat_pips, pips) -> None:
         winner = np.where(dom, out_side, wblock)
         own = pips[rows, np.maximum(winner, 0)]
         others = total - own
-        pts = np.where(winner >= 0, np.where(dom, _rnd(others, False), _rnd(others - own, False)), 0)
+        pts = np.where(
+            winner >= 0, np.where(dom, _rnd(others, False), _rnd(others - own, False)), 0
+        )
         pts = pts // 5
     elif kind == "muggins":
         nr = r.muggins_no_rounding
@@ -186,10 +189,25 @@ def _kozel_values(e, gi: int) -> list[int]:
     return out
 
 
-def _settle_kozel_row(e, gi: int, _pips) -> None:
+def _kozel_values_batch(e, g, seat_pips) -> np.ndarray:
+    """:func:`_kozel_values` for the hands ``g`` at once ([n, sides])."""
+    r = e.r
+    hands = e.hands[g]
+    zz, ss = TB.PACK[0], TB.PACK[TB.TILE_AT[6, 6]]
+    v = np.where(hands == zz, r.lone_00_value, seat_pips)
+    if r.lone_66_value:
+        v = np.where(hands == ss, r.lone_66_value, v)
+    out = np.zeros((len(g), e.S), dtype=np.int64)
+    for s in range(e.P):
+        out[:, int(e.side_of[s])] += v[:, s]
+    return out
+
+
+def _settle_kozel_row(e, gi: int, _pips, vals=None) -> None:
     r = e.r
     n = e.S
-    vals = _kozel_values(e, gi)
+    if vals is None:
+        vals = _kozel_values(e, gi)
     e.end_pips[gi] = vals
     out = int(e.went_out[gi])
     if out >= 0:

@@ -29,6 +29,8 @@ for _m in range(128):
     _bits = [w for w in range(7) if _m >> w & 1]
     for _k, _w in enumerate(_bits):
         SELECT7[_m, _k] = _w
+SELECT7_FLAT = np.full(128 * 8, -1, dtype=np.int64)  # [m * 8 + k] k-th set bit of m (k < 8)
+SELECT7_FLAT.reshape(128, 8)[:, :7] = SELECT7
 BYTES_OF = np.zeros(128, dtype=np.uint64)  # [valmask] bytes v of every v in valmask
 for _m in range(128):
     BYTES_OF[_m] = U64(sum(0x7F << (8 * v) for v in range(7) if _m >> v & 1))
@@ -41,6 +43,44 @@ for _v in range(7):
     for _m in range(128):
         TILES_OF[_v, _m] = sum(1 << tiles.tile_index(_v, w) for w in range(_v, 7) if _m >> w & 1)
         PIPS_BYTE[_v, _m] = sum(_v + w for w in range(7) if _m >> w & 1)
+# ACT_AT_FLAT[(v * 8 + w) * 2 + p]: action code of tile v-w placed at slot p (0 or 1)
+ACT_AT_FLAT = np.zeros(7 * 8 * 2, dtype=np.int64)
+for _v in range(7):
+    for _w in range(7):
+        for _p in range(2):
+            ACT_AT_FLAT[(_v * 8 + _w) * 2 + _p] = tiles.tile_index(_v, _w) * 6 + _p
+# FIT28[vm]: 28-bit mask of the tiles carrying a value of the 7-bit value mask vm
+FIT28 = np.array(
+    [
+        sum(
+            1 << t
+            for t in range(T)
+            if (m >> int(tiles.LOW[t]) & 1) or (m >> int(tiles.HIGH[t]) & 1)
+        )
+        for m in range(128)
+    ],
+    dtype=np.int64,
+)
+# indexed by an open value v in -1..6 (-1: closed, read as the always-empty byte 7)
+SHIFT_OF = np.array([8 * v for v in range(8)], dtype=np.uint64)
+VBIT_OF = np.array([1 << v for v in range(7)] + [0], dtype=np.int64)
+PACK_X = np.append(PACK, np.uint64(0))  # PACK_X[-1] == 0 (no tile)
+TBIT = np.array([1 << t for t in range(T)], dtype=np.int64)
+# per action code: tile, position, along (placements only; -1/0 for the others)
+_NA = 339
+ACT_TILE = np.full(_NA, -1, dtype=np.int64)
+ACT_POS = np.full(_NA, -1, dtype=np.int64)
+ACT_ALONG = np.zeros(_NA, dtype=bool)
+for _a in range(2 * T * 6):
+    ACT_TILE[_a] = (_a % (T * 6)) // 6
+    ACT_POS[_a] = (_a % (T * 6)) % 6
+    ACT_ALONG[_a] = _a >= T * 6
+# OTHER_HALF[t * 8 + v]: the other half of tile t given one half v; 7 if t lacks v (or v = 7)
+OTHER_HALF = np.full(T * 8, 7, dtype=np.int64)
+for _t in range(T):
+    _a, _b = tiles.halves(_t)
+    OTHER_HALF[_t * 8 + _a] = _b
+    OTHER_HALF[_t * 8 + _b] = _a
 HI_MASK = np.array([sum(1 << w for w in range(v, 7)) for v in range(7)], dtype=np.uint64)
 TILE_LOW = tiles.LOW.astype(np.int64)
 TILE_HIGH = tiles.HIGH.astype(np.int64)
@@ -98,15 +138,17 @@ def tiles_of(hand: int) -> list[int]:
 
 
 def select28(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Index of the k-th set bit of 28-bit masks (k < popcount)."""
-    out = np.full(mask.shape, -1, dtype=np.int64)
-    base = np.zeros(mask.shape, dtype=np.int64)
-    kk = k.astype(np.int64).copy()
-    for part in range(4):
-        m = (mask >> (7 * part)) & 0x7F
-        c = POPC7[m]
-        here = (out < 0) & (kk < c)
-        out = np.where(here, base + SELECT7[m, np.minimum(kk, 6)], out)
-        kk = np.where(out < 0, kk - c, kk)
-        base += 7
-    return out
+    """Index of the k-th set bit of 28-bit masks (k < popcount; -1 otherwise)."""
+    mask = np.asarray(mask, dtype=np.int64)
+    k = np.asarray(k, dtype=np.int64)
+    c0 = POPC7[mask & 0x7F]
+    c1 = c0 + POPC7[(mask >> 7) & 0x7F]
+    c2 = c1 + POPC7[(mask >> 14) & 0x7F]
+    part = (k >= c0).astype(np.int64)
+    part += k >= c1
+    part += k >= c2
+    below = np.where(part == 0, 0, np.where(part == 1, c0, np.where(part == 2, c1, c2)))
+    m = (mask >> (7 * part)) & 0x7F
+    kk = np.clip(k - below, 0, 7)
+    w = SELECT7_FLAT[m * 8 + kk]
+    return np.where((w >= 0) & (k >= 0), 7 * part + w, -1)
