@@ -56,16 +56,16 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
     """
     from .runner import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, seating
 
-    seats = list(manifest["seats"])
-    rotations = [r["offset"] for r in manifest["rotations"]]
-    labels = list(dict.fromkeys(seats))
-    k = {x: seats.count(x) for x in labels}
     P = int(manifest["players"])
     unit = manifest["unit"]
     timings = manifest.get("group_timings") or []
     groups = []
     for gd in manifest["groups"]:
         g = gd["index"]
+        seats = list(gd.get("seats", manifest["seats"]))  # a leg of a round robin has its own
+        rotations = [r["offset"] for r in gd.get("rotations", manifest["rotations"])]
+        labels = list(dict.fromkeys(seats))
+        k = {x: seats.count(x) for x in labels}
         A = _Agg(aggregates[aggregates["group"] == g])
         rules = gd["rules"]
         sides = 2 if rules["partnership"] else P
@@ -75,6 +75,7 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
         tu = A.hist("turns_hist", 0, TURN_BINS - 1)
         ml = A.hist("match_length_hist", 1, MATCH_LEN_MAX)
         lead_n, lead_w = A.get("leader_hands"), A.get("leader_wins")
+        fl_n, fl_w = A.get("first_leader_matches"), A.get("first_leader_match_wins")
         ncols = P if rules["match_end"] == "one_hand" else sides
         pts = [sum(A.get("points_sum", r, -1, c) for r in rotations) for c in range(ncols)]
         strategies = []
@@ -165,6 +166,9 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             "leader_win_rate": _num(ST.rate(lead_w, lead_n)),
             "leader_win_ci": _ci(ST.wilson(lead_w, lead_n)),
             "leader_baseline": 1 / sides,
+            "first_leader_match_win_rate": _num(ST.rate(fl_w, fl_n)),
+            "first_leader_match_win_ci": _ci(ST.wilson(fl_w, fl_n)),
+            "first_leader_match_advantage": _num(ST.rate(fl_w, fl_n) - 1 / sides),
             "match_tie_rate": _num(ST.rate(A.get("match_ties"), matches)),
             "mean_match_length": _num(ST.hist_mean(ml, 1)),
             "median_match_length": _num(ST.hist_quantile(ml, 0.5, 1)),
@@ -174,12 +178,13 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             "strategies": strategies,
             "seats": seat_rows,
             "paired": paired,
+            **({"seat_list": seats} if "seats" in gd else {}),
             "cpu_seconds": cpu,
             "wall_seconds": float(tm.get("wall_seconds", 0.0)),
             "hands_per_second": _num(hands / cpu) if cpu > 0 else None,
         })  # fmt: skip
     chunks = manifest.get("chunks", [])
-    return {
+    data = {
         "run_id": manifest.get("run_id"),
         "run_dir": str(run_dir) if run_dir is not None else None,
         "name": manifest.get("name"),
@@ -187,7 +192,7 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
         "seed": manifest.get("seed"),
         "unit": unit,
         "players": P,
-        "seats": seats,
+        "seats": list(manifest["seats"]),
         "rotations": [list(r["seats"]) for r in manifest["rotations"]],
         "games_requested": manifest.get("games_requested"),
         "games_per_group": manifest.get("games_per_group"),
@@ -197,6 +202,11 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
         "wall_seconds": float(manifest.get("timings", {}).get("wall_seconds", 0.0)),
         "groups": groups,
     }
+    if manifest.get("analysis"):
+        from . import tournament as TM
+
+        data["analysis"] = TM.analyse(manifest, aggregates, data)
+    return data
 
 
 def _points_sense(rules: Mapping) -> str:
@@ -313,6 +323,10 @@ def _sections(data: Mapping):
         f"({rot} seat rotation{'s' if rot != 1 else ''}); {len(data['groups'])} group(s)",
     ]
     yield "Summary", head, {"groups": T["groups"]}
+    if data.get("analysis"):
+        from . import tournament as TM
+
+        yield from TM.sections(data)
     for g in data["groups"]:
         label = g["label"]
         lines = [

@@ -13,6 +13,9 @@ Flow (DESIGN §1, §8)::
   ``rotate`` is on and the seats differ.
 * Every group uses the same match ids, hence the same deals (DESIGN §7): option groups are
   paired too.
+* Legs (``compare``): a plan may give each group its own seat list (``Plan.legs``), so one run
+  holds a round robin: group ``g`` plays rules ``rules[g]`` with seats ``legs[g]`` on the same
+  match ids as every other group (dominosim/tournament.py).
 * Executors: in-process (``workers == 1``), a local ``multiprocess`` pool, or Dask
   (``dask.distributed``). Workers load strategies by name and by the file paths the item
   carries, so user strategy files reach remote workers that can see the same paths.
@@ -111,10 +114,26 @@ class Plan:
     strategy_paths: tuple[str, ...] = ()
     batch_size: int = BATCH_SIZE
     items: list[WorkItem] = field(default_factory=list)
+    #: Per-group seat lists (a round robin), or empty: every group plays ``seats``.
+    legs: list[tuple[str, ...]] = field(default_factory=list)
+    rotate: bool = True
 
     @classmethod
-    def from_experiment(cls, exp: Experiment, seed: int) -> Plan:
+    def from_experiment(cls, exp: Experiment, seed: int,
+                        legs: Sequence[Sequence[str]] | None = None) -> Plan:  # fmt: skip
+        """The plan of ``exp``; with ``legs``, one group per (rules, leg) pair, rules slowest,
+        each leg a seat list playing its own rotations (every leg must have as many)."""
+        rules = resolve_rules(exp)
         seats = tuple(s.label for s in exp.seats)
+        group_legs: list[tuple[str, ...]] = []
+        if legs:
+            legs = [tuple(x) for x in legs]
+            rules = [r for r in rules for _ in legs]
+            group_legs = [x for _ in range(len(rules) // len(legs)) for x in legs]
+            seats = legs[0]
+            counts = {len(rotations_of(x, exp.rotate)) for x in legs}
+            if len(counts) != 1:
+                raise ConfigError("every leg of a round robin must play as many seat rotations")
         rots = rotations_of(seats, exp.rotate)
         R = len(rots)
         ids = math.ceil(exp.games / R)
@@ -125,32 +144,52 @@ class Plan:
             players=exp.players,
             seats=seats,
             rotations=rots,
-            rules=resolve_rules(exp),
+            rules=rules,
             games_requested=exp.games,
             ids_per_rotation=ids,
             ids_per_chunk=max(1, exp.chunk_size // R),
             records=exp.records,
             strategy_paths=tuple(str(Path(p).resolve()) for p in exp.strategy_path),
+            legs=group_legs,
+            rotate=exp.rotate,
         )
         plan.items = plan.make_items()
         return plan
 
+    def seats_of(self, group: int) -> tuple[str, ...]:
+        """The seat list of group ``group`` (its leg, or the plan's seats)."""
+        return self.legs[group] if self.legs else self.seats
+
+    def rotations_of_group(self, group: int) -> tuple[int, ...]:
+        if not self.legs:
+            return self.rotations
+        return rotations_of(self.legs[group], self.rotate)
+
     def make_items(self) -> list[WorkItem]:
         items = []
         for g, rules in enumerate(self.rules):
+            seats, rots = self.seats_of(g), self.rotations_of_group(g)
             for c, start in enumerate(range(0, self.ids_per_rotation, self.ids_per_chunk)):
                 stop = min(self.ids_per_rotation, start + self.ids_per_chunk)
                 items.append(WorkItem(g, c, start, stop, rules, self.seed, self.unit,
-                                      self.seats, self.rotations, self.strategy_paths,
+                                      seats, rots, self.strategy_paths,
                                       self.records, self.batch_size))  # fmt: skip
         return items
+
+    def labels(self) -> list[str]:
+        """Every distinct seat label of the plan, in order of first appearance."""
+        return list(dict.fromkeys(x for g in range(len(self.rules)) for x in self.seats_of(g)))
 
     @property
     def games_per_group(self) -> int:
         return self.ids_per_rotation * len(self.rotations)
 
     def to_manifest(self) -> dict:
+        extra: dict = {}
+        if self.legs:
+            extra = {"legs": [list(x) for x in dict.fromkeys(self.legs)], "rotate": self.rotate}
         return {
+            **extra,
             "seed": self.seed,
             "unit": self.unit,
             "players": self.players,
@@ -168,10 +207,14 @@ class Plan:
             "groups": [
                 {
                     "index": g,
-                    "label": r.label,
+                    "label": self._group_label(g),
                     "variant": r.variant,
                     "options": {k: v for k, v in r.options},
                     "rules": r.to_dict(),
+                    **({"seats": list(self.seats_of(g)),
+                        "rotations": [{"offset": x, "seats": list(seating(self.seats_of(g), x))}
+                                      for x in self.rotations_of_group(g)]}
+                       if self.legs else {}),  # fmt: skip
                 }
                 for g, r in enumerate(self.rules)
             ],  # fmt: skip
@@ -186,6 +229,12 @@ class Plan:
                 for it in self.items
             ],  # fmt: skip
         }
+
+    def _group_label(self, g: int) -> str:
+        label = self.rules[g].label
+        if self.legs:
+            label += ": " + " vs ".join(dict.fromkeys(self.legs[g]))
+        return label
 
     @classmethod
     def from_manifest(cls, m: dict) -> Plan:
@@ -215,6 +264,8 @@ class Plan:
                 records=bool(m["records"]),
                 strategy_paths=tuple(m.get("strategy_paths", ())),
                 batch_size=int(m.get("batch_size", BATCH_SIZE)),
+                legs=[tuple(gd["seats"]) for gd in m["groups"]] if "legs" in m else [],
+                rotate=bool(m.get("rotate", True)),
             )
         except (KeyError, TypeError, ValueError, RulesError) as e:
             raise OutputError(f"the manifest is damaged or from another version: {e}") from None
@@ -262,46 +313,9 @@ def _play_batch(rules, seed, strategies, ids, unit, batch_size):
     return eng.run()
 
 
-def _play_reference(rules: Rules, seed: int, strategies, ids, unit: str):
-    """The reference engine, match by match, as the batch engine's record arrays."""
-    from .reference import play_match
-
-    hk = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner", "went_out",
-          "hand_length", "turns", "draws", "passes", "redeals")  # fmt: skip
-    H: dict[str, list] = {k: [] for k in (*hk, "points", "pips", "penalties")}
-    M: dict[str, list] = {k: [] for k in ("match_id", "winner", "hands", "scores", "dry",
-                                          "losers")}  # fmt: skip
-
-    def val(x):
-        return -1 if x is None else x
-
-    for m in ids:
-        rec = play_match(rules, seed, int(m), strategies, unit=unit)
-        for h in rec.hands:
-            for k in hk:
-                v = getattr(h, k)
-                H[k].append(END_CODES[v] if k == "end_reason" else val(v))
-            H["points"].append(list(h.points))
-            H["pips"].append(list(h.pips))
-            H["penalties"].append(list(h.penalties))
-        M["match_id"].append(int(m))
-        M["winner"].append(val(rec.winner))
-        M["hands"].append(len(rec.hands))
-        M["scores"].append(list(rec.scores))
-        M["dry"].append(bool(rec.dry))
-        M["losers"].append(sum(1 << s for s in rec.losers))
-    hands = {k: np.asarray(v, dtype=np.int64) for k, v in H.items()}
-    matches = {k: np.asarray(v, dtype=bool if k == "dry" else np.int64) for k, v in M.items()}
-    return hands, matches
-
-
 def play(rules: Rules, seed: int, strategies, ids, unit: str, batch_size: int = BATCH_SIZE):
-    """Play match ids ``ids``: the batch engine, or the reference engine where the batch
-    engine refuses the rules (blind). Returns (hands, matches) dicts of arrays."""
-    try:
-        return _play_batch(rules, seed, strategies, ids, unit, batch_size)
-    except RulesError:
-        return _play_reference(rules, seed, strategies, ids, unit)
+    """Play match ids ``ids`` on the batch engine. Returns (hands, matches) dicts of arrays."""
+    return _play_batch(rules, seed, strategies, ids, unit, batch_size)
 
 
 def _sorted(d: dict, keys: Sequence[str]) -> dict:
@@ -355,6 +369,15 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
     _add(agg, "matches", nm)
     _add(agg, "match_ties", (mwin < 0).sum())
     _add_hist(agg, "match_length_hist", matches["hands"], 1, MATCH_LEN_MAX)
+    h0 = hands["hand_index"] == 0  # the side that led a match's first hand, and the result
+    if nm and h0.any():
+        at = np.searchsorted(matches["match_id"], hands["match_id"][h0])
+        lead0 = hands["leader"][h0]
+        ok0 = (lead0 >= 0) & (at < nm)
+        mw0 = mwin[np.minimum(at, nm - 1)]
+        _add(agg, "first_leader_matches", ok0.sum())
+        _add(agg, "first_leader_match_wins",
+             (ok0 & (mw0 >= 0) & (side_of[np.where(ok0, lead0, 0)] == mw0)).sum())  # fmt: skip
     per_seat_points = rules.match_end == "one_hand"
     for s in range(P):
         side = side_of[s]
@@ -460,6 +483,8 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
     labels = list(dict.fromkeys(item.seats))
     for s, x in enumerate(seat_labels):  # codes into the item's labels; see records_table
         cols[f"strategy_{s}"] = np.full(n, labels.index(x), dtype=np.int8)
+    cols["deal"] = deal_keys(item.seed, item.rules.players, hands["match_id"],
+                             hands["hand_index"], hands["redeals"])  # fmt: skip
     for key in ("leader", "end_reason", "fish_maker", "winner", "went_out", "hand_length",
                 "turns", "draws", "passes", "redeals"):  # fmt: skip
         cols[key] = hands[key].astype(np.int16 if key != "turns" else np.int32)
@@ -468,6 +493,20 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
         for c in range(a.shape[1]):
             cols[f"{key}_{c}"] = a[:, c].astype(np.int32)
     return cols
+
+
+def deal_keys(seed: int, players: int, match_id, hand_index, redeals) -> np.ndarray:
+    """The ``deal`` record column: the 64-bit key (as int64) the 28-tile shuffle of each hand
+    is drawn from (``seeding``: seed, players, match id, hand index, redeal attempt), so two
+    records with equal ``deal`` were dealt the same tiles."""
+    from .seeding import DEAL, key_np
+
+    m = np.asarray(match_id, dtype=np.int64)
+    if not len(m):
+        return np.zeros(0, dtype=np.int64)
+    h = key_np(seed, DEAL, players, m, np.asarray(hand_index, dtype=np.int64),
+               np.asarray(redeals, dtype=np.int64))  # fmt: skip
+    return np.broadcast_to(h, m.shape).astype(np.uint64).view(np.int64)
 
 
 def records_table(records: dict, seats: Sequence[str]):
@@ -665,15 +704,23 @@ def _echo(session: Session, text: str) -> None:
 
 
 def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
-              session: Session | None = None) -> RunDir:  # fmt: skip
-    """Create the run folder for ``exp`` and play it; returns the finished run folder."""
+              session: Session | None = None, legs: Sequence[Sequence[str]] | None = None,
+              analysis: dict | None = None) -> RunDir:  # fmt: skip
+    """Create the run folder for ``exp`` and play it; returns the finished run folder.
+
+    ``legs`` (a round robin: one seat list per leg) and ``analysis`` (the command's own report
+    section, ``{"kind": ...}``, stored in the manifest) serve compare / tune / tune-target.
+    """
     session = session or Session()
     if session.workers is None:
         session.workers = exp.workers
     load_strategy_paths(exp.strategy_path)
     for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
         S.get(spec.name, **spec.kwargs)
-    plan = Plan.from_experiment(exp, seed)
+    for label in dict.fromkeys(x for leg in legs or () for x in leg):
+        spec = parse_strategy(label)
+        S.get(spec.name, **spec.kwargs)
+    plan = Plan.from_experiment(exp, seed, legs=legs)
     rd = RunDir.create(exp.out, exp.name)
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
@@ -689,6 +736,7 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         **plan.to_manifest(),
         "versions": versions(),
         "timings": {"wall_seconds": 0.0, "sessions": []},
+        **({"analysis": dict(analysis)} if analysis else {}),
     }
     rd.write_manifest(manifest)
     if seed_drawn:
@@ -736,7 +784,8 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
             ex = _executor(pending, workers, session.executor, session.scheduler)
             for res in ex.results():
                 recs = res["records"]
-                table = records_table(recs, plan.seats) if recs is not None else None
+                seats = plan.seats_of(res["group"])
+                table = records_table(recs, seats) if recs is not None else None
                 agg_doc = {k: res[k] for k in ("group", "chunk", "games", "hands", "timing")}
                 agg_doc["rows"] = res["rows"]
                 rd.write_chunk(res["group"], res["chunk"], agg_doc, table)

@@ -67,3 +67,39 @@ def placement_points(obs, action: int) -> int:
     if c <= 0 or c % m:
         return 0
     return c if r.scoring == "muggins" else c // m
+
+
+def ends_after(obs, action: int) -> list[int]:
+    """The open end values after the placement ``action`` (strategies' one-move lookahead).
+
+    The lead opens both halves of its tile; a placement replaces the value of its position by
+    the tile's other half. On a spinner the arms it would open later are not predicted (a
+    double becoming the spinner shows its value on both sides). A non-placement leaves the
+    ends as they are.
+    """
+    ends = [v for _, v in obs.positions]
+    if not A.is_placement(action):
+        return ends
+    t = A.tile_of(action)
+    lo, hi = tiles.halves(t)
+    if not obs.positions:
+        return [lo, hi]
+    pid = A.pos_of(action)
+    for i, (p, v) in enumerate(obs.positions):
+        if p == pid:
+            ends[i] = tiles.other_half(t, v)
+            if obs.rules.layout == "spinner" and obs.spinner is None and lo == hi:
+                ends.append(v)  # the new spinner's far side
+            break
+    return ends
+
+
+def suit_counts(hand) -> list[int]:
+    """Per value 0..6, how many tiles of ``hand`` carry it (a double counts once)."""
+    out = [0] * 7
+    for t in hand:
+        lo, hi = tiles.halves(t)
+        out[lo] += 1
+        if hi != lo:
+            out[hi] += 1
+    return out

@@ -34,6 +34,10 @@ def norm(evs) -> list[tuple]:
             out.append((t, tuple(e["written"]), tuple(e["pending"])))
         elif t == "eggs":
             out.append((t, e["pot"], e["streak"]))
+        elif t in ("look", "to_back"):
+            out.append((t, e["seat"], e["tile"]))
+        elif t in ("open", "stop"):
+            out.append((t, e["seat"]))
     return out
 
 

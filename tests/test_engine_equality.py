@@ -10,14 +10,12 @@ from dominosim.variants import OPTIONS, VARIANTS, make_rules
 
 from engine_compare import compare
 
-BATCH_VARIANTS = [v for v in VARIANTS if v != "blind"]
+BATCH_VARIANTS = list(VARIANTS)
 
 
 def _option_cases():
     cases = []
     for (variant, name), opt in OPTIONS.items():
-        if variant == "blind":
-            continue
         if isinstance(opt.allowed, tuple):
             values = [v for v in opt.allowed if v != opt.default_for(2)]
         elif "cumulative" in name:

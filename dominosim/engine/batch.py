@@ -10,8 +10,8 @@ It plays the same games as :mod:`dominosim.reference`: the same addressed deals 
 same canonical order of legal actions, the same decision numbering, so that with the same
 strategies both engines produce identical records (tested move by move).
 
-Blind domino is not yet played here (its rows need per-game queues); ``BatchEngine`` refuses it
-with a clear error.
+Blind domino's ordered rows live in :mod:`.blind` (mixed in); every variant and option of
+RULES.md plays here.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import numpy as np
 
 from .. import actions as A
 from .. import seeding
-from ..errors import RulesError, StrategyError
+from ..errors import StrategyError
 from ..rules import Rules
 from . import tables as TB
+from .blind import BlindRows
 from .legal import Legal
 from .observe import BatchObservation
 
@@ -39,7 +40,7 @@ def _round5(x):
     return 5 * ((x + 2) // 5)
 
 
-class BatchEngine:
+class BatchEngine(BlindRows):
     """Play the matches (or single hands) of a range of match ids on one batch.
 
     Args:
@@ -54,8 +55,6 @@ class BatchEngine:
 
     def __init__(self, rules: Rules, seed: int, strategies, match_ids, *, unit: str = "match",
                  batch_size: int = 10_000, log: bool = False):  # fmt: skip
-        if rules.draw_mode == "blind":
-            raise RulesError("the batch engine does not play blind yet; use the reference engine")
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
         self.r = rules
@@ -141,6 +140,11 @@ class BatchEngine:
         self.prev_out = z(B, fill=-1)
         self.prev_fish = z(B, fill=-1)
         self.prev_seat_pips = z(B, P)
+        self.blind = rules.draw_mode == "blind"
+        # blind_deal=all_tiles with 3 players: the leftover tile starts the layout (§15)
+        self._blind_start = self.blind and rules.blind_deal == "all_tiles" and P == 3
+        if self.blind:
+            self._blind_alloc()
         self.events = [[] for _ in range(B)] if log else None
         self.hand_rows: list[dict] = []
         self.match_rows: list[dict] = []
@@ -207,7 +211,8 @@ class BatchEngine:
     def step(self) -> None:
         """Advance every active game by one decision point."""
         ph = self.phase
-        phases = ((LEAD, self._lead), (TURN, self._turn), (MAYDRAW, self._maydraw),
+        turn = self._blind_turn if self.blind else self._turn
+        phases = ((LEAD, self._lead), (TURN, turn), (MAYDRAW, self._maydraw),
                   (AFTERDRAW, self._afterdraw))  # fmt: skip
         for phase, fn in phases if self._flags else phases[:2]:
             g = np.flatnonzero(self.active & (ph == phase) & ~self.over)
@@ -274,6 +279,8 @@ class BatchEngine:
                 bad = self._kozel_bad(hands)
         self.hands[g] = hands
         self.stock[g] = order
+        if self.blind:
+            self._blind_deal(g, order)
         self.spref[g, 1:] = np.bitwise_or.accumulate(TB.PACK[order], axis=1)
         pb = np.empty(order.shape)
         np.put_along_axis(pb, order, _POW28[None, :], axis=1)
@@ -296,8 +303,10 @@ class BatchEngine:
                          stock=o[P * h :], redeals=int(self.attempt[i]))  # fmt: skip
         leader, tile = self._choose_leader(g, first)
         self.leader[g] = leader
+        if self.blind:
+            tile = self._front(g, leader)  # §3.4: the leader leads his front tile
         self.lead_tile[g] = tile
-        if r.layout == "single_end":
+        if r.layout == "single_end" or self._blind_start:
             start = self.stock[g, self.sp[g]]
             self.sp[g] += 1
             self.send[g] = np.maximum(self.send[g], self.sp[g])
@@ -836,6 +845,8 @@ class BatchEngine:
             for i, s, tt, pp, al in zip(g, seats, t, p, along, strict=True):
                 self._ev(i, type="place", seat=int(s), tile=int(tt),
                          pos="L" if lead else SLOT_NAMES[pp], along=bool(al), lead=lead)  # fmt: skip
+        if self.blind:
+            self._blind_after_place(g, seats, t)
         out = newh == 0
         if r.scoring != "none":
             self._in_play(g, seats, lead)
@@ -933,8 +944,11 @@ class BatchEngine:
 
     def _block_test(self, g):
         """§1.12: blocked when no hand holds a fitting tile and nothing can be drawn."""
-        # only games with nothing left to draw can be blocked
-        g = g[(np.take(self.send, g) <= np.take(self.sp, g)) & ~np.take(self.over, g)]
+        # only games with nothing left to draw can be blocked (blind_draw_optional: any, §3.9a)
+        if self.blind and self.r.blind_draw_optional:
+            g = g[~np.take(self.over, g)]
+        else:
+            g = g[(np.take(self.send, g) <= np.take(self.sp, g)) & ~np.take(self.over, g)]
         if not len(g):
             return
         sel = TB.BYTES_OF[self._valmask(g)]

@@ -41,8 +41,14 @@ class BatchObservation:
 
     @cached_property
     def hand(self) -> np.ndarray:
+        """The seat's own hand, packed; in blind only the row tiles it has seen (§3.2)."""
         e = self._e
-        return np.take(e.hands.reshape(-1), self._g * e.P + self.seat)
+        h = np.take(e.hands.reshape(-1), self._g * e.P + self.seat)
+        if e.blind:
+            seen = e.known[self._g, self.seat]
+            seen = np.where(e.opened[self._g, self.seat], TB.ALL28, seen)
+            h = h & TB.pack28(seen)
+        return h
 
     @cached_property
     def values(self) -> np.ndarray:
@@ -114,19 +120,27 @@ class BatchObservation:
         m = int(self.hand_mask[i])
         t = int(self.table[i])
         names = ("L", "R", "W", "E", "N", "S")
+        row, face_up = None, ()
+        own = tuple(x for x in range(28) if m >> x & 1)
+        if self._e.blind:
+            gi = int(self._g[i])
+            row = self._e._row_view(gi, seat)
+            own = tuple(x for x in row if x is not None)
+            fu = int(self._e.face_up[gi])
+            face_up = tuple(x for x in range(28) if fu >> x & 1)
         return Observation(
             rules=r,
             seat=seat,
             partner=(seat + 2) % 4 if r.partnership else None,
-            hand=tuple(x for x in range(28) if m >> x & 1),
-            row=None,
+            hand=own,
+            row=row,
             positions=tuple((names[k], int(v)) for k, v in enumerate(self.values[i]) if v >= 0),
             table=tuple(x for x in range(28) if t >> x & 1),
             counts=tuple(int(c) for c in self.counts[i]),
             voids=tuple(
                 frozenset(v for v in range(7) if int(m7) >> v & 1) for m7 in self.voids[i]
             ),  # fmt: skip
-            face_up=(),
+            face_up=face_up,
             stock_size=int(self.stock_size[i]),
             drawable=int(self.drawable[i]),
             scores=tuple(int(x) for x in self.scores[i]),

@@ -152,3 +152,14 @@ def select28(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
     kk = np.clip(k - below, 0, 7)
     w = SELECT7_FLAT[m * 8 + kk]
     return np.where((w >= 0) & (k >= 0), 7 * part + w, -1)
+
+
+ALL28 = (1 << T) - 1
+
+
+def pack28(mask: np.ndarray) -> np.ndarray:
+    """Packed 64-bit hands of 28-bit tile masks."""
+    out = np.zeros(np.shape(mask), dtype=np.uint64)
+    for t in range(T):
+        out |= np.where((mask >> t) & 1 == 1, PACK[t], U64(0))
+    return out
