@@ -10,11 +10,13 @@ handling of :class:`DominosimGroup` covers it automatically.
 
 from __future__ import annotations
 
+import functools
+
 import click
 
 from . import __version__ as _pkg_version
 from . import variants as V
-from .errors import DominosimError
+from .errors import ConfigError, DominosimError
 
 
 def _version() -> str:
@@ -42,6 +44,24 @@ class DominosimGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("error: interrupted; finished work is kept", err=True)
             ctx.exit(130)
+        except click.UsageError as e:  # unknown command or flag, bad flag value: one line too
+            _usage_error(ctx, e)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:  # an unknown option before the command
+            _usage_error(ctx, e)
+
+
+def _usage_error(ctx: click.Context, e: click.UsageError) -> None:
+    """Print a click usage error as one line naming the help to read; exit 2."""
+    if isinstance(e, click.exceptions.NoArgsIsHelpError):  # bare 'dominosim': the help
+        raise e
+    where = (e.ctx or ctx).command_path
+    msg = _one_line(e.format_message()).rstrip(".")
+    click.echo(f"error: {msg}; see '{where} --help'", err=True)
+    ctx.exit(e.exit_code)
 
 
 @click.group(
@@ -63,7 +83,7 @@ def main() -> None:
 # The values are parsed by dominosim.config (rules_from_cli / experiment_from_cli), never here.
 
 
-def rules_options(f):
+def rules_options(f, variant_required: bool = True):
     """``--variant``, ``--players`` and repeatable ``--set VARIANT.OPTION=VALUE``."""
     f = click.option(
         "--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
@@ -75,7 +95,7 @@ def rules_options(f):
         help="Number of players, 2 to 4.",
     )(f)  # fmt: skip
     f = click.option(
-        "--variant", "variant", required=True, metavar="VARIANT",
+        "--variant", "variant", required=variant_required, metavar="VARIANT",
         help="Variant slug, e.g. fives (list: dominosim variants).",
     )(f)  # fmt: skip
     return f
@@ -172,21 +192,24 @@ def variants_cmd(variant: str | None) -> None:
 
 
 @main.command("trace")
-@rules_options
+@functools.partial(rules_options, variant_required=False)
 @strategies_option
 @seed_option
 @click.option("--match-id", type=click.IntRange(min=0), default=0, show_default=True,
               help="Which match of the seed to play.")  # fmt: skip
-@click.option("--hand", "hand", type=click.IntRange(min=0), default=None,
-              help="Which hand of the match to print (default 0); earlier hands are played.")  # fmt: skip
+@click.option("--hand", "hand", default=None, metavar="K|ID",
+              help="Which hand of the match to print (default 0; earlier hands are played). "
+                   "With --run: a recorded hand's id GROUP:ROTATION:MATCH:HAND.")  # fmt: skip
+@click.option("--run", "run_dir", default=None, type=click.Path(file_okay=False),
+              help="Replay a hand recorded by 'dominosim run' in RUN_DIR (with --hand ID).")  # fmt: skip
 @click.option("--match", "whole_match", is_flag=True,
               help="Print every hand of the match and its result.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON Lines, one object per event (docs/trace.md).")  # fmt: skip
 @click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
               help="Extra strategy file folder (repeatable).")  # fmt: skip
-def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, whole_match, as_json,
-              strategy_path) -> None:  # fmt: skip
+def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir, whole_match,
+              as_json, strategy_path) -> None:  # fmt: skip
     """Play one hand (or with --match one match) move by move and print it.
 
     Shows the deal, every turn (lead, placement and position, draws, passes), the open ends
@@ -195,9 +218,19 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, whole_ma
     """
     from . import trace as T
 
-    records = T.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
-                               hand=hand, whole_match=whole_match, strategies=strategies,
-                               sets=sets, strategy_path=strategy_path)  # fmt: skip
+    if run_dir is not None:
+        if hand is None:
+            raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
+        records = T.trace_from_run(run_dir, hand, whole_match=whole_match)
+    else:
+        if variant is None:
+            raise ConfigError("trace needs --variant, e.g. --variant fives (list: dominosim variants)")
+        if hand is not None and not str(hand).isdigit():
+            raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
+        records = T.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
+                                   hand=None if hand is None else int(hand),
+                                   whole_match=whole_match, strategies=strategies, sets=sets,
+                                   strategy_path=strategy_path)  # fmt: skip
     click.echo(T.to_jsonl(records) if as_json else T.render_text(records), nl=False)
 
 
@@ -303,6 +336,168 @@ def report_cmd(run_dir, as_json) -> None:
 
     data = RP.load_report(run_dir)
     click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+
+
+# ---------------------------------------------------------------------------------------------
+# compare, tune, tune-target (dominosim/tournament.py; docs/compare.md): runs with their own
+# report section; the same results folder, executors and --resume as run.
+
+
+def tournament_options(f):
+    """The options compare, tune and tune-target share with run."""
+    for deco in reversed([
+        click.option("--variant", "variant", default=None, metavar="VARIANT",
+                     help="Variant slug, e.g. fives (required unless --resume)."),
+        click.option("--players", "-p", type=int, default=None,
+                     help="Number of players, 2 to 4 (default 2)."),
+        click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
+                     help="Set a RULES §15 option (repeatable)."),
+        click.option("--seed", default=None, metavar="N",
+                     help="Root of every random stream; drawn (and printed) when not given."),
+        click.option("--chunk-size", "chunk_size", default=None, metavar="N",
+                     help="Games per work item (default 10000)."),
+        click.option("--workers", default=None, metavar="N",
+                     help="Worker processes (default: all cores; 1 runs in-process)."),
+        click.option("--out", default=None, metavar="DIR",
+                     help="Results root folder (default results)."),
+        click.option("--name", default=None, help="Experiment name: OUT/NAME/RUN-ID."),
+        click.option("--records", type=click.Choice(["all", "none"]), default=None,
+                     help="Write per-hand records (all) or only aggregates (none)."),
+        click.option("--executor", type=click.Choice(["local", "dask", "dask-local"]),
+                     default="local", show_default=True, help="Where work items run."),
+        click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                     help="Dask scheduler address (with --executor dask)."),
+        click.option("--resume", default=None, metavar="RUN_DIR",
+                     type=click.Path(file_okay=False),
+                     help="Finish an interrupted run (a finished one: print its report)."),
+        click.option("--json", "as_json", is_flag=True,
+                     help="Print the report as one JSON object."),
+        click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
+                     help="Extra strategy file or folder (repeatable)."),
+    ]):  # fmt: skip
+        f = deco(f)
+    return f
+
+
+def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, workers,
+                    variant, **flags) -> None:  # fmt: skip
+    from . import report as RP
+    from .errors import ConfigError
+
+    if resume is not None:
+        given = [
+            "--set" if k == "sets" else "--" + k.replace("_", "-")
+            for k, v in (("variant", variant), *flags.items())
+            if v not in (None, ())
+        ]
+        if given:
+            raise ConfigError(
+                f"--resume continues a run as it was planned, so {given[0]} cannot be given "
+                "with it; only --workers, --executor, --scheduler and --json"
+            )
+        data = fn(resume=resume, executor=executor, scheduler=scheduler, progress=None,
+                  workers=_int_flag(workers, "--workers"))  # fmt: skip
+    else:
+        if variant is None:
+            raise ConfigError(f"{kind} needs --variant, e.g. --variant fives")
+        players = flags.pop("players")
+        records = flags.pop("records")
+        data = fn(variant=variant, players=2 if players is None else players, workers=workers,
+                  records=None if records is None else records == "all",
+                  strategy_path=list(flags.pop("strategy_path")) or None,
+                  sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
+                  progress=None, **flags)  # fmt: skip
+    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+
+
+@main.command("compare")
+@tournament_options
+@click.option("--strategies", default=None, metavar="SPEC",
+              help="The strategies of the round robin (at least two), comma-separated.")  # fmt: skip
+@click.option("--games", default=None, metavar="N",
+              help="Total games over all tables and seatings (default 1000).")  # fmt: skip
+@click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
+              help="What a game is (default hand).")  # fmt: skip
+def compare_cmd(**kw) -> None:
+    """A round robin of strategies on duplicate deals: win-rate matrix, paired differences,
+    Bradley–Terry ratings.
+
+    2 players: every pairing, each deal in both seatings; partnership: every pair of teams in
+    both seatings; 3-4 players: every subset of P strategies in every cyclic rotation.
+    Results go to OUT/NAME/RUN-ID/ like run, with plots/win_matrix.png (docs/compare.md).
+    """
+    from . import api
+
+    _run_tournament("compare", api.compare, **kw)
+
+
+@main.command("tune")
+@tournament_options
+@click.option("--strategies", default=None, metavar="SPEC",
+              help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.")  # fmt: skip
+@click.option("--games", default=None, metavar="N",
+              help="Games per value, over all seat rotations (default 1000).")  # fmt: skip
+@click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
+              help="What a game is (default match).")  # fmt: skip
+def tune_cmd(**kw) -> None:
+    """Sweep variant options (--set V.OPTION=A,B) on the same deals, side by side.
+
+    Per value: each strategy's match win rate (Wilson 95%), the stronger strategy, the leading
+    side's match advantage, match length (mean, median, p90). docs/compare.md.
+    """
+    from . import api
+
+    _run_tournament("tune", api.tune, **kw)
+
+
+@main.command("tune-target")
+@tournament_options
+@click.option("--strategies", default=None, metavar="SPEC",
+              help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.")  # fmt: skip
+@click.option("--targets", default=None, metavar="T1,T2,...",
+              help="Match targets to play, integers >= 1 (kozel: kozel_target).")  # fmt: skip
+@click.option("--share", default=None, metavar="X",
+              help="Name the smallest target where the stronger strategy's Wilson lower bound "
+                   "reaches X (default 0.75).")  # fmt: skip
+@click.option("--games", default=None, metavar="N",
+              help="Matches at each target, over all seat rotations (default 1000).")  # fmt: skip
+def tune_target_cmd(**kw) -> None:
+    """Play the same matches at several targets: win rates and match length vs target.
+
+    Every (match, hand) has the same deal at every target. Two-lane and ladder have no target.
+    Plots: plots/sweep_win_rate.png, plots/sweep_match_length.png (docs/compare.md).
+    """
+    from . import api
+
+    _run_tournament("tune-target", api.tune_target, **kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# strategies (dominosim/strategy.py, docs/strategies.md)
+
+
+@main.command("strategies")
+@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
+              help="Extra strategy file or folder (repeatable).")  # fmt: skip
+@click.option("--files", "show_files", is_flag=True, help="Also show the file of each strategy.")
+def strategies_cmd(strategy_path, show_files) -> None:
+    """List every strategy with its parameters (defaults) and one-line description.
+
+    Built-in strategies live in strategies/; --strategy-path adds files or folders of your own
+    (docs/strategies.md). Set parameters with --strategies NAME:KEY=VALUE.
+    """
+    from . import strategy as S
+
+    reg = S.discover(list(strategy_path))
+    header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
+    rows = []
+    for name in sorted(reg):
+        cls = reg[name]
+        params = ", ".join(f"{k}={V.format_value(v)}" for k, v in cls.params.items()) or "-"
+        row = [name, params, S.describe(cls)]
+        rows.append(row + ([S.origin(name)] if show_files else []))
+    click.echo(_table(header, rows))
+    click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
 
 
 if __name__ == "__main__":  # pragma: no cover

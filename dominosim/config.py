@@ -57,7 +57,7 @@ DEFAULTS = {
     "players": 2,
     "seats": ("random",),
     "games": 1000,
-    "unit": "match",
+    "unit": "hand",
     "seed": 0,
     "chunk_size": 10_000,
     "workers": None,  # None: one worker per CPU core
@@ -144,7 +144,7 @@ class Experiment:
     players: int = 2
     seats: tuple[StrategySpec, ...] = (StrategySpec("random"),) * 2
     games: int = 1000
-    unit: str = "match"
+    unit: str = "hand"
     seed: int = 0
     chunk_size: int = 10_000
     workers: int | None = None
@@ -368,7 +368,9 @@ def read_toml(path: str | Path) -> dict:
             msg = re.sub(r"\s*\(at end of document\)\s*$", "", msg)
         else:
             line = "?"
-        raise ConfigError(f"not valid TOML: {p}:{line}: {msg.strip()}") from None
+        raise ConfigError(
+            f"not valid TOML: {p}:{line}: {msg.strip()}; fix the file at that line"
+        ) from None
 
 
 def load_experiment(path: str | Path) -> Experiment:

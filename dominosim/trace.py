@@ -275,6 +275,50 @@ def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
                       labels=labels)  # fmt: skip
 
 
+def trace_from_run(run_dir, hand_id: str, whole_match: bool = False) -> list[dict]:
+    """Replay a hand recorded by ``dominosim run`` from its coordinates.
+
+    ``hand_id`` is ``GROUP:ROTATION:MATCH:HAND`` (the record columns ``group``, ``rotation``,
+    ``match_id``, ``hand_index``; docs/results.md), or ``MATCH:HAND`` for group 0, rotation 0.
+    The reference engine plays it again from the run's seed, rules and seating: deals and
+    strategy draws are addressed by these coordinates, so it is the recorded hand.
+    """
+    from . import config
+    from .store import RunDir
+    from .variants import make_rules
+
+    try:
+        parts = [int(x) for x in str(hand_id).split(":")]
+    except ValueError:
+        parts = []
+    if len(parts) == 2:
+        parts = [0, 0, *parts]
+    if len(parts) != 4 or min(parts) < 0:
+        raise ConfigError(
+            f"bad hand id '{hand_id}'; write GROUP:ROTATION:MATCH:HAND (or MATCH:HAND), "
+            "as in the records' group, rotation, match_id and hand_index columns"
+        )
+    group, rotation, match_id, k = parts
+    rd = RunDir.open(run_dir)
+    m = rd.read_manifest()
+    groups = {gd["index"]: gd for gd in m["groups"]}
+    if group not in groups:
+        raise ConfigError(f"run {rd.path} has no group {group}; groups: {sorted(groups)}")
+    rots = {r["offset"]: r["seats"] for r in groups[group].get("rotations", m["rotations"])}
+    if rotation not in rots:
+        raise ConfigError(f"run {rd.path} has no rotation {rotation}; rotations: {sorted(rots)}")
+    gd = groups[group]
+    rules = make_rules(gd["variant"], int(m["players"]), **dict(gd["options"]))
+    if m["unit"] == "hand" and k != 0:
+        raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
+    paths = list(m.get("strategy_paths") or ())
+    specs = [config.parse_strategy(label) for label in rots[rotation]]
+    seats = [S.get(sp.name, paths, **sp.kwargs) for sp in specs]
+    return make_trace(rules, seed=int(m["seed"]), match_id=match_id,
+                      hand=None if whole_match else k, strategies=seats,
+                      labels=list(rots[rotation]))  # fmt: skip
+
+
 # ---------------------------------------------------------------------------------------------
 # text
 

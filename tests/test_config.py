@@ -171,7 +171,7 @@ def test_known_strategies_check():
 def test_cli_defaults():
     e = experiment_from_cli(variants="fives")
     assert isinstance(e, Experiment)
-    assert (e.name, e.players, e.games, e.unit, e.seed) == ("fives", 2, 1000, "match", 0)
+    assert (e.name, e.players, e.games, e.unit, e.seed) == ("fives", 2, 1000, "hand", 0)
     assert e.workers is None and e.rotate and e.records
     assert hash(e) == hash(experiment_from_cli(variants=["fives"]))
 
