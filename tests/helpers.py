@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dominosim import actions, tiles
 from dominosim.layout import End, Layout
-from dominosim.reference import Hand
+from dominosim.reference import Hand, MatchRecord, play_match
 from dominosim.strategy import Strategy
 
 
@@ -85,3 +85,45 @@ def recorder() -> Strategy:
             return legal[0]
 
     return Recorder()
+
+
+def scripted_match(monkeypatch, rules, deals, moves=(), seed=0) -> MatchRecord:
+    """``play_match`` whose hand k is dealt ``deals[k]`` = (hands, stock) instead of a shuffle;
+    every seat plays the shared script."""
+    script = Script(moves)
+
+    def fake_deal(cls, rules, seed, match_id, hand_index, **kw):
+        hands, stock = deals[hand_index]
+        hand = cls(
+            rules,
+            [[t(x) for x in h] for h in hands],
+            [t(x) for x in stock],
+            match_id=match_id,
+            hand_index=hand_index,
+            seed=seed,
+            **kw,
+        )
+        hand.attempt = 0
+        return hand
+
+    monkeypatch.setattr(Hand, "deal", classmethod(fake_deal))
+    match = play_match(rules, seed, 0, [script] * rules.players)
+    assert script.moves == [], "script not consumed"
+    return match
+
+
+def events_of(rec, kind):
+    return [e for e in rec.events if e["type"] == kind]
+
+
+def highest_double_holder(deal_hands):
+    held = [x for h in deal_hands for x in h]
+    doubles = [d for d in reversed(tiles.DOUBLES) if d in held]
+    best = doubles[0] if doubles else max(held, key=tiles.nondouble_key)
+    return next(s for s, h in enumerate(deal_hands) if best in h), best
+
+
+def lead_event(hand):
+    first = events(hand, "place")[0]
+    assert first["lead"]
+    return first["seat"], first["tile"]

@@ -49,7 +49,7 @@ def test_readme_command_runs(cmd, finished_run, tmp_path, monkeypatch):
     if "--scheduler" in args:
         pytest.skip("needs a running Dask scheduler (covered by tests/test_run.py)")
     args = [finished_run if "RUN_ID" in a else a for a in args]
-    if args[0] == "run":
+    if args[0] in ("run", "compare", "tune", "tune-target"):
         if "--resume" not in args:
             if "--games" in args:
                 args[args.index("--games") + 1] = "4"

@@ -1,6 +1,6 @@
 """RULES §8 (basic) worked examples and §15 basic options on the reference engine."""
 
-from dominosim import seeding, tiles
+from dominosim import seeding
 from dominosim.reference import (
     Hand,
     MatchOver,
@@ -14,7 +14,7 @@ from dominosim.reference import (
 from dominosim.strategy import get
 from dominosim.variants import make_rules
 
-from helpers import events, line, position, scored, t
+from helpers import events, events_of, highest_double_holder, line, position, scored, t
 
 
 def run(hand):
@@ -27,10 +27,6 @@ def run(hand):
     except MatchOver as exc:
         return exc
     return None
-
-
-def events_of(rec, kind):
-    return [e for e in rec.events if e["type"] == kind]
 
 
 # --- worked examples ------------------------------------------------------------------------
@@ -177,13 +173,6 @@ def test_option_penalty_per_miss_block_tie_on_penalties_goes_to_fewer_pips():
 
 
 # --- leads (§8.4, §8.5, basic.lead_highest_double) -------------------------------------------
-
-
-def highest_double_holder(deal_hands):
-    held = [x for h in deal_hands for x in h]
-    doubles = [d for d in reversed(tiles.DOUBLES) if d in held]
-    best = doubles[0] if doubles else max(held, key=tiles.nondouble_key)
-    return next(s for s, h in enumerate(deal_hands) if best in h), best
 
 
 def test_8_4_8_5_leads_lot_then_winner():

@@ -2,7 +2,6 @@
 
 import pytest
 
-from dominosim import tiles
 from dominosim.reference import (
     Hand,
     MatchOver,
@@ -16,7 +15,17 @@ from dominosim.reference import (
 from dominosim.strategy import get
 from dominosim.variants import make_rules
 
-from helpers import ends_of, events, line, position, scored, t
+from helpers import (
+    ends_of,
+    events,
+    events_of,
+    highest_double_holder,
+    lead_event,
+    line,
+    position,
+    scored,
+    t,
+)
 
 
 def run(hand):
@@ -37,12 +46,6 @@ def prev_of(hand) -> PrevHand:
     rec = hand.record
     return PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
                     [hand.seat_pips(s) for s in range(hand.P)])  # fmt: skip
-
-
-def lead_event(hand):
-    first = events(hand, "place")[0]
-    assert first["lead"]
-    return first["seat"], first["tile"]
 
 
 # --- worked examples ------------------------------------------------------------------------
@@ -271,10 +274,6 @@ def test_option_block_deal_7_all():
             assert len(deal["stock"]) == 28 - size * players
 
 
-def events_of(rec, kind):
-    return [e for e in rec.events if e["type"] == kind]
-
-
 def test_option_lead_winner_of_previous_hand_built_position():
     """block.lead_winner_of_previous_hand: the previous hand's winner (C, who went out) leads
     any tile of his choice; by default the holder of the highest double (B, 5-5) leads it."""
@@ -291,13 +290,6 @@ def test_option_lead_winner_of_previous_hand_built_position():
     assert choose_leader(hand, nowin) == (1, t("5-5"))
     default = Hand.from_position(make_rules("block", 3), hands)
     assert choose_leader(default, prev) == (1, t("5-5"))
-
-
-def highest_double_holder(deal_hands):
-    held = [x for h in deal_hands for x in h]
-    doubles = [d for d in reversed(tiles.DOUBLES) if d in held]
-    best = doubles[0] if doubles else max(held, key=tiles.nondouble_key)
-    return next(s for s, h in enumerate(deal_hands) if best in h), best
 
 
 def test_option_lead_winner_of_previous_hand_in_matches():

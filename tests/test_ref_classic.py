@@ -17,7 +17,7 @@ from dominosim.reference import (
 from dominosim.strategy import get
 from dominosim.variants import make_rules
 
-from helpers import ends_of, events, line, position, scored, t
+from helpers import ends_of, events, lead_event, line, position, scored, t
 
 
 def run(hand):
@@ -36,12 +36,6 @@ def prev_of(hand) -> PrevHand:
     rec = hand.record
     return PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
                     [hand.seat_pips(s) for s in range(hand.P)])  # fmt: skip
-
-
-def lead_event(hand):
-    first = events(hand, "place")[0]
-    assert first["lead"]
-    return first["seat"], first["tile"]
 
 
 # --- worked examples ------------------------------------------------------------------------

@@ -5,10 +5,10 @@ and the match end of §1.14, on the reference engine."""
 import pytest
 
 from dominosim import reference, seeding
-from dominosim.reference import Hand, MatchOver, MatchRecord, choose_leader, play_match
+from dominosim.reference import Hand, MatchOver, MatchRecord, choose_leader
 from dominosim.variants import make_rules
 
-from helpers import Script, ends_of, events, line, position, scored, t
+from helpers import ends_of, events, line, position, scored, scripted_match, t
 
 # undealt tiles: more than the 2 reserved ones, so no block can happen in counting examples
 SPARE = ["3-3", "1-6", "1-5"]
@@ -26,31 +26,6 @@ def lead(hand, prev=None):
     hand.record.leader = leader
     hand.lead(leader, tile)
     return leader
-
-
-def scripted_match(monkeypatch, rules, deals, moves=(), seed=0) -> MatchRecord:
-    """``play_match`` whose hand k is dealt ``deals[k]`` = (hands, stock) instead of a shuffle;
-    every seat plays the shared script."""
-    script = Script(moves)
-
-    def fake_deal(cls, rules, seed, match_id, hand_index, **kw):
-        hands, stock = deals[hand_index]
-        hand = cls(
-            rules,
-            [[t(x) for x in h] for h in hands],
-            [t(x) for x in stock],
-            match_id=match_id,
-            hand_index=hand_index,
-            seed=seed,
-            **kw,
-        )
-        hand.attempt = 0
-        return hand
-
-    monkeypatch.setattr(Hand, "deal", classmethod(fake_deal))
-    match = play_match(rules, seed, 0, [script] * rules.players)
-    assert script.moves == [], "script not consumed"
-    return match
 
 
 # --------------------------------------------------------------------------------------------

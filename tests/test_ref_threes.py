@@ -4,10 +4,10 @@ reference engine. Threes is fives (§5) with rows 6.8 (c / 3) and 6.11 (targets)
 import pytest
 
 from dominosim import reference, seeding
-from dominosim.reference import Hand, MatchOver, MatchRecord, play_match
+from dominosim.reference import MatchOver, MatchRecord
 from dominosim.variants import make_rules
 
-from helpers import Script, ends_of, events, line, position, scored, t
+from helpers import ends_of, events, line, position, scored, scripted_match, t
 
 # undealt tiles left in the stock so that no block can happen in examples about counting
 SPARE = ["4-4", "1-1", "2-0"]
@@ -15,31 +15,6 @@ SPARE = ["4-4", "1-1", "2-0"]
 
 def threes(players=2, **opts):
     return make_rules("threes", players, **opts)
-
-
-def scripted_match(monkeypatch, rules, deals, moves=(), seed=0) -> MatchRecord:
-    """``play_match`` whose hand k is dealt ``deals[k]`` = (hands, stock) instead of a shuffle;
-    every seat plays the shared script."""
-    script = Script(moves)
-
-    def fake_deal(cls, rules, seed, match_id, hand_index, **kw):
-        hands, stock = deals[hand_index]
-        hand = cls(
-            rules,
-            [[t(x) for x in h] for h in hands],
-            [t(x) for x in stock],
-            match_id=match_id,
-            hand_index=hand_index,
-            seed=seed,
-            **kw,
-        )
-        hand.attempt = 0
-        return hand
-
-    monkeypatch.setattr(Hand, "deal", classmethod(fake_deal))
-    match = play_match(rules, seed, 0, [script] * rules.players)
-    assert script.moves == [], "script not consumed"
-    return match
 
 
 def seed_with_lot(players, seat, hand_index=0):

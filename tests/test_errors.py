@@ -1,0 +1,902 @@
+"""Every bad input of docs/errors.md: its exit code, and one line ``error: <problem>; <fix>``.
+
+Each row of the "Messages" table of docs/errors.md has a case here, keyed by the row's first
+cell (``test_every_documented_input_has_a_case`` keeps the two in step). A case runs the
+command in-process through click's test runner (or calls the library) and checks:
+
+* the exit code of the row;
+* stderr holds exactly one line starting with ``error:``, it is the last line, and the only
+  other lines are the run's status lines (``seed: ...``, ``run folder: ...``);
+* the message matches the row's pattern and names the fix (it has a ``; `` part);
+* no ``Traceback`` anywhere in the output.
+
+Errors inside pool workers, where a traceback could reach the terminal directly, are checked on
+a real subprocess (``test_strategy_error_in_pool_workers_has_no_traceback``).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from dominosim import store
+from dominosim.cli import main
+from dominosim.errors import DominosimError
+from dominosim.runner import STOP_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "errors.md"
+STATUS = ("seed: ", "run folder: ")
+RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--seed", "1",
+       "--workers", "1"]  # fmt: skip
+
+
+def _has_command(name: str) -> bool:
+    return name in main.commands
+
+
+# ---------------------------------------------------------------------------------------------
+# files the cases need
+
+
+def toml(t: Path, text: str, name: str = "exp.toml") -> str:
+    p = t / name
+    p.write_text(text, encoding="utf-8")
+    return str(p)
+
+
+def strategy_folder(t: Path, body: str, name: str = "mine") -> str:
+    d = t / name
+    d.mkdir(exist_ok=True)
+    (d / "bot.py").write_text(body, encoding="utf-8")
+    return str(d)
+
+
+BOT = """import sys
+
+import numpy as np
+
+from dominosim.strategy import Strategy, register
+
+
+@register
+class Bot(Strategy):
+    name = "{name}"
+
+    def choose_one(self, obs, legal, key):
+        {body}
+"""
+
+
+def bot(t: Path, name: str, body: str) -> str:
+    return strategy_folder(t, BOT.format(name=name, body=body), name=name)
+
+
+def finished_run(t: Path, *extra: str) -> str:
+    """A small finished run; returns its folder."""
+    r = CliRunner().invoke(main, [*RUN, "--games", "8", "--chunk-size", "4", "--out",
+                                  str(t / "done"), "--json", *extra])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)["run_dir"]
+
+
+def tampered_run(t: Path) -> str:
+    d = finished_run(t)
+    m = json.loads((Path(d) / "manifest.json").read_text())
+    m["groups"][0]["rules"]["target"] = 999
+    m["status"] = "interrupted"
+    (Path(d) / "manifest.json").write_text(json.dumps(m))
+    return d
+
+
+def damaged_run(t: Path) -> str:
+    d = finished_run(t)
+    (Path(d) / "manifest.json").write_text("{not json")
+    return d
+
+
+def old_run(t: Path) -> str:
+    d = finished_run(t)
+    m = json.loads((Path(d) / "manifest.json").read_text())
+    del m["groups"]
+    m["status"] = "interrupted"
+    (Path(d) / "manifest.json").write_text(json.dumps(m))
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# the cases: (row of docs/errors.md, arguments, exit code, message pattern)
+
+
+@dataclass
+class Case:
+    row: str  # the first cell of the row in docs/errors.md
+    args: object  # list of arguments, or callable(tmp_path) -> list (or a DominosimError raiser)
+    code: int
+    pattern: str  # a regular expression the whole message (after "error: ") must match
+    env: dict | None = None
+    needs: str | None = None  # a command that must exist
+    api: bool = False  # args is callable(tmp_path) that raises; no CLI
+
+
+def _cfg(text):
+    return lambda t: ["run", toml(t, text), "--out", str(t / "out")]
+
+
+CASES = [
+    # --- experiment files ---------------------------------------------------------------------
+    Case(
+        "file does not exist",
+        lambda t: ["run", str(t / "missing.toml")],
+        2,
+        r"experiment file not found: .*missing\.toml; check the path",
+    ),
+    Case(
+        "a folder instead of a file",
+        lambda t: ["run", str(t)],
+        2,
+        r"experiment file is a folder: .*; give a \.toml file",
+    ),
+    Case(
+        "file not UTF-8",
+        lambda t: ["run", str((t / "x.toml").write_bytes(b"games = \xff\n") and t / "x.toml")],
+        2,
+        r"not valid TOML: .*x\.toml: not UTF-8 text; save the file as UTF-8",
+    ),
+    Case(
+        "file not readable",
+        "unreadable",
+        2,
+        r"cannot read .*exp\.toml: Permission denied; check its permissions",
+    ),
+    Case(
+        "TOML syntax error",
+        _cfg("games = = 3\n"),
+        2,
+        r"not valid TOML: .*exp\.toml:1: Invalid value; fix the file at that line",
+    ),
+    Case(
+        "unknown top-level key",
+        _cfg('variants = ["fives"]\ngame = 10\n'),
+        2,
+        r"unknown key 'game' in .*exp\.toml \(did you mean 'games'\?\); allowed keys: name, .*",
+    ),
+    Case(
+        "no variants",
+        _cfg("games = 10\n"),
+        2,
+        r"no variants in .*exp\.toml; add e\.g\. variants = \[\"fives\"\] or --variant fives",
+    ),
+    Case("zero games", [*RUN, "--games", "0"], 2, r"--games must be an integer >= 1, not 0"),
+    Case("negative games", [*RUN, "--games", "-3"], 2, r"--games must be an integer >= 1, not -3"),
+    Case(
+        "games not a whole number",
+        [*RUN, "--games", "1.5"],
+        2,
+        r"--games must be an integer >= 1, not '1\.5'",
+    ),
+    Case(
+        "zero workers",
+        ["run", "--variant", "fives", "--workers", "0"],
+        2,
+        r"--workers must be an integer >= 1, not 0",
+    ),
+    Case(
+        "zero chunk size",
+        [*RUN, "--chunk-size", "0"],
+        2,
+        r"--chunk-size must be an integer >= 1, not 0",
+    ),
+    Case(
+        "`seed` not an integer",
+        [*RUN[:-4], "--seed", "abc"],
+        2,
+        r"--seed must be an integer, not 'abc'",
+    ),
+    Case(
+        "`players` outside 2..4",
+        [*RUN, "--players", "5"],
+        2,
+        r"--players must be an integer from 2 to 4, not 5",
+    ),
+    Case(
+        "`unit`",
+        _cfg('variants = ["fives"]\nunit = "hands"\n'),
+        2,
+        r"'unit' in .*exp\.toml must be 'hand' or 'match', not 'hands' "
+        r"\(did you mean 'hand'\?\)",
+    ),
+    Case(
+        "`rotate`, `records` not boolean",
+        _cfg('variants = ["fives"]\nrotate = "yes"\n'),
+        2,
+        r"'rotate' in .*exp\.toml must be true or false, not 'yes'",
+    ),
+    Case(
+        "`out` not a string",
+        lambda t: ["run", toml(t, 'variants = ["fives"]\nout = 3\n')],
+        2,
+        r"'out' in .*exp\.toml must be a non-empty string, not 3",
+    ),
+    Case(
+        "`strategy_path`",
+        _cfg('variants = ["fives"]\nstrategy_path = 3\n'),
+        2,
+        r"'strategy_path' in .*exp\.toml must be a string or a list of strings, not 3",
+    ),
+    Case(
+        "`name` not folder-safe",
+        [*RUN, "--name", "a/b"],
+        2,
+        r"--name must be a folder-safe name \(letters, digits, '\.', '_', '-'\), not 'a/b'",
+    ),
+    Case(
+        "`variants` not a list",
+        _cfg("variants = 3\n"),
+        2,
+        r"'variants' in .*exp\.toml must be a non-empty list of variant names or tables, "
+        r"not 3",
+    ),
+    Case(
+        "a `variants` table without `variant`",
+        _cfg("variants = [{ reserve_k = [0, 2] }]\n"),
+        2,
+        r"a table in 'variants' in .*exp\.toml needs a 'variant' key, "
+        r"e\.g\. \{ variant = \"fives\", reserve_k = \[0, 2\] \}",
+    ),
+    Case(
+        "`[options.V]` with V not in `variants`",
+        _cfg('variants = ["fives"]\n[options.threes]\ntarget = 50\n'),
+        2,
+        r"\[options\.threes\] in .*exp\.toml but threes is not in variants \(fives\); "
+        r"add it to variants or remove the table",
+    ),
+    Case(
+        "empty value list in a file",
+        _cfg('variants = ["fives"]\n[options.fives]\nreserve_k = []\n'),
+        2,
+        r"fives\.reserve_k \(.*\) is an empty list; give at least one value",
+    ),
+    # --- --set and --strategies ---------------------------------------------------------------
+    Case(
+        "`--set` without `=`",
+        [*RUN, "--set", "fives.reserve_k"],
+        2,
+        r"--set 'fives\.reserve_k': expected VARIANT\.OPTION=VALUE, "
+        r"e\.g\. --set fives\.reserve_k=2",
+    ),
+    Case(
+        "`--set` with an empty value",
+        [*RUN, "--set", "fives.reserve_k="],
+        2,
+        r"--set 'fives\.reserve_k=': empty value; write a value or a list such as "
+        r"reserve_k=0,2",
+    ),
+    Case(
+        "bare option nobody has",
+        [*RUN, "--set", "reserv_k=2"],
+        2,
+        r"--set 'reserv_k=2': no variant of this experiment \(fives\) has an option 'reserv_k' "
+        r"\(did you mean 'reserve_k'\?\); see 'dominosim variants VARIANT'",
+    ),
+    Case(
+        "bare option several have",
+        ["run", "--variant", "fives,threes", "--workers", "1", "--set", "target=30"],
+        2,
+        r"--set 'target=30': option 'target' is ambiguous; write one of: "
+        r"fives\.target, threes\.target",
+    ),
+    Case(
+        "`--set` for a variant not in the experiment",
+        [*RUN, "--set", "threes.target=30"],
+        2,
+        r"--set 'threes\.target=30': variant 'threes' is not in this experiment \(fives\); "
+        r"add it with --variant threes",
+    ),
+    Case(
+        "a value list where one rule set is played (`trace`)",
+        ["trace", "--variant", "fives", "--set", "fives.reserve_k=0,2"],
+        2,
+        r"--set gives 2 rule sets \(.*\); this command plays one, so give one value per option",
+    ),
+    Case(
+        "bad strategy entry",
+        [*RUN[:4], "greedy:depth", *RUN[5:]],
+        2,
+        r"--strategies: bad parameter 'depth' in 'greedy:depth'; "
+        r"write name:key=value:key2=value2",
+    ),
+    Case(
+        "empty strategy entry",
+        [*RUN[:4], "random,,heaviest", *RUN[5:]],
+        2,
+        r"--strategies: empty strategy entry in 'random,,heaviest'; write e\.g\. random,greedy",
+    ),
+    Case(
+        "parameter given twice",
+        [*RUN[:4], "random:d=1:d=2", *RUN[5:]],
+        2,
+        r"--strategies: parameter 'd' given twice in 'random:d=1:d=2'; keep one",
+    ),
+    Case(
+        "seats do not fit players",
+        [*RUN, "--players", "3"],
+        2,
+        r"--strategies names 2 strategies for 3 players; give one per seat, "
+        r"or one name for every seat",
+    ),
+    Case(
+        "`[strategy.X]` no seat plays",
+        _cfg('variants = ["fives"]\nseats = ["random"]\n[strategy.randm]\n'),
+        2,
+        r"\[strategy\.randm\] in .*exp\.toml but no seat plays randm "
+        r"\(did you mean 'random'\?\); seats play: random",
+    ),
+    # --- rules ---------------------------------------------------------------------------------
+    Case(
+        "unknown variant",
+        ["run", "--variant", "fivs", "--workers", "1"],
+        3,
+        r"unknown variant 'fivs' \(did you mean 'fives'\?\); choose one of: blind, .*",
+    ),
+    Case(
+        "unknown option",
+        [*RUN, "--set", "fives.reserv_k=0"],
+        3,
+        r"unknown option 'reserv_k' for fives \(did you mean 'reserve_k'\?\); "
+        r"its options are: .*",
+    ),
+    Case(
+        "bad option value",
+        [*RUN, "--set", "fives.reserve_k=3"],
+        3,
+        r"bad value '3' for fives\.reserve_k; allowed: 0, 2",
+    ),
+    Case(
+        "target <= 0",
+        [*RUN, "--set", "fives.target=0"],
+        3,
+        r"bad value '0' for fives\.target; allowed: integer >= 1",
+    ),
+    Case(
+        "bad boolean",
+        [*RUN, "--set", "fives.partnership=maybe"],
+        3,
+        r"bad value 'maybe' for fives\.partnership; use on/off \(or true/false\)",
+    ),
+    Case(
+        "player count (library call)",
+        "make_rules_5",
+        3,
+        r"fives is played by 2, 3 or 4 players, not 5; use 2, 3 or 4",
+        api=True,
+    ),
+    Case(
+        "player count (`trace`)",
+        ["trace", "--variant", "fives", "--players", "5"],
+        2,
+        r"Invalid value for '--players' / '-p': 5 is not in the range 2<=x<=4; "
+        r"see 'dominosim trace --help'",
+    ),
+    Case(
+        "partnership with 3 players",
+        [*RUN[:4], "random", *RUN[5:], "--players", "3", "--set", "fives.partnership=on"],
+        3,
+        r"invalid combination: fives\.partnership needs 4 players, not 3; "
+        r"drop it or use --players 4",
+    ),
+    Case(
+        "invalid combination (RULES §15)",
+        [
+            "run",
+            "--variant",
+            "block",
+            "--workers",
+            "1",
+            "--set",
+            "block.fish_score_sum_only=on",
+            "--set",
+            "block.fish_difference_per_opponent=on",
+        ],
+        3,
+        r"invalid combination: block\.fish_score_sum_only and "
+        r"block\.fish_difference_per_opponent; choose one",
+    ),
+    Case(
+        "invalid combination in a file",
+        _cfg(
+            'variants = ["fives"]\nplayers = 3\nseats = ["random"]\n'
+            "[options.fives]\npartnership = true\n"
+        ),
+        3,
+        r"invalid combination: fives\.partnership needs 4 players, not 3; "
+        r"drop it or use --players 4 \(in .*exp\.toml\)",
+    ),
+    Case(
+        "target of a one-hand variant (also `tune-target --variant two-lane`)",
+        ["tune-target", "--variant", "two-lane", "--targets", "10,20", "--workers", "1"],
+        3,
+        r"two-lane has no target: a match is one hand \(§9\.11, §10\.11\); "
+        r"sweep a variant with a target, e\.g\. fives",
+        needs="tune-target",
+    ),
+    # --- strategies ---------------------------------------------------------------------------
+    Case(
+        "unknown strategy",
+        [*RUN[:4], "gready", *RUN[5:]],
+        4,
+        r"unknown strategy 'gready' \(did you mean 'greedy'\?\); known strategies: .*",
+    ),
+    Case(
+        "unknown strategy parameter",
+        [*RUN[:4], "random:depth=3", *RUN[5:]],
+        4,
+        r"unknown parameter 'depth' for strategy 'random'; its parameters are: none",
+    ),
+    Case(
+        "strategy path does not exist",
+        lambda t: [*RUN, "--strategy-path", str(t / "nowhere")],
+        4,
+        r"strategy path .*nowhere does not exist; check --strategy-path",
+    ),
+    Case(
+        "strategy file with a syntax error",
+        lambda t: [*RUN, "--strategy-path", strategy_folder(t, "def f(:\n    pass\n")],
+        4,
+        r"strategy file .*bot\.py has a syntax error at line 1: .*; fix it",
+    ),
+    Case(
+        "strategy file that fails to load",
+        lambda t: [*RUN, "--strategy-path", strategy_folder(t, "import no_such_module_xyz\n")],
+        4,
+        r"strategy file .*bot\.py failed to load: ModuleNotFoundError: "
+        r"No module named 'no_such_module_xyz'; fix it",
+    ),
+    Case(
+        "strategy that raises",
+        lambda t: [
+            *RUN[:4],
+            "boom,random",
+            *RUN[5:],
+            "--games",
+            "4",
+            "--out",
+            str(t / "o"),
+            "--strategy-path",
+            bot(t, "boom", "raise ValueError('kaboom')"),
+        ],
+        4,
+        r"strategy 'boom' raised ValueError: kaboom; fix the strategy",
+    ),
+    Case(
+        "strategy that calls `sys.exit`",
+        lambda t: [
+            *RUN[:4],
+            "quitter,random",
+            *RUN[5:],
+            "--games",
+            "4",
+            "--out",
+            str(t / "o"),
+            "--strategy-path",
+            bot(t, "quitter", "sys.exit(3)"),
+        ],
+        4,
+        r"strategy 'quitter' raised SystemExit: 3; fix the strategy",
+    ),
+    Case(
+        "strategy that returns an illegal action",
+        lambda t: [
+            *RUN[:4],
+            "cheat,random",
+            *RUN[5:],
+            "--games",
+            "4",
+            "--out",
+            str(t / "o"),
+            "--strategy-path",
+            bot(t, "cheat", "return 99999"),
+        ],
+        4,
+        r"strategy 'cheat' returned an illegal action 99999; legal were \[.*\]; "
+        r"fix the strategy",
+    ),
+    Case(
+        "strategy that raises (`trace`)",
+        lambda t: [
+            "trace",
+            "--variant",
+            "fives",
+            "--strategies",
+            "boom,random",
+            "--strategy-path",
+            bot(t, "boom", "raise ValueError('kaboom')"),
+        ],
+        4,
+        r"strategy 'boom' raised ValueError: kaboom; fix the strategy",
+    ),
+    Case(
+        "`compare` with one strategy",
+        lambda t: [
+            "compare",
+            "--variant",
+            "fives",
+            "--strategies",
+            "random",
+            "--workers",
+            "1",
+            "--out",
+            str(t),
+        ],
+        2,
+        r"compare needs at least two strategies, not one \('random'\); "
+        r"write e\.g\. --strategies random,greedy",
+        needs="compare",
+    ),
+    Case(
+        "`compare` with a strategy twice",
+        ["compare", "--variant", "fives", "--strategies", "random,random", "--workers", "1"],
+        2,
+        r"--strategies names 'random' twice; compare plays each strategy once",
+        needs="compare",
+    ),
+    Case(
+        "`compare`, 3–4 players, too few strategies",
+        [
+            "compare",
+            "--variant",
+            "fives",
+            "--players",
+            "3",
+            "--strategies",
+            "random,greedy",
+            "--workers",
+            "1",
+        ],
+        2,
+        r"compare with 3 players seats 3 different strategies at a table, but --strategies "
+        r"names 2; give at least 3 or use --players 2",
+        needs="compare",
+    ),
+    Case(
+        "`tune-target` bad targets",
+        ["tune-target", "--variant", "fives", "--targets", "0,50", "--workers", "1"],
+        2,
+        r"--targets must be integers >= 1 separated by commas \(e\.g\. 50,100,150\), "
+        r"not '0' in '0,50'",
+        needs="tune-target",
+    ),
+    Case(
+        "`tune-target` bad share",
+        [
+            "tune-target",
+            "--variant",
+            "fives",
+            "--targets",
+            "50,100",
+            "--share",
+            "2",
+            "--workers",
+            "1",
+        ],
+        2,
+        r"--share must be a number in \(0, 1\], e\.g\. 0\.75, not '2'",
+        needs="tune-target",
+    ),
+    Case(
+        "`tune-target` with the target in `--set`",
+        [
+            "tune-target",
+            "--variant",
+            "muggins",
+            "--targets",
+            "50,100",
+            "--set",
+            "muggins.target=50",
+            "--workers",
+            "1",
+        ],
+        2,
+        r"tune-target sets muggins\.target itself \(from --targets\); drop that --set",
+        needs="tune-target",
+    ),
+    Case(
+        "`tune` without a value list",
+        ["tune", "--variant", "sniff", "--workers", "1"],
+        2,
+        r"tune sweeps an option: give a value list, e\.g\. --set sniff\.OPTION=A,B "
+        r"\(options: dominosim variants sniff\)",
+        needs="tune",
+    ),
+    Case(
+        "`compare` / `tune` / `tune-target` without `--variant`",
+        ["compare", "--strategies", "random,greedy"],
+        2,
+        r"compare needs --variant, e\.g\. --variant fives",
+        needs="compare",
+    ),
+    # --- output and resume --------------------------------------------------------------------
+    Case(
+        "unwritable output folder",
+        lambda t: [*RUN, "--games", "2", "--out", str((t / "f").write_text("x") and t / "f/sub")],
+        5,
+        r"cannot write .*: Not a directory; check the --out folder "
+        r"\(permissions, disk space\)",
+    ),
+    Case(
+        "full disk while writing",
+        "full_disk",
+        5,
+        r"cannot write .*\.agg\.json: No space left on device; check the --out folder "
+        r"\(permissions, disk space\); finished chunks are kept, finish with: "
+        r"dominosim run --resume .*",
+    ),
+    Case(
+        "`--resume` of a folder that is not a run",
+        lambda t: ["run", "--resume", str(t)],
+        5,
+        r".* is not a run folder \(no manifest\.json\); give results/NAME/RUN-ID",
+    ),
+    Case(
+        "`--resume` with experiment flags",
+        lambda t: ["run", "--resume", finished_run(t), "--games", "10"],
+        2,
+        r"--resume continues a run as it was planned, so --games cannot be given with it; "
+        r"only --workers, --executor, --scheduler and --json",
+    ),
+    Case(
+        "`--resume` with an experiment file",
+        lambda t: ["run", toml(t, 'variants = ["fives"]\n'), "--resume", finished_run(t)],
+        2,
+        r"--resume continues a run as it was planned, so CONFIG cannot be given with it; "
+        r"only --workers, --executor, --scheduler and --json",
+    ),
+    Case(
+        "`--resume` of another kind of run",
+        lambda t: ["compare", "--resume", finished_run(t)],
+        2,
+        r".* is not a compare run; finish it with dominosim run --resume",
+        needs="compare",
+    ),
+    Case(
+        "`--resume` of a run whose rules differ",
+        lambda t: ["run", "--resume", tampered_run(t)],
+        5,
+        r"the rules of group .* in the manifest differ from this version of dominosim; "
+        r"resume with the version that started the run",
+    ),
+    Case(
+        "`--resume` of a damaged manifest",
+        lambda t: ["run", "--resume", damaged_run(t)],
+        5,
+        r"cannot read .*manifest\.json: .*; the run folder is damaged",
+    ),
+    Case(
+        "`--resume` of a manifest missing keys",
+        lambda t: ["run", "--resume", old_run(t)],
+        5,
+        r"the manifest is damaged or from another version \(KeyError: 'groups'\); "
+        r"resume with the version that started the run, or start it again",
+    ),
+    Case(
+        "`report` of a folder that is not a run",
+        lambda t: ["report", str(t)],
+        5,
+        r".* is not a run folder \(no manifest\.json\); give results/NAME/RUN-ID",
+    ),
+    # --- the command line itself --------------------------------------------------------------
+    Case(
+        "unknown command",
+        ["frobnicate"],
+        2,
+        r"No such command 'frobnicate'; see 'dominosim --help'",
+    ),
+    Case(
+        "unknown flag", ["run", "--frob"], 2, r"No such option '--frob'; see 'dominosim run --help'"
+    ),
+    Case(
+        "bad flag value",
+        [*RUN, "--unit", "hands"],
+        2,
+        r"Invalid value for '--unit': 'hands' is not one of 'hand', 'match'; "
+        r"see 'dominosim run --help'",
+    ),
+    Case(
+        "missing required argument",
+        ["report"],
+        2,
+        r"Missing argument 'RUN_DIR'; see 'dominosim report --help'",
+    ),
+    Case(
+        "`trace` without `--variant`",
+        ["trace"],
+        2,
+        r"trace needs --variant, e\.g\. --variant fives \(list: dominosim variants\)",
+    ),
+    Case(
+        "`--executor dask` without `--scheduler`",
+        [*RUN, "--executor", "dask"],
+        2,
+        r"--executor dask needs --scheduler tcp://HOST:PORT",
+    ),
+    # --- interruption -------------------------------------------------------------------------
+    Case(
+        "Ctrl-C during a run",
+        lambda t: [*RUN, "--games", "24", "--chunk-size", "4", "--out", str(t / "o")],
+        130,
+        r"interrupted: 2 of 6 chunks kept in .*; finish with: dominosim run --resume .*",
+        env={STOP_ENV: "2"},
+    ),
+    Case("Ctrl-C outside a run", "ctrl_c_trace", 130, r"interrupted; finished work is kept"),
+]
+
+BY_ROW = {c.row: c for c in CASES}
+
+
+def check_stderr(r, code: int, pattern: str) -> str:
+    """The assertions every bad input shares; returns the message."""
+    assert r.exit_code == code, (r.exit_code, r.output, r.exception)
+    assert "Traceback" not in r.output and "Traceback" not in r.stderr
+    assert not isinstance(r.exception, Exception) or isinstance(r.exception, SystemExit), repr(
+        r.exception
+    )
+    lines = r.stderr.splitlines()
+    errors = [x for x in lines if x.startswith("error:")]
+    assert len(errors) == 1 and lines[-1] == errors[0], r.stderr
+    assert all(x.startswith(STATUS) for x in lines[:-1]), r.stderr
+    message = errors[0][len("error: ") :]
+    assert re.fullmatch(pattern, message), f"\n{message}\n{pattern}"
+    assert any(x in message for x in ("; ", " must be ", " needs ", "e.g.")), message
+    return message
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.row for c in CASES])
+def test_bad_input(case: Case, tmp_path, monkeypatch):
+    if case.needs and not _has_command(case.needs):
+        pytest.skip(f"'dominosim {case.needs}' is not there yet")
+    monkeypatch.chdir(tmp_path)  # a run that gets past the check writes under results/ here
+    for k, v in (case.env or {}).items():
+        monkeypatch.setenv(k, v)
+    if case.api:
+        from dominosim.variants import make_rules
+
+        with pytest.raises(DominosimError) as e:
+            make_rules("fives", 5)
+        assert e.value.exit_code == case.code
+        assert re.fullmatch(case.pattern, str(e.value)) and "\n" not in str(e.value)
+        return
+    special = {"unreadable": _unreadable, "full_disk": _full_disk, "ctrl_c_trace": _ctrl_c}
+    if isinstance(case.args, str):
+        special[case.args](case, tmp_path, monkeypatch)
+        return
+    args = case.args(tmp_path) if callable(case.args) else case.args
+    r = CliRunner().invoke(main, args, prog_name="dominosim")
+    check_stderr(r, case.code, case.pattern)
+
+
+def _unreadable(case, t, monkeypatch):
+    path = toml(t, 'variants = ["fives"]\n')
+    real = Path.read_text
+
+    def deny(self, *a, **k):
+        if str(self) == path:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "read_text", deny)
+    check_stderr(CliRunner().invoke(main, ["run", path]), case.code, case.pattern)
+
+
+def _ctrl_c(case, t, monkeypatch):
+    import dominosim.trace as T
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(T, "trace_from_cli", interrupt)
+    r = CliRunner().invoke(main, ["trace", "--variant", "fives"])
+    check_stderr(r, case.code, case.pattern)
+
+
+def _full_disk(case, t, monkeypatch):
+    """The disk fills while the third chunk is written: exit 5, the first two chunks are kept,
+    and --resume finishes the run with the numbers of an uninterrupted one."""
+    args = [*RUN, "--games", "24", "--chunk-size", "4", "--json"]
+    calls = []
+    real = store.write_json
+
+    def full(path, obj, compact=False):
+        if str(path).endswith(".agg.json"):
+            calls.append(path)
+            if len(calls) >= 3:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real(path, obj, compact)
+
+    monkeypatch.setattr(store, "write_json", full)
+    r = CliRunner().invoke(main, [*args, "--out", str(t / "a")])
+    check_stderr(r, case.code, case.pattern)
+    (run_dir,) = (t / "a" / "fives").iterdir()
+    assert sorted(p.name for p in (run_dir / "chunks").glob("*.agg.json")) == [
+        "0-0.agg.json", "0-1.agg.json"]  # fmt: skip
+    monkeypatch.setattr(store, "write_json", real)
+    resumed = CliRunner().invoke(main, ["run", "--resume", str(run_dir), "--workers", "1"])
+    assert resumed.exit_code == 0, resumed.output
+    full_run = CliRunner().invoke(main, [*args, "--out", str(t / "b")])
+    assert full_run.exit_code == 0, full_run.output
+    other = Path(json.loads(full_run.stdout)["run_dir"])
+    pd.testing.assert_frame_equal(pd.read_parquet(run_dir / "aggregates.parquet"),
+                                  pd.read_parquet(other / "aggregates.parquet"))  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/errors.md and the cases stay in step
+
+
+def documented_rows() -> dict[str, tuple[str, int]]:
+    """The "Messages" table of docs/errors.md: first cell -> (pattern cell, code)."""
+    text = DOC.read_text(encoding="utf-8").split("## Messages", 1)[1]
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[-1].isdigit():
+            rows[cells[0]] = (" | ".join(cells[1:-1]), int(cells[-1]))
+    return rows
+
+
+def test_every_documented_input_has_a_case():
+    rows = documented_rows()
+    assert len(rows) >= 25
+    assert sorted(set(rows) - set(BY_ROW)) == [], "rows of docs/errors.md without a case"
+    assert sorted(set(BY_ROW) - set(rows)) == [], "cases not documented in docs/errors.md"
+    for row, (_, code) in rows.items():
+        assert BY_ROW[row].code == code, row
+
+
+def test_exit_codes_table_matches_the_classes():
+    from dominosim import errors as E
+
+    text = DOC.read_text(encoding="utf-8")
+    for cls in (E.ConfigError, E.RulesError, E.StrategyError, E.OutputError, E.Interrupted):
+        assert f"| `{cls.__name__}` | {cls.exit_code} |" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# errors inside pool workers: a real process, so worker output reaches the captured stderr
+
+
+def _subprocess(args, cwd, timeout=60):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop(STOP_ENV, None)
+    return subprocess.run([sys.executable, "-m", "dominosim", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "pattern"),
+    [
+        ("boom", "raise ValueError('kaboom')", r"strategy 'boom' raised ValueError: kaboom; .*"),
+        ("quitter", "sys.exit(3)", r"strategy 'quitter' raised SystemExit: 3; .*"),
+        ("cheat", "return 99999", r"strategy 'cheat' returned an illegal action 99999; .*"),
+    ],
+)
+def test_strategy_error_in_pool_workers_has_no_traceback(tmp_path, name, body, pattern):
+    folder = bot(tmp_path, name, body)
+    p = _subprocess(["run", "--variant", "fives", "--strategies", f"{name},random", "--games",
+                     "40", "--chunk-size", "4", "--workers", "2", "--seed", "3", "--out",
+                     str(tmp_path / "o"), "--strategy-path", folder], cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 4, p.stderr
+    assert "Traceback" not in p.stderr + p.stdout
+    lines = p.stderr.splitlines()
+    assert [x for x in lines if x.startswith("error:")] == [lines[-1]], p.stderr
+    assert all(x.startswith(STATUS) for x in lines[:-1]), p.stderr
+    assert re.fullmatch("error: " + pattern, lines[-1]), lines[-1]

@@ -1,0 +1,461 @@
+"""Conformance of every registered strategy (DESIGN §6): legal actions only, the same answers for a
+batch as one by one, deterministic given the keys, usable from a spawned worker, and one real
+decision each in blind's open phase and on a spinner. Plus strategy discovery and the CLI."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from dominosim import actions as A
+from dominosim import seeding, tiles
+from dominosim.cli import main as cli
+from dominosim.errors import StrategyError
+from dominosim.layout import Layout
+from dominosim.reference import Hand, play_match
+from dominosim.strategy import Strategy, discover, get
+from dominosim.variants import VARIANTS, make_rules
+
+from helpers import line, t
+
+ALL = sorted(discover())
+# small budgets keep the suite fast; the logic is the same as with the defaults
+FAST = {"mc": {"samples": 3}}
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make(name: str) -> Strategy:
+    return get(name, **FAST.get(name, {}))
+
+
+class Checking(Strategy):
+    """Wraps a strategy; asserts every answer is legal and keeps (obs, legal, key, answer)."""
+
+    name = "checking"
+    params = {}
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+        self.seen = []
+
+    def choose_one(self, obs, legal, key):
+        a = self.inner.choose_one(obs, legal, key)
+        assert a in legal, (self.inner.name, obs.variant, A.describe(a), legal)
+        self.seen.append((obs, list(legal), key, a))
+        return a
+
+
+# ---------------------------------------------------------------------------------------------
+# legal actions, in every variant and player count (reference engine)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("name", ALL)
+def test_only_legal_actions(name, variant, players):
+    rules = make_rules(variant, players)
+    strat = Checking(make(name))
+    seats = [strat] + [get("random")] * (players - 1)
+    for m in range(2):
+        play_match(rules, 11, m, seats, unit="hand")
+        play_match(rules, 12, m, [strat] * players, unit="hand")
+    assert strat.seen
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_blind_options_and_open_phase(name):
+    """blind with its optional draws and plays: every decision kind is answered legally."""
+    rules = make_rules("blind", 2, blind_draw_optional="on", blind_play_optional="on")
+    strat = Checking(make(name))
+    for m in range(4):
+        play_match(rules, 3, m, [strat, strat], unit="hand")
+    assert {o.phase for o, *_ in strat.seen} >= {"play", "continue"}
+
+
+# ---------------------------------------------------------------------------------------------
+# one decision each: blind's open phase, a spinner with N and S open
+
+
+def blind_open_position():
+    """Seat 0 in blind's open phase, after a placement: it may place 3-1 or 5-5, or stop."""
+    rules = make_rules("blind", 2)
+    hand = Hand.from_position(rules, [["3-1", "5-5", "6-6"], ["2-2", "4-0"]],
+                              layout=line("[3 | 5]"), opened=[True, True],
+                              stock=["0-0"])  # fmt: skip
+    hand.voids[1] = {1, 3, 5}
+    legal = hand.placements(0) + [A.STOP]
+    return hand.observe(0, "continue"), legal
+
+
+def spinner_position():
+    """Sniff: the spinner 5-5 with W and E covered, so N and S are open."""
+    rules = make_rules("sniff", 2)
+    lay = Layout("spinner")
+    for tile, pos in (("5-5", None), ("5-0", "E"), ("5-6", "W")):
+        lay.place(t(tile), pos, spinners=True)
+    hand = Hand.from_position(rules, [["5-4", "5-2", "6-1", "0-3", "2-2"], ["1-1", "4-4"]],
+                              layout=lay, stock=["3-3", "1-2"])  # fmt: skip
+    return hand.observe(0), hand.placements(0)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_decision_in_blinds_open_phase(name):
+    obs, legal = blind_open_position()
+    assert obs.phase == "continue" and A.STOP in legal and len(legal) >= 3
+    a = make(name).choose_one(obs, legal, seeding.strategy_key(1, 0, 0, 5, 0))
+    assert a in legal
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_decision_on_a_spinner(name):
+    obs, legal = spinner_position()
+    assert {"N", "S"} <= {p for p, _ in obs.positions}
+    assert {A.pos_of(a) for a in legal} >= {"N", "S", "W", "E"}
+    a = make(name).choose_one(obs, legal, seeding.strategy_key(1, 0, 0, 5, 0))
+    assert a in legal
+
+
+# ---------------------------------------------------------------------------------------------
+# determinism: the same keys give the same decisions
+
+
+@pytest.mark.parametrize("variant", ["fives", "classic", "two-lane", "blind", "sniff"])
+@pytest.mark.parametrize("name", ALL)
+def test_same_keys_same_decisions(name, variant):
+    rules = make_rules(variant, 3)
+    runs = []
+    for _ in range(2):
+        strat = Checking(make(name))  # a fresh instance each time: no hidden state carries over
+        for m in range(2):
+            play_match(rules, 5, m, [strat, get("random"), strat], unit="hand")
+        runs.append([(o.seat, o.decision, a) for o, _, _, a in strat.seen])
+    assert runs[0] == runs[1] and runs[0]
+    # and asked again, the same answers
+    again = make(name)
+    for obs, legal, key, a in strat.seen[:20]:
+        assert again.choose_one(obs, legal, key) == a
+
+
+# ---------------------------------------------------------------------------------------------
+# a batch answers as its games one by one (batch engine)
+
+
+class Comparing(Strategy):
+    """Answers with ``inner.choose`` for the batch and checks every row against
+    ``inner.choose_one`` on that row's Observation and legal list."""
+
+    name = "comparing"
+    params = {}
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+        self.rows = 0
+
+    def choose(self, obs, legal, keys):
+        out = np.asarray(self.inner.choose(obs, legal, keys), dtype=np.int64)
+        for i in range(len(keys)):
+            one = self.inner.choose_one(obs.row(i), legal.row_list(i), int(keys[i]))
+            assert one == out[i], (self.inner.name, i, A.describe(one), A.describe(out[i]))
+        self.rows += len(keys)
+        return out
+
+
+def _row_works() -> bool:
+    from dominosim.engine.batch import BatchEngine
+
+    rules = make_rules("classic", 2)
+    seen = []
+
+    class Probe(Strategy):
+        name = "probe"
+        params = {}
+
+        def choose(self, obs, legal, keys):
+            if not seen:
+                try:
+                    obs.row(0)
+                    seen.append(True)
+                except AttributeError:
+                    seen.append(False)
+            return legal.uniform(keys)
+
+    BatchEngine(rules, 0, [Probe()] * 2, range(4), unit="hand", batch_size=4).run()
+    return bool(seen and seen[0])
+
+
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("name", ALL)
+def test_batch_equals_one_by_one(name, variant, players):
+    from dominosim.engine.batch import BatchEngine
+
+    if not _row_works():
+        pytest.skip("BatchObservation.row() is not available in this engine build")
+    rules = make_rules(variant, players)
+    strat = Comparing(make(name))
+    seats = [strat] + [get("greedy")] * (players - 1)
+    BatchEngine(rules, 9, seats, range(12), unit="hand", batch_size=12).run()
+    assert strat.rows > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# from a spawned worker
+
+
+def _play_in_worker(args):
+    name, params, variant = args
+    from dominosim.reference import play_match as pm
+    from dominosim.strategy import get as g
+    from dominosim.variants import make_rules as mr
+
+    rules = mr(variant, 2)
+    s = g(name, **params)
+    return [pm(rules, 21, m, [s, g("random")], unit="hand").hands[0].winner for m in range(3)]
+
+
+@pytest.fixture(scope="module")
+def spawned_results():
+    import multiprocess as mp
+
+    jobs = [(name, FAST.get(name, {}), "fives") for name in ALL]
+    with mp.get_context("spawn").Pool(2) as pool:
+        return dict(zip(ALL, pool.map(_play_in_worker, jobs), strict=True))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_works_in_a_spawned_worker(name, spawned_results):
+    assert spawned_results[name] == _play_in_worker((name, FAST.get(name, {}), "fives"))
+
+
+# ---------------------------------------------------------------------------------------------
+# mc's samples respect what is public
+
+
+def _mc_module():
+    return sys.modules[type(get("mc")).__module__]
+
+
+def _check_deals(obs, deals):
+    public = set(obs.hand) | set(obs.table) | set(obs.face_up)
+    for hands, stock in deals:
+        assert sorted(hands[obs.seat]) == sorted(obs.hand)
+        seen = [x for h in hands for x in h] + list(stock)
+        assert sorted(seen) == sorted(set(range(28)) - set(obs.table) - set(obs.face_up))
+        assert len(stock) == obs.stock_size
+        for s, h in enumerate(hands):
+            assert len(h) == obs.counts[s]
+            if s == obs.seat:
+                continue
+            assert not public & set(h), "a public tile in a sampled hand"
+            for x in h:
+                assert not set(tiles.halves(x)) & obs.voids[s], (s, tiles.name(x), obs.voids[s])
+
+
+def test_mc_samples_avoid_voids_and_public_tiles():
+    sample_deals = _mc_module().sample_deals
+    checked = 0
+    for variant, players in (("fives", 3), ("classic", 2), ("block", 4), ("two-lane", 3)):
+        rules = make_rules(variant, players)
+        w = Checking(get("greedy"))
+        for m in range(6):
+            play_match(rules, 8, m, [w] * players, unit="hand")
+        for obs, _, key, _ in w.seen:
+            deals = sample_deals(obs, key, 6)
+            assert deals, (variant, obs)
+            _check_deals(obs, deals)
+            checked += any(obs.voids[s] for s in range(players) if s != obs.seat)
+    assert checked > 20  # decisions with a known void
+
+
+def test_mc_samples_under_tight_voids():
+    """An opponent void in five values must get the only tiles it can hold."""
+    rules = make_rules("classic", 2)
+    hands = [["6-6", "6-5", "5-5", "4-4", "3-4"], ["0-0", "0-1", "1-1"]]
+    held = {t(x) for h in hands for x in h}
+    rest = [x for x in range(28) if x not in held]
+    hand = Hand.from_position(rules, hands, layout=line("[6 | 4]"), stock=rest)
+    hand.voids[1] = {2, 3, 4, 5, 6}
+    obs = hand.observe(0)
+    deals = _mc_module().sample_deals(obs, 12345, 20)
+    assert len(deals) == 20
+    _check_deals(obs, deals)
+    allowed = {x for x in range(28) if set(tiles.halves(x)) <= {0, 1}} - set(obs.table)
+    assert all(set(d[0][1]) <= allowed for d in deals)
+
+
+def test_mc_plays_out_the_tested_action():
+    """Every playout position's first decision of the root seat is the tested action."""
+    mod = _mc_module()
+    mc = get("mc", samples=4)
+    rules = make_rules("fives", 2)
+    w = Checking(get("random"))
+    play_match(rules, 2, 0, [w, w], unit="hand")
+    obs, legal, key, _ = next(x for x in w.seen if len(x[1]) >= 2 and x[0].phase == "play")
+    items = mc._positions(obs, legal, key)
+    assert len(items) == 4 * len(legal)
+    roots = []
+    orig = mod._Root.choose
+
+    def spy(self, o, lg, k):
+        roots.append(self)
+        return orig(self, o, lg, k)
+
+    mod._Root.choose = spy
+    try:
+        mc._values(rules, items)
+    finally:
+        mod._Root.choose = orig
+    assert roots and not roots[0].pending.any()
+
+
+def test_mc_parameters():
+    assert get("mc", samples=5).label == "mc:samples=5"
+    with pytest.raises(StrategyError, match="samples"):
+        get("mc", samples=0)
+    with pytest.raises(StrategyError, match="policy"):
+        get("mc", policy="perfect")
+    with pytest.raises(StrategyError, match="unknown parameter 'sample'"):
+        get("mc", sample=3)
+
+
+# ---------------------------------------------------------------------------------------------
+# what the heuristics do
+
+
+def _obs(variant, hands, ends, voids=None, to_move=0, players=2):
+    rules = make_rules(variant, players)
+    hand = Hand.from_position(rules, hands, layout=line(ends), to_move=to_move)
+    for s, v in (voids or {}).items():
+        hand.voids[s] = set(v)
+    obs = hand.observe(to_move)
+    return obs, hand.placements(to_move)
+
+
+def test_doubles_first_plays_a_double():
+    obs, legal = _obs("block", [["6-6", "6-5", "2-2", "2-6"], ["0-0"]], "[6 | 2]")
+    assert A.describe(get("doubles-first").choose_one(obs, legal, 0)) == "6-6@L"
+
+
+def test_suit_keeper_keeps_its_longest_suit():
+    # holds four 6s; ends 6 and 1: 1-2 keeps the sixes, 6-x would spend one
+    obs, legal = _obs("block", [["6-4", "6-5", "6-3", "6-0", "1-2"], ["0-0"]], "[6 | 1]")
+    assert A.describe(get("suit-keeper").choose_one(obs, legal, 0)) == "2-1@R"
+
+
+def test_blocker_leaves_a_value_the_next_opponent_lacks():
+    # seat 1 (next) lacks 2 and 3: 6-3 on R leaves [2 | 3]; 2-4 on L would leave [4 | 6]
+    obs, legal = _obs("block", [["2-4", "6-3"], ["0-0", "1-1"]], "[2 | 6]", voids={1: {2, 3}})
+    assert A.describe(get("blocker").choose_one(obs, legal, 0)) == "6-3@R"
+
+
+def test_blocker_stops_to_keep_a_block():
+    obs, legal = blind_open_position()  # ends [3 | 5], seat 1 lacks 1, 3, 5
+    # 3-1 leaves [1 | 5] (still blocked), 5-5 leaves [3 | 5] (still blocked): it continues
+    assert get("blocker").choose_one(obs, legal, 0) != A.STOP
+    rules = make_rules("blind", 2)
+    hand = Hand.from_position(rules, [["3-2", "6-6", "4-4"], ["2-2", "4-0"]],
+                              layout=line("[3 | 5]"), opened=[True, True])  # fmt: skip
+    hand.voids[1] = {3, 5}
+    legal = hand.placements(0) + [A.STOP]
+    assert get("blocker").choose_one(hand.observe(0, "continue"), legal, 0) == A.STOP
+
+
+# ---------------------------------------------------------------------------------------------
+# discovery: --strategy-path, duplicates, syntax errors, the CLI
+
+
+def test_example_strategy_loads_from_a_strategy_path(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    shutil.copy(ROOT / "docs" / "example_strategy.py", folder / "example_strategy.py")
+    reg = discover([str(folder)])
+    assert "lightest" in reg
+    strat = Checking(get("lightest", [str(folder)]))
+    for variant in ("classic", "fives", "blind", "sniff"):
+        rules = make_rules(variant, 2)
+        for m in range(3):
+            play_match(rules, 1, m, [strat, get("random")], unit="hand")
+    assert strat.seen
+    res = CliRunner().invoke(cli, ["strategies", "--strategy-path", str(folder)])
+    assert res.exit_code == 0 and "lightest" in res.output
+    res = CliRunner().invoke(cli, ["trace", "--variant", "classic", "--strategies",
+                                   "lightest,random", "--strategy-path", str(folder)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+
+
+def test_a_name_defined_twice_names_both_files(tmp_path):
+    body = textwrap.dedent('''
+        from dominosim.strategy import Strategy, register
+
+        @register
+        class Twin(Strategy):
+            """Twin."""
+            name = "twin-strategy"
+            def choose_one(self, obs, legal, key):
+                return legal[0]
+    ''')
+    (tmp_path / "a_twin.py").write_text(body)
+    (tmp_path / "b_twin.py").write_text(body)
+    with pytest.raises(StrategyError) as e:
+        discover([str(tmp_path)])
+    msg = e.value.message
+    assert "twin-strategy" in msg and "a_twin.py" in msg and "b_twin.py" in msg
+    assert "\n" not in msg
+
+
+def test_a_builtin_name_redefined_names_both_files(tmp_path):
+    (tmp_path / "my_random.py").write_text(
+        textwrap.dedent("""
+        from dominosim.strategy import Strategy, register
+
+        @register
+        class R(Strategy):
+            name = "random"
+    """)
+    )
+    with pytest.raises(StrategyError) as e:
+        discover([str(tmp_path)])
+    assert "my_random.py" in e.value.message and "random.py" in e.value.message
+
+
+def test_a_syntax_error_is_one_line_naming_the_file(tmp_path):
+    (tmp_path / "broken.py").write_text("def choose(:\n    pass\n")
+    with pytest.raises(StrategyError) as e:
+        discover([str(tmp_path)])
+    msg = e.value.message
+    assert "broken.py" in msg and "syntax error" in msg and "\n" not in msg
+    res = CliRunner().invoke(cli, ["strategies", "--strategy-path", str(tmp_path)])
+    assert res.exit_code != 0
+    err = res.output.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and "broken.py" in err[0]
+
+
+def test_a_missing_strategy_path_is_an_error(tmp_path):
+    res = CliRunner().invoke(cli, ["strategies", "--strategy-path", str(tmp_path / "nope")])
+    assert res.exit_code != 0 and "does not exist" in res.output
+
+
+def test_strategies_command_lists_every_strategy():
+    res = CliRunner().invoke(cli, ["strategies"])
+    assert res.exit_code == 0, res.output
+    for name in ALL:
+        assert name in res.output
+    assert "samples=" in res.output  # mc's parameters
+    assert "Determinized Monte Carlo" in res.output
+
+
+def test_every_strategy_has_a_docstring():
+    reg = discover()
+    for name in ALL:
+        cls = reg[name]
+        mod = sys.modules[cls.__module__]
+        assert mod.__doc__ and len(mod.__doc__.split()) > 15, name
+        assert cls.__doc__, name
