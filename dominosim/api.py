@@ -108,3 +108,65 @@ def load(run_dir: str | Path) -> RunData:
 
         aggregates = merge_finished(rd, Plan.from_manifest(manifest))[0].frame()
     return RunData(records, aggregates, manifest, rep)
+
+
+# ---------------------------------------------------------------------------------------------
+# round robins and sweeps (dominosim/tournament.py, docs/compare.md)
+
+
+def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
+                scheduler: str | None = None, progress: bool = False, echo=None,
+                **flags) -> dict:  # fmt: skip
+    from . import report as RP
+    from . import runner as RN
+    from .errors import ConfigError
+    from .store import RunDir
+
+    session = RN.Session(workers=flags.get("workers") if resume is not None else None,
+                         executor=executor, scheduler=scheduler, progress=progress,
+                         echo=echo)  # fmt: skip
+    if resume is not None:
+        found = (RunDir.open(resume).read_manifest().get("analysis") or {}).get("kind")
+        if found != kind:
+            how = f"dominosim {found} --resume" if found else "dominosim run --resume"
+            raise ConfigError(f"{resume} is not a {kind} run; finish it with {how}")
+        rd = RN.resume_run(resume, session)
+    else:
+        out = setup(**flags)
+        exp_flags, legs, analysis = out if len(out) == 3 else (out[0], None, out[1])
+        exp, seed, drawn = prepare(None, **exp_flags)
+        rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
+                          analysis=analysis)  # fmt: skip
+    return RP.load_report(rd.path)
+
+
+def compare(**kwargs) -> dict:
+    """A round robin on duplicate deals (``dominosim compare``); returns the report, whose
+    ``analysis`` holds the win-rate matrix, paired differences and Bradley–Terry ratings.
+
+    Keywords: ``variant``, ``players``, ``strategies`` (at least two), ``sets``, ``games``
+    (total over all tables and seatings), ``unit`` (default ``"hand"``), ``seed``,
+    ``chunk_size``, ``workers``, ``out``, ``name``, ``records``, ``strategy_path``; or
+    ``resume=RUN_DIR``; and ``executor``, ``scheduler``, ``progress``, ``echo`` as in
+    :func:`run`.
+    """
+    from .tournament import setup_compare
+
+    return _tournament("compare", setup_compare, **kwargs)
+
+
+def tune(**kwargs) -> dict:
+    """An option sweep on the same deals (``dominosim tune``): the keywords of :func:`run`
+    for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""
+    from .tournament import setup_tune
+
+    return _tournament("tune", setup_tune, **kwargs)
+
+
+def tune_target(**kwargs) -> dict:
+    """A target sweep on the same deals (``dominosim tune-target``): ``variant``,
+    ``targets`` (``"50,100"`` or a list), ``share`` (default 0.75), ``games`` (matches per
+    target) and the other keywords of :func:`run`."""
+    from .tournament import setup_tune_target
+
+    return _tournament("tune-target", setup_tune_target, **kwargs)

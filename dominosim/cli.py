@@ -224,7 +224,9 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
         records = T.trace_from_run(run_dir, hand, whole_match=whole_match)
     else:
         if variant is None:
-            raise ConfigError("trace needs --variant, e.g. --variant fives (list: dominosim variants)")
+            raise ConfigError(
+                "trace needs --variant, e.g. --variant fives (list: dominosim variants)"
+            )
         if hand is not None and not str(hand).isdigit():
             raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
         records = T.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
@@ -239,7 +241,7 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 
 
 @main.command("run")
-@click.argument("config", required=False, type=click.Path(dir_okay=False))
+@click.argument("config", required=False, type=click.Path())
 @click.option("--variant", "variants", multiple=True, metavar="VARIANT",
               help="Variant (repeatable or comma-separated); replaces the file's list.")  # fmt: skip
 @click.option("--players", "-p", type=int, default=None, help="Number of players, 2 to 4.")
@@ -331,7 +333,10 @@ def _int_flag(value, flag: str):
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 def report_cmd(run_dir, as_json) -> None:
-    """Print the report of a run folder (results/NAME/RUN-ID); docs/results.md."""
+    """Print the report of a finished run.
+
+    RUN_DIR is the run folder, results/NAME/RUN-ID; docs/results.md describes the report.
+    """
     from . import report as RP
 
     data = RP.load_report(run_dir)

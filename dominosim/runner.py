@@ -38,7 +38,7 @@ import numpy as np
 
 from . import strategy as S
 from .config import Experiment, parse_strategy, resolve_rules
-from .errors import ConfigError, DominosimError, Interrupted, OutputError, RulesError, StrategyError
+from .errors import ConfigError, Interrupted, OutputError, RulesError, StrategyError
 from .rules import Rules
 from .store import RunDir, output_errors
 
@@ -211,10 +211,17 @@ class Plan:
                     "variant": r.variant,
                     "options": {k: v for k, v in r.options},
                     "rules": r.to_dict(),
-                    **({"seats": list(self.seats_of(g)),
-                        "rotations": [{"offset": x, "seats": list(seating(self.seats_of(g), x))}
-                                      for x in self.rotations_of_group(g)]}
-                       if self.legs else {}),  # fmt: skip
+                    **(
+                        {
+                            "seats": list(self.seats_of(g)),
+                            "rotations": [
+                                {"offset": x, "seats": list(seating(self.seats_of(g), x))}
+                                for x in self.rotations_of_group(g)
+                            ],
+                        }
+                        if self.legs
+                        else {}
+                    ),  # fmt: skip
                 }
                 for g, r in enumerate(self.rules)
             ],  # fmt: skip
@@ -268,7 +275,10 @@ class Plan:
                 rotate=bool(m.get("rotate", True)),
             )
         except (KeyError, TypeError, ValueError, RulesError) as e:
-            raise OutputError(f"the manifest is damaged or from another version: {e}") from None
+            raise OutputError(
+                f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "
+                "resume with the version that started the run, or start it again"
+            ) from None
         plan.items = plan.make_items()
         return plan
 
@@ -804,7 +814,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
         n_done = len(done) + written
         raise Interrupted(
             f"interrupted: {n_done} of {len(plan.items)} chunks kept in {rd.path}; "
-            f"finish with: dominosim run --resume {rd.path}"
+            f"finish with: {_resume_command(manifest, rd)}"
         ) from None
     except BaseException as e:
         _stop(ex)
@@ -813,9 +823,12 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
             _close_session(rd, manifest, started, t0, written, "failed")
         except OutputError:
             pass
-        if isinstance(e, DominosimError | OSError):
-            if isinstance(e, OSError):
-                raise OutputError(f"cannot write the run folder {rd.path}: {e}") from None
+        again = f"; finished chunks are kept, finish with: {_resume_command(manifest, rd)}"
+        if isinstance(e, OSError):
+            reason = e.strerror or str(e)
+            raise OutputError(f"cannot write the run folder {rd.path}: {reason}{again}") from None
+        if isinstance(e, OutputError):  # a full disk or lost permissions: say how to go on
+            raise OutputError(e.message + again) from None
         raise
     finally:
         _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
@@ -826,6 +839,12 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
     rate = played_games / wall if wall > 0 else 0.0
     _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "
                    f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
+
+
+def _resume_command(manifest: dict, rd: RunDir) -> str:
+    """The command that finishes this run (compare / tune runs resume with their command)."""
+    kind = (manifest.get("analysis") or {}).get("kind") or "run"
+    return f"dominosim {kind} --resume {rd.path}"
 
 
 def _stop(ex) -> None:
