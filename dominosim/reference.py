@@ -298,14 +298,15 @@ class Hand:
         name = getattr(strat, "name", type(strat).__name__)
         try:
             a = strat.choose_one(obs, legal, key)
-        except Exception as exc:  # a user strategy failing is a user error, named
+        except (Exception, SystemExit) as exc:  # a user strategy failing is a user error
+            msg = " ".join(str(exc).split())
             raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}: {exc}; fix the strategy"
+                f"strategy '{name}' raised {type(exc).__name__}: {msg}; fix the strategy"
             ) from exc
         if a not in legal:
             raise StrategyError(
                 f"strategy '{name}' returned an illegal action {a!r} at seat {seat}; "
-                f"legal were {[A.describe(x) for x in legal]}"
+                f"legal were {[A.describe(x) for x in legal]}; fix the strategy"
             )
         return int(a)
 

@@ -493,7 +493,10 @@ def with_target(rules: Rules, target: int) -> Rules:
     """The same rules with another target (``kozel_target`` for kozel), for target sweeps."""
     name = "kozel_target" if rules.variant == "kozel" else "target"
     if rules.match_end == "one_hand":
-        raise RulesError(f"{rules.variant} has no target: a match is one hand (§9.11, §10.11)")
+        raise RulesError(
+            f"{rules.variant} has no target: a match is one hand (§9.11, §10.11); "
+            "sweep a variant with a target, e.g. fives"
+        )
     opts = dict(rules.options)
     opts[name] = target
     return make_rules(rules.variant, rules.players, **opts)

@@ -41,6 +41,20 @@ RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--seed",
        "--workers", "1"]  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def _clean_registry():
+    """The test strategies registered here do not leak into other tests of this worker."""
+    from dominosim import runner
+    from dominosim import strategy as S
+
+    saved = dict(S._REGISTRY), dict(S._ORIGIN), set(S._LOADED), dict(runner._STRATEGY_CACHE)
+    yield
+    for live, old in zip((S._REGISTRY, S._ORIGIN, S._LOADED, runner._STRATEGY_CACHE), saved,
+                         strict=True):  # fmt: skip
+        live.clear()
+        live.update(old)
+
+
 def _has_command(name: str) -> bool:
     return name in main.commands
 
@@ -192,7 +206,7 @@ CASES = [
         r"--workers must be an integer >= 1, not 0",
     ),
     Case(
-        "zero chunk size",
+        "`games`, `chunk_size`, `workers` < 1 or not an integer",
         [*RUN, "--chunk-size", "0"],
         2,
         r"--chunk-size must be an integer >= 1, not 0",
@@ -518,12 +532,12 @@ CASES = [
             "--variant",
             "fives",
             "--strategies",
-            "boom,random",
+            "boom2,random",
             "--strategy-path",
-            bot(t, "boom", "raise ValueError('kaboom')"),
+            bot(t, "boom2", "raise ValueError('kaboom')"),
         ],
         4,
-        r"strategy 'boom' raised ValueError: kaboom; fix the strategy",
+        r"strategy 'boom2' raised ValueError: kaboom; fix the strategy",
     ),
     Case(
         "`compare` with one strategy",

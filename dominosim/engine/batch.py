@@ -541,17 +541,18 @@ class BatchEngine(BlindRows):
             a = np.asarray(strat.choose(obs, legal, keys), dtype=np.int64)
         except StrategyError:
             raise
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # SystemExit would kill a pool worker
             raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}: {exc}; fix the strategy"
+                f"strategy '{name}' raised {type(exc).__name__}: {_one_line(str(exc))}; "
+                "fix the strategy"
             ) from exc
         if a.shape != (len(legal),) or not legal.contains(a).all():
             bad = np.flatnonzero(~legal.contains(a)) if a.shape == (len(legal),) else [0]
             i = int(bad[0])
-            shown = a[i] if a.shape == (len(legal),) else a
+            shown = int(a[i]) if a.shape == (len(legal),) else _one_line(repr(a.tolist()))
             raise StrategyError(
                 f"strategy '{name}' returned an illegal action {shown!r}; "
-                f"legal were {[A.describe(x) for x in legal.row_list(i)]}"
+                f"legal were {[A.describe(x) for x in legal.row_list(i)]}; fix the strategy"
             )
         return a
 
@@ -1143,3 +1144,9 @@ TB_DOUBLES = [int(TB.TILE_AT[v, v]) for v in range(7)]
 _ND = [t for t in range(28) if not TB.IS_DOUBLE[t]]
 NONDOUBLES_ASC = sorted(_ND, key=lambda t: (int(TB.TILE_PIPS[t]), int(TB.TILE_HIGH[t])))
 NONDOUBLES_DESC = list(reversed(NONDOUBLES_ASC))
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """``text`` on one line, shortened to ``limit`` characters (for error messages)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

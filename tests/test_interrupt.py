@@ -1,0 +1,197 @@
+"""Interrupted runs lose no work: stop a run part way, ``--resume`` it, and the aggregates equal
+those of an uninterrupted run of the same experiment (DESIGN §8, docs/errors.md).
+
+Three ways to stop: the runner's deterministic hook (``DOMINOSIM_STOP_AFTER_CHUNKS``, in
+process), a real Ctrl-C (SIGINT to the process group of ``python -m dominosim run --workers 2``)
+and a real ``kill -9`` of the parent (the manifest still says ``running``). The signal tests run
+a subprocess, since a signal is what they test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from dominosim.cli import main
+from dominosim.runner import STOP_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--games", "240",
+         "--chunk-size", "20", "--seed", "7", "--unit", "hand"]  # fmt: skip
+# long enough (60 chunks, a few seconds on two workers) to be stopped part way by a signal
+BIG = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--games", "3000",
+       "--chunk-size", "50", "--seed", "11", "--unit", "hand"]  # fmt: skip
+INTERRUPTED = re.compile(
+    r"error: interrupted: (\d+) of (\d+) chunks kept in (\S+); "
+    r"finish with: dominosim run --resume (\S+)"
+)
+
+
+def invoke(args):
+    return CliRunner().invoke(main, args, prog_name="dominosim")
+
+
+def the_run(out: Path) -> Path:
+    (d,) = (out / "fives").iterdir()
+    return d
+
+
+def finished(d: Path) -> set[str]:
+    return {p.name for p in (d / "chunks").glob("*.agg.json")}
+
+
+def aggregates(d: Path) -> pd.DataFrame:
+    return pd.read_parquet(d / "aggregates.parquet")
+
+
+def manifest(d: Path) -> dict:
+    return json.loads((d / "manifest.json").read_text())
+
+
+_BASELINE: dict[tuple[str, ...], pd.DataFrame] = {}
+
+
+def uninterrupted(tmp_path: Path, args) -> pd.DataFrame:
+    """The aggregates of an uninterrupted run of ``args`` (computed once per process)."""
+    if tuple(args) not in _BASELINE:
+        r = invoke([*args, "--workers", "1", "--out", str(tmp_path / "full"), "--json"])
+        assert r.exit_code == 0, r.output
+        _BASELINE[tuple(args)] = aggregates(Path(json.loads(r.stdout)["run_dir"]))
+    return _BASELINE[tuple(args)].copy()
+
+
+def resume(d: Path, workers: str = "2") -> None:
+    r = invoke(["run", "--resume", str(d), "--workers", workers, "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["run_dir"] == str(d)
+    m = manifest(d)
+    assert m["status"] == "done" and m["games_played"] == m["games_requested"]
+
+
+# ---------------------------------------------------------------------------------------------
+# the deterministic hook
+
+
+@pytest.mark.parametrize(("k", "workers"), [(1, "1"), (3, "2")])
+def test_stop_after_k_chunks_then_resume(tmp_path, monkeypatch, k, workers):
+    expected = uninterrupted(tmp_path, SMALL)
+    monkeypatch.setenv(STOP_ENV, str(k))
+    r = invoke([*SMALL, "--workers", workers, "--out", str(tmp_path / "cut")])
+    assert r.exit_code == 130, r.output
+    assert "Traceback" not in r.output
+    m = INTERRUPTED.fullmatch(r.stderr.splitlines()[-1])
+    assert m and int(m.group(1)) == k and int(m.group(2)) == 12, r.stderr
+    d = the_run(tmp_path / "cut")
+    assert m.group(3) == m.group(4) == str(d)
+    assert len(finished(d)) == k
+    assert manifest(d)["status"] == "interrupted"
+    assert not (d / "aggregates.parquet").exists()
+    monkeypatch.delenv(STOP_ENV)
+    resume(d, workers="2" if workers == "1" else "1")  # another worker count: same numbers
+    pd.testing.assert_frame_equal(aggregates(d), expected)
+    sessions = manifest(d)["timings"]["sessions"]
+    assert [s["status"] for s in sessions] == ["interrupted", "done"]
+    assert [s["chunks"] for s in sessions] == [k, 12 - k]
+
+
+def test_interrupted_twice_then_resumed(tmp_path, monkeypatch):
+    expected = uninterrupted(tmp_path, SMALL)
+    monkeypatch.setenv(STOP_ENV, "2")
+    assert invoke([*SMALL, "--workers", "1", "--out", str(tmp_path / "cut")]).exit_code == 130
+    d = the_run(tmp_path / "cut")
+    r = invoke(["run", "--resume", str(d), "--workers", "1"])
+    assert r.exit_code == 130 and "interrupted: 4 of 12 chunks kept" in r.stderr, r.output
+    assert len(finished(d)) == 4
+    monkeypatch.delenv(STOP_ENV)
+    resume(d)
+    pd.testing.assert_frame_equal(aggregates(d), expected)
+    # a finished run resumed again is left as it is
+    before = (d / "aggregates.parquet").read_bytes()
+    resume(d)
+    assert (d / "aggregates.parquet").read_bytes() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# real signals on a real process
+
+
+def start(out: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop(STOP_ENV, None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "dominosim", *BIG, "--workers", "2", "--out", str(out)],
+        cwd=out.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # its own process group: a terminal's Ctrl-C reaches them all
+    )  # fmt: skip
+
+
+def wait_for_a_chunk(p: subprocess.Popen, out: Path, timeout: float = 30.0) -> Path:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        assert p.poll() is None, p.communicate()
+        runs = list((out / "fives").glob("*/chunks/*.agg.json")) if out.exists() else []
+        if runs:
+            return runs[0].parent.parent
+        time.sleep(0.02)
+    raise AssertionError("no chunk was written in time")
+
+
+def kill_group(p: subprocess.Popen) -> None:
+    """End what is left of the process group this test started (orphaned pool workers)."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def test_ctrl_c_keeps_chunks_and_resume_completes(tmp_path):
+    out = tmp_path / "cut"
+    out.mkdir()
+    p = start(out)
+    try:
+        d = wait_for_a_chunk(p, out)
+        os.killpg(p.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole foreground group
+        stdout, stderr = p.communicate(timeout=30)
+    finally:
+        kill_group(p)
+    assert p.returncode == 130, stderr
+    assert "Traceback" not in stderr + stdout
+    lines = stderr.splitlines()
+    errors = [x for x in lines if x.startswith("error:")]
+    assert errors == [lines[-1]], stderr
+    m = INTERRUPTED.fullmatch(lines[-1])
+    assert m and m.group(3) == str(d), stderr
+    kept = finished(d)
+    assert len(kept) == int(m.group(1)) >= 1 and int(m.group(2)) == 60
+    assert manifest(d)["status"] == "interrupted"
+    resume(d)
+    pd.testing.assert_frame_equal(aggregates(d), uninterrupted(tmp_path, BIG))
+
+
+def test_kill_9_then_resume_completes(tmp_path):
+    out = tmp_path / "cut"
+    out.mkdir()
+    p = start(out)
+    try:
+        d = wait_for_a_chunk(p, out)
+        p.send_signal(signal.SIGKILL)  # the parent dies at once, mid-run
+        p.communicate(timeout=30)
+    finally:
+        kill_group(p)
+    assert p.returncode == -signal.SIGKILL
+    assert manifest(d)["status"] == "running"  # nobody closed the session
+    assert finished(d)
+    resume(d)
+    pd.testing.assert_frame_equal(aggregates(d), uninterrupted(tmp_path, BIG))
+    sessions = manifest(d)["timings"]["sessions"]
+    assert [s["status"] for s in sessions] == ["done"]  # the killed session left no record
