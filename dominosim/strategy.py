@@ -135,11 +135,32 @@ def load_file(path: Path) -> None:
 
 
 def discover(paths=()) -> dict[str, type]:
-    """Load the built-in strategies and those in ``paths``; return the registry."""
+    """Load the built-in strategies and those in ``paths`` (folders or ``.py`` files, as given
+    to ``--strategy-path``); return the registry."""
     load_folder(builtin_dir())
     for p in paths:
-        load_folder(p)
+        if Path(p).is_file():
+            load_file(Path(p))
+        else:
+            load_folder(p)
     return dict(_REGISTRY)
+
+
+def origin(name: str) -> str:
+    """The file that registered strategy ``name``."""
+    return _ORIGIN[name]
+
+
+def describe(cls: type) -> str:
+    """The one-line description of a strategy class: the first line of its docstring (or of its
+    module's)."""
+    import inspect
+
+    doc = inspect.getdoc(cls) if cls.__doc__ else None
+    if not doc:
+        doc = getattr(sys.modules.get(cls.__module__), "__doc__", None) or ""
+    lines = [x.strip() for x in (doc or "").strip().splitlines()]
+    return lines[0] if lines else ""
 
 
 def get(name: str, paths=(), **params) -> Strategy:

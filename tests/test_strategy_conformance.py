@@ -459,3 +459,12 @@ def test_every_strategy_has_a_docstring():
         mod = sys.modules[cls.__module__]
         assert mod.__doc__ and len(mod.__doc__.split()) > 15, name
         assert cls.__doc__, name
+
+
+def test_parameters_from_the_command_line_label_the_results(tmp_path):
+    res = CliRunner().invoke(cli, ["run", "--variant", "block", "--strategies",
+                                   "mc:samples=2,suit-keeper", "--games", "8", "--unit", "hand",
+                                   "--workers", "1", "--seed", "3", "--out", str(tmp_path),
+                                   "--json"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "mc:samples=2" in res.output and "suit-keeper" in res.output

@@ -1,0 +1,104 @@
+"""Strength of the built-in strategies: hand win rates on duplicate deals (not run in tests).
+
+    python bench/strength.py [--deals 2000] [--mc-deals 500] [--samples 48] [--workers 2]
+
+For block, classic and fives with 2 players it plays each heuristic against ``random`` and
+``mc`` against each heuristic. Every pair plays the same deals twice, once in each seat order
+(duplicate deals with seat rotation), one hand per deal (unit "hand"), on the batch engine.
+Per deal, the paired score is A's wins minus B's wins over the two seatings, divided by two; the
+table gives each side's hand win rate (draws, i.e. blocked hands without a winner, count for
+nobody) and the mean paired difference with its 95% normal interval. Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+try:
+    import dominosim  # noqa: F401
+except ImportError:  # run from a checkout without installing: the children inherit sys.path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+VARIANTS = ("block", "classic", "fives")
+HEURISTICS = ("heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
+Z95 = 1.959963984540054
+
+
+def _play(job):
+    """Winners of deals ``lo..hi`` with (A, B) in seats (0, 1) and then (1, 0)."""
+    variant, a, b, params_a, lo, hi, seed = job
+    from dominosim.engine import BatchEngine
+    from dominosim.strategy import get
+    from dominosim.variants import make_rules
+
+    rules = make_rules(variant, 2)
+    sa, sb = get(a, **params_a), get(b)
+    out = []
+    for seats, a_seat in (([sa, sb], 0), ([sb, sa], 1)):
+        hands, _ = BatchEngine(rules, seed, seats, range(lo, hi), unit="hand",
+                               batch_size=hi - lo).run()  # fmt: skip
+        order = np.argsort(hands["match_id"])
+        w = np.asarray(hands["winner"])[order]
+        out.append((w == a_seat).astype(int) - (w == 1 - a_seat).astype(int))
+        out.append((w == a_seat).astype(int))
+        out.append((w == 1 - a_seat).astype(int))
+    return out
+
+
+def run_pair(pool, variant, a, b, params_a, deals, seed, chunk):
+    jobs = [(variant, a, b, params_a, lo, min(lo + chunk, deals), seed)
+            for lo in range(0, deals, chunk)]  # fmt: skip
+    parts = pool.map(_play, jobs)
+    diff = np.concatenate([(p[0] + p[3]) / 2 for p in parts])
+    wa = np.concatenate([p[1] + p[4] for p in parts]).sum() / (2 * deals)
+    wb = np.concatenate([p[2] + p[5] for p in parts]).sum() / (2 * deals)
+    m = diff.mean()
+    half = Z95 * diff.std(ddof=1) / math.sqrt(len(diff))
+    return wa, wb, m, m - half, m + half
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--deals", type=int, default=2000, help="deals per heuristic pair")
+    ap.add_argument("--mc-deals", type=int, default=500, help="deals per mc pair")
+    ap.add_argument("--samples", type=int, default=48, help="mc samples per decision")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--no-mc", action="store_true", help="only the heuristics against random")
+    args = ap.parse_args()
+
+    import multiprocess as mp
+
+    rows = []
+    with mp.get_context("spawn").Pool(args.workers) as pool:
+        for variant in args.variants.split(","):
+            pairs = [(h, "random", {}, args.deals) for h in HEURISTICS]
+            if not args.no_mc:
+                pairs += [("mc", h, {"samples": args.samples}, args.mc_deals) for h in HEURISTICS]
+            for a, b, pa, deals in pairs:
+                t0 = time.time()
+                chunk = max(1, math.ceil(deals / (4 * args.workers)))
+                wa, wb, m, lo, hi = run_pair(pool, variant, a, b, pa, deals, args.seed, chunk)
+                label = a + "".join(f":{k}={v}" for k, v in pa.items())
+                rows.append((variant, label, b, deals, wa, wb, m, lo, hi, time.time() - t0))
+                print(f"{variant:8} {label:>16} vs {b:14} {deals:5} deals  "
+                      f"{100 * wa:5.1f}% {100 * wb:5.1f}%  diff {100 * m:+6.1f} pp "
+                      f"[{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {time.time() - t0:6.1f} s",
+                      flush=True)  # fmt: skip
+    print()
+    print("| variant | A | B | deals | A wins | B wins | A − B (pp) | 95% CI |")
+    print("|---|---|---|---:|---:|---:|---:|---|")
+    for variant, a, b, deals, wa, wb, m, lo, hi, _ in rows:
+        print(f"| {variant} | {a} | {b} | {deals} | {100 * wa:.1f}% | {100 * wb:.1f}% | "
+              f"{100 * m:+.1f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""doubles-first: get rid of the doubles early.
+
+A double fits only one value, so it is the tile most likely to be stranded: it blocks its owner
+late in the hand and costs its pips at the count. "Play your doubles early" is the first rule of
+thumb of domino strategy writing, in block and draw games alike. Among the legal placements it
+takes a double if it has one (the heaviest double first), otherwise the placement with the most
+in-play points (fives, threes, muggins, sniff, bergen), then the heaviest tile, then the first in
+canonical order.
+
+Every variant: in blind's open phase it keeps placing (each tile placed is a tile nearer to
+domino, and the doubles go first); on a spinner every open arm is a position like any other; in
+the penalty variants (two-lane, ladder, kozel) the same order holds, since a stranded double is
+what makes a player fail a turn or keep pips. Without a placement it draws where drawing is a
+choice, else passes or stops.
+"""
+
+from dominosim import actions as A
+from dominosim import tiles
+from dominosim.scoring import placement_points
+from dominosim.strategy import Strategy, register
+
+
+def doubles_first_choice(obs, legal):
+    places = [a for a in legal if A.is_placement(a)]
+    if not places:
+        return next((a for a in (A.DRAW, A.PASS, A.STOP) if a in legal), legal[0])
+
+    def key(i):
+        a = places[i]
+        t = A.tile_of(a)
+        return (tiles.is_double(t), placement_points(obs, a), tiles.nondouble_key(t), -i)
+
+    return places[max(range(len(places)), key=key)]
+
+
+@register
+class DoublesFirst(Strategy):
+    """Doubles first (the heaviest double), then in-play points, then the heaviest tile."""
+
+    name = "doubles-first"
+    params = {}
+
+    def choose_one(self, obs, legal, key):
+        return doubles_first_choice(obs, legal)
