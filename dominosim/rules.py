@@ -116,7 +116,7 @@ class Rules:
         """``variant`` or ``variant[opt=value,...]`` for the options away from defaults."""
         if not self.options:
             return self.variant
-        inner = ",".join(f"{k}={_fmt(v)}" for k, v in self.options)
+        inner = ",".join(f"{k}={format_value(v)}" for k, v in self.options)
         return f"{self.variant}[{inner}]"
 
     def to_dict(self) -> dict:
@@ -125,7 +125,8 @@ class Rules:
         return d
 
 
-def _fmt(v) -> str:
+def format_value(v) -> str:
+    """An option value as written on the command line: ``on``/``off`` for booleans."""
     if v is True:
         return "on"
     if v is False:

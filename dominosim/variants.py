@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .errors import RulesError, did_you_mean
-from .rules import Rules
+from .rules import Rules, format_value
 
 VARIANTS = (
     "blind",
@@ -239,14 +239,6 @@ def check_variant(variant: str) -> str:
             f"choose one of: {', '.join(VARIANTS)}"
         )
     return variant
-
-
-def format_value(v) -> str:
-    if v is True:
-        return "on"
-    if v is False:
-        return "off"
-    return str(v)
 
 
 _TRUE = {"on", "true", "yes", "1"}
