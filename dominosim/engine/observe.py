@@ -18,13 +18,15 @@ class BatchObservation:
     ``hand_mask`` (28-bit), ``values`` (``[n, K]`` open position values, -1 closed),
     ``table`` (28-bit), ``counts`` (``[n, P]``), ``voids`` (``[n, P]`` 7-bit value masks),
     ``stock_size``, ``drawable``, ``scores`` (``[n, sides]``), ``penalties`` (``[n, P]``),
-    ``leader``, ``match_id``, ``hand_index``, ``decision``. ``rules`` and ``phase`` are shared.
+    ``leader``, ``match_id``, ``hand_index``, ``decision``; for end counts ``doubles`` and
+    ``along`` (``[n, K]``: the end is formed by a double, laid along) and ``table_count``.
+    ``rules`` and ``phase`` are shared.
     :meth:`row` gives one decision as an :class:`~dominosim.observe.Observation`.
     """
 
     _FIELDS = ("seat", "hand", "values", "table", "_hands_all", "voids", "stock_size",
                "drawable", "scores", "penalties", "leader", "match_id", "hand_index",
-               "decision")  # fmt: skip
+               "decision", "doubles", "along", "table_count")  # fmt: skip
 
     def __init__(self, engine, g, seats, phase: str, decision=None):
         # Fields are read from the engine on first use (most strategies read few of them);
@@ -97,6 +99,18 @@ class BatchObservation:
     @cached_property
     def hand_index(self) -> np.ndarray:
         return self._e.hand_idx[self._g]
+
+    @cached_property
+    def doubles(self) -> np.ndarray:
+        return np.take(self._e.dbl, self._g, axis=0)
+
+    @cached_property
+    def along(self) -> np.ndarray:
+        return np.take(self._e.alg, self._g, axis=0)
+
+    @cached_property
+    def table_count(self) -> np.ndarray:
+        return self._e.ntable[self._g]
 
     @cached_property
     def hand_mask(self) -> np.ndarray:
