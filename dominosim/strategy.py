@@ -78,6 +78,14 @@ class Strategy:
         )
 
 
+def fallback(legal: list[int]) -> int:
+    """The action of a placement-first strategy when no placement is legal: draw where drawing
+    is a choice, else pass, else stop (blind's open phase)."""
+    from .actions import DRAW, PASS, STOP
+
+    return next((a for a in (DRAW, PASS, STOP) if a in legal), legal[0])
+
+
 def register(cls: type) -> type:
     """Class decorator: add a strategy to the registry under ``cls.name``."""
     name = cls.name

@@ -22,7 +22,7 @@ Without a placement it draws where drawing is a choice, else passes or stops.
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.scoring import ends_after, placement_points
-from dominosim.strategy import Strategy, register
+from dominosim.strategy import Strategy, fallback, register
 
 
 def _block_terms(obs, ends):
@@ -45,7 +45,7 @@ def _block_terms(obs, ends):
 def blocker_choice(obs, legal):
     places = [a for a in legal if A.is_placement(a)]
     if not places:
-        return next((a for a in (A.DRAW, A.PASS, A.STOP) if a in legal), legal[0])
+        return fallback(legal)
 
     def key(i):
         a = places[i]

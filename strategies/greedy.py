@@ -11,16 +11,13 @@ import numpy as np
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.scoring import placement_points
-from dominosim.strategy import Strategy, get, register
+from dominosim.strategy import Strategy, fallback, get, register
 
 
 def greedy_choice(obs, legal):
     places = [a for a in legal if A.is_placement(a)]
     if not places:
-        for a in (A.DRAW, A.PASS, A.STOP):
-            if a in legal:
-                return a
-        return legal[0]
+        return fallback(legal)
     scored = [(placement_points(obs, a), tiles.nondouble_key(A.tile_of(a)), -i)
               for i, a in enumerate(places)]  # fmt: skip
     best = max(scored)

@@ -11,7 +11,7 @@ import numpy as np
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.engine import tables as TB
-from dominosim.strategy import Strategy, register
+from dominosim.strategy import Strategy, fallback, register
 
 # rank of every tile by (pips, high half), 0 = lightest
 _KEY = sorted(range(28), key=lambda t: (tiles.pips(t), tiles.halves(t)[1]))
@@ -33,10 +33,7 @@ def heaviest_first(legal_list):
     if places:
         best = max(tiles.nondouble_key(A.tile_of(a)) for a in places)
         return next(a for a in places if tiles.nondouble_key(A.tile_of(a)) == best)
-    for a in (A.DRAW, A.PASS, A.STOP):
-        if a in legal_list:
-            return a
-    return legal_list[0]
+    return fallback(legal_list)
 
 
 def _highest_bit(x: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ placement it draws where drawing is a choice, else passes or stops.
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.scoring import ends_after, placement_points, suit_counts
-from dominosim.strategy import Strategy, register
+from dominosim.strategy import Strategy, fallback, register
 
 
 def _longest_suit(hand) -> int:
@@ -57,7 +57,7 @@ def suit_keeper_ranked(obs, legal):
 def suit_keeper_choice(obs, legal):
     ranked = suit_keeper_ranked(obs, legal)
     if ranked is None:
-        return next((a for a in (A.DRAW, A.PASS, A.STOP) if a in legal), legal[0])
+        return fallback(legal)
     (going_out, _pts, keeps, *_), a = ranked
     if A.STOP in legal and not keeps and not going_out:
         return A.STOP  # blind's open phase: keep the suit for later turns
