@@ -12,19 +12,10 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
+
+from batch_speed import cpu_model  # bench/ is on the path when run as a script
 
 import dominosim
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def once(workers: int, games: int, chunk: int) -> float:

@@ -25,6 +25,7 @@ from . import stats as ST
 from . import variants as V
 from .config import apply_sets, parse_strategies, rules_from_cli
 from .errors import ConfigError
+from .report import _Agg, _ci, _num
 
 KINDS = ("compare", "tune", "tune-target")
 ELO = 400 / math.log(10)  # rating points per unit of log-strength
@@ -247,17 +248,6 @@ def bradley_terry(wins, z: float = ST.Z95, tol: float = 1e-12, max_iter: int = 1
 # analysis (part of report.build)
 
 
-def _num(x):
-    if x is None:
-        return None
-    x = float(x)
-    return None if math.isnan(x) or math.isinf(x) else x
-
-
-def _ci(lo_hi):
-    return [_num(lo_hi[0]), _num(lo_hi[1])]
-
-
 def analyse(manifest: Mapping, aggregates, data: Mapping) -> dict:
     """The ``analysis`` object of a compare / tune / tune-target report (docs/compare.md)."""
     a = manifest["analysis"]
@@ -270,8 +260,6 @@ def analyse(manifest: Mapping, aggregates, data: Mapping) -> dict:
 
 
 def _compare(manifest, aggregates, data) -> dict:
-    from .report import _Agg
-
     a = manifest["analysis"]
     names = list(a["strategies"])
     K = len(names)
