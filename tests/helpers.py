@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dominosim import actions, tiles
+from dominosim import actions, seeding, tiles
 from dominosim.layout import End, Layout
-from dominosim.reference import Hand, MatchRecord, play_match
+from dominosim.reference import Hand, MatchOver, MatchRecord, PrevHand, play_match
 from dominosim.strategy import Strategy
 
 
@@ -127,3 +127,28 @@ def lead_event(hand):
     first = events(hand, "place")[0]
     assert first["lead"]
     return first["seat"], first["tile"]
+
+
+def run(hand):
+    """Play turns until the hand ends; the MatchOver raised by a score event, or None."""
+    try:
+        for _ in range(200):  # a hand that never ends is a failure, not a hang
+            if hand.over:
+                break
+            hand.play_turn()
+        assert hand.over
+    except MatchOver as exc:
+        return exc
+    return None
+
+
+def prev_of(hand) -> PrevHand:
+    """What the next hand's lead rules see about ``hand`` (as play_match builds it)."""
+    rec = hand.record
+    return PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
+                    [hand.seat_pips(s) for s in range(hand.P)])  # fmt: skip
+
+
+def seed_with_lot(players, seat, hand_index=0):
+    """A seed whose lot for (match 0, hand ``hand_index``) is ``seat`` (§1.3)."""
+    return next(s for s in range(1000) if seeding.lot(s, players, 0, hand_index) == seat)

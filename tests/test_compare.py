@@ -13,6 +13,8 @@ from dominosim.cli import main
 from dominosim.runner import STOP_ENV
 from dominosim.tournament import bradley_terry, compare_legs
 
+from runs import strip
+
 TWINS = '''"""Copies of random under other names (test strategies): same decisions, other labels."""
 
 from dominosim.strategy import get, register
@@ -29,17 +31,6 @@ class TwinA(Random):
 class TwinB(Random):
     name = "twin-b"
 '''
-
-VOLATILE = ("run_id", "run_dir", "hands_per_second", "chunks")
-
-
-def strip(d):
-    if isinstance(d, dict):
-        return {k: strip(v) for k, v in d.items()
-                if not k.endswith("_seconds") and k not in VOLATILE}  # fmt: skip
-    if isinstance(d, list):
-        return [strip(x) for x in d]
-    return d
 
 
 def compare(tmp_path, *args, sub="r"):

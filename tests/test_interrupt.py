@@ -25,6 +25,8 @@ from click.testing import CliRunner
 from dominosim.cli import main
 from dominosim.runner import STOP_ENV
 
+from runs import aggregates
+
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--games", "240",
          "--chunk-size", "20", "--seed", "7", "--unit", "hand"]  # fmt: skip
@@ -48,10 +50,6 @@ def the_run(out: Path) -> Path:
 
 def finished(d: Path) -> set[str]:
     return {p.name for p in (d / "chunks").glob("*.agg.json")}
-
-
-def aggregates(d: Path) -> pd.DataFrame:
-    return pd.read_parquet(d / "aggregates.parquet")
 
 
 def manifest(d: Path) -> dict:

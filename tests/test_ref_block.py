@@ -23,30 +23,11 @@ from helpers import (
     lead_event,
     line,
     position,
+    prev_of,
+    run,
     scored,
     t,
 )
-
-
-def run(hand):
-    """Play turns until the hand ends; the MatchOver raised by a score event, or None."""
-    try:
-        for _ in range(200):  # a hand that never ends is a failure, not a hang
-            if hand.over:
-                break
-            hand.play_turn()
-        assert hand.over
-    except MatchOver as exc:
-        return exc
-    return None
-
-
-def prev_of(hand) -> PrevHand:
-    """What the next hand's lead rules see about ``hand`` (as play_match builds it)."""
-    rec = hand.record
-    return PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
-                    [hand.seat_pips(s) for s in range(hand.P)])  # fmt: skip
-
 
 # --- worked examples ------------------------------------------------------------------------
 

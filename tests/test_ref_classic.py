@@ -17,26 +17,7 @@ from dominosim.reference import (
 from dominosim.strategy import get
 from dominosim.variants import make_rules
 
-from helpers import ends_of, events, lead_event, line, position, scored, t
-
-
-def run(hand):
-    try:
-        for _ in range(200):  # a hand that never ends is a failure, not a hang
-            if hand.over:
-                break
-            hand.play_turn()
-        assert hand.over
-    except MatchOver as exc:
-        return exc
-    return None
-
-
-def prev_of(hand) -> PrevHand:
-    rec = hand.record
-    return PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
-                    [hand.seat_pips(s) for s in range(hand.P)])  # fmt: skip
-
+from helpers import ends_of, events, lead_event, line, position, prev_of, run, scored, t
 
 # --- worked examples ------------------------------------------------------------------------
 

@@ -3,11 +3,11 @@
 
 import pytest
 
-from dominosim import reference, seeding, tiles
+from dominosim import reference, tiles
 from dominosim.reference import MatchOver, MatchRecord, choose_leader
 from dominosim.variants import make_rules
 
-from helpers import ends_of, events, line, position, scored, scripted_match, t
+from helpers import ends_of, events, line, position, scored, scripted_match, seed_with_lot, t
 
 # --------------------------------------------------------------------------------------------
 # local drivers
@@ -20,11 +20,6 @@ def lead(hand, prev=None):
     hand.record.leader = leader
     hand.lead(leader, tile)
     return leader
-
-
-def seed_with_lot(players, seat, hand_index=0):
-    """A seed whose lot for (match 0, hand ``hand_index``) is ``seat`` (§1.3)."""
-    return next(s for s in range(1000) if seeding.lot(s, players, 0, hand_index) == seat)
 
 
 # undealt tiles left in the stock so that no block can happen in examples about counting

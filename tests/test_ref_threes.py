@@ -3,11 +3,11 @@ reference engine. Threes is fives (§5) with rows 6.8 (c / 3) and 6.11 (targets)
 
 import pytest
 
-from dominosim import reference, seeding
+from dominosim import reference
 from dominosim.reference import MatchOver, MatchRecord
 from dominosim.variants import make_rules
 
-from helpers import ends_of, events, line, position, scored, scripted_match, t
+from helpers import ends_of, events, line, position, scored, scripted_match, seed_with_lot, t
 
 # undealt tiles left in the stock so that no block can happen in examples about counting
 SPARE = ["4-4", "1-1", "2-0"]
@@ -15,10 +15,6 @@ SPARE = ["4-4", "1-1", "2-0"]
 
 def threes(players=2, **opts):
     return make_rules("threes", players, **opts)
-
-
-def seed_with_lot(players, seat, hand_index=0):
-    return next(s for s in range(1000) if seeding.lot(s, players, 0, hand_index) == seat)
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,18 +15,9 @@ import dominosim
 from dominosim.cli import main
 from dominosim.runner import STOP_ENV, rotations_of, seating
 
+from runs import aggregates, strip
+
 BASE = ["--variant", "fives", "--strategies", "random,heaviest", "--games", "40", "--seed", "5"]
-VOLATILE = ("run_id", "run_dir", "hands_per_second", "chunks")
-
-
-def strip(d):
-    """The report without what may differ between two runs of the same experiment."""
-    if isinstance(d, dict):
-        return {k: strip(v) for k, v in d.items()
-                if not k.endswith("_seconds") and k not in VOLATILE}  # fmt: skip
-    if isinstance(d, list):
-        return [strip(x) for x in d]
-    return d
 
 
 def invoke(args, **kw):
@@ -39,10 +30,6 @@ def run_json(tmp_path, *extra, base=BASE, sub="r"):
     assert r.exit_code == 0, r.output + r.stderr
     data = json.loads(r.stdout)
     return data, Path(data["run_dir"])
-
-
-def aggregates(run_dir: Path) -> pd.DataFrame:
-    return pd.read_parquet(run_dir / "aggregates.parquet")
 
 
 def test_rotations():

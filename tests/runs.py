@@ -1,0 +1,23 @@
+"""Helpers for tests of finished runs (`dominosim run`, `compare`, `tune`...)."""
+
+from pathlib import Path
+
+import pandas as pd
+
+# report keys that may differ between two runs of the same experiment (docs/results.md)
+VOLATILE = ("run_id", "run_dir", "hands_per_second", "chunks")
+
+
+def strip(d):
+    """The report without what may differ between two runs of the same experiment."""
+    if isinstance(d, dict):
+        return {k: strip(v) for k, v in d.items()
+                if not k.endswith("_seconds") and k not in VOLATILE}  # fmt: skip
+    if isinstance(d, list):
+        return [strip(x) for x in d]
+    return d
+
+
+def aggregates(run_dir: Path) -> pd.DataFrame:
+    """A run's merged integer aggregates."""
+    return pd.read_parquet(Path(run_dir) / "aggregates.parquet")
