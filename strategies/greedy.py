@@ -2,9 +2,13 @@
 
 The one-move lookahead every points-game player learns first (All Fives, Muggins, Sniff,
 Bergen): take the placement with the most in-play points (end count of RULES §1.11, bergen's
-headers); among equals, the heaviest tile ("bota gorda"), then the first in canonical order. In
-games without in-play scoring it plays exactly like ``heaviest``.
+headers); among equals, the ``heaviest`` rule: the largest pip sum, then a double, then control
+(tiles left in hand that fit an open end afterwards), then the open ends the opponents are
+known to lack, then the first in canonical order. In games without in-play scoring it plays
+exactly like ``heaviest``.
 """
+
+import sys
 
 import numpy as np
 
@@ -14,19 +18,23 @@ from dominosim.scoring import placement_points
 from dominosim.strategy import Strategy, fallback, get, register
 
 
+def _heaviest():
+    """The module of the ``heaviest`` strategy (files are loaded by path, not imported)."""
+    return sys.modules[type(get("heaviest")).__module__]
+
+
 def greedy_choice(obs, legal):
     places = [a for a in legal if A.is_placement(a)]
     if not places:
         return fallback(legal)
-    scored = [(placement_points(obs, a), tiles.nondouble_key(A.tile_of(a)), -i)
-              for i, a in enumerate(places)]  # fmt: skip
-    best = max(scored)
-    return places[-best[2]]
+    key = _heaviest().heaviest_key
+    scored = [(placement_points(obs, a), *key(obs, a)) for a in places]
+    return places[scored.index(max(scored))]  # the first of the best in canonical order
 
 
 @register
 class Greedy(Strategy):
-    """The most in-play points, then the heaviest tile."""
+    """The most in-play points, then the heaviest tile (with heaviest's tie-breaks)."""
 
     name = "greedy"
     params = {}
@@ -38,8 +46,9 @@ class Greedy(Strategy):
         r = obs.rules
         if r.scoring == "none":
             return get("heaviest").choose(obs, legal, keys)
-        if r.layout == "line" and r.draw_mode != "blind":
-            return _greedy_line(obs, legal)
+        h = _heaviest()
+        if h.batch_ok(obs, legal):
+            return h.line_batch(obs, legal, _points_fn(obs, legal))
         return np.array([greedy_choice(obs.row(i), legal.row_list(i)) for i in range(len(keys))],
                         dtype=np.int64)  # fmt: skip
 
@@ -51,58 +60,30 @@ def _points(r, c):
     return np.where(hit, c if r.scoring == "muggins" else c // m, 0)
 
 
-def _greedy_line(obs, legal):
-    """greedy_choice for a batch on a LINE: every candidate scored with array passes, in
-    canonical order, keeping the first of the best (points, tile rank)."""
+def _points_fn(obs, legal):
+    """``extra(t, p, along)`` for heaviest's array passes: the in-play points of tile ``t``
+    (lead) or ``(v, w)`` (tile v-w on slot ``p`` showing ``v``), over the batch."""
     r = obs.rules
     n = len(legal)
-    out = np.full(n, -1, dtype=np.int64)
-    best = np.full(n, -1, dtype=np.int64)  # points * 32 + rank
     if legal.lead is not None:
-        for along in (False, True) if r.inline_double_counts_single else (False,):
-            for t in range(28):
-                if along and not tiles.is_double(t):
-                    continue
-                held = ((legal.lead >> t) & 1) == 1
-                if r.scoring == "bergen":
-                    pts = 2 if tiles.is_double(t) else 0
-                else:
-                    pts = int(_points(r, np.array([tiles.pips(t)]))[0])
-                score = pts * 32 + int(RANK[t])
-                better = held & (score > best)
-                out = np.where(better, t * A.NPOS + (A.ALONG if along else 0), out)
-                best = np.where(better, score, best)
-    else:
-        vals, dbl, alg = legal.values, obs.doubles, obs.along
-        contrib = np.where(dbl & ~alg, 2 * vals, vals)
-        for p in range(2):
-            q = 1 - p
-            v = np.maximum(vals[:, p], 0)
-            for along in (False, True) if r.inline_double_counts_single else (False,):
-                for w in range(7):
-                    ok = ((legal.masks[:, p] >> w) & 1) == 1
-                    d = v == w
-                    if along:
-                        ok &= d
-                    t = TILE_AT[v, w]
-                    if r.scoring == "bergen":
-                        same = w == vals[:, q]
-                        pts = np.where(same, np.where(d | dbl[:, q], 3, 2), 0)
-                    else:
-                        c = np.where(d & (not along), 2 * w, w) + contrib[:, q]
-                        pts = _points(r, c)
-                    score = pts * 32 + RANK[t]
-                    better = ok & (score > best)
-                    code = t * A.NPOS + p + (A.ALONG if along else 0)
-                    out = np.where(better, code, out)
-                    best = np.where(better, score, best)
-    out = np.where((out < 0) & legal.draw, A.DRAW, out)
-    out = np.where((out < 0) & legal.pass_, A.PASS, out)
-    out = np.where((out < 0) & legal.stop, A.STOP, out)
-    return out
 
+        def lead(t, p, along):
+            if r.scoring == "bergen":
+                return np.full(n, 2 if tiles.is_double(t) else 0)
+            return np.full(n, int(_points(r, np.array([tiles.pips(t)]))[0]))
 
-_KEY = sorted(range(28), key=lambda t: tiles.nondouble_key(t))
-RANK = np.empty(28, dtype=np.int64)
-RANK[_KEY] = np.arange(28)
-TILE_AT = np.array([[tiles.tile_index(v, w) for w in range(7)] for v in range(7)])
+        return lead
+    vals, dbl, alg = legal.values, obs.doubles, obs.along
+    contrib = np.where(dbl & ~alg, 2 * vals, vals)
+
+    def place(vw, p, along):
+        v, w = vw
+        q = 1 - p
+        d = v == w
+        if r.scoring == "bergen":
+            same = w == vals[:, q]
+            return np.where(same, np.where(d | dbl[:, q], 3, 2), 0)
+        c = np.where(d & (not along), 2 * w, w) + contrib[:, q]
+        return _points(r, c)
+
+    return place

@@ -2,8 +2,13 @@
 
 The oldest heuristic of draw and block dominoes: get rid of the tiles that would cost most if
 the hand were blocked or lost. Among the legal placements it takes the tile with the largest
-pip sum (ties: the larger high half, RULES §1.2), on the first position in canonical order.
-Without a placement it draws where drawing is a choice, else passes or stops.
+pip sum. Ties (equal pip sums, and the positions a tile may take) are broken the way players
+break them, in this order: a double first (a double fits one value only, so it is the tile most
+likely to be stranded); then control, the number of tiles left in hand that fit an open end
+after the placement (play to the values you hold, so as not to pass or draw next turn); then
+the open ends the opponents are known to lack (``voids``, counted per opponent); then the first
+placement in canonical order. Without a placement it draws where drawing is a choice, else
+passes or stops.
 """
 
 import numpy as np
@@ -11,73 +16,125 @@ import numpy as np
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.engine import tables as TB
+from dominosim.scoring import ends_after
 from dominosim.strategy import Strategy, fallback, register
 
-# rank of every tile by (pips, high half), 0 = lightest
-_KEY = sorted(range(28), key=lambda t: (tiles.pips(t), tiles.halves(t)[1]))
-RANK = np.empty(28, dtype=np.int64)
-RANK[_KEY] = np.arange(28)
-TILE_OF_RANK = np.array(_KEY, dtype=np.int64)
-# RANKMASK[part, m7]: the tiles of 7-bit chunk `part` of a 28-bit mask, as bits at their ranks
-RANKMASK = np.zeros((4, 128), dtype=np.int64)
-for _p in range(4):
-    for _m in range(128):
-        RANKMASK[_p, _m] = sum(1 << int(RANK[7 * _p + b]) for b in range(7) if _m >> b & 1)
-# HIGHBIT7[m]: the highest set bit of a 7-bit mask (-1 for 0)
-HIGHBIT7 = np.array([m.bit_length() - 1 for m in range(128)], dtype=np.int64)
+# a tie-break score packs (pips, double, control, opponents' void ends) into one integer
+_CTRL, _VOID = 64, 16
+SCORE_SPAN = 32 * _CTRL * _VOID  # every heaviest score is below this
+PIPS = TB.TILE_PIPS
+IS_DOUBLE = np.asarray(TB.IS_DOUBLE, dtype=np.int64)
+TBIT = TB.TBIT
+FIT28 = TB.FIT28
+TILE_AT = TB.TILE_AT
 
 
-def heaviest_first(legal_list):
-    """The per-game rule shared by the batch path's tests."""
+def heaviest_key(obs, a: int) -> tuple:
+    """The ranking of a placement (larger is better): pips, double, control, void ends."""
+    t = A.tile_of(a)
+    ends = ends_after(obs, a)
+    vals = set(ends)
+    control = sum(1 for x in obs.hand if x != t and vals & set(tiles.halves(x)))
+    voids = sum(e in obs.voids[s] for e in ends for s in range(len(obs.counts)) if s != obs.seat)
+    return (tiles.pips(t), tiles.is_double(t), control, voids)
+
+
+def heaviest_first(legal_list, obs):
+    """The per-game rule."""
     places = [a for a in legal_list if A.is_placement(a)]
-    if places:
-        best = max(tiles.nondouble_key(A.tile_of(a)) for a in places)
-        return next(a for a in places if tiles.nondouble_key(A.tile_of(a)) == best)
-    return fallback(legal_list)
+    if not places:
+        return fallback(legal_list)
+    keys = [heaviest_key(obs, a) for a in places]
+    best = max(keys)
+    return places[keys.index(best)]  # the first of the best in canonical order
 
 
-def _highest_bit(x: np.ndarray) -> np.ndarray:
-    out = np.full(x.shape, -1, dtype=np.int64)
-    for part in range(4):
-        chunk = (x >> (7 * part)) & 0x7F
-        hb = HIGHBIT7[chunk]
-        out = np.where(hb >= 0, 7 * part + hb, out)
+def line_score(obs, t, e0, e1):
+    """Heaviest scores (one integer per decision) of placing tiles ``t`` leaving open ends
+    ``e0``, ``e1`` on a LINE, for a batch; same order as :func:`heaviest_key`."""
+    n = len(obs)
+    t = np.broadcast_to(np.asarray(t, dtype=np.int64), (n,))
+    rest = obs.hand_mask & ~TBIT[t]
+    fit = FIT28[(1 << e0) | (1 << e1)]
+    control = np.bitwise_count(rest & fit).astype(np.int64)
+    voids = np.zeros(n, dtype=np.int64)
+    vm = obs.voids
+    for s in range(vm.shape[1]):
+        opp = obs.seat != s
+        voids += opp * (((vm[:, s] >> e0) & 1) + ((vm[:, s] >> e1) & 1))
+    return ((PIPS[t] * 2 + IS_DOUBLE[t]) * _CTRL + control) * _VOID + voids
+
+
+def line_batch(obs, legal, extra=None, base=line_score):
+    """Best placement per decision on a LINE (not blind) by ``extra(t, p, along) * SCORE_SPAN
+    + base(obs, t, e0, e1)`` (default: :func:`line_score`), the first of the best in canonical
+    order; draw, pass or stop where no placement is legal. ``extra`` (greedy's points) returns
+    an array over the decisions, or None for 0."""
+    n = len(legal)
+    out = np.full(n, -1, dtype=np.int64)
+    best = np.full(n, -1, dtype=np.int64)
+    alongs = (False, True) if (legal.along and extra is not None) else (False,)
+    if legal.lead is not None:
+        for along in alongs:
+            for t in range(28):
+                if along and not tiles.is_double(t):
+                    continue
+                held = ((legal.lead >> t) & 1) == 1
+                if not held.any():
+                    continue
+                lo, hi = tiles.halves(t)
+                score = base(obs, t, np.full(n, lo), np.full(n, hi))
+                if extra is not None:
+                    score = score + extra(t, None, along) * SCORE_SPAN
+                better = held & (score > best)
+                out = np.where(better, t * A.NPOS + (A.ALONG if along else 0), out)
+                best = np.where(better, score, best)
+    else:
+        vals = legal.values
+        for p in range(2):
+            q = 1 - p
+            v = np.maximum(vals[:, p], 0)
+            other = np.maximum(vals[:, q], 0)
+            for along in alongs:
+                for w in range(7):
+                    ok = ((legal.masks[:, p] >> w) & 1) == 1
+                    if along:
+                        ok &= v == w
+                    if not ok.any():
+                        continue
+                    t = TILE_AT[v, w]
+                    e1 = np.where(vals[:, q] >= 0, other, w)
+                    score = base(obs, t, np.full(n, w), e1)
+                    if extra is not None:
+                        score = score + extra((v, w), p, along) * SCORE_SPAN
+                    better = ok & (score > best)
+                    code = t * A.NPOS + p + (A.ALONG if along else 0)
+                    out = np.where(better, code, out)
+                    best = np.where(better, score, best)
+    out = np.where((out < 0) & legal.draw, A.DRAW, out)
+    out = np.where((out < 0) & legal.pass_, A.PASS, out)
+    out = np.where((out < 0) & legal.stop, A.STOP, out)
     return out
+
+
+def batch_ok(obs, legal) -> bool:
+    """Whether the array passes apply: a LINE with two slots, not blind."""
+    r = obs.rules
+    return r.layout == "line" and r.draw_mode != "blind" and legal.masks.shape[1] >= 2
 
 
 @register
 class Heaviest(Strategy):
-    """The largest pip sum first."""
+    """The largest pip sum first; ties: a double, control, the opponents' void ends."""
 
     name = "heaviest"
     params = {}
 
     def choose_one(self, obs, legal, key):
-        return heaviest_first(legal)
+        return heaviest_first(legal, obs)
 
     def choose(self, obs, legal, keys):
-        n = len(legal)
-        out = np.full(n, -1, dtype=np.int64)
-        if legal.lead is not None:
-            ranked = np.zeros(n, dtype=np.int64)
-            for part in range(4):
-                ranked |= RANKMASK[part][(legal.lead >> (7 * part)) & 0x7F]
-            hb = _highest_bit(ranked)
-            ok = hb >= 0
-            out = np.where(ok, TILE_OF_RANK[np.maximum(hb, 0)] * A.NPOS, out)
-        else:
-            best_rank = np.full(n, -1, dtype=np.int64)
-            for p in range(legal.masks.shape[1]):
-                m = legal.masks[:, p]
-                v = np.maximum(legal.values[:, p], 0)
-                w = HIGHBIT7[m]
-                t = TB.TILE_AT[v, np.maximum(w, 0)]
-                rank = np.where(w >= 0, RANK[t], -1)
-                better = rank > best_rank
-                out = np.where(better, t * A.NPOS + p, out)
-                best_rank = np.where(better, rank, best_rank)
-        none = out < 0
-        out = np.where(none & legal.draw, A.DRAW, out)
-        out = np.where((out < 0) & legal.pass_, A.PASS, out)
-        out = np.where((out < 0) & legal.stop, A.STOP, out)
-        return out
+        if batch_ok(obs, legal):
+            return line_batch(obs, legal)
+        return np.array([heaviest_first(legal.row_list(i), obs.row(i)) for i in range(len(keys))],
+                        dtype=np.int64)  # fmt: skip

@@ -7,7 +7,7 @@ import pytest
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.reference import play_match
-from dominosim.scoring import placement_points
+from dominosim.scoring import ends_after, placement_points
 from dominosim.strategy import Strategy, get
 from dominosim.variants import VARIANTS, make_rules
 
@@ -106,3 +106,30 @@ def test_heaviest_and_greedy_equal_in_both_engines(variant):
     rules = make_rules(variant, 3)
     strategies = [get("heaviest"), get("greedy"), get("random")]
     assert compare(rules, strategies, 40, unit="hand") == []
+
+
+def _control(obs, a):
+    """Tiles left in hand that fit an open end after placement ``a``."""
+    t = A.tile_of(a)
+    ends = set(ends_after(obs, a))
+    return sum(1 for x in obs.hand if x != t and ends & set(tiles.halves(x)))
+
+
+@pytest.mark.parametrize("variant", ["block", "classic", "fives"])
+def test_heaviest_breaks_ties_by_double_then_control(variant):
+    """Among the heaviest placements: a double first, then the most tiles left that fit."""
+    rules = make_rules(variant, 2)
+    w = Watching(get("heaviest"))
+    for m in range(15):
+        play_match(rules, 3, m, [w, get("random")], unit="hand")
+    ties = 0
+    for legal, a, obs in w.seen:
+        places = [x for x in legal if A.is_placement(x)]
+        top = max(tiles.pips(A.tile_of(x)) for x in places)
+        tied = [x for x in places if tiles.pips(A.tile_of(x)) == top]
+        if any(tiles.is_double(A.tile_of(x)) for x in tied):
+            assert tiles.is_double(A.tile_of(a))
+            tied = [x for x in tied if tiles.is_double(A.tile_of(x))]
+        assert _control(obs, a) == max(_control(obs, x) for x in tied)
+        ties += len({_control(obs, x) for x in tied}) > 1
+    assert ties >= 3  # the tie-break decided some of these
