@@ -14,10 +14,18 @@ what makes a player fail a turn or keep pips. Without a placement it draws where
 choice, else passes or stops.
 """
 
+import sys
+
+import numpy as np
+
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.scoring import placement_points
-from dominosim.strategy import Strategy, fallback, register
+from dominosim.strategy import Strategy, fallback, get, register
+
+_HIGH = tiles.HIGH.astype(np.int64)
+_PIPS = tiles.PIPS.astype(np.int64)
+_DOUBLE = np.asarray(tiles.IS_DOUBLE, dtype=np.int64)
 
 
 def doubles_first_choice(obs, legal):
@@ -42,3 +50,21 @@ class DoublesFirst(Strategy):
 
     def choose_one(self, obs, legal, key):
         return doubles_first_choice(obs, legal)
+
+    def choose(self, obs, legal, keys):
+        # whole batches with heaviest's array passes on a LINE (a cheap playout policy for mc)
+        h = sys.modules[type(get("heaviest")).__module__]
+        if not h.batch_ok(obs, legal):
+            return super().choose(obs, legal, keys)
+        g = sys.modules[type(get("greedy")).__module__]
+        points = g._points_fn(obs, legal) if obs.rules.scoring != "none" else None
+
+        def extra(t, p, along):
+            tile = t if p is None else h.TILE_AT[t[0], t[1]]
+            pts = 0 if points is None else points(t, p, along)
+            return _DOUBLE[tile] * 64 + pts
+
+        def base(obs, t, e0, e1):
+            return _PIPS[t] * 8 + _HIGH[t]
+
+        return h.line_batch(obs, legal, extra, base)
