@@ -2,8 +2,9 @@
 
 Every random choice is a pure function of its coordinates, hashed with splitmix64:
 
-* deal of hand ``k`` of match ``m`` (attempt ``a`` counts kozel redeals):
-  ``key(seed, DEAL, players, m, k, a, i)`` for i in 0..27, tiles ordered by their keys;
+* deal of hand ``k`` of match ``m`` (attempt ``a`` counts kozel redeals): a Fisher–Yates
+  shuffle of the 28 tiles whose swap j (27 .. 1) is drawn from ``key(seed, DEAL, players, m,
+  k, a, j)``;
 * lot (a seat chosen by lot): ``key(seed, LOT, players, m, k, a)``;
 * a strategy's draw at decision ``d`` of hand ``k`` of match ``m`` by ``seat``:
   ``key(seed, STRATEGY, m, k, d, seat)``.
@@ -91,9 +92,17 @@ def below_np(h: np.ndarray, n) -> np.ndarray:
 
 
 def shuffle(seed: int, players: int, match: int, hand: int, attempt: int = 0) -> list[int]:
-    """The shuffled order of the 28 tiles for one deal (RULES §1.5)."""
-    keys = [key(seed, DEAL, players, match, hand, attempt, i) for i in range(28)]
-    return sorted(range(28), key=lambda i: (keys[i], i))
+    """The shuffled order of the 28 tiles for one deal (RULES §1.5).
+
+    A Fisher–Yates shuffle whose j-th swap (j = 27 .. 1) takes position
+    ``below(key(seed, DEAL, players, match, hand, attempt, j), j + 1)``.
+    """
+    h = key(seed, DEAL, players, match, hand, attempt)
+    order = list(range(28))
+    for j in range(27, 0, -1):
+        r = below(splitmix64(h ^ j), j + 1)
+        order[j], order[r] = order[r], order[j]
+    return order
 
 
 def shuffle_np(seed: int, players: int, match, hand, attempt=0) -> np.ndarray:
@@ -101,8 +110,15 @@ def shuffle_np(seed: int, players: int, match, hand, attempt=0) -> np.ndarray:
     match = np.atleast_1d(np.asarray(match))
     h = key_np(seed, DEAL, players, match, np.asarray(hand), np.asarray(attempt))
     h = np.broadcast_to(h, match.shape)
-    keys = splitmix64_np(h[:, None] ^ _IDX28)
-    return np.argsort(keys, axis=1, kind="stable")
+    n = len(match)
+    order = np.tile(np.arange(28, dtype=np.int64), (n, 1))
+    rows = np.arange(n)
+    for j in range(27, 0, -1):
+        r = below_np(splitmix64_np(h ^ _IDX28[j]), j + 1).astype(np.int64)
+        tj = order[:, j].copy()
+        order[:, j] = order[rows, r]
+        order[rows, r] = tj
+    return order
 
 
 _IDX28 = np.arange(28, dtype=np.uint64)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dominosim.engine import BatchEngine
 from dominosim.reference import play_match
+from dominosim.variants import OPTIONS, make_rules
 
 
 def norm(evs) -> list[tuple]:
@@ -77,3 +80,29 @@ def compare(rules, strategies, n: int, *, unit: str, seed: int = 11, batch_size:
             if list(hands["points"][i]) != rec.points or list(hands["pips"][i]) != rec.pips:
                 problems.append(f"match {m} hand {rec.hand_index}: points/pips differ")
     return problems
+
+
+def option_cases():
+    """One case per §15 option value away from its default (variant, players, options)."""
+    cases = []
+    for (variant, name), opt in OPTIONS.items():
+        if isinstance(opt.allowed, tuple):
+            values = [v for v in opt.allowed if v != opt.default_for(2)]
+        elif "cumulative" in name:
+            values = [3]
+        else:
+            values = [7]  # a small target: many matches end in few hands
+        for value in values:
+            opts = {name: value}
+            if variant == "muggins" and name in ("spinner_open_all_four_immediately",
+                                                 "us_sniff_counting"):  # fmt: skip
+                opts["first_double_spinner"] = True
+            for players in (2, 3, 4):
+                try:
+                    make_rules(variant, players, **opts)
+                except Exception:
+                    continue
+                cases.append(pytest.param(variant, players, opts,
+                                          id=f"{variant}-{players}p-{name}={value}"))  # fmt: skip
+                break
+    return cases

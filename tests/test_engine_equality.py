@@ -6,36 +6,11 @@ from __future__ import annotations
 import pytest
 
 from dominosim.strategy import get
-from dominosim.variants import OPTIONS, VARIANTS, make_rules
+from dominosim.variants import VARIANTS, make_rules
 
-from engine_compare import compare
+from engine_compare import compare, option_cases
 
 BATCH_VARIANTS = list(VARIANTS)
-
-
-def _option_cases():
-    cases = []
-    for (variant, name), opt in OPTIONS.items():
-        if isinstance(opt.allowed, tuple):
-            values = [v for v in opt.allowed if v != opt.default_for(2)]
-        elif "cumulative" in name:
-            values = [3]
-        else:
-            values = [7]  # a small target: many matches end in few hands
-        for value in values:
-            opts = {name: value}
-            if variant == "muggins" and name in ("spinner_open_all_four_immediately",
-                                                 "us_sniff_counting"):  # fmt: skip
-                opts["first_double_spinner"] = True
-            for players in (2, 3, 4):
-                try:
-                    make_rules(variant, players, **opts)
-                except Exception:
-                    continue
-                cases.append(pytest.param(variant, players, opts,
-                                          id=f"{variant}-{players}p-{name}={value}"))  # fmt: skip
-                break
-    return cases
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -54,7 +29,7 @@ def test_matches_equal_reference_random(variant, players):
     assert compare(rules, [get("random")] * players, 12, unit="match") == []
 
 
-@pytest.mark.parametrize(("variant", "players", "opts"), _option_cases())
+@pytest.mark.parametrize(("variant", "players", "opts"), option_cases())
 def test_options_equal_reference(variant, players, opts):
     """Every §15 option: 200 deals (and a few whole matches)."""
     rules = make_rules(variant, players, **opts)

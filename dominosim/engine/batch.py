@@ -22,6 +22,7 @@ from .. import actions as A
 from .. import seeding
 from ..errors import StrategyError
 from ..rules import Rules
+from . import kernel as KN
 from . import tables as TB
 from .blind import BlindRows
 from .legal import Legal
@@ -51,12 +52,20 @@ class BatchEngine(BlindRows):
         unit: ``"match"`` (whole matches) or ``"hand"`` (each game is hand 0 of its match).
         batch_size: the number of game slots stepped together.
         log: keep per-game event lists (slow; for the equality tests and traces).
+        kernel: play on the compiled kernel (:mod:`.kernel`); ``None``: where numba is present
+            and the kernel plays these rules, without ``log``; ``False``: the numpy path.
     """
 
     def __init__(self, rules: Rules, seed: int, strategies, match_ids, *, unit: str = "match",
-                 batch_size: int = 10_000, log: bool = False):  # fmt: skip
+                 batch_size: int = 10_000, log: bool = False, kernel: bool | None = None):  # fmt: skip
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
+        if kernel is None:
+            kernel = KN.enabled() and KN.supports(rules) and not log
+        elif kernel and not (KN.HAVE_NUMBA and KN.supports(rules) and not log):
+            raise ValueError(f"the compiled kernel cannot play {rules.label} (log={log})")
+        self.kernel = kernel = bool(kernel)
+        self._kcap = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
         self.r = rules
         self.seed = int(seed)
         self.strategies = list(strategies)
@@ -94,7 +103,8 @@ class BatchEngine(BlindRows):
                        ("last_placer", -1), ("hand_length", 0), ("turns", 0), ("draws", 0),
                        ("passes", 0), ("end_reason", -1), ("fish", -1), ("winner", -1),
                        ("went_out", -1))  # fmt: skip
-        self._hblk = np.zeros((len(hand_fields), B), dtype=np.int64)
+        # (game-major in memory on the kernel path: one game's fields share a cache line)
+        self._hblk = np.zeros((len(hand_fields), B), dtype=np.int64, order="F" if kernel else "C")
         self._htmpl = np.array([f for _, f in hand_fields], dtype=np.int64)[:, None]
         for i, (name, fill) in enumerate(hand_fields):
             self._hblk[i] = fill
@@ -103,7 +113,7 @@ class BatchEngine(BlindRows):
         self.over, self.target_hit = self._bblk[0], self._bblk[1]
         self.hands = z(B, P, dt=np.uint64)
         self._hflat = self.hands.reshape(-1)  # hands[g, s] is _hflat[g * P + s]
-        self.stock = z(B, 28)
+        self.stock = z(B, 28, dt=np.int8 if kernel else np.int64)
         self.spref = z(B, 29, dt=np.uint64)  # spref[g, j]: packed tiles of stock[g, :j]
         self._spflat = self.spref.reshape(-1)
         # posm[g, v]: bit j set where stock[g, j] carries value v (column 7: none)
@@ -134,11 +144,10 @@ class BatchEngine(BlindRows):
         self.pending = z(B, self.S)
         self.pot = z(B)
         self.eggs = z(B)
-        # previous hand, for later leads
-        self.prev_leader = z(B)
-        self.prev_winner = z(B, fill=-1)
-        self.prev_out = z(B, fill=-1)
-        self.prev_fish = z(B, fill=-1)
+        # previous hand, for later leads (rows of one block, as the kernel takes them)
+        self._pblk = np.full((4, B), -1, dtype=np.int64)
+        self._pblk[0] = 0
+        self.prev_leader, self.prev_winner, self.prev_out, self.prev_fish = self._pblk
         self.prev_seat_pips = z(B, P)
         self.blind = rules.draw_mode == "blind"
         # blind_deal=all_tiles with 3 players: the leftover tile starts the layout (§15)
@@ -153,7 +162,10 @@ class BatchEngine(BlindRows):
     # running
     # ------------------------------------------------------------------------------------------
     def run(self) -> tuple[dict, dict]:
-        """Play every match id; return (hand records, match records) as dicts of arrays."""
+        """Play every match id; return (hand records, match records) as dicts of arrays,
+        ordered by match id and hand index."""
+        if self.kernel:
+            return self._run_kernel()
         if not self.active.any():
             self._start_matches(np.arange(self.B))
         while self.active.any():
@@ -162,7 +174,7 @@ class BatchEngine(BlindRows):
 
     @classmethod
     def from_positions(cls, rules: Rules, seed: int, strategies, positions, *,
-                       log: bool = False) -> BatchEngine:  # fmt: skip
+                       log: bool = False, kernel: bool | None = None) -> BatchEngine:  # fmt: skip
         """An engine whose slots hold positions built elsewhere (a search's sampled hands, a
         test's position), to be played on to the end of the hand with :meth:`run`.
 
@@ -173,7 +185,8 @@ class BatchEngine(BlindRows):
         (which address the strategies' random draws).
         """
         n = len(positions)
-        e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, log=log)
+        e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, log=log,
+                kernel=kernel)  # fmt: skip
         e.next_q = n
         g = np.arange(n)
         e.active[g] = True
@@ -520,20 +533,24 @@ class BatchEngine(BlindRows):
         h = seeding.splitmix64_np(self.skey[ga] ^ dec.view(U64))
         h ^= sa.view(U64)
         keys = seeding.splitmix64_np(h)
-        obs = self._observe(ga, sa, phase_name, dec)
-        if self._one_strategy is not None:
-            chosen = self._call(self._one_strategy, obs, sub, keys)
-        else:
-            chosen = np.empty(len(ga), dtype=np.int64)
-            for strat, seat_list in self._strategy_groups:
-                sel = np.flatnonzero(np.isin(sa, seat_list))
-                if len(sel):
-                    chosen[sel] = self._call(strat, obs.take(sel), sub.take(sel), keys[sel])
+        chosen = self._ask(ga, sa, sub, keys, dec, phase_name)
         self.decision[ga] = dec + 1
         if len(ask) == n:
             return chosen
         acts[ask] = chosen
         return acts
+
+    def _ask(self, ga, sa, sub: Legal, keys, dec, phase_name: str) -> np.ndarray:
+        """The strategies' choices for decisions ``ga`` by seats ``sa`` (2+ legal actions)."""
+        obs = self._observe(ga, sa, phase_name, dec)
+        if self._one_strategy is not None:
+            return self._call(self._one_strategy, obs, sub, keys)
+        chosen = np.empty(len(ga), dtype=np.int64)
+        for strat, seat_list in self._strategy_groups:
+            sel = np.flatnonzero(np.isin(sa, seat_list))
+            if len(sel):
+                chosen[sel] = self._call(strat, obs.take(sel), sub.take(sel), keys[sel])
+        return chosen
 
     def _call(self, strat, obs, legal: Legal, keys):
         name = getattr(strat, "label", getattr(strat, "name", type(strat).__name__))
@@ -1096,6 +1113,77 @@ class BatchEngine(BlindRows):
                 self.finished_events[int(self.match[i])] = self.events[i]
         del r
 
+    # ------------------------------------------------------------------------------------------
+    # the compiled path (kernel.py): the kernel plays up to each decision with a choice
+    # ------------------------------------------------------------------------------------------
+    def _run_kernel(self):
+        B, P, S, npts = self.B, self.P, self.S, self.npoints
+        if not self.active.any():
+            self.active[:] = True
+            self.phase[:] = KN.START
+        R = KN.knobs(self.r, self.unit)
+        sd = KN.seeds(self.seed, P)
+        prio = KN.first_priority(self.r)
+        htmpl = np.ascontiguousarray(self._htmpl[:, 0])
+        qpos = np.array([self.next_q], dtype=np.int64)
+        ask = np.zeros(B, dtype=np.int64)
+        act = np.zeros(B, dtype=np.int64)
+        masks = np.zeros((B, self.NP), dtype=np.int64)
+        lead = np.zeros(B, dtype=np.int64)
+        keys = np.zeros(B, dtype=np.uint64)
+        dec = np.zeros(B, dtype=np.int64)
+        cap = self._kcap
+        hrec = np.zeros((cap, len(KN.HREC) + npts + S + P), dtype=np.int64)
+        mrec = np.zeros((cap, len(KN.MREC) + npts), dtype=np.int64)
+        nrec = np.zeros(2, dtype=np.int64)
+        state = (self.queue, qpos, self.active, self.match, self.hand_idx, self.skey, self._hblk,
+                 self._bblk, self._pblk, self.prev_seat_pips, self.hands, self.stock, self.vals,
+                 self.dbl, self.to_move, self.leader, self.lead_tile, self.phase, self.scores,
+                 self.points, self.penalties, self.voids, self.end_pips, self.written,
+                 self.pending, self.pot, self.eggs, self.dry, self.losers)  # fmt: skip
+        while True:
+            start = 0
+            while start >= 0:
+                start = KN.advance(R, sd, prio, htmpl, *state, ask, act, masks, lead, keys, dec,
+                                   hrec, mrec, nrec, start)  # fmt: skip
+                self._kernel_records(hrec, mrec, nrec)
+            g = np.flatnonzero(ask)
+            if not len(g):
+                break
+            leads = ask[g] == KN.ASK_LEAD
+            groups = ((g[leads], True), (g[~leads], False)) if leads.any() else ((g, False),)
+            for gs, is_lead in groups:
+                n = len(gs)
+                if not n:
+                    continue
+                f = np.zeros(n, dtype=bool)
+                m = np.zeros((n, self.NP), dtype=np.int64) if is_lead else np.take(masks, gs, 0)
+                legal = Legal(np.take(self.vals, gs, axis=0), m, False,
+                              lead[gs] if is_lead else None, f, f, f)  # fmt: skip
+                legal._no_flags = True
+                act[gs] = self._ask(gs, self.to_move[gs], legal, keys[gs], dec[gs], "play")
+        self.next_q = int(qpos[0])
+        return self._collect()
+
+    def _kernel_records(self, hrec, mrec, nrec):
+        """Move the kernel's finished hand and match records into the record lists."""
+        nh, nm = int(nrec[0]), int(nrec[1])
+        if nh:
+            h = hrec[:nh]
+            col = {name: h[:, j] for j, name in enumerate(KN.HREC)}
+            c = len(KN.HREC)
+            for name, w in (("points", self.npoints), ("pips", self.S), ("penalties", self.P)):
+                col[name] = h[:, c : c + w]
+                c += w
+            self.hand_rows.append({name: col[name].copy() for name in _HAND_KEYS})
+        if nm:
+            m = mrec[:nm]
+            col = {name: m[:, j] for j, name in enumerate(KN.MREC)}
+            col["dry"] = col["dry"].astype(bool)
+            col["scores"] = m[:, len(KN.MREC) :]
+            self.match_rows.append({name: col[name].copy() for name in _MATCH_KEYS})
+        nrec[:] = 0
+
     def _collect(self):
         def cat(rows, key):
             return np.concatenate([row[key] for row in rows]) if rows else np.zeros(0)
@@ -1104,10 +1192,22 @@ class BatchEngine(BlindRows):
         matches = {
             k: cat(self.match_rows, k) for k in (self.match_rows[0] if self.match_rows else {})
         }
+        # one canonical order (match id, hand index) whatever the path or the batch size
+        if hands and len(hands["match_id"]) > 1:
+            o = np.lexsort((hands["hand_index"], hands["match_id"]))
+            hands = {k: v[o] for k, v in hands.items()}
+        if matches and len(matches["match_id"]) > 1:
+            o = np.argsort(matches["match_id"], kind="stable")
+            matches = {k: v[o] for k, v in matches.items()}
         return hands, matches
 
 
 _7F = U64(0x7F)
+# record fields, in the order of _record_hands / _record_matches
+_HAND_KEYS = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner",
+              "went_out", "hand_length", "turns", "draws", "passes", "points", "pips",
+              "penalties", "redeals")  # fmt: skip
+_MATCH_KEYS = ("match_id", "winner", "hands", "scores", "dry", "losers")
 
 
 def _reset_rows(flat: np.ndarray, g: np.ndarray, k: int, value) -> None:

@@ -1,0 +1,175 @@
+"""The compiled kernel (dominosim/engine/kernel.py) plays the same games as the numpy path of
+the batch engine, and so as the reference engine: identical hand and match records for every
+variant, player count and §15 option it plays (issue 5: "both give identical records")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dominosim.engine import BatchEngine
+from dominosim.engine import kernel as KN
+from dominosim.errors import StrategyError
+from dominosim.reference import play_match
+from dominosim.strategy import Strategy, get
+from dominosim.variants import VARIANTS, make_rules
+
+from engine_compare import option_cases
+
+pytestmark = pytest.mark.skipif(not KN.HAVE_NUMBA, reason="numba (the fast extra) not installed")
+
+
+def records(rules, strategies, ids, *, unit, kernel, batch_size=64, seed=11, **kw):
+    eng = BatchEngine(rules, seed, strategies, ids, unit=unit, batch_size=batch_size,
+                      kernel=kernel)  # fmt: skip
+    for k, v in kw.items():
+        setattr(eng, k, v)
+    hands, matches = eng.run()
+    o = np.lexsort((hands["hand_index"], hands["match_id"]))
+    hands = {k: np.asarray(v)[o] for k, v in hands.items()}
+    o = np.argsort(matches["match_id"], kind="stable")
+    matches = {k: np.asarray(v)[o] for k, v in matches.items()}
+    return hands, matches
+
+
+def differences(a, b) -> list[str]:
+    out = []
+    for name, x, y in (("hand", a[0], b[0]), ("match", a[1], b[1])):
+        if list(x) != list(y):
+            out.append(f"{name} fields {list(x)} vs {list(y)}")
+            continue
+        for k in x:
+            if x[k].shape != y[k].shape or not np.array_equal(x[k], y[k]):
+                i = np.flatnonzero((x[k] != y[k]).reshape(len(x[k]), -1).any(axis=1))
+                at = int(i[0]) if len(i) else 0
+                out.append(f"{name} {k}: first difference at row {at}")
+    return out
+
+
+def both(rules, strategies, n, unit, **kw):
+    ids = range(n)
+    a = records(rules, strategies, ids, unit=unit, kernel=False, **kw)
+    b = records(rules, strategies, ids, unit=unit, kernel=True, **kw)
+    return differences(a, b)
+
+
+def _kernel_cases():
+    cases = []
+    for v in VARIANTS:
+        for p in (2, 3, 4):
+            try:
+                rules = make_rules(v, p)
+            except Exception:
+                continue
+            if KN.supports(rules):
+                cases.append(pytest.param(v, p, id=f"{v}-{p}p"))
+    return cases
+
+
+def test_the_kernel_plays_most_variants_and_not_the_others():
+    """Which rules run compiled; the rest stays on the numpy path (and says so)."""
+    plays = {v for v in VARIANTS if KN.supports(make_rules(v, 2))}
+    assert plays == set(VARIANTS) - {"blind", "sniff"}
+    assert not KN.supports(make_rules("muggins", 2, first_double_spinner=True))
+    assert not KN.supports(make_rules("fives", 2, inline_double_counts_single=True))
+    with pytest.raises(ValueError, match="cannot play"):
+        BatchEngine(make_rules("sniff", 2), 1, [get("random")] * 2, range(3), kernel=True)
+    with pytest.raises(ValueError, match="cannot play"):
+        BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3), kernel=True,
+                    log=True)  # fmt: skip
+    auto = BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3))
+    assert auto.kernel == KN.enabled()
+
+
+@pytest.mark.parametrize(("variant", "players"), _kernel_cases())
+@pytest.mark.parametrize("strategy", ["random", "heaviest", "greedy"])
+def test_hands_equal_numpy_path(variant, players, strategy):
+    """200 deals (unit hand) per variant and player count."""
+    rules = make_rules(variant, players)
+    assert both(rules, [get(strategy)] * players, 200, "hand") == []
+
+
+@pytest.mark.parametrize(("variant", "players"), _kernel_cases())
+def test_matches_equal_numpy_path(variant, players):
+    """Whole matches: later-hand leads, settlement, match ends, slots re-dealt in place;
+    mixed strategies per seat."""
+    rules = make_rules(variant, players)
+    strategies = [get("random"), get("heaviest")] * 2
+    assert both(rules, strategies[:players], 25, "match") == []
+
+
+@pytest.mark.parametrize(("variant", "players", "opts"), option_cases())
+def test_options_equal_numpy_path(variant, players, opts):
+    """Every §15 option the kernel plays: 200 deals and whole matches."""
+    rules = make_rules(variant, players, **opts)
+    if not KN.supports(rules):
+        pytest.skip("numpy path only")
+    st = [get("random")] * players
+    assert both(rules, st, 200, "hand") == []
+    assert both(rules, st, 20, "match") == []
+
+
+@pytest.mark.parametrize("variant", ["classic", "fives", "kozel", "bergen", "two-lane"])
+def test_kernel_records_equal_reference(variant):
+    """Directly against the reference engine (not only through the numpy path)."""
+    players = 4 if variant == "kozel" else 2
+    rules = make_rules(variant, players)
+    st = [get("random")] * players
+    hands, matches = records(rules, st, range(15), unit="match", kernel=True, batch_size=4)
+    at = 0
+    for m in range(15):
+        ref = play_match(rules, 11, m, st)
+        for rec in ref.hands:
+            assert (
+                int(hands["match_id"][at]) == m and int(hands["hand_index"][at]) == rec.hand_index
+            )
+            for f in ("leader", "winner", "went_out", "hand_length", "turns", "draws", "passes"):
+                want = getattr(rec, f)
+                assert int(hands[f][at]) == (-1 if want is None else want), (m, rec.hand_index, f)
+            assert list(hands["points"][at]) == rec.points
+            assert list(hands["pips"][at]) == rec.pips
+            at += 1
+        assert int(matches["winner"][m]) == (-1 if ref.winner is None else ref.winner)
+        assert list(matches["scores"][m]) == list(ref.scores)
+    assert at == len(hands["match_id"])
+
+
+def test_batch_size_and_full_record_buffers_change_nothing():
+    """Slots and record flushes are bookkeeping: 1, 7 or 64 slots, buffers of one row."""
+    rules = make_rules("kozel", 2)
+    st = [get("random")] * 2
+    base = records(rules, st, range(30), unit="match", kernel=True, batch_size=64)
+    for bs, cap in ((1, 1), (7, 1), (7, 3), (64, 1)):
+        other = records(rules, st, range(30), unit="match", kernel=True, batch_size=bs,
+                        _kcap=cap)  # fmt: skip
+        assert differences(base, other) == [], (bs, cap)
+
+
+def test_from_positions_on_the_kernel():
+    """A search strategy's positions play on identically on both paths."""
+    rules = make_rules("fives", 2)
+    positions = [
+        {"hands": [[27, 20, 3], [5, 9]], "stock": [1, 2, 4, 6], "ends": {"L": 6, "R": 3},
+         "to_move": 0, "scores": [10, 5], "match_id": 4},
+        {"hands": [[0, 1], [2, 3, 7]], "stock": [], "ends": {}, "to_move": 1},
+    ]  # fmt: skip
+    out = []
+    for kernel in (False, True):
+        eng = BatchEngine.from_positions(rules, 3, [get("random")] * 2, positions, kernel=kernel)
+        out.append(eng.run())
+    assert differences(out[0], out[1]) == []
+
+
+class _Cheat(Strategy):
+    name = "cheat"
+    params = {}
+
+    def choose(self, obs, legal, keys):
+        return np.full(len(legal), 27 * 6 + 1)  # 6-6 on the right end, mostly illegal
+
+
+def test_an_illegal_action_is_refused_by_name():
+    rules = make_rules("classic", 2)
+    eng = BatchEngine(rules, 1, [_Cheat(), get("random")], range(20), kernel=True)
+    with pytest.raises(StrategyError, match="strategy 'cheat' returned an illegal action"):
+        eng.run()
