@@ -173,3 +173,29 @@ def test_an_illegal_action_is_refused_by_name():
     eng = BatchEngine(rules, 1, [_Cheat(), get("random")], range(20), kernel=True)
     with pytest.raises(StrategyError, match="strategy 'cheat' returned an illegal action"):
         eng.run()
+
+
+def test_compiled_uniform_picks_what_the_numpy_helper_picks(monkeypatch):
+    """Legal.uniform's compiled path (placements and leads) = its numpy path."""
+    from dominosim.engine import Legal
+
+    rng = np.random.default_rng(5)
+    n = 500
+    values = rng.integers(-1, 7, size=(n, 2))
+    masks = np.where(values >= 0, rng.integers(0, 128, size=(n, 2)), 0)
+    masks[(masks.sum(axis=1) == 0), 0] = 1
+    values[:, 0] = np.where(values[:, 0] < 0, 3, values[:, 0])
+    lead = rng.integers(1, 1 << 28, size=n)
+    keys = rng.integers(0, 2**63, size=n).astype(np.uint64) * np.uint64(2)
+    no = np.zeros(n, dtype=bool)
+    out = {}
+    for on in ("1", "0"):
+        monkeypatch.setenv("DOMINOSIM_KERNEL", on)
+        got = []
+        for ld in (None, lead):
+            legal = Legal(values, masks, False, ld, no, no, no)
+            legal._no_flags = True
+            got.append(legal.uniform(keys))
+        out[on] = got
+    for a, b in zip(out["1"], out["0"], strict=True):
+        assert np.array_equal(a, b)

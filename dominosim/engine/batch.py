@@ -66,6 +66,7 @@ class BatchEngine(BlindRows):
             raise ValueError(f"the compiled kernel cannot play {rules.label} (log={log})")
         self.kernel = kernel = bool(kernel)
         self._kcap = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
+        self._kblocks: tuple[list, list] = ([], [])
         self.r = rules
         self.seed = int(seed)
         self.strategies = list(strategies)
@@ -540,20 +541,33 @@ class BatchEngine(BlindRows):
         acts[ask] = chosen
         return acts
 
-    def _ask(self, ga, sa, sub: Legal, keys, dec, phase_name: str) -> np.ndarray:
-        """The strategies' choices for decisions ``ga`` by seats ``sa`` (2+ legal actions)."""
+    def _ask(self, ga, sa, sub: Legal, keys, dec, phase_name: str, check: bool = True):
+        """The strategies' choices for decisions ``ga`` by seats ``sa`` (2+ legal actions).
+
+        ``check=False``: the caller checks that the actions are legal (the kernel does)."""
         obs = self._observe(ga, sa, phase_name, dec)
         if self._one_strategy is not None:
-            return self._call(self._one_strategy, obs, sub, keys)
+            return self._call(self._one_strategy, obs, sub, keys, check)
         chosen = np.empty(len(ga), dtype=np.int64)
         for strat, seat_list in self._strategy_groups:
             sel = np.flatnonzero(np.isin(sa, seat_list))
             if len(sel):
-                chosen[sel] = self._call(strat, obs.take(sel), sub.take(sel), keys[sel])
+                chosen[sel] = self._call(strat, obs.take(sel), sub.take(sel), keys[sel], check)
         return chosen
 
-    def _call(self, strat, obs, legal: Legal, keys):
-        name = getattr(strat, "label", getattr(strat, "name", type(strat).__name__))
+    @staticmethod
+    def _name(strat) -> str:
+        return getattr(strat, "label", getattr(strat, "name", type(strat).__name__))
+
+    def _illegal(self, strat, legal: Legal, i: int, action) -> StrategyError:
+        """The error for strategy ``strat`` choosing ``action`` at decision ``i`` of ``legal``."""
+        return StrategyError(
+            f"strategy '{self._name(strat)}' returned an illegal action {action!r}; "
+            f"legal were {[A.describe(x) for x in legal.row_list(i)]}; fix the strategy"
+        )
+
+    def _call(self, strat, obs, legal: Legal, keys, check: bool = True):
+        name = self._name(strat)
         try:
             a = np.asarray(strat.choose(obs, legal, keys), dtype=np.int64)
         except StrategyError:
@@ -563,14 +577,11 @@ class BatchEngine(BlindRows):
                 f"strategy '{name}' raised {type(exc).__name__}: {_one_line(str(exc))}; "
                 "fix the strategy"
             ) from exc
-        if a.shape != (len(legal),) or not legal.contains(a).all():
-            bad = np.flatnonzero(~legal.contains(a)) if a.shape == (len(legal),) else [0]
-            i = int(bad[0])
-            shown = int(a[i]) if a.shape == (len(legal),) else _one_line(repr(a.tolist()))
-            raise StrategyError(
-                f"strategy '{name}' returned an illegal action {shown!r}; "
-                f"legal were {[A.describe(x) for x in legal.row_list(i)]}; fix the strategy"
-            )
+        if a.shape != (len(legal),):
+            raise self._illegal(strat, legal, 0, _one_line(repr(a.tolist())))
+        if check and not legal.contains(a).all():
+            i = int(np.flatnonzero(~legal.contains(a))[0])
+            raise self._illegal(strat, legal, i, int(a[i]))
         return a
 
     def _legal(self, g, seats, draw=None, pass_=None, masks=None, vals=None):
@@ -1127,11 +1138,19 @@ class BatchEngine(BlindRows):
         htmpl = np.ascontiguousarray(self._htmpl[:, 0])
         qpos = np.array([self.next_q], dtype=np.int64)
         ask = np.zeros(B, dtype=np.int64)
+        # the decisions of a round, as two lists (0: placements, 1: leads)
+        dl = np.zeros((2, B), dtype=np.int64)
+        nd = np.zeros(2, dtype=np.int64)
+        cvals = np.zeros((B, 2), dtype=np.int64)
+        cmasks = np.zeros((B, 2), dtype=np.int64)
+        clead = np.zeros(B, dtype=np.int64)
+        ckeys = np.zeros((2, B), dtype=np.uint64)
+        cdec = np.zeros((2, B), dtype=np.int64)
+        cseat = np.zeros((2, B), dtype=np.int64)
         act = np.zeros(B, dtype=np.int64)
-        masks = np.zeros((B, self.NP), dtype=np.int64)
-        lead = np.zeros(B, dtype=np.int64)
-        keys = np.zeros(B, dtype=np.uint64)
-        dec = np.zeros(B, dtype=np.int64)
+        no = np.zeros(B, dtype=bool)
+        lead_vals = np.full((B, 2), -1, dtype=np.int64)
+        lead_masks = np.zeros((B, 2), dtype=np.int64)
         cap = self._kcap
         hrec = np.zeros((cap, len(KN.HREC) + npts + S + P), dtype=np.int64)
         mrec = np.zeros((cap, len(KN.MREC) + npts), dtype=np.int64)
@@ -1142,47 +1161,73 @@ class BatchEngine(BlindRows):
                  self.points, self.penalties, self.voids, self.end_pips, self.written,
                  self.pending, self.pot, self.eggs, self.dry, self.losers)  # fmt: skip
         while True:
+            nd[:] = 0
             start = 0
             while start >= 0:
-                start = KN.advance(R, sd, prio, htmpl, *state, ask, act, masks, lead, keys, dec,
-                                   hrec, mrec, nrec, start)  # fmt: skip
+                start = KN.advance(R, sd, prio, htmpl, *state, ask, act, dl, nd, cvals, cmasks,
+                                   clead, ckeys, cdec, cseat, hrec, mrec, nrec, start)  # fmt: skip
                 self._kernel_records(hrec, mrec, nrec)
-            g = np.flatnonzero(ask)
-            if not len(g):
+                if start <= -2:
+                    raise self._kernel_illegal(-2 - start, ask, act)
+            n_play, n_lead = int(nd[0]), int(nd[1])
+            if not n_play + n_lead:
                 break
-            leads = ask[g] == KN.ASK_LEAD
-            groups = ((g[leads], True), (g[~leads], False)) if leads.any() else ((g, False),)
-            for gs, is_lead in groups:
-                n = len(gs)
+            for kind, n in ((0, n_play), (1, n_lead)):
                 if not n:
                     continue
-                f = np.zeros(n, dtype=bool)
-                m = np.zeros((n, self.NP), dtype=np.int64) if is_lead else np.take(masks, gs, 0)
-                legal = Legal(np.take(self.vals, gs, axis=0), m, False,
-                              lead[gs] if is_lead else None, f, f, f)  # fmt: skip
+                if kind == 0:
+                    legal = Legal(cvals[:n], cmasks[:n], False, None, no[:n], no[:n], no[:n])
+                else:
+                    legal = Legal(lead_vals[:n], lead_masks[:n], False, clead[:n], no[:n],
+                                  no[:n], no[:n])  # fmt: skip
                 legal._no_flags = True
-                act[gs] = self._ask(gs, self.to_move[gs], legal, keys[gs], dec[gs], "play")
+                g = dl[kind, :n]
+                act[g] = self._ask(g, cseat[kind, :n], legal, ckeys[kind, :n], cdec[kind, :n],
+                                   "play", check=False)  # fmt: skip
         self.next_q = int(qpos[0])
+        self._kernel_fields()
         return self._collect()
 
+    def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
+        """The error for the illegal action the kernel refused at slot ``i``."""
+        g = np.array([i])
+        seat = self.to_move[g]
+        no = np.zeros(1, dtype=bool)
+        if ask[i] == KN.ASK_LEAD:
+            t = int(self.lead_tile[i])
+            lead = np.array([1 << t]) if t >= 0 else TB.mask28_of(self.hands[g, seat])
+            legal = Legal(self.vals[g], np.zeros((1, self.NP), dtype=np.int64), False, lead, no,
+                          no, no)  # fmt: skip
+        else:
+            legal = self._legal(g, seat)
+        return self._illegal(self.strategies[int(seat[0])], legal, 0, int(act[i]))
+
     def _kernel_records(self, hrec, mrec, nrec):
-        """Move the kernel's finished hand and match records into the record lists."""
+        """Keep the kernel's finished hand and match records (split into fields at the end)."""
         nh, nm = int(nrec[0]), int(nrec[1])
         if nh:
-            h = hrec[:nh]
+            self._kblocks[0].append(hrec[:nh].copy())
+        if nm:
+            self._kblocks[1].append(mrec[:nm].copy())
+        nrec[:] = 0
+
+    def _kernel_fields(self) -> None:
+        """The kernel's record blocks as record dicts (the numpy path's fields and order)."""
+        if self._kblocks[0]:
+            h = np.concatenate(self._kblocks[0])
             col = {name: h[:, j] for j, name in enumerate(KN.HREC)}
             c = len(KN.HREC)
             for name, w in (("points", self.npoints), ("pips", self.S), ("penalties", self.P)):
                 col[name] = h[:, c : c + w]
                 c += w
-            self.hand_rows.append({name: col[name].copy() for name in _HAND_KEYS})
-        if nm:
-            m = mrec[:nm]
+            self.hand_rows.append({name: np.ascontiguousarray(col[name]) for name in _HAND_KEYS})
+        if self._kblocks[1]:
+            m = np.concatenate(self._kblocks[1])
             col = {name: m[:, j] for j, name in enumerate(KN.MREC)}
             col["dry"] = col["dry"].astype(bool)
             col["scores"] = m[:, len(KN.MREC) :]
-            self.match_rows.append({name: col[name].copy() for name in _MATCH_KEYS})
-        nrec[:] = 0
+            self.match_rows.append({name: np.ascontiguousarray(col[name]) for name in _MATCH_KEYS})
+        self._kblocks = ([], [])
 
     def _collect(self):
         def cat(rows, key):

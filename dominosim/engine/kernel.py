@@ -418,22 +418,21 @@ def _pass(R, i, seat, hb, bb, hands, vals, points, penalties):
 
 
 @_inline
-def _play_masks(i, seat, hands, vals, out_masks):
+def _play_masks(i, seat, hands, vals, m2):
     h = hands[i, seat]
     m0 = _byte(h, vals[i, 0])
     m1 = _byte(h, vals[i, 1])
-    out_masks[i, 0] = m0
-    out_masks[i, 1] = m1
+    m2[0] = m0
+    m2[1] = m1
     return POPC7[m0] + POPC7[m1]
 
 
 @_inline
-def _only_play(i, vals, out_masks):
+def _only_play(i, vals, m2):
     """The one legal placement (first in canonical order) of the masks just computed."""
-    m0 = out_masks[i, 0]
-    if m0:
-        return TILE_AT[vals[i, 0], _lowbit(m0)] * 6
-    return TILE_AT[vals[i, 1], _lowbit(out_masks[i, 1])] * 6 + 1
+    if m2[0]:
+        return TILE_AT[vals[i, 0], _lowbit(m2[0])] * 6
+    return TILE_AT[vals[i, 1], _lowbit(m2[1])] * 6 + 1
 
 
 @_inline
@@ -940,16 +939,39 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
     return done, win
 
 
+@_inline
+def _legal_act(i, kind, a, seat, hands, vals, lead_tile):
+    """Whether action ``a`` is one of the legal actions slot i waits on (kind ASK_*)."""
+    if a < 0 or a >= 168:
+        return False
+    t = a // 6
+    p = a % 6
+    if not hands[i, seat] & PACK[t]:
+        return False
+    if kind == ASK_LEAD:
+        return p == 0 and (lead_tile[i] < 0 or lead_tile[i] == t)
+    if p >= 2:
+        return False
+    v = vals[i, p]
+    return v >= 0 and (TILE_LOW[t] == v or TILE_HIGH[t] == v)
+
+
 @_jit
 def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, bb, prev,
             prev_pips, hands, stock, vals, dbl, to_move, leader, lead_tile, phase, scores,
             points, penalties, voids, end_pips, written, pending, pot, eggs, dry, losers,
-            ask, act, out_masks, out_lead, out_keys, out_dec, hrec, mrec, nrec, start):  # fmt: skip
+            ask, act, dl, nd, cvals, cmasks, clead, ckeys, cdec, cseat, hrec, mrec, nrec,
+            start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
-    Returns the slot to resume from when the record buffers filled up, else -1. On return
-    ``ask[i]`` says what slot i waits for (ASK_LEAD / ASK_PLAY, or ASK_NONE when idle) with
-    its legal actions in ``out_masks`` / ``out_lead``, its key and decision number.
+    A slot waiting on a decision (``ask[i]`` ASK_PLAY / ASK_LEAD) first plays the action the
+    strategy chose, ``act[i]``, after checking that it is legal. A slot that stops at its next
+    decision is appended to list 0 (a placement; its values and slot masks in ``cvals``,
+    ``cmasks``) or list 1 (a lead; its tile mask in ``clead``) of ``dl``, with its key,
+    decision number and seat; ``nd`` counts both lists.
+
+    Returns -1 when every slot stands at a decision or is idle; the slot to resume from when
+    the record buffers filled up; ``-2 - i`` when slot i's chosen action is illegal.
     """
     B = active.shape[0]
     P = R[0]
@@ -961,20 +983,24 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
     pips = np.zeros(S, dtype=np.int64)
     tmp = np.zeros(max(S, P), dtype=np.int64)
     valid = np.zeros(max(S, P), dtype=np.bool_)
+    m2 = np.zeros(2, dtype=np.int64)
     for i in range(start, B):
         if not active[i]:
             continue
         kind = ask[i]
-        if kind != ASK_NONE:  # apply the chosen action
+        seat = to_move[i]
+        lm = np.int64(0)
+        if kind != ASK_NONE:  # play the chosen action
+            a = act[i]
+            if not _legal_act(i, kind, a, seat, hands, vals, lead_tile):
+                return -2 - i
             ask[i] = ASK_NONE
-            seat = to_move[i]
+            _place(R, i, seat, a, kind == ASK_LEAD, hb, bb, hands, vals, dbl, scores, points)
             if kind == ASK_LEAD:
-                _place(R, i, seat, act[i], True, hb, bb, hands, vals, dbl, scores, points)
+                phase[i] = TURN
                 if not bb[0, i]:
                     to_move[i] = (seat + 1) % P
-                phase[i] = TURN
             else:
-                _place(R, i, seat, act[i], False, hb, bb, hands, vals, dbl, scores, points)
                 to_move[i] = (seat + 1) % P
         while True:
             if phase[i] == START or bb[0, i]:
@@ -1076,7 +1102,6 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                 else:
                     lm = _mask28(hands[i, seat])
                 if _popc28(lm) >= 2:
-                    out_lead[i] = lm
                     kind = ASK_LEAD
                 else:
                     _place(R, i, seat, _lowbit(lm) * 6, True, hb, bb, hands, vals, dbl, scores,
@@ -1088,7 +1113,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
             else:  # TURN
                 seat = to_move[i]
                 hb[H_TURNS, i] += 1
-                n = _play_masks(i, seat, hands, vals, out_masks)
+                n = _play_masks(i, seat, hands, vals, m2)
                 if n == 0:
                     # nothing playable: the drawing mode applies (§1.7)
                     vm = np.int64(0)
@@ -1096,39 +1121,94 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                         if vals[i, k] >= 0:
                             vm |= np.int64(1) << vals[i, k]
                     placed = False
-                    nd = 0
+                    ndraw = 0
                     if R[4] != 0:
                         sp = hb[H_SP, i]
                         av = min(hb[H_SEND, i] - sp, R[5])
-                        while nd < av:
-                            t = stock[i, sp + nd]
-                            nd += 1
+                        while ndraw < av:
+                            t = stock[i, sp + ndraw]
+                            ndraw += 1
                             hands[i, seat] |= PACK[t]
                             if (vm >> TILE_LOW[t]) & 1 or (vm >> TILE_HIGH[t]) & 1:
                                 placed = True
                                 break
-                        hb[H_SP, i] = sp + nd
-                        hb[H_DRAWS, i] += nd
-                    kept = nd > (1 if placed else 0)
+                        hb[H_SP, i] = sp + ndraw
+                        hb[H_DRAWS, i] += ndraw
+                    kept = ndraw > (1 if placed else 0)
                     voids[i, seat] = vm if kept else (voids[i, seat] | vm)
                     if not placed:
                         _pass(R, i, seat, hb, bb, hands, vals, points, penalties)
                         to_move[i] = (seat + 1) % P
                         continue
-                    n = _play_masks(i, seat, hands, vals, out_masks)
+                    n = _play_masks(i, seat, hands, vals, m2)
                 if n >= 2:
                     kind = ASK_PLAY
                 else:
-                    _place(R, i, seat, _only_play(i, vals, out_masks), False, hb, bb, hands,
-                           vals, dbl, scores, points)  # fmt: skip
+                    _place(R, i, seat, _only_play(i, vals, m2), False, hb, bb, hands, vals,
+                           dbl, scores, points)  # fmt: skip
                     to_move[i] = (seat + 1) % P
                     continue
             # ---- a decision with a choice: its key, then stop here
             dec = hb[H_DECISION, i]
             h = _sm(skey[i] ^ np.uint64(dec))
-            out_keys[i] = _sm(h ^ np.uint64(seat))
-            out_dec[i] = dec
+            li = 0 if kind == ASK_PLAY else 1
+            j = nd[li]
+            nd[li] = j + 1
+            dl[li, j] = i
+            ckeys[li, j] = _sm(h ^ np.uint64(seat))
+            cdec[li, j] = dec
+            cseat[li, j] = seat
+            if li == 0:
+                cvals[j, 0] = vals[i, 0]
+                cvals[j, 1] = vals[i, 1]
+                cmasks[j, 0] = m2[0]
+                cmasks[j, 1] = m2[1]
+            else:
+                clead[j] = lm
             hb[H_DECISION, i] = dec + 1
             ask[i] = kind
             break
     return -1
+
+
+# ---------------------------------------------------------------------------------------------
+# compiled library helpers of Legal (same answers as its numpy code)
+# ---------------------------------------------------------------------------------------------
+@_jit
+def uniform2(values, masks, keys, out):
+    """Legal.uniform for two slots without flags or along actions."""
+    for j in range(out.shape[0]):
+        m0 = masks[j, 0]
+        m1 = masks[j, 1]
+        c0 = POPC7[m0]
+        k = _below(keys[j], c0 + POPC7[m1])
+        p = 0
+        m = m0
+        if k >= c0:
+            k -= c0
+            p = 1
+            m = m1
+        w = np.int64(0)
+        while True:
+            if (m >> w) & 1:
+                if k == 0:
+                    break
+                k -= 1
+            w += 1
+        out[j] = TILE_AT[values[j, p], w] * 6 + p
+
+
+@_jit
+def uniform_lead(lead, keys, out):
+    """Legal.uniform for leads without along actions."""
+    for j in range(out.shape[0]):
+        m = lead[j]
+        k = _below(keys[j], _popc28(m))
+        t = np.int64(0)
+        while True:
+            if (m >> t) & 1:
+                if k == 0:
+                    break
+                k -= 1
+            t += 1
+        out[j] = t * 6

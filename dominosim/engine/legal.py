@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import actions as A
 from ..seeding import below_np
+from . import kernel as KN
 from . import tables as TB
 
 
@@ -143,6 +144,14 @@ class Legal:
 
     def uniform(self, keys: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per decision from its 64-bit random value."""
+        if KN.enabled() and not self.along and self._no_flags and self.masks.shape[1] == 2:
+            out = np.empty(len(self), dtype=np.int64)
+            keys = np.ascontiguousarray(keys, dtype=np.uint64)
+            if self.lead is None:
+                KN.uniform2(_c64(self.values), _c64(self.masks), keys, out)
+            else:
+                KN.uniform_lead(_c64(self.lead), keys, out)
+            return out
         return self.action_at(below_np(keys, self.counts()).astype(np.int64))
 
     def contains(self, act: np.ndarray) -> np.ndarray:
@@ -237,3 +246,7 @@ def _take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
     if a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous:
         return np.take(a.T, rows, axis=1).T
     return np.take(a, rows, axis=0)
+
+
+def _c64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
