@@ -115,7 +115,7 @@ def main() -> None:
             st = get("mc", **({} if args.samples is None else {"samples": args.samples}))
             s = st.settings
             wall = time_mc(pool, s["samples"], s["policy"], workers=args.workers)
-            print(f"mc {st.label or 'mc'} ({s['samples']} samples, {s['policy']} playouts): "
+            print(f"{st.label} ({s['samples']} samples, {s['policy']} playouts): "
                   f"4000 fives 2-player hands against greedy on {args.workers} workers in "
                   f"{wall:.1f} s ({4000 / wall:.1f} hands/s)", flush=True)  # fmt: skip
     print()

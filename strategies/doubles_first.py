@@ -26,6 +26,7 @@ from dominosim.strategy import Strategy, fallback, get, register
 _HIGH = tiles.HIGH.astype(np.int64)
 _PIPS = tiles.PIPS.astype(np.int64)
 _DOUBLE = np.asarray(tiles.IS_DOUBLE, dtype=np.int64)
+_MODULES = {}
 
 
 def doubles_first_choice(obs, legal):
@@ -53,10 +54,12 @@ class DoublesFirst(Strategy):
 
     def choose(self, obs, legal, keys):
         # whole batches with heaviest's array passes on a LINE (a cheap playout policy for mc)
-        h = sys.modules[type(get("heaviest")).__module__]
+        if not _MODULES:  # the strategy files are loaded by path, not imported
+            for name in ("heaviest", "greedy"):
+                _MODULES[name] = sys.modules[type(get(name)).__module__]
+        h, g = _MODULES["heaviest"], _MODULES["greedy"]
         if not h.batch_ok(obs, legal):
             return super().choose(obs, legal, keys)
-        g = sys.modules[type(get("greedy")).__module__]
         points = g._points_fn(obs, legal) if obs.rules.scoring != "none" else None
 
         def extra(t, p, along):

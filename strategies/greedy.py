@@ -17,10 +17,14 @@ from dominosim import tiles
 from dominosim.scoring import placement_points
 from dominosim.strategy import Strategy, fallback, get, register
 
+_MODULES = {}
+
 
 def _heaviest():
     """The module of the ``heaviest`` strategy (files are loaded by path, not imported)."""
-    return sys.modules[type(get("heaviest")).__module__]
+    if "heaviest" not in _MODULES:
+        _MODULES["heaviest"] = sys.modules[type(get("heaviest")).__module__]
+    return _MODULES["heaviest"]
 
 
 def greedy_choice(obs, legal):
@@ -44,9 +48,9 @@ class Greedy(Strategy):
 
     def choose(self, obs, legal, keys):
         r = obs.rules
-        if r.scoring == "none":
-            return get("heaviest").choose(obs, legal, keys)
         h = _heaviest()
+        if r.scoring == "none":
+            return h.Heaviest().choose(obs, legal, keys)
         if h.batch_ok(obs, legal):
             return h.line_batch(obs, legal, _points_fn(obs, legal))
         return np.array([greedy_choice(obs.row(i), legal.row_list(i)) for i in range(len(keys))],

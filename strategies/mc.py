@@ -64,27 +64,50 @@ def sample_deals(obs, key: int, samples: int, tries: int = 4):
             vm |= 1 << v
         allowed[s] = ((vm >> lo) & 1 | (vm >> hi) & 1) == 0
     order_seats = sorted(others, key=lambda s: (int(allowed[s].sum()) - need[s], s))
+    # first try of every sample at once: each seat, in turn, takes the first tiles (by key) it
+    # may hold that are still free
+    S, U = samples, len(unseen)
+    order = np.argsort(seeding.key_np(key, np.arange(S)[:, None], 0, unseen[None, :]),
+                       axis=1, kind="stable")  # fmt: skip
+    free = np.ones((S, U), dtype=bool)  # by position in order
+    ok = np.ones(S, dtype=bool)
+    takes = {}
+    for s in order_seats:
+        el = free & allowed[s][order]
+        cs = np.cumsum(el, axis=1)
+        takes[s] = el & (cs <= need[s])
+        ok &= (cs[:, -1] if U else np.zeros(S, dtype=np.int64)) >= need[s]
+        free &= ~takes[s]
     deals = []
-    for j in range(samples):
-        for attempt in range(tries):
-            prio = seeding.key_np(key, j, attempt, unseen)
-            order = np.argsort(prio, kind="stable")
-            free = np.ones(len(unseen), dtype=bool)
+    for j in range(S):
+        if ok[j]:
             hands = [[] for _ in range(P)]
             hands[me] = list(obs.hand)
-            ok = True
-            for s in order_seats:
-                cand = order[free[order] & allowed[s][order]][: need[s]]
-                if len(cand) < need[s]:
-                    ok = False
-                    break
-                free[cand] = False
-                hands[s] = [int(t) for t in unseen[cand]]
-            if ok:
-                stock = [int(t) for t in unseen[order[free[order]]]]
-                deals.append((hands, stock))
+            for s in others:
+                hands[s] = unseen[order[j][takes[s][j]]].tolist()
+            deals.append((hands, unseen[order[j][free[j]]].tolist()))
+            continue
+        for attempt in range(1, tries):  # rare: try again with other keys
+            deal = _one_deal(obs, key, j, attempt, unseen, allowed, need, order_seats)
+            if deal is not None:
+                deals.append(deal)
                 break
     return deals
+
+
+def _one_deal(obs, key, j, attempt, unseen, allowed, need, order_seats):
+    prio = seeding.key_np(key, j, attempt, unseen)
+    order = np.argsort(prio, kind="stable")
+    free = np.ones(len(unseen), dtype=bool)
+    hands = [[] for _ in range(obs.rules.players)]
+    hands[obs.seat] = list(obs.hand)
+    for s in order_seats:
+        cand = order[free[order] & allowed[s][order]][: need[s]]
+        if len(cand) < need[s]:
+            return None
+        free[cand] = False
+        hands[s] = [int(t) for t in unseen[cand]]
+    return hands, [int(t) for t in unseen[order[free[order]]]]
 
 
 class _Root(Strategy):
