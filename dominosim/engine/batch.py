@@ -66,7 +66,7 @@ class BatchEngine(BlindRows):
             raise ValueError(f"the compiled kernel cannot play {rules.label} (log={log})")
         self.kernel = kernel = bool(kernel)
         self._kcap = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
-        self._kblocks: tuple[list, list] = ([], [])
+        self._kblocks: list = []  # kernel hand records of unit "match", column by column
         self.r = rules
         self.seed = int(seed)
         self.strategies = list(strategies)
@@ -1151,10 +1151,16 @@ class BatchEngine(BlindRows):
         no = np.zeros(B, dtype=bool)
         lead_vals = np.full((B, 2), -1, dtype=np.int64)
         lead_masks = np.zeros((B, 2), dtype=np.int64)
-        cap = self._kcap
-        hrec = np.zeros((cap, len(KN.HREC) + npts + S + P), dtype=np.int64)
-        mrec = np.zeros((cap, len(KN.MREC) + npts), dtype=np.int64)
+        # records, column by column: matches (and hands, with unit "hand") in queue order
+        nq = len(self.queue)
+        hcols = len(KN.HREC) + npts + S + P
+        direct = self.unit == "hand"
+        hdir = np.zeros((hcols, nq if direct else 0), dtype=np.int64)
+        hrec = np.zeros((hcols, 0 if direct else self._kcap), dtype=np.int64)
+        mdir = np.zeros((len(KN.MREC) + npts, nq), dtype=np.int64)
         nrec = np.zeros(2, dtype=np.int64)
+        # slot -> queue position (from_positions fills slot i with queue entry i)
+        qidx = np.arange(B, dtype=np.int64)
         state = (self.queue, qpos, self.active, self.match, self.hand_idx, self.skey, self._hblk,
                  self._bblk, self._pblk, self.prev_seat_pips, self.hands, self.stock, self.vals,
                  self.dbl, self.to_move, self.leader, self.lead_tile, self.phase, self.scores,
@@ -1165,8 +1171,11 @@ class BatchEngine(BlindRows):
             start = 0
             while start >= 0:
                 start = KN.advance(R, sd, prio, htmpl, *state, ask, act, dl, nd, cvals, cmasks,
-                                   clead, ckeys, cdec, cseat, hrec, mrec, nrec, start)  # fmt: skip
-                self._kernel_records(hrec, mrec, nrec)
+                                   clead, ckeys, cdec, cseat, qidx, hdir, hrec, mdir, nrec,
+                                   start)  # fmt: skip
+                if nrec[0]:
+                    self._kblocks.append(hrec[:, : nrec[0]].copy())
+                    nrec[0] = 0
                 if start <= -2:
                     raise self._kernel_illegal(-2 - start, ask, act)
             n_play, n_lead = int(nd[0]), int(nd[1])
@@ -1185,7 +1194,7 @@ class BatchEngine(BlindRows):
                 act[g] = self._ask(g, cseat[kind, :n], legal, ckeys[kind, :n], cdec[kind, :n],
                                    "play", check=False)  # fmt: skip
         self.next_q = int(qpos[0])
-        self._kernel_fields()
+        self._kernel_fields(hdir if direct else None, mdir)
         return self._collect()
 
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
@@ -1202,42 +1211,47 @@ class BatchEngine(BlindRows):
             legal = self._legal(g, seat)
         return self._illegal(self.strategies[int(seat[0])], legal, 0, int(act[i]))
 
-    def _kernel_records(self, hrec, mrec, nrec):
-        """Keep the kernel's finished hand and match records (split into fields at the end)."""
-        nh, nm = int(nrec[0]), int(nrec[1])
-        if nh:
-            self._kblocks[0].append(hrec[:nh].copy())
-        if nm:
-            self._kblocks[1].append(mrec[:nm].copy())
-        nrec[:] = 0
-
-    def _kernel_fields(self) -> None:
-        """The kernel's record blocks as record dicts (the numpy path's fields and order)."""
-        if self._kblocks[0]:
-            h = np.concatenate(self._kblocks[0])
-            col = {name: h[:, j] for j, name in enumerate(KN.HREC)}
+    def _kernel_fields(self, hdir, mdir) -> None:
+        """The kernel's records as record dicts (the numpy path's fields), in (match id, hand
+        index) order."""
+        if hdir is None:
+            h = np.concatenate(self._kblocks, axis=1) if self._kblocks else hdir
+            self._kblocks = []
+        else:
+            h = hdir
+        if h is not None and h.shape[1]:
+            if hdir is None or not np.all(h[0, 1:] > h[0, :-1]):
+                h = h[:, np.lexsort((h[1], h[0]))]
+            col = {name: h[j] for j, name in enumerate(KN.HREC)}
             c = len(KN.HREC)
             for name, w in (("points", self.npoints), ("pips", self.S), ("penalties", self.P)):
-                col[name] = h[:, c : c + w]
+                col[name] = h[c : c + w].T
                 c += w
-            self.hand_rows.append({name: np.ascontiguousarray(col[name]) for name in _HAND_KEYS})
-        if self._kblocks[1]:
-            m = np.concatenate(self._kblocks[1])
-            col = {name: m[:, j] for j, name in enumerate(KN.MREC)}
+            self.hand_rows.append({name: col[name] for name in _HAND_KEYS})
+        m = mdir[:, : self.next_q]
+        if m.shape[1]:
+            if not np.all(m[0, 1:] > m[0, :-1]):
+                m = m[:, np.argsort(m[0], kind="stable")]
+            col = {name: m[j] for j, name in enumerate(KN.MREC)}
             col["dry"] = col["dry"].astype(bool)
-            col["scores"] = m[:, len(KN.MREC) :]
-            self.match_rows.append({name: np.ascontiguousarray(col[name]) for name in _MATCH_KEYS})
-        self._kblocks = ([], [])
+            col["scores"] = m[len(KN.MREC) :].T
+            self.match_rows.append({name: col[name] for name in _MATCH_KEYS})
 
     def _collect(self):
         def cat(rows, key):
+            if len(rows) == 1:
+                return rows[0][key]
             return np.concatenate([row[key] for row in rows]) if rows else np.zeros(0)
+
+        ordered = self.kernel and len(self.hand_rows) <= 1 and len(self.match_rows) <= 1
 
         hands = {k: cat(self.hand_rows, k) for k in (self.hand_rows[0] if self.hand_rows else {})}
         matches = {
             k: cat(self.match_rows, k) for k in (self.match_rows[0] if self.match_rows else {})
         }
         # one canonical order (match id, hand index) whatever the path or the batch size
+        if ordered:  # _kernel_fields sorted them
+            return hands, matches
         if hands and len(hands["match_id"]) > 1:
             o = np.lexsort((hands["hand_index"], hands["match_id"]))
             hands = {k: v[o] for k, v in hands.items()}

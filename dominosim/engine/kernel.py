@@ -960,8 +960,8 @@ def _legal_act(i, kind, a, seat, hands, vals, lead_tile):
 def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, bb, prev,
             prev_pips, hands, stock, vals, dbl, to_move, leader, lead_tile, phase, scores,
             points, penalties, voids, end_pips, written, pending, pot, eggs, dry, losers,
-            ask, act, dl, nd, cvals, cmasks, clead, ckeys, cdec, cseat, hrec, mrec, nrec,
-            start):  # fmt: skip
+            ask, act, dl, nd, cvals, cmasks, clead, ckeys, cdec, cseat, qidx, hdir, hrec,
+            mdir, nrec, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
     A slot waiting on a decision (``ask[i]`` ASK_PLAY / ASK_LEAD) first plays the action the
@@ -970,14 +970,20 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
     ``cmasks``) or list 1 (a lead; its tile mask in ``clead``) of ``dl``, with its key,
     decision number and seat; ``nd`` counts both lists.
 
+    Records are written column by column (``[field, row]``): a match's record to row
+    ``qidx[i]`` (its position in the queue) of ``mdir``; a hand's record, with unit "hand", to
+    row ``qidx[i]`` of ``hdir``, otherwise to the next row of the buffer ``hrec`` (``nrec[0]``
+    rows used).
+
     Returns -1 when every slot stands at a decision or is idle; the slot to resume from when
-    the record buffers filled up; ``-2 - i`` when slot i's chosen action is illegal.
+    ``hrec`` filled up; ``-2 - i`` when slot i's chosen action is illegal.
     """
     B = active.shape[0]
     P = R[0]
     S = R[1]
     npts = R[33]
-    cap = hrec.shape[0]
+    cap = hrec.shape[1]
+    direct = R[32] == 1
     order = np.zeros(28, dtype=np.int64)
     seat_pips = np.zeros(P, dtype=np.int64)
     pips = np.zeros(S, dtype=np.int64)
@@ -1004,7 +1010,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                 to_move[i] = (seat + 1) % P
         while True:
             if phase[i] == START or bb[0, i]:
-                if nrec[0] >= cap or nrec[1] >= cap:
+                if not direct and nrec[0] >= cap:
                     return i  # flush the records, then resume here
                 first = True
                 if phase[i] != START:
@@ -1021,29 +1027,34 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                         _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points,
                                 penalties, end_pips, written, pending, pot, eggs, tmp,
                                 valid)  # fmt: skip
-                    r = nrec[0]
-                    nrec[0] = r + 1
-                    hrec[r, 0] = match[i]
-                    hrec[r, 1] = hand_idx[i]
-                    hrec[r, 2] = leader[i]
-                    hrec[r, 3] = hb[H_REASON, i]
-                    hrec[r, 4] = hb[H_FISH, i]
-                    hrec[r, 5] = hb[H_WINNER, i]
-                    hrec[r, 6] = hb[H_OUT, i]
-                    hrec[r, 7] = hb[H_LENGTH, i]
-                    hrec[r, 8] = hb[H_TURNS, i]
-                    hrec[r, 9] = hb[H_DRAWS, i]
-                    hrec[r, 10] = hb[H_PASSES, i]
-                    hrec[r, 11] = hb[H_ATTEMPT, i]
+                    if direct:
+                        r = qidx[i]
+                        buf = hdir
+                    else:
+                        r = nrec[0]
+                        nrec[0] = r + 1
+                        buf = hrec
+                    buf[0, r] = match[i]
+                    buf[1, r] = hand_idx[i]
+                    buf[2, r] = leader[i]
+                    buf[3, r] = hb[H_REASON, i]
+                    buf[4, r] = hb[H_FISH, i]
+                    buf[5, r] = hb[H_WINNER, i]
+                    buf[6, r] = hb[H_OUT, i]
+                    buf[7, r] = hb[H_LENGTH, i]
+                    buf[8, r] = hb[H_TURNS, i]
+                    buf[9, r] = hb[H_DRAWS, i]
+                    buf[10, r] = hb[H_PASSES, i]
+                    buf[11, r] = hb[H_ATTEMPT, i]
                     c = 12
                     for s in range(npts):
-                        hrec[r, c + s] = points[i, s]
+                        buf[c + s, r] = points[i, s]
                     c += npts
                     for s in range(S):
-                        hrec[r, c + s] = end_pips[i, s]
+                        buf[c + s, r] = end_pips[i, s]
                     c += S
                     for s in range(P):
-                        hrec[r, c + s] = penalties[i, s]
+                        buf[c + s, r] = penalties[i, s]
                     done, mwin = _match_over(R, i, hb, bb, hand_idx, scores, penalties,
                                              written, dry, losers)  # fmt: skip
                     prev[P_LEADER, i] = leader[i]
@@ -1053,18 +1064,17 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                     for s in range(P):
                         prev_pips[i, s] = seat_pips[s]
                     if done:
-                        m = nrec[1]
-                        nrec[1] = m + 1
-                        mrec[m, 0] = match[i]
-                        mrec[m, 1] = mwin
-                        mrec[m, 2] = hand_idx[i] + 1
-                        mrec[m, 3] = dry[i]
-                        mrec[m, 4] = losers[i]
+                        m = qidx[i]
+                        mdir[0, m] = match[i]
+                        mdir[1, m] = mwin
+                        mdir[2, m] = hand_idx[i] + 1
+                        mdir[3, m] = dry[i]
+                        mdir[4, m] = losers[i]
                         for s in range(npts):
                             if R[16] == 2:
-                                mrec[m, 5 + s] = max(written[i, s], 0)
+                                mdir[5 + s, m] = max(written[i, s], 0)
                             else:
-                                mrec[m, 5 + s] = scores[i, s]
+                                mdir[5 + s, m] = scores[i, s]
                     else:
                         first = False
                 if first:
@@ -1075,6 +1085,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                         phase[i] = DONE
                         break
                     qpos[0] = q + 1
+                    qidx[i] = q
                     match[i] = queue[q]
                     hand_idx[i] = 0
                     for s in range(scores.shape[1]):
