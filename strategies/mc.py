@@ -27,7 +27,7 @@ Where the batch engine cannot start from the position it plays like ``greedy``: 
 (sniff), ladder's single end, blind (row tiles and the open phase's continue/stop), and decisions
 after a voluntary draw. (The playouts start without the layout's history: an end formed by a
 double laid along under ``inline_double_counts_single`` counts as across there.) Parameters: ``samples`` deals per
-decision (64), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
+decision (96), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
 ``doubles-first``), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 """
 
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dominosim import actions as A
 from dominosim import seeding
 from dominosim.errors import StrategyError
 from dominosim.strategy import Strategy, get, register
@@ -145,7 +146,7 @@ class MonteCarlo(Strategy):
     """Determinized Monte Carlo: sample hidden hands, play each action out, best mean points."""
 
     name = "mc"
-    params = {"samples": 64, "policy": "doubles-first", "max_batch": 4096}
+    params = {"samples": 96, "policy": "doubles-first", "max_batch": 4096}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -181,9 +182,11 @@ class MonteCarlo(Strategy):
         doubles = {p: bool(obs.doubles[i]) if obs.doubles else False
                    for i, (p, _) in enumerate(obs.positions)}  # fmt: skip
         leader = obs.leader if ends else obs.seat
+        cands = [c for c, a in enumerate(legal) if not _mirror(a, legal, ends, doubles)]
         out = []
         for j, (hands, stock) in enumerate(deals):
-            for c, a in enumerate(legal):
+            for c in cands:
+                a = legal[c]
                 mid = seeding.key(key, j, c) & _MID_MASK
                 out.append((
                     {"hands": hands, "stock": stock, "ends": ends, "doubles": doubles,
@@ -238,7 +241,7 @@ class MonteCarlo(Strategy):
                 sel = owner == i
                 sums = np.bincount(cand[sel], weights=vals[sel], minlength=len(legal))
                 n = np.bincount(cand[sel], minlength=len(legal))
-                mean = sums / np.maximum(n, 1)
+                mean = np.where(n > 0, sums / np.maximum(n, 1), -np.inf)  # mirrors: not played
                 out[i] = legal[int(np.argmax(mean))]  # ties: the first in canonical order
         return out
 
@@ -249,6 +252,15 @@ class MonteCarlo(Strategy):
     def choose(self, obs, legal, keys):
         rows = [(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(len(keys))]
         return np.array(self._decide(rows), dtype=np.int64)
+
+
+def _mirror(a, legal, ends, doubles) -> bool:
+    """Whether placement ``a`` on R mirrors the same placement on L (both ends show the same
+    value, both formed by a double or neither): the positions are the same up to left and
+    right, so only the one on L is played out."""
+    if not A.is_placement(a) or A.pos_of(a) != "R" or ends.get("L") != ends.get("R"):
+        return False
+    return doubles.get("L") == doubles.get("R") and a - 1 in legal
 
 
 def _value(rules, pts: np.ndarray, seats: np.ndarray) -> np.ndarray:
