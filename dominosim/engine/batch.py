@@ -50,14 +50,16 @@ class BatchEngine(BlindRows):
         strategies: one strategy per seat.
         match_ids: the match ids this engine plays, in order.
         unit: ``"match"`` (whole matches) or ``"hand"`` (each game is hand 0 of its match).
-        batch_size: the number of game slots stepped together.
+        batch_size: the number of game slots stepped together (at most ``kernel.MAX_SLOTS`` on
+            the compiled kernel, whose per-game state then stays in the core's cache).
         log: keep per-game event lists (slow; for the equality tests and traces).
         kernel: play on the compiled kernel (:mod:`.kernel`); ``None``: where numba is present
             and the kernel plays these rules, without ``log``; ``False``: the numpy path.
     """
 
     def __init__(self, rules: Rules, seed: int, strategies, match_ids, *, unit: str = "match",
-                 batch_size: int = 10_000, log: bool = False, kernel: bool | None = None):  # fmt: skip
+                 batch_size: int = 10_000, log: bool = False, kernel: bool | None = None,
+                 _positions: bool = False):  # fmt: skip
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
         if kernel is None:
@@ -87,6 +89,8 @@ class BatchEngine(BlindRows):
         self.one_hand = rules.match_end == "one_hand"
         self.kozel = rules.match_end == "kozel"
         self.npoints = P if self.one_hand else self.S
+        if kernel and not _positions:  # its state stays in the core's cache at this size
+            batch_size = min(batch_size, KN.MAX_SLOTS)
         B = max(1, min(batch_size, len(self.queue)))
         self.B = B
         z = lambda *shape, dt=np.int64, fill=0: np.full(shape, fill, dtype=dt)  # noqa: E731
@@ -187,7 +191,7 @@ class BatchEngine(BlindRows):
         """
         n = len(positions)
         e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, log=log,
-                kernel=kernel)  # fmt: skip
+                kernel=kernel, _positions=True)  # fmt: skip
         e.next_q = n
         g = np.arange(n)
         e.active[g] = True
@@ -1161,6 +1165,7 @@ class BatchEngine(BlindRows):
         nrec = np.zeros(2, dtype=np.int64)
         # slot -> queue position (from_positions fills slot i with queue entry i)
         qidx = np.arange(B, dtype=np.int64)
+        scr = np.zeros(KN.SCRATCH, dtype=np.int64)
         state = (self.queue, qpos, self.active, self.match, self.hand_idx, self.skey, self._hblk,
                  self._bblk, self._pblk, self.prev_seat_pips, self.hands, self.stock, self.vals,
                  self.dbl, self.to_move, self.leader, self.lead_tile, self.phase, self.scores,
@@ -1172,7 +1177,7 @@ class BatchEngine(BlindRows):
             while start >= 0:
                 start = KN.advance(R, sd, prio, htmpl, *state, ask, act, dl, nd, cvals, cmasks,
                                    clead, ckeys, cdec, cseat, qidx, hdir, hrec, mdir, nrec,
-                                   start)  # fmt: skip
+                                   scr, start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0

@@ -163,6 +163,8 @@ def seeds(seed: int, players: int) -> np.ndarray:
     )  # fmt: skip
 
 
+MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
+SCRATCH = (14, 32)  # the scratch rows advance() works in
 # hand record columns: these, then points[npoints], pips[S], penalties[P]
 HREC = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner", "went_out",
         "hand_length", "turns", "draws", "passes", "redeals")  # fmt: skip
@@ -176,7 +178,9 @@ MREC = ("match_id", "winner", "hands", "dry", "losers")
 def _jit(fn):
     if not HAVE_NUMBA:
         return fn
-    return numba.njit(cache=True, nogil=True)(fn)
+    # no allocation inside: compiled without reference counting (no atomic increments and
+    # decrements around every array passed to an inlined helper)
+    return numba.njit(cache=True, nogil=True, _nrt=False)(fn)
 
 
 def _inline(fn):
@@ -184,7 +188,7 @@ def _inline(fn):
     compiled call are reference counted, which costs more than the helper's work)."""
     if not HAVE_NUMBA:
         return fn
-    return numba.njit(cache=True, nogil=True, inline="always")(fn)
+    return numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(fn)
 
 
 _U = np.uint64
@@ -265,6 +269,13 @@ def _lowbit(m):
     while not (m >> k) & 1:
         k += 1
     return k
+
+
+@_inline
+def _next(seat, P):
+    """(seat + 1) % P without a division (the turn passes to the left, §1.6)."""
+    s = seat + 1
+    return s if s < P else s - P
 
 
 @_inline
@@ -591,7 +602,7 @@ def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, st
 
 @_inline
 def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end_pips,
-            written, pending, pot, eggs, side_tmp, valid):  # fmt: skip
+            written, pending, pot, eggs, side_tmp, valid, scr):  # fmt: skip
     """End-of-hand awards and the hand winner (settle.py, row by row)."""
     P = R[0]
     S = R[1]
@@ -605,7 +616,7 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
         valid[s] = True
     if kind == 5:
         _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending, pot,
-                      eggs, side_tmp)  # fmt: skip
+                      eggs, side_tmp, scr)  # fmt: skip
         return
     if kind == 6 or (kind == 0 and R[8]):  # penalties
         if dom:
@@ -666,21 +677,21 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
             pts = _rnd(total - 2 * pips[winner], nr)
         if R[22] and not dom:
             hb[H_WINNER, i] = winner
-            _muggins_per_opponent(R, i, hb, bb, pips, scores, points, side_tmp)
+            _muggins_per_opponent(R, i, hb, bb, pips, scores, points, side_tmp, scr[13])
             return
     else:  # bergen
         if dom:
             winner = out_side
             pts = R[12]
         else:
-            winner, pts = _bergen_block(R, i, hands, side_tmp, valid)
+            winner, pts = _bergen_block(R, i, hands, side_tmp, valid, scr)
     hb[H_WINNER, i] = winner
     if winner >= 0:
         _award(R, i, winner, pts, scores, points, bb)
 
 
 @_inline
-def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank):
+def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank, done):
     """§15 muggins_block_difference_per_opponent: sides score in ascending pip order."""
     P = R[0]
     S = R[1]
@@ -692,7 +703,8 @@ def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank):
         s = _side(R, (start + j) % P)
         if rank[s] == 99:
             rank[s] = j
-    done = np.zeros(S, dtype=np.bool_)
+    for s in range(S):
+        done[s] = 0
     for _ in range(S):
         best = np.int64(-1)
         for s in range(S):
@@ -710,14 +722,19 @@ def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank):
 
 
 @_inline
-def _bergen_block(R, i, hands, side_tmp, valid):
+def _bergen_block(R, i, hands, side_tmp, valid, scr):
     """Bergen's block award (§4.10, §4.10a, bergen_block_lowest_hand_1pt)."""
     P = R[0]
     S = R[1]
-    has_double = np.zeros(S, dtype=np.bool_)
-    nd_pips = np.zeros(S, dtype=np.int64)
-    all_pips = np.zeros(S, dtype=np.int64)
-    min_double = np.full(S, 99, dtype=np.int64)
+    has_double = scr[6]
+    nd_pips = scr[7]
+    all_pips = scr[8]
+    min_double = scr[9]
+    for s in range(S):
+        has_double[s] = 0
+        nd_pips[s] = 0
+        all_pips[s] = 0
+        min_double[s] = 99
     for s in range(P):
         side = _side(R, s)
         m = _mask28(hands[i, s])
@@ -764,7 +781,7 @@ def _write(i, s, amount, written, pending):
 
 @_inline
 def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending, pot, eggs,
-                  vals):  # fmt: skip
+                  vals, scr):  # fmt: skip
     P = R[0]
     n = R[1]
     for s in range(n):
@@ -780,9 +797,13 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
         vals[_side(R, s)] += v
     for s in range(n):
         end_pips[i, s] = vals[s]
-    charges = np.zeros(n, dtype=np.int64)
-    charged = np.zeros(n, dtype=np.bool_)
-    winners = np.zeros(n, dtype=np.bool_)
+    charges = scr[10]
+    charged = scr[11]
+    winners = scr[12]
+    for s in range(n):
+        charges[s] = 0
+        charged[s] = 0
+        winners[s] = 0
     out = hb[H_OUT, i]
     if out >= 0:
         w = _side(R, out)
@@ -961,7 +982,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
             prev_pips, hands, stock, vals, dbl, to_move, leader, lead_tile, phase, scores,
             points, penalties, voids, end_pips, written, pending, pot, eggs, dry, losers,
             ask, act, dl, nd, cvals, cmasks, clead, ckeys, cdec, cseat, qidx, hdir, hrec,
-            mdir, nrec, start):  # fmt: skip
+            mdir, nrec, scr, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
     A slot waiting on a decision (``ask[i]`` ASK_PLAY / ASK_LEAD) first plays the action the
@@ -984,12 +1005,13 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
     npts = R[33]
     cap = hrec.shape[1]
     direct = R[32] == 1
-    order = np.zeros(28, dtype=np.int64)
-    seat_pips = np.zeros(P, dtype=np.int64)
-    pips = np.zeros(S, dtype=np.int64)
-    tmp = np.zeros(max(S, P), dtype=np.int64)
-    valid = np.zeros(max(S, P), dtype=np.bool_)
-    m2 = np.zeros(2, dtype=np.int64)
+    # scratch rows (no allocation here: the kernel runs without numba's reference counting)
+    order = scr[0]
+    seat_pips = scr[1]
+    pips = scr[2]
+    tmp = scr[3]
+    valid = scr[4]
+    m2 = scr[5]
     for i in range(start, B):
         if not active[i]:
             continue
@@ -1005,9 +1027,9 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
             if kind == ASK_LEAD:
                 phase[i] = TURN
                 if not bb[0, i]:
-                    to_move[i] = (seat + 1) % P
+                    to_move[i] = _next(seat, P)
             else:
-                to_move[i] = (seat + 1) % P
+                to_move[i] = _next(seat, P)
         while True:
             if phase[i] == START or bb[0, i]:
                 if not direct and nrec[0] >= cap:
@@ -1026,7 +1048,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                     if hb[H_REASON, i] != TARGET:
                         _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points,
                                 penalties, end_pips, written, pending, pot, eggs, tmp,
-                                valid)  # fmt: skip
+                                valid, scr)  # fmt: skip
                     if direct:
                         r = qidx[i]
                         buf = hdir
@@ -1118,7 +1140,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                     _place(R, i, seat, _lowbit(lm) * 6, True, hb, bb, hands, vals, dbl, scores,
                            points)  # fmt: skip
                     if not bb[0, i]:
-                        to_move[i] = (seat + 1) % P
+                        to_move[i] = _next(seat, P)
                     phase[i] = TURN
                     continue
             else:  # TURN
@@ -1149,7 +1171,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                     voids[i, seat] = vm if kept else (voids[i, seat] | vm)
                     if not placed:
                         _pass(R, i, seat, hb, bb, hands, vals, points, penalties)
-                        to_move[i] = (seat + 1) % P
+                        to_move[i] = _next(seat, P)
                         continue
                     n = _play_masks(i, seat, hands, vals, m2)
                 if n >= 2:
@@ -1157,7 +1179,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                 else:
                     _place(R, i, seat, _only_play(i, vals, m2), False, hb, bb, hands, vals,
                            dbl, scores, points)  # fmt: skip
-                    to_move[i] = (seat + 1) % P
+                    to_move[i] = _next(seat, P)
                     continue
             # ---- a decision with a choice: its key, then stop here
             dec = hb[H_DECISION, i]
