@@ -69,11 +69,11 @@ def _kernel_cases():
 def test_the_kernel_plays_most_variants_and_not_the_others():
     """Which rules run compiled; the rest stays on the numpy path (and says so)."""
     plays = {v for v in VARIANTS if KN.supports(make_rules(v, 2))}
-    assert plays == set(VARIANTS) - {"blind", "sniff"}
-    assert not KN.supports(make_rules("muggins", 2, first_double_spinner=True))
+    assert plays == set(VARIANTS) - {"blind"}
+    assert KN.supports(make_rules("muggins", 2, first_double_spinner=True))
     assert not KN.supports(make_rules("fives", 2, inline_double_counts_single=True))
     with pytest.raises(ValueError, match="cannot play"):
-        BatchEngine(make_rules("sniff", 2), 1, [get("random")] * 2, range(3), kernel=True)
+        BatchEngine(make_rules("blind", 2), 1, [get("random")] * 2, range(3), kernel=True)
     with pytest.raises(ValueError, match="cannot play"):
         BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3), kernel=True,
                     log=True)  # fmt: skip
@@ -181,18 +181,21 @@ def test_compiled_uniform_picks_what_the_numpy_helper_picks(monkeypatch):
 
     rng = np.random.default_rng(5)
     n = 500
-    values = rng.integers(-1, 7, size=(n, 2))
-    masks = np.where(values >= 0, rng.integers(0, 128, size=(n, 2)), 0)
-    masks[(masks.sum(axis=1) == 0), 0] = 1
-    values[:, 0] = np.where(values[:, 0] < 0, 3, values[:, 0])
     lead = rng.integers(1, 1 << 28, size=n)
     keys = rng.integers(0, 2**63, size=n).astype(np.uint64) * np.uint64(2)
     no = np.zeros(n, dtype=bool)
+    cases = []
+    for k in (2, 6):  # a line; a spinner's six slots
+        values = rng.integers(-1, 7, size=(n, k))
+        values[:, 0] = np.where(values[:, 0] < 0, 3, values[:, 0])
+        masks = np.where(values >= 0, rng.integers(0, 128, size=(n, k)), 0)
+        masks[(masks.sum(axis=1) == 0), 0] = 1
+        cases += [(values, masks, None), (values, masks, lead)]
     out = {}
     for on in ("1", "0"):
         monkeypatch.setenv("DOMINOSIM_KERNEL", on)
         got = []
-        for ld in (None, lead):
+        for values, masks, ld in cases:
             legal = Legal(values, masks, False, ld, no, no, no)
             legal._no_flags = True
             got.append(legal.uniform(keys))

@@ -1145,16 +1145,16 @@ class BatchEngine(BlindRows):
         # the decisions of a round, as two lists (0: placements, 1: leads)
         dl = np.zeros((2, B), dtype=np.int64)
         nd = np.zeros(2, dtype=np.int64)
-        cvals = np.zeros((B, 2), dtype=np.int64)
-        cmasks = np.zeros((B, 2), dtype=np.int64)
+        cvals = np.zeros((B, self.NP), dtype=np.int64)
+        cmasks = np.zeros((B, self.NP), dtype=np.int64)
         clead = np.zeros(B, dtype=np.int64)
         ckeys = np.zeros((2, B), dtype=np.uint64)
         cdec = np.zeros((2, B), dtype=np.int64)
         cseat = np.zeros((2, B), dtype=np.int64)
         act = np.zeros(B, dtype=np.int64)
         no = np.zeros(B, dtype=bool)
-        lead_vals = np.full((B, 2), -1, dtype=np.int64)
-        lead_masks = np.zeros((B, 2), dtype=np.int64)
+        lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
+        lead_masks = np.zeros((B, self.NP), dtype=np.int64)
         # records, column by column: matches (and hands, with unit "hand") in queue order
         nq = len(self.queue)
         hcols = len(KN.HREC) + npts + S + P
@@ -1168,7 +1168,7 @@ class BatchEngine(BlindRows):
         scr = np.zeros(KN.SCRATCH, dtype=np.int64)
         state = (self.queue, qpos, self.active, self.match, self.hand_idx, self.skey, self._hblk,
                  self._bblk, self._pblk, self.prev_seat_pips, self.hands, self.stock, self.vals,
-                 self.dbl, self.to_move, self.leader, self.lead_tile, self.phase, self.scores,
+                 self.dbl, self.armv, self.armd, self.to_move, self.leader, self.lead_tile, self.phase, self.scores,
                  self.points, self.penalties, self.voids, self.end_pips, self.written,
                  self.pending, self.pot, self.eggs, self.dry, self.losers)  # fmt: skip
         while True:

@@ -48,7 +48,7 @@ def enabled() -> bool:
 def supports(rules: Rules) -> bool:
     """True when :func:`advance` plays these rules (otherwise the numpy path does)."""
     return (
-        rules.layout in ("line", "single_end")
+        rules.layout in ("line", "single_end", "spinner")
         and rules.draw_mode in ("none", "one", "until_playable")
         and not rules.may_draw_when_able
         and not rules.bergen_voluntary
@@ -77,7 +77,7 @@ _KNOBS = (
     "check_only", "match_end", "hands_per_match", "fewest_tiles", "bergen_1pt", "bergen_cap",
     "mug_no_round", "mug_per_opp", "fish_sum_only", "fish_diff", "kozel_redeal", "lone00",
     "lone66", "eggs_double", "fm_takes_all", "dry_goat", "kozel_positive", "unit_hand",
-    "npoints",
+    "npoints", "spinner", "us_sniff", "open_all_four",
 )  # fmt: skip
 K = {name: i for i, name in enumerate(_KNOBS)}
 DRAW_MODES = {"none": 0, "one": 1, "until_playable": 2}
@@ -129,6 +129,9 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "kozel_positive": int(r.kozel_positive_scoring),
         "unit_hand": int(unit == "hand"),
         "npoints": r.players if r.match_end == "one_hand" else r.sides,
+        "spinner": int(r.layout == "spinner"),
+        "us_sniff": int(r.us_sniff_counting),
+        "open_all_four": int(r.spinner_open_all_four_immediately),
     }
     return np.array([v[name] for name in _KNOBS], dtype=np.int64)
 
@@ -333,33 +336,74 @@ def _finish(hb, bb, i, reason, out, fish, winner):
 
 
 @_inline
+def _open_values(i, vals):
+    """7-bit mask of the values showing on open positions."""
+    vm = np.int64(0)
+    for k in range(vals.shape[1]):
+        if vals[i, k] >= 0:
+            vm |= np.int64(1) << vals[i, k]
+    return vm
+
+
+@_inline
 def _block_test(R, i, hb, bb, hands, vals):
     """§1.12: blocked when no hand holds a fitting tile and nothing can be drawn."""
     if bb[0, i] or hb[H_SEND, i] > hb[H_SP, i]:
         return
     P = R[0]
-    v0 = vals[i, 0]
-    v1 = vals[i, 1]
+    vm = _open_values(i, vals)
     for s in range(P):
-        if _byte(hands[i, s], v0) or _byte(hands[i, s], v1):
-            return
+        h = hands[i, s]
+        for v in range(7):
+            if (vm >> v) & 1 and _byte(h, v):
+                return
     _finish(hb, bb, i, BLOCKED, -1, hb[H_LAST, i], -1)
 
 
 @_inline
-def _end_count(i, hb, vals, dbl):
+def _end_count(R, i, hb, vals, dbl, armv, armd):
+    """The end count (§1.11; the spinner's arms, §6.8, us_sniff_counting)."""
     if hb[H_NTABLE, i] == 1:
         return TILE_PIPS[hb[H_FIRST, i]]
+    spin = hb[H_SPIN, i]
     c = np.int64(0)
-    for k in range(2):
-        v = vals[i, k]
-        if v >= 0:
-            c += 2 * v if dbl[i, k] else v
+    if spin < 0:
+        for k in range(2):
+            v = vals[i, k]
+            if v >= 0:
+                c += 2 * v if dbl[i, k] else v
+        return c
+    cov = hb[H_COV, i]
+    k = 0
+    for j in range(4):
+        if (cov >> j) & 1:
+            a = armv[i, j]
+            c += 2 * a if armd[i, j] else a
+            k += 1
+    if R[35]:  # us_sniff_counting
+        c += 2 * spin if k <= 2 else (spin if k == 3 else 0)
+    else:
+        c += 2 * spin if k <= 1 else 0
     return c
 
 
 @_inline
-def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, scores, points):
+def _spinner_slots(R, i, hb, vals, dbl, armv, armd):
+    """The open positions around the spinner: W E first, N S once W and E are covered."""
+    cov = hb[H_COV, i]
+    spin = hb[H_SPIN, i]
+    we = (cov & 3) == 3
+    for j in range(4):
+        if (cov >> j) & 1:
+            vals[i, 2 + j] = armv[i, j]
+            dbl[i, 2 + j] = armd[i, j]
+        else:
+            vals[i, 2 + j] = spin if (j < 2 or R[36] or we) else -1
+            dbl[i, 2 + j] = True
+
+
+@_inline
+def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, armv, armd, scores, points):
     t = act // 6
     p = act % 6
     lo = TILE_LOW[t]
@@ -370,10 +414,16 @@ def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, scores, points):
     hb[H_TABLE, i] |= np.int64(1) << t
     if lead:
         hb[H_FIRST, i] = t
-        vals[i, 0] = lo
-        vals[i, 1] = hi
-        dbl[i, 0] = d
-        dbl[i, 1] = d
+        if d and R[34]:  # a double lead becomes the spinner
+            hb[H_SPIN, i] = lo
+            vals[i, 0] = -1
+            vals[i, 1] = -1
+            _spinner_slots(R, i, hb, vals, dbl, armv, armd)
+        else:
+            vals[i, 0] = lo
+            vals[i, 1] = hi
+            dbl[i, 0] = d
+            dbl[i, 1] = d
     else:
         v = vals[i, p]
         w = lo + hi - v
@@ -381,6 +431,20 @@ def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, scores, points):
             vals[i, 0] = -1
             vals[i, 1] = w
             dbl[i, 1] = d
+        elif R[34] and hb[H_SPIN, i] >= 0:  # on an arm of the spinner
+            pa = p - 2
+            hb[H_COV, i] |= np.int64(1) << pa
+            armv[i, pa] = w
+            armd[i, pa] = d
+            _spinner_slots(R, i, hb, vals, dbl, armv, armd)
+        elif R[34] and d:  # the first double on the line becomes the spinner
+            armv[i, 0] = vals[i, 1 - p]
+            armd[i, 0] = dbl[i, 1 - p]
+            hb[H_COV, i] = 1
+            hb[H_SPIN, i] = v
+            vals[i, 0] = -1
+            vals[i, 1] = -1
+            _spinner_slots(R, i, hb, vals, dbl, armv, armd)
         else:
             vals[i, p] = w
             dbl[i, p] = d
@@ -392,7 +456,7 @@ def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, scores, points):
         side = _side(R, seat)
         pts = np.int64(0)
         if scoring <= 3:  # fives, threes, muggins
-            c = _end_count(i, hb, vals, dbl)
+            c = _end_count(R, i, hb, vals, dbl, armv, armd)
             m = 3 if scoring == 2 else 5
             if c > 0 and c % m == 0:
                 pts = c if scoring == 3 else c // m
@@ -430,20 +494,23 @@ def _pass(R, i, seat, hb, bb, hands, vals, points, penalties):
 
 @_inline
 def _play_masks(i, seat, hands, vals, m2):
+    """Per open slot, the 7-bit mask of the seat's tiles fitting it; returns their count."""
     h = hands[i, seat]
-    m0 = _byte(h, vals[i, 0])
-    m1 = _byte(h, vals[i, 1])
-    m2[0] = m0
-    m2[1] = m1
-    return POPC7[m0] + POPC7[m1]
+    n = np.int64(0)
+    for k in range(vals.shape[1]):
+        m = _byte(h, vals[i, k])
+        m2[k] = m
+        n += POPC7[m]
+    return n
 
 
 @_inline
 def _only_play(i, vals, m2):
     """The one legal placement (first in canonical order) of the masks just computed."""
-    if m2[0]:
-        return TILE_AT[vals[i, 0], _lowbit(m2[0])] * 6
-    return TILE_AT[vals[i, 1], _lowbit(m2[1])] * 6 + 1
+    for k in range(vals.shape[1]):
+        if m2[k]:
+            return TILE_AT[vals[i, k], _lowbit(m2[k])] * 6 + k
+    return np.int64(-1)
 
 
 @_inline
@@ -538,7 +605,7 @@ def _kozel_bad(R, i, hands):
 
 @_inline
 def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, stock, vals,
-          dbl, leader, lead_tile, phase, points, penalties, voids, prev, prev_pips, to_move,
+          dbl, armv, armd, leader, lead_tile, phase, points, penalties, voids, prev, prev_pips, to_move,
           order):  # fmt: skip
     P = R[0]
     hs = R[2]
@@ -573,6 +640,9 @@ def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, st
     for k in range(vals.shape[1]):
         vals[i, k] = -1
         dbl[i, k] = False
+    for k in range(armv.shape[1]):
+        armv[i, k] = -1
+        armd[i, k] = False
     for s in range(points.shape[1]):
         points[i, s] = 0
     for s in range(P):
@@ -971,7 +1041,7 @@ def _legal_act(i, kind, a, seat, hands, vals, lead_tile):
         return False
     if kind == ASK_LEAD:
         return p == 0 and (lead_tile[i] < 0 or lead_tile[i] == t)
-    if p >= 2:
+    if p >= vals.shape[1]:
         return False
     v = vals[i, p]
     return v >= 0 and (TILE_LOW[t] == v or TILE_HIGH[t] == v)
@@ -979,8 +1049,8 @@ def _legal_act(i, kind, a, seat, hands, vals, lead_tile):
 
 @_jit
 def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, bb, prev,
-            prev_pips, hands, stock, vals, dbl, to_move, leader, lead_tile, phase, scores,
-            points, penalties, voids, end_pips, written, pending, pot, eggs, dry, losers,
+            prev_pips, hands, stock, vals, dbl, armv, armd, to_move, leader, lead_tile, phase,
+            scores, points, penalties, voids, end_pips, written, pending, pot, eggs, dry, losers,
             ask, act, dl, nd, cvals, cmasks, clead, ckeys, cdec, cseat, qidx, hdir, hrec,
             mdir, nrec, scr, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
@@ -1023,7 +1093,8 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
             if not _legal_act(i, kind, a, seat, hands, vals, lead_tile):
                 return -2 - i
             ask[i] = ASK_NONE
-            _place(R, i, seat, a, kind == ASK_LEAD, hb, bb, hands, vals, dbl, scores, points)
+            _place(R, i, seat, a, kind == ASK_LEAD, hb, bb, hands, vals, dbl, armv, armd, scores,
+                   points)  # fmt: skip
             if kind == ASK_LEAD:
                 phase[i] = TURN
                 if not bb[0, i]:
@@ -1122,7 +1193,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                 else:
                     hand_idx[i] += 1
                 _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, stock,
-                      vals, dbl, leader, lead_tile, phase, points, penalties, voids, prev,
+                      vals, dbl, armv, armd, leader, lead_tile, phase, points, penalties, voids, prev,
                       prev_pips, to_move, order)  # fmt: skip
                 continue
             if phase[i] == LEAD:
@@ -1137,8 +1208,8 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                 if _popc28(lm) >= 2:
                     kind = ASK_LEAD
                 else:
-                    _place(R, i, seat, _lowbit(lm) * 6, True, hb, bb, hands, vals, dbl, scores,
-                           points)  # fmt: skip
+                    _place(R, i, seat, _lowbit(lm) * 6, True, hb, bb, hands, vals, dbl, armv,
+                           armd, scores, points)  # fmt: skip
                     if not bb[0, i]:
                         to_move[i] = _next(seat, P)
                     phase[i] = TURN
@@ -1149,10 +1220,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                 n = _play_masks(i, seat, hands, vals, m2)
                 if n == 0:
                     # nothing playable: the drawing mode applies (§1.7)
-                    vm = np.int64(0)
-                    for k in range(2):
-                        if vals[i, k] >= 0:
-                            vm |= np.int64(1) << vals[i, k]
+                    vm = _open_values(i, vals)
                     placed = False
                     ndraw = 0
                     if R[4] != 0:
@@ -1178,7 +1246,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                     kind = ASK_PLAY
                 else:
                     _place(R, i, seat, _only_play(i, vals, m2), False, hb, bb, hands, vals,
-                           dbl, scores, points)  # fmt: skip
+                           dbl, armv, armd, scores, points)  # fmt: skip
                     to_move[i] = _next(seat, P)
                     continue
             # ---- a decision with a choice: its key, then stop here
@@ -1192,10 +1260,9 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
             cdec[li, j] = dec
             cseat[li, j] = seat
             if li == 0:
-                cvals[j, 0] = vals[i, 0]
-                cvals[j, 1] = vals[i, 1]
-                cmasks[j, 0] = m2[0]
-                cmasks[j, 1] = m2[1]
+                for k in range(vals.shape[1]):
+                    cvals[j, k] = vals[i, k]
+                    cmasks[j, k] = m2[k]
             else:
                 clead[j] = lm
             hb[H_DECISION, i] = dec + 1
@@ -1208,19 +1275,19 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
 # compiled library helpers of Legal (same answers as its numpy code)
 # ---------------------------------------------------------------------------------------------
 @_jit
-def uniform2(values, masks, keys, out):
-    """Legal.uniform for two slots without flags or along actions."""
+def uniform_slots(values, masks, keys, out):
+    """Legal.uniform for placements without flags or along actions (any number of slots)."""
+    K = masks.shape[1]
     for j in range(out.shape[0]):
-        m0 = masks[j, 0]
-        m1 = masks[j, 1]
-        c0 = POPC7[m0]
-        k = _below(keys[j], c0 + POPC7[m1])
+        c = np.int64(0)
+        for p in range(K):
+            c += POPC7[masks[j, p]]
+        k = _below(keys[j], c)
         p = 0
-        m = m0
-        if k >= c0:
-            k -= c0
-            p = 1
-            m = m1
+        while k >= POPC7[masks[j, p]]:
+            k -= POPC7[masks[j, p]]
+            p += 1
+        m = masks[j, p]
         w = np.int64(0)
         while True:
             if (m >> w) & 1:

@@ -144,11 +144,11 @@ class Legal:
 
     def uniform(self, keys: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per decision from its 64-bit random value."""
-        if KN.enabled() and not self.along and self._no_flags and self.masks.shape[1] == 2:
+        if KN.enabled() and not self.along and self._no_flags:
             out = np.empty(len(self), dtype=np.int64)
             keys = np.ascontiguousarray(keys, dtype=np.uint64)
             if self.lead is None:
-                KN.uniform2(_c64(self.values), _c64(self.masks), keys, out)
+                KN.uniform_slots(_c64(self.values), _c64(self.masks), keys, out)
             else:
                 KN.uniform_lead(_c64(self.lead), keys, out)
             return out
