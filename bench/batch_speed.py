@@ -1,11 +1,12 @@
 """Hands per CPU second of the batch engine, as a ratio to the C limit (median of 5 runs).
 
-    python bench/batch_speed.py [--hands N] [--reps 5]
+    python bench/batch_speed.py [--hands N] [--reps 5] [--numpy]
 
-Prints the CPU model, the C reference (`../shared/limit/run`, games_per_cpu_second), classic
-2-player `random` (and `heaviest` when that strategy exists) with their ratios to C, and hands/s
-per variant the batch engine plays (2 players, `random`). Unit "hand", batch_size 10 000, one
-process; CPU time is time.process_time().
+Prints the CPU model, the engine path (the compiled kernel where numba is installed, else the
+numpy path), the C reference (`../shared/limit/run`, games_per_cpu_second, measured beside each
+repetition), classic 2-player `random` and `heaviest` with their ratios to C, and hands/s per
+variant (2 players, `random`; ``--numpy`` adds the numpy path). Unit "hand", one process, CPU
+time from time.process_time(); the kernel is loaded once before the timings.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 from dominosim.engine import BatchEngine
+from dominosim.engine import kernel as KN
 from dominosim.errors import RulesError
 from dominosim.strategy import discover, get
 from dominosim.variants import VARIANTS, make_rules
@@ -44,10 +46,12 @@ def c_rate(games: int = 2_000_000) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def engine_rate(variant: str, strategy: str, hands: int, seed: int) -> float:
+def engine_rate(variant: str, strategy: str, hands: int, seed: int, kernel: bool) -> float:
     rules = make_rules(variant, 2)
+    if kernel and not KN.supports(rules):
+        return float("nan")
     eng = BatchEngine(rules, seed, [get(strategy)] * 2, range(hands), unit="hand",
-                      batch_size=10_000)  # fmt: skip
+                      batch_size=10_000, kernel=kernel)  # fmt: skip
     t0 = time.process_time()
     recs, _ = eng.run()
     dt = time.process_time() - t0
@@ -60,26 +64,45 @@ def median_of(fn, reps: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hands", type=int, default=100_000)
+    ap.add_argument("--hands", type=int, default=200_000)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--numpy", action="store_true", help="also time the numpy path per variant")
     a = ap.parse_args()
     print(f"cpu: {cpu_model()}")
-    rates = [r for r in (c_rate() for _ in range(a.reps)) if r]
-    c = statistics.median(rates) if rates else None
-    print(f"C limit: {c:,.0f} games/s" if c else "C limit: not found")
+    kernel = KN.enabled()
+    print(f"path: {'compiled kernel (numba ' + KN.numba.__version__ + ')' if kernel else 'numpy'}")
+    if kernel:  # load (or compile) the kernel once, outside the timings
+        engine_rate("classic", "random", 2_000, 0, True)
     strategies = ["random"] + (["heaviest"] if "heaviest" in discover() else [])
+    # the C limit is measured beside every engine repetition (same machine state)
+    c_rates, rates = [], {s: [] for s in strategies}
+    for rep in range(a.reps):
+        r = c_rate()
+        if r:
+            c_rates.append(r)
+        for s in strategies:
+            rates[s].append(engine_rate("classic", s, a.hands, rep + 1, kernel))
+    c = statistics.median(c_rates) if c_rates else None
+    print(f"C limit: {c:,.0f} games/s" if c else "C limit: not found")
     for s in strategies:
-        r = median_of(lambda rep, s=s: engine_rate("classic", s, a.hands, rep + 1), a.reps)
+        r = statistics.median(rates[s])
         ratio = f"  {r / c:.3f} x C" if c else ""
         print(f"classic 2p {s:9} {r:12,.0f} hands/s{ratio}")
-    print(f"{'variant':10} {'hands/s (2p random)':>20}")
+    print(f"{'variant':10} {'path':>7} {'hands/s (2p random)':>20}" +
+          (f" {'numpy path':>12}" if a.numpy else ""))  # fmt: skip
     for v in VARIANTS:
         try:
-            r = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands, rep + 1), a.reps)
+            on = kernel and KN.supports(make_rules(v, 2))
+            r = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands, rep + 1, on), a.reps)
+            extra = ""
+            if a.numpy:
+                n = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands // 4, rep + 1,
+                                                           False), a.reps)  # fmt: skip
+                extra = f" {n:12,.0f}"
         except RulesError as exc:
             print(f"{v:10} {'-':>20}  ({str(exc).split(';')[0]})")
             continue
-        print(f"{v:10} {r:20,.0f}")
+        print(f"{v:10} {'kernel' if on else 'numpy':>7} {r:20,.0f}{extra}")
 
 
 if __name__ == "__main__":

@@ -208,6 +208,7 @@ IS_DBL = TB.IS_DOUBLE.astype(np.int64)
 TILES_OF = TB.TILES_OF.copy()
 HI_MASK = TB.HI_MASK.astype(np.int64)
 PIPS_BYTE = TB.PIPS_BYTE.copy()
+SELECT7 = TB.SELECT7.copy()  # [m, k]: the k-th set bit of a 7-bit mask
 PACK66 = TB.PACK[TB.TILE_AT[6, 6]]
 PACK00 = TB.PACK[0]
 
@@ -267,11 +268,20 @@ def _popc28(m):
 
 
 @_inline
+def _select28(m, k):
+    """Index of the k-th set bit of a 28-bit mask (k < its popcount), by 7-bit chunks."""
+    for part in range(4):
+        c = (m >> (7 * part)) & 0x7F
+        n = POPC7[c]
+        if k < n:
+            return 7 * part + SELECT7[c, k]
+        k -= n
+    return np.int64(-1)
+
+
+@_inline
 def _lowbit(m):
-    k = np.int64(0)
-    while not (m >> k) & 1:
-        k += 1
-    return k
+    return _select28(m, 0)
 
 
 @_inline
@@ -1287,15 +1297,7 @@ def uniform_slots(values, masks, keys, out):
         while k >= POPC7[masks[j, p]]:
             k -= POPC7[masks[j, p]]
             p += 1
-        m = masks[j, p]
-        w = np.int64(0)
-        while True:
-            if (m >> w) & 1:
-                if k == 0:
-                    break
-                k -= 1
-            w += 1
-        out[j] = TILE_AT[values[j, p], w] * 6 + p
+        out[j] = TILE_AT[values[j, p], SELECT7[masks[j, p], k]] * 6 + p
 
 
 @_jit
@@ -1303,12 +1305,4 @@ def uniform_lead(lead, keys, out):
     """Legal.uniform for leads without along actions."""
     for j in range(out.shape[0]):
         m = lead[j]
-        k = _below(keys[j], _popc28(m))
-        t = np.int64(0)
-        while True:
-            if (m >> t) & 1:
-                if k == 0:
-                    break
-                k -= 1
-            t += 1
-        out[j] = t * 6
+        out[j] = _select28(m, _below(keys[j], _popc28(m))) * 6
