@@ -93,7 +93,8 @@ def main() -> None:
     for v in VARIANTS:
         try:
             on = kernel and KN.supports(make_rules(v, 2))
-            r = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands, rep + 1, on), a.reps)
+            r = median_of(lambda rep, v=v, on=on: engine_rate(v, "random", a.hands, rep + 1, on),
+                          a.reps)  # fmt: skip
             extra = ""
             if a.numpy:
                 n = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands // 4, rep + 1,

@@ -187,11 +187,18 @@ def _jit(fn):
 
 
 def _inline(fn):
-    """A helper compiled into its callers (no call boundary: array arguments passed to a
-    compiled call are reference counted, which costs more than the helper's work)."""
+    """A hot helper of the turn loop, compiled into its callers."""
     if not HAVE_NUMBA:
         return fn
     return numba.njit(cache=True, nogil=True, inline="always", _nrt=False)(fn)
+
+
+def _once(fn):
+    """A helper run once per hand or rarer (deal, settlement): a call of its own, which keeps
+    the compile time of :func:`advance` short."""
+    if not HAVE_NUMBA:
+        return fn
+    return numba.njit(cache=True, nogil=True, _nrt=False)(fn)
 
 
 _U = np.uint64
@@ -234,7 +241,7 @@ def _byte(h, v):
     return np.int64((h >> np.uint64(8 * v)) & _SEVEN_F)
 
 
-@_inline
+@_once
 def _mask28(h):
     out = np.int64(0)
     for v in range(7):
@@ -242,7 +249,7 @@ def _mask28(h):
     return out
 
 
-@_inline
+@_once
 def _pips(h):
     s = np.int64(0)
     d = np.int64(0)
@@ -253,7 +260,7 @@ def _pips(h):
     return (s + d) // 2
 
 
-@_inline
+@_once
 def _count(h):
     c = np.int64(0)
     for v in range(7):
@@ -303,7 +310,7 @@ def _side(R, seat):
     return seat % 2 if R[13] else seat  # 13: partnership
 
 
-@_inline
+@_once
 def _unique_min(vals, n, valid):
     """Index of the strictly lowest of vals[:n] among valid ones, or -1 on a tie."""
     lo = np.int64(1) << 62
@@ -523,7 +530,7 @@ def _only_play(i, vals, m2):
     return np.int64(-1)
 
 
-@_inline
+@_once
 def _lot(R, i, sd, match, hand_idx, hb):
     k = _sm(sd[1] ^ np.uint64(match[i]))
     k = _sm(k ^ np.uint64(hand_idx[i]))
@@ -531,7 +538,7 @@ def _lot(R, i, sd, match, hand_idx, hb):
     return _below(k, R[0])
 
 
-@_inline
+@_once
 def _first_leader(R, i, sd, prio, match, hand_idx, hb, hands):
     if R[9] == 0:
         return _lot(R, i, sd, match, hand_idx, hb), np.int64(-1)
@@ -543,7 +550,7 @@ def _first_leader(R, i, sd, prio, match, hand_idx, hb, hands):
     return np.int64(-1), np.int64(-1)
 
 
-@_inline
+@_once
 def _winner_seat(R, i, prev, prev_pips):
     w = prev[P_WINNER, i]
     out = prev[P_OUT, i]
@@ -569,7 +576,7 @@ def _winner_seat(R, i, prev, prev_pips):
     return a
 
 
-@_inline
+@_once
 def _choose_leader(R, i, first, sd, prio, match, hand_idx, hb, hands, prev, prev_pips):
     kind = R[10]
     if first or kind == 0:
@@ -597,7 +604,7 @@ def _choose_leader(R, i, first, sd, prio, match, hand_idx, hb, hands, prev, prev
     return prev[P_FISH, i], none
 
 
-@_inline
+@_once
 def _kozel_bad(R, i, hands):
     P = R[0]
     for s in range(P):
@@ -613,7 +620,7 @@ def _kozel_bad(R, i, hands):
     return False
 
 
-@_inline
+@_once
 def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, stock, vals,
           dbl, armv, armd, leader, lead_tile, phase, points, penalties, voids, prev, prev_pips, to_move,
           order):  # fmt: skip
@@ -680,7 +687,7 @@ def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, st
         phase[i] = LEAD
 
 
-@_inline
+@_once
 def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end_pips,
             written, pending, pot, eggs, side_tmp, valid, scr):  # fmt: skip
     """End-of-hand awards and the hand winner (settle.py, row by row)."""
@@ -770,7 +777,7 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
         _award(R, i, winner, pts, scores, points, bb)
 
 
-@_inline
+@_once
 def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank, done):
     """§15 muggins_block_difference_per_opponent: sides score in ascending pip order."""
     P = R[0]
@@ -801,7 +808,7 @@ def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank, done):
         _award(R, i, best, pts, scores, points, bb)
 
 
-@_inline
+@_once
 def _bergen_block(R, i, hands, side_tmp, valid, scr):
     """Bergen's block award (§4.10, §4.10a, bergen_block_lowest_hand_1pt)."""
     P = R[0]
@@ -847,7 +854,7 @@ def _bergen_block(R, i, hands, side_tmp, valid, scr):
     return _unique_min(min_double, S, valid), np.int64(2)
 
 
-@_inline
+@_once
 def _write(i, s, amount, written, pending):
     """The 13-point rule (§14.13)."""
     if written[i, s] < 0:
@@ -859,7 +866,7 @@ def _write(i, s, amount, written, pending):
         written[i, s] += amount
 
 
-@_inline
+@_once
 def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending, pot, eggs,
                   vals, scr):  # fmt: skip
     P = R[0]
@@ -946,7 +953,7 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
                 _write(i, s, amount, written, pending)
 
 
-@_inline
+@_once
 def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers):
     """(done, winner) after a hand (batch.py _match_over, settle.kozel_match_over)."""
     me = R[16]
