@@ -117,6 +117,81 @@ def line_batch(obs, legal, extra=None, base=line_score):
     return out
 
 
+def _compiled_line_best(values, masks, lead, is_lead, hands, voids, seat, out):
+    """:func:`line_batch` with :func:`line_score` (no ``extra``), one decision at a time in
+    compiled code (numba, where installed): same scores, same order, same answers."""
+    n_seats = voids.shape[1]
+    for j in range(out.shape[0]):
+        h = hands[j]
+        hand28 = 0
+        for v in range(7):
+            hand28 |= TILES_OF[v, ((h >> np.uint64(8 * v)) & np.uint64(0x7F)) & HI_MASK[v]]
+        best = -1
+        choice = -1
+        for k in range(28 if is_lead else 14):
+            if is_lead:
+                t = k
+                if not (lead[j] >> t) & 1:
+                    continue
+                e0 = LOW[t]
+                e1 = HIGH[t]
+                code = t * 6
+            else:
+                p = k // 7
+                w = k % 7
+                v = values[j, p]
+                if v < 0 or not (masks[j, p] >> w) & 1:
+                    continue
+                t = TILE_AT[v, w]
+                e0 = w
+                e1 = values[j, 1 - p] if values[j, 1 - p] >= 0 else w
+                code = t * 6 + p
+            x = hand28 & ~(1 << t) & FIT28[(1 << e0) | (1 << e1)]
+            control = POPC7[x & 0x7F] + POPC7[(x >> 7) & 0x7F] + POPC7[(x >> 14) & 0x7F]
+            control += POPC7[(x >> 21) & 0x7F]
+            nv = 0
+            for s in range(n_seats):
+                if s != seat[j]:
+                    nv += ((voids[j, s] >> e0) & 1) + ((voids[j, s] >> e1) & 1)
+            score = ((PIPS[t] * 2 + IS_DOUBLE[t]) * _CTRL + control) * _VOID + nv
+            if score > best:
+                best = score
+                choice = code
+        out[j] = choice
+
+
+TILES_OF = TB.TILES_OF
+HI_MASK = TB.HI_MASK.astype(np.int64)
+POPC7 = TB.POPC7
+LOW = TB.TILE_LOW
+HIGH = TB.TILE_HIGH
+try:  # the optional compiled path (pip install ".[fast]"); line_batch is the reference
+    import numba
+
+    # (not cached: a strategy file is loaded by path, under a generated module name)
+    _compiled_line_best = numba.njit(nogil=True)(_compiled_line_best)
+    HAVE_COMPILED = True
+except ImportError:  # pragma: no cover - exercised where numba is absent
+    HAVE_COMPILED = False
+
+
+def line_batch_fast(obs, legal):
+    """:func:`line_batch` (heaviest's scores) through the compiled loop."""
+    n = len(legal)
+    out = np.empty(n, dtype=np.int64)
+    is_lead = legal.lead is not None
+    lead = np.ascontiguousarray(legal.lead if is_lead else np.zeros(n), dtype=np.int64)
+    _compiled_line_best(np.ascontiguousarray(legal.values, dtype=np.int64),
+                        np.ascontiguousarray(legal.masks, dtype=np.int64), lead, is_lead,
+                        np.ascontiguousarray(obs.hand, dtype=np.uint64),
+                        np.ascontiguousarray(obs.voids, dtype=np.int64),
+                        np.ascontiguousarray(obs.seat, dtype=np.int64), out)  # fmt: skip
+    out = np.where((out < 0) & legal.draw, A.DRAW, out)
+    out = np.where((out < 0) & legal.pass_, A.PASS, out)
+    out = np.where((out < 0) & legal.stop, A.STOP, out)
+    return out
+
+
 def batch_ok(obs, legal) -> bool:
     """Whether the array passes apply: a LINE with two slots, not blind."""
     r = obs.rules
@@ -135,6 +210,8 @@ class Heaviest(Strategy):
 
     def choose(self, obs, legal, keys):
         if batch_ok(obs, legal):
+            if HAVE_COMPILED and legal.masks.shape[1] == 2:
+                return line_batch_fast(obs, legal)
             return line_batch(obs, legal)
         return np.array([heaviest_first(legal.row_list(i), obs.row(i)) for i in range(len(keys))],
                         dtype=np.int64)  # fmt: skip
