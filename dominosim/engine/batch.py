@@ -198,30 +198,46 @@ class BatchEngine(BlindRows):
         e.match[g] = [p.get("match_id", i) for i, p in enumerate(positions)]
         e.hand_idx[g] = [p.get("hand_index", 0) for p in positions]
         e.skey[g] = seeding.key_np(seed, seeding.STRATEGY, e.match[g], e.hand_idx[g])
-        for i, p in enumerate(positions):
-            e.hands[i] = TB.pack(p["hands"]) if len(p["hands"]) else 0
-            stock = list(p.get("stock", ()))
-            e.stock[i, :] = -1
-            e.stock[i, 28 - len(stock) :] = stock
-            e.sp[i] = 28 - len(stock)
-            e.spref[i, 1:] = np.bitwise_or.accumulate(TB.PACK_X[e.stock[i]])
-            for j, t in enumerate(e.stock[i]):
-                if t >= 0:
-                    e.posm[i, TB.TILE_LOW[t]] |= 1 << j
-                    e.posm[i, TB.TILE_HIGH[t]] |= 1 << j
-            drawable = rules.stock_in_play and rules.draw_mode != "none"
-            e.send[i] = max(e.sp[i], 28 - rules.reserve_k) if drawable else e.sp[i]
-            e.to_move[i] = p["to_move"]
-            e.leader[i] = p.get("leader", p["to_move"])
-            if "scores" in p:
-                e.scores[i] = p["scores"]
+        # built as Python lists, converted once (a search builds thousands per decision)
+        P = rules.players
+        hands, stock, tm, ld, vals, dbl = [], [], [], [], [], []
+        for p in positions:
+            hs = list(p["hands"]) + [()] * (P - len(p["hands"]))
+            row = []
+            for h in hs:
+                x = 0
+                for t in h:
+                    x |= _PACK_INT[t]
+                row.append(x)
+            hands.append(row)
+            st = list(p.get("stock", ()))
+            stock.append([-1] * (28 - len(st)) + st)
+            tm.append(p["to_move"])
+            ld.append(p.get("leader", p["to_move"]))
             ends = p.get("ends", {})
             doubles = p.get("doubles", {})
-            for k, name in enumerate(("L", "R")):
-                if name in ends:
-                    e.vals[i, k] = ends[name]
-                    e.dbl[i, k] = bool(doubles.get(name, False))
-            e.ntable[i] = 2 if ends else 0
+            vals.append([ends.get("L", -1), ends.get("R", -1)])
+            dbl.append([bool(doubles.get("L", False)), bool(doubles.get("R", False))])
+        e.hands[:] = np.array(hands, dtype=np.uint64).reshape(n, P)
+        e.stock[:] = np.array(stock, dtype=np.int64).reshape(n, 28)
+        e.sp[:] = (e.stock < 0).sum(axis=1)
+        drawable = rules.stock_in_play and rules.draw_mode != "none"
+        e.send[:] = np.maximum(e.sp, 28 - rules.reserve_k) if drawable else e.sp
+        e.to_move[:] = tm
+        e.leader[:] = ld
+        e.vals[:, :2] = np.array(vals, dtype=np.int64).reshape(n, 2)
+        e.dbl[:, :2] = np.array(dbl, dtype=bool).reshape(n, 2)
+        e.ntable[:] = np.where((e.vals[:, :2] >= 0).any(axis=1), 2, 0)
+        for i, p in enumerate(positions):
+            if "scores" in p:
+                e.scores[i] = p["scores"]
+        if not e.kernel:  # the numpy path's draw tables
+            for i in range(n):
+                e.spref[i, 1:] = np.bitwise_or.accumulate(TB.PACK_X[e.stock[i]])
+                for j, t in enumerate(e.stock[i]):
+                    if t >= 0:
+                        e.posm[i, TB.TILE_LOW[t]] |= 1 << j
+                        e.posm[i, TB.TILE_HIGH[t]] |= 1 << j
         e.phase[g] = np.where(e.ntable[g] > 0, TURN, LEAD)
         e.lead_tile[g] = -1
         return e
@@ -1267,6 +1283,7 @@ class BatchEngine(BlindRows):
 
 
 _7F = U64(0x7F)
+_PACK_INT = [int(x) for x in TB.PACK]
 # record fields, in the order of _record_hands / _record_matches
 _HAND_KEYS = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner",
               "went_out", "hand_length", "turns", "draws", "passes", "points", "pips",
