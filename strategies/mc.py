@@ -27,7 +27,7 @@ Where the batch engine cannot start from the position it plays like ``greedy``: 
 (sniff), ladder's single end, blind (row tiles and the open phase's continue/stop), and decisions
 after a voluntary draw. (The playouts start without the layout's history: an end formed by a
 double laid along under ``inline_double_counts_single`` counts as across there.) Parameters: ``samples`` deals per
-decision (96), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
+decision (256), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
 ``doubles-first``), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 """
 
@@ -146,7 +146,7 @@ class MonteCarlo(Strategy):
     """Determinized Monte Carlo: sample hidden hands, play each action out, best mean points."""
 
     name = "mc"
-    params = {"samples": 96, "policy": "doubles-first", "max_batch": 4096}
+    params = {"samples": 256, "policy": "doubles-first", "max_batch": 4096}
 
     def __init__(self, **params):
         super().__init__(**params)
