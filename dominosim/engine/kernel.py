@@ -79,7 +79,14 @@ _KNOBS = (
     "lone66", "eggs_double", "fm_takes_all", "dry_goat", "kozel_positive", "unit_hand",
     "npoints", "spinner", "us_sniff", "open_all_four",
 )  # fmt: skip
-K = {name: i for i, name in enumerate(_KNOBS)}
+# the knobs' indices in R (compile-time constants inside the kernel)
+(_R_P, _R_S, _R_HAND_SIZE, _R_SINGLE_END, _R_DRAW_MODE, _R_LIMIT, _R_SCORING, _R_FTP,
+    _R_PPM, _R_LEAD_FIRST, _R_LEAD_LATER, _R_SETTLEMENT, _R_DOMINO_BONUS, _R_PARTNERSHIP,
+    _R_TARGET, _R_CHECK_ONLY, _R_MATCH_END, _R_HANDS_PER_MATCH, _R_FEWEST_TILES,
+    _R_BERGEN_1PT, _R_BERGEN_CAP, _R_MUG_NO_ROUND, _R_MUG_PER_OPP, _R_FISH_SUM_ONLY,
+    _R_FISH_DIFF, _R_KOZEL_REDEAL, _R_LONE00, _R_LONE66, _R_EGGS_DOUBLE, _R_FM_TAKES_ALL,
+    _R_DRY_GOAT, _R_KOZEL_POSITIVE, _R_UNIT_HAND, _R_NPOINTS, _R_SPINNER, _R_US_SNIFF,
+    _R_OPEN_ALL_FOUR) = range(len(_KNOBS))  # fmt: skip
 DRAW_MODES = {"none": 0, "one": 1, "until_playable": 2}
 SCORINGS = {"none": 0, "fives": 1, "threes": 2, "muggins": 3, "bergen": 4}
 # lead_first: 0 lot (lot_any, ladder), 1 by the priority list (doubles, kozel)
@@ -307,7 +314,7 @@ def _rnd(x, no_rounding):
 
 @_inline
 def _side(R, seat):
-    return seat % 2 if R[13] else seat  # 13: partnership
+    return seat % 2 if R[_R_PARTNERSHIP] else seat
 
 
 @_once
@@ -333,8 +340,7 @@ def _award(R, i, side, pts, scores, points, bb):
         return False
     scores[i, side] += pts
     points[i, side] += pts
-    # 16: match_end race, 15: check_only, 14: target
-    if R[16] == 0 and R[15] == 0 and scores[i, side] >= R[14]:
+    if R[_R_MATCH_END] == 0 and R[_R_CHECK_ONLY] == 0 and scores[i, side] >= R[_R_TARGET]:
         bb[1, i] = True
         return True
     return False
@@ -367,7 +373,7 @@ def _block_test(R, i, hb, bb, hands, vals):
     """§1.12: blocked when no hand holds a fitting tile and nothing can be drawn."""
     if bb[0, i] or hb[H_SEND, i] > hb[H_SP, i]:
         return
-    P = R[0]
+    P = R[_R_P]
     vm = _open_values(i, vals)
     for s in range(P):
         h = hands[i, s]
@@ -397,7 +403,7 @@ def _end_count(R, i, hb, vals, dbl, armv, armd):
             a = armv[i, j]
             c += 2 * a if armd[i, j] else a
             k += 1
-    if R[35]:  # us_sniff_counting
+    if R[_R_US_SNIFF]:
         c += 2 * spin if k <= 2 else (spin if k == 3 else 0)
     else:
         c += 2 * spin if k <= 1 else 0
@@ -415,7 +421,7 @@ def _spinner_slots(R, i, hb, vals, dbl, armv, armd):
             vals[i, 2 + j] = armv[i, j]
             dbl[i, 2 + j] = armd[i, j]
         else:
-            vals[i, 2 + j] = spin if (j < 2 or R[36] or we) else -1
+            vals[i, 2 + j] = spin if (j < 2 or R[_R_OPEN_ALL_FOUR] or we) else -1
             dbl[i, 2 + j] = True
 
 
@@ -431,7 +437,7 @@ def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, armv, armd, scores, 
     hb[H_TABLE, i] |= np.int64(1) << t
     if lead:
         hb[H_FIRST, i] = t
-        if d and R[34]:  # a double lead becomes the spinner
+        if d and R[_R_SPINNER]:  # a double lead becomes the spinner
             hb[H_SPIN, i] = lo
             vals[i, 0] = -1
             vals[i, 1] = -1
@@ -444,17 +450,17 @@ def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, armv, armd, scores, 
     else:
         v = vals[i, p]
         w = lo + hi - v
-        if R[3]:  # single_end
+        if R[_R_SINGLE_END]:
             vals[i, 0] = -1
             vals[i, 1] = w
             dbl[i, 1] = d
-        elif R[34] and hb[H_SPIN, i] >= 0:  # on an arm of the spinner
+        elif R[_R_SPINNER] and hb[H_SPIN, i] >= 0:  # on an arm of the spinner
             pa = p - 2
             hb[H_COV, i] |= np.int64(1) << pa
             armv[i, pa] = w
             armd[i, pa] = d
             _spinner_slots(R, i, hb, vals, dbl, armv, armd)
-        elif R[34] and d:  # the first double on the line becomes the spinner
+        elif R[_R_SPINNER] and d:  # the first double on the line becomes the spinner
             armv[i, 0] = vals[i, 1 - p]
             armd[i, 0] = dbl[i, 1 - p]
             hb[H_COV, i] = 1
@@ -468,7 +474,7 @@ def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, armv, armd, scores, 
     hb[H_NTABLE, i] += 1
     hb[H_LENGTH, i] += 1
     hb[H_LAST, i] = seat
-    scoring = R[6]
+    scoring = R[_R_SCORING]
     if scoring != 0:
         side = _side(R, seat)
         pts = np.int64(0)
@@ -482,8 +488,8 @@ def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, armv, armd, scores, 
                 pts = 2 if IS_DBL[hb[H_FIRST, i]] == 1 else 0
             elif vals[i, 0] == vals[i, 1]:
                 pts = 3 if (dbl[i, 0] or dbl[i, 1]) else 2
-            if R[20] and pts > 0:  # bergen_near_target_cap
-                need = R[14] - scores[i, side]
+            if R[_R_BERGEN_CAP] and pts > 0:
+                need = R[_R_TARGET] - scores[i, side]
                 if need <= 2:
                     pts = 1
                 elif need == 3:
@@ -501,10 +507,10 @@ def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, armv, armd, scores, 
 @_inline
 def _pass(R, i, seat, hb, bb, hands, vals, points, penalties):
     hb[H_PASSES, i] += 1
-    if R[7]:  # failed_turn_penalty
-        penalties[i, seat] += R[7]
-        points[i, seat] += R[7]
-    elif R[8]:  # penalty_per_miss
+    if R[_R_FTP]:
+        penalties[i, seat] += R[_R_FTP]
+        points[i, seat] += R[_R_FTP]
+    elif R[_R_PPM]:
         penalties[i, seat] += 10
     _block_test(R, i, hb, bb, hands, vals)
 
@@ -535,14 +541,14 @@ def _lot(R, i, sd, match, hand_idx, hb):
     k = _sm(sd[1] ^ np.uint64(match[i]))
     k = _sm(k ^ np.uint64(hand_idx[i]))
     k = _sm(k ^ np.uint64(hb[H_ATTEMPT, i]))
-    return _below(k, R[0])
+    return _below(k, R[_R_P])
 
 
 @_once
 def _first_leader(R, i, sd, prio, match, hand_idx, hb, hands):
-    if R[9] == 0:
+    if R[_R_LEAD_FIRST] == 0:
         return _lot(R, i, sd, match, hand_idx, hb), np.int64(-1)
-    P = R[0]
+    P = R[_R_P]
     for t in prio:
         for s in range(P):
             if hands[i, s] & PACK[t]:
@@ -558,7 +564,7 @@ def _winner_seat(R, i, prev, prev_pips):
         return np.int64(-1)
     if out >= 0:
         return out
-    if not R[13]:
+    if not R[_R_PARTNERSHIP]:
         return w
     a = w
     b = w + 2
@@ -567,7 +573,7 @@ def _winner_seat(R, i, prev, prev_pips):
     if pa != pb:
         return a if pa < pb else b
     fm = prev[P_FISH, i]
-    P = R[0]
+    P = R[_R_P]
     start = (fm + 1) % P if fm >= 0 else 0
     for j in range(P):
         s = (start + j) % P
@@ -578,10 +584,10 @@ def _winner_seat(R, i, prev, prev_pips):
 
 @_once
 def _choose_leader(R, i, first, sd, prio, match, hand_idx, hb, hands, prev, prev_pips):
-    kind = R[10]
+    kind = R[_R_LEAD_LATER]
     if first or kind == 0:
         return _first_leader(R, i, sd, prio, match, hand_idx, hb, hands)
-    P = R[0]
+    P = R[_R_P]
     none = np.int64(-1)
     if kind == 1:
         return (prev[P_LEADER, i] + 1) % P, none
@@ -606,7 +612,7 @@ def _choose_leader(R, i, first, sd, prio, match, hand_idx, hb, hands, prev, prev
 
 @_once
 def _kozel_bad(R, i, hands):
-    P = R[0]
+    P = R[_R_P]
     for s in range(P):
         h = hands[i, s]
         nd = 0
@@ -624,8 +630,8 @@ def _kozel_bad(R, i, hands):
 def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, stock, vals,
           dbl, armv, armd, leader, lead_tile, phase, points, penalties, voids, prev, prev_pips, to_move,
           order):  # fmt: skip
-    P = R[0]
-    hs = R[2]
+    P = R[_R_P]
+    hs = R[_R_HAND_SIZE]
     for f in range(hb.shape[0]):
         hb[f, i] = htmpl[f]
     bb[0, i] = False
@@ -649,7 +655,7 @@ def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, st
             for j in range(s * hs, (s + 1) * hs):
                 x |= PACK[order[j]]
             hands[i, s] = x
-        if not (R[25] and _kozel_bad(R, i, hands)):
+        if not (R[_R_KOZEL_REDEAL] and _kozel_bad(R, i, hands)):
             break
         hb[H_ATTEMPT, i] += 1
     for j in range(28):
@@ -668,7 +674,7 @@ def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, st
     ld, tile = _choose_leader(R, i, first, sd, prio, match, hand_idx, hb, hands, prev, prev_pips)
     leader[i] = ld
     lead_tile[i] = tile
-    if R[3]:  # single_end: the starting tile from the stock (§10.6)
+    if R[_R_SINGLE_END]:  # single_end: the starting tile from the stock (§10.6)
         t = stock[i, hb[H_SP, i]]
         hb[H_SP, i] += 1
         hb[H_SEND, i] = max(hb[H_SEND, i], hb[H_SP, i])
@@ -691,9 +697,9 @@ def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, st
 def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end_pips,
             written, pending, pot, eggs, side_tmp, valid, scr):  # fmt: skip
     """End-of-hand awards and the hand winner (settle.py, row by row)."""
-    P = R[0]
-    S = R[1]
-    kind = R[11]
+    P = R[_R_P]
+    S = R[_R_S]
+    kind = R[_R_SETTLEMENT]
     out = hb[H_OUT, i]
     dom = out >= 0
     out_side = _side(R, out) if dom else np.int64(-1)
@@ -705,7 +711,7 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
         _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending, pot,
                       eggs, side_tmp, scr)  # fmt: skip
         return
-    if kind == 6 or (kind == 0 and R[8]):  # penalties
+    if kind == 6 or (kind == 0 and R[_R_PPM]):  # penalties
         if dom:
             w = out
         else:
@@ -727,7 +733,7 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
     wblock = _unique_min(pips, S, valid)
     pts = np.int64(0)
     if kind == 0:  # pips
-        if R[18]:  # block_winner_fewest_tiles
+        if R[_R_FEWEST_TILES]:  # block_winner_fewest_tiles
             for s in range(S):
                 side_tmp[s] = 0
             for s in range(P):
@@ -737,16 +743,16 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
         if winner >= 0:
             own = pips[winner]
             others = total - own
-            if dom or R[18] or R[23]:
+            if dom or R[_R_FEWEST_TILES] or R[_R_FISH_SUM_ONLY]:
                 pts = others
-            elif R[24]:
+            elif R[_R_FISH_DIFF]:
                 pts = others - (S - 1) * own
             else:
                 pts = max(0, others - own)
     elif kind == 2:  # book
         winner = out_side if dom else wblock
         if winner >= 0:
-            pts = R[12] if dom else 1
+            pts = R[_R_DOMINO_BONUS] if dom else 1
     elif kind == 3:  # sniff
         winner = out_side if dom else wblock
         if winner >= 0:
@@ -754,7 +760,7 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
             others = total - own
             pts = (_rnd(others, False) if dom else _rnd(others - own, False)) // 5
     elif kind == 4:  # muggins
-        nr = R[21] == 1
+        nr = R[_R_MUG_NO_ROUND] == 1
         winner = out_side if dom else wblock
         if dom:
             for s in range(S):
@@ -762,14 +768,14 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
             pts -= _rnd(pips[out_side], nr)
         elif winner >= 0:
             pts = _rnd(total - 2 * pips[winner], nr)
-        if R[22] and not dom:
+        if R[_R_MUG_PER_OPP] and not dom:
             hb[H_WINNER, i] = winner
             _muggins_per_opponent(R, i, hb, bb, pips, scores, points, side_tmp, scr[13])
             return
     else:  # bergen
         if dom:
             winner = out_side
-            pts = R[12]
+            pts = R[_R_DOMINO_BONUS]
         else:
             winner, pts = _bergen_block(R, i, hands, side_tmp, valid, scr)
     hb[H_WINNER, i] = winner
@@ -780,8 +786,8 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
 @_once
 def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank, done):
     """§15 muggins_block_difference_per_opponent: sides score in ascending pip order."""
-    P = R[0]
-    S = R[1]
+    P = R[_R_P]
+    S = R[_R_S]
     fm = hb[H_FISH, i]
     start = (fm + 1) % P if fm >= 0 else 0
     for s in range(S):
@@ -804,15 +810,15 @@ def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank, done):
         pts = np.int64(0)
         for o in range(S):
             if pips[o] > pips[best]:
-                pts += _rnd(pips[o] - pips[best], R[21] == 1)
+                pts += _rnd(pips[o] - pips[best], R[_R_MUG_NO_ROUND] == 1)
         _award(R, i, best, pts, scores, points, bb)
 
 
 @_once
 def _bergen_block(R, i, hands, side_tmp, valid, scr):
     """Bergen's block award (§4.10, §4.10a, bergen_block_lowest_hand_1pt)."""
-    P = R[0]
-    S = R[1]
+    P = R[_R_P]
+    S = R[_R_S]
     has_double = scr[6]
     nd_pips = scr[7]
     all_pips = scr[8]
@@ -837,7 +843,7 @@ def _bergen_block(R, i, hands, side_tmp, valid, scr):
     for s in range(S):
         if not has_double[s]:
             n_nd += 1
-    if R[19]:
+    if R[_R_BERGEN_1PT]:
         for s in range(S):
             valid[s] = (not has_double[s]) or n_nd == 0
         return _unique_min(nd_pips, S, valid), np.int64(1)
@@ -869,16 +875,16 @@ def _write(i, s, amount, written, pending):
 @_once
 def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending, pot, eggs,
                   vals, scr):  # fmt: skip
-    P = R[0]
-    n = R[1]
+    P = R[_R_P]
+    n = R[_R_S]
     for s in range(n):
         vals[s] = 0
     for s in range(P):
         h = hands[i, s]
         if h == PACK00:
-            v = R[26]
-        elif h == PACK66 and R[27]:
-            v = R[27]
+            v = R[_R_LONE00]
+        elif h == PACK66 and R[_R_LONE66]:
+            v = R[_R_LONE66]
         else:
             v = seat_pips[s]
         vals[_side(R, s)] += v
@@ -916,7 +922,7 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
                     first_low = s
         if nlow == n:  # eggs
             hb[H_WINNER, i] = -1
-            if R[28]:
+            if R[_R_EGGS_DOUBLE]:
                 eggs[i] += 1
             else:
                 pot[i] += total
@@ -924,7 +930,7 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
         hb[H_WINNER, i] = first_low if nlow == 1 else -1
         fm = hb[H_FISH, i]
         fm_side = _side(R, fm) if fm >= 0 else -1
-        if R[29] and fm_side >= 0 and not winners[fm_side]:
+        if R[_R_FM_TAKES_ALL] and fm_side >= 0 and not winners[fm_side]:
             charged[fm_side] = True
             charges[fm_side] = total
         else:
@@ -932,11 +938,11 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
                 if not winners[s]:
                     charged[s] = True
                     charges[s] = vals[s]
-    mult = np.int64(1) << eggs[i] if R[28] else np.int64(1)
+    mult = np.int64(1) << eggs[i] if R[_R_EGGS_DOUBLE] else np.int64(1)
     eggs[i] = 0
     p0 = pot[i]
     pot[i] = 0
-    if R[31]:  # kozel_positive_scoring
+    if R[_R_KOZEL_POSITIVE]:  # kozel_positive_scoring
         tot = np.int64(0)
         for s in range(n):
             if charged[s]:
@@ -956,8 +962,8 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
 @_once
 def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers):
     """(done, winner) after a hand (batch.py _match_over, settle.kozel_match_over)."""
-    me = R[16]
-    n = R[33]
+    me = R[_R_MATCH_END]
+    n = R[_R_NPOINTS]
     win = np.int64(-1)
     done = False
     if me == 0:  # race
@@ -967,11 +973,11 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
             if scores[i, s] > top:
                 top = scores[i, s]
                 at = s
-        if R[15]:
+        if R[_R_CHECK_ONLY]:
             c = 0
             for s in range(n):
                 c += scores[i, s] == top
-            done = top >= R[14] and c == 1
+            done = top >= R[_R_TARGET] and c == 1
         else:
             done = bb[1, i]
         if done:
@@ -979,9 +985,9 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
     elif me == 1:  # one hand (penalty ledgers)
         for s in range(n):
             scores[i, s] += penalties[i, s]
-        done = hand_idx[i] + 1 >= R[17]
+        done = hand_idx[i] + 1 >= R[_R_HANDS_PER_MATCH]
         if done:
-            if R[17] == 1:
+            if R[_R_HANDS_PER_MATCH] == 1:
                 win = hb[H_WINNER, i]
             else:
                 lo = scores[i, 0]
@@ -995,14 +1001,14 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
                 if c != 1:
                     win = -1
     else:  # kozel
-        S = R[1]
+        S = R[_R_S]
         hit = False
         for s in range(S):
-            hit |= written[i, s] >= R[14]
+            hit |= written[i, s] >= R[_R_TARGET]
         if hit:
             done = True
             lose = np.int64(0)
-            if R[31]:
+            if R[_R_KOZEL_POSITIVE]:
                 top = np.int64(-1)
                 for s in range(S):
                     top = max(top, max(written[i, s], 0))
@@ -1019,7 +1025,7 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
                 lo = np.int64(1) << 62
                 for s in range(S):
                     tot = max(written[i, s], 0)
-                    if tot >= R[14]:
+                    if tot >= R[_R_TARGET]:
                         lose |= np.int64(1) << s
                     elif tot < lo:
                         lo = tot
@@ -1030,7 +1036,7 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
                         win = s if c == 1 else win
                 if c != 1:
                     win = -1
-                if R[30]:  # dry goat
+                if R[_R_DRY_GOAT]:  # dry goat
                     for gl in range(S):
                         if (lose >> gl) & 1:
                             allnone = True
@@ -1040,7 +1046,7 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
                             if allnone:
                                 dry[i] = True
             losers[i] = lose
-    if R[32]:  # unit hand
+    if R[_R_UNIT_HAND]:  # unit hand
         if not done:
             win = hb[H_WINNER, i]
         done = True
@@ -1087,11 +1093,11 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
     ``hrec`` filled up; ``-2 - i`` when slot i's chosen action is illegal.
     """
     B = active.shape[0]
-    P = R[0]
-    S = R[1]
-    npts = R[33]
+    P = R[_R_P]
+    S = R[_R_S]
+    npts = R[_R_NPOINTS]
     cap = hrec.shape[1]
-    direct = R[32] == 1
+    direct = R[_R_UNIT_HAND] == 1
     # scratch rows (no allocation here: the kernel runs without numba's reference counting)
     order = scr[0]
     seat_pips = scr[1]
@@ -1181,7 +1187,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                         mdir[3, m] = dry[i]
                         mdir[4, m] = losers[i]
                         for s in range(npts):
-                            if R[16] == 2:
+                            if R[_R_MATCH_END] == 2:
                                 mdir[5 + s, m] = max(written[i, s], 0)
                             else:
                                 mdir[5 + s, m] = scores[i, s]
@@ -1240,9 +1246,9 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
                     vm = _open_values(i, vals)
                     placed = False
                     ndraw = 0
-                    if R[4] != 0:
+                    if R[_R_DRAW_MODE] != 0:
                         sp = hb[H_SP, i]
-                        av = min(hb[H_SEND, i] - sp, R[5])
+                        av = min(hb[H_SEND, i] - sp, R[_R_LIMIT])
                         while ndraw < av:
                             t = stock[i, sp + ndraw]
                             ndraw += 1
