@@ -111,10 +111,7 @@ def line_batch(obs, legal, extra=None, base=line_score):
                     code = t * A.NPOS + p + (A.ALONG if along else 0)
                     out = np.where(better, code, out)
                     best = np.where(better, score, best)
-    out = np.where((out < 0) & legal.draw, A.DRAW, out)
-    out = np.where((out < 0) & legal.pass_, A.PASS, out)
-    out = np.where((out < 0) & legal.stop, A.STOP, out)
-    return out
+    return _no_placement(out, legal)
 
 
 def _compiled_line_best(values, masks, lead, is_lead, hands, voids, seat, out):
@@ -186,6 +183,11 @@ def line_batch_fast(obs, legal):
                         np.ascontiguousarray(obs.hand, dtype=np.uint64),
                         np.ascontiguousarray(obs.voids, dtype=np.int64),
                         np.ascontiguousarray(obs.seat, dtype=np.int64), out)  # fmt: skip
+    return _no_placement(out, legal)
+
+
+def _no_placement(out, legal):
+    """Where no placement was chosen (-1): draw, else pass, else stop (as ``fallback``)."""
     out = np.where((out < 0) & legal.draw, A.DRAW, out)
     out = np.where((out < 0) & legal.pass_, A.PASS, out)
     out = np.where((out < 0) & legal.stop, A.STOP, out)
