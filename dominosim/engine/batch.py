@@ -78,6 +78,7 @@ class BatchEngine(BlindRows):
         self._strategy_groups = list(groups.values())
         self._one_strategy = self.strategies[0] if len(groups) == 1 else None
         self.queue = np.asarray(list(match_ids), dtype=np.int64)
+        self._qmatch = None  # from_positions: the match id of each queue position
         self.next_q = 0
         self.unit = unit
         self.log = log
@@ -108,8 +109,8 @@ class BatchEngine(BlindRows):
                        ("last_placer", -1), ("hand_length", 0), ("turns", 0), ("draws", 0),
                        ("passes", 0), ("end_reason", -1), ("fish", -1), ("winner", -1),
                        ("went_out", -1))  # fmt: skip
-        # (game-major in memory on the kernel path: one game's fields share a cache line)
-        self._hblk = np.zeros((len(hand_fields), B), dtype=np.int64, order="F" if kernel else "C")
+        self._hand_fields = [name for name, _ in hand_fields]
+        self._hblk = np.zeros((len(hand_fields), B), dtype=np.int64)
         self._htmpl = np.array([f for _, f in hand_fields], dtype=np.int64)[:, None]
         for i, (name, fill) in enumerate(hand_fields):
             self._hblk[i] = fill
@@ -159,9 +160,49 @@ class BatchEngine(BlindRows):
         self._blind_start = self.blind and rules.blind_deal == "all_tiles" and P == 3
         if self.blind:
             self._blind_alloc()
+        if kernel:
+            self._bind_slots()
         self.events = [[] for _ in range(B)] if log else None
         self.hand_rows: list[dict] = []
         self.match_rows: list[dict] = []
+
+    # the kernel path's state: one record per slot
+    _SLOT_FIELDS = ("hands", "vals", "dbl", "armv", "armd", "to_move", "leader", "lead_tile",
+                    "phase", "scores", "points", "penalties", "voids", "end_pips", "written",
+                    "pending", "pot", "eggs", "dry", "losers", "active", "match", "hand_idx",
+                    "skey", "stock")  # fmt: skip
+
+    def _bind_slots(self) -> None:
+        """On the kernel path the state arrays become views of one record per game slot
+        (``kernel.SLOT``), with their values, dtypes and shapes: the kernel then reaches one
+        slot's state through one record, and Python code reads and writes the same state."""
+        st = self._kst = np.zeros(self.B, dtype=KN.SLOT)
+        st["vals"] = -1
+        st["armv"] = -1
+        st["written"] = -1
+        st["prev"] = -1
+        for name in self._SLOT_FIELDS:
+            old = getattr(self, name)
+            view = st[name]
+            if view.ndim == 2:
+                view = view[:, : old.shape[1]]
+            if view.dtype != old.dtype:  # int8 fields shown as the engine's bool
+                view = view.view(old.dtype)
+            view[...] = old
+            setattr(self, name, view)
+        st["hb"] = self._hblk.T
+        self._hblk = st["hb"].T
+        for i, name in enumerate(self._hand_fields):
+            setattr(self, name, self._hblk[i])
+        st["over"], st["target_hit"] = self._bblk
+        self.over, self.target_hit = st["over"], st["target_hit"]
+        self._bblk = None  # numpy path only
+        st["prev"] = self._pblk.T
+        self._pblk = st["prev"].T
+        self.prev_leader, self.prev_winner, self.prev_out, self.prev_fish = self._pblk
+        st["prev_pips"][:, : self.P] = self.prev_seat_pips
+        self.prev_seat_pips = st["prev_pips"][:, : self.P]
+        self._hflat = None  # numpy path only (flat views need contiguous arrays)
 
     # ------------------------------------------------------------------------------------------
     # running
@@ -197,6 +238,7 @@ class BatchEngine(BlindRows):
         e.active[g] = True
         e.match[g] = [p.get("match_id", i) for i, p in enumerate(positions)]
         e.hand_idx[g] = [p.get("hand_index", 0) for p in positions]
+        e._qmatch = e.match.copy()
         e.skey[g] = seeding.key_np(seed, seeding.STRATEGY, e.match[g], e.hand_idx[g])
         # built as Python lists, converted once (a search builds thousands per decision)
         P = rules.players
@@ -507,7 +549,11 @@ class BatchEngine(BlindRows):
         if vals is None:
             vals = np.take(self.vals, g, axis=0)
         if h is None:
-            h = np.take(self._hflat, g * self.P + seats)
+            h = (
+                self.hands[g, seats]
+                if self._hflat is None
+                else np.take(self._hflat, g * self.P + seats)
+            )
         # a closed slot (-1) reads byte 7 of the hand, always empty; built column by column
         # (contiguous columns: much faster in numpy than [n, K] broadcasting)
         K = vals.shape[1]
@@ -1157,7 +1203,11 @@ class BatchEngine(BlindRows):
         prio = KN.first_priority(self.r)
         htmpl = np.ascontiguousarray(self._htmpl[:, 0])
         qpos = np.array([self.next_q], dtype=np.int64)
-        ask = np.zeros(B, dtype=np.int64)
+        st = self._kst
+        st["ask"] = KN.ASK_NONE
+        ask, act = st["ask"], st["act"]
+        # slot -> queue position (from_positions fills slot i with queue entry i)
+        st["qidx"] = np.arange(B, dtype=np.int64)
         # the decisions of a round, as two lists (0: placements, 1: leads)
         dl = np.zeros((2, B), dtype=np.int64)
         nd = np.zeros(2, dtype=np.int64)
@@ -1167,7 +1217,6 @@ class BatchEngine(BlindRows):
         ckeys = np.zeros((2, B), dtype=np.uint64)
         cdec = np.zeros((2, B), dtype=np.int64)
         cseat = np.zeros((2, B), dtype=np.int64)
-        act = np.zeros(B, dtype=np.int64)
         no = np.zeros(B, dtype=bool)
         lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
         lead_masks = np.zeros((B, self.NP), dtype=np.int64)
@@ -1175,24 +1224,18 @@ class BatchEngine(BlindRows):
         nq = len(self.queue)
         hcols = len(KN.HREC) + npts + S + P
         direct = self.unit == "hand"
-        hdir = np.zeros((hcols, nq if direct else 0), dtype=np.int64)
-        hrec = np.zeros((hcols, 0 if direct else self._kcap), dtype=np.int64)
-        mdir = np.zeros((len(KN.MREC) + npts, nq), dtype=np.int64)
+        # (int32: half the memory to touch; the match id column holds the queue position)
+        hdir = np.zeros((hcols, nq if direct else 0), dtype=np.int32)
+        hrec = np.zeros((hcols, 0 if direct else self._kcap), dtype=np.int32)
+        mdir = np.zeros((len(KN.MREC) + npts, nq), dtype=np.int32)
         nrec = np.zeros(2, dtype=np.int64)
-        # slot -> queue position (from_positions fills slot i with queue entry i)
-        qidx = np.arange(B, dtype=np.int64)
         scr = np.zeros(KN.SCRATCH, dtype=np.int64)
-        state = (self.queue, qpos, self.active, self.match, self.hand_idx, self.skey, self._hblk,
-                 self._bblk, self._pblk, self.prev_seat_pips, self.hands, self.stock, self.vals,
-                 self.dbl, self.armv, self.armd, self.to_move, self.leader, self.lead_tile, self.phase, self.scores,
-                 self.points, self.penalties, self.voids, self.end_pips, self.written,
-                 self.pending, self.pot, self.eggs, self.dry, self.losers)  # fmt: skip
         while True:
             nd[:] = 0
             start = 0
             while start >= 0:
-                start = KN.advance(R, sd, prio, htmpl, *state, ask, act, dl, nd, cvals, cmasks,
-                                   clead, ckeys, cdec, cseat, qidx, hdir, hrec, mdir, nrec,
+                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, dl, nd, cvals,
+                                   cmasks, clead, ckeys, cdec, cseat, hdir, hrec, mdir, nrec,
                                    scr, start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
@@ -1240,10 +1283,15 @@ class BatchEngine(BlindRows):
             self._kblocks = []
         else:
             h = hdir
+        # queue position -> match id
+        qmatch = self.queue if self._qmatch is None else self._qmatch
         if h is not None and h.shape[1]:
-            if hdir is None or not np.all(h[0, 1:] > h[0, :-1]):
-                h = h[:, np.lexsort((h[1], h[0]))]
+            mid = qmatch[h[0]]
+            if hdir is None or not np.all(mid[1:] > mid[:-1]):
+                o = np.lexsort((h[1], mid))
+                h, mid = h[:, o], mid[o]
             col = {name: h[j] for j, name in enumerate(KN.HREC)}
+            col["match_id"] = mid
             c = len(KN.HREC)
             for name, w in (("points", self.npoints), ("pips", self.S), ("penalties", self.P)):
                 col[name] = h[c : c + w].T
@@ -1251,9 +1299,12 @@ class BatchEngine(BlindRows):
             self.hand_rows.append({name: col[name] for name in _HAND_KEYS})
         m = mdir[:, : self.next_q]
         if m.shape[1]:
-            if not np.all(m[0, 1:] > m[0, :-1]):
-                m = m[:, np.argsort(m[0], kind="stable")]
+            mid = qmatch[m[0]]
+            if not np.all(mid[1:] > mid[:-1]):
+                o = np.argsort(mid, kind="stable")
+                m, mid = m[:, o], mid[o]
             col = {name: m[j] for j, name in enumerate(KN.MREC)}
+            col["match_id"] = mid
             col["dry"] = col["dry"].astype(bool)
             col["scores"] = m[len(KN.MREC) :].T
             self.match_rows.append({name: col[name] for name in _MATCH_KEYS})

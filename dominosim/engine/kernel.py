@@ -72,21 +72,86 @@ P_LEADER, P_WINNER, P_OUT, P_FISH = range(4)
 
 # rule knobs, as one int64 vector (index names)
 _KNOBS = (
-    "P", "S", "hand_size", "single_end", "draw_mode", "limit", "scoring", "ftp", "ppm",
-    "lead_first", "lead_later", "settlement", "domino_bonus", "partnership", "target",
-    "check_only", "match_end", "hands_per_match", "fewest_tiles", "bergen_1pt", "bergen_cap",
-    "mug_no_round", "mug_per_opp", "fish_sum_only", "fish_diff", "kozel_redeal", "lone00",
-    "lone66", "eggs_double", "fm_takes_all", "dry_goat", "kozel_positive", "unit_hand",
-    "npoints", "spinner", "us_sniff", "open_all_four",
-)  # fmt: skip
+    "P",
+    "S",
+    "hand_size",
+    "single_end",
+    "draw_mode",
+    "limit",
+    "scoring",
+    "ftp",
+    "ppm",
+    "lead_first",
+    "lead_later",
+    "settlement",
+    "domino_bonus",
+    "partnership",
+    "target",
+    "check_only",
+    "match_end",
+    "hands_per_match",
+    "fewest_tiles",
+    "bergen_1pt",
+    "bergen_cap",
+    "mug_no_round",
+    "mug_per_opp",
+    "fish_sum_only",
+    "fish_diff",
+    "kozel_redeal",
+    "lone00",
+    "lone66",
+    "eggs_double",
+    "fm_takes_all",
+    "dry_goat",
+    "kozel_positive",
+    "unit_hand",
+    "npoints",
+    "spinner",
+    "us_sniff",
+    "open_all_four",
+    "npos",
+)
 # the knobs' indices in R (compile-time constants inside the kernel)
-(_R_P, _R_S, _R_HAND_SIZE, _R_SINGLE_END, _R_DRAW_MODE, _R_LIMIT, _R_SCORING, _R_FTP,
-    _R_PPM, _R_LEAD_FIRST, _R_LEAD_LATER, _R_SETTLEMENT, _R_DOMINO_BONUS, _R_PARTNERSHIP,
-    _R_TARGET, _R_CHECK_ONLY, _R_MATCH_END, _R_HANDS_PER_MATCH, _R_FEWEST_TILES,
-    _R_BERGEN_1PT, _R_BERGEN_CAP, _R_MUG_NO_ROUND, _R_MUG_PER_OPP, _R_FISH_SUM_ONLY,
-    _R_FISH_DIFF, _R_KOZEL_REDEAL, _R_LONE00, _R_LONE66, _R_EGGS_DOUBLE, _R_FM_TAKES_ALL,
-    _R_DRY_GOAT, _R_KOZEL_POSITIVE, _R_UNIT_HAND, _R_NPOINTS, _R_SPINNER, _R_US_SNIFF,
-    _R_OPEN_ALL_FOUR) = range(len(_KNOBS))  # fmt: skip
+(
+    _R_P,
+    _R_S,
+    _R_HAND_SIZE,
+    _R_SINGLE_END,
+    _R_DRAW_MODE,
+    _R_LIMIT,
+    _R_SCORING,
+    _R_FTP,
+    _R_PPM,
+    _R_LEAD_FIRST,
+    _R_LEAD_LATER,
+    _R_SETTLEMENT,
+    _R_DOMINO_BONUS,
+    _R_PARTNERSHIP,
+    _R_TARGET,
+    _R_CHECK_ONLY,
+    _R_MATCH_END,
+    _R_HANDS_PER_MATCH,
+    _R_FEWEST_TILES,
+    _R_BERGEN_1PT,
+    _R_BERGEN_CAP,
+    _R_MUG_NO_ROUND,
+    _R_MUG_PER_OPP,
+    _R_FISH_SUM_ONLY,
+    _R_FISH_DIFF,
+    _R_KOZEL_REDEAL,
+    _R_LONE00,
+    _R_LONE66,
+    _R_EGGS_DOUBLE,
+    _R_FM_TAKES_ALL,
+    _R_DRY_GOAT,
+    _R_KOZEL_POSITIVE,
+    _R_UNIT_HAND,
+    _R_NPOINTS,
+    _R_SPINNER,
+    _R_US_SNIFF,
+    _R_OPEN_ALL_FOUR,
+    _R_NPOS,
+) = range(len(_KNOBS))
 DRAW_MODES = {"none": 0, "one": 1, "until_playable": 2}
 SCORINGS = {"none": 0, "fives": 1, "threes": 2, "muggins": 3, "bergen": 4}
 # lead_first: 0 lot (lot_any, ladder), 1 by the priority list (doubles, kozel)
@@ -139,6 +204,7 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "spinner": int(r.layout == "spinner"),
         "us_sniff": int(r.us_sniff_counting),
         "open_all_four": int(r.spinner_open_all_four_immediately),
+        "npos": 6 if r.layout == "spinner" else 2,
     }
     return np.array([v[name] for name in _KNOBS], dtype=np.int64)
 
@@ -167,17 +233,51 @@ def first_priority(rules: Rules) -> np.ndarray:
 def seeds(seed: int, players: int) -> np.ndarray:
     """Hash prefixes of the addressed streams: deal, lot, strategy (docs/design.md)."""
     return np.array(
-        [seeding.key(seed, seeding.DEAL, players), seeding.key(seed, seeding.LOT, players),
-         seeding.key(seed, seeding.STRATEGY)],
+        [
+            seeding.key(seed, seeding.DEAL, players),
+            seeding.key(seed, seeding.LOT, players),
+            seeding.key(seed, seeding.STRATEGY),
+        ],
         dtype=np.uint64,
-    )  # fmt: skip
+    )
 
 
+# One game slot's whole state on the kernel path, as one record: the engine's state arrays are
+# views of these fields (``BatchEngine._bind_slots``), and :func:`advance` works on one slot's
+# record at a time (``st[i]``), so its helpers take one record instead of thirty arrays. Sizes
+# are the largest any rules need (4 seats, 6 open positions); the views show the rules' own.
+SLOT = np.dtype(
+    [("hands", np.uint64, (4,)), ("vals", np.int64, (6,)), ("hb", np.int64, (18,)),
+     ("phase", np.int64), ("to_move", np.int64), ("leader", np.int64),
+     ("lead_tile", np.int64), ("ask", np.int64), ("act", np.int64),
+     ("over", np.bool_), ("target_hit", np.bool_), ("active", np.bool_), ("dry", np.bool_),
+     ("dbl", np.int8, (6,)), ("armd", np.int8, (4,)), ("stock", np.int8, (28,)),
+     ("armv", np.int64, (4,)), ("match", np.int64), ("hand_idx", np.int64),
+     ("skey", np.uint64), ("qidx", np.int64), ("pot", np.int64), ("eggs", np.int64),
+     ("losers", np.int64), ("scores", np.int64, (4,)), ("points", np.int64, (4,)),
+     ("penalties", np.int64, (4,)), ("voids", np.int64, (4,)), ("end_pips", np.int64, (4,)),
+     ("written", np.int64, (4,)), ("pending", np.int64, (4,)), ("prev", np.int64, (4,)),
+     ("prev_pips", np.int64, (4,))],
+    align=True,
+)  # fmt: skip
 MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
 SCRATCH = (14, 32)  # the scratch rows advance() works in
-# hand record columns: these, then points[npoints], pips[S], penalties[P]
-HREC = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner", "went_out",
-        "hand_length", "turns", "draws", "passes", "redeals")  # fmt: skip
+# hand record columns (int32): these, then points[npoints], pips[S], penalties[P]; the kernel
+# writes the queue position in the match id columns (the engine maps it to the match id)
+HREC = (
+    "match_id",
+    "hand_index",
+    "leader",
+    "end_reason",
+    "fish_maker",
+    "winner",
+    "went_out",
+    "hand_length",
+    "turns",
+    "draws",
+    "passes",
+    "redeals",
+)
 # match record columns: these, then scores[npoints]
 MREC = ("match_id", "winner", "hands", "dry", "losers")
 
@@ -334,74 +434,74 @@ def _unique_min(vals, n, valid):
 
 
 @_inline
-def _award(R, i, side, pts, scores, points, bb):
+def _award(R, rw, side, pts):
     """Points event by event; a side reaching the target ends the match (§1.14)."""
     if pts <= 0:
         return False
-    scores[i, side] += pts
-    points[i, side] += pts
-    if R[_R_MATCH_END] == 0 and R[_R_CHECK_ONLY] == 0 and scores[i, side] >= R[_R_TARGET]:
-        bb[1, i] = True
+    rw.scores[side] += pts
+    rw.points[side] += pts
+    if R[_R_MATCH_END] == 0 and R[_R_CHECK_ONLY] == 0 and rw.scores[side] >= R[_R_TARGET]:
+        rw.target_hit = True
         return True
     return False
 
 
 @_inline
-def _finish(hb, bb, i, reason, out, fish, winner):
-    bb[0, i] = True
-    hb[H_REASON, i] = reason
+def _finish(rw, reason, out, fish, winner):
+    rw.over = True
+    rw.hb[H_REASON] = reason
     if out >= 0:
-        hb[H_OUT, i] = out
+        rw.hb[H_OUT] = out
     if fish >= -1 and reason == BLOCKED:
-        hb[H_FISH, i] = fish
+        rw.hb[H_FISH] = fish
     if winner >= 0:
-        hb[H_WINNER, i] = winner
+        rw.hb[H_WINNER] = winner
 
 
 @_inline
-def _open_values(i, vals):
+def _open_values(R, rw):
     """7-bit mask of the values showing on open positions."""
     vm = np.int64(0)
-    for k in range(vals.shape[1]):
-        if vals[i, k] >= 0:
-            vm |= np.int64(1) << vals[i, k]
+    for k in range(R[_R_NPOS]):
+        if rw.vals[k] >= 0:
+            vm |= np.int64(1) << rw.vals[k]
     return vm
 
 
 @_inline
-def _block_test(R, i, hb, bb, hands, vals):
+def _block_test(R, rw):
     """§1.12: blocked when no hand holds a fitting tile and nothing can be drawn."""
-    if bb[0, i] or hb[H_SEND, i] > hb[H_SP, i]:
+    if rw.over or rw.hb[H_SEND] > rw.hb[H_SP]:
         return
     P = R[_R_P]
-    vm = _open_values(i, vals)
+    vm = _open_values(R, rw)
     for s in range(P):
-        h = hands[i, s]
+        h = rw.hands[s]
         for v in range(7):
             if (vm >> v) & 1 and _byte(h, v):
                 return
-    _finish(hb, bb, i, BLOCKED, -1, hb[H_LAST, i], -1)
+    _finish(rw, BLOCKED, -1, rw.hb[H_LAST], -1)
 
 
 @_inline
-def _end_count(R, i, hb, vals, dbl, armv, armd):
+def _end_count(R, rw):
     """The end count (§1.11; the spinner's arms, §6.8, us_sniff_counting)."""
-    if hb[H_NTABLE, i] == 1:
-        return TILE_PIPS[hb[H_FIRST, i]]
-    spin = hb[H_SPIN, i]
+    if rw.hb[H_NTABLE] == 1:
+        return TILE_PIPS[rw.hb[H_FIRST]]
+    spin = rw.hb[H_SPIN]
     c = np.int64(0)
     if spin < 0:
         for k in range(2):
-            v = vals[i, k]
+            v = rw.vals[k]
             if v >= 0:
-                c += 2 * v if dbl[i, k] else v
+                c += 2 * v if rw.dbl[k] else v
         return c
-    cov = hb[H_COV, i]
+    cov = rw.hb[H_COV]
     k = 0
     for j in range(4):
         if (cov >> j) & 1:
-            a = armv[i, j]
-            c += 2 * a if armd[i, j] else a
+            a = rw.armv[j]
+            c += 2 * a if rw.armd[j] else a
             k += 1
     if R[_R_US_SNIFF]:
         c += 2 * spin if k <= 2 else (spin if k == 3 else 0)
@@ -411,155 +511,161 @@ def _end_count(R, i, hb, vals, dbl, armv, armd):
 
 
 @_inline
-def _spinner_slots(R, i, hb, vals, dbl, armv, armd):
+def _spinner_slots(R, rw):
     """The open positions around the spinner: W E first, N S once W and E are covered."""
-    cov = hb[H_COV, i]
-    spin = hb[H_SPIN, i]
+    cov = rw.hb[H_COV]
+    spin = rw.hb[H_SPIN]
     we = (cov & 3) == 3
     for j in range(4):
         if (cov >> j) & 1:
-            vals[i, 2 + j] = armv[i, j]
-            dbl[i, 2 + j] = armd[i, j]
+            rw.vals[2 + j] = rw.armv[j]
+            rw.dbl[2 + j] = rw.armd[j]
         else:
-            vals[i, 2 + j] = spin if (j < 2 or R[_R_OPEN_ALL_FOUR] or we) else -1
-            dbl[i, 2 + j] = True
+            rw.vals[2 + j] = spin if (j < 2 or R[_R_OPEN_ALL_FOUR] or we) else -1
+            rw.dbl[2 + j] = True
 
 
 @_inline
-def _place(R, i, seat, act, lead, hb, bb, hands, vals, dbl, armv, armd, scores, points):
+def _place(R, rw, seat, act, lead):
     t = act // 6
     p = act % 6
     lo = TILE_LOW[t]
     hi = TILE_HIGH[t]
     d = IS_DBL[t] == 1
-    h = hands[i, seat] & ~PACK[t]
-    hands[i, seat] = h
-    hb[H_TABLE, i] |= np.int64(1) << t
+    h = rw.hands[seat] & ~PACK[t]
+    rw.hands[seat] = h
+    rw.hb[H_TABLE] |= np.int64(1) << t
     if lead:
-        hb[H_FIRST, i] = t
+        rw.hb[H_FIRST] = t
         if d and R[_R_SPINNER]:  # a double lead becomes the spinner
-            hb[H_SPIN, i] = lo
-            vals[i, 0] = -1
-            vals[i, 1] = -1
-            _spinner_slots(R, i, hb, vals, dbl, armv, armd)
+            rw.hb[H_SPIN] = lo
+            rw.vals[0] = -1
+            rw.vals[1] = -1
+            _spinner_slots(R, rw)
         else:
-            vals[i, 0] = lo
-            vals[i, 1] = hi
-            dbl[i, 0] = d
-            dbl[i, 1] = d
+            rw.vals[0] = lo
+            rw.vals[1] = hi
+            rw.dbl[0] = d
+            rw.dbl[1] = d
     else:
-        v = vals[i, p]
+        v = rw.vals[p]
         w = lo + hi - v
         if R[_R_SINGLE_END]:
-            vals[i, 0] = -1
-            vals[i, 1] = w
-            dbl[i, 1] = d
-        elif R[_R_SPINNER] and hb[H_SPIN, i] >= 0:  # on an arm of the spinner
+            rw.vals[0] = -1
+            rw.vals[1] = w
+            rw.dbl[1] = d
+        elif R[_R_SPINNER] and rw.hb[H_SPIN] >= 0:  # on an arm of the spinner
             pa = p - 2
-            hb[H_COV, i] |= np.int64(1) << pa
-            armv[i, pa] = w
-            armd[i, pa] = d
-            _spinner_slots(R, i, hb, vals, dbl, armv, armd)
+            rw.hb[H_COV] |= np.int64(1) << pa
+            rw.armv[pa] = w
+            rw.armd[pa] = d
+            _spinner_slots(R, rw)
         elif R[_R_SPINNER] and d:  # the first double on the line becomes the spinner
-            armv[i, 0] = vals[i, 1 - p]
-            armd[i, 0] = dbl[i, 1 - p]
-            hb[H_COV, i] = 1
-            hb[H_SPIN, i] = v
-            vals[i, 0] = -1
-            vals[i, 1] = -1
-            _spinner_slots(R, i, hb, vals, dbl, armv, armd)
+            rw.armv[0] = rw.vals[1 - p]
+            rw.armd[0] = rw.dbl[1 - p]
+            rw.hb[H_COV] = 1
+            rw.hb[H_SPIN] = v
+            rw.vals[0] = -1
+            rw.vals[1] = -1
+            _spinner_slots(R, rw)
         else:
-            vals[i, p] = w
-            dbl[i, p] = d
-    hb[H_NTABLE, i] += 1
-    hb[H_LENGTH, i] += 1
-    hb[H_LAST, i] = seat
+            rw.vals[p] = w
+            rw.dbl[p] = d
+    rw.hb[H_NTABLE] += 1
+    rw.hb[H_LENGTH] += 1
+    rw.hb[H_LAST] = seat
     scoring = R[_R_SCORING]
     if scoring != 0:
         side = _side(R, seat)
         pts = np.int64(0)
         if scoring <= 3:  # fives, threes, muggins
-            c = _end_count(R, i, hb, vals, dbl, armv, armd)
+            c = _end_count(R, rw)
             m = 3 if scoring == 2 else 5
             if c > 0 and c % m == 0:
                 pts = c if scoring == 3 else c // m
         else:  # bergen headers (§4.8)
             if lead:
-                pts = 2 if IS_DBL[hb[H_FIRST, i]] == 1 else 0
-            elif vals[i, 0] == vals[i, 1]:
-                pts = 3 if (dbl[i, 0] or dbl[i, 1]) else 2
+                pts = 2 if IS_DBL[rw.hb[H_FIRST]] == 1 else 0
+            elif rw.vals[0] == rw.vals[1]:
+                pts = 3 if (rw.dbl[0] or rw.dbl[1]) else 2
             if R[_R_BERGEN_CAP] and pts > 0:
-                need = R[_R_TARGET] - scores[i, side]
+                need = R[_R_TARGET] - rw.scores[side]
                 if need <= 2:
                     pts = 1
                 elif need == 3:
                     pts = min(pts, 2)
-        if _award(R, i, side, pts, scores, points, bb):
-            _finish(hb, bb, i, TARGET, -1, -2, side)
-        if bb[0, i]:
+        if _award(R, rw, side, pts):
+            _finish(rw, TARGET, -1, -2, side)
+        if rw.over:
             return
     if h == 0:
-        _finish(hb, bb, i, DOMINO, seat, -2, -1)
+        _finish(rw, DOMINO, seat, -2, -1)
         return
-    _block_test(R, i, hb, bb, hands, vals)
+    _block_test(R, rw)
 
 
 @_inline
-def _pass(R, i, seat, hb, bb, hands, vals, points, penalties):
-    hb[H_PASSES, i] += 1
+def _pass(R, rw, seat):
+    rw.hb[H_PASSES] += 1
     if R[_R_FTP]:
-        penalties[i, seat] += R[_R_FTP]
-        points[i, seat] += R[_R_FTP]
+        rw.penalties[seat] += R[_R_FTP]
+        rw.points[seat] += R[_R_FTP]
     elif R[_R_PPM]:
-        penalties[i, seat] += 10
-    _block_test(R, i, hb, bb, hands, vals)
+        rw.penalties[seat] += 10
+    _block_test(R, rw)
 
 
 @_inline
-def _play_masks(i, seat, hands, vals, m2):
+def _play_masks(R, rw, seat, m2):
     """Per open slot, the 7-bit mask of the seat's tiles fitting it; returns their count."""
-    h = hands[i, seat]
-    n = np.int64(0)
-    for k in range(vals.shape[1]):
-        m = _byte(h, vals[i, k])
-        m2[k] = m
-        n += POPC7[m]
+    h = rw.hands[seat]
+    m = _byte(h, rw.vals[0])
+    m2[0] = m
+    n = POPC7[m]
+    m = _byte(h, rw.vals[1])
+    m2[1] = m
+    n += POPC7[m]
+    if R[_R_SPINNER]:
+        for k in range(2, 6):
+            m = _byte(h, rw.vals[k])
+            m2[k] = m
+            n += POPC7[m]
     return n
 
 
 @_inline
-def _only_play(i, vals, m2):
+def _only_play(R, rw, m2):
     """The one legal placement (first in canonical order) of the masks just computed."""
-    for k in range(vals.shape[1]):
+    for k in range(R[_R_NPOS]):
         if m2[k]:
-            return TILE_AT[vals[i, k], _lowbit(m2[k])] * 6 + k
+            return TILE_AT[rw.vals[k], _lowbit(m2[k])] * 6 + k
     return np.int64(-1)
 
 
 @_once
-def _lot(R, i, sd, match, hand_idx, hb):
-    k = _sm(sd[1] ^ np.uint64(match[i]))
-    k = _sm(k ^ np.uint64(hand_idx[i]))
-    k = _sm(k ^ np.uint64(hb[H_ATTEMPT, i]))
+def _lot(R, rw, sd):
+    k = _sm(sd[1] ^ np.uint64(rw.match))
+    k = _sm(k ^ np.uint64(rw.hand_idx))
+    k = _sm(k ^ np.uint64(rw.hb[H_ATTEMPT]))
     return _below(k, R[_R_P])
 
 
 @_once
-def _first_leader(R, i, sd, prio, match, hand_idx, hb, hands):
+def _first_leader(R, rw, sd, prio):
     if R[_R_LEAD_FIRST] == 0:
-        return _lot(R, i, sd, match, hand_idx, hb), np.int64(-1)
+        return _lot(R, rw, sd), np.int64(-1)
     P = R[_R_P]
     for t in prio:
         for s in range(P):
-            if hands[i, s] & PACK[t]:
+            if rw.hands[s] & PACK[t]:
                 return np.int64(s), t
     return np.int64(-1), np.int64(-1)
 
 
 @_once
-def _winner_seat(R, i, prev, prev_pips):
-    w = prev[P_WINNER, i]
-    out = prev[P_OUT, i]
+def _winner_seat(R, rw):
+    w = rw.prev[P_WINNER]
+    out = rw.prev[P_OUT]
     if w < 0:
         return np.int64(-1)
     if out >= 0:
@@ -568,11 +674,11 @@ def _winner_seat(R, i, prev, prev_pips):
         return w
     a = w
     b = w + 2
-    pa = prev_pips[i, a]
-    pb = prev_pips[i, b]
+    pa = rw.prev_pips[a]
+    pb = rw.prev_pips[b]
     if pa != pb:
         return a if pa < pb else b
-    fm = prev[P_FISH, i]
+    fm = rw.prev[P_FISH]
     P = R[_R_P]
     start = (fm + 1) % P if fm >= 0 else 0
     for j in range(P):
@@ -583,38 +689,38 @@ def _winner_seat(R, i, prev, prev_pips):
 
 
 @_once
-def _choose_leader(R, i, first, sd, prio, match, hand_idx, hb, hands, prev, prev_pips):
+def _choose_leader(R, rw, first, sd, prio):
     kind = R[_R_LEAD_LATER]
     if first or kind == 0:
-        return _first_leader(R, i, sd, prio, match, hand_idx, hb, hands)
+        return _first_leader(R, rw, sd, prio)
     P = R[_R_P]
     none = np.int64(-1)
     if kind == 1:
-        return (prev[P_LEADER, i] + 1) % P, none
+        return (rw.prev[P_LEADER] + 1) % P, none
     if kind == 7:
-        return _lot(R, i, sd, match, hand_idx, hb), none
+        return _lot(R, rw, sd), none
     if kind == 2 or kind == 3 or kind == 4:
-        ws = _winner_seat(R, i, prev, prev_pips)
+        ws = _winner_seat(R, rw)
         if ws >= 0:
             return ws, none
         if kind == 2:
-            return _lot(R, i, sd, match, hand_idx, hb), none
+            return _lot(R, rw, sd), none
         if kind == 3:
-            return _first_leader(R, i, sd, prio, match, hand_idx, hb, hands)
-        return (prev[P_LEADER, i] + 1) % P, none
-    out = prev[P_OUT, i]
+            return _first_leader(R, rw, sd, prio)
+        return (rw.prev[P_LEADER] + 1) % P, none
+    out = rw.prev[P_OUT]
     if out >= 0:
         return out, none
     if kind == 5:
-        return _lot(R, i, sd, match, hand_idx, hb), none
-    return prev[P_FISH, i], none
+        return _lot(R, rw, sd), none
+    return rw.prev[P_FISH], none
 
 
 @_once
-def _kozel_bad(R, i, hands):
+def _kozel_bad(R, rw):
     P = R[_R_P]
     for s in range(P):
-        h = hands[i, s]
+        h = rw.hands[s]
         nd = 0
         for v in range(7):
             m = _byte(h, v)
@@ -627,21 +733,19 @@ def _kozel_bad(R, i, hands):
 
 
 @_once
-def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, stock, vals,
-          dbl, armv, armd, leader, lead_tile, phase, points, penalties, voids, prev, prev_pips, to_move,
-          order):  # fmt: skip
+def _deal(R, rw, first, sd, prio, htmpl, order):  # fmt: skip
     P = R[_R_P]
     hs = R[_R_HAND_SIZE]
-    for f in range(hb.shape[0]):
-        hb[f, i] = htmpl[f]
-    bb[0, i] = False
-    bb[1, i] = False
-    sk = _sm(sd[2] ^ np.uint64(match[i]))
-    skey[i] = _sm(sk ^ np.uint64(hand_idx[i]))
+    for f in range(htmpl.shape[0]):
+        rw.hb[f] = htmpl[f]
+    rw.over = False
+    rw.target_hit = False
+    sk = _sm(sd[2] ^ np.uint64(rw.match))
+    rw.skey = _sm(sk ^ np.uint64(rw.hand_idx))
     while True:
-        h = _sm(sd[0] ^ np.uint64(match[i]))
-        h = _sm(h ^ np.uint64(hand_idx[i]))
-        h = _sm(h ^ np.uint64(hb[H_ATTEMPT, i]))
+        h = _sm(sd[0] ^ np.uint64(rw.match))
+        h = _sm(h ^ np.uint64(rw.hand_idx))
+        h = _sm(h ^ np.uint64(rw.hb[H_ATTEMPT]))
         # the addressed Fisher-Yates shuffle (seeding.shuffle)
         for j in range(28):
             order[j] = j
@@ -654,53 +758,52 @@ def _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, st
             x = np.uint64(0)
             for j in range(s * hs, (s + 1) * hs):
                 x |= PACK[order[j]]
-            hands[i, s] = x
-        if not (R[_R_KOZEL_REDEAL] and _kozel_bad(R, i, hands)):
+            rw.hands[s] = x
+        if not (R[_R_KOZEL_REDEAL] and _kozel_bad(R, rw)):
             break
-        hb[H_ATTEMPT, i] += 1
+        rw.hb[H_ATTEMPT] += 1
     for j in range(28):
-        stock[i, j] = order[j]
-    for k in range(vals.shape[1]):
-        vals[i, k] = -1
-        dbl[i, k] = False
-    for k in range(armv.shape[1]):
-        armv[i, k] = -1
-        armd[i, k] = False
-    for s in range(points.shape[1]):
-        points[i, s] = 0
+        rw.stock[j] = order[j]
+    for k in range(6):
+        rw.vals[k] = -1
+        rw.dbl[k] = False
+    for k in range(4):
+        rw.armv[k] = -1
+        rw.armd[k] = False
+    for s in range(4):
+        rw.points[s] = 0
     for s in range(P):
-        penalties[i, s] = 0
-        voids[i, s] = 0
-    ld, tile = _choose_leader(R, i, first, sd, prio, match, hand_idx, hb, hands, prev, prev_pips)
-    leader[i] = ld
-    lead_tile[i] = tile
+        rw.penalties[s] = 0
+        rw.voids[s] = 0
+    ld, tile = _choose_leader(R, rw, first, sd, prio)
+    rw.leader = ld
+    rw.lead_tile = tile
     if R[_R_SINGLE_END]:  # single_end: the starting tile from the stock (§10.6)
-        t = stock[i, hb[H_SP, i]]
-        hb[H_SP, i] += 1
-        hb[H_SEND, i] = max(hb[H_SEND, i], hb[H_SP, i])
+        t = rw.stock[rw.hb[H_SP]]
+        rw.hb[H_SP] += 1
+        rw.hb[H_SEND] = max(rw.hb[H_SEND], rw.hb[H_SP])
         lo = TILE_LOW[t]
         hi = TILE_HIGH[t]
-        vals[i, 0] = lo
-        vals[i, 1] = hi
-        dbl[i, 0] = lo == hi
-        dbl[i, 1] = lo == hi
-        hb[H_NTABLE, i] = 1
-        hb[H_FIRST, i] = t
-        hb[H_TABLE, i] |= np.int64(1) << t
-        to_move[i] = ld
-        phase[i] = TURN
+        rw.vals[0] = lo
+        rw.vals[1] = hi
+        rw.dbl[0] = lo == hi
+        rw.dbl[1] = lo == hi
+        rw.hb[H_NTABLE] = 1
+        rw.hb[H_FIRST] = t
+        rw.hb[H_TABLE] |= np.int64(1) << t
+        rw.to_move = ld
+        rw.phase = TURN
     else:
-        phase[i] = LEAD
+        rw.phase = LEAD
 
 
 @_once
-def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end_pips,
-            written, pending, pot, eggs, side_tmp, valid, scr):  # fmt: skip
+def _settle(R, rw, seat_pips, pips, side_tmp, valid, scr):  # fmt: skip
     """End-of-hand awards and the hand winner (settle.py, row by row)."""
     P = R[_R_P]
     S = R[_R_S]
     kind = R[_R_SETTLEMENT]
-    out = hb[H_OUT, i]
+    out = rw.hb[H_OUT]
     dom = out >= 0
     out_side = _side(R, out) if dom else np.int64(-1)
     total = np.int64(0)
@@ -708,8 +811,7 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
         total += pips[s]
         valid[s] = True
     if kind == 5:
-        _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending, pot,
-                      eggs, side_tmp, scr)  # fmt: skip
+        _settle_kozel(R, rw, seat_pips, side_tmp, scr)
         return
     if kind == 6 or (kind == 0 and R[_R_PPM]):  # penalties
         if dom:
@@ -717,18 +819,18 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
         else:
             lo = np.int64(1) << 62
             for s in range(P):
-                lo = min(lo, penalties[i, s])
+                lo = min(lo, rw.penalties[s])
             for s in range(P):
-                valid[s] = penalties[i, s] == lo
+                valid[s] = rw.penalties[s] == lo
             w = _unique_min(seat_pips, P, valid)
-        hb[H_WINNER, i] = w
+        rw.hb[H_WINNER] = w
         if kind == 6:
             return
         if w >= 0:
             tot = np.int64(0)
             for s in range(P):
-                tot += penalties[i, s]
-            _award(R, i, w, max(0, tot - 2 * penalties[i, w]), scores, points, bb)
+                tot += rw.penalties[s]
+            _award(R, rw, w, max(0, tot - 2 * rw.penalties[w]))
         return
     wblock = _unique_min(pips, S, valid)
     pts = np.int64(0)
@@ -737,7 +839,7 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
             for s in range(S):
                 side_tmp[s] = 0
             for s in range(P):
-                side_tmp[_side(R, s)] += _count(hands[i, s])
+                side_tmp[_side(R, s)] += _count(rw.hands[s])
             wblock = _unique_min(side_tmp, S, valid)
         winner = out_side if dom else wblock
         if winner >= 0:
@@ -769,26 +871,26 @@ def _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points, penalties, end
         elif winner >= 0:
             pts = _rnd(total - 2 * pips[winner], nr)
         if R[_R_MUG_PER_OPP] and not dom:
-            hb[H_WINNER, i] = winner
-            _muggins_per_opponent(R, i, hb, bb, pips, scores, points, side_tmp, scr[13])
+            rw.hb[H_WINNER] = winner
+            _muggins_per_opponent(R, rw, pips, side_tmp, scr[13])
             return
     else:  # bergen
         if dom:
             winner = out_side
             pts = R[_R_DOMINO_BONUS]
         else:
-            winner, pts = _bergen_block(R, i, hands, side_tmp, valid, scr)
-    hb[H_WINNER, i] = winner
+            winner, pts = _bergen_block(R, rw, side_tmp, valid, scr)
+    rw.hb[H_WINNER] = winner
     if winner >= 0:
-        _award(R, i, winner, pts, scores, points, bb)
+        _award(R, rw, winner, pts)
 
 
 @_once
-def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank, done):
+def _muggins_per_opponent(R, rw, pips, rank, done):
     """§15 muggins_block_difference_per_opponent: sides score in ascending pip order."""
     P = R[_R_P]
     S = R[_R_S]
-    fm = hb[H_FISH, i]
+    fm = rw.hb[H_FISH]
     start = (fm + 1) % P if fm >= 0 else 0
     for s in range(S):
         rank[s] = 99
@@ -805,17 +907,17 @@ def _muggins_per_opponent(R, i, hb, bb, pips, scores, points, rank, done):
                                 (pips[s] == pips[best] and rank[s] < rank[best])):  # fmt: skip
                 best = s
         done[best] = True
-        if bb[1, i]:
+        if rw.target_hit:
             break
         pts = np.int64(0)
         for o in range(S):
             if pips[o] > pips[best]:
                 pts += _rnd(pips[o] - pips[best], R[_R_MUG_NO_ROUND] == 1)
-        _award(R, i, best, pts, scores, points, bb)
+        _award(R, rw, best, pts)
 
 
 @_once
-def _bergen_block(R, i, hands, side_tmp, valid, scr):
+def _bergen_block(R, rw, side_tmp, valid, scr):
     """Bergen's block award (§4.10, §4.10a, bergen_block_lowest_hand_1pt)."""
     P = R[_R_P]
     S = R[_R_S]
@@ -830,7 +932,7 @@ def _bergen_block(R, i, hands, side_tmp, valid, scr):
         min_double[s] = 99
     for s in range(P):
         side = _side(R, s)
-        m = _mask28(hands[i, s])
+        m = _mask28(rw.hands[s])
         for t in range(28):
             if (m >> t) & 1:
                 all_pips[side] += TILE_PIPS[t]
@@ -861,35 +963,34 @@ def _bergen_block(R, i, hands, side_tmp, valid, scr):
 
 
 @_once
-def _write(i, s, amount, written, pending):
+def _write(rw, s, amount):
     """The 13-point rule (§14.13)."""
-    if written[i, s] < 0:
-        pending[i, s] += amount
-        if pending[i, s] >= 13:
-            written[i, s] = pending[i, s]
-            pending[i, s] = 0
+    if rw.written[s] < 0:
+        rw.pending[s] += amount
+        if rw.pending[s] >= 13:
+            rw.written[s] = rw.pending[s]
+            rw.pending[s] = 0
     else:
-        written[i, s] += amount
+        rw.written[s] += amount
 
 
 @_once
-def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending, pot, eggs,
-                  vals, scr):  # fmt: skip
+def _settle_kozel(R, rw, seat_pips, tmpv, scr):  # fmt: skip
     P = R[_R_P]
     n = R[_R_S]
     for s in range(n):
-        vals[s] = 0
+        tmpv[s] = 0
     for s in range(P):
-        h = hands[i, s]
+        h = rw.hands[s]
         if h == PACK00:
             v = R[_R_LONE00]
         elif h == PACK66 and R[_R_LONE66]:
             v = R[_R_LONE66]
         else:
             v = seat_pips[s]
-        vals[_side(R, s)] += v
+        tmpv[_side(R, s)] += v
     for s in range(n):
-        end_pips[i, s] = vals[s]
+        rw.end_pips[s] = tmpv[s]
     charges = scr[10]
     charged = scr[11]
     winners = scr[12]
@@ -897,38 +998,38 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
         charges[s] = 0
         charged[s] = 0
         winners[s] = 0
-    out = hb[H_OUT, i]
+    out = rw.hb[H_OUT]
     if out >= 0:
         w = _side(R, out)
-        hb[H_WINNER, i] = w
+        rw.hb[H_WINNER] = w
         winners[w] = True
         for s in range(n):
             if s != w:
                 charged[s] = True
-                charges[s] = vals[s]
+                charges[s] = tmpv[s]
     else:
-        lo = vals[0]
+        lo = tmpv[0]
         for s in range(n):
-            lo = min(lo, vals[s])
+            lo = min(lo, tmpv[s])
         nlow = 0
         first_low = -1
         total = np.int64(0)
         for s in range(n):
-            total += vals[s]
-            if vals[s] == lo:
+            total += tmpv[s]
+            if tmpv[s] == lo:
                 nlow += 1
                 winners[s] = True
                 if first_low < 0:
                     first_low = s
         if nlow == n:  # eggs
-            hb[H_WINNER, i] = -1
+            rw.hb[H_WINNER] = -1
             if R[_R_EGGS_DOUBLE]:
-                eggs[i] += 1
+                rw.eggs += 1
             else:
-                pot[i] += total
+                rw.pot += total
             return
-        hb[H_WINNER, i] = first_low if nlow == 1 else -1
-        fm = hb[H_FISH, i]
+        rw.hb[H_WINNER] = first_low if nlow == 1 else -1
+        fm = rw.hb[H_FISH]
         fm_side = _side(R, fm) if fm >= 0 else -1
         if R[_R_FM_TAKES_ALL] and fm_side >= 0 and not winners[fm_side]:
             charged[fm_side] = True
@@ -937,11 +1038,11 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
             for s in range(n):
                 if not winners[s]:
                     charged[s] = True
-                    charges[s] = vals[s]
-    mult = np.int64(1) << eggs[i] if R[_R_EGGS_DOUBLE] else np.int64(1)
-    eggs[i] = 0
-    p0 = pot[i]
-    pot[i] = 0
+                    charges[s] = tmpv[s]
+    mult = np.int64(1) << rw.eggs if R[_R_EGGS_DOUBLE] else np.int64(1)
+    rw.eggs = 0
+    p0 = rw.pot
+    rw.pot = 0
     if R[_R_KOZEL_POSITIVE]:  # kozel_positive_scoring
         tot = np.int64(0)
         for s in range(n):
@@ -949,53 +1050,53 @@ def _settle_kozel(R, i, hb, hands, seat_pips, points, end_pips, written, pending
                 tot += charges[s] * mult
         for s in range(n):
             if winners[s]:
-                points[i, s] += tot + p0
-                _write(i, s, tot + p0, written, pending)
+                rw.points[s] += tot + p0
+                _write(rw, s, tot + p0)
     else:
         for s in range(n):
             if charged[s]:
                 amount = charges[s] * mult + p0
-                points[i, s] += amount
-                _write(i, s, amount, written, pending)
+                rw.points[s] += amount
+                _write(rw, s, amount)
 
 
 @_once
-def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers):
+def _match_over(R, rw):
     """(done, winner) after a hand (batch.py _match_over, settle.kozel_match_over)."""
     me = R[_R_MATCH_END]
     n = R[_R_NPOINTS]
     win = np.int64(-1)
     done = False
     if me == 0:  # race
-        top = scores[i, 0]
+        top = rw.scores[0]
         at = 0
         for s in range(n):
-            if scores[i, s] > top:
-                top = scores[i, s]
+            if rw.scores[s] > top:
+                top = rw.scores[s]
                 at = s
         if R[_R_CHECK_ONLY]:
             c = 0
             for s in range(n):
-                c += scores[i, s] == top
+                c += rw.scores[s] == top
             done = top >= R[_R_TARGET] and c == 1
         else:
-            done = bb[1, i]
+            done = rw.target_hit
         if done:
             win = at
     elif me == 1:  # one hand (penalty ledgers)
         for s in range(n):
-            scores[i, s] += penalties[i, s]
-        done = hand_idx[i] + 1 >= R[_R_HANDS_PER_MATCH]
+            rw.scores[s] += rw.penalties[s]
+        done = rw.hand_idx + 1 >= R[_R_HANDS_PER_MATCH]
         if done:
             if R[_R_HANDS_PER_MATCH] == 1:
-                win = hb[H_WINNER, i]
+                win = rw.hb[H_WINNER]
             else:
-                lo = scores[i, 0]
+                lo = rw.scores[0]
                 for s in range(n):
-                    lo = min(lo, scores[i, s])
+                    lo = min(lo, rw.scores[s])
                 c = 0
                 for s in range(n):
-                    if scores[i, s] == lo:
+                    if rw.scores[s] == lo:
                         c += 1
                         win = s if c == 1 else win
                 if c != 1:
@@ -1004,17 +1105,17 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
         S = R[_R_S]
         hit = False
         for s in range(S):
-            hit |= written[i, s] >= R[_R_TARGET]
+            hit |= rw.written[s] >= R[_R_TARGET]
         if hit:
             done = True
             lose = np.int64(0)
             if R[_R_KOZEL_POSITIVE]:
                 top = np.int64(-1)
                 for s in range(S):
-                    top = max(top, max(written[i, s], 0))
+                    top = max(top, max(rw.written[s], 0))
                 c = 0
                 for s in range(S):
-                    if max(written[i, s], 0) == top:
+                    if max(rw.written[s], 0) == top:
                         c += 1
                         win = s if c == 1 else win
                     else:
@@ -1024,14 +1125,14 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
             else:
                 lo = np.int64(1) << 62
                 for s in range(S):
-                    tot = max(written[i, s], 0)
+                    tot = max(rw.written[s], 0)
                     if tot >= R[_R_TARGET]:
                         lose |= np.int64(1) << s
                     elif tot < lo:
                         lo = tot
                 c = 0
                 for s in range(S):
-                    if not (lose >> s) & 1 and max(written[i, s], 0) == lo:
+                    if not (lose >> s) & 1 and max(rw.written[s], 0) == lo:
                         c += 1
                         win = s if c == 1 else win
                 if c != 1:
@@ -1041,58 +1142,55 @@ def _match_over(R, i, hb, bb, hand_idx, scores, penalties, written, dry, losers)
                         if (lose >> gl) & 1:
                             allnone = True
                             for o in range(S):
-                                if o != gl and written[i, o] >= 0:
+                                if o != gl and rw.written[o] >= 0:
                                     allnone = False
                             if allnone:
-                                dry[i] = True
-            losers[i] = lose
+                                rw.dry = True
+            rw.losers = lose
     if R[_R_UNIT_HAND]:  # unit hand
         if not done:
-            win = hb[H_WINNER, i]
+            win = rw.hb[H_WINNER]
         done = True
     return done, win
 
 
 @_inline
-def _legal_act(i, kind, a, seat, hands, vals, lead_tile):
+def _legal_act(R, rw, kind, a, seat):
     """Whether action ``a`` is one of the legal actions slot i waits on (kind ASK_*)."""
     if a < 0 or a >= 168:
         return False
     t = a // 6
     p = a % 6
-    if not hands[i, seat] & PACK[t]:
+    if not rw.hands[seat] & PACK[t]:
         return False
     if kind == ASK_LEAD:
-        return p == 0 and (lead_tile[i] < 0 or lead_tile[i] == t)
-    if p >= vals.shape[1]:
+        return p == 0 and (rw.lead_tile < 0 or rw.lead_tile == t)
+    if p >= R[_R_NPOS]:
         return False
-    v = vals[i, p]
+    v = rw.vals[p]
     return v >= 0 and (TILE_LOW[t] == v or TILE_HIGH[t] == v)
 
 
 @_jit
-def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, bb, prev,
-            prev_pips, hands, stock, vals, dbl, armv, armd, to_move, leader, lead_tile, phase,
-            scores, points, penalties, voids, end_pips, written, pending, pot, eggs, dry, losers,
-            ask, act, dl, nd, cvals, cmasks, clead, ckeys, cdec, cseat, qidx, hdir, hrec,
-            mdir, nrec, scr, start):  # fmt: skip
+def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, ckeys, cdec,
+            cseat, hdir, hrec, mdir, nrec, scr, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
-    A slot waiting on a decision (``ask[i]`` ASK_PLAY / ASK_LEAD) first plays the action the
-    strategy chose, ``act[i]``, after checking that it is legal. A slot that stops at its next
+    A slot waiting on a decision (``rw.ask`` ASK_PLAY / ASK_LEAD) first plays the action the
+    strategy chose, ``rw.act``, after checking that it is legal. A slot that stops at its next
     decision is appended to list 0 (a placement; its values and slot masks in ``cvals``,
     ``cmasks``) or list 1 (a lead; its tile mask in ``clead``) of ``dl``, with its key,
     decision number and seat; ``nd`` counts both lists.
 
     Records are written column by column (``[field, row]``): a match's record to row
-    ``qidx[i]`` (its position in the queue) of ``mdir``; a hand's record, with unit "hand", to
-    row ``qidx[i]`` of ``hdir``, otherwise to the next row of the buffer ``hrec`` (``nrec[0]``
+    ``rw.qidx`` (its position in the queue) of ``mdir``; a hand's record, with unit "hand", to
+    row ``rw.qidx`` of ``hdir``, otherwise to the next row of the buffer ``hrec`` (``nrec[0]``
     rows used).
 
     Returns -1 when every slot stands at a decision or is idle; the slot to resume from when
     ``hrec`` filled up; ``-2 - i`` when slot i's chosen action is illegal.
     """
-    B = active.shape[0]
+    B = st.shape[0]
     P = R[_R_P]
     S = R[_R_S]
     npts = R[_R_NPOINTS]
@@ -1106,175 +1204,168 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
     valid = scr[4]
     m2 = scr[5]
     for i in range(start, B):
-        if not active[i]:
+        rw = st[i]
+        if not rw.active:
             continue
-        kind = ask[i]
-        seat = to_move[i]
+        kind = rw.ask
+        seat = rw.to_move
         lm = np.int64(0)
         if kind != ASK_NONE:  # play the chosen action
-            a = act[i]
-            if not _legal_act(i, kind, a, seat, hands, vals, lead_tile):
+            a = rw.act
+            if not _legal_act(R, rw, kind, a, seat):
                 return -2 - i
-            ask[i] = ASK_NONE
-            _place(R, i, seat, a, kind == ASK_LEAD, hb, bb, hands, vals, dbl, armv, armd, scores,
-                   points)  # fmt: skip
+            rw.ask = ASK_NONE
+            _place(R, rw, seat, a, kind == ASK_LEAD)
             if kind == ASK_LEAD:
-                phase[i] = TURN
-                if not bb[0, i]:
-                    to_move[i] = _next(seat, P)
+                rw.phase = TURN
+                if not rw.over:
+                    rw.to_move = _next(seat, P)
             else:
-                to_move[i] = _next(seat, P)
+                rw.to_move = _next(seat, P)
         while True:
-            if phase[i] == START or bb[0, i]:
+            if rw.phase == START or rw.over:
                 if not direct and nrec[0] >= cap:
                     return i  # flush the records, then resume here
                 first = True
-                if phase[i] != START:
+                if rw.phase != START:
                     # ---- the hand is over: settle, record, next hand or match
                     for s in range(P):
-                        seat_pips[s] = _pips(hands[i, s])
+                        seat_pips[s] = _pips(rw.hands[s])
                     for s in range(S):
                         pips[s] = 0
                     for s in range(P):
                         pips[_side(R, s)] += seat_pips[s]
                     for s in range(S):
-                        end_pips[i, s] = pips[s]
-                    if hb[H_REASON, i] != TARGET:
-                        _settle(R, i, hb, bb, hands, seat_pips, pips, scores, points,
-                                penalties, end_pips, written, pending, pot, eggs, tmp,
-                                valid, scr)  # fmt: skip
+                        rw.end_pips[s] = pips[s]
+                    if rw.hb[H_REASON] != TARGET:
+                        _settle(R, rw, seat_pips, pips, tmp, valid, scr)
                     if direct:
-                        r = qidx[i]
+                        r = rw.qidx
                         buf = hdir
                     else:
                         r = nrec[0]
                         nrec[0] = r + 1
                         buf = hrec
-                    buf[0, r] = match[i]
-                    buf[1, r] = hand_idx[i]
-                    buf[2, r] = leader[i]
-                    buf[3, r] = hb[H_REASON, i]
-                    buf[4, r] = hb[H_FISH, i]
-                    buf[5, r] = hb[H_WINNER, i]
-                    buf[6, r] = hb[H_OUT, i]
-                    buf[7, r] = hb[H_LENGTH, i]
-                    buf[8, r] = hb[H_TURNS, i]
-                    buf[9, r] = hb[H_DRAWS, i]
-                    buf[10, r] = hb[H_PASSES, i]
-                    buf[11, r] = hb[H_ATTEMPT, i]
+                    buf[0, r] = rw.qidx
+                    buf[1, r] = rw.hand_idx
+                    buf[2, r] = rw.leader
+                    buf[3, r] = rw.hb[H_REASON]
+                    buf[4, r] = rw.hb[H_FISH]
+                    buf[5, r] = rw.hb[H_WINNER]
+                    buf[6, r] = rw.hb[H_OUT]
+                    buf[7, r] = rw.hb[H_LENGTH]
+                    buf[8, r] = rw.hb[H_TURNS]
+                    buf[9, r] = rw.hb[H_DRAWS]
+                    buf[10, r] = rw.hb[H_PASSES]
+                    buf[11, r] = rw.hb[H_ATTEMPT]
                     c = 12
                     for s in range(npts):
-                        buf[c + s, r] = points[i, s]
+                        buf[c + s, r] = rw.points[s]
                     c += npts
                     for s in range(S):
-                        buf[c + s, r] = end_pips[i, s]
+                        buf[c + s, r] = rw.end_pips[s]
                     c += S
                     for s in range(P):
-                        buf[c + s, r] = penalties[i, s]
-                    done, mwin = _match_over(R, i, hb, bb, hand_idx, scores, penalties,
-                                             written, dry, losers)  # fmt: skip
-                    prev[P_LEADER, i] = leader[i]
-                    prev[P_WINNER, i] = hb[H_WINNER, i]
-                    prev[P_OUT, i] = hb[H_OUT, i]
-                    prev[P_FISH, i] = hb[H_FISH, i]
+                        buf[c + s, r] = rw.penalties[s]
+                    done, mwin = _match_over(R, rw)
+                    rw.prev[P_LEADER] = rw.leader
+                    rw.prev[P_WINNER] = rw.hb[H_WINNER]
+                    rw.prev[P_OUT] = rw.hb[H_OUT]
+                    rw.prev[P_FISH] = rw.hb[H_FISH]
                     for s in range(P):
-                        prev_pips[i, s] = seat_pips[s]
+                        rw.prev_pips[s] = seat_pips[s]
                     if done:
-                        m = qidx[i]
-                        mdir[0, m] = match[i]
+                        m = rw.qidx
+                        mdir[0, m] = m
                         mdir[1, m] = mwin
-                        mdir[2, m] = hand_idx[i] + 1
-                        mdir[3, m] = dry[i]
-                        mdir[4, m] = losers[i]
+                        mdir[2, m] = rw.hand_idx + 1
+                        mdir[3, m] = rw.dry
+                        mdir[4, m] = rw.losers
                         for s in range(npts):
                             if R[_R_MATCH_END] == 2:
-                                mdir[5 + s, m] = max(written[i, s], 0)
+                                mdir[5 + s, m] = max(rw.written[s], 0)
                             else:
-                                mdir[5 + s, m] = scores[i, s]
+                                mdir[5 + s, m] = rw.scores[s]
                     else:
                         first = False
                 if first:
                     # ---- the next match id of the queue, or idle
                     q = qpos[0]
                     if q >= queue.shape[0]:
-                        active[i] = False
-                        phase[i] = DONE
+                        rw.active = False
+                        rw.phase = DONE
                         break
                     qpos[0] = q + 1
-                    qidx[i] = q
-                    match[i] = queue[q]
-                    hand_idx[i] = 0
-                    for s in range(scores.shape[1]):
-                        scores[i, s] = 0
+                    rw.qidx = q
+                    rw.match = queue[q]
+                    rw.hand_idx = 0
+                    for s in range(4):
+                        rw.scores[s] = 0
                     for s in range(S):
-                        written[i, s] = -1
-                        pending[i, s] = 0
-                    pot[i] = 0
-                    eggs[i] = 0
-                    dry[i] = False
-                    losers[i] = 0
+                        rw.written[s] = -1
+                        rw.pending[s] = 0
+                    rw.pot = 0
+                    rw.eggs = 0
+                    rw.dry = False
+                    rw.losers = 0
                 else:
-                    hand_idx[i] += 1
-                _deal(R, i, first, sd, prio, htmpl, match, hand_idx, skey, hb, bb, hands, stock,
-                      vals, dbl, armv, armd, leader, lead_tile, phase, points, penalties, voids, prev,
-                      prev_pips, to_move, order)  # fmt: skip
+                    rw.hand_idx += 1
+                _deal(R, rw, first, sd, prio, htmpl, order)
                 continue
-            if phase[i] == LEAD:
-                seat = leader[i]
-                to_move[i] = seat
-                hb[H_TURNS, i] += 1
-                fixed = lead_tile[i]
+            if rw.phase == LEAD:
+                seat = rw.leader
+                rw.to_move = seat
+                rw.hb[H_TURNS] += 1
+                fixed = rw.lead_tile
                 if fixed >= 0:
                     lm = np.int64(1) << fixed
                 else:
-                    lm = _mask28(hands[i, seat])
+                    lm = _mask28(rw.hands[seat])
                 if _popc28(lm) >= 2:
                     kind = ASK_LEAD
                 else:
-                    _place(R, i, seat, _lowbit(lm) * 6, True, hb, bb, hands, vals, dbl, armv,
-                           armd, scores, points)  # fmt: skip
-                    if not bb[0, i]:
-                        to_move[i] = _next(seat, P)
-                    phase[i] = TURN
+                    _place(R, rw, seat, _lowbit(lm) * 6, True)
+                    if not rw.over:
+                        rw.to_move = _next(seat, P)
+                    rw.phase = TURN
                     continue
             else:  # TURN
-                seat = to_move[i]
-                hb[H_TURNS, i] += 1
-                n = _play_masks(i, seat, hands, vals, m2)
+                seat = rw.to_move
+                rw.hb[H_TURNS] += 1
+                n = _play_masks(R, rw, seat, m2)
                 if n == 0:
                     # nothing playable: the drawing mode applies (§1.7)
-                    vm = _open_values(i, vals)
+                    vm = _open_values(R, rw)
                     placed = False
                     ndraw = 0
                     if R[_R_DRAW_MODE] != 0:
-                        sp = hb[H_SP, i]
-                        av = min(hb[H_SEND, i] - sp, R[_R_LIMIT])
+                        sp = rw.hb[H_SP]
+                        av = min(rw.hb[H_SEND] - sp, R[_R_LIMIT])
                         while ndraw < av:
-                            t = stock[i, sp + ndraw]
+                            t = rw.stock[sp + ndraw]
                             ndraw += 1
-                            hands[i, seat] |= PACK[t]
+                            rw.hands[seat] |= PACK[t]
                             if (vm >> TILE_LOW[t]) & 1 or (vm >> TILE_HIGH[t]) & 1:
                                 placed = True
                                 break
-                        hb[H_SP, i] = sp + ndraw
-                        hb[H_DRAWS, i] += ndraw
+                        rw.hb[H_SP] = sp + ndraw
+                        rw.hb[H_DRAWS] += ndraw
                     kept = ndraw > (1 if placed else 0)
-                    voids[i, seat] = vm if kept else (voids[i, seat] | vm)
+                    rw.voids[seat] = vm if kept else (rw.voids[seat] | vm)
                     if not placed:
-                        _pass(R, i, seat, hb, bb, hands, vals, points, penalties)
-                        to_move[i] = _next(seat, P)
+                        _pass(R, rw, seat)
+                        rw.to_move = _next(seat, P)
                         continue
-                    n = _play_masks(i, seat, hands, vals, m2)
+                    n = _play_masks(R, rw, seat, m2)
                 if n >= 2:
                     kind = ASK_PLAY
                 else:
-                    _place(R, i, seat, _only_play(i, vals, m2), False, hb, bb, hands, vals,
-                           dbl, armv, armd, scores, points)  # fmt: skip
-                    to_move[i] = _next(seat, P)
+                    _place(R, rw, seat, _only_play(R, rw, m2), False)
+                    rw.to_move = _next(seat, P)
                     continue
             # ---- a decision with a choice: its key, then stop here
-            dec = hb[H_DECISION, i]
-            h = _sm(skey[i] ^ np.uint64(dec))
+            dec = rw.hb[H_DECISION]
+            h = _sm(rw.skey ^ np.uint64(dec))
             li = 0 if kind == ASK_PLAY else 1
             j = nd[li]
             nd[li] = j + 1
@@ -1283,13 +1374,13 @@ def advance(R, sd, prio, htmpl, queue, qpos, active, match, hand_idx, skey, hb, 
             cdec[li, j] = dec
             cseat[li, j] = seat
             if li == 0:
-                for k in range(vals.shape[1]):
-                    cvals[j, k] = vals[i, k]
+                for k in range(R[_R_NPOS]):
+                    cvals[j, k] = rw.vals[k]
                     cmasks[j, k] = m2[k]
             else:
                 clead[j] = lm
-            hb[H_DECISION, i] = dec + 1
-            ask[i] = kind
+            rw.hb[H_DECISION] = dec + 1
+            rw.ask = kind
             break
     return -1
 

@@ -45,7 +45,7 @@ class BatchObservation:
     def hand(self) -> np.ndarray:
         """The seat's own hand, packed; in blind only the row tiles it has seen (§3.2)."""
         e = self._e
-        h = np.take(e.hands.reshape(-1), self._g * e.P + self.seat)
+        h = e.hands[self._g, self.seat]
         if e.blind:
             seen = e.known[self._g, self.seat]
             seen = np.where(e.opened[self._g, self.seat], TB.ALL28, seen)
