@@ -72,86 +72,21 @@ P_LEADER, P_WINNER, P_OUT, P_FISH = range(4)
 
 # rule knobs, as one int64 vector (index names)
 _KNOBS = (
-    "P",
-    "S",
-    "hand_size",
-    "single_end",
-    "draw_mode",
-    "limit",
-    "scoring",
-    "ftp",
-    "ppm",
-    "lead_first",
-    "lead_later",
-    "settlement",
-    "domino_bonus",
-    "partnership",
-    "target",
-    "check_only",
-    "match_end",
-    "hands_per_match",
-    "fewest_tiles",
-    "bergen_1pt",
-    "bergen_cap",
-    "mug_no_round",
-    "mug_per_opp",
-    "fish_sum_only",
-    "fish_diff",
-    "kozel_redeal",
-    "lone00",
-    "lone66",
-    "eggs_double",
-    "fm_takes_all",
-    "dry_goat",
-    "kozel_positive",
-    "unit_hand",
-    "npoints",
-    "spinner",
-    "us_sniff",
-    "open_all_four",
-    "npos",
-)
+    "P", "S", "hand_size", "single_end", "draw_mode", "limit", "scoring", "ftp", "ppm",
+    "lead_first", "lead_later", "settlement", "domino_bonus", "partnership", "target",
+    "check_only", "match_end", "hands_per_match", "fewest_tiles", "bergen_1pt", "bergen_cap",
+    "mug_no_round", "mug_per_opp", "fish_sum_only", "fish_diff", "kozel_redeal", "lone00",
+    "lone66", "eggs_double", "fm_takes_all", "dry_goat", "kozel_positive", "unit_hand",
+    "npoints", "spinner", "us_sniff", "open_all_four", "npos",
+)  # fmt: skip
 # the knobs' indices in R (compile-time constants inside the kernel)
-(
-    _R_P,
-    _R_S,
-    _R_HAND_SIZE,
-    _R_SINGLE_END,
-    _R_DRAW_MODE,
-    _R_LIMIT,
-    _R_SCORING,
-    _R_FTP,
-    _R_PPM,
-    _R_LEAD_FIRST,
-    _R_LEAD_LATER,
-    _R_SETTLEMENT,
-    _R_DOMINO_BONUS,
-    _R_PARTNERSHIP,
-    _R_TARGET,
-    _R_CHECK_ONLY,
-    _R_MATCH_END,
-    _R_HANDS_PER_MATCH,
-    _R_FEWEST_TILES,
-    _R_BERGEN_1PT,
-    _R_BERGEN_CAP,
-    _R_MUG_NO_ROUND,
-    _R_MUG_PER_OPP,
-    _R_FISH_SUM_ONLY,
-    _R_FISH_DIFF,
-    _R_KOZEL_REDEAL,
-    _R_LONE00,
-    _R_LONE66,
-    _R_EGGS_DOUBLE,
-    _R_FM_TAKES_ALL,
-    _R_DRY_GOAT,
-    _R_KOZEL_POSITIVE,
-    _R_UNIT_HAND,
-    _R_NPOINTS,
-    _R_SPINNER,
-    _R_US_SNIFF,
-    _R_OPEN_ALL_FOUR,
-    _R_NPOS,
-) = range(len(_KNOBS))
+(_R_P, _R_S, _R_HAND_SIZE, _R_SINGLE_END, _R_DRAW_MODE, _R_LIMIT, _R_SCORING, _R_FTP,
+    _R_PPM, _R_LEAD_FIRST, _R_LEAD_LATER, _R_SETTLEMENT, _R_DOMINO_BONUS, _R_PARTNERSHIP,
+    _R_TARGET, _R_CHECK_ONLY, _R_MATCH_END, _R_HANDS_PER_MATCH, _R_FEWEST_TILES,
+    _R_BERGEN_1PT, _R_BERGEN_CAP, _R_MUG_NO_ROUND, _R_MUG_PER_OPP, _R_FISH_SUM_ONLY,
+    _R_FISH_DIFF, _R_KOZEL_REDEAL, _R_LONE00, _R_LONE66, _R_EGGS_DOUBLE, _R_FM_TAKES_ALL,
+    _R_DRY_GOAT, _R_KOZEL_POSITIVE, _R_UNIT_HAND, _R_NPOINTS, _R_SPINNER, _R_US_SNIFF,
+    _R_OPEN_ALL_FOUR, _R_NPOS) = range(len(_KNOBS))  # fmt: skip
 DRAW_MODES = {"none": 0, "one": 1, "until_playable": 2}
 SCORINGS = {"none": 0, "fives": 1, "threes": 2, "muggins": 3, "bergen": 4}
 # lead_first: 0 lot (lot_any, ladder), 1 by the priority list (doubles, kozel)
@@ -233,13 +168,10 @@ def first_priority(rules: Rules) -> np.ndarray:
 def seeds(seed: int, players: int) -> np.ndarray:
     """Hash prefixes of the addressed streams: deal, lot, strategy (docs/design.md)."""
     return np.array(
-        [
-            seeding.key(seed, seeding.DEAL, players),
-            seeding.key(seed, seeding.LOT, players),
-            seeding.key(seed, seeding.STRATEGY),
-        ],
+        [seeding.key(seed, seeding.DEAL, players), seeding.key(seed, seeding.LOT, players),
+         seeding.key(seed, seeding.STRATEGY)],
         dtype=np.uint64,
-    )
+    )  # fmt: skip
 
 
 # One game slot's whole state on the kernel path, as one record: the engine's state arrays are
@@ -264,20 +196,8 @@ MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cac
 SCRATCH = (14, 32)  # the scratch rows advance() works in
 # hand record columns (int32): these, then points[npoints], pips[S], penalties[P]; the kernel
 # writes the queue position in the match id columns (the engine maps it to the match id)
-HREC = (
-    "match_id",
-    "hand_index",
-    "leader",
-    "end_reason",
-    "fish_maker",
-    "winner",
-    "went_out",
-    "hand_length",
-    "turns",
-    "draws",
-    "passes",
-    "redeals",
-)
+HREC = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner", "went_out",
+        "hand_length", "turns", "draws", "passes", "redeals")  # fmt: skip
 # match record columns: these, then scores[npoints]
 MREC = ("match_id", "winner", "hands", "dry", "losers")
 
