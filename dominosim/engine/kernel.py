@@ -193,7 +193,7 @@ SLOT = np.dtype(
     align=True,
 )  # fmt: skip
 MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
-SCRATCH = (14, 32)  # the scratch rows advance() works in
+SCRATCH = (15, 32)  # the scratch rows advance() works in
 # hand record columns (int32): these, then points[npoints], pips[S], penalties[P]; the kernel
 # writes the queue position in the match id columns (the engine maps it to the match id)
 HREC = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner", "went_out",
@@ -558,7 +558,7 @@ def _only_play(R, rw, m2):
     """The one legal placement (first in canonical order) of the masks just computed."""
     for k in range(R[_R_NPOS]):
         if m2[k]:
-            return TILE_AT[rw.vals[k], _lowbit(m2[k])] * 6 + k
+            return TILE_AT[rw.vals[k], SELECT7[m2[k], 0]] * 6 + k
     return np.int64(-1)
 
 
@@ -653,7 +653,7 @@ def _kozel_bad(R, rw):
 
 
 @_once
-def _deal(R, rw, first, sd, prio, htmpl, order):  # fmt: skip
+def _deal(R, rw, first, sd, prio, htmpl, order, rr):  # fmt: skip
     P = R[_R_P]
     hs = R[_R_HAND_SIZE]
     for f in range(htmpl.shape[0]):
@@ -667,10 +667,12 @@ def _deal(R, rw, first, sd, prio, htmpl, order):  # fmt: skip
         h = _sm(h ^ np.uint64(rw.hand_idx))
         h = _sm(h ^ np.uint64(rw.hb[H_ATTEMPT]))
         # the addressed Fisher-Yates shuffle (seeding.shuffle)
+        for j in range(1, 28):  # the swaps' draws first: independent, so they vectorize
+            rr[j] = _below(_sm(h ^ np.uint64(j)), j + 1)
         for j in range(28):
             order[j] = j
         for j in range(27, 0, -1):
-            r = _below(_sm(h ^ np.uint64(j)), j + 1)
+            r = rr[j]
             t = order[j]
             order[j] = order[r]
             order[r] = t
@@ -1230,7 +1232,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
                     rw.losers = 0
                 else:
                     rw.hand_idx += 1
-                _deal(R, rw, first, sd, prio, htmpl, order)
+                _deal(R, rw, first, sd, prio, htmpl, order, scr[14])
                 continue
             if rw.phase == LEAD:
                 seat = rw.leader
