@@ -116,56 +116,64 @@ def line_batch(obs, legal, extra=None, base=line_score):
 
 def _compiled_line_best(values, masks, lead, is_lead, hands, voids, seat, out):
     """:func:`line_batch` with :func:`line_score` (no ``extra``), one decision at a time in
-    compiled code (numba, where installed): same scores, same order, same answers."""
+    compiled code (numba, where installed): same scores, same order, same answers.
+
+    Control is counted on the packed hand directly: the tiles carrying ``e0`` are the bits of
+    its byte ``e0``; those carrying ``e1`` and not ``e0``, of byte ``e1`` less the tile
+    ``(e0, e1)``; less the placed tile itself, which carries ``e0``."""
     n_seats = voids.shape[1]
     for j in range(out.shape[0]):
-        h = hands[j]
-        hand28 = 0
-        for v in range(7):
-            hand28 |= TILES_OF[v, ((h >> np.uint64(8 * v)) & np.uint64(0x7F)) & HI_MASK[v]]
+        h = np.int64(hands[j])  # packed tiles use the low 55 bits
+        me = seat[j]
         best = -1
         choice = -1
-        for k in range(28 if is_lead else 14):
-            if is_lead:
-                t = k
-                if not (lead[j] >> t) & 1:
-                    continue
-                e0 = LOW[t]
-                e1 = HIGH[t]
-                code = t * 6
-            else:
-                p = k // 7
-                w = k % 7
+        if is_lead:
+            for t in range(28):
+                if (lead[j] >> t) & 1:
+                    score = _score(h, t, LOW[t], HIGH[t], voids, j, me, n_seats)
+                    if score > best:
+                        best = score
+                        choice = t * 6
+        else:
+            for p in range(2):
                 v = values[j, p]
-                if v < 0 or not (masks[j, p] >> w) & 1:
+                if v < 0:
                     continue
-                t = TILE_AT[v, w]
-                e0 = w
-                e1 = values[j, 1 - p] if values[j, 1 - p] >= 0 else w
-                code = t * 6 + p
-            x = hand28 & ~(1 << t) & FIT28[(1 << e0) | (1 << e1)]
-            control = POPC7[x & 0x7F] + POPC7[(x >> 7) & 0x7F] + POPC7[(x >> 14) & 0x7F]
-            control += POPC7[(x >> 21) & 0x7F]
-            nv = 0
-            for s in range(n_seats):
-                if s != seat[j]:
-                    nv += ((voids[j, s] >> e0) & 1) + ((voids[j, s] >> e1) & 1)
-            score = ((PIPS[t] * 2 + IS_DOUBLE[t]) * _CTRL + control) * _VOID + nv
-            if score > best:
-                best = score
-                choice = code
+                q = values[j, 1 - p]
+                m = masks[j, p]
+                while m:
+                    w = SELECT7[m, 0]  # tiles in canonical order: ascending other half
+                    m &= m - 1
+                    t = TILE_AT[v, w]
+                    score = _score(h, t, w, q if q >= 0 else w, voids, j, me, n_seats)
+                    if score > best:
+                        best = score
+                        choice = t * 6 + p
         out[j] = choice
 
 
-TILES_OF = TB.TILES_OF
-HI_MASK = TB.HI_MASK.astype(np.int64)
+def _score(h, t, e0, e1, voids, j, me, n_seats):
+    """:func:`line_score` of one placement (packed hand ``h``, tile ``t``, new ends)."""
+    b0 = (h >> (8 * e0)) & 0x7F
+    control = POPC7[b0] - 1
+    if e1 != e0:
+        control += POPC7[(h >> (8 * e1)) & 0x7F] - ((b0 >> e1) & 1)
+    nv = 0
+    for s in range(n_seats):
+        if s != me:
+            nv += ((voids[j, s] >> e0) & 1) + ((voids[j, s] >> e1) & 1)
+    return ((PIPS[t] * 2 + IS_DOUBLE[t]) * _CTRL + control) * _VOID + nv
+
+
 POPC7 = TB.POPC7
+SELECT7 = TB.SELECT7
 LOW = TB.TILE_LOW
 HIGH = TB.TILE_HIGH
 try:  # the optional compiled path (pip install ".[fast]"); line_batch is the reference
     import numba
 
     # (not cached: a strategy file is loaded by path, under a generated module name)
+    _score = numba.njit(nogil=True, inline="always")(_score)
     _compiled_line_best = numba.njit(nogil=True)(_compiled_line_best)
     HAVE_COMPILED = True
 except ImportError:  # pragma: no cover - exercised where numba is absent
@@ -188,6 +196,8 @@ def line_batch_fast(obs, legal):
 
 def _no_placement(out, legal):
     """Where no placement was chosen (-1): draw, else pass, else stop (as ``fallback``)."""
+    if out.min(initial=0) >= 0:
+        return out
     out = np.where((out < 0) & legal.draw, A.DRAW, out)
     out = np.where((out < 0) & legal.pass_, A.PASS, out)
     out = np.where((out < 0) & legal.stop, A.STOP, out)

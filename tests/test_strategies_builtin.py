@@ -133,3 +133,38 @@ def test_heaviest_breaks_ties_by_double_then_control(variant):
         assert _control(obs, a) == max(_control(obs, x) for x in tied)
         ties += len({_control(obs, x) for x in tied}) > 1
     assert ties >= 3  # the tie-break decided some of these
+
+
+class _BothLinePaths(Strategy):
+    """heaviest, checking on every batch that its compiled loop and its array passes agree."""
+
+    name = "both-line-paths"
+    params = {}
+
+    def __init__(self, mod):
+        super().__init__()
+        self.mod = mod
+        self.decisions = 0
+
+    def choose(self, obs, legal, keys):
+        a = self.mod.line_batch_fast(obs, legal)
+        assert (a == self.mod.line_batch(obs, legal)).all()
+        self.decisions += len(a)
+        return a
+
+
+@pytest.mark.parametrize(("variant", "players"), [("classic", 2), ("classic", 4), ("block", 3)])
+def test_heaviest_compiled_loop_equals_its_array_passes(variant, players):
+    """The optional compiled loop of heaviest (numba) gives the answers of its array passes,
+    leads and placements, with partners' and opponents' voids (§1.7)."""
+    import sys
+
+    get("heaviest")  # loads the strategy file
+    mod = next(m for m in sys.modules.values() if hasattr(m, "line_batch_fast"))
+    if not mod.HAVE_COMPILED:
+        pytest.skip("numba is not installed")
+    from dominosim.engine.batch import BatchEngine
+
+    s = _BothLinePaths(mod)
+    BatchEngine(make_rules(variant, players), 5, [s] * players, range(300), unit="hand").run()
+    assert s.decisions > 1000
