@@ -174,24 +174,34 @@ try:  # the optional compiled path (pip install ".[fast]"); line_batch is the re
 
     # (not cached: a strategy file is loaded by path, under a generated module name)
     _score = numba.njit(nogil=True, inline="always")(_score)
-    _compiled_line_best = numba.njit(nogil=True)(_compiled_line_best)
+    # one signature, any memory layout (strided or not): compiled once, on first use
+    _SIG = ("void(int64[:, :], int64[:, :], int64[:], boolean, uint64[:], int64[:, :], "
+            "int64[:], int64[:])")  # fmt: skip
     HAVE_COMPILED = True
 except ImportError:  # pragma: no cover - exercised where numba is absent
     HAVE_COMPILED = False
 
 
 def line_batch_fast(obs, legal):
-    """:func:`line_batch` (heaviest's scores) through the compiled loop."""
+    """:func:`line_batch` (heaviest's scores) through the compiled loop (it takes the arrays
+    as they are, strided or not)."""
     n = len(legal)
     out = np.empty(n, dtype=np.int64)
     is_lead = legal.lead is not None
-    lead = np.ascontiguousarray(legal.lead if is_lead else np.zeros(n), dtype=np.int64)
-    _compiled_line_best(np.ascontiguousarray(legal.values, dtype=np.int64),
-                        np.ascontiguousarray(legal.masks, dtype=np.int64), lead, is_lead,
-                        np.ascontiguousarray(obs.hand, dtype=np.uint64),
-                        np.ascontiguousarray(obs.voids, dtype=np.int64),
-                        np.ascontiguousarray(obs.seat, dtype=np.int64), out)  # fmt: skip
+    lead = np.asarray(legal.lead, dtype=np.int64) if is_lead else _ZERO[:1]
+    global _compiled
+    if _compiled is None:
+        _compiled = numba.njit(_SIG, nogil=True)(_compiled_line_best)
+    _compiled(np.asarray(legal.values, dtype=np.int64),
+                        np.asarray(legal.masks, dtype=np.int64), lead, is_lead,
+                        np.asarray(obs.hand, dtype=np.uint64),
+                        np.asarray(obs.voids, dtype=np.int64),
+                        np.asarray(obs.seat, dtype=np.int64), out)  # fmt: skip
     return _no_placement(out, legal)
+
+
+_ZERO = np.zeros(1, dtype=np.int64)
+_compiled = None
 
 
 def _no_placement(out, legal):

@@ -607,11 +607,15 @@ class BatchEngine(BlindRows):
         acts[ask] = chosen
         return acts
 
-    def _ask(self, ga, sa, sub: Legal, keys, dec, phase_name: str, check: bool = True):
+    def _ask(self, ga, sa, sub: Legal, keys, dec, phase_name: str, check: bool = True,
+             pre=None):  # fmt: skip
         """The strategies' choices for decisions ``ga`` by seats ``sa`` (2+ legal actions).
 
-        ``check=False``: the caller checks that the actions are legal (the kernel does)."""
+        ``check=False``: the caller checks that the actions are legal (the kernel does).
+        ``pre``: Observation fields the caller already has (the kernel's decision lists)."""
         obs = self._observe(ga, sa, phase_name, dec)
+        if pre:
+            obs.__dict__.update(pre)
         if self._one_strategy is not None:
             return self._call(self._one_strategy, obs, sub, keys, check)
         chosen = np.empty(len(ga), dtype=np.int64)
@@ -1217,6 +1221,8 @@ class BatchEngine(BlindRows):
         ckeys = np.zeros((2, B), dtype=np.uint64)
         cdec = np.zeros((2, B), dtype=np.int64)
         cseat = np.zeros((2, B), dtype=np.int64)
+        chand = np.zeros((2, B), dtype=np.uint64)
+        cvoids = np.zeros((2, B, 4), dtype=np.int64)
         no = np.zeros(B, dtype=bool)
         lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
         lead_masks = np.zeros((B, self.NP), dtype=np.int64)
@@ -1235,8 +1241,8 @@ class BatchEngine(BlindRows):
             start = 0
             while start >= 0:
                 start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, dl, nd, cvals,
-                                   cmasks, clead, ckeys, cdec, cseat, hdir, hrec, mdir, nrec,
-                                   scr, start)  # fmt: skip
+                                   cmasks, clead, ckeys, cdec, cseat, chand, cvoids, hdir, hrec,
+                                   mdir, nrec, scr, start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0
@@ -1255,8 +1261,10 @@ class BatchEngine(BlindRows):
                                   no[:n], no[:n])  # fmt: skip
                 legal._no_flags = True
                 g = dl[kind, :n]
+                pre = {"hand": chand[kind, :n], "voids": cvoids[kind, :n, :P],
+                       "values": legal.values}  # fmt: skip
                 act[g] = self._ask(g, cseat[kind, :n], legal, ckeys[kind, :n], cdec[kind, :n],
-                                   "play", check=False)  # fmt: skip
+                                   "play", check=False, pre=pre)  # fmt: skip
         self.next_q = int(qpos[0])
         self._kernel_fields(hdir if direct else None, mdir)
         return self._collect()

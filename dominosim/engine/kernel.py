@@ -1095,14 +1095,15 @@ def _legal_act(R, rw, kind, a, seat):
 
 @_jit
 def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, ckeys, cdec,
-            cseat, hdir, hrec, mdir, nrec, scr, start):  # fmt: skip
+            cseat, chand, cvoids, hdir, hrec, mdir, nrec, scr, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
     A slot waiting on a decision (``rw.ask`` ASK_PLAY / ASK_LEAD) first plays the action the
     strategy chose, ``rw.act``, after checking that it is legal. A slot that stops at its next
     decision is appended to list 0 (a placement; its values and slot masks in ``cvals``,
     ``cmasks``) or list 1 (a lead; its tile mask in ``clead``) of ``dl``, with its key,
-    decision number and seat; ``nd`` counts both lists.
+    decision number and seat, and the seat's hand and everyone's voids (the Observation's
+    most read fields); ``nd`` counts both lists.
 
     Records are written column by column (``[field, row]``): a match's record to row
     ``rw.qidx`` (its position in the queue) of ``mdir``; a hand's record, with unit "hand", to
@@ -1295,6 +1296,9 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
             ckeys[li, j] = _sm(h ^ np.uint64(seat))
             cdec[li, j] = dec
             cseat[li, j] = seat
+            chand[li, j] = rw.hands[seat]  # what the Observation reads most
+            for s in range(4):  # (a fixed count: unrolled)
+                cvoids[li, j, s] = rw.voids[s]
             if li == 0:
                 for k in range(R[_R_NPOS]):
                     cvals[j, k] = rw.vals[k]
