@@ -69,11 +69,13 @@ def _kernel_cases():
 def test_the_kernel_plays_most_variants_and_not_the_others():
     """Which rules run compiled; the rest stays on the numpy path (and says so)."""
     plays = {v for v in VARIANTS if KN.supports(make_rules(v, 2))}
-    assert plays == set(VARIANTS) - {"blind"}
+    assert plays == set(VARIANTS)
     assert KN.supports(make_rules("muggins", 2, first_double_spinner=True))
+    assert KN.supports(make_rules("blind", 3, blind_deal="all_tiles", blind_draw_optional=True))
     assert not KN.supports(make_rules("fives", 2, inline_double_counts_single=True))
     with pytest.raises(ValueError, match="cannot play"):
-        BatchEngine(make_rules("blind", 2), 1, [get("random")] * 2, range(3), kernel=True)
+        BatchEngine(make_rules("fives", 2, inline_double_counts_single=True), 1,
+                    [get("random")] * 2, range(3), kernel=True)  # fmt: skip
     with pytest.raises(ValueError, match="cannot play"):
         BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3), kernel=True,
                     log=True)  # fmt: skip
@@ -109,7 +111,25 @@ def test_options_equal_numpy_path(variant, players, opts):
     assert both(rules, st, 20, "match") == []
 
 
-@pytest.mark.parametrize("variant", ["classic", "fives", "kozel", "bergen", "two-lane"])
+@pytest.mark.parametrize(
+    ("players", "opts"),
+    [(3, {"blind_deal": "all_tiles"}),
+     (3, {"blind_deal": "all_tiles", "blind_draw_optional": True, "blind_play_optional": True}),
+     (4, {"blind_draw_optional": True, "blind_play_optional": True,
+          "blind_unplayable_double_face_up": True}),
+     (2, {"blind_play_optional": True, "blind_unplayable_double_face_up": True})],
+)  # fmt: skip
+def test_blind_rows_equal_numpy_path(players, opts):
+    """Blind's rows (§3.2, §3.7) with its options together, and the 3-player all_tiles deal
+    whose leftover tile starts the layout (§15): decisions on the front tile, the drawn tile,
+    optional draws, continue or stop."""
+    rules = make_rules("blind", players, **opts)
+    for st in ([get("random")] * players, [get("heaviest"), get("random")] * 2):
+        assert both(rules, st[:players], 200, "hand") == []
+        assert both(rules, st[:players], 20, "match") == []
+
+
+@pytest.mark.parametrize("variant", ["classic", "fives", "kozel", "bergen", "two-lane", "blind"])
 def test_kernel_records_equal_reference(variant):
     """Directly against the reference engine (not only through the numpy path)."""
     players = 4 if variant == "kozel" else 2

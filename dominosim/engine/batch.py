@@ -181,12 +181,15 @@ class BatchEngine(BlindRows):
         st["armv"] = -1
         st["written"] = -1
         st["prev"] = -1
-        for name in self._SLOT_FIELDS:
+        names = self._SLOT_FIELDS + (("head", "span", "known", "opened", "face_up", "buf")
+                                     if self.blind else ())  # fmt: skip
+        for name in names:
             old = getattr(self, name)
             view = st[name]
-            if view.ndim == 2:
+            if view.ndim >= 2:
                 view = view[:, : old.shape[1]]
-            if view.dtype != old.dtype:  # int8 fields shown as the engine's bool
+            if view.dtype != old.dtype and view.dtype.itemsize == old.dtype.itemsize:
+                # int8 fields shown as the engine's bool (blind's rows stay int8 tiles)
                 view = view.view(old.dtype)
             view[...] = old
             setattr(self, name, view)
@@ -1223,6 +1226,8 @@ class BatchEngine(BlindRows):
         cseat = np.zeros((2, B), dtype=np.int64)
         chand = np.zeros((2, B), dtype=np.uint64)
         cvoids = np.zeros((2, B, 4), dtype=np.int64)
+        cflags = np.zeros((2, B), dtype=np.int64)  # blind: draw 1, pass 2, stop 4
+        cphase = np.zeros((2, B), dtype=np.int64)  # blind: the decision's phase (KN.PHASES)
         no = np.zeros(B, dtype=bool)
         lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
         lead_masks = np.zeros((B, self.NP), dtype=np.int64)
@@ -1241,8 +1246,8 @@ class BatchEngine(BlindRows):
             start = 0
             while start >= 0:
                 start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, dl, nd, cvals,
-                                   cmasks, clead, ckeys, cdec, cseat, chand, cvoids, hdir, hrec,
-                                   mdir, nrec, scr, start)  # fmt: skip
+                                   cmasks, clead, ckeys, cdec, cseat, chand, cvoids, cflags,
+                                   cphase, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0
@@ -1251,6 +1256,10 @@ class BatchEngine(BlindRows):
             n_play, n_lead = int(nd[0]), int(nd[1])
             if not n_play + n_lead:
                 break
+            if self.blind:  # placements and flags, by phase name
+                self._kernel_blind_round(n_play, dl, cvals, cmasks, cflags, cphase, ckeys, cdec,
+                                         cseat, act)  # fmt: skip
+                n_play = 0
             for kind, n in ((0, n_play), (1, n_lead)):
                 if not n:
                     continue
@@ -1263,18 +1272,46 @@ class BatchEngine(BlindRows):
                 g = dl[kind, :n]
                 pre = {"hand": chand[kind, :n], "voids": cvoids[kind, :n, :P],
                        "values": legal.values}  # fmt: skip
+                if self.blind:  # the owner sees only the row tiles he has looked at
+                    del pre["hand"]
                 act[g] = self._ask(g, cseat[kind, :n], legal, ckeys[kind, :n], cdec[kind, :n],
                                    "play", check=False, pre=pre)  # fmt: skip
         self.next_q = int(qpos[0])
         self._kernel_fields(hdir if direct else None, mdir)
         return self._collect()
 
+    def _kernel_blind_round(self, n, dl, cvals, cmasks, cflags, cphase, ckeys, cdec, cseat, act):
+        """A round of blind decisions from the kernel: one ask per phase name (§3.7)."""
+        if not n:
+            return
+        ph = cphase[0, :n]
+        for code in np.unique(ph):
+            sel = np.flatnonzero(ph == code)
+            f = cflags[0, sel]
+            legal = Legal(cvals[sel], cmasks[sel], False, None, (f & KN.F_DRAW) != 0,
+                          (f & KN.F_PASS) != 0, (f & KN.F_STOP) != 0)  # fmt: skip
+            g = dl[0, sel]
+            act[g] = self._ask(g, cseat[0, sel], legal, ckeys[0, sel], cdec[0, sel],
+                               KN.PHASES[code], check=False)  # fmt: skip
+
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
         """The error for the illegal action the kernel refused at slot ``i``."""
         g = np.array([i])
         seat = self.to_move[g]
         no = np.zeros(1, dtype=bool)
-        if ask[i] == KN.ASK_LEAD:
+        if self.blind and ask[i] == KN.ASK_PLAY:  # the blind turn's pending decision
+            st = self._kst[i]
+            f = np.array([int(st["cflag"])])
+            tph = int(st["tph"])
+            if tph in (KN.T_FRONT, KN.T_DRAWN):
+                legal = self._single_legal(g, np.array([int(st["dtile"])]), draw=(f & 1) != 0,
+                                           pass_=(f & 2) != 0)  # fmt: skip
+            elif tph in (KN.T_OPLAY, KN.T_CONT):
+                legal = Legal(self.vals[g], self._masks(g, seat), False, None, no, no,
+                              (f & 4) != 0)  # fmt: skip
+            else:
+                legal = self._flags_legal(g, (f & 1) != 0, (f & 2) != 0)
+        elif ask[i] == KN.ASK_LEAD:
             t = int(self.lead_tile[i])
             lead = np.array([1 << t]) if t >= 0 else TB.mask28_of(self.hands[g, seat])
             legal = Legal(self.vals[g], np.zeros((1, self.NP), dtype=np.int64), False, lead, no,

@@ -27,6 +27,7 @@ import os
 
 import numpy as np
 
+from .. import actions as A
 from .. import seeding, tiles
 from ..rules import Rules
 from . import tables as TB
@@ -49,11 +50,10 @@ def supports(rules: Rules) -> bool:
     """True when :func:`advance` plays these rules (otherwise the numpy path does)."""
     return (
         rules.layout in ("line", "single_end", "spinner")
-        and rules.draw_mode in ("none", "one", "until_playable")
+        and rules.draw_mode in ("none", "one", "until_playable", "blind")
         and not rules.may_draw_when_able
         and not rules.bergen_voluntary
         and not rules.inline_double_counts_single
-        and rules.lead_first not in ("blind_front",)
     )
 
 
@@ -63,6 +63,13 @@ def supports(rules: Rules) -> bool:
 LEAD, TURN, DONE, START = 0, 1, 4, 5  # phases (batch.py: LEAD TURN MAYDRAW AFTERDRAW DONE)
 DOMINO, BLOCKED, TARGET = 0, 1, 2
 ASK_NONE, ASK_LEAD, ASK_PLAY = 0, 1, 2  # what a pending decision is
+# blind (§3.7): where a turn stands (rw.tph), the flags of a decision and its phase name
+T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, T_CONT = range(9)
+F_DRAW, F_PASS, F_STOP = 1, 2, 4
+PHASES = ("play", "blind_front", "blind_drawn", "continue")  # a decision's phase code -> name
+PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT = range(4)
+RB = 32  # blind's row ring size (engine/blind.py)
+A_DRAW, A_PASS, A_STOP = A.DRAW, A.PASS, A.STOP
 
 # rows of the engine's per-hand block (batch.py hand_fields, same order)
 H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION = range(9)
@@ -77,7 +84,8 @@ _KNOBS = (
     "check_only", "match_end", "hands_per_match", "fewest_tiles", "bergen_1pt", "bergen_cap",
     "mug_no_round", "mug_per_opp", "fish_sum_only", "fish_diff", "kozel_redeal", "lone00",
     "lone66", "eggs_double", "fm_takes_all", "dry_goat", "kozel_positive", "unit_hand",
-    "npoints", "spinner", "us_sniff", "open_all_four", "npos",
+    "npoints", "spinner", "us_sniff", "open_all_four", "npos", "blind", "bplay_opt",
+    "bdraw_opt", "bface_up", "start_tile", "block_any",
 )  # fmt: skip
 # the knobs' indices in R (compile-time constants inside the kernel)
 (_R_P, _R_S, _R_HAND_SIZE, _R_SINGLE_END, _R_DRAW_MODE, _R_LIMIT, _R_SCORING, _R_FTP,
@@ -86,8 +94,9 @@ _KNOBS = (
     _R_BERGEN_1PT, _R_BERGEN_CAP, _R_MUG_NO_ROUND, _R_MUG_PER_OPP, _R_FISH_SUM_ONLY,
     _R_FISH_DIFF, _R_KOZEL_REDEAL, _R_LONE00, _R_LONE66, _R_EGGS_DOUBLE, _R_FM_TAKES_ALL,
     _R_DRY_GOAT, _R_KOZEL_POSITIVE, _R_UNIT_HAND, _R_NPOINTS, _R_SPINNER, _R_US_SNIFF,
-    _R_OPEN_ALL_FOUR, _R_NPOS) = range(len(_KNOBS))  # fmt: skip
-DRAW_MODES = {"none": 0, "one": 1, "until_playable": 2}
+    _R_OPEN_ALL_FOUR, _R_NPOS, _R_BLIND, _R_BPLAY_OPT, _R_BDRAW_OPT, _R_BFACE_UP,
+    _R_START_TILE, _R_BLOCK_ANY) = range(len(_KNOBS))  # fmt: skip
+DRAW_MODES = {"none": 0, "one": 1, "until_playable": 2, "blind": 0}  # (blind: its rows)
 SCORINGS = {"none": 0, "fives": 1, "threes": 2, "muggins": 3, "bergen": 4}
 # lead_first: 0 lot (lot_any, ladder), 1 by the priority list (doubles, kozel)
 LEAD_LATER = {"as_first": 0, "next_after_leader": 1, "winner_else_lot": 2,
@@ -101,6 +110,7 @@ MATCH_ENDS = {"race": 0, "one_hand": 1, "kozel": 2}
 def knobs(rules: Rules, unit: str) -> np.ndarray:
     """The rule knobs :func:`advance` reads, as an int64 vector."""
     r = rules
+    blind = r.draw_mode == "blind"
     v = {
         "P": r.players,
         "S": r.sides,
@@ -111,7 +121,7 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "scoring": SCORINGS[r.scoring],
         "ftp": r.failed_turn_penalty,
         "ppm": int(r.penalty_per_miss),
-        "lead_first": 0 if r.lead_first in ("lot_any", "ladder") else 1,
+        "lead_first": 0 if r.lead_first in ("lot_any", "ladder", "blind_front") else 1,
         "lead_later": LEAD_LATER[r.lead_later],
         "settlement": SETTLEMENTS[r.settlement],
         "domino_bonus": r.domino_bonus,
@@ -140,6 +150,16 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "us_sniff": int(r.us_sniff_counting),
         "open_all_four": int(r.spinner_open_all_four_immediately),
         "npos": 6 if r.layout == "spinner" else 2,
+        "blind": int(blind),
+        "bplay_opt": int(blind and r.blind_play_optional),
+        "bdraw_opt": int(blind and r.blind_draw_optional),
+        "bface_up": int(blind and r.blind_unplayable_double_face_up),
+        # a tile from the stock starts the layout: single_end (§10.6), and blind_deal=all_tiles
+        # with 3 players (§15)
+        "start_tile": int(r.layout == "single_end" or (blind and r.blind_deal == "all_tiles"
+                                                       and r.players == 3)),
+        # blind_draw_optional: a hand is blocked whatever the stock (§3.9a)
+        "block_any": int(blind and r.blind_draw_optional),
     }
     return np.array([v[name] for name in _KNOBS], dtype=np.int64)
 
@@ -189,7 +209,10 @@ SLOT = np.dtype(
      ("losers", np.int64), ("scores", np.int64, (4,)), ("points", np.int64, (4,)),
      ("penalties", np.int64, (4,)), ("voids", np.int64, (4,)), ("end_pips", np.int64, (4,)),
      ("written", np.int64, (4,)), ("pending", np.int64, (4,)), ("prev", np.int64, (4,)),
-     ("prev_pips", np.int64, (4,))],
+     ("prev_pips", np.int64, (4,)), ("tph", np.int64), ("dtile", np.int64),
+     ("cflag", np.int64), ("head", np.int64, (4,)), ("span", np.int64, (4,)),
+     ("known", np.int64, (4,)), ("face_up", np.int64), ("opened", np.int8, (4,)),
+     ("buf", np.int8, (4, 32))],
     align=True,
 )  # fmt: skip
 MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
@@ -243,6 +266,7 @@ TILES_OF = TB.TILES_OF.copy()
 HI_MASK = TB.HI_MASK.astype(np.int64)
 PIPS_BYTE = TB.PIPS_BYTE.copy()
 SELECT7 = TB.SELECT7.copy()  # [m, k]: the k-th set bit of a 7-bit mask
+BYTES_OF = TB.BYTES_OF.copy()  # [value mask]: the bytes of those values in a packed hand
 PACK66 = TB.PACK[TB.TILE_AT[6, 6]]
 PACK00 = TB.PACK[0]
 
@@ -382,24 +406,25 @@ def _finish(rw, reason, out, fish, winner):
 def _open_values(R, rw):
     """7-bit mask of the values showing on open positions."""
     vm = np.int64(0)
-    for k in range(R[_R_NPOS]):
+    for k in range(2):
         if rw.vals[k] >= 0:
             vm |= np.int64(1) << rw.vals[k]
+    if R[_R_SPINNER]:
+        for k in range(2, 6):
+            if rw.vals[k] >= 0:
+                vm |= np.int64(1) << rw.vals[k]
     return vm
 
 
 @_inline
 def _block_test(R, rw):
     """§1.12: blocked when no hand holds a fitting tile and nothing can be drawn."""
-    if rw.over or rw.hb[H_SEND] > rw.hb[H_SP]:
+    if rw.over or (rw.hb[H_SEND] > rw.hb[H_SP] and not R[_R_BLOCK_ANY]):
         return
-    P = R[_R_P]
-    vm = _open_values(R, rw)
-    for s in range(P):
-        h = rw.hands[s]
-        for v in range(7):
-            if (vm >> v) & 1 and _byte(h, v):
-                return
+    sel = BYTES_OF[_open_values(R, rw)]  # the hands' bytes of the open values
+    for s in range(R[_R_P]):
+        if rw.hands[s] & sel:
+            return
     _finish(rw, BLOCKED, -1, rw.hb[H_LAST], -1)
 
 
@@ -697,10 +722,24 @@ def _deal(R, rw, first, sd, prio, htmpl, order, rr):  # fmt: skip
     for s in range(P):
         rw.penalties[s] = 0
         rw.voids[s] = 0
+    if R[_R_BLIND]:  # the rows, in deal order (§3.2)
+        for s in range(P):
+            for k in range(RB):
+                rw.buf[s, k] = -1
+            for k in range(hs):
+                rw.buf[s, k] = order[s * hs + k]
+            rw.head[s] = 0
+            rw.span[s] = hs
+            rw.known[s] = 0
+            rw.opened[s] = 0
+        rw.face_up = 0
+        rw.tph = T_START
     ld, tile = _choose_leader(R, rw, first, sd, prio)
     rw.leader = ld
     rw.lead_tile = tile
-    if R[_R_SINGLE_END]:  # single_end: the starting tile from the stock (§10.6)
+    if R[_R_BLIND]:
+        rw.lead_tile = rw.buf[ld, 0]  # §3.4: the leader leads his front tile
+    if R[_R_START_TILE]:  # the starting tile from the stock (§10.6; blind_deal, §15)
         t = rw.stock[rw.hb[H_SP]]
         rw.hb[H_SP] += 1
         rw.hb[H_SEND] = max(rw.hb[H_SEND], rw.hb[H_SP])
@@ -1076,9 +1115,242 @@ def _match_over(R, rw):
     return done, win
 
 
+# ---------------------------------------------------------------------------------------------
+# blind's rows (§3.2, §3.7; engine/blind.py, step for step)
+# ---------------------------------------------------------------------------------------------
+@_once
+def _blind_after_place(rw, seat, t):
+    """Take a placed tile out of its row; open a row of 3 tiles or fewer (§3.7b)."""
+    rw.face_up &= ~(np.int64(1) << t)
+    rw.known[seat] &= ~(np.int64(1) << t)
+    blind_phase = rw.opened[seat] == 0
+    h0 = rw.head[seat]
+    if rw.span[seat] > 0 and rw.buf[seat, h0 % RB] == t:
+        rw.head[seat] = (h0 + 1) % RB
+        rw.span[seat] -= 1
+    elif not blind_phase:  # the open phase leaves a hole
+        for j in range(rw.span[seat]):
+            k = (h0 + j) % RB
+            if rw.buf[seat, k] == t:
+                rw.buf[seat, k] = -1
+                break
+    if blind_phase and _count(rw.hands[seat]) <= 3:
+        rw.opened[seat] = 1
+
+
+@_inline
+def _fits(t, vm):
+    return ((vm >> TILE_LOW[t]) & 1) == 1 or ((vm >> TILE_HIGH[t]) & 1) == 1
+
+
+@_inline
+def _single(rw, t, m2):
+    """The slot masks of placing the one tile t (the front tile or a drawn tile)."""
+    for k in range(2):
+        m2[k] = _byte(PACK[t], rw.vals[k])
+
+
+@_inline
+def _pose(R, rw, tph, flags, m2):
+    """A decision of the turn: -1 when it has two or more legal actions (the strategy is
+    asked), else its one legal action (placements first, then draw, pass, stop)."""
+    rw.tph = tph
+    rw.cflag = flags
+    n = POPC7[m2[0]] + POPC7[m2[1]]
+    if n + (flags & 1) + ((flags >> 1) & 1) + ((flags >> 2) & 1) >= 2:
+        return np.int64(-1)
+    if n == 1:
+        return _only_play(R, rw, m2)
+    if flags & F_DRAW:
+        return np.int64(A_DRAW)
+    if flags & F_PASS:
+        return np.int64(A_PASS)
+    return np.int64(A_STOP)
+
+
+@_inline
+def _to_back(R, rw, seat, t):
+    """A moved front tile or a drawn tile joins the back of the row (and the hand)."""
+    pos = (rw.head[seat] + rw.span[seat]) % RB
+    rw.buf[seat, pos] = t
+    rw.span[seat] += 1
+    rw.hands[seat] |= PACK[t]
+    if R[_R_BFACE_UP] and IS_DBL[t] == 1:
+        rw.face_up |= np.int64(1) << t
+
+
+@_inline
+def _blind_place(R, rw, seat, a):
+    """A placement, then the placed tile leaves its row (engine/blind.py, _place)."""
+    _place(R, rw, seat, a, False)
+    _blind_after_place(rw, seat, a // 6)
+
+
+@_inline
+def _turn_over(R, rw, seat):
+    rw.to_move = _next(seat, R[_R_P])
+    rw.tph = T_START
+    return np.int64(-1)
+
+
+@_once
+def _blind_run(R, rw, seat, a, m2):
+    """A blind turn (§3.7a–c) from where it stands (``rw.tph``), with ``a`` the answer to its
+    pending decision. Forced decisions are taken here; returns the phase code of the next
+    decision with a choice (its masks in m2, flags in rw.cflag), or -1 when the turn is over.
+    """
+    while True:
+        tph = rw.tph
+        if tph == T_START:
+            if rw.opened[seat]:  # the open phase (§3.7b, §3.7c)
+                if _play_masks(R, rw, seat, m2) > 0:
+                    a = _pose(R, rw, T_OPLAY, 0, m2)
+                    if a < 0:
+                        return np.int64(PH_PLAY)
+                    continue
+                if 28 - rw.hb[H_SP] > 0:
+                    if R[_R_BDRAW_OPT]:
+                        m2[0] = 0
+                        m2[1] = 0
+                        a = _pose(R, rw, T_ODRAWQ, F_DRAW | F_PASS, m2)
+                        return np.int64(PH_PLAY)
+                    rw.tph = T_ODRAWQ
+                    a = np.int64(A_DRAW)
+                    continue
+                rw.voids[seat] |= _open_values(R, rw)
+                _pass(R, rw, seat)
+                return _turn_over(R, rw, seat)
+            front = rw.buf[seat, rw.head[seat] % RB]
+            rw.known[seat] |= np.int64(1) << front
+            if _fits(front, _open_values(R, rw)):
+                declinable = R[_R_BPLAY_OPT] and 28 - rw.hb[H_SP] > 0
+                _single(rw, front, m2)
+                rw.dtile = front
+                a = _pose(R, rw, T_FRONT, F_DRAW if declinable else 0, m2)
+                if a < 0:
+                    return np.int64(PH_FRONT if declinable else PH_PLAY)
+                continue
+            rw.tph = T_BACK
+        elif tph == T_FRONT:
+            if a == A_DRAW:  # declined (blind_play_optional)
+                rw.tph = T_BACK_DECLINED
+                continue
+            _blind_place(R, rw, seat, a)
+            return _turn_over(R, rw, seat)
+        elif tph == T_BACK or tph == T_BACK_DECLINED:
+            h0 = rw.head[seat]
+            front = rw.buf[seat, h0 % RB]
+            rw.head[seat] = (h0 + 1) % RB
+            rw.span[seat] -= 1
+            _to_back(R, rw, seat, front)
+            stock = 28 - rw.hb[H_SP] > 0
+            if R[_R_BDRAW_OPT] and stock and tph == T_BACK:
+                m2[0] = 0
+                m2[1] = 0
+                a = _pose(R, rw, T_DRAWQ, F_DRAW | F_PASS, m2)
+                return np.int64(PH_PLAY)
+            if not stock:
+                _pass(R, rw, seat)
+                return _turn_over(R, rw, seat)
+            rw.tph = T_DRAWQ
+            a = np.int64(A_DRAW)
+        elif tph == T_DRAWQ:
+            if a == A_PASS:
+                _pass(R, rw, seat)
+                return _turn_over(R, rw, seat)
+            sp = rw.hb[H_SP]
+            t = np.int64(rw.stock[sp])
+            rw.hb[H_SP] = sp + 1
+            rw.hb[H_DRAWS] += 1
+            rw.known[seat] |= np.int64(1) << t
+            if _fits(t, _open_values(R, rw)):
+                _single(rw, t, m2)
+                rw.dtile = t
+                a = _pose(R, rw, T_DRAWN, F_PASS if R[_R_BPLAY_OPT] else 0, m2)
+                if a < 0:
+                    return np.int64(PH_DRAWN)
+                continue
+            _to_back(R, rw, seat, t)
+            _pass(R, rw, seat)
+            return _turn_over(R, rw, seat)
+        elif tph == T_DRAWN:
+            t = rw.dtile
+            if a != A_PASS:
+                rw.hands[seat] |= PACK[t]
+                _blind_place(R, rw, seat, a)
+                return _turn_over(R, rw, seat)
+            _to_back(R, rw, seat, t)
+            _pass(R, rw, seat)
+            return _turn_over(R, rw, seat)
+        elif tph == T_ODRAWQ:
+            vm = _open_values(R, rw)
+            if a == A_PASS:
+                rw.voids[seat] |= vm
+                _pass(R, rw, seat)
+                return _turn_over(R, rw, seat)
+            sp = rw.hb[H_SP]
+            t = np.int64(rw.stock[sp])
+            rw.hb[H_SP] = sp + 1
+            rw.hb[H_DRAWS] += 1
+            rw.hands[seat] |= PACK[t]
+            rw.known[seat] |= np.int64(1) << t
+            pos = (rw.head[seat] + rw.span[seat]) % RB
+            rw.buf[seat, pos] = t
+            rw.span[seat] += 1
+            if not _fits(t, vm):
+                rw.voids[seat] = vm
+                _pass(R, rw, seat)
+                return _turn_over(R, rw, seat)
+            rw.voids[seat] |= vm
+            _play_masks(R, rw, seat, m2)
+            a = _pose(R, rw, T_OPLAY, 0, m2)
+            if a < 0:
+                return np.int64(PH_PLAY)
+        else:  # T_OPLAY, T_CONT: a placement, then continue or stop (§3.7b)
+            if a == A_STOP:
+                return _turn_over(R, rw, seat)
+            _blind_place(R, rw, seat, a)
+            if rw.over or _play_masks(R, rw, seat, m2) == 0:
+                return _turn_over(R, rw, seat)
+            a = _pose(R, rw, T_CONT, F_STOP, m2)
+            if a < 0:
+                return np.int64(PH_CONT)
+
+
+@_inline
+def _blind_legal(rw, a, seat):
+    """Whether ``a`` is legal at the blind turn's pending decision (rw.tph, rw.cflag)."""
+    f = rw.cflag
+    if a == A_DRAW:
+        return (f & F_DRAW) != 0
+    if a == A_PASS:
+        return (f & F_PASS) != 0
+    if a == A_STOP:
+        return (f & F_STOP) != 0
+    if a < 0 or a >= 168:
+        return False
+    t = a // 6
+    p = a % 6
+    if p >= 2:
+        return False
+    tph = rw.tph
+    if tph == T_FRONT or tph == T_DRAWN:  # the one tile looked at
+        if t != rw.dtile:
+            return False
+    elif tph == T_OPLAY or tph == T_CONT:
+        if not rw.hands[seat] & PACK[t]:
+            return False
+    else:  # draw or pass only
+        return False
+    v = rw.vals[p]
+    return v >= 0 and (TILE_LOW[t] == v or TILE_HIGH[t] == v)
+
+
 @_inline
 def _legal_act(R, rw, kind, a, seat):
     """Whether action ``a`` is one of the legal actions slot i waits on (kind ASK_*)."""
+    if R[_R_BLIND] and kind == ASK_PLAY:
+        return _blind_legal(rw, a, seat)
     if a < 0 or a >= 168:
         return False
     t = a // 6
@@ -1095,7 +1367,7 @@ def _legal_act(R, rw, kind, a, seat):
 
 @_jit
 def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, ckeys, cdec,
-            cseat, chand, cvoids, hdir, hrec, mdir, nrec, scr, start):  # fmt: skip
+            cseat, chand, cvoids, cflags, cphase, hdir, hrec, mdir, nrec, scr, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
     A slot waiting on a decision (``rw.ask`` ASK_PLAY / ASK_LEAD) first plays the action the
@@ -1133,20 +1405,26 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
         kind = rw.ask
         seat = rw.to_move
         lm = np.int64(0)
+        code = np.int64(-1)  # blind: the phase code of the turn's next decision
         if kind != ASK_NONE:  # play the chosen action
             a = rw.act
             if not _legal_act(R, rw, kind, a, seat):
                 return -2 - i
             rw.ask = ASK_NONE
-            _place(R, rw, seat, a, kind == ASK_LEAD)
-            if kind == ASK_LEAD:
+            if R[_R_BLIND] and kind == ASK_PLAY:
+                code = _blind_run(R, rw, seat, a, m2)
+            elif kind == ASK_LEAD:
+                _place(R, rw, seat, a, True)
                 rw.phase = TURN
                 if not rw.over:
                     rw.to_move = _next(seat, P)
             else:
+                _place(R, rw, seat, a, False)
                 rw.to_move = _next(seat, P)
         while True:
-            if rw.phase == START or rw.over:
+            if code >= 0:  # blind: a decision posed when the last one was answered
+                kind = ASK_PLAY
+            elif rw.phase == START or rw.over:
                 if not direct and nrec[0] >= cap:
                     return i  # flush the records, then resume here
                 first = True
@@ -1235,7 +1513,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
                     rw.hand_idx += 1
                 _deal(R, rw, first, sd, prio, htmpl, order, scr[14])
                 continue
-            if rw.phase == LEAD:
+            elif rw.phase == LEAD:
                 seat = rw.leader
                 rw.to_move = seat
                 rw.hb[H_TURNS] += 1
@@ -1248,6 +1526,8 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
                     kind = ASK_LEAD
                 else:
                     _place(R, rw, seat, _lowbit(lm) * 6, True)
+                    if R[_R_BLIND]:  # (blind leads are forced: the front tile, §3.4)
+                        _blind_after_place(rw, seat, _lowbit(lm))
                     if not rw.over:
                         rw.to_move = _next(seat, P)
                     rw.phase = TURN
@@ -1255,37 +1535,43 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
             else:  # TURN
                 seat = rw.to_move
                 rw.hb[H_TURNS] += 1
-                n = _play_masks(R, rw, seat, m2)
-                if n == 0:
-                    # nothing playable: the drawing mode applies (§1.7)
-                    vm = _open_values(R, rw)
-                    placed = False
-                    ndraw = 0
-                    if R[_R_DRAW_MODE] != 0:
-                        sp = rw.hb[H_SP]
-                        av = min(rw.hb[H_SEND] - sp, R[_R_LIMIT])
-                        while ndraw < av:
-                            t = rw.stock[sp + ndraw]
-                            ndraw += 1
-                            rw.hands[seat] |= PACK[t]
-                            if (vm >> TILE_LOW[t]) & 1 or (vm >> TILE_HIGH[t]) & 1:
-                                placed = True
-                                break
-                        rw.hb[H_SP] = sp + ndraw
-                        rw.hb[H_DRAWS] += ndraw
-                    kept = ndraw > (1 if placed else 0)
-                    rw.voids[seat] = vm if kept else (rw.voids[seat] | vm)
-                    if not placed:
-                        _pass(R, rw, seat)
-                        rw.to_move = _next(seat, P)
+                if R[_R_BLIND]:
+                    code = _blind_run(R, rw, seat, np.int64(-1), m2)
+                    if code < 0:
                         continue
-                    n = _play_masks(R, rw, seat, m2)
-                if n >= 2:
                     kind = ASK_PLAY
                 else:
-                    _place(R, rw, seat, _only_play(R, rw, m2), False)
-                    rw.to_move = _next(seat, P)
-                    continue
+                    n = _play_masks(R, rw, seat, m2)
+                    if n == 0:
+                        # nothing playable: the drawing mode applies (§1.7)
+                        vm = _open_values(R, rw)
+                        placed = False
+                        ndraw = 0
+                        if R[_R_DRAW_MODE] != 0:
+                            sp = rw.hb[H_SP]
+                            av = min(rw.hb[H_SEND] - sp, R[_R_LIMIT])
+                            while ndraw < av:
+                                t = rw.stock[sp + ndraw]
+                                ndraw += 1
+                                rw.hands[seat] |= PACK[t]
+                                if (vm >> TILE_LOW[t]) & 1 or (vm >> TILE_HIGH[t]) & 1:
+                                    placed = True
+                                    break
+                            rw.hb[H_SP] = sp + ndraw
+                            rw.hb[H_DRAWS] += ndraw
+                        kept = ndraw > (1 if placed else 0)
+                        rw.voids[seat] = vm if kept else (rw.voids[seat] | vm)
+                        if not placed:
+                            _pass(R, rw, seat)
+                            rw.to_move = _next(seat, P)
+                            continue
+                        n = _play_masks(R, rw, seat, m2)
+                    if n >= 2:
+                        kind = ASK_PLAY
+                    else:
+                        _place(R, rw, seat, _only_play(R, rw, m2), False)
+                        rw.to_move = _next(seat, P)
+                        continue
             # ---- a decision with a choice: its key, then stop here
             dec = rw.hb[H_DECISION]
             h = _sm(rw.skey ^ np.uint64(dec))
@@ -1299,6 +1585,8 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
             chand[li, j] = rw.hands[seat]  # what the Observation reads most
             for s in range(4):  # (a fixed count: unrolled)
                 cvoids[li, j, s] = rw.voids[s]
+            cflags[li, j] = rw.cflag if code >= 0 else 0
+            cphase[li, j] = code if code >= 0 else PH_PLAY
             if li == 0:
                 for k in range(R[_R_NPOS]):
                     cvals[j, k] = rw.vals[k]
