@@ -156,8 +156,9 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "bface_up": int(blind and r.blind_unplayable_double_face_up),
         # a tile from the stock starts the layout: single_end (§10.6), and blind_deal=all_tiles
         # with 3 players (§15)
-        "start_tile": int(r.layout == "single_end" or (blind and r.blind_deal == "all_tiles"
-                                                       and r.players == 3)),
+        "start_tile": int(
+            r.layout == "single_end" or (blind and r.blind_deal == "all_tiles" and r.players == 3)
+        ),
         # blind_draw_optional: a hand is blocked whatever the stock (§3.9a)
         "block_any": int(blind and r.blind_draw_optional),
     }
