@@ -14,10 +14,11 @@ calls :func:`advance` again.
 
 It is a mirror of the numpy path, rule for rule and in the same order, so that both give
 identical records (tested on every variant and option the kernel plays, against the numpy path
-and the reference engine). :func:`supports` says which rules it plays: every layout (line,
-single end, spinner), every drawing mode except blind's rows, not the voluntary draws
-(``may_draw_when_able``, ``bergen_voluntary``) nor ``inline_double_counts_single``. Everything
-else stays on the numpy path. The kernel is used when numba imports (the ``fast`` extra) and
+and the reference engine). :func:`supports` says which rules it plays: every variant, every
+layout (line, single end, spinner), every drawing mode including blind's rows, not the
+voluntary draws (``may_draw_when_able``, ``bergen_voluntary``) nor
+``inline_double_counts_single``. Everything else stays on the numpy path. One game slot's
+state is one record (:data:`SLOT`); the engine's state arrays are views of its fields. The kernel is used when numba imports (the ``fast`` extra) and
 ``DOMINOSIM_KERNEL`` is not ``0``; event logs (``log=True``) always use the numpy path.
 """
 
