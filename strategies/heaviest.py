@@ -125,12 +125,26 @@ def _compiled_line_best(values, masks, lead, is_lead, hands, voids, seat, out):
     for j in range(out.shape[0]):
         h = np.int64(hands[j])  # packed tiles use the low 55 bits
         me = seat[j]
+        # the opponents' void masks (up to three; 0 where there is none)
+        o0 = 0
+        o1 = 0
+        o2 = 0
+        k = 0
+        for s in range(n_seats):
+            if s != me:
+                if k == 0:
+                    o0 = voids[j, s]
+                elif k == 1:
+                    o1 = voids[j, s]
+                else:
+                    o2 = voids[j, s]
+                k += 1
         best = -1
         choice = -1
         if is_lead:
             for t in range(28):
                 if (lead[j] >> t) & 1:
-                    score = _score(h, t, LOW[t], HIGH[t], voids, j, me, n_seats)
+                    score = _score(h, t, LOW[t], HIGH[t], o0, o1, o2)
                     if score > best:
                         best = score
                         choice = t * 6
@@ -145,28 +159,28 @@ def _compiled_line_best(values, masks, lead, is_lead, hands, voids, seat, out):
                     w = SELECT7[m, 0]  # tiles in canonical order: ascending other half
                     m &= m - 1
                     t = TILE_AT[v, w]
-                    score = _score(h, t, w, q if q >= 0 else w, voids, j, me, n_seats)
+                    score = _score(h, t, w, q if q >= 0 else w, o0, o1, o2)
                     if score > best:
                         best = score
                         choice = t * 6 + p
         out[j] = choice
 
 
-def _score(h, t, e0, e1, voids, j, me, n_seats):
-    """:func:`line_score` of one placement (packed hand ``h``, tile ``t``, new ends)."""
+def _score(h, t, e0, e1, o0, o1, o2):
+    """:func:`line_score` of one placement (packed hand ``h``, tile ``t``, new ends; the
+    opponents' void masks)."""
     b0 = (h >> (8 * e0)) & 0x7F
     control = POPC7[b0] - 1
     if e1 != e0:
         control += POPC7[(h >> (8 * e1)) & 0x7F] - ((b0 >> e1) & 1)
-    nv = 0
-    for s in range(n_seats):
-        if s != me:
-            nv += ((voids[j, s] >> e0) & 1) + ((voids[j, s] >> e1) & 1)
-    return ((PIPS[t] * 2 + IS_DOUBLE[t]) * _CTRL + control) * _VOID + nv
+    nv = ((o0 >> e0) & 1) + ((o0 >> e1) & 1) + ((o1 >> e0) & 1) + ((o1 >> e1) & 1)
+    nv += ((o2 >> e0) & 1) + ((o2 >> e1) & 1)
+    return (PIPS2D[t] * _CTRL + control) * _VOID + nv
 
 
 POPC7 = TB.POPC7
 SELECT7 = TB.SELECT7
+PIPS2D = PIPS * 2 + IS_DOUBLE  # the score's leading part: pips, then a double
 LOW = TB.TILE_LOW
 HIGH = TB.TILE_HIGH
 try:  # the optional compiled path (pip install ".[fast]"); line_batch is the reference
@@ -175,8 +189,8 @@ try:  # the optional compiled path (pip install ".[fast]"); line_batch is the re
     # (not cached: a strategy file is loaded by path, under a generated module name)
     _score = numba.njit(nogil=True, inline="always")(_score)
     # one signature, any memory layout (strided or not): compiled once, on first use
-    _SIG = ("void(int64[:, :], int64[:, :], int64[:], boolean, uint64[:], int64[:, :], "
-            "int64[:], int64[:])")  # fmt: skip
+    _SIG = ("void(int64[:, ::1], int64[:, ::1], int64[::1], boolean, uint64[::1], int64[:, :], "
+            "int64[::1], int64[::1])")  # fmt: skip
     HAVE_COMPILED = True
 except ImportError:  # pragma: no cover - exercised where numba is absent
     HAVE_COMPILED = False
@@ -188,15 +202,15 @@ def line_batch_fast(obs, legal):
     n = len(legal)
     out = np.empty(n, dtype=np.int64)
     is_lead = legal.lead is not None
-    lead = np.asarray(legal.lead, dtype=np.int64) if is_lead else _ZERO[:1]
+    lead = np.ascontiguousarray(legal.lead, dtype=np.int64) if is_lead else _ZERO
     global _compiled
     if _compiled is None:
         _compiled = numba.njit(_SIG, nogil=True)(_compiled_line_best)
-    _compiled(np.asarray(legal.values, dtype=np.int64),
-                        np.asarray(legal.masks, dtype=np.int64), lead, is_lead,
-                        np.asarray(obs.hand, dtype=np.uint64),
-                        np.asarray(obs.voids, dtype=np.int64),
-                        np.asarray(obs.seat, dtype=np.int64), out)  # fmt: skip
+    _compiled(np.ascontiguousarray(legal.values, dtype=np.int64),
+              np.ascontiguousarray(legal.masks, dtype=np.int64), lead, is_lead,
+              np.ascontiguousarray(obs.hand, dtype=np.uint64),
+              np.asarray(obs.voids, dtype=np.int64),
+              np.ascontiguousarray(obs.seat, dtype=np.int64), out)  # fmt: skip
     return _no_placement(out, legal)
 
 
