@@ -203,17 +203,18 @@ def seeds(seed: int, players: int) -> np.ndarray:
 SLOT = np.dtype(
     [("hands", np.uint64, (4,)), ("vals", np.int64, (6,)), ("hb", np.int64, (18,)),
      ("phase", np.int64), ("to_move", np.int64), ("leader", np.int64),
-     ("lead_tile", np.int64), ("ask", np.int64), ("act", np.int64), ("skey", np.uint64),
-     ("voids", np.int64, (4,)), ("over", np.bool_), ("target_hit", np.bool_),
-     ("active", np.bool_), ("dry", np.bool_), ("dbl", np.int8, (6,)), ("armd", np.int8, (4,)),
-     ("stock", np.int8, (28,)), ("tph", np.int64), ("dtile", np.int64), ("cflag", np.int64),
+     ("lead_tile", np.int64), ("ask", np.int64), ("act", np.int64),
+     ("over", np.bool_), ("target_hit", np.bool_), ("active", np.bool_), ("dry", np.bool_),
+     ("dbl", np.int8, (6,)), ("armd", np.int8, (4,)), ("stock", np.int8, (28,)),
      ("armv", np.int64, (4,)), ("match", np.int64), ("hand_idx", np.int64),
-     ("qidx", np.int64), ("pot", np.int64), ("eggs", np.int64), ("losers", np.int64),
-     ("scores", np.int64, (4,)), ("points", np.int64, (4,)), ("penalties", np.int64, (4,)),
-     ("end_pips", np.int64, (4,)), ("written", np.int64, (4,)), ("pending", np.int64, (4,)),
-     ("prev", np.int64, (4,)), ("prev_pips", np.int64, (4,)), ("head", np.int64, (4,)),
-     ("span", np.int64, (4,)), ("known", np.int64, (4,)), ("face_up", np.int64),
-     ("opened", np.int8, (4,)), ("buf", np.int8, (4, 32))],
+     ("skey", np.uint64), ("qidx", np.int64), ("pot", np.int64), ("eggs", np.int64),
+     ("losers", np.int64), ("scores", np.int64, (4,)), ("points", np.int64, (4,)),
+     ("penalties", np.int64, (4,)), ("voids", np.int64, (4,)), ("end_pips", np.int64, (4,)),
+     ("written", np.int64, (4,)), ("pending", np.int64, (4,)), ("prev", np.int64, (4,)),
+     ("prev_pips", np.int64, (4,)), ("tph", np.int64), ("dtile", np.int64),
+     ("cflag", np.int64), ("head", np.int64, (4,)), ("span", np.int64, (4,)),
+     ("known", np.int64, (4,)), ("face_up", np.int64), ("opened", np.int8, (4,)),
+     ("buf", np.int8, (4, 32))],
     align=True,
 )  # fmt: skip
 MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
@@ -301,7 +302,7 @@ def _mask28(h):
     return out
 
 
-@_inline
+@_once
 def _pips(h):
     s = np.int64(0)
     d = np.int64(0)
@@ -588,7 +589,7 @@ def _only_play(R, rw, m2):
     return np.int64(-1)
 
 
-@_inline
+@_once
 def _lot(R, rw, sd):
     k = _sm(sd[1] ^ np.uint64(rw.match))
     k = _sm(k ^ np.uint64(rw.hand_idx))
@@ -596,7 +597,7 @@ def _lot(R, rw, sd):
     return _below(k, R[_R_P])
 
 
-@_inline
+@_once
 def _first_leader(R, rw, sd, prio):
     if R[_R_LEAD_FIRST] == 0:
         return _lot(R, rw, sd), np.int64(-1)
@@ -608,7 +609,7 @@ def _first_leader(R, rw, sd, prio):
     return np.int64(-1), np.int64(-1)
 
 
-@_inline
+@_once
 def _winner_seat(R, rw):
     w = rw.prev[P_WINNER]
     out = rw.prev[P_OUT]
@@ -634,7 +635,7 @@ def _winner_seat(R, rw):
     return a
 
 
-@_inline
+@_once
 def _choose_leader(R, rw, first, sd, prio):
     kind = R[_R_LEAD_LATER]
     if first or kind == 0:
@@ -1399,8 +1400,6 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
     tmp = scr[3]
     valid = scr[4]
     m2 = scr[5]
-    j0 = nd[0]
-    j1 = nd[1]
     for i in range(start, B):
         rw = st[i]
         if not rw.active:
@@ -1429,7 +1428,6 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
                 kind = ASK_PLAY
             elif rw.phase == START or rw.over:
                 if not direct and nrec[0] >= cap:
-                    _keys(ckeys, cdec, cseat, nd, j0, j1)
                     return i  # flush the records, then resume here
                 first = True
                 if rw.phase != START:
@@ -1578,11 +1576,12 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
                         continue
             # ---- a decision with a choice: its key, then stop here
             dec = rw.hb[H_DECISION]
+            h = _sm(rw.skey ^ np.uint64(dec))
             li = 0 if kind == ASK_PLAY else 1
             j = nd[li]
             nd[li] = j + 1
             dl[li, j] = i
-            ckeys[li, j] = rw.skey  # the key itself: _keys(), for the whole list at once
+            ckeys[li, j] = _sm(h ^ np.uint64(seat))
             cdec[li, j] = dec
             cseat[li, j] = seat
             chand[li, j] = rw.hands[seat]  # what the Observation reads most
@@ -1599,18 +1598,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
             rw.hb[H_DECISION] = dec + 1
             rw.ask = kind
             break
-    _keys(ckeys, cdec, cseat, nd, j0, j1)
     return -1
-
-
-@_inline
-def _keys(ckeys, cdec, cseat, nd, j0, j1):
-    """The addressed keys of the decisions listed since j0 / j1: key(slot's hand key, decision
-    number, seat). A loop of its own over contiguous rows (it vectorizes)."""
-    for li in range(2):
-        for j in range(j0 if li == 0 else j1, nd[li]):
-            h = _sm(ckeys[li, j] ^ np.uint64(cdec[li, j]))
-            ckeys[li, j] = _sm(h ^ np.uint64(cseat[li, j]))
 
 
 # ---------------------------------------------------------------------------------------------
