@@ -3,8 +3,9 @@
     python bench/batch_speed.py [--hands N] [--reps 5] [--numpy]
 
 Prints the CPU model, the engine path (the compiled kernel where numba is installed, else the
-numpy path), the C reference (`../shared/limit/run`, games_per_cpu_second, measured beside each
-repetition), classic 2-player `random` and `heaviest` with their ratios to C, and hands/s per
+numpy path), the C reference (`../shared/limit/run`, games_per_cpu_second, its random and its
+heaviest game, each measured beside each repetition), classic 2-player `random` and `heaviest`
+with their ratios to C (heaviest against both C games), and hands/s per
 variant (2 players, `random`; ``--numpy`` adds the numpy path). Unit "hand", one process, CPU
 time from time.process_time(); the kernel is loaded once before the timings.
 """
@@ -38,10 +39,12 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def c_rate(games: int = 2_000_000) -> float | None:
+def c_rate(games: int = 2_000_000, strategy: int = 0) -> float | None:
+    """The C limit's games per CPU second (strategy 0: random, 1: heaviest)."""
     if not LIMIT.exists():
         return None
-    out = subprocess.run([str(LIMIT), str(games)], capture_output=True, text=True).stdout
+    out = subprocess.run([str(LIMIT), str(games), "12345", str(strategy)], capture_output=True,
+                         text=True).stdout  # fmt: skip
     m = re.search(r"games_per_cpu_second=([0-9.]+)", out)
     return float(m.group(1)) if m else None
 
@@ -74,19 +77,25 @@ def main() -> None:
     if kernel:  # load (or compile) the kernel once, outside the timings
         engine_rate("classic", "random", 2_000, 0, True)
     strategies = ["random"] + (["heaviest"] if "heaviest" in discover() else [])
-    # the C limit is measured beside every engine repetition (same machine state)
-    c_rates, rates = [], {s: [] for s in strategies}
+    # the C limit (its random and its heaviest game) is measured beside every engine
+    # repetition (same machine state)
+    c_rates = {s: [] for s in strategies}
+    rates = {s: [] for s in strategies}
     for rep in range(a.reps):
-        r = c_rate()
-        if r:
-            c_rates.append(r)
-        for s in strategies:
+        for k, s in enumerate(strategies):
+            r = c_rate(strategy=k)
+            if r:
+                c_rates[s].append(r)
             rates[s].append(engine_rate("classic", s, a.hands, rep + 1, kernel))
-    c = statistics.median(c_rates) if c_rates else None
-    print(f"C limit: {c:,.0f} games/s" if c else "C limit: not found")
+    c = {s: statistics.median(v) if v else None for s, v in c_rates.items()}
+    for s in strategies:
+        print(f"C limit, {s}: {c[s]:,.0f} games/s" if c[s] else f"C limit, {s}: not found")
+    c0 = c["random"]
     for s in strategies:
         r = statistics.median(rates[s])
-        ratio = f"  {r / c:.3f} x C" if c else ""
+        ratio = f"  {r / c0:.3f} x C random" if c0 else ""
+        if s != "random" and c[s]:
+            ratio += f"  {r / c[s]:.3f} x C {s}"
         print(f"classic 2p {s:9} {r:12,.0f} hands/s{ratio}")
     print(f"{'variant':10} {'path':>7} {'hands/s (2p random)':>20}" +
           (f" {'numpy path':>12}" if a.numpy else ""))  # fmt: skip

@@ -181,11 +181,14 @@ class BatchEngine(BlindRows):
         st["armv"] = -1
         st["written"] = -1
         st["prev"] = -1
-        names = self._SLOT_FIELDS + (("head", "span", "known", "opened", "face_up", "buf")
-                                     if self.blind else ())  # fmt: skip
-        for name in names:
+        # blind's rows: a record array of their own (one unused record for other rules)
+        bst = self._kbst = np.zeros(self.B if self.blind else 1, dtype=KN.BSLOT)
+        names = [(st, n) for n in self._SLOT_FIELDS]
+        if self.blind:
+            names += [(bst, n) for n in ("head", "span", "known", "opened", "face_up", "buf")]
+        for rec, name in names:
             old = getattr(self, name)
-            view = st[name]
+            view = rec[name]
             if view.ndim >= 2:
                 view = view[:, : old.shape[1]]
             if view.dtype != old.dtype and view.dtype.itemsize == old.dtype.itemsize:
@@ -1245,7 +1248,7 @@ class BatchEngine(BlindRows):
             nd[:] = 0
             start = 0
             while start >= 0:
-                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, dl, nd, cvals,
+                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, dl, nd, cvals,
                                    cmasks, clead, ckeys, cdec, cseat, chand, cvoids, cflags,
                                    cphase, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
                 if nrec[0]:
@@ -1300,11 +1303,11 @@ class BatchEngine(BlindRows):
         seat = self.to_move[g]
         no = np.zeros(1, dtype=bool)
         if self.blind and ask[i] == KN.ASK_PLAY:  # the blind turn's pending decision
-            st = self._kst[i]
-            f = np.array([int(st["cflag"])])
-            tph = int(st["tph"])
+            bw = self._kbst[i]
+            f = np.array([int(bw["cflag"])])
+            tph = int(bw["tph"])
             if tph in (KN.T_FRONT, KN.T_DRAWN):
-                legal = self._single_legal(g, np.array([int(st["dtile"])]), draw=(f & 1) != 0,
+                legal = self._single_legal(g, np.array([int(bw["dtile"])]), draw=(f & 1) != 0,
                                            pass_=(f & 2) != 0)  # fmt: skip
             elif tph in (KN.T_OPLAY, KN.T_CONT):
                 legal = Legal(self.vals[g], self._masks(g, seat), False, None, no, no,

@@ -64,7 +64,7 @@ def supports(rules: Rules) -> bool:
 LEAD, TURN, DONE, START = 0, 1, 4, 5  # phases (batch.py: LEAD TURN MAYDRAW AFTERDRAW DONE)
 DOMINO, BLOCKED, TARGET = 0, 1, 2
 ASK_NONE, ASK_LEAD, ASK_PLAY = 0, 1, 2  # what a pending decision is
-# blind (§3.7): where a turn stands (rw.tph), the flags of a decision and its phase name
+# blind (§3.7): where a turn stands (bw.tph), the flags of a decision and its phase name
 T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, T_CONT = range(9)
 F_DRAW, F_PASS, F_STOP = 1, 2, 4
 PHASES = ("play", "blind_front", "blind_drawn", "continue")  # a decision's phase code -> name
@@ -211,10 +211,15 @@ SLOT = np.dtype(
      ("losers", np.int64), ("scores", np.int64, (4,)), ("points", np.int64, (4,)),
      ("penalties", np.int64, (4,)), ("voids", np.int64, (4,)), ("end_pips", np.int64, (4,)),
      ("written", np.int64, (4,)), ("pending", np.int64, (4,)), ("prev", np.int64, (4,)),
-     ("prev_pips", np.int64, (4,)), ("tph", np.int64), ("dtile", np.int64),
-     ("cflag", np.int64), ("head", np.int64, (4,)), ("span", np.int64, (4,)),
-     ("known", np.int64, (4,)), ("face_up", np.int64), ("opened", np.int8, (4,)),
-     ("buf", np.int8, (4, 32))],
+     ("prev_pips", np.int64, (4,))],
+    align=True,
+)  # fmt: skip
+# blind's per-slot state, a record array of its own (one unused record for other rules): the
+# turn's sub-phase and pending decision, and the rows (engine/blind.py)
+BSLOT = np.dtype(
+    [("tph", np.int64), ("dtile", np.int64), ("cflag", np.int64), ("head", np.int64, (4,)),
+     ("span", np.int64, (4,)), ("known", np.int64, (4,)), ("face_up", np.int64),
+     ("opened", np.int8, (4,)), ("buf", np.int8, (4, 32))],
     align=True,
 )  # fmt: skip
 MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
@@ -680,7 +685,7 @@ def _kozel_bad(R, rw):
 
 
 @_once
-def _deal(R, rw, first, sd, prio, htmpl, order, rr):  # fmt: skip
+def _deal(R, rw, bw, first, sd, prio, htmpl, order, rr):  # fmt: skip
     P = R[_R_P]
     hs = R[_R_HAND_SIZE]
     for f in range(htmpl.shape[0]):
@@ -727,20 +732,20 @@ def _deal(R, rw, first, sd, prio, htmpl, order, rr):  # fmt: skip
     if R[_R_BLIND]:  # the rows, in deal order (§3.2)
         for s in range(P):
             for k in range(RB):
-                rw.buf[s, k] = -1
+                bw.buf[s, k] = -1
             for k in range(hs):
-                rw.buf[s, k] = order[s * hs + k]
-            rw.head[s] = 0
-            rw.span[s] = hs
-            rw.known[s] = 0
-            rw.opened[s] = 0
-        rw.face_up = 0
-        rw.tph = T_START
+                bw.buf[s, k] = order[s * hs + k]
+            bw.head[s] = 0
+            bw.span[s] = hs
+            bw.known[s] = 0
+            bw.opened[s] = 0
+        bw.face_up = 0
+        bw.tph = T_START
     ld, tile = _choose_leader(R, rw, first, sd, prio)
     rw.leader = ld
     rw.lead_tile = tile
     if R[_R_BLIND]:
-        rw.lead_tile = rw.buf[ld, 0]  # §3.4: the leader leads his front tile
+        rw.lead_tile = bw.buf[ld, 0]  # §3.4: the leader leads his front tile
     if R[_R_START_TILE]:  # the starting tile from the stock (§10.6; blind_deal, §15)
         t = rw.stock[rw.hb[H_SP]]
         rw.hb[H_SP] += 1
@@ -1121,23 +1126,23 @@ def _match_over(R, rw):
 # blind's rows (§3.2, §3.7; engine/blind.py, step for step)
 # ---------------------------------------------------------------------------------------------
 @_once
-def _blind_after_place(rw, seat, t):
+def _blind_after_place(rw, bw, seat, t):
     """Take a placed tile out of its row; open a row of 3 tiles or fewer (§3.7b)."""
-    rw.face_up &= ~(np.int64(1) << t)
-    rw.known[seat] &= ~(np.int64(1) << t)
-    blind_phase = rw.opened[seat] == 0
-    h0 = rw.head[seat]
-    if rw.span[seat] > 0 and rw.buf[seat, h0 % RB] == t:
-        rw.head[seat] = (h0 + 1) % RB
-        rw.span[seat] -= 1
+    bw.face_up &= ~(np.int64(1) << t)
+    bw.known[seat] &= ~(np.int64(1) << t)
+    blind_phase = bw.opened[seat] == 0
+    h0 = bw.head[seat]
+    if bw.span[seat] > 0 and bw.buf[seat, h0 % RB] == t:
+        bw.head[seat] = (h0 + 1) % RB
+        bw.span[seat] -= 1
     elif not blind_phase:  # the open phase leaves a hole
-        for j in range(rw.span[seat]):
+        for j in range(bw.span[seat]):
             k = (h0 + j) % RB
-            if rw.buf[seat, k] == t:
-                rw.buf[seat, k] = -1
+            if bw.buf[seat, k] == t:
+                bw.buf[seat, k] = -1
                 break
     if blind_phase and _count(rw.hands[seat]) <= 3:
-        rw.opened[seat] = 1
+        bw.opened[seat] = 1
 
 
 @_inline
@@ -1153,11 +1158,11 @@ def _single(rw, t, m2):
 
 
 @_inline
-def _pose(R, rw, tph, flags, m2):
+def _pose(R, rw, bw, tph, flags, m2):
     """A decision of the turn: -1 when it has two or more legal actions (the strategy is
     asked), else its one legal action (placements first, then draw, pass, stop)."""
-    rw.tph = tph
-    rw.cflag = flags
+    bw.tph = tph
+    bw.cflag = flags
     n = POPC7[m2[0]] + POPC7[m2[1]]
     if n + (flags & 1) + ((flags >> 1) & 1) + ((flags >> 2) & 1) >= 2:
         return np.int64(-1)
@@ -1171,42 +1176,42 @@ def _pose(R, rw, tph, flags, m2):
 
 
 @_inline
-def _to_back(R, rw, seat, t):
+def _to_back(R, rw, bw, seat, t):
     """A moved front tile or a drawn tile joins the back of the row (and the hand)."""
-    pos = (rw.head[seat] + rw.span[seat]) % RB
-    rw.buf[seat, pos] = t
-    rw.span[seat] += 1
+    pos = (bw.head[seat] + bw.span[seat]) % RB
+    bw.buf[seat, pos] = t
+    bw.span[seat] += 1
     rw.hands[seat] |= PACK[t]
     if R[_R_BFACE_UP] and IS_DBL[t] == 1:
-        rw.face_up |= np.int64(1) << t
+        bw.face_up |= np.int64(1) << t
 
 
 @_inline
-def _blind_place(R, rw, seat, a):
+def _blind_place(R, rw, bw, seat, a):
     """A placement, then the placed tile leaves its row (engine/blind.py, _place)."""
     _place(R, rw, seat, a, False)
-    _blind_after_place(rw, seat, a // 6)
+    _blind_after_place(rw, bw, seat, a // 6)
 
 
 @_inline
-def _turn_over(R, rw, seat):
+def _turn_over(R, rw, bw, seat):
     rw.to_move = _next(seat, R[_R_P])
-    rw.tph = T_START
+    bw.tph = T_START
     return np.int64(-1)
 
 
 @_once
-def _blind_run(R, rw, seat, a, m2):
-    """A blind turn (§3.7a–c) from where it stands (``rw.tph``), with ``a`` the answer to its
+def _blind_run(R, rw, bw, seat, a, m2):
+    """A blind turn (§3.7a–c) from where it stands (``bw.tph``), with ``a`` the answer to its
     pending decision. Forced decisions are taken here; returns the phase code of the next
-    decision with a choice (its masks in m2, flags in rw.cflag), or -1 when the turn is over.
+    decision with a choice (its masks in m2, flags in bw.cflag), or -1 when the turn is over.
     """
     while True:
-        tph = rw.tph
+        tph = bw.tph
         if tph == T_START:
-            if rw.opened[seat]:  # the open phase (§3.7b, §3.7c)
+            if bw.opened[seat]:  # the open phase (§3.7b, §3.7c)
                 if _play_masks(R, rw, seat, m2) > 0:
-                    a = _pose(R, rw, T_OPLAY, 0, m2)
+                    a = _pose(R, rw, bw, T_OPLAY, 0, m2)
                     if a < 0:
                         return np.int64(PH_PLAY)
                     continue
@@ -1214,115 +1219,115 @@ def _blind_run(R, rw, seat, a, m2):
                     if R[_R_BDRAW_OPT]:
                         m2[0] = 0
                         m2[1] = 0
-                        a = _pose(R, rw, T_ODRAWQ, F_DRAW | F_PASS, m2)
+                        a = _pose(R, rw, bw, T_ODRAWQ, F_DRAW | F_PASS, m2)
                         return np.int64(PH_PLAY)
-                    rw.tph = T_ODRAWQ
+                    bw.tph = T_ODRAWQ
                     a = np.int64(A_DRAW)
                     continue
                 rw.voids[seat] |= _open_values(R, rw)
                 _pass(R, rw, seat)
-                return _turn_over(R, rw, seat)
-            front = rw.buf[seat, rw.head[seat] % RB]
-            rw.known[seat] |= np.int64(1) << front
+                return _turn_over(R, rw, bw, seat)
+            front = bw.buf[seat, bw.head[seat] % RB]
+            bw.known[seat] |= np.int64(1) << front
             if _fits(front, _open_values(R, rw)):
                 declinable = R[_R_BPLAY_OPT] and 28 - rw.hb[H_SP] > 0
                 _single(rw, front, m2)
-                rw.dtile = front
-                a = _pose(R, rw, T_FRONT, F_DRAW if declinable else 0, m2)
+                bw.dtile = front
+                a = _pose(R, rw, bw, T_FRONT, F_DRAW if declinable else 0, m2)
                 if a < 0:
                     return np.int64(PH_FRONT if declinable else PH_PLAY)
                 continue
-            rw.tph = T_BACK
+            bw.tph = T_BACK
         elif tph == T_FRONT:
             if a == A_DRAW:  # declined (blind_play_optional)
-                rw.tph = T_BACK_DECLINED
+                bw.tph = T_BACK_DECLINED
                 continue
-            _blind_place(R, rw, seat, a)
-            return _turn_over(R, rw, seat)
+            _blind_place(R, rw, bw, seat, a)
+            return _turn_over(R, rw, bw, seat)
         elif tph == T_BACK or tph == T_BACK_DECLINED:
-            h0 = rw.head[seat]
-            front = rw.buf[seat, h0 % RB]
-            rw.head[seat] = (h0 + 1) % RB
-            rw.span[seat] -= 1
-            _to_back(R, rw, seat, front)
+            h0 = bw.head[seat]
+            front = bw.buf[seat, h0 % RB]
+            bw.head[seat] = (h0 + 1) % RB
+            bw.span[seat] -= 1
+            _to_back(R, rw, bw, seat, front)
             stock = 28 - rw.hb[H_SP] > 0
             if R[_R_BDRAW_OPT] and stock and tph == T_BACK:
                 m2[0] = 0
                 m2[1] = 0
-                a = _pose(R, rw, T_DRAWQ, F_DRAW | F_PASS, m2)
+                a = _pose(R, rw, bw, T_DRAWQ, F_DRAW | F_PASS, m2)
                 return np.int64(PH_PLAY)
             if not stock:
                 _pass(R, rw, seat)
-                return _turn_over(R, rw, seat)
-            rw.tph = T_DRAWQ
+                return _turn_over(R, rw, bw, seat)
+            bw.tph = T_DRAWQ
             a = np.int64(A_DRAW)
         elif tph == T_DRAWQ:
             if a == A_PASS:
                 _pass(R, rw, seat)
-                return _turn_over(R, rw, seat)
+                return _turn_over(R, rw, bw, seat)
             sp = rw.hb[H_SP]
             t = np.int64(rw.stock[sp])
             rw.hb[H_SP] = sp + 1
             rw.hb[H_DRAWS] += 1
-            rw.known[seat] |= np.int64(1) << t
+            bw.known[seat] |= np.int64(1) << t
             if _fits(t, _open_values(R, rw)):
                 _single(rw, t, m2)
-                rw.dtile = t
-                a = _pose(R, rw, T_DRAWN, F_PASS if R[_R_BPLAY_OPT] else 0, m2)
+                bw.dtile = t
+                a = _pose(R, rw, bw, T_DRAWN, F_PASS if R[_R_BPLAY_OPT] else 0, m2)
                 if a < 0:
                     return np.int64(PH_DRAWN)
                 continue
-            _to_back(R, rw, seat, t)
+            _to_back(R, rw, bw, seat, t)
             _pass(R, rw, seat)
-            return _turn_over(R, rw, seat)
+            return _turn_over(R, rw, bw, seat)
         elif tph == T_DRAWN:
-            t = rw.dtile
+            t = bw.dtile
             if a != A_PASS:
                 rw.hands[seat] |= PACK[t]
-                _blind_place(R, rw, seat, a)
-                return _turn_over(R, rw, seat)
-            _to_back(R, rw, seat, t)
+                _blind_place(R, rw, bw, seat, a)
+                return _turn_over(R, rw, bw, seat)
+            _to_back(R, rw, bw, seat, t)
             _pass(R, rw, seat)
-            return _turn_over(R, rw, seat)
+            return _turn_over(R, rw, bw, seat)
         elif tph == T_ODRAWQ:
             vm = _open_values(R, rw)
             if a == A_PASS:
                 rw.voids[seat] |= vm
                 _pass(R, rw, seat)
-                return _turn_over(R, rw, seat)
+                return _turn_over(R, rw, bw, seat)
             sp = rw.hb[H_SP]
             t = np.int64(rw.stock[sp])
             rw.hb[H_SP] = sp + 1
             rw.hb[H_DRAWS] += 1
             rw.hands[seat] |= PACK[t]
-            rw.known[seat] |= np.int64(1) << t
-            pos = (rw.head[seat] + rw.span[seat]) % RB
-            rw.buf[seat, pos] = t
-            rw.span[seat] += 1
+            bw.known[seat] |= np.int64(1) << t
+            pos = (bw.head[seat] + bw.span[seat]) % RB
+            bw.buf[seat, pos] = t
+            bw.span[seat] += 1
             if not _fits(t, vm):
                 rw.voids[seat] = vm
                 _pass(R, rw, seat)
-                return _turn_over(R, rw, seat)
+                return _turn_over(R, rw, bw, seat)
             rw.voids[seat] |= vm
             _play_masks(R, rw, seat, m2)
-            a = _pose(R, rw, T_OPLAY, 0, m2)
+            a = _pose(R, rw, bw, T_OPLAY, 0, m2)
             if a < 0:
                 return np.int64(PH_PLAY)
         else:  # T_OPLAY, T_CONT: a placement, then continue or stop (§3.7b)
             if a == A_STOP:
-                return _turn_over(R, rw, seat)
-            _blind_place(R, rw, seat, a)
+                return _turn_over(R, rw, bw, seat)
+            _blind_place(R, rw, bw, seat, a)
             if rw.over or _play_masks(R, rw, seat, m2) == 0:
-                return _turn_over(R, rw, seat)
-            a = _pose(R, rw, T_CONT, F_STOP, m2)
+                return _turn_over(R, rw, bw, seat)
+            a = _pose(R, rw, bw, T_CONT, F_STOP, m2)
             if a < 0:
                 return np.int64(PH_CONT)
 
 
 @_inline
-def _blind_legal(rw, a, seat):
-    """Whether ``a`` is legal at the blind turn's pending decision (rw.tph, rw.cflag)."""
-    f = rw.cflag
+def _blind_legal(rw, bw, a, seat):
+    """Whether ``a`` is legal at the blind turn's pending decision (bw.tph, bw.cflag)."""
+    f = bw.cflag
     if a == A_DRAW:
         return (f & F_DRAW) != 0
     if a == A_PASS:
@@ -1335,9 +1340,9 @@ def _blind_legal(rw, a, seat):
     p = a % 6
     if p >= 2:
         return False
-    tph = rw.tph
+    tph = bw.tph
     if tph == T_FRONT or tph == T_DRAWN:  # the one tile looked at
-        if t != rw.dtile:
+        if t != bw.dtile:
             return False
     elif tph == T_OPLAY or tph == T_CONT:
         if not rw.hands[seat] & PACK[t]:
@@ -1349,10 +1354,10 @@ def _blind_legal(rw, a, seat):
 
 
 @_inline
-def _legal_act(R, rw, kind, a, seat):
+def _legal_act(R, rw, bw, kind, a, seat):
     """Whether action ``a`` is one of the legal actions slot i waits on (kind ASK_*)."""
     if R[_R_BLIND] and kind == ASK_PLAY:
-        return _blind_legal(rw, a, seat)
+        return _blind_legal(rw, bw, a, seat)
     if a < 0 or a >= 168:
         return False
     t = a // 6
@@ -1368,7 +1373,7 @@ def _legal_act(R, rw, kind, a, seat):
 
 
 @_jit
-def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, ckeys, cdec,
+def advance(R, sd, prio, htmpl, queue, qpos, st, bst, dl, nd, cvals, cmasks, clead, ckeys, cdec,
             cseat, chand, cvoids, cflags, cphase, hdir, hrec, mdir, nrec, scr, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
@@ -1404,17 +1409,18 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
         rw = st[i]
         if not rw.active:
             continue
+        bw = bst[i if R[_R_BLIND] else 0]
         kind = rw.ask
         seat = rw.to_move
         lm = np.int64(0)
         code = np.int64(-1)  # blind: the phase code of the turn's next decision
         if kind != ASK_NONE:  # play the chosen action
             a = rw.act
-            if not _legal_act(R, rw, kind, a, seat):
+            if not _legal_act(R, rw, bw, kind, a, seat):
                 return -2 - i
             rw.ask = ASK_NONE
             if R[_R_BLIND] and kind == ASK_PLAY:
-                code = _blind_run(R, rw, seat, a, m2)
+                code = _blind_run(R, rw, bw, seat, a, m2)
             elif kind == ASK_LEAD:
                 _place(R, rw, seat, a, True)
                 rw.phase = TURN
@@ -1513,7 +1519,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
                     rw.losers = 0
                 else:
                     rw.hand_idx += 1
-                _deal(R, rw, first, sd, prio, htmpl, order, scr[14])
+                _deal(R, rw, bw, first, sd, prio, htmpl, order, scr[14])
                 continue
             elif rw.phase == LEAD:
                 seat = rw.leader
@@ -1529,7 +1535,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
                 else:
                     _place(R, rw, seat, _lowbit(lm) * 6, True)
                     if R[_R_BLIND]:  # (blind leads are forced: the front tile, §3.4)
-                        _blind_after_place(rw, seat, _lowbit(lm))
+                        _blind_after_place(rw, bw, seat, _lowbit(lm))
                     if not rw.over:
                         rw.to_move = _next(seat, P)
                     rw.phase = TURN
@@ -1538,7 +1544,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
                 seat = rw.to_move
                 rw.hb[H_TURNS] += 1
                 if R[_R_BLIND]:
-                    code = _blind_run(R, rw, seat, np.int64(-1), m2)
+                    code = _blind_run(R, rw, bw, seat, np.int64(-1), m2)
                     if code < 0:
                         continue
                     kind = ASK_PLAY
@@ -1587,7 +1593,7 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, dl, nd, cvals, cmasks, clead, c
             chand[li, j] = rw.hands[seat]  # what the Observation reads most
             for s in range(4):  # (a fixed count: unrolled)
                 cvoids[li, j, s] = rw.voids[s]
-            cflags[li, j] = rw.cflag if code >= 0 else 0
+            cflags[li, j] = bw.cflag if code >= 0 else 0
             cphase[li, j] = code if code >= 0 else PH_PLAY
             if li == 0:
                 for k in range(R[_R_NPOS]):
