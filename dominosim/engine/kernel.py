@@ -1194,6 +1194,17 @@ def _blind_place(R, rw, bw, seat, a):
 
 
 @_inline
+def _draw_one(rw, bw, seat):
+    """The next stock tile, drawn and looked at (it joins the hand or a row after)."""
+    sp = rw.hb[H_SP]
+    t = np.int64(rw.stock[sp])
+    rw.hb[H_SP] = sp + 1
+    rw.hb[H_DRAWS] += 1
+    bw.known[seat] |= np.int64(1) << t
+    return t
+
+
+@_inline
 def _turn_over(R, rw, bw, seat):
     rw.to_move = _next(seat, R[_R_P])
     bw.tph = T_START
@@ -1265,11 +1276,7 @@ def _blind_run(R, rw, bw, seat, a, m2):
             if a == A_PASS:
                 _pass(R, rw, seat)
                 return _turn_over(R, rw, bw, seat)
-            sp = rw.hb[H_SP]
-            t = np.int64(rw.stock[sp])
-            rw.hb[H_SP] = sp + 1
-            rw.hb[H_DRAWS] += 1
-            bw.known[seat] |= np.int64(1) << t
+            t = _draw_one(rw, bw, seat)
             if _fits(t, _open_values(R, rw)):
                 _single(rw, t, m2)
                 bw.dtile = t
@@ -1295,12 +1302,8 @@ def _blind_run(R, rw, bw, seat, a, m2):
                 rw.voids[seat] |= vm
                 _pass(R, rw, seat)
                 return _turn_over(R, rw, bw, seat)
-            sp = rw.hb[H_SP]
-            t = np.int64(rw.stock[sp])
-            rw.hb[H_SP] = sp + 1
-            rw.hb[H_DRAWS] += 1
+            t = _draw_one(rw, bw, seat)
             rw.hands[seat] |= PACK[t]
-            bw.known[seat] |= np.int64(1) << t
             pos = (bw.head[seat] + bw.span[seat]) % RB
             bw.buf[seat, pos] = t
             bw.span[seat] += 1
