@@ -180,7 +180,6 @@ class BatchEngine(BlindRows):
         st["vals"] = -1
         st["armv"] = -1
         st["written"] = -1
-        st["prev"] = -1
         # blind's rows: a record array of their own (one unused record for other rules)
         bst = self._kbst = np.zeros(self.B if self.blind else 1, dtype=KN.BSLOT)
         names = [(st, n) for n in self._SLOT_FIELDS]
@@ -582,8 +581,8 @@ class BatchEngine(BlindRows):
     def _drawable(self, g):
         return self.send[g] - self.sp[g]
 
-    def _observe(self, g, seats, phase_name, decision=None):
-        return BatchObservation(self, g, seats, phase_name, decision)
+    def _observe(self, g, seats, phase_name, decision=None, known=None):
+        return BatchObservation(self, g, seats, phase_name, decision, known)
 
     def _decide(self, g, seats, legal: Legal, phase_name="play"):
         """Actions for decisions ``g`` (asks strategies only where 2+ actions are legal)."""
@@ -619,9 +618,7 @@ class BatchEngine(BlindRows):
 
         ``check=False``: the caller checks that the actions are legal (the kernel does).
         ``pre``: Observation fields the caller already has (the kernel's decision lists)."""
-        obs = self._observe(ga, sa, phase_name, dec)
-        if pre:
-            obs.__dict__.update(pre)
+        obs = self._observe(ga, sa, phase_name, dec, pre)
         if self._one_strategy is not None:
             return self._call(self._one_strategy, obs, sub, keys, check)
         chosen = np.empty(len(ga), dtype=np.int64)
@@ -1248,9 +1245,9 @@ class BatchEngine(BlindRows):
             nd[:] = 0
             start = 0
             while start >= 0:
-                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, dl, nd, cvals,
-                                   cmasks, clead, ckeys, cdec, cseat, chand, cvoids, cflags,
-                                   cphase, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
+                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, dl, nd,
+                                   cvals, cmasks, clead, ckeys, cdec, cseat, chand, cvoids,
+                                   cflags, cphase, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0

@@ -18,7 +18,8 @@ and the reference engine). :func:`supports` says which rules it plays: every var
 layout (line, single end, spinner), every drawing mode including blind's rows, not the
 voluntary draws (``may_draw_when_able``, ``bergen_voluntary``) nor
 ``inline_double_counts_single``. Everything else stays on the numpy path. One game slot's
-state is one record (:data:`SLOT`); the engine's state arrays are views of its fields. The kernel is used when numba imports (the ``fast`` extra) and
+state is one record (:data:`SLOT`, blind's rows in :data:`BSLOT`); the engine's state arrays
+are views of its fields. The kernel is used when numba imports (the ``fast`` extra) and
 ``DOMINOSIM_KERNEL`` is not ``0``; event logs (``log=True``) always use the numpy path.
 """
 
@@ -1133,8 +1134,7 @@ def _blind_after_place(rw, bw, seat, t):
     blind_phase = bw.opened[seat] == 0
     h0 = bw.head[seat]
     if bw.span[seat] > 0 and bw.buf[seat, h0 % RB] == t:
-        bw.head[seat] = (h0 + 1) % RB
-        bw.span[seat] -= 1
+        _pop_front(bw, seat)
     elif not blind_phase:  # the open phase leaves a hole
         for j in range(bw.span[seat]):
             k = (h0 + j) % RB
@@ -1176,11 +1176,23 @@ def _pose(R, rw, bw, tph, flags, m2):
 
 
 @_inline
+def _pop_front(bw, seat):
+    """The front tile leaves the row (engine/blind.py, _pop_front)."""
+    bw.head[seat] = (bw.head[seat] + 1) % RB
+    bw.span[seat] -= 1
+
+
+@_inline
+def _append_row(bw, seat, t):
+    """Tile t joins the back of the row (engine/blind.py, _append_row)."""
+    bw.buf[seat, (bw.head[seat] + bw.span[seat]) % RB] = t
+    bw.span[seat] += 1
+
+
+@_inline
 def _to_back(R, rw, bw, seat, t):
     """A moved front tile or a drawn tile joins the back of the row (and the hand)."""
-    pos = (bw.head[seat] + bw.span[seat]) % RB
-    bw.buf[seat, pos] = t
-    bw.span[seat] += 1
+    _append_row(bw, seat, t)
     rw.hands[seat] |= PACK[t]
     if R[_R_BFACE_UP] and IS_DBL[t] == 1:
         bw.face_up |= np.int64(1) << t
@@ -1256,10 +1268,8 @@ def _blind_run(R, rw, bw, seat, a, m2):
             _blind_place(R, rw, bw, seat, a)
             return _turn_over(R, rw, bw, seat)
         elif tph == T_BACK or tph == T_BACK_DECLINED:
-            h0 = bw.head[seat]
-            front = bw.buf[seat, h0 % RB]
-            bw.head[seat] = (h0 + 1) % RB
-            bw.span[seat] -= 1
+            front = bw.buf[seat, bw.head[seat] % RB]
+            _pop_front(bw, seat)
             _to_back(R, rw, bw, seat, front)
             stock = 28 - rw.hb[H_SP] > 0
             if R[_R_BDRAW_OPT] and stock and tph == T_BACK:
@@ -1304,9 +1314,7 @@ def _blind_run(R, rw, bw, seat, a, m2):
                 return _turn_over(R, rw, bw, seat)
             t = _draw_one(rw, bw, seat)
             rw.hands[seat] |= PACK[t]
-            pos = (bw.head[seat] + bw.span[seat]) % RB
-            bw.buf[seat, pos] = t
-            bw.span[seat] += 1
+            _append_row(bw, seat, t)
             if not _fits(t, vm):
                 rw.voids[seat] = vm
                 _pass(R, rw, seat)

@@ -28,15 +28,18 @@ class BatchObservation:
                "drawable", "scores", "penalties", "leader", "match_id", "hand_index",
                "decision", "doubles", "along", "table_count")  # fmt: skip
 
-    def __init__(self, engine, g, seats, phase: str, decision=None):
+    def __init__(self, engine, g, seats, phase: str, decision=None, known=None):
         # Fields are read from the engine on first use (most strategies read few of them);
         # ``decision`` is taken now because the engine numbers the next decisions right after.
+        # ``known``: fields the caller already holds (the kernel's decision lists), by name.
         self._e = engine
         self._g = g
         self.rules = engine.r
         self.phase = phase
         self.seat = np.asarray(seats)
         self.decision = engine.decision[g] if decision is None else decision
+        if known:
+            self.__dict__.update(known)
 
     def __len__(self) -> int:
         return len(self.seat)
