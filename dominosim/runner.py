@@ -558,6 +558,10 @@ class _Pool:
     def __init__(self, items, workers: int):
         import multiprocess
 
+        from .engine import kernel
+
+        for rules, unit in dict.fromkeys((it.rules, it.unit) for it in items):
+            kernel.prepare(rules, unit)  # (compiled once, before the workers fork)
         self.pool = multiprocess.Pool(workers, initializer=_ignore_sigint)
         self.items = items
 

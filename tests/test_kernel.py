@@ -222,3 +222,56 @@ def test_compiled_uniform_picks_what_the_numpy_helper_picks(monkeypatch):
         out[on] = got
     for a, b in zip(out["1"], out["0"], strict=True):
         assert np.array_equal(a, b)
+
+
+# ---------------------------------------------------------------------------------------------
+# the kernel compiled for one rule set (kernel.advance_for)
+
+
+def test_a_specialized_kernel_has_the_rule_knobs_written_in():
+    """Every knob read becomes its value, except the numbers a study varies (a target score
+    per point of a sweep must not compile a kernel each)."""
+    import re
+
+    R = KN.knobs(make_rules("classic", 2), "hand")
+    key = tuple(None if i in KN._RUNTIME else int(x) for i, x in enumerate(R))
+    src = KN._specialized_source(key)
+    left = set(re.findall(r"R\[(_R_[A-Z0-9_]+)\]", src))
+    assert left == {KN._KNOB_NAMES[i] for i in KN._RUNTIME} & left
+    assert "_R_TARGET" in left and "_R_SPINNER" not in left and "_R_BLIND" not in left
+    assert "def advance(" in src and "def _blind_run(" in src
+    compile(src, "specialized", "exec")
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "opts", "unit", "n"),
+    [("classic", 2, {}, "hand", 300),
+     ("sniff", 4, {}, "match", 20),
+     ("blind", 3, {"blind_deal": "all_tiles", "blind_draw_optional": True,
+                   "blind_play_optional": True}, "match", 20)],
+)  # fmt: skip
+def test_the_specialized_kernel_plays_what_the_general_one_plays(
+    monkeypatch, variant, players, opts, unit, n
+):
+    """The kernel compiled for a rule set (what a plain run uses) gives the records of the
+    general kernel: classic (the benchmark), a spinner with fives scoring and 4 seats, and
+    blind's rows with its options."""
+    rules = make_rules(variant, players, **opts)
+    st = [get("heaviest"), get("random")] * 2
+    monkeypatch.setenv("DOMINOSIM_SPECIALIZE", "0")
+    general = records(rules, st[:players], range(n), unit=unit, kernel=True)
+    monkeypatch.setenv("DOMINOSIM_SPECIALIZE", "1")
+    fn = KN.advance_for(KN.knobs(rules, unit))
+    assert fn is not KN.advance and fn.py_func.__module__.startswith("_dominosim_kernel_")
+    special = records(rules, st[:players], range(n), unit=unit, kernel=True)
+    assert differences(general, special) == []
+    assert len(general[0]["match_id"]) >= n
+
+
+def test_an_unwritable_cache_falls_back_to_the_general_kernel(monkeypatch, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("DOMINOSIM_SPECIALIZE", "1")
+    monkeypatch.setenv("DOMINOSIM_CACHE_DIR", str(blocker / "kernels"))
+    monkeypatch.setattr(KN, "_specialized", {})
+    assert KN.advance_for(KN.knobs(make_rules("block", 3), "match")) is KN.advance

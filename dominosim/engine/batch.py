@@ -1206,6 +1206,7 @@ class BatchEngine(BlindRows):
             self.active[:] = True
             self.phase[:] = KN.START
         R = KN.knobs(self.r, self.unit)
+        advance = KN.advance_for(R)  # (compiled for these rules)
         sd = KN.seeds(self.seed, P)
         prio = KN.first_priority(self.r)
         htmpl = np.ascontiguousarray(self._htmpl[:, 0])
@@ -1215,19 +1216,12 @@ class BatchEngine(BlindRows):
         ask, act = st["ask"], st["act"]
         # slot -> queue position (from_positions fills slot i with queue entry i)
         st["qidx"] = np.arange(B, dtype=np.int64)
-        # the decisions of a round, as two lists (0: placements, 1: leads)
-        dl = np.zeros((2, B), dtype=np.int64)
+        # the decisions of a round, as two lists (0: placements, 1: leads): a row of cd each
+        # (columns KN.CD_*), a placement's values and slot masks in cvals, cmasks
         nd = np.zeros(2, dtype=np.int64)
+        cd = np.zeros((2, B, KN.CDW), dtype=np.int64)
         cvals = np.zeros((B, self.NP), dtype=np.int64)
         cmasks = np.zeros((B, self.NP), dtype=np.int64)
-        clead = np.zeros(B, dtype=np.int64)
-        ckeys = np.zeros((2, B), dtype=np.uint64)
-        cdec = np.zeros((2, B), dtype=np.int64)
-        cseat = np.zeros((2, B), dtype=np.int64)
-        chand = np.zeros((2, B), dtype=np.uint64)
-        cvoids = np.zeros((2, B, 4), dtype=np.int64)
-        cflags = np.zeros((2, B), dtype=np.int64)  # blind: draw 1, pass 2, stop 4
-        cphase = np.zeros((2, B), dtype=np.int64)  # blind: the decision's phase (KN.PHASES)
         no = np.zeros(B, dtype=bool)
         lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
         lead_masks = np.zeros((B, self.NP), dtype=np.int64)
@@ -1245,9 +1239,8 @@ class BatchEngine(BlindRows):
             nd[:] = 0
             start = 0
             while start >= 0:
-                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, dl, nd,
-                                   cvals, cmasks, clead, ckeys, cdec, cseat, chand, cvoids,
-                                   cflags, cphase, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
+                start = advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, nd, cd,
+                                   cvals, cmasks, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0
@@ -1257,42 +1250,42 @@ class BatchEngine(BlindRows):
             if not n_play + n_lead:
                 break
             if self.blind:  # placements and flags, by phase name
-                self._kernel_blind_round(n_play, dl, cvals, cmasks, cflags, cphase, ckeys, cdec,
-                                         cseat, act)  # fmt: skip
+                self._kernel_blind_round(n_play, cd, cvals, cmasks, act)
                 n_play = 0
             for kind, n in ((0, n_play), (1, n_lead)):
                 if not n:
                     continue
+                c = cd[kind, :n]
                 if kind == 0:
                     legal = Legal(cvals[:n], cmasks[:n], False, None, no[:n], no[:n], no[:n])
                 else:
-                    legal = Legal(lead_vals[:n], lead_masks[:n], False, clead[:n], no[:n],
-                                  no[:n], no[:n])  # fmt: skip
+                    legal = Legal(lead_vals[:n], lead_masks[:n], False, c[:, KN.CD_LEAD],
+                                  no[:n], no[:n], no[:n])  # fmt: skip
                 legal._no_flags = True
-                g = dl[kind, :n]
-                pre = {"hand": chand[kind, :n], "voids": cvoids[kind, :n, :P],
-                       "values": legal.values}  # fmt: skip
-                if self.blind:  # the owner sees only the row tiles he has looked at
-                    del pre["hand"]
-                act[g] = self._ask(g, cseat[kind, :n], legal, ckeys[kind, :n], cdec[kind, :n],
-                                   "play", check=False, pre=pre)  # fmt: skip
+                g = c[:, KN.CD_SLOT]
+                pre = {"voids": c[:, KN.CD_VOIDS : KN.CD_VOIDS + P], "values": legal.values}
+                if not self.blind:  # (in blind the owner sees only the row tiles he looked at)
+                    pre["hand"] = c[:, KN.CD_HAND].view(U64)
+                act[g] = self._ask(g, c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
+                                   c[:, KN.CD_DEC], "play", check=False, pre=pre)  # fmt: skip
         self.next_q = int(qpos[0])
         self._kernel_fields(hdir if direct else None, mdir)
         return self._collect()
 
-    def _kernel_blind_round(self, n, dl, cvals, cmasks, cflags, cphase, ckeys, cdec, cseat, act):
+    def _kernel_blind_round(self, n, cd, cvals, cmasks, act):
         """A round of blind decisions from the kernel: one ask per phase name (§3.7)."""
         if not n:
             return
-        ph = cphase[0, :n]
+        ph = cd[0, :n, KN.CD_PHASE]
         for code in np.unique(ph):
             sel = np.flatnonzero(ph == code)
-            f = cflags[0, sel]
+            c = cd[0, sel]
+            f = c[:, KN.CD_FLAGS]
             legal = Legal(cvals[sel], cmasks[sel], False, None, (f & KN.F_DRAW) != 0,
                           (f & KN.F_PASS) != 0, (f & KN.F_STOP) != 0)  # fmt: skip
-            g = dl[0, sel]
-            act[g] = self._ask(g, cseat[0, sel], legal, ckeys[0, sel], cdec[0, sel],
-                               KN.PHASES[code], check=False)  # fmt: skip
+            g = c[:, KN.CD_SLOT]
+            act[g] = self._ask(g, c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
+                               c[:, KN.CD_DEC], KN.PHASES[code], check=False)  # fmt: skip
 
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
         """The error for the illegal action the kernel refused at slot ``i``."""

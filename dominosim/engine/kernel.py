@@ -25,7 +25,12 @@ are views of its fields. The kernel is used when numba imports (the ``fast`` ext
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import os
+import re
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -78,6 +83,11 @@ H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION =
 H_LAST, H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT = range(9, 18)
 # rows of the previous-hand block
 P_LEADER, P_WINNER, P_OUT, P_FISH = range(4)
+# columns of a decision's row in the decision lists (advance's ``cd[list, j]``): the slot, the
+# addressed random key (uint64 bits), the decision number, the seat, its packed hand, blind's
+# flags and phase code, a lead's tile mask, and everyone's voids (CD_VOIDS to CD_VOIDS + 3)
+CD_SLOT, CD_KEY, CD_DEC, CD_SEAT, CD_HAND, CD_FLAGS, CD_PHASE, CD_LEAD, CD_VOIDS = range(9)
+CDW = CD_VOIDS + 4
 
 # rule knobs, as one int64 vector (index names)
 _KNOBS = (
@@ -98,6 +108,7 @@ _KNOBS = (
     _R_DRY_GOAT, _R_KOZEL_POSITIVE, _R_UNIT_HAND, _R_NPOINTS, _R_SPINNER, _R_US_SNIFF,
     _R_OPEN_ALL_FOUR, _R_NPOS, _R_BLIND, _R_BPLAY_OPT, _R_BDRAW_OPT, _R_BFACE_UP,
     _R_START_TILE, _R_BLOCK_ANY) = range(len(_KNOBS))  # fmt: skip
+_KNOB_NAMES = tuple("_R_" + name.upper() for name in _KNOBS)
 DRAW_MODES = {"none": 0, "one": 1, "until_playable": 2, "blind": 0}  # (blind: its rows)
 SCORINGS = {"none": 0, "fives": 1, "threes": 2, "muggins": 3, "bergen": 4}
 # lead_first: 0 lot (lot_any, ladder), 1 by the priority list (doubles, kozel)
@@ -223,6 +234,10 @@ BSLOT = np.dtype(
      ("opened", np.int8, (4,)), ("buf", np.int8, (4, 32))],
     align=True,
 )  # fmt: skip
+# knobs a specialized kernel still reads at run time: numbers a study varies (one compile per
+# target score of a sweep would cost more than it saves)
+_RUNTIME = frozenset({_R_TARGET, _R_HANDS_PER_MATCH, _R_LIMIT, _R_FTP, _R_DOMINO_BONUS,
+                      _R_LONE00, _R_LONE66})  # fmt: skip
 MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
 SCRATCH = (15, 32)  # the scratch rows advance() works in
 # hand record columns (int32): these, then points[npoints], pips[S], penalties[P]; the kernel
@@ -277,6 +292,10 @@ SELECT7 = TB.SELECT7.copy()  # [m, k]: the k-th set bit of a 7-bit mask
 BYTES_OF = TB.BYTES_OF.copy()  # [value mask]: the bytes of those values in a packed hand
 PACK66 = TB.PACK[TB.TILE_AT[6, 6]]
 PACK00 = TB.PACK[0]
+
+
+# >>> the rule-dependent code (advance_for compiles it once more per rule set, with the knobs
+# R[...] it reads written in as constants; keep every knob read in the form R[_R_<NAME>])
 
 
 @_inline
@@ -1384,16 +1403,17 @@ def _legal_act(R, rw, bw, kind, a, seat):
 
 
 @_jit
-def advance(R, sd, prio, htmpl, queue, qpos, st, bst, dl, nd, cvals, cmasks, clead, ckeys, cdec,
-            cseat, chand, cvoids, cflags, cphase, hdir, hrec, mdir, nrec, scr, start):  # fmt: skip
+def advance(R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, cvals, cmasks, hdir, hrec, mdir,
+            nrec, scr, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
     A slot waiting on a decision (``rw.ask`` ASK_PLAY / ASK_LEAD) first plays the action the
     strategy chose, ``rw.act``, after checking that it is legal. A slot that stops at its next
     decision is appended to list 0 (a placement; its values and slot masks in ``cvals``,
-    ``cmasks``) or list 1 (a lead; its tile mask in ``clead``) of ``dl``, with its key,
-    decision number and seat, and the seat's hand and everyone's voids (the Observation's
-    most read fields); ``nd`` counts both lists.
+    ``cmasks``) or list 1 (a lead) as one row of ``cd`` (columns CD_*: the slot, key,
+    decision number and seat, the seat's hand and everyone's voids, the Observation's most
+    read fields; a lead's tile mask; blind's flags and phase); ``nd`` counts both lists.
+    (One row per decision rather than an array per field: fewer arrays to address.)
 
     Records are written column by column (``[field, row]``): a match's record to row
     ``rw.qidx`` (its position in the queue) of ``mdir``; a hand's record, with unit "hand", to
@@ -1597,25 +1617,28 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, bst, dl, nd, cvals, cmasks, cle
             li = 0 if kind == ASK_PLAY else 1
             j = nd[li]
             nd[li] = j + 1
-            dl[li, j] = i
-            ckeys[li, j] = _sm(h ^ np.uint64(seat))
-            cdec[li, j] = dec
-            cseat[li, j] = seat
-            chand[li, j] = rw.hands[seat]  # what the Observation reads most
+            cw = cd[li, j]
+            cw[CD_SLOT] = i
+            cw[CD_KEY] = np.int64(_sm(h ^ np.uint64(seat)))
+            cw[CD_DEC] = dec
+            cw[CD_SEAT] = seat
+            cw[CD_HAND] = np.int64(rw.hands[seat])
+            cw[CD_FLAGS] = bw.cflag if code >= 0 else 0
+            cw[CD_PHASE] = code if code >= 0 else PH_PLAY
+            cw[CD_LEAD] = lm
             for s in range(4):  # (a fixed count: unrolled)
-                cvoids[li, j, s] = rw.voids[s]
-            cflags[li, j] = bw.cflag if code >= 0 else 0
-            cphase[li, j] = code if code >= 0 else PH_PLAY
+                cw[CD_VOIDS + s] = rw.voids[s]
             if li == 0:
                 for k in range(R[_R_NPOS]):
                     cvals[j, k] = rw.vals[k]
                     cmasks[j, k] = m2[k]
-            else:
-                clead[j] = lm
             rw.hb[H_DECISION] = dec + 1
             rw.ask = kind
             break
     return -1
+
+
+# <<< the rule-dependent code
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1643,3 +1666,102 @@ def uniform_lead(lead, keys, out):
     for j in range(out.shape[0]):
         m = lead[j]
         out[j] = _select28(m, _below(keys[j], _popc28(m))) * 6
+
+
+# ---------------------------------------------------------------------------------------------
+# the kernel specialized to one rule set
+# ---------------------------------------------------------------------------------------------
+_BEGIN, _END = "# >>> the rule-dependent code", "# <<< the rule-dependent code"
+_specialized: dict = {}
+
+
+def specialize_enabled() -> bool:
+    """True when :func:`advance_for` compiles a kernel per rule set (``DOMINOSIM_SPECIALIZE``
+    not ``0``)."""
+    return HAVE_NUMBA and os.environ.get("DOMINOSIM_SPECIALIZE", "1") != "0"
+
+
+def cache_dir() -> Path:
+    """Where specialized kernels are written (``DOMINOSIM_CACHE_DIR``, else the user cache)."""
+    d = os.environ.get("DOMINOSIM_CACHE_DIR")
+    if d:
+        return Path(d)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dominosim"
+
+
+def advance_for(R: np.ndarray):
+    """:func:`advance` for the rule knobs ``R``, compiled with them written in as constants.
+
+    The same code as :func:`advance` (its text between the ``>>>``/``<<<`` markers of this
+    file, with every ``R[_R_NAME]`` but the run-time numbers of ``_RUNTIME`` replaced by its
+    value), so the same records; the compiler drops the branches of other rules and unrolls
+    the loops over seats and positions (classic 2p: about 1.2x the hands per second). The
+    source goes to :func:`cache_dir` under a name that hashes this file, the tables, numba's
+    version and the knobs, and numba caches its machine code beside it: the first run of a
+    rule set compiles (about as long as the general kernel), later runs load it. Falls back
+    to the general :func:`advance` when specialization is off or the cache is not writable.
+    """
+    if not specialize_enabled():
+        return advance
+    key = tuple(int(x) if i not in _RUNTIME else None for i, x in enumerate(R))
+    fn = _specialized.get(key)
+    if fn is None:
+        try:
+            fn = _load_specialized(key)
+        except OSError:
+            fn = advance
+        _specialized[key] = fn
+    return fn
+
+
+def _specialized_source(key: tuple) -> str:
+    text = Path(__file__).read_text()
+    body = text[text.index(_BEGIN) : text.index(_END)]
+    index = {name: i for i, name in enumerate(_KNOB_NAMES)}
+
+    def const(m):
+        v = key[index[m.group(1)]]
+        return m.group(0) if v is None else f"np.int64({v})"
+
+    body = re.sub(r"R\[(_R_[A-Z0-9_]+)\]", const, body)
+    return (
+        '"""The batch kernel of dominosim.engine.kernel for one rule set, generated by '
+        "kernel.advance_for\n(knobs: " + repr(key) + ").\nDo not edit: delete it to have "
+        'it generated again."""\n\n'
+        "from dominosim.engine import kernel as _kernel\n\n"
+        'globals().update({k: v for k, v in vars(_kernel).items() if not k.startswith("__")})'
+        "\n\n\n" + body
+    )
+
+
+def _load_specialized(key: tuple):
+    src = _specialized_source(key)
+    h = hashlib.sha256()
+    for part in (src, Path(TB.__file__).read_text(), numba.__version__, np.__version__):
+        h.update(part.encode())
+    name = f"_dominosim_kernel_{h.hexdigest()[:20]}"
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{name}.py"
+    if not path.exists():  # (written once: numba's cache keys on the file's time stamp)
+        tmp = d / f"{name}.{os.getpid()}.tmp"
+        tmp.write_text(src)
+        os.replace(tmp, path)
+    mod = sys.modules.get(name)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod  # (numba's cache finds the module by name)
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return mod.advance
+
+
+def prepare(rules: Rules, unit: str) -> None:
+    """Compile (or load) the kernel for ``rules`` now: a pool's parent calls it before it
+    forks, so its workers inherit one compiled kernel instead of each compiling its own."""
+    if enabled() and supports(rules):
+        advance_for(knobs(rules, unit))
