@@ -7,7 +7,8 @@ numpy path), the C reference (`../shared/limit/run`, games_per_cpu_second, its r
 heaviest game, each measured beside each repetition), classic 2-player `random` and `heaviest`
 with their ratios to C (heaviest against both C games), and hands/s per
 variant (2 players, `random`; ``--numpy`` adds the numpy path). Unit "hand", one process, CPU
-time from time.process_time(); the kernel is loaded once before the timings.
+time from time.process_time(); the kernel (compiled per rule set unless
+DOMINOSIM_SPECIALIZE=0) is compiled or loaded before the timings.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def engine_rate(variant: str, strategy: str, hands: int, seed: int, kernel: bool
     rules = make_rules(variant, 2)
     if kernel and not KN.supports(rules):
         return float("nan")
+    if kernel:  # the kernel compiled for these rules (compiled or loaded here, not timed)
+        KN.prepare(rules, "hand")
     eng = BatchEngine(rules, seed, [get(strategy)] * 2, range(hands), unit="hand",
                       batch_size=10_000, kernel=kernel)  # fmt: skip
     t0 = time.process_time()
@@ -73,7 +76,9 @@ def main() -> None:
     a = ap.parse_args()
     print(f"cpu: {cpu_model()}")
     kernel = KN.enabled()
-    print(f"path: {'compiled kernel (numba ' + KN.numba.__version__ + ')' if kernel else 'numpy'}")
+    kind = "per rule set" if KN.specialize_enabled() else "general"
+    path = f"compiled kernel, {kind}, numba {KN.numba.__version__}" if kernel else "numpy"
+    print(f"path: {path}")
     if kernel:  # load (or compile) the kernel once, outside the timings
         engine_rate("classic", "random", 2_000, 0, True)
     strategies = ["random"] + (["heaviest"] if "heaviest" in discover() else [])

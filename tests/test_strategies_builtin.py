@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
 from dominosim import actions as A
@@ -168,3 +171,45 @@ def test_heaviest_compiled_loop_equals_its_array_passes(variant, players):
     s = _BothLinePaths(mod)
     BatchEngine(make_rules(variant, players), 5, [s] * players, range(300), unit="hand").run()
     assert s.decisions > 1000
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_heaviest_compiled_loop_equals_its_array_passes_on_random_positions(players):
+    """The same on made-up positions: any hand, any open ends, and voids for every seat, the
+    deciding seat's own included (they must not count: only the opponents' voids do)."""
+    import sys
+
+    from dominosim.engine import Legal
+    from dominosim.engine import tables as TB
+
+    get("heaviest")
+    mod = next(m for m in sys.modules.values() if hasattr(m, "line_batch_fast"))
+    if not mod.HAVE_COMPILED:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(players)
+    n = 3000
+    held = rng.random((n, 28)) < 0.3
+    hand_mask = (held * (1 << np.arange(28))).sum(axis=1)
+    values = rng.integers(-1, 7, size=(n, 2))
+    values[:, 0] = np.where(values[:, 0] < 0, rng.integers(0, 7, size=n), values[:, 0])
+    masks = np.zeros((n, 2), dtype=np.int64)
+    for p in range(2):
+        for w in range(7):
+            t = TB.TILE_AT[np.maximum(values[:, p], 0), w]
+            masks[:, p] |= np.where((values[:, p] >= 0) & held[np.arange(n), t], 1 << w, 0)
+    no = np.zeros(n, dtype=bool)
+    voids = rng.integers(0, 128, size=(n, players))
+    obs = _Fields(hand=TB.pack28(hand_mask), hand_mask=hand_mask, voids=voids,
+                  seat=rng.integers(0, players, size=n))  # fmt: skip
+    for lead in (None, hand_mask):
+        legal = Legal(values, masks, False, lead, no, no, no)
+        fast = mod.line_batch_fast(obs, legal)
+        assert (fast == mod.line_batch(obs, legal)).all()
+        assert (fast >= 0).sum() > n // 2
+
+
+class _Fields(SimpleNamespace):
+    """The Observation fields heaviest's passes read, for made-up decisions."""
+
+    def __len__(self) -> int:
+        return len(self.seat)

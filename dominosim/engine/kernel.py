@@ -1653,11 +1653,17 @@ def uniform_slots(values, masks, keys, out):
         for p in range(K):
             c += POPC7[masks[j, p]]
         k = _below(keys[j], c)
-        p = 0
-        while k >= POPC7[masks[j, p]]:
-            k -= POPC7[masks[j, p]]
-            p += 1
-        out[j] = TILE_AT[values[j, p], SELECT7[masks[j, p], k]] * 6 + p
+        # the slot holding the k-th action, without a branch per slot (a random pick
+        # mispredicts): p counts the slots whose running total k has reached
+        p = np.int64(0)
+        base = np.int64(0)
+        acc = np.int64(0)
+        for q in range(K - 1):
+            acc += POPC7[masks[j, q]]
+            ge = k >= acc
+            p += ge
+            base = acc if ge else base
+        out[j] = TILE_AT[values[j, p], SELECT7[masks[j, p], k - base]] * 6 + p
 
 
 @_jit
