@@ -5,7 +5,8 @@
 Prints the CPU model, the engine path (the compiled kernel where numba is installed, else the
 numpy path), the C reference (`../shared/limit/run`, games_per_cpu_second, its random and its
 heaviest game, each measured beside each repetition), classic 2-player `random` and `heaviest`
-with their ratios to C (heaviest against both C games), and hands/s per
+with their ratios to C (heaviest against both C games: the median of the repetitions'
+ratios, each to the C game measured just before it, and the ratio of the medians), and hands/s per
 variant (2 players, `random`; ``--numpy`` adds the numpy path). Unit "hand", one process, CPU
 time from time.process_time(); the kernel (compiled per rule set unless
 DOMINOSIM_SPECIALIZE=0) is compiled or loaded before the timings.
@@ -70,7 +71,7 @@ def median_of(fn, reps: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hands", type=int, default=200_000)
+    ap.add_argument("--hands", type=int, default=500_000)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--numpy", action="store_true", help="also time the numpy path per variant")
     a = ap.parse_args()
@@ -79,9 +80,11 @@ def main() -> None:
     kind = "per rule set" if KN.specialize_enabled() else "general"
     path = f"compiled kernel, {kind}, numba {KN.numba.__version__}" if kernel else "numpy"
     print(f"path: {path}")
-    if kernel:  # load (or compile) the kernel once, outside the timings
-        engine_rate("classic", "random", 2_000, 0, True)
     strategies = ["random"] + (["heaviest"] if "heaviest" in discover() else [])
+    # one untimed repetition of each first: it loads or compiles the kernel and heaviest's
+    # loop, and the process's first large allocations are slower (fresh pages)
+    for s in strategies:
+        engine_rate("classic", s, a.hands, 0, kernel)
     # the C limit (its random and its heaviest game) is measured beside every engine
     # repetition (same machine state)
     c_rates = {s: [] for s in strategies}
@@ -95,12 +98,15 @@ def main() -> None:
     c = {s: statistics.median(v) if v else None for s, v in c_rates.items()}
     for s in strategies:
         print(f"C limit, {s}: {c[s]:,.0f} games/s" if c[s] else f"C limit, {s}: not found")
-    c0 = c["random"]
+    # ratios: the median of the repetitions' ratios, each to the C game measured just before
+    # it (a busy neighbour slows both), and the ratio of the medians
     for s in strategies:
         r = statistics.median(rates[s])
-        ratio = f"  {r / c0:.3f} x C random" if c0 else ""
-        if s != "random" and c[s]:
-            ratio += f"  {r / c[s]:.3f} x C {s}"
+        ratio = ""
+        for cs in dict.fromkeys(("random", s)):
+            if c[cs]:
+                per = statistics.median(e / x for e, x in zip(rates[s], c_rates[cs], strict=True))
+                ratio += f"  {per:.3f} x C {cs} ({r / c[cs]:.3f} of medians)"
         print(f"classic 2p {s:9} {r:12,.0f} hands/s{ratio}")
     print(f"{'variant':10} {'path':>7} {'hands/s (2p random)':>20}" +
           (f" {'numpy path':>12}" if a.numpy else ""))  # fmt: skip

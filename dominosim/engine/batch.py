@@ -1220,6 +1220,7 @@ class BatchEngine(BlindRows):
         # (columns KN.CD_*), a placement's values and slot masks in cvals, cmasks
         nd = np.zeros(2, dtype=np.int64)
         cd = np.zeros((2, B, KN.CDW), dtype=np.int64)
+        cact = np.zeros((2, B), dtype=np.int64)  # the strategies' choices, in list order
         cvals = np.zeros((B, self.NP), dtype=np.int64)
         cmasks = np.zeros((B, self.NP), dtype=np.int64)
         no = np.zeros(B, dtype=bool)
@@ -1236,11 +1237,10 @@ class BatchEngine(BlindRows):
         nrec = np.zeros(2, dtype=np.int64)
         scr = np.zeros(KN.SCRATCH, dtype=np.int64)
         while True:
-            nd[:] = 0
             start = 0
             while start >= 0:
                 start = advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, nd, cd,
-                                   cvals, cmasks, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
+                                cact, cvals, cmasks, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0
@@ -1250,7 +1250,7 @@ class BatchEngine(BlindRows):
             if not n_play + n_lead:
                 break
             if self.blind:  # placements and flags, by phase name
-                self._kernel_blind_round(n_play, cd, cvals, cmasks, act)
+                self._kernel_blind_round(n_play, cd, cvals, cmasks, cact)
                 n_play = 0
             for kind, n in ((0, n_play), (1, n_lead)):
                 if not n:
@@ -1266,13 +1266,13 @@ class BatchEngine(BlindRows):
                 pre = {"voids": c[:, KN.CD_VOIDS : KN.CD_VOIDS + P], "values": legal.values}
                 if not self.blind:  # (in blind the owner sees only the row tiles he looked at)
                     pre["hand"] = c[:, KN.CD_HAND].view(U64)
-                act[g] = self._ask(g, c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
-                                   c[:, KN.CD_DEC], "play", check=False, pre=pre)  # fmt: skip
+                cact[kind, :n] = self._ask(g, c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
+                                           c[:, KN.CD_DEC], "play", check=False, pre=pre)  # fmt: skip
         self.next_q = int(qpos[0])
         self._kernel_fields(hdir if direct else None, mdir)
         return self._collect()
 
-    def _kernel_blind_round(self, n, cd, cvals, cmasks, act):
+    def _kernel_blind_round(self, n, cd, cvals, cmasks, cact):
         """A round of blind decisions from the kernel: one ask per phase name (§3.7)."""
         if not n:
             return
@@ -1284,8 +1284,8 @@ class BatchEngine(BlindRows):
             legal = Legal(cvals[sel], cmasks[sel], False, None, (f & KN.F_DRAW) != 0,
                           (f & KN.F_PASS) != 0, (f & KN.F_STOP) != 0)  # fmt: skip
             g = c[:, KN.CD_SLOT]
-            act[g] = self._ask(g, c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
-                               c[:, KN.CD_DEC], KN.PHASES[code], check=False)  # fmt: skip
+            cact[0, sel] = self._ask(g, c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
+                                     c[:, KN.CD_DEC], KN.PHASES[code], check=False)  # fmt: skip
 
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
         """The error for the illegal action the kernel refused at slot ``i``."""

@@ -1403,12 +1403,14 @@ def _legal_act(R, rw, bw, kind, a, seat):
 
 
 @_jit
-def advance(R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, cvals, cmasks, hdir, hrec, mdir,
-            nrec, scr, start):  # fmt: skip
+def advance(R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, cact, cvals, cmasks, hdir, hrec,
+            mdir, nrec, scr, start):  # fmt: skip
     """Advance every game slot from ``start`` to its next decision with a choice.
 
     A slot waiting on a decision (``rw.ask`` ASK_PLAY / ASK_LEAD) first plays the action the
-    strategy chose, ``rw.act``, after checking that it is legal. A slot that stops at its next
+    strategy chose, after checking that it is legal: the engine leaves the choices of the
+    last round's lists in ``cact`` (same order), and a call with ``start`` 0 gives them to
+    their slots (``rw.act``) and empties the lists. A slot that stops at its next
     decision is appended to list 0 (a placement; its values and slot masks in ``cvals``,
     ``cmasks``) or list 1 (a lead) as one row of ``cd`` (columns CD_*: the slot, key,
     decision number and seat, the seat's hand and everyone's voids, the Observation's most
@@ -1436,6 +1438,11 @@ def advance(R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, cvals, cmasks, hdi
     tmp = scr[3]
     valid = scr[4]
     m2 = scr[5]
+    if start == 0:  # the strategies' choices of the last round, to their slots
+        for li in range(2):
+            for j in range(nd[li]):
+                st[cd[li, j, CD_SLOT]].act = cact[li, j]
+            nd[li] = 0
     for i in range(start, B):
         rw = st[i]
         if not rw.active:

@@ -146,7 +146,7 @@ class Legal:
         """A uniformly random legal action per decision from its 64-bit random value."""
         if KN.enabled() and not self.along and self._no_flags:
             out = np.empty(len(self), dtype=np.int64)
-            keys = np.ascontiguousarray(keys, dtype=np.uint64)
+            keys = np.asarray(keys, dtype=np.uint64)  # (any layout: a column of the kernel's)
             if self.lead is None:
                 KN.uniform_slots(_c64(self.values), _c64(self.masks), keys, out)
             else:
