@@ -275,3 +275,23 @@ def test_an_unwritable_cache_falls_back_to_the_general_kernel(monkeypatch, tmp_p
     monkeypatch.setenv("DOMINOSIM_CACHE_DIR", str(blocker / "kernels"))
     monkeypatch.setattr(KN, "_specialized", {})
     assert KN.advance_for(KN.knobs(make_rules("block", 3), "match")) is KN.advance
+
+
+def test_a_specialized_kernel_that_fails_to_compile_gives_way_to_the_general_one(monkeypatch):
+    """A safety net: a warning and the general kernel's records, not a failed run."""
+    import numba
+
+    @numba.njit
+    def broken(R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, cact, cvals, cmasks, hdir,
+               hrec, mdir, nrec, scr, start):  # fmt: skip
+        return "a" + 1  # a typing error: raised when it compiles, before it runs
+
+    rules = make_rules("classic", 2)
+    st = [get("random")] * 2
+    want = records(rules, st, range(40), unit="match", kernel=True)
+    monkeypatch.setattr(KN, "_specialized", {})
+    monkeypatch.setattr(KN, "advance_for", lambda R: broken)
+    with pytest.warns(RuntimeWarning, match="failed to compile; the general kernel plays"):
+        got = records(rules, st, range(40), unit="match", kernel=True)
+    assert differences(want, got) == []
+    assert KN._specialized[KN._key(KN.knobs(rules, "match"))] is KN.advance

@@ -1239,8 +1239,15 @@ class BatchEngine(BlindRows):
         while True:
             start = 0
             while start >= 0:
-                start = advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, nd, cd,
-                                cact, cvals, cmasks, hdir, hrec, mdir, nrec, scr, start)  # fmt: skip
+                try:
+                    start = advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, nd,
+                                    cd, cact, cvals, cmasks, hdir, hrec, mdir, nrec, scr,
+                                    start)  # fmt: skip
+                except KN.COMPILE_ERRORS:  # (raised before it runs: nothing has changed)
+                    if advance is KN.advance:
+                        raise
+                    advance = KN.give_up_specialized(R)
+                    continue
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0

@@ -43,9 +43,11 @@ try:  # optional: the numpy path needs none of this
     import numba
 
     HAVE_NUMBA = True
+    COMPILE_ERRORS: tuple = (numba.core.errors.NumbaError,)
 except ImportError:  # pragma: no cover - exercised where numba is absent
     numba = None
     HAVE_NUMBA = False
+    COMPILE_ERRORS = ()
 
 
 def enabled() -> bool:
@@ -1716,7 +1718,7 @@ def advance_for(R: np.ndarray):
     """
     if not specialize_enabled():
         return advance
-    key = tuple(int(x) if i not in _RUNTIME else None for i, x in enumerate(R))
+    key = _key(R)
     fn = _specialized.get(key)
     if fn is None:
         try:
@@ -1725,6 +1727,22 @@ def advance_for(R: np.ndarray):
             fn = advance
         _specialized[key] = fn
     return fn
+
+
+def give_up_specialized(R: np.ndarray):
+    """The general :func:`advance`, from now on, for the rules ``R`` whose specialized kernel
+    failed to compile (a safety net: the same records, a warning instead of a failed run)."""
+    import warnings
+
+    warnings.warn("the kernel compiled for these rules failed to compile; the general kernel "
+                  "plays them (same results, slower). Please report this.", RuntimeWarning,
+                  stacklevel=2)  # fmt: skip
+    _specialized[_key(R)] = advance
+    return advance
+
+
+def _key(R) -> tuple:
+    return tuple(int(x) if i not in _RUNTIME else None for i, x in enumerate(R))
 
 
 def _specialized_source(key: tuple) -> str:
