@@ -1711,8 +1711,8 @@ def advance_for(R: np.ndarray):
     file, with every ``R[_R_NAME]`` but the run-time numbers of ``_RUNTIME`` replaced by its
     value), so the same records; the compiler drops the branches of other rules and unrolls
     the loops over seats and positions (classic 2p: about 1.2x the hands per second). The
-    source goes to :func:`cache_dir` under a name that hashes this file, the tables, numba's
-    version and the knobs, and numba caches its machine code beside it: the first run of a
+    source goes to :func:`cache_dir` under a name that hashes it, this file and the modules
+    whose globals it uses, and numba's version, and numba caches its machine code beside it: the first run of a
     rule set compiles (about as long as the general kernel), later runs load it. Falls back
     to the general :func:`advance` when specialization is off or the cache is not writable.
     """
@@ -1768,8 +1768,11 @@ def _specialized_source(key: tuple) -> str:
 def _load_specialized(key: tuple):
     src = _specialized_source(key)
     h = hashlib.sha256()
-    for part in (src, Path(TB.__file__).read_text(), numba.__version__, np.__version__):
-        h.update(part.encode())
+    # (the generated code takes this module's globals - tables, codes, constants - and numba
+    # freezes them into its cache, so every file they come from is part of the name)
+    for mod in (sys.modules[__name__], TB, A, seeding, tiles):
+        h.update(Path(mod.__file__).read_bytes())
+    h.update(f"{src}{numba.__version__}{np.__version__}".encode())
     name = f"_dominosim_kernel_{h.hexdigest()[:20]}"
     d = cache_dir()
     d.mkdir(parents=True, exist_ok=True)
