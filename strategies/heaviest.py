@@ -173,7 +173,6 @@ def _score(h, t, e0, e1, cv):
 
 
 POPC7 = TB.POPC7
-SELECT7 = TB.SELECT7
 PIPS2D = PIPS * 2 + IS_DOUBLE  # the score's leading part: pips, then a double
 LOW = TB.TILE_LOW
 HIGH = TB.TILE_HIGH

@@ -233,9 +233,7 @@ def test_a_specialized_kernel_has_the_rule_knobs_written_in():
     per point of a sweep must not compile a kernel each)."""
     import re
 
-    R = KN.knobs(make_rules("classic", 2), "hand")
-    key = tuple(None if i in KN._RUNTIME else int(x) for i, x in enumerate(R))
-    src = KN._specialized_source(key)
+    src = KN._specialized_source(KN._key(KN.knobs(make_rules("classic", 2), "hand")))
     left = set(re.findall(r"R\[(_R_[A-Z0-9_]+)\]", src))
     assert left == {KN._KNOB_NAMES[i] for i in KN._RUNTIME} & left
     assert "_R_TARGET" in left and "_R_SPINNER" not in left and "_R_BLIND" not in left

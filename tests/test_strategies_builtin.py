@@ -156,17 +156,24 @@ class _BothLinePaths(Strategy):
         return a
 
 
-@pytest.mark.parametrize(("variant", "players"), [("classic", 2), ("classic", 4), ("block", 3)])
-def test_heaviest_compiled_loop_equals_its_array_passes(variant, players):
-    """The optional compiled loop of heaviest (numba) gives the answers of its array passes,
-    leads and placements, with partners' and opponents' voids (§1.7)."""
+def _compiled_heaviest():
+    """heaviest's strategy module (loaded by path), or a skip where numba is not installed."""
     import sys
 
     get("heaviest")  # loads the strategy file
     mod = next(m for m in sys.modules.values() if hasattr(m, "line_batch_fast"))
     if not mod.HAVE_COMPILED:
         pytest.skip("numba is not installed")
+    return mod
+
+
+@pytest.mark.parametrize(("variant", "players"), [("classic", 2), ("classic", 4), ("block", 3)])
+def test_heaviest_compiled_loop_equals_its_array_passes(variant, players):
+    """The optional compiled loop of heaviest (numba) gives the answers of its array passes,
+    leads and placements, with partners' and opponents' voids (§1.7)."""
     from dominosim.engine.batch import BatchEngine
+
+    mod = _compiled_heaviest()
 
     s = _BothLinePaths(mod)
     BatchEngine(make_rules(variant, players), 5, [s] * players, range(300), unit="hand").run()
@@ -177,15 +184,10 @@ def test_heaviest_compiled_loop_equals_its_array_passes(variant, players):
 def test_heaviest_compiled_loop_equals_its_array_passes_on_random_positions(players):
     """The same on made-up positions: any hand, any open ends, and voids for every seat, the
     deciding seat's own included (they must not count: only the opponents' voids do)."""
-    import sys
-
     from dominosim.engine import Legal
     from dominosim.engine import tables as TB
 
-    get("heaviest")
-    mod = next(m for m in sys.modules.values() if hasattr(m, "line_batch_fast"))
-    if not mod.HAVE_COMPILED:
-        pytest.skip("numba is not installed")
+    mod = _compiled_heaviest()
     rng = np.random.default_rng(players)
     n = 3000
     held = rng.random((n, 28)) < 0.3

@@ -1269,12 +1269,10 @@ class BatchEngine(BlindRows):
                     legal = Legal(lead_vals[:n], lead_masks[:n], False, c[:, KN.CD_LEAD],
                                   no[:n], no[:n], no[:n])  # fmt: skip
                 legal._no_flags = True
-                g = c[:, KN.CD_SLOT]
                 pre = {"voids": c[:, KN.CD_VOIDS : KN.CD_VOIDS + P], "values": legal.values}
                 if not self.blind:  # (in blind the owner sees only the row tiles he looked at)
                     pre["hand"] = c[:, KN.CD_HAND].view(U64)
-                cact[kind, :n] = self._ask(g, c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
-                                           c[:, KN.CD_DEC], "play", check=False, pre=pre)  # fmt: skip
+                cact[kind, :n] = self._ask_rows(c, legal, "play", pre)
         self.next_q = int(qpos[0])
         self._kernel_fields(hdir if direct else None, mdir)
         return self._collect()
@@ -1287,12 +1285,14 @@ class BatchEngine(BlindRows):
         for code in np.unique(ph):
             sel = np.flatnonzero(ph == code)
             c = cd[0, sel]
-            f = c[:, KN.CD_FLAGS]
-            legal = Legal(cvals[sel], cmasks[sel], False, None, (f & KN.F_DRAW) != 0,
-                          (f & KN.F_PASS) != 0, (f & KN.F_STOP) != 0)  # fmt: skip
-            g = c[:, KN.CD_SLOT]
-            cact[0, sel] = self._ask(g, c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
-                                     c[:, KN.CD_DEC], KN.PHASES[code], check=False)  # fmt: skip
+            legal = Legal(cvals[sel], cmasks[sel], False, None, *_kernel_flags(c[:, KN.CD_FLAGS]))
+            cact[0, sel] = self._ask_rows(c, legal, KN.PHASES[code])
+
+    def _ask_rows(self, c, legal: Legal, phase_name: str, pre=None):
+        """The strategies' choices for the kernel's decision rows ``c`` (columns KN.CD_*);
+        the kernel checks that they are legal."""
+        return self._ask(c[:, KN.CD_SLOT], c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
+                         c[:, KN.CD_DEC], phase_name, check=False, pre=pre)  # fmt: skip
 
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
         """The error for the illegal action the kernel refused at slot ``i``."""
@@ -1301,16 +1301,15 @@ class BatchEngine(BlindRows):
         no = np.zeros(1, dtype=bool)
         if self.blind and ask[i] == KN.ASK_PLAY:  # the blind turn's pending decision
             bw = self._kbst[i]
-            f = np.array([int(bw["cflag"])])
+            draw, pass_, stop = _kernel_flags(np.array([int(bw["cflag"])]))
             tph = int(bw["tph"])
             if tph in (KN.T_FRONT, KN.T_DRAWN):
-                legal = self._single_legal(g, np.array([int(bw["dtile"])]), draw=(f & 1) != 0,
-                                           pass_=(f & 2) != 0)  # fmt: skip
+                legal = self._single_legal(g, np.array([int(bw["dtile"])]), draw=draw,
+                                           pass_=pass_)  # fmt: skip
             elif tph in (KN.T_OPLAY, KN.T_CONT):
-                legal = Legal(self.vals[g], self._masks(g, seat), False, None, no, no,
-                              (f & 4) != 0)  # fmt: skip
+                legal = Legal(self.vals[g], self._masks(g, seat), False, None, no, no, stop)
             else:
-                legal = self._flags_legal(g, (f & 1) != 0, (f & 2) != 0)
+                legal = self._flags_legal(g, draw, pass_)
         elif ask[i] == KN.ASK_LEAD:
             t = int(self.lead_tile[i])
             lead = np.array([1 << t]) if t >= 0 else TB.mask28_of(self.hands[g, seat])
@@ -1385,6 +1384,11 @@ _HAND_KEYS = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "w
               "went_out", "hand_length", "turns", "draws", "passes", "points", "pips",
               "penalties", "redeals")  # fmt: skip
 _MATCH_KEYS = ("match_id", "winner", "hands", "scores", "dry", "losers")
+
+
+def _kernel_flags(f: np.ndarray) -> tuple:
+    """A blind decision's flag bits (KN.F_*) as Legal's draw, pass and stop arrays."""
+    return (f & KN.F_DRAW) != 0, (f & KN.F_PASS) != 0, (f & KN.F_STOP) != 0
 
 
 def _reset_rows(flat: np.ndarray, g: np.ndarray, k: int, value) -> None:

@@ -1185,7 +1185,7 @@ def _pose(R, rw, bw, tph, flags, m2):
     bw.tph = tph
     bw.cflag = flags
     n = POPC7[m2[0]] + POPC7[m2[1]]
-    if n + (flags & 1) + ((flags >> 1) & 1) + ((flags >> 2) & 1) >= 2:
+    if n + POPC7[flags] >= 2:  # (flags: draw, pass, stop bits)
         return np.int64(-1)
     if n == 1:
         return _only_play(R, rw, m2)
@@ -1244,6 +1244,24 @@ def _turn_over(R, rw, bw, seat):
     return np.int64(-1)
 
 
+@_inline
+def _pass_turn(R, rw, bw, seat):
+    """The seat passes, and its turn is over."""
+    _pass(R, rw, seat)
+    return _turn_over(R, rw, bw, seat)
+
+
+@_inline
+def _draw_or_pass(bw, tph, m2):
+    """The optional draw (blind_draw_optional, §3.7): draw or pass, always the strategy's
+    choice (no placement)."""
+    m2[0] = 0
+    m2[1] = 0
+    bw.tph = tph
+    bw.cflag = F_DRAW | F_PASS
+    return np.int64(PH_PLAY)
+
+
 @_once
 def _blind_run(R, rw, bw, seat, a, m2):
     """A blind turn (§3.7a–c) from where it stands (``bw.tph``), with ``a`` the answer to its
@@ -1261,16 +1279,12 @@ def _blind_run(R, rw, bw, seat, a, m2):
                     continue
                 if 28 - rw.hb[H_SP] > 0:
                     if R[_R_BDRAW_OPT]:
-                        m2[0] = 0
-                        m2[1] = 0
-                        a = _pose(R, rw, bw, T_ODRAWQ, F_DRAW | F_PASS, m2)
-                        return np.int64(PH_PLAY)
+                        return _draw_or_pass(bw, T_ODRAWQ, m2)
                     bw.tph = T_ODRAWQ
                     a = np.int64(A_DRAW)
                     continue
                 rw.voids[seat] |= _open_values(R, rw)
-                _pass(R, rw, seat)
-                return _turn_over(R, rw, bw, seat)
+                return _pass_turn(R, rw, bw, seat)
             front = bw.buf[seat, bw.head[seat] % RB]
             bw.known[seat] |= np.int64(1) << front
             if _fits(front, _open_values(R, rw)):
@@ -1294,19 +1308,14 @@ def _blind_run(R, rw, bw, seat, a, m2):
             _to_back(R, rw, bw, seat, front)
             stock = 28 - rw.hb[H_SP] > 0
             if R[_R_BDRAW_OPT] and stock and tph == T_BACK:
-                m2[0] = 0
-                m2[1] = 0
-                a = _pose(R, rw, bw, T_DRAWQ, F_DRAW | F_PASS, m2)
-                return np.int64(PH_PLAY)
+                return _draw_or_pass(bw, T_DRAWQ, m2)
             if not stock:
-                _pass(R, rw, seat)
-                return _turn_over(R, rw, bw, seat)
+                return _pass_turn(R, rw, bw, seat)
             bw.tph = T_DRAWQ
             a = np.int64(A_DRAW)
         elif tph == T_DRAWQ:
             if a == A_PASS:
-                _pass(R, rw, seat)
-                return _turn_over(R, rw, bw, seat)
+                return _pass_turn(R, rw, bw, seat)
             t = _draw_one(rw, bw, seat)
             if _fits(t, _open_values(R, rw)):
                 _single(rw, t, m2)
@@ -1316,8 +1325,7 @@ def _blind_run(R, rw, bw, seat, a, m2):
                     return np.int64(PH_DRAWN)
                 continue
             _to_back(R, rw, bw, seat, t)
-            _pass(R, rw, seat)
-            return _turn_over(R, rw, bw, seat)
+            return _pass_turn(R, rw, bw, seat)
         elif tph == T_DRAWN:
             t = bw.dtile
             if a != A_PASS:
@@ -1325,21 +1333,18 @@ def _blind_run(R, rw, bw, seat, a, m2):
                 _blind_place(R, rw, bw, seat, a)
                 return _turn_over(R, rw, bw, seat)
             _to_back(R, rw, bw, seat, t)
-            _pass(R, rw, seat)
-            return _turn_over(R, rw, bw, seat)
+            return _pass_turn(R, rw, bw, seat)
         elif tph == T_ODRAWQ:
             vm = _open_values(R, rw)
             if a == A_PASS:
                 rw.voids[seat] |= vm
-                _pass(R, rw, seat)
-                return _turn_over(R, rw, bw, seat)
+                return _pass_turn(R, rw, bw, seat)
             t = _draw_one(rw, bw, seat)
             rw.hands[seat] |= PACK[t]
             _append_row(bw, seat, t)
             if not _fits(t, vm):
                 rw.voids[seat] = vm
-                _pass(R, rw, seat)
-                return _turn_over(R, rw, bw, seat)
+                return _pass_turn(R, rw, bw, seat)
             rw.voids[seat] |= vm
             _play_masks(R, rw, seat, m2)
             a = _pose(R, rw, bw, T_OPLAY, 0, m2)
@@ -1745,8 +1750,10 @@ def _key(R) -> tuple:
     return tuple(int(x) if i not in _RUNTIME else None for i, x in enumerate(R))
 
 
-def _specialized_source(key: tuple) -> str:
-    text = Path(__file__).read_text()
+def _specialized_source(key: tuple, text: str | None = None) -> str:
+    """The generated module for ``key`` from this file's ``text``."""
+    if text is None:
+        text = Path(__file__).read_text()
     body = text[text.index(_BEGIN) : text.index(_END)]
     index = {name: i for i, name in enumerate(_KNOB_NAMES)}
 
@@ -1766,11 +1773,12 @@ def _specialized_source(key: tuple) -> str:
 
 
 def _load_specialized(key: tuple):
-    src = _specialized_source(key)
-    h = hashlib.sha256()
+    text = Path(__file__).read_text()
+    src = _specialized_source(key, text)
+    h = hashlib.sha256(text.encode())
     # (the generated code takes this module's globals - tables, codes, constants - and numba
     # freezes them into its cache, so every file they come from is part of the name)
-    for mod in (sys.modules[__name__], TB, A, seeding, tiles):
+    for mod in (TB, A, seeding, tiles):
         h.update(Path(mod.__file__).read_bytes())
     h.update(f"{src}{numba.__version__}{np.__version__}".encode())
     name = f"_dominosim_kernel_{h.hexdigest()[:20]}"
