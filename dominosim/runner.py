@@ -542,15 +542,6 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _prepare(items) -> None:
-    """Compile (or load) the kernels the items need, here, before the workers start: forked
-    workers inherit them, and local ones started afresh load them from the cache."""
-    from .engine import kernel
-
-    for rules, unit in dict.fromkeys((it.rules, it.unit) for it in items):
-        kernel.prepare(rules, unit)
-
-
 class _InProcess:
     def __init__(self, items):
         self.items = items
@@ -567,7 +558,6 @@ class _Pool:
     def __init__(self, items, workers: int):
         import multiprocess
 
-        _prepare(items)  # (compiled once, before the workers fork)
         self.pool = multiprocess.Pool(workers, initializer=_ignore_sigint)
         self.items = items
 
@@ -592,8 +582,6 @@ class _Dask:
             ) from None
         self.items = items
         self.cluster = None
-        if scheduler is None:
-            _prepare(items)  # (the local workers then load the compiled kernels)
         try:
             if scheduler is None:
                 self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,

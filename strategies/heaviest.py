@@ -15,6 +15,7 @@ import numpy as np
 
 from dominosim import actions as A
 from dominosim import tiles
+from dominosim.engine import kernel as core
 from dominosim.engine import tables as TB
 from dominosim.scoring import ends_after
 from dominosim.strategy import Strategy, fallback, register
@@ -114,105 +115,26 @@ def line_batch(obs, legal, extra=None, base=line_score):
     return _no_placement(out, legal)
 
 
-def _compiled_line_best(values, masks, lead, is_lead, hands, voids, seat, out):
-    """:func:`line_batch` with :func:`line_score` (no ``extra``), one decision at a time in
-    compiled code (numba, where installed): same scores, same order, same answers.
+def line_batch_fast(obs, legal):
+    """:func:`line_batch` (heaviest's scores, no ``extra``) in the compiled core, one decision
+    at a time: the same scores, the same order, the same answers. The hands, voids and seats go
+    in as they are (columns of the engine's decision rows, strided).
 
     Control is counted on the packed hand directly: the tiles carrying ``e0`` are the bits of
     its byte ``e0``; those carrying ``e1`` and not ``e0``, of byte ``e1`` less the tile
     ``(e0, e1)``; less the placed tile itself, which carries ``e0``. The opponents' voids are
-    summed once per decision into a count per value (4 bits each, :data:`SPREAD`). The two
-    slots' masks make one 14-bit mask, visited lowest bit first: the canonical order (slot 0,
-    then slot 1; ascending other half), with one loop exit to mispredict instead of two."""
-    n_seats = voids.shape[1]
-    for j in range(out.shape[0]):
-        h = np.int64(hands[j])  # packed tiles use the low 55 bits
-        cv = np.int64(0)  # per value, how many opponents lack it
-        for s in range(n_seats):
-            cv += SPREAD[voids[j, s]]
-        cv -= SPREAD[voids[j, seat[j]]]
-        best = -1
-        choice = -1
-        if is_lead:
-            m = lead[j]
-            while m:
-                t = _ctz(m)
-                m &= m - 1
-                score = _score(h, t, LOW[t], HIGH[t], cv)
-                if score > best:
-                    best = score
-                    choice = t * 6
-        else:
-            v0 = values[j, 0]
-            v1 = values[j, 1]
-            m = (masks[j, 0] if v0 >= 0 else 0) | ((masks[j, 1] if v1 >= 0 else 0) << 7)
-            while m:
-                i = _ctz(m)
-                m &= m - 1
-                p = np.int64(i >= 7)
-                w = i - 7 * p  # the tile's other half
-                v = v1 if p else v0
-                q = v0 if p else v1
-                t = TILE_AT[v, w]
-                score = _score(h, t, w, q if q >= 0 else w, cv)
-                if score > best:
-                    best = score
-                    choice = t * 6 + p
-        out[j] = choice
-
-
-def _score(h, t, e0, e1, cv):
-    """:func:`line_score` of one placement (packed hand ``h``, tile ``t``, new ends; ``cv``
-    the opponents' void counts per value, 4 bits each)."""
-    b0 = (h >> (8 * e0)) & 0x7F
-    control = POPC7[b0] - 1
-    if e1 != e0:
-        control += POPC7[(h >> (8 * e1)) & 0x7F] - ((b0 >> e1) & 1)
-    nv = ((cv >> (4 * e0)) & 15) + ((cv >> (4 * e1)) & 15)
-    return (PIPS2D[t] * _CTRL + control) * _VOID + nv
-
-
-POPC7 = TB.POPC7
-PIPS2D = PIPS * 2 + IS_DOUBLE  # the score's leading part: pips, then a double
-LOW = TB.TILE_LOW
-HIGH = TB.TILE_HIGH
-# [7-bit value mask]: a 1 in the 4-bit count of each value in it
-SPREAD = np.array([sum(1 << (4 * b) for b in range(7) if (m >> b) & 1) for m in range(128)],
-                  dtype=np.int64)  # fmt: skip
-try:  # the optional compiled path (pip install ".[fast]"); line_batch is the reference
-    import numba
-    from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
-
-    # (not cached: a strategy file is loaded by path, under a generated module name)
-    _score = numba.njit(nogil=True, inline="always")(_score)
-    # one signature (the hands, voids and seats in any layout, e.g. columns of the kernel's
-    # decision rows): compiled once, on first use
-    _SIG = ("void(int64[:, ::1], int64[:, ::1], int64[::1], boolean, uint64[:], int64[:, :], "
-            "int64[:], int64[::1])")  # fmt: skip
-    HAVE_COMPILED = True
-except ImportError:  # pragma: no cover - exercised where numba is absent
-    HAVE_COMPILED = False
-
-
-def line_batch_fast(obs, legal):
-    """:func:`line_batch` (heaviest's scores) through the compiled loop (it takes the arrays
-    as they are, strided or not)."""
+    summed once per decision into a count per value (4 bits each). The two slots' masks make
+    one 14-bit mask, visited lowest bit first: the canonical order (slot 0, then slot 1;
+    ascending other half)."""
     n = len(legal)
     out = np.empty(n, dtype=np.int64)
     is_lead = legal.lead is not None
-    lead = np.ascontiguousarray(legal.lead, dtype=np.int64) if is_lead else _ZERO
-    global _compiled
-    if _compiled is None:
-        _compiled = numba.njit(_SIG, nogil=True)(_compiled_line_best)
-    _compiled(np.ascontiguousarray(legal.values, dtype=np.int64),
-              np.ascontiguousarray(legal.masks, dtype=np.int64), lead, is_lead,
-              np.asarray(obs.hand, dtype=np.uint64), np.asarray(obs.voids, dtype=np.int64),
-              np.asarray(obs.seat, dtype=np.int64), out)  # fmt: skip
+    lead = np.ascontiguousarray(legal.lead, dtype=np.int64) if is_lead else np.zeros(n, np.int64)
+    core.heaviest(np.ascontiguousarray(legal.values, dtype=np.int64),
+                  np.ascontiguousarray(legal.masks, dtype=np.int64), lead, is_lead,
+                  np.asarray(obs.hand, dtype=np.uint64), np.asarray(obs.voids, dtype=np.int64),
+                  np.asarray(obs.seat, dtype=np.int64), out)  # fmt: skip
     return _no_placement(out, legal)
-
-
-_ZERO = np.zeros(1, dtype=np.int64)
-_compiled = None
 
 
 def _no_placement(out, legal):
@@ -243,7 +165,7 @@ class Heaviest(Strategy):
 
     def choose(self, obs, legal, keys):
         if batch_ok(obs, legal):
-            if HAVE_COMPILED and legal.masks.shape[1] == 2:
+            if legal.masks.shape[1] == 2:
                 return line_batch_fast(obs, legal)
             return line_batch(obs, legal)
         return np.array([heaviest_first(legal.row_list(i), obs.row(i)) for i in range(len(keys))],

@@ -157,19 +157,16 @@ class _BothLinePaths(Strategy):
 
 
 def _compiled_heaviest():
-    """heaviest's strategy module (loaded by path), or a skip where numba is not installed."""
+    """heaviest's strategy module (loaded by path)."""
     import sys
 
     get("heaviest")  # loads the strategy file
-    mod = next(m for m in sys.modules.values() if hasattr(m, "line_batch_fast"))
-    if not mod.HAVE_COMPILED:
-        pytest.skip("numba is not installed")
-    return mod
+    return next(m for m in sys.modules.values() if hasattr(m, "line_batch_fast"))
 
 
 @pytest.mark.parametrize(("variant", "players"), [("classic", 2), ("classic", 4), ("block", 3)])
 def test_heaviest_compiled_loop_equals_its_array_passes(variant, players):
-    """The optional compiled loop of heaviest (numba) gives the answers of its array passes,
+    """The compiled loop of heaviest (in the core) gives the answers of its array passes,
     leads and placements, with partners' and opponents' voids (§1.7)."""
     from dominosim.engine.batch import BatchEngine
 

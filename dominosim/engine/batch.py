@@ -53,8 +53,8 @@ class BatchEngine(BlindRows):
         batch_size: the number of game slots stepped together (at most ``kernel.MAX_SLOTS`` on
             the compiled kernel, whose per-game state then stays in the core's cache).
         log: keep per-game event lists (slow; for the equality tests and traces).
-        kernel: play on the compiled kernel (:mod:`.kernel`); ``None``: where numba is present
-            and the kernel plays these rules, without ``log``; ``False``: the numpy path.
+        kernel: play on the compiled core (:mod:`.kernel`); ``None``: the core unless ``log``
+            or ``DOMINOSIM_KERNEL=0``; ``False``: the numpy path (event logs, comparisons).
     """
 
     def __init__(self, rules: Rules, seed: int, strategies, match_ids, *, unit: str = "match",
@@ -64,8 +64,8 @@ class BatchEngine(BlindRows):
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
         if kernel is None:
             kernel = KN.enabled() and KN.supports(rules) and not log
-        elif kernel and not (KN.HAVE_NUMBA and KN.supports(rules) and not log):
-            raise ValueError(f"the compiled kernel cannot play {rules.label} (log={log})")
+        elif kernel and not (KN.supports(rules) and not log):
+            raise ValueError(f"the compiled core cannot play {rules.label} (log={log})")
         self.kernel = kernel = bool(kernel)
         self._kcap = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
         self._kblocks: list = []  # kernel hand records of unit "match", column by column
@@ -167,7 +167,7 @@ class BatchEngine(BlindRows):
         self.match_rows: list[dict] = []
 
     # the kernel path's state: one record per slot
-    _SLOT_FIELDS = ("hands", "vals", "dbl", "armv", "armd", "to_move", "leader", "lead_tile",
+    _SLOT_FIELDS = ("hands", "vals", "dbl", "alg", "armv", "armd", "to_move", "leader", "lead_tile",
                     "phase", "scores", "points", "penalties", "voids", "end_pips", "written",
                     "pending", "pot", "eggs", "dry", "losers", "active", "match", "hand_idx",
                     "skey", "stock")  # fmt: skip
@@ -1206,7 +1206,6 @@ class BatchEngine(BlindRows):
             self.active[:] = True
             self.phase[:] = KN.START
         R = KN.knobs(self.r, self.unit)
-        advance = KN.advance_for(R)  # (compiled for these rules)
         sd = KN.seeds(self.seed, P)
         prio = KN.first_priority(self.r)
         htmpl = np.ascontiguousarray(self._htmpl[:, 0])
@@ -1216,6 +1215,9 @@ class BatchEngine(BlindRows):
         ask, act = st["ask"], st["act"]
         # slot -> queue position (from_positions fills slot i with queue entry i)
         st["qidx"] = np.arange(B, dtype=np.int64)
+        bad = KN.check_slots(R, st, self._kbst)
+        if bad >= 0:
+            raise ValueError(f"{KN.BAD_STATE}: slot {bad}")
         # the decisions of a round, as two lists (0: placements, 1: leads): a row of cd each
         # (columns KN.CD_*), a placement's values and slot masks in cvals, cmasks
         nd = np.zeros(2, dtype=np.int64)
@@ -1226,6 +1228,9 @@ class BatchEngine(BlindRows):
         no = np.zeros(B, dtype=bool)
         lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
         lead_masks = np.zeros((B, self.NP), dtype=np.int64)
+        along = self.r.inline_double_counts_single
+        # decisions with flags (blind's turn, voluntary draws) are asked by phase name
+        flagged = self.blind or self._flags
         # records, column by column: matches (and hands, with unit "hand") in queue order
         nq = len(self.queue)
         hcols = len(KN.HREC) + npts + S + P
@@ -1235,19 +1240,11 @@ class BatchEngine(BlindRows):
         hrec = np.zeros((hcols, 0 if direct else self._kcap), dtype=np.int32)
         mdir = np.zeros((len(KN.MREC) + npts, nq), dtype=np.int32)
         nrec = np.zeros(2, dtype=np.int64)
-        scr = np.zeros(KN.SCRATCH, dtype=np.int64)
         while True:
             start = 0
             while start >= 0:
-                try:
-                    start = advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, nd,
-                                    cd, cact, cvals, cmasks, hdir, hrec, mdir, nrec, scr,
-                                    start)  # fmt: skip
-                except KN.COMPILE_ERRORS:  # (raised before it runs: nothing has changed)
-                    if advance is KN.advance:
-                        raise
-                    advance = KN.give_up_specialized(R)
-                    continue
+                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, nd, cd,
+                                   cact, cvals, cmasks, hdir, hrec, mdir, nrec, start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0
@@ -1256,17 +1253,17 @@ class BatchEngine(BlindRows):
             n_play, n_lead = int(nd[0]), int(nd[1])
             if not n_play + n_lead:
                 break
-            if self.blind:  # placements and flags, by phase name
-                self._kernel_blind_round(n_play, cd, cvals, cmasks, cact)
+            if flagged:  # placements and flags, by phase name
+                self._kernel_flag_round(n_play, cd, cvals, cmasks, cact, along)
                 n_play = 0
             for kind, n in ((0, n_play), (1, n_lead)):
                 if not n:
                     continue
                 c = cd[kind, :n]
                 if kind == 0:
-                    legal = Legal(cvals[:n], cmasks[:n], False, None, no[:n], no[:n], no[:n])
+                    legal = Legal(cvals[:n], cmasks[:n], along, None, no[:n], no[:n], no[:n])
                 else:
-                    legal = Legal(lead_vals[:n], lead_masks[:n], False, c[:, KN.CD_LEAD],
+                    legal = Legal(lead_vals[:n], lead_masks[:n], along, c[:, KN.CD_LEAD],
                                   no[:n], no[:n], no[:n])  # fmt: skip
                 legal._no_flags = True
                 pre = {"voids": c[:, KN.CD_VOIDS : KN.CD_VOIDS + P], "values": legal.values}
@@ -1277,15 +1274,17 @@ class BatchEngine(BlindRows):
         self._kernel_fields(hdir if direct else None, mdir)
         return self._collect()
 
-    def _kernel_blind_round(self, n, cd, cvals, cmasks, cact):
-        """A round of blind decisions from the kernel: one ask per phase name (§3.7)."""
+    def _kernel_flag_round(self, n, cd, cvals, cmasks, cact, along):
+        """A round of placement decisions that may carry flags (blind's turn, §3.7; voluntary
+        draws, §11.7 and §15): one ask per phase name."""
         if not n:
             return
         ph = cd[0, :n, KN.CD_PHASE]
         for code in np.unique(ph):
             sel = np.flatnonzero(ph == code)
             c = cd[0, sel]
-            legal = Legal(cvals[sel], cmasks[sel], False, None, *_kernel_flags(c[:, KN.CD_FLAGS]))
+            flags = _kernel_flags(c[:, KN.CD_FLAGS])
+            legal = Legal(cvals[sel], cmasks[sel], along, None, *flags)
             cact[0, sel] = self._ask_rows(c, legal, KN.PHASES[code])
 
     def _ask_rows(self, c, legal: Legal, phase_name: str, pre=None):
@@ -1295,7 +1294,7 @@ class BatchEngine(BlindRows):
                          c[:, KN.CD_DEC], phase_name, check=False, pre=pre)  # fmt: skip
 
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
-        """The error for the illegal action the kernel refused at slot ``i``."""
+        """The error for the illegal action the core refused at slot ``i``."""
         g = np.array([i])
         seat = self.to_move[g]
         no = np.zeros(1, dtype=bool)
@@ -1313,10 +1312,13 @@ class BatchEngine(BlindRows):
         elif ask[i] == KN.ASK_LEAD:
             t = int(self.lead_tile[i])
             lead = np.array([1 << t]) if t >= 0 else TB.mask28_of(self.hands[g, seat])
-            legal = Legal(self.vals[g], np.zeros((1, self.NP), dtype=np.int64), False, lead, no,
-                          no, no)  # fmt: skip
-        else:
-            legal = self._legal(g, seat)
+            legal = Legal(self.vals[g], np.zeros((1, self.NP), dtype=np.int64),
+                          self.r.inline_double_counts_single, lead, no, no, no)  # fmt: skip
+        else:  # (voluntary draws: the flags follow from the turn's phase)
+            ph = int(self.phase[i])
+            draw = ph == KN.BOFFER or (ph == KN.MAYDRAW and int(self._drawable(g)[0]) > 0)
+            legal = self._legal(g, seat, draw=np.array([draw]),
+                                pass_=np.array([ph == KN.AFTERDRAW]))  # fmt: skip
         return self._illegal(self.strategies[int(seat[0])], legal, 0, int(act[i]))
 
     def _kernel_fields(self, hdir, mdir) -> None:

@@ -144,7 +144,7 @@ class Legal:
 
     def uniform(self, keys: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per decision from its 64-bit random value."""
-        if KN.enabled() and not self.along and self._no_flags:
+        if not self.along and self._no_flags:
             out = np.empty(len(self), dtype=np.int64)
             keys = np.asarray(keys, dtype=np.uint64)  # (any layout: a column of the kernel's)
             if self.lead is None:

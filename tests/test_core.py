@@ -1,6 +1,8 @@
-"""The compiled kernel (dominosim/engine/kernel.py) plays the same games as the numpy path of
-the batch engine, and so as the reference engine: identical hand and match records for every
-variant, player count and §15 option it plays (issue 5: "both give identical records")."""
+"""The compiled core (dominosim/engine/_core.c, its Python side kernel.py) plays the same games
+as the numpy path of the batch engine, and so as the reference engine: identical hand and match
+records for every variant, player count and §15 option, whole matches, from_positions, batch
+sizes and record flushes; an illegal action names the strategy; the C structs match the numpy
+records."""
 
 from __future__ import annotations
 
@@ -15,8 +17,6 @@ from dominosim.strategy import Strategy, get
 from dominosim.variants import VARIANTS, make_rules
 
 from engine_compare import option_cases
-
-pytestmark = pytest.mark.skipif(not KN.HAVE_NUMBA, reason="numba (the fast extra) not installed")
 
 
 def records(rules, strategies, ids, *, unit, kernel, batch_size=64, seed=11, **kw):
@@ -66,20 +66,17 @@ def _kernel_cases():
     return cases
 
 
-def test_the_kernel_plays_most_variants_and_not_the_others():
-    """Which rules run compiled; the rest stays on the numpy path (and says so)."""
-    plays = {v for v in VARIANTS if KN.supports(make_rules(v, 2))}
-    assert plays == set(VARIANTS)
-    assert KN.supports(make_rules("muggins", 2, first_double_spinner=True))
-    assert KN.supports(make_rules("blind", 3, blind_deal="all_tiles", blind_draw_optional=True))
-    assert not KN.supports(make_rules("fives", 2, inline_double_counts_single=True))
-    with pytest.raises(ValueError, match="cannot play"):
-        BatchEngine(make_rules("fives", 2, inline_double_counts_single=True), 1,
-                    [get("random")] * 2, range(3), kernel=True)  # fmt: skip
+def test_the_core_plays_every_variant_and_option():
+    """Every variant and option runs on the core; only event logs use the numpy path."""
+    assert {v for v in VARIANTS if KN.supports(make_rules(v, 2))} == set(VARIANTS)
+    for case in option_cases():
+        variant, players, opts = case.values
+        assert KN.supports(make_rules(variant, players, **opts)), (variant, opts)
     with pytest.raises(ValueError, match="cannot play"):
         BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3), kernel=True,
                     log=True)  # fmt: skip
-    auto = BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3))
+    auto = BatchEngine(make_rules("fives", 2, inline_double_counts_single=True), 1,
+                       [get("random")] * 2, range(3))  # fmt: skip
     assert auto.kernel == KN.enabled()
 
 
@@ -102,10 +99,8 @@ def test_matches_equal_numpy_path(variant, players):
 
 @pytest.mark.parametrize(("variant", "players", "opts"), option_cases())
 def test_options_equal_numpy_path(variant, players, opts):
-    """Every §15 option the kernel plays: 200 deals and whole matches."""
+    """Every §15 option: 200 deals and whole matches."""
     rules = make_rules(variant, players, **opts)
-    if not KN.supports(rules):
-        pytest.skip("numpy path only")
     st = [get("random")] * players
     assert both(rules, st, 200, "hand") == []
     assert both(rules, st, 20, "match") == []
@@ -195,101 +190,163 @@ def test_an_illegal_action_is_refused_by_name():
         eng.run()
 
 
-def test_compiled_uniform_picks_what_the_numpy_helper_picks(monkeypatch):
-    """Legal.uniform's compiled path (placements and leads) = its numpy path."""
+@pytest.mark.parametrize(
+    ("variant", "players", "opts"),
+    [("muggins", 2, {"may_draw_when_able": True}), ("muggins", 4, {"may_draw_when_able": True}),
+     ("bergen", 2, {"bergen_voluntary": True}), ("bergen", 3, {"bergen_voluntary": True}),
+     ("fives", 2, {"inline_double_counts_single": True}),
+     ("threes", 4, {"inline_double_counts_single": True, "partnership": True})],
+)  # fmt: skip
+@pytest.mark.parametrize("strategy", ["heaviest", "greedy", "doubles-first"])
+def test_voluntary_draws_and_along_doubles_with_every_kind_of_strategy(
+    variant, players, opts, strategy
+):
+    """The three options the numba kernel left to the numpy path (§11.7 may_draw_when_able,
+    §15 bergen_voluntary, §5.6 / §6.6 inline_double_counts_single): the decisions with a draw
+    or pass flag, the after-draw decision and the along actions, with strategies that choose
+    them differently, mixed with random."""
+    rules = make_rules(variant, players, **opts)
+    st = [get(strategy), get("random")] * 2
+    assert both(rules, st[:players], 200, "hand") == []
+    assert both(rules, st[:players], 15, "match") == []
+
+
+class _Drawer(Strategy):
+    """Draws whenever it may, else plays the last legal action (along ones included)."""
+
+    name = "drawer"
+    params = {}
+
+    def choose_one(self, obs, legal, key):
+        from dominosim import actions as A
+
+        return A.DRAW if A.DRAW in legal else legal[-1]
+
+
+@pytest.mark.parametrize(
+    ("variant", "opts"),
+    [("muggins", {"may_draw_when_able": True}), ("bergen", {"bergen_voluntary": True}),
+     ("threes", {"inline_double_counts_single": True})],
+)  # fmt: skip
+def test_a_strategy_that_always_draws_or_lays_along(variant, opts):
+    """Drawing the stock dry by choice, and every double laid along, on both paths."""
+    rules = make_rules(variant, 2, **opts)
+    assert both(rules, [_Drawer(), get("random")], 150, "hand") == []
+    assert both(rules, [get("random"), _Drawer()], 10, "match") == []
+
+
+class _BadDraw(Strategy):
+    name = "bad-draw"
+    params = {}
+
+    def choose_one(self, obs, legal, key):
+        from dominosim import actions as A
+
+        return A.PASS if A.DRAW in legal else legal[0]  # pass where only drawing is offered
+
+
+def test_an_illegal_flag_is_refused_by_name():
+    rules = make_rules("muggins", 2, may_draw_when_able=True)
+    eng = BatchEngine(rules, 1, [_BadDraw(), get("random")], range(20), kernel=True)
+    with pytest.raises(
+        StrategyError,
+        match=r"strategy 'bad-draw' returned an illegal action 337; legal were .*draw",
+    ):
+        eng.run()
+
+
+class _Along(Strategy):
+    name = "along-everywhere"
+    params = {}
+
+    def choose(self, obs, legal, keys):
+        return np.full(len(legal), 168 + 27 * 6 + 1)  # 6-6 laid along on the right end
+
+
+def test_an_illegal_along_action_is_refused_by_name():
+    for opts in ({}, {"inline_double_counts_single": True}):
+        eng = BatchEngine(make_rules("fives", 2, **opts), 1, [_Along(), get("random")],
+                          range(20), kernel=True)  # fmt: skip
+        with pytest.raises(StrategyError, match="strategy 'along-everywhere' returned an illegal"):
+            eng.run()
+
+
+def test_compiled_uniform_picks_what_the_numpy_helper_picks():
+    """Legal.uniform's compiled path (placements and leads) = the k-th legal action in
+    canonical order (Legal.action_at), k = below(key, count)."""
     from dominosim.engine import Legal
+    from dominosim.seeding import below_np
 
     rng = np.random.default_rng(5)
     n = 500
     lead = rng.integers(1, 1 << 28, size=n)
     keys = rng.integers(0, 2**63, size=n).astype(np.uint64) * np.uint64(2)
     no = np.zeros(n, dtype=bool)
-    cases = []
     for k in (2, 6):  # a line; a spinner's six slots
         values = rng.integers(-1, 7, size=(n, k))
         values[:, 0] = np.where(values[:, 0] < 0, 3, values[:, 0])
         masks = np.where(values >= 0, rng.integers(0, 128, size=(n, k)), 0)
         masks[(masks.sum(axis=1) == 0), 0] = 1
-        cases += [(values, masks, None), (values, masks, lead)]
-    out = {}
-    for on in ("1", "0"):
-        monkeypatch.setenv("DOMINOSIM_KERNEL", on)
-        got = []
-        for values, masks, ld in cases:
+        for ld in (None, lead):
             legal = Legal(values, masks, False, ld, no, no, no)
             legal._no_flags = True
-            got.append(legal.uniform(keys))
-        out[on] = got
-    for a, b in zip(out["1"], out["0"], strict=True):
-        assert np.array_equal(a, b)
+            want = legal.action_at(below_np(keys, legal.counts()).astype(np.int64))
+            assert np.array_equal(legal.uniform(keys), want)
+            assert np.array_equal(legal.uniform(np.ascontiguousarray(keys[::-1])[::-1]), want)
 
 
 # ---------------------------------------------------------------------------------------------
-# the kernel compiled for one rule set (kernel.advance_for)
+# the core's guards: struct layout, state and arguments out of range
 
 
-def test_a_specialized_kernel_has_the_rule_knobs_written_in():
-    """Every knob read becomes its value, except the numbers a study varies (a target score
-    per point of a sweep must not compile a kernel each)."""
-    import re
+def test_the_layout_check_refuses_a_core_that_does_not_match():
+    """A core built from other sources (a field moved) fails at import with one message."""
 
-    src = KN._specialized_source(KN._key(KN.knobs(make_rules("classic", 2), "hand")))
-    left = set(re.findall(r"R\[(_R_[A-Z0-9_]+)\]", src))
-    assert left == {KN._KNOB_NAMES[i] for i in KN._RUNTIME} & left
-    assert "_R_TARGET" in left and "_R_SPINNER" not in left and "_R_BLIND" not in left
-    assert "def advance(" in src and "def _blind_run(" in src
-    compile(src, "specialized", "exec")
+    class Moved:
+        KNOBS = KN._core.KNOBS
 
+        @staticmethod
+        def layout():
+            out = KN._core.layout()
+            size, offsets = out["slot"]
+            out["slot"] = (size, {**offsets, "alg": offsets["alg"] + 1})
+            return out
 
-@pytest.mark.parametrize(
-    ("variant", "players", "opts", "unit", "n"),
-    [("classic", 2, {}, "hand", 300),
-     ("sniff", 4, {}, "match", 20),
-     ("blind", 3, {"blind_deal": "all_tiles", "blind_draw_optional": True,
-                   "blind_play_optional": True}, "match", 20)],
-)  # fmt: skip
-def test_the_specialized_kernel_plays_what_the_general_one_plays(
-    monkeypatch, variant, players, opts, unit, n
-):
-    """The kernel compiled for a rule set (what a plain run uses) gives the records of the
-    general kernel: classic (the benchmark), a spinner with fives scoring and 4 seats, and
-    blind's rows with its options."""
-    rules = make_rules(variant, players, **opts)
-    st = [get("heaviest"), get("random")] * 2
-    monkeypatch.setenv("DOMINOSIM_SPECIALIZE", "0")
-    general = records(rules, st[:players], range(n), unit=unit, kernel=True)
-    monkeypatch.setenv("DOMINOSIM_SPECIALIZE", "1")
-    fn = KN.advance_for(KN.knobs(rules, unit))
-    assert fn is not KN.advance and fn.py_func.__module__.startswith("_dominosim_kernel_")
-    special = records(rules, st[:players], range(n), unit=unit, kernel=True)
-    assert differences(general, special) == []
-    assert len(general[0]["match_id"]) >= n
+        constants = staticmethod(KN._core.constants)
+
+    KN.check_layout()  # the real one matches
+    with pytest.raises(ImportError, match="does not match .*the slot record.*reinstall"):
+        KN.check_layout(Moved)
 
 
-def test_an_unwritable_cache_falls_back_to_the_general_kernel(monkeypatch, tmp_path):
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("")
-    monkeypatch.setenv("DOMINOSIM_SPECIALIZE", "1")
-    monkeypatch.setenv("DOMINOSIM_CACHE_DIR", str(blocker / "kernels"))
-    monkeypatch.setattr(KN, "_specialized", {})
-    assert KN.advance_for(KN.knobs(make_rules("block", 3), "match")) is KN.advance
-
-
-def test_a_specialized_kernel_that_fails_to_compile_gives_way_to_the_general_one(monkeypatch):
-    """A safety net: a warning and the general kernel's records, not a failed run."""
-    import numba
-
-    @numba.njit
-    def broken(R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, cact, cvals, cmasks, hdir,
-               hrec, mdir, nrec, scr, start):  # fmt: skip
-        return "a" + 1  # a typing error: raised when it compiles, before it runs
-
+def test_a_state_out_of_range_is_refused_before_it_is_played():
     rules = make_rules("classic", 2)
-    st = [get("random")] * 2
-    want = records(rules, st, range(40), unit="match", kernel=True)
-    monkeypatch.setattr(KN, "_specialized", {})
-    monkeypatch.setattr(KN, "advance_for", lambda R: broken)
-    with pytest.warns(RuntimeWarning, match="failed to compile; the general kernel plays"):
-        got = records(rules, st, range(40), unit="match", kernel=True)
-    assert differences(want, got) == []
-    assert KN._specialized[KN._key(KN.knobs(rules, "match"))] is KN.advance
+    positions = [{"hands": [[27, 20, 3], [5, 9]], "stock": [1, 2], "ends": {"L": 6, "R": 3},
+                  "to_move": 0}]  # fmt: skip
+    eng = BatchEngine.from_positions(rules, 3, [get("random")] * 2, positions, kernel=True)
+    eng.vals[0, 0] = 9  # no such value
+    with pytest.raises(ValueError, match="state is out of range: slot 0"):
+        eng.run()
+
+
+def test_the_core_checks_its_arguments():
+    """Wrong dtypes, shapes and knob vectors are a ValueError, never a wild write."""
+    rules = make_rules("classic", 2)
+    R = KN.knobs(rules, "hand")
+    st = np.zeros(2, dtype=KN.SLOT)
+    bst = np.zeros(1, dtype=KN.BSLOT)
+    assert KN.check_slots(R, st, bst) == -1
+    with pytest.raises(ValueError, match="R must"):
+        KN.check_slots(R[:-1], st, bst)
+    with pytest.raises(ValueError, match="players must be 2 to 4"):
+        KN.check_slots(np.where(np.arange(len(R)) == 0, 9, R), st, bst)
+    with pytest.raises(ValueError, match="st must"):
+        KN.check_slots(R, np.zeros(2, dtype=np.int64), bst)
+    out = np.zeros(3, dtype=np.int64)
+    keys = np.zeros(3, dtype=np.uint64)
+    with pytest.raises(ValueError, match="masks must"):
+        KN.uniform_slots(np.zeros((3, 2), np.int64), np.zeros((3, 2), np.float64), keys, out)
+    with pytest.raises(ValueError, match="without a legal action"):
+        KN.uniform_slots(np.zeros((3, 2), np.int64), np.zeros((3, 2), np.int64), keys, out)
+    with pytest.raises(ValueError, match="one row per decision"):
+        KN.uniform_lead(np.ones(2, np.int64), keys, out)

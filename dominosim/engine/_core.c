@@ -1,0 +1,1653 @@
+/* The compiled core of the batch engine (docs/design.md, "The compiled core").
+ *
+ * One game slot's state is one Slot record (the numpy dtype kernel.SLOT; blind's rows one
+ * BSlot, kernel.BSLOT); the engine's state arrays are views of their fields. advance() takes
+ * every slot from where it stands through forced moves, draws, passes, hand ends, settlement,
+ * match ends and new deals up to its next decision with two or more legal actions, and leaves
+ * those decisions as rows for the strategies (asked from Python through the public
+ * Strategy.choose interface); the next call checks each chosen action and plays it.
+ *
+ * The rules are data: a vector of knobs (kernel.knobs, names in KNOB_NAMES below, checked at
+ * import) read once into a Rules struct. The random numbers are the addressed splitmix64
+ * streams of dominosim/seeding.py, so the games are those of the reference engine.
+ *
+ * This file is the rules engine; _core_glue.c is the CPython module around it.
+ */
+#include "_core.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------
+ * tables (the same as engine/tables.py; built once at import by core_init_tables)
+ * ---------------------------------------------------------------------------------------- */
+static uint64_t PACK[28];         /* packed bits of tile t: 8a+b and 8b+a */
+static int TILE_AT[7][7];         /* tile index of v-w */
+static int TILE_LOW[28], TILE_HIGH[28], TILE_PIPS[28], IS_DBL[28];
+static int POPC7[128];            /* set bits of a 7-bit mask */
+static int SELECT7[128][7];       /* the k-th set bit of a 7-bit mask (-1: none) */
+static uint64_t BYTES_OF[128];    /* the bytes of the values of a value mask */
+static int64_t TILES_OF[7][128];  /* 28-bit mask of the tiles v-w, w in m, w >= v */
+static int PIPS_BYTE[7][128];     /* sum over w in m of v + w */
+static int HI_MASK[7];            /* other halves w >= v */
+static int64_t SPREAD[128];       /* a 1 in the 4-bit count of each value of a value mask */
+static int64_t DOUBLES28;         /* 28-bit mask of the doubles */
+static uint64_t PACK00, PACK66;
+
+static int tile_index(int a, int b) {
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    return hi * (hi + 1) / 2 + lo;
+}
+
+void core_init_tables(void) {
+    for (int hi = 0; hi < 7; hi++)
+        for (int lo = 0; lo <= hi; lo++) {
+            int t = tile_index(lo, hi);
+            TILE_LOW[t] = lo;
+            TILE_HIGH[t] = hi;
+            TILE_PIPS[t] = lo + hi;
+            IS_DBL[t] = lo == hi;
+            PACK[t] = (UINT64_C(1) << (8 * lo + hi)) | (UINT64_C(1) << (8 * hi + lo));
+            TILE_AT[lo][hi] = TILE_AT[hi][lo] = t;
+        }
+    for (int m = 0; m < 128; m++) {
+        int k = 0;
+        for (int w = 0; w < 7; w++) SELECT7[m][w] = -1;
+        BYTES_OF[m] = 0;
+        SPREAD[m] = 0;
+        for (int w = 0; w < 7; w++)
+            if ((m >> w) & 1) {
+                SELECT7[m][k++] = w;
+                BYTES_OF[m] |= UINT64_C(0x7F) << (8 * w);
+                SPREAD[m] |= INT64_C(1) << (4 * w);
+            }
+        POPC7[m] = k;
+    }
+    for (int v = 0; v < 7; v++) {
+        HI_MASK[v] = 0;
+        for (int w = v; w < 7; w++) HI_MASK[v] |= 1 << w;
+        for (int m = 0; m < 128; m++) {
+            TILES_OF[v][m] = 0;
+            PIPS_BYTE[v][m] = 0;
+            for (int w = 0; w < 7; w++)
+                if ((m >> w) & 1) {
+                    PIPS_BYTE[v][m] += v + w;
+                    if (w >= v) TILES_OF[v][m] |= INT64_C(1) << tile_index(v, w);
+                }
+        }
+    }
+    DOUBLES28 = 0;
+    for (int v = 0; v < 7; v++) DOUBLES28 |= INT64_C(1) << tile_index(v, v);
+    PACK00 = PACK[0];
+    PACK66 = PACK[27];
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the rule knobs
+ * ---------------------------------------------------------------------------------------- */
+const char *const KNOB_NAMES[K_COUNT] = {
+#define KNOB_NAME(name) #name,
+    KNOBS(KNOB_NAME)
+#undef KNOB_NAME
+};
+
+/* A knob vector as Rules, or an error message when a knob is out of the engine's range. */
+const char *core_rules(const int64_t *knobs, Rules *r) {
+#define KNOB_READ(name) r->name = knobs[K_##name];
+    KNOBS(KNOB_READ)
+#undef KNOB_READ
+    if (r->P < 2 || r->P > 4) return "players must be 2 to 4";
+    if (r->S < 1 || r->S > r->P) return "sides out of range";
+    if (r->hand_size < 1 || r->P * r->hand_size > 28) return "hand size out of range";
+    if (r->npos != 2 && r->npos != 6) return "open positions must be 2 or 6";
+    if (r->npoints < 1 || r->npoints > 4) return "point columns out of range";
+    if (r->limit < 0) return "draw limit out of range";
+    if (r->blind && r->P * r->hand_size > RB) return "blind rows out of range";
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * small helpers
+ * ---------------------------------------------------------------------------------------- */
+static inline uint64_t sm(uint64_t x) { /* splitmix64 (seeding.splitmix64) */
+    uint64_t z = x + UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static inline int64_t below(uint64_t h, int64_t n) { /* seeding.below */
+    return (int64_t)(((h >> 32) * (uint64_t)n) >> 32);
+}
+
+/* 7-bit mask of the other halves of the tiles of packed hand h carrying v (-1: none) */
+static inline int byte_of(uint64_t h, int64_t v) {
+    return v < 0 ? 0 : (int)((h >> (8 * v)) & 0x7F);
+}
+
+static int64_t mask28(uint64_t h) {
+    int64_t out = 0;
+    for (int v = 0; v < 7; v++) out |= TILES_OF[v][byte_of(h, v) & HI_MASK[v]];
+    return out;
+}
+
+static int64_t pips_of(uint64_t h) {
+    int64_t s = 0, d = 0;
+    for (int v = 0; v < 7; v++) {
+        int m = byte_of(h, v);
+        s += PIPS_BYTE[v][m];
+        d += ((m >> v) & 1) * 2 * v;
+    }
+    return (s + d) / 2;
+}
+
+static int64_t count_of(uint64_t h) {
+    int64_t c = 0;
+    for (int v = 0; v < 7; v++) {
+        int m = byte_of(h, v);
+        c += POPC7[m] + ((m >> v) & 1);
+    }
+    return c / 2;
+}
+
+static inline int popc28(int64_t m) {
+    return POPC7[m & 0x7F] + POPC7[(m >> 7) & 0x7F] + POPC7[(m >> 14) & 0x7F] +
+           POPC7[(m >> 21) & 0x7F];
+}
+
+/* index of the k-th set bit of a 28-bit mask (k < its popcount), by 7-bit chunks */
+static inline int64_t select28(int64_t m, int64_t k) {
+    for (int part = 0; part < 4; part++) {
+        int c = (int)((m >> (7 * part)) & 0x7F);
+        int n = POPC7[c];
+        if (k < n) return 7 * part + SELECT7[c][k];
+        k -= n;
+    }
+    return -1;
+}
+
+static inline int64_t next_seat(int64_t seat, int64_t P) { /* the turn passes left, §1.6 */
+    int64_t s = seat + 1;
+    return s < P ? s : s - P;
+}
+
+static inline int64_t round5(int64_t x, int no_rounding) {
+    if (no_rounding) return x;
+    int64_t y = x + 2; /* 5 * floor((x + 2) / 5), floor for negatives too */
+    int64_t q = y / 5;
+    if (y % 5 != 0 && y < 0) q -= 1;
+    return 5 * q;
+}
+
+static inline int64_t side_of(const Rules *r, int64_t seat) {
+    return r->partnership ? seat % 2 : seat;
+}
+
+static inline int64_t drawable(const Slot *rw) { return rw->hb[H_SEND] - rw->hb[H_SP]; }
+
+static inline int fits(int64_t t, int64_t vm) {
+    return ((vm >> TILE_LOW[t]) & 1) || ((vm >> TILE_HIGH[t]) & 1);
+}
+
+/* index of the strictly lowest of vals[:n] among valid ones, or -1 on a tie */
+static int64_t unique_min(const int64_t *vals, int64_t n, const int8_t *valid) {
+    int64_t lo = INT64_C(1) << 62, at = -1;
+    int c = 0;
+    for (int64_t s = 0; s < n; s++)
+        if (valid[s] && vals[s] < lo) lo = vals[s];
+    for (int64_t s = 0; s < n; s++)
+        if (valid[s] && vals[s] == lo) {
+            c++;
+            at = s;
+        }
+    return c == 1 ? at : -1;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * placement, in-play scoring, passes, the block test
+ * ---------------------------------------------------------------------------------------- */
+/* Points event by event; a side reaching the target ends the match (§1.14). */
+static int award(const Rules *r, Slot *rw, int64_t side, int64_t pts) {
+    if (pts <= 0) return 0;
+    rw->scores[side] += pts;
+    rw->points[side] += pts;
+    if (r->match_end == ME_RACE && !r->check_only && rw->scores[side] >= r->target) {
+        rw->target_hit = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void finish(Slot *rw, int64_t reason, int64_t out, int64_t fish, int64_t winner) {
+    rw->over = 1;
+    rw->hb[H_REASON] = reason;
+    if (out >= 0) rw->hb[H_OUT] = out;
+    if (fish >= -1 && reason == BLOCKED) rw->hb[H_FISH] = fish;
+    if (winner >= 0) rw->hb[H_WINNER] = winner;
+}
+
+/* 7-bit mask of the values showing on open positions */
+static inline int64_t open_values(const Rules *r, const Slot *rw) {
+    int64_t vm = 0;
+    for (int k = 0; k < r->npos; k++)
+        if (rw->vals[k] >= 0) vm |= INT64_C(1) << rw->vals[k];
+    return vm;
+}
+
+/* §1.12: blocked when no hand holds a fitting tile and nothing can be drawn */
+static void block_test(const Rules *r, Slot *rw) {
+    if (rw->over || (rw->hb[H_SEND] > rw->hb[H_SP] && !r->block_any)) return;
+    uint64_t sel = BYTES_OF[open_values(r, rw)];
+    for (int s = 0; s < r->P; s++)
+        if (rw->hands[s] & sel) return;
+    finish(rw, BLOCKED, -1, rw->hb[H_LAST], -1);
+}
+
+/* the end count (§1.11; the spinner's arms, §6.8; us_sniff_counting; a double laid along
+ * counts single, inline_double_counts_single) */
+static int64_t end_count(const Rules *r, const Slot *rw) {
+    if (rw->hb[H_NTABLE] == 1) return TILE_PIPS[rw->hb[H_FIRST]];
+    int64_t spin = rw->hb[H_SPIN], c = 0;
+    if (spin < 0) {
+        for (int k = 0; k < 2; k++) {
+            int64_t v = rw->vals[k];
+            if (v >= 0) c += (rw->dbl[k] && !rw->alg[k]) ? 2 * v : v;
+        }
+        return c;
+    }
+    int64_t cov = rw->hb[H_COV];
+    int k = 0;
+    for (int j = 0; j < 4; j++)
+        if ((cov >> j) & 1) {
+            int64_t a = rw->armv[j];
+            c += rw->armd[j] ? 2 * a : a;
+            k++;
+        }
+    if (r->us_sniff)
+        c += k <= 2 ? 2 * spin : (k == 3 ? spin : 0);
+    else
+        c += k <= 1 ? 2 * spin : 0;
+    return c;
+}
+
+/* the open positions around the spinner: W E first, N S once W and E are covered */
+static void spinner_slots(const Rules *r, Slot *rw) {
+    int64_t cov = rw->hb[H_COV], spin = rw->hb[H_SPIN];
+    int we = (cov & 3) == 3;
+    for (int j = 0; j < 4; j++) {
+        if ((cov >> j) & 1) {
+            rw->vals[2 + j] = rw->armv[j];
+            rw->dbl[2 + j] = rw->armd[j];
+        } else {
+            rw->vals[2 + j] = (j < 2 || r->open_all_four || we) ? spin : -1;
+            rw->dbl[2 + j] = 1;
+        }
+    }
+}
+
+static void place_lead(const Rules *r, Slot *rw, int64_t t, int along) {
+    int64_t lo = TILE_LOW[t], hi = TILE_HIGH[t];
+    int d = IS_DBL[t];
+    rw->hb[H_FIRST] = t;
+    if (d && r->spinner) { /* a double lead becomes the spinner */
+        rw->hb[H_SPIN] = lo;
+        rw->vals[0] = rw->vals[1] = -1;
+        spinner_slots(r, rw);
+        return;
+    }
+    rw->vals[0] = lo;
+    rw->vals[1] = hi;
+    rw->dbl[0] = rw->dbl[1] = (int8_t)d;
+    rw->alg[0] = rw->alg[1] = (int8_t)(along && d);
+}
+
+static void place_on(const Rules *r, Slot *rw, int64_t t, int64_t p, int along) {
+    int64_t v = rw->vals[p], w = TILE_LOW[t] + TILE_HIGH[t] - v;
+    int d = IS_DBL[t];
+    if (r->single_end) {
+        rw->vals[0] = -1;
+        rw->vals[1] = w;
+        rw->dbl[1] = (int8_t)d;
+    } else if (r->spinner && rw->hb[H_SPIN] >= 0) { /* on an arm of the spinner */
+        int64_t pa = p - 2;
+        rw->hb[H_COV] |= INT64_C(1) << pa;
+        rw->armv[pa] = w;
+        rw->armd[pa] = (int8_t)d;
+        spinner_slots(r, rw);
+    } else if (r->spinner && d) { /* the first double on the line becomes the spinner */
+        rw->armv[0] = rw->vals[1 - p];
+        rw->armd[0] = rw->dbl[1 - p];
+        rw->hb[H_COV] = 1;
+        rw->hb[H_SPIN] = v;
+        rw->vals[0] = rw->vals[1] = -1;
+        spinner_slots(r, rw);
+    } else {
+        rw->vals[p] = w;
+        rw->dbl[p] = (int8_t)d;
+        if (!r->spinner) rw->alg[p] = (int8_t)(along && d);
+    }
+}
+
+/* the in-play points of the placement just made (fives, threes, muggins; bergen headers) */
+static int64_t in_play_points(const Rules *r, const Slot *rw, int64_t side, int lead) {
+    int64_t pts = 0;
+    if (r->scoring <= SC_MUGGINS) {
+        int64_t c = end_count(r, rw), m = r->scoring == SC_THREES ? 3 : 5;
+        if (c > 0 && c % m == 0) pts = r->scoring == SC_MUGGINS ? c : c / m;
+        return pts;
+    }
+    if (lead) /* bergen headers (§4.8) */
+        pts = IS_DBL[rw->hb[H_FIRST]] ? 2 : 0;
+    else if (rw->vals[0] == rw->vals[1])
+        pts = (rw->dbl[0] || rw->dbl[1]) ? 3 : 2;
+    if (r->bergen_cap && pts > 0) {
+        int64_t need = r->target - rw->scores[side];
+        if (need <= 2)
+            pts = 1;
+        else if (need == 3 && pts > 2)
+            pts = 2;
+    }
+    return pts;
+}
+
+/* a placement: action code act (an along code under inline_double_counts_single) */
+static void place(const Rules *r, Slot *rw, int64_t seat, int64_t act, int lead) {
+    int along = act >= A_ALONG;
+    int64_t base = along ? act - A_ALONG : act, t = base / 6, p = base % 6;
+    uint64_t h = rw->hands[seat] & ~PACK[t];
+    rw->hands[seat] = h;
+    rw->hb[H_TABLE] |= INT64_C(1) << t;
+    if (lead)
+        place_lead(r, rw, t, along);
+    else
+        place_on(r, rw, t, p, along);
+    rw->hb[H_NTABLE] += 1;
+    rw->hb[H_LENGTH] += 1;
+    rw->hb[H_LAST] = seat;
+    if (r->scoring != SC_NONE) {
+        int64_t side = side_of(r, seat);
+        if (award(r, rw, side, in_play_points(r, rw, side, lead)))
+            finish(rw, TARGET, -1, -2, side);
+        if (rw->over) return;
+    }
+    if (h == 0) {
+        finish(rw, DOMINO, seat, -2, -1);
+        return;
+    }
+    block_test(r, rw);
+}
+
+static void pass_turn_rules(const Rules *r, Slot *rw, int64_t seat) {
+    rw->hb[H_PASSES] += 1;
+    if (r->ftp) {
+        rw->penalties[seat] += r->ftp;
+        rw->points[seat] += r->ftp;
+    } else if (r->ppm) {
+        rw->penalties[seat] += 10;
+    }
+    block_test(r, rw);
+}
+
+/* per open position, the 7-bit mask of the seat's tiles fitting it; returns the number of
+ * legal placements (along ones included) */
+static inline int play_masks(const Rules *r, const Slot *rw, int64_t seat, int64_t *m2) {
+    uint64_t h = rw->hands[seat];
+    int n = 0;
+    for (int k = 0; k < r->npos; k++) {
+        int m = byte_of(h, rw->vals[k]);
+        m2[k] = m;
+        n += POPC7[m];
+        if (r->inline_single && rw->vals[k] >= 0) n += (m >> rw->vals[k]) & 1;
+    }
+    return n;
+}
+
+/* the one legal placement (first in canonical order) of the masks just computed */
+static inline int64_t only_play(const Rules *r, const Slot *rw, const int64_t *m2) {
+    for (int k = 0; k < r->npos; k++)
+        if (m2[k]) return (int64_t)TILE_AT[rw->vals[k]][SELECT7[m2[k]][0]] * 6 + k;
+    return -1;
+}
+
+/* the number of legal leads of a 28-bit lead mask (along leads of doubles included) */
+static inline int lead_count(const Rules *r, int64_t lm) {
+    return popc28(lm) + (r->inline_single ? popc28(lm & DOUBLES28) : 0);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the deal and the leader (§1.2-§1.5, seeding.shuffle)
+ * ---------------------------------------------------------------------------------------- */
+static int64_t lot(const Rules *r, const Slot *rw, const uint64_t *sd) {
+    uint64_t k = sm(sd[1] ^ (uint64_t)rw->match);
+    k = sm(k ^ (uint64_t)rw->hand_idx);
+    k = sm(k ^ (uint64_t)rw->hb[H_ATTEMPT]);
+    return below(k, r->P);
+}
+
+typedef struct {
+    int64_t seat, tile;
+} Leader;
+
+static Leader first_leader(const Rules *r, const Slot *rw, const uint64_t *sd,
+                           const int64_t *prio, int64_t nprio) {
+    Leader none = {-1, -1};
+    if (r->lead_first == 0) {
+        Leader by_lot = {lot(r, rw, sd), -1};
+        return by_lot;
+    }
+    for (int64_t j = 0; j < nprio; j++) {
+        int64_t t = prio[j];
+        for (int s = 0; s < r->P; s++)
+            if (t >= 0 && (rw->hands[s] & PACK[t])) {
+                Leader found = {s, t};
+                return found;
+            }
+    }
+    return none;
+}
+
+/* the seat of the previous hand's winning side that leads (partnerships: fewer pips, else
+ * the first after the fish-maker) */
+static int64_t winner_seat(const Rules *r, const Slot *rw) {
+    int64_t w = rw->prev[P_WINNER], out = rw->prev[P_OUT];
+    if (w < 0) return -1;
+    if (out >= 0) return out;
+    if (!r->partnership) return w;
+    int64_t a = w, b = w + 2;
+    if (rw->prev_pips[a] != rw->prev_pips[b]) return rw->prev_pips[a] < rw->prev_pips[b] ? a : b;
+    int64_t fm = rw->prev[P_FISH], start = fm >= 0 ? (fm + 1) % r->P : 0;
+    for (int j = 0; j < r->P; j++) {
+        int64_t s = (start + j) % r->P;
+        if (s == a || s == b) return s;
+    }
+    return a;
+}
+
+static Leader choose_leader(const Rules *r, const Slot *rw, int first, const uint64_t *sd,
+                            const int64_t *prio, int64_t nprio) {
+    int64_t kind = r->lead_later;
+    Leader l = {-1, -1};
+    if (first || kind == LL_AS_FIRST) return first_leader(r, rw, sd, prio, nprio);
+    if (kind == LL_NEXT) {
+        l.seat = (rw->prev[P_LEADER] + 1) % r->P;
+    } else if (kind == LL_LOT) {
+        l.seat = lot(r, rw, sd);
+    } else if (kind == LL_WINNER_ELSE_LOT || kind == LL_WINNER_ELSE_FIRST ||
+               kind == LL_WINNER_ELSE_NEXT) {
+        int64_t ws = winner_seat(r, rw);
+        if (ws >= 0)
+            l.seat = ws;
+        else if (kind == LL_WINNER_ELSE_LOT)
+            l.seat = lot(r, rw, sd);
+        else if (kind == LL_WINNER_ELSE_FIRST)
+            return first_leader(r, rw, sd, prio, nprio);
+        else
+            l.seat = (rw->prev[P_LEADER] + 1) % r->P;
+    } else if (rw->prev[P_OUT] >= 0) { /* out_else_lot, out_else_fishmaker */
+        l.seat = rw->prev[P_OUT];
+    } else {
+        l.seat = kind == LL_OUT_ELSE_LOT ? lot(r, rw, sd) : rw->prev[P_FISH];
+    }
+    return l;
+}
+
+/* §14.3 kozel_redeal: a hand with five doubles or six tiles of one value */
+static int kozel_bad(const Rules *r, const Slot *rw) {
+    for (int s = 0; s < r->P; s++) {
+        int nd = 0;
+        for (int v = 0; v < 7; v++) {
+            int m = byte_of(rw->hands[s], v);
+            nd += (m >> v) & 1;
+            if (POPC7[m] >= 6) return 1;
+        }
+        if (nd >= 5) return 1;
+    }
+    return 0;
+}
+
+/* the addressed Fisher-Yates shuffle (seeding.shuffle) of this slot's hand and attempt */
+static void shuffle(const Slot *rw, const uint64_t *sd, int64_t *order) {
+    uint64_t h = sm(sd[0] ^ (uint64_t)rw->match);
+    h = sm(h ^ (uint64_t)rw->hand_idx);
+    h = sm(h ^ (uint64_t)rw->hb[H_ATTEMPT]);
+    int64_t rr[28];
+    for (int j = 1; j < 28; j++) rr[j] = below(sm(h ^ (uint64_t)j), j + 1);
+    for (int j = 0; j < 28; j++) order[j] = j;
+    for (int j = 27; j > 0; j--) {
+        int64_t x = order[j];
+        order[j] = order[rr[j]];
+        order[rr[j]] = x;
+    }
+}
+
+static void deal_rows(const Rules *r, BSlot *bw, const int64_t *order) {
+    for (int s = 0; s < r->P; s++) { /* the rows, in deal order (§3.2) */
+        for (int k = 0; k < RB; k++) bw->buf[s][k] = -1;
+        for (int k = 0; k < r->hand_size; k++) bw->buf[s][k] = (int8_t)order[s * r->hand_size + k];
+        bw->head[s] = 0;
+        bw->span[s] = r->hand_size;
+        bw->known[s] = 0;
+        bw->opened[s] = 0;
+    }
+    bw->face_up = 0;
+    bw->tph = T_START;
+}
+
+/* the starting tile from the stock (§10.6; blind_deal=all_tiles with 3 players, §15) */
+static void start_tile(Slot *rw) {
+    int64_t t = rw->stock[rw->hb[H_SP]];
+    rw->hb[H_SP] += 1;
+    if (rw->hb[H_SEND] < rw->hb[H_SP]) rw->hb[H_SEND] = rw->hb[H_SP];
+    rw->vals[0] = TILE_LOW[t];
+    rw->vals[1] = TILE_HIGH[t];
+    rw->dbl[0] = rw->dbl[1] = (int8_t)IS_DBL[t];
+    rw->hb[H_NTABLE] = 1;
+    rw->hb[H_FIRST] = t;
+    rw->hb[H_TABLE] |= INT64_C(1) << t;
+    rw->phase = TURN;
+}
+
+/* a new hand in slot rw; returns 0, or 1 when no seat can lead (a prev field out of range) */
+static int deal(const Rules *r, Slot *rw, BSlot *bw, int first, const Inputs *in) {
+    for (int64_t f = 0; f < in->nhtmpl; f++) rw->hb[f] = in->htmpl[f];
+    rw->over = 0;
+    rw->target_hit = 0;
+    rw->skey = sm(sm(in->sd[2] ^ (uint64_t)rw->match) ^ (uint64_t)rw->hand_idx);
+    int64_t order[28];
+    for (;;) {
+        shuffle(rw, in->sd, order);
+        for (int s = 0; s < r->P; s++) {
+            uint64_t x = 0;
+            for (int64_t j = s * r->hand_size; j < (s + 1) * r->hand_size; j++) x |= PACK[order[j]];
+            rw->hands[s] = x;
+        }
+        if (!(r->kozel_redeal && kozel_bad(r, rw))) break;
+        rw->hb[H_ATTEMPT] += 1;
+    }
+    for (int j = 0; j < 28; j++) rw->stock[j] = (int8_t)order[j];
+    for (int k = 0; k < 6; k++) {
+        rw->vals[k] = -1;
+        rw->dbl[k] = 0;
+        rw->alg[k] = 0;
+    }
+    for (int k = 0; k < 4; k++) {
+        rw->armv[k] = -1;
+        rw->armd[k] = 0;
+        rw->points[k] = 0;
+    }
+    for (int s = 0; s < r->P; s++) {
+        rw->penalties[s] = 0;
+        rw->voids[s] = 0;
+    }
+    if (r->blind) deal_rows(r, bw, order);
+    Leader l = choose_leader(r, rw, first, in->sd, in->prio, in->nprio);
+    if (l.seat < 0 || l.seat >= r->P) return 1;
+    rw->leader = l.seat;
+    rw->lead_tile = l.tile;
+    if (r->blind) rw->lead_tile = bw->buf[l.seat][0]; /* §3.4: the leader leads his front tile */
+    rw->to_move = l.seat;
+    if (r->start_tile)
+        start_tile(rw);
+    else
+        rw->phase = LEAD;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * settlement (settle.py, row by row)
+ * ---------------------------------------------------------------------------------------- */
+typedef struct {
+    int64_t seat_pips[4]; /* pips per seat */
+    int64_t pips[4];      /* pips per side */
+    int64_t tmp[4];
+    int8_t valid[4];
+} Tally;
+
+/* §15 muggins_block_difference_per_opponent: sides score in ascending pip order */
+static void muggins_per_opponent(const Rules *r, Slot *rw, const int64_t *pips) {
+    int64_t fm = rw->hb[H_FISH], start = fm >= 0 ? (fm + 1) % r->P : 0;
+    int64_t rank[4];
+    int8_t done[4] = {0, 0, 0, 0};
+    for (int s = 0; s < r->S; s++) rank[s] = 99;
+    for (int j = 0; j < r->P; j++) {
+        int64_t s = side_of(r, (start + j) % r->P);
+        if (rank[s] == 99) rank[s] = j;
+    }
+    for (int n = 0; n < r->S; n++) {
+        int64_t best = -1;
+        for (int s = 0; s < r->S; s++)
+            if (!done[s] && (best < 0 || pips[s] < pips[best] ||
+                             (pips[s] == pips[best] && rank[s] < rank[best])))
+                best = s;
+        done[best] = 1;
+        if (rw->target_hit) break;
+        int64_t pts = 0;
+        for (int o = 0; o < r->S; o++)
+            if (pips[o] > pips[best]) pts += round5(pips[o] - pips[best], r->mug_no_round == 1);
+        award(r, rw, best, pts);
+    }
+}
+
+typedef struct {
+    int64_t side, points;
+} Award;
+
+/* Bergen's block award (§4.10, §4.10a, bergen_block_lowest_hand_1pt) */
+static Award bergen_block(const Rules *r, const Slot *rw) {
+    int64_t nd_pips[4] = {0}, all_pips[4] = {0}, min_double[4];
+    int8_t has_double[4] = {0}, valid[4];
+    Award res = {-1, 2};
+    for (int s = 0; s < r->S; s++) min_double[s] = 99;
+    for (int s = 0; s < r->P; s++) {
+        int64_t side = side_of(r, s), m = mask28(rw->hands[s]);
+        for (int t = 0; t < 28; t++)
+            if ((m >> t) & 1) {
+                all_pips[side] += TILE_PIPS[t];
+                if (IS_DBL[t]) {
+                    has_double[side] = 1;
+                    if (t < min_double[side]) min_double[side] = t;
+                } else {
+                    nd_pips[side] += TILE_PIPS[t];
+                }
+            }
+    }
+    int n_nd = 0;
+    for (int s = 0; s < r->S; s++) n_nd += !has_double[s];
+    if (r->bergen_1pt) {
+        for (int s = 0; s < r->S; s++) valid[s] = !has_double[s] || n_nd == 0;
+        res.side = unique_min(nd_pips, r->S, valid);
+        res.points = 1;
+        return res;
+    }
+    if (n_nd == 1) {
+        for (int s = 0; s < r->S; s++)
+            if (!has_double[s]) res.side = s;
+        return res;
+    }
+    for (int s = 0; s < r->S; s++) valid[s] = n_nd >= 2 ? !has_double[s] : 1;
+    res.side = unique_min(n_nd >= 2 ? all_pips : min_double, r->S, valid);
+    return res;
+}
+
+/* the 13-point rule (§14.13) */
+static void write_score(Slot *rw, int64_t s, int64_t amount) {
+    if (rw->written[s] < 0) {
+        rw->pending[s] += amount;
+        if (rw->pending[s] >= 13) {
+            rw->written[s] = rw->pending[s];
+            rw->pending[s] = 0;
+        }
+    } else {
+        rw->written[s] += amount;
+    }
+}
+
+/* kozel's charges: the hand values per side (§14.12), eggs, the fish-maker, the book */
+static void settle_kozel(const Rules *r, Slot *rw, const int64_t *seat_pips) {
+    int64_t n = r->S, value[4] = {0, 0, 0, 0}, charges[4] = {0, 0, 0, 0};
+    int8_t charged[4] = {0, 0, 0, 0}, winners[4] = {0, 0, 0, 0};
+    for (int s = 0; s < r->P; s++) {
+        uint64_t h = rw->hands[s];
+        int64_t v = seat_pips[s];
+        if (h == PACK00)
+            v = r->lone00;
+        else if (h == PACK66 && r->lone66)
+            v = r->lone66;
+        value[side_of(r, s)] += v;
+    }
+    for (int s = 0; s < n; s++) rw->end_pips[s] = value[s];
+    int64_t out = rw->hb[H_OUT];
+    if (out >= 0) {
+        int64_t w = side_of(r, out);
+        rw->hb[H_WINNER] = w;
+        winners[w] = 1;
+        for (int s = 0; s < n; s++)
+            if (s != w) {
+                charged[s] = 1;
+                charges[s] = value[s];
+            }
+    } else {
+        int64_t lo = value[0], total = 0, first_low = -1;
+        int nlow = 0;
+        for (int s = 0; s < n; s++)
+            if (value[s] < lo) lo = value[s];
+        for (int s = 0; s < n; s++) {
+            total += value[s];
+            if (value[s] == lo) {
+                nlow++;
+                winners[s] = 1;
+                if (first_low < 0) first_low = s;
+            }
+        }
+        if (nlow == n) { /* eggs */
+            rw->hb[H_WINNER] = -1;
+            if (r->eggs_double)
+                rw->eggs += 1;
+            else
+                rw->pot += total;
+            return;
+        }
+        rw->hb[H_WINNER] = nlow == 1 ? first_low : -1;
+        int64_t fm = rw->hb[H_FISH], fm_side = fm >= 0 ? side_of(r, fm) : -1;
+        if (r->fm_takes_all && fm_side >= 0 && !winners[fm_side]) {
+            charged[fm_side] = 1;
+            charges[fm_side] = total;
+        } else {
+            for (int s = 0; s < n; s++)
+                if (!winners[s]) {
+                    charged[s] = 1;
+                    charges[s] = value[s];
+                }
+        }
+    }
+    int64_t mult = r->eggs_double ? (INT64_C(1) << rw->eggs) : 1, p0 = rw->pot;
+    rw->eggs = 0;
+    rw->pot = 0;
+    if (r->kozel_positive) { /* kozel_positive_scoring */
+        int64_t tot = 0;
+        for (int s = 0; s < n; s++)
+            if (charged[s]) tot += charges[s] * mult;
+        for (int s = 0; s < n; s++)
+            if (winners[s]) {
+                rw->points[s] += tot + p0;
+                write_score(rw, s, tot + p0);
+            }
+    } else {
+        for (int s = 0; s < n; s++)
+            if (charged[s]) {
+                int64_t amount = charges[s] * mult + p0;
+                rw->points[s] += amount;
+                write_score(rw, s, amount);
+            }
+    }
+}
+
+/* the penalty ledgers (two-lane, ladder; basic's penalty_per_miss): the fewest penalties,
+ * then the fewest pips, wins */
+static void settle_penalties(const Rules *r, Slot *rw, Tally *ty) {
+    int64_t w = rw->hb[H_OUT];
+    if (w < 0) {
+        int64_t lo = INT64_C(1) << 62;
+        for (int s = 0; s < r->P; s++)
+            if (rw->penalties[s] < lo) lo = rw->penalties[s];
+        for (int s = 0; s < r->P; s++) ty->valid[s] = rw->penalties[s] == lo;
+        w = unique_min(ty->seat_pips, r->P, ty->valid);
+    }
+    rw->hb[H_WINNER] = w;
+    if (r->settlement == ST_PENALTIES || w < 0) return;
+    int64_t tot = 0;
+    for (int s = 0; s < r->P; s++) tot += rw->penalties[s];
+    int64_t pts = tot - 2 * rw->penalties[w];
+    award(r, rw, w, pts > 0 ? pts : 0);
+}
+
+static int64_t block_winner(const Rules *r, const Slot *rw, Tally *ty) {
+    if (!r->fewest_tiles) return unique_min(ty->pips, r->S, ty->valid);
+    for (int s = 0; s < r->S; s++) ty->tmp[s] = 0; /* block_winner_fewest_tiles */
+    for (int s = 0; s < r->P; s++) ty->tmp[side_of(r, s)] += count_of(rw->hands[s]);
+    return unique_min(ty->tmp, r->S, ty->valid);
+}
+
+/* end-of-hand awards and the hand winner */
+static void settle(const Rules *r, Slot *rw, Tally *ty) {
+    int64_t out = rw->hb[H_OUT], total = 0, pts = 0, winner;
+    int dom = out >= 0;
+    int64_t out_side = dom ? side_of(r, out) : -1;
+    const int64_t *pips = ty->pips;
+    for (int s = 0; s < r->S; s++) {
+        total += pips[s];
+        ty->valid[s] = 1;
+    }
+    if (r->settlement == ST_KOZEL) {
+        settle_kozel(r, rw, ty->seat_pips);
+        return;
+    }
+    if (r->settlement == ST_PENALTIES || (r->settlement == ST_PIPS && r->ppm)) {
+        settle_penalties(r, rw, ty);
+        return;
+    }
+    if (r->settlement == ST_PIPS) {
+        winner = dom ? out_side : block_winner(r, rw, ty);
+        if (winner >= 0) {
+            int64_t own = pips[winner], others = total - own;
+            if (dom || r->fewest_tiles || r->fish_sum_only)
+                pts = others;
+            else if (r->fish_diff)
+                pts = others - (r->S - 1) * own;
+            else
+                pts = others - own > 0 ? others - own : 0;
+        }
+    } else if (r->settlement == ST_BOOK) {
+        winner = dom ? out_side : unique_min(pips, r->S, ty->valid);
+        if (winner >= 0) pts = dom ? r->domino_bonus : 1;
+    } else if (r->settlement == ST_SNIFF) {
+        winner = dom ? out_side : unique_min(pips, r->S, ty->valid);
+        if (winner >= 0) {
+            int64_t own = pips[winner], others = total - own;
+            pts = (dom ? round5(others, 0) : round5(others - own, 0)) / 5; /* (exact) */
+        }
+    } else if (r->settlement == ST_MUGGINS) {
+        int nr = r->mug_no_round == 1;
+        winner = dom ? out_side : unique_min(pips, r->S, ty->valid);
+        if (dom) {
+            for (int s = 0; s < r->S; s++) pts += round5(pips[s], nr);
+            pts -= round5(pips[out_side], nr);
+        } else if (winner >= 0) {
+            pts = round5(total - 2 * pips[winner], nr);
+        }
+        if (r->mug_per_opp && !dom) {
+            rw->hb[H_WINNER] = winner;
+            muggins_per_opponent(r, rw, pips);
+            return;
+        }
+    } else { /* bergen */
+        if (dom) {
+            winner = out_side;
+            pts = r->domino_bonus;
+        } else {
+            Award wp = bergen_block(r, rw);
+            winner = wp.side;
+            pts = wp.points;
+        }
+    }
+    rw->hb[H_WINNER] = winner;
+    if (winner >= 0) award(r, rw, winner, pts);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the end of a match (settle.py's match end, kozel_match_over)
+ * ---------------------------------------------------------------------------------------- */
+typedef struct {
+    int done;
+    int64_t winner;
+} MatchEnd;
+
+static MatchEnd race_over(const Rules *r, const Slot *rw) {
+    MatchEnd e = {0, -1};
+    int64_t top = rw->scores[0], at = 0;
+    for (int s = 0; s < r->npoints; s++)
+        if (rw->scores[s] > top) {
+            top = rw->scores[s];
+            at = s;
+        }
+    if (r->check_only) {
+        int c = 0;
+        for (int s = 0; s < r->npoints; s++) c += rw->scores[s] == top;
+        e.done = top >= r->target && c == 1;
+    } else {
+        e.done = rw->target_hit;
+    }
+    if (e.done) e.winner = at;
+    return e;
+}
+
+/* the lowest of vals[:n] where ok, as the unique winner (-1 on a tie) */
+static int64_t unique_lowest(const int64_t *vals, int64_t n, int64_t skip_mask, int64_t lo) {
+    int c = 0;
+    int64_t win = -1;
+    for (int s = 0; s < n; s++)
+        if (!((skip_mask >> s) & 1) && vals[s] == lo) {
+            c++;
+            if (c == 1) win = s;
+        }
+    return c == 1 ? win : -1;
+}
+
+static MatchEnd one_hand_over(const Rules *r, Slot *rw) {
+    MatchEnd e = {0, -1};
+    for (int s = 0; s < r->npoints; s++) rw->scores[s] += rw->penalties[s];
+    e.done = rw->hand_idx + 1 >= r->hands_per_match;
+    if (!e.done) return e;
+    if (r->hands_per_match == 1) {
+        e.winner = rw->hb[H_WINNER];
+        return e;
+    }
+    int64_t lo = rw->scores[0];
+    for (int s = 0; s < r->npoints; s++)
+        if (rw->scores[s] < lo) lo = rw->scores[s];
+    e.winner = unique_lowest(rw->scores, r->npoints, 0, lo);
+    return e;
+}
+
+static inline int64_t nonneg(int64_t x) { return x > 0 ? x : 0; }
+
+static MatchEnd kozel_over(const Rules *r, Slot *rw) {
+    MatchEnd e = {0, -1};
+    int64_t S = r->S, lose = 0, book[4];
+    int hit = 0;
+    for (int s = 0; s < S; s++) {
+        hit |= rw->written[s] >= r->target;
+        book[s] = nonneg(rw->written[s]);
+    }
+    if (!hit) return e;
+    e.done = 1;
+    if (r->kozel_positive) {
+        int64_t top = -1;
+        for (int s = 0; s < S; s++)
+            if (book[s] > top) top = book[s];
+        for (int s = 0; s < S; s++)
+            if (book[s] != top) lose |= INT64_C(1) << s;
+        e.winner = unique_lowest(book, S, lose, top);
+    } else {
+        int64_t lo = INT64_C(1) << 62;
+        for (int s = 0; s < S; s++) {
+            if (book[s] >= r->target)
+                lose |= INT64_C(1) << s;
+            else if (book[s] < lo)
+                lo = book[s];
+        }
+        e.winner = unique_lowest(book, S, lose, lo);
+        if (r->dry_goat) /* a goat side whose opponents never wrote a score */
+            for (int gl = 0; gl < S; gl++) {
+                if (!((lose >> gl) & 1)) continue;
+                int allnone = 1;
+                for (int o = 0; o < S; o++)
+                    if (o != gl && rw->written[o] >= 0) allnone = 0;
+                if (allnone) rw->dry = 1;
+            }
+    }
+    rw->losers = lose;
+    return e;
+}
+
+static MatchEnd match_over(const Rules *r, Slot *rw) {
+    MatchEnd e;
+    if (r->match_end == ME_RACE)
+        e = race_over(r, rw);
+    else if (r->match_end == ME_ONE_HAND)
+        e = one_hand_over(r, rw);
+    else
+        e = kozel_over(r, rw);
+    if (r->unit_hand) {
+        if (!e.done) e.winner = rw->hb[H_WINNER];
+        e.done = 1;
+    }
+    return e;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * blind's rows (§3.2, §3.7; engine/blind.py, step for step)
+ * ---------------------------------------------------------------------------------------- */
+static inline void pop_front(BSlot *bw, int64_t seat) {
+    bw->head[seat] = (bw->head[seat] + 1) % RB;
+    bw->span[seat] -= 1;
+}
+
+static inline void append_row(BSlot *bw, int64_t seat, int64_t t) {
+    bw->buf[seat][(bw->head[seat] + bw->span[seat]) % RB] = (int8_t)t;
+    bw->span[seat] += 1;
+}
+
+static inline int64_t row_front(const BSlot *bw, int64_t seat) {
+    return bw->buf[seat][bw->head[seat] % RB];
+}
+
+/* take a placed tile out of its row; open a row of 3 tiles or fewer (§3.7b) */
+static void blind_after_place(Slot *rw, BSlot *bw, int64_t seat, int64_t t) {
+    bw->face_up &= ~(INT64_C(1) << t);
+    bw->known[seat] &= ~(INT64_C(1) << t);
+    int blind_phase = bw->opened[seat] == 0;
+    int64_t h0 = bw->head[seat];
+    if (bw->span[seat] > 0 && bw->buf[seat][h0 % RB] == t) {
+        pop_front(bw, seat);
+    } else if (!blind_phase) { /* the open phase leaves a hole */
+        for (int64_t j = 0; j < bw->span[seat]; j++) {
+            int64_t k = (h0 + j) % RB;
+            if (bw->buf[seat][k] == t) {
+                bw->buf[seat][k] = -1;
+                break;
+            }
+        }
+    }
+    if (blind_phase && count_of(rw->hands[seat]) <= 3) bw->opened[seat] = 1;
+}
+
+/* the slot masks of placing the one tile t (the front tile or a drawn tile) */
+static inline void single_masks(const Slot *rw, int64_t t, int64_t *m2) {
+    for (int k = 0; k < 2; k++) m2[k] = byte_of(PACK[t], rw->vals[k]);
+}
+
+/* A decision of the turn: -1 when it has two or more legal actions (the strategy is
+ * asked), else its one legal action (placements first, then draw, pass, stop). */
+static int64_t pose(const Rules *r, const Slot *rw, BSlot *bw, int64_t tph, int64_t flags,
+                    const int64_t *m2) {
+    bw->tph = tph;
+    bw->cflag = flags;
+    int n = POPC7[m2[0]] + POPC7[m2[1]];
+    if (n + POPC7[flags] >= 2) return -1;
+    if (n == 1) return only_play(r, rw, m2);
+    if (flags & F_DRAW) return A_DRAW;
+    if (flags & F_PASS) return A_PASS;
+    return A_STOP;
+}
+
+static inline void to_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t t) {
+    append_row(bw, seat, t);
+    rw->hands[seat] |= PACK[t];
+    if (r->bface_up && IS_DBL[t]) bw->face_up |= INT64_C(1) << t;
+}
+
+static inline void blind_place(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t a) {
+    place(r, rw, seat, a, 0);
+    blind_after_place(rw, bw, seat, a / 6);
+}
+
+/* the next stock tile, drawn and looked at (it joins the hand or a row after) */
+static inline int64_t blind_draw(Slot *rw, BSlot *bw, int64_t seat) {
+    int64_t sp = rw->hb[H_SP], t = rw->stock[sp];
+    rw->hb[H_SP] = sp + 1;
+    rw->hb[H_DRAWS] += 1;
+    bw->known[seat] |= INT64_C(1) << t;
+    return t;
+}
+
+static inline int64_t turn_over(const Rules *r, Slot *rw, BSlot *bw, int64_t seat) {
+    rw->to_move = next_seat(seat, r->P);
+    bw->tph = T_START;
+    return -1;
+}
+
+static inline int64_t blind_pass(const Rules *r, Slot *rw, BSlot *bw, int64_t seat) {
+    pass_turn_rules(r, rw, seat);
+    return turn_over(r, rw, bw, seat);
+}
+
+/* the optional draw (blind_draw_optional, §3.7): draw or pass, the strategy's choice */
+static inline int64_t draw_or_pass(BSlot *bw, int64_t tph, int64_t *m2) {
+    m2[0] = m2[1] = 0;
+    bw->tph = tph;
+    bw->cflag = F_DRAW | F_PASS;
+    return PH_PLAY;
+}
+
+static int64_t blind_start(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t *a,
+                           int64_t *m2) {
+    if (bw->opened[seat]) { /* the open phase (§3.7b, §3.7c) */
+        if (play_masks(r, rw, seat, m2) > 0) {
+            *a = pose(r, rw, bw, T_OPLAY, 0, m2);
+            return *a < 0 ? PH_PLAY : -2;
+        }
+        if (28 - rw->hb[H_SP] > 0) {
+            if (r->bdraw_opt) return draw_or_pass(bw, T_ODRAWQ, m2);
+            bw->tph = T_ODRAWQ;
+            *a = A_DRAW;
+            return -2;
+        }
+        rw->voids[seat] |= open_values(r, rw);
+        return blind_pass(r, rw, bw, seat);
+    }
+    int64_t front = row_front(bw, seat);
+    bw->known[seat] |= INT64_C(1) << front;
+    if (fits(front, open_values(r, rw))) {
+        int declinable = r->bplay_opt && 28 - rw->hb[H_SP] > 0;
+        single_masks(rw, front, m2);
+        bw->dtile = front;
+        *a = pose(r, rw, bw, T_FRONT, declinable ? F_DRAW : 0, m2);
+        if (*a < 0) return declinable ? PH_FRONT : PH_PLAY;
+        return -2;
+    }
+    bw->tph = T_BACK;
+    return -2;
+}
+
+static int64_t blind_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t tph,
+                          int64_t *a, int64_t *m2) {
+    int64_t front = row_front(bw, seat);
+    pop_front(bw, seat);
+    to_back(r, rw, bw, seat, front);
+    int stock = 28 - rw->hb[H_SP] > 0;
+    if (r->bdraw_opt && stock && tph == T_BACK) return draw_or_pass(bw, T_DRAWQ, m2);
+    if (!stock) return blind_pass(r, rw, bw, seat);
+    bw->tph = T_DRAWQ;
+    *a = A_DRAW;
+    return -2;
+}
+
+static int64_t blind_drawq(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t *a,
+                           int64_t *m2) {
+    if (*a == A_PASS) return blind_pass(r, rw, bw, seat);
+    int64_t t = blind_draw(rw, bw, seat);
+    if (fits(t, open_values(r, rw))) {
+        single_masks(rw, t, m2);
+        bw->dtile = t;
+        *a = pose(r, rw, bw, T_DRAWN, r->bplay_opt ? F_PASS : 0, m2);
+        return *a < 0 ? PH_DRAWN : -2;
+    }
+    to_back(r, rw, bw, seat, t);
+    return blind_pass(r, rw, bw, seat);
+}
+
+static int64_t blind_open_drawq(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t *a,
+                                int64_t *m2) {
+    int64_t vm = open_values(r, rw);
+    if (*a == A_PASS) {
+        rw->voids[seat] |= vm;
+        return blind_pass(r, rw, bw, seat);
+    }
+    int64_t t = blind_draw(rw, bw, seat);
+    rw->hands[seat] |= PACK[t];
+    append_row(bw, seat, t);
+    if (!fits(t, vm)) {
+        rw->voids[seat] = vm;
+        return blind_pass(r, rw, bw, seat);
+    }
+    rw->voids[seat] |= vm;
+    play_masks(r, rw, seat, m2);
+    *a = pose(r, rw, bw, T_OPLAY, 0, m2);
+    return *a < 0 ? PH_PLAY : -2;
+}
+
+/* A blind turn (§3.7a-c) from where it stands (bw->tph), with a the answer to its pending
+ * decision. Forced decisions are taken here; returns the phase code of the next decision
+ * with a choice (its masks in m2, flags in bw->cflag), or -1 when the turn is over. Each
+ * step returns -2 to go on with the action it leaves in a. */
+static int64_t blind_run(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t a,
+                         int64_t *m2) {
+    for (;;) {
+        int64_t tph = bw->tph, code;
+        if (tph == T_START) {
+            code = blind_start(r, rw, bw, seat, &a, m2);
+        } else if (tph == T_FRONT) {
+            if (a == A_DRAW) { /* declined (blind_play_optional) */
+                bw->tph = T_BACK_DECLINED;
+                continue;
+            }
+            blind_place(r, rw, bw, seat, a);
+            return turn_over(r, rw, bw, seat);
+        } else if (tph == T_BACK || tph == T_BACK_DECLINED) {
+            code = blind_back(r, rw, bw, seat, tph, &a, m2);
+        } else if (tph == T_DRAWQ) {
+            code = blind_drawq(r, rw, bw, seat, &a, m2);
+        } else if (tph == T_DRAWN) {
+            int64_t t = bw->dtile;
+            if (a == A_PASS) {
+                to_back(r, rw, bw, seat, t);
+                return blind_pass(r, rw, bw, seat);
+            }
+            rw->hands[seat] |= PACK[t];
+            blind_place(r, rw, bw, seat, a);
+            return turn_over(r, rw, bw, seat);
+        } else if (tph == T_ODRAWQ) {
+            code = blind_open_drawq(r, rw, bw, seat, &a, m2);
+        } else { /* T_OPLAY, T_CONT: a placement, then continue or stop (§3.7b) */
+            if (a == A_STOP) return turn_over(r, rw, bw, seat);
+            blind_place(r, rw, bw, seat, a);
+            if (rw->over || play_masks(r, rw, seat, m2) == 0) return turn_over(r, rw, bw, seat);
+            a = pose(r, rw, bw, T_CONT, F_STOP, m2);
+            code = a < 0 ? PH_CONT : -2;
+        }
+        if (code != -2) return code;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * checking a strategy's action
+ * ---------------------------------------------------------------------------------------- */
+static inline int fits_at(const Slot *rw, int64_t t, int64_t p) {
+    int64_t v = rw->vals[p];
+    return v >= 0 && (TILE_LOW[t] == v || TILE_HIGH[t] == v);
+}
+
+/* whether a is legal at the blind turn's pending decision (bw->tph, bw->cflag) */
+static int blind_legal(const Slot *rw, const BSlot *bw, int64_t a, int64_t seat) {
+    int64_t f = bw->cflag, tph = bw->tph;
+    if (a == A_DRAW) return (f & F_DRAW) != 0;
+    if (a == A_PASS) return (f & F_PASS) != 0;
+    if (a == A_STOP) return (f & F_STOP) != 0;
+    if (a < 0 || a >= A_ALONG) return 0;
+    int64_t t = a / 6, p = a % 6;
+    if (p >= 2) return 0;
+    if (tph == T_FRONT || tph == T_DRAWN) { /* the one tile looked at */
+        if (t != bw->dtile) return 0;
+    } else if (tph == T_OPLAY || tph == T_CONT) {
+        if (!(rw->hands[seat] & PACK[t])) return 0;
+    } else { /* draw or pass only */
+        return 0;
+    }
+    return fits_at(rw, t, p);
+}
+
+/* the flags (draw, pass) of a decision of the open turn: voluntary draws (§11.7
+ * may_draw_when_able, §15 bergen_voluntary) */
+static inline int64_t turn_flags(const Slot *rw) {
+    if (rw->phase == MAYDRAW) return drawable(rw) > 0 ? F_DRAW : 0;
+    if (rw->phase == BOFFER) return F_DRAW;
+    if (rw->phase == AFTERDRAW) return F_PASS;
+    return 0;
+}
+
+/* whether action a is one of the legal actions slot rw waits on (kind ASK_*) */
+static int legal_act(const Rules *r, const Slot *rw, const BSlot *bw, int64_t kind, int64_t a,
+                     int64_t seat) {
+    if (r->blind && kind == ASK_PLAY) return blind_legal(rw, bw, a, seat);
+    if (kind == ASK_PLAY && (a == A_DRAW || a == A_PASS)) {
+        int64_t f = turn_flags(rw);
+        return a == A_DRAW ? (f & F_DRAW) != 0 : (f & F_PASS) != 0;
+    }
+    if (a < 0 || a >= 2 * A_ALONG) return 0;
+    int along = a >= A_ALONG;
+    int64_t base = along ? a - A_ALONG : a, t = base / 6, p = base % 6;
+    if (along && !(r->inline_single && IS_DBL[t])) return 0;
+    if (!(rw->hands[seat] & PACK[t])) return 0;
+    if (kind == ASK_LEAD) return p == 0 && (rw->lead_tile < 0 || rw->lead_tile == t);
+    if (p >= r->npos) return 0;
+    return fits_at(rw, t, p);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the turn loop
+ * ---------------------------------------------------------------------------------------- */
+/* the hand record's columns (kernel.HREC, then points, pips, penalties) of the hand just
+ * settled, at row r of the column-major int32 block buf (ncols rows of width w) */
+static void write_hand(const Rules *r, const Slot *rw, int32_t *buf, int64_t w, int64_t row) {
+    const int64_t head[12] = {rw->qidx, rw->hand_idx, rw->leader, rw->hb[H_REASON],
+                              rw->hb[H_FISH], rw->hb[H_WINNER], rw->hb[H_OUT], rw->hb[H_LENGTH],
+                              rw->hb[H_TURNS], rw->hb[H_DRAWS], rw->hb[H_PASSES],
+                              rw->hb[H_ATTEMPT]};
+    int64_t c = 0;
+    for (; c < 12; c++) buf[c * w + row] = (int32_t)head[c];
+    for (int s = 0; s < r->npoints; s++, c++) buf[c * w + row] = (int32_t)rw->points[s];
+    for (int s = 0; s < r->S; s++, c++) buf[c * w + row] = (int32_t)rw->end_pips[s];
+    for (int s = 0; s < r->P; s++, c++) buf[c * w + row] = (int32_t)rw->penalties[s];
+}
+
+static void write_match(const Rules *r, const Slot *rw, const Outputs *o, int64_t winner) {
+    int64_t m = rw->qidx, w = o->nq;
+    int32_t *buf = o->mdir;
+    buf[0 * w + m] = (int32_t)m;
+    buf[1 * w + m] = (int32_t)winner;
+    buf[2 * w + m] = (int32_t)(rw->hand_idx + 1);
+    buf[3 * w + m] = rw->dry;
+    buf[4 * w + m] = (int32_t)rw->losers;
+    for (int s = 0; s < r->npoints; s++)
+        buf[(5 + s) * w + m] =
+            (int32_t)(r->match_end == ME_KOZEL ? nonneg(rw->written[s]) : rw->scores[s]);
+}
+
+/* the hand is over: settle, record; returns 1 when the match is over too */
+static int end_hand(const Rules *r, Slot *rw, const Outputs *o) {
+    Tally ty;
+    for (int s = 0; s < r->P; s++) ty.seat_pips[s] = pips_of(rw->hands[s]);
+    for (int s = 0; s < r->S; s++) ty.pips[s] = 0;
+    for (int s = 0; s < r->P; s++) ty.pips[side_of(r, s)] += ty.seat_pips[s];
+    for (int s = 0; s < r->S; s++) rw->end_pips[s] = ty.pips[s];
+    if (rw->hb[H_REASON] != TARGET) settle(r, rw, &ty);
+    if (r->unit_hand) {
+        write_hand(r, rw, o->hdir, o->nq, rw->qidx);
+    } else {
+        write_hand(r, rw, o->hrec, o->cap, o->nrec[0]);
+        o->nrec[0] += 1;
+    }
+    MatchEnd e = match_over(r, rw);
+    rw->prev[P_LEADER] = rw->leader;
+    rw->prev[P_WINNER] = rw->hb[H_WINNER];
+    rw->prev[P_OUT] = rw->hb[H_OUT];
+    rw->prev[P_FISH] = rw->hb[H_FISH];
+    for (int s = 0; s < r->P; s++) rw->prev_pips[s] = ty.seat_pips[s];
+    if (e.done) write_match(r, rw, o, e.winner);
+    return e.done;
+}
+
+/* the next match id of the queue into slot rw; 0 when the queue is empty (the slot idles) */
+static int next_match(const Rules *r, Slot *rw, const Inputs *in) {
+    int64_t q = in->qpos[0];
+    if (q >= in->nq) {
+        rw->active = 0;
+        rw->phase = DONE;
+        return 0;
+    }
+    in->qpos[0] = q + 1;
+    rw->qidx = q;
+    rw->match = in->queue[q];
+    rw->hand_idx = 0;
+    for (int s = 0; s < 4; s++) rw->scores[s] = 0;
+    for (int s = 0; s < r->S; s++) {
+        rw->written[s] = -1;
+        rw->pending[s] = 0;
+    }
+    rw->pot = 0;
+    rw->eggs = 0;
+    rw->dry = 0;
+    rw->losers = 0;
+    return 1;
+}
+
+/* nothing playable: the drawing mode applies (§1.7). Returns 1 when a drawn tile fits. */
+static int forced_draws(const Rules *r, Slot *rw, int64_t seat) {
+    int64_t vm = open_values(r, rw), ndraw = 0;
+    int placed = 0;
+    if (r->draw_mode != 0) {
+        int64_t sp = rw->hb[H_SP], av = rw->hb[H_SEND] - sp;
+        if (av > r->limit) av = r->limit;
+        while (ndraw < av) {
+            int64_t t = rw->stock[sp + ndraw];
+            ndraw++;
+            rw->hands[seat] |= PACK[t];
+            if (fits(t, vm)) {
+                placed = 1;
+                break;
+            }
+        }
+        rw->hb[H_SP] = sp + ndraw;
+        rw->hb[H_DRAWS] += ndraw;
+    }
+    int kept = ndraw > (placed ? 1 : 0);
+    rw->voids[seat] = kept ? vm : (rw->voids[seat] | vm);
+    return placed;
+}
+
+/* the draw of one tile by choice (voluntary draws: no void is revealed) */
+static void draw_one(Slot *rw, int64_t seat) {
+    int64_t sp = rw->hb[H_SP], t = rw->stock[sp];
+    rw->hb[H_SP] = sp + 1;
+    rw->hands[seat] |= PACK[t];
+    rw->hb[H_DRAWS] += 1;
+}
+
+/* A seat's turn on an open layout (not blind). Returns 1 when it stops at a decision with a
+ * choice (masks in m2, flags in *flags), 0 when the turn was played (forced). */
+static int open_turn(const Rules *r, Slot *rw, int64_t seat, int64_t *m2, int64_t *flags) {
+    int n = play_masks(r, rw, seat, m2);
+    if (rw->phase == TURN) {
+        rw->hb[H_TURNS] += 1;
+        if (n == 0) {
+            if (!forced_draws(r, rw, seat)) {
+                pass_turn_rules(r, rw, seat);
+                rw->to_move = next_seat(seat, r->P);
+                return 0;
+            }
+            n = play_masks(r, rw, seat, m2);
+        } else if ((r->may_draw || r->bergen_vol) && drawable(rw) > 0) {
+            rw->phase = r->may_draw ? MAYDRAW : BOFFER;
+        }
+    }
+    *flags = turn_flags(rw);
+    if (n + POPC7[*flags] >= 2) return 1;
+    if (n == 1) {
+        place(r, rw, seat, only_play(r, rw, m2), 0);
+    } else { /* a lone pass after a voluntary draw (not reached: the hand held a tile) */
+        pass_turn_rules(r, rw, seat);
+    }
+    rw->to_move = next_seat(seat, r->P);
+    rw->phase = TURN;
+    return 0;
+}
+
+/* the lead: returns 1 when it stops at a decision with a choice (its tile mask in *lm) */
+static int lead_turn(const Rules *r, Slot *rw, BSlot *bw, int64_t *lm) {
+    int64_t seat = rw->leader;
+    rw->to_move = seat;
+    rw->hb[H_TURNS] += 1;
+    *lm = rw->lead_tile >= 0 ? (INT64_C(1) << rw->lead_tile) : mask28(rw->hands[seat]);
+    if (lead_count(r, *lm) >= 2) return 1;
+    int64_t t = select28(*lm, 0);
+    place(r, rw, seat, t * 6, 1);
+    if (r->blind) blind_after_place(rw, bw, seat, t); /* blind leads are forced: §3.4 */
+    if (!rw->over) rw->to_move = next_seat(seat, r->P);
+    rw->phase = TURN;
+    return 0;
+}
+
+/* play the action the strategy chose for this slot's pending decision; returns blind's next
+ * decision code (or -1) */
+static int64_t answer(const Rules *r, Slot *rw, BSlot *bw, int64_t kind, int64_t a,
+                      int64_t *m2) {
+    int64_t seat = rw->to_move;
+    if (r->blind && kind == ASK_PLAY) return blind_run(r, rw, bw, seat, a, m2);
+    if (kind == ASK_LEAD) {
+        place(r, rw, seat, a, 1);
+        rw->phase = TURN;
+        if (!rw->over) rw->to_move = next_seat(seat, r->P);
+        return -1;
+    }
+    if (a == A_DRAW) { /* a voluntary draw: the turn goes on */
+        draw_one(rw, seat);
+        rw->phase = rw->phase == BOFFER ? AFTERDRAW : MAYDRAW;
+        return -1;
+    }
+    if (a == A_PASS)
+        pass_turn_rules(r, rw, seat);
+    else
+        place(r, rw, seat, a, 0);
+    rw->to_move = next_seat(seat, r->P);
+    rw->phase = TURN;
+    return -1;
+}
+
+/* append the decision slot i stops at to its list (0: placements, 1: leads) */
+static void pose_decision(const Rules *r, Slot *rw, const BSlot *bw, int64_t i, int64_t kind,
+                          int64_t code, int64_t flags, int64_t lm, const int64_t *m2,
+                          const Outputs *o) {
+    int64_t seat = rw->to_move, dec = rw->hb[H_DECISION];
+    int64_t li = kind == ASK_PLAY ? 0 : 1, j = o->nd[li];
+    uint64_t h = sm(rw->skey ^ (uint64_t)dec);
+    o->nd[li] = j + 1;
+    int64_t *cw = o->cd + (li * o->B + j) * CDW;
+    cw[CD_SLOT] = i;
+    cw[CD_KEY] = (int64_t)sm(h ^ (uint64_t)seat);
+    cw[CD_DEC] = dec;
+    cw[CD_SEAT] = seat;
+    cw[CD_HAND] = (int64_t)rw->hands[seat];
+    cw[CD_FLAGS] = code >= 0 ? bw->cflag : flags;
+    cw[CD_PHASE] = code >= 0 ? code : (rw->phase == AFTERDRAW ? PH_AFTER : PH_PLAY);
+    cw[CD_LEAD] = lm;
+    for (int s = 0; s < 4; s++) cw[CD_VOIDS + s] = rw->voids[s];
+    if (li == 0)
+        for (int k = 0; k < r->npos; k++) {
+            o->cvals[j * r->npos + k] = rw->vals[k];
+            o->cmasks[j * r->npos + k] = m2[k];
+        }
+    rw->hb[H_DECISION] = dec + 1;
+    rw->ask = kind;
+}
+
+/* the strategies' choices of the last round (cact, in list order) to their slots */
+static int64_t take_choices(Slot *st, const Outputs *o) {
+    for (int li = 0; li < 2; li++) {
+        for (int64_t j = 0; j < o->nd[li]; j++) {
+            int64_t slot = o->cd[(li * o->B + j) * CDW + CD_SLOT];
+            if (slot < 0 || slot >= o->B) return CORE_BAD_STATE;
+            st[slot].act = o->cact[li * o->B + j];
+        }
+        o->nd[li] = 0;
+    }
+    return 0;
+}
+
+/* Advance slot i to its next decision with a choice (or to idle). Returns -1 when done, i
+ * when the hand record buffer is full (flush and resume here), -2 - i for an illegal action. */
+static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, const Inputs *in,
+                            const Outputs *o) {
+    int64_t kind = rw->ask, lm = 0, code = -1, flags = 0, m2[6] = {0, 0, 0, 0, 0, 0};
+    if (kind != ASK_NONE) { /* play the chosen action */
+        if (!legal_act(r, rw, bw, kind, rw->act, rw->to_move)) return -2 - i;
+        rw->ask = ASK_NONE;
+        code = answer(r, rw, bw, kind, rw->act, m2);
+    }
+    for (;;) {
+        if (code >= 0) { /* blind: a decision posed when the last one was answered */
+            kind = ASK_PLAY;
+        } else if (rw->phase == START || rw->over) {
+            if (!r->unit_hand && o->nrec[0] >= o->cap) return i; /* flush, then resume */
+            int first = 1;
+            if (rw->phase != START) first = end_hand(r, rw, o);
+            if (first) {
+                if (!next_match(r, rw, in)) return -1;
+            } else {
+                rw->hand_idx += 1;
+            }
+            if (deal(r, rw, bw, first, in)) return CORE_BAD_STATE;
+            continue;
+        } else if (rw->phase == LEAD) {
+            if (!lead_turn(r, rw, bw, &lm)) continue;
+            kind = ASK_LEAD;
+        } else if (r->blind) {
+            rw->hb[H_TURNS] += 1;
+            code = blind_run(r, rw, bw, rw->to_move, -1, m2);
+            if (code < 0) continue;
+            kind = ASK_PLAY;
+        } else {
+            if (!open_turn(r, rw, rw->to_move, m2, &flags)) continue;
+            kind = ASK_PLAY;
+        }
+        pose_decision(r, rw, bw, i, kind, code, flags, lm, m2, o);
+        return -1;
+    }
+}
+
+int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B,
+                     const Outputs *o, int64_t start) {
+    if (start == 0) {
+        int64_t bad = take_choices(st, o);
+        if (bad) return bad;
+    }
+    for (int64_t i = start; i < B; i++) {
+        Slot *rw = &st[i];
+        if (!rw->active) continue;
+        if (rw->qidx < 0 || rw->qidx >= in->nq) return CORE_BAD_STATE;
+        int64_t res = advance_slot(r, rw, &bst[r->blind ? i : 0], i, in, o);
+        if (res != -1) return res;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the state a caller hands in, checked once (from_positions and tests build it in Python)
+ * ---------------------------------------------------------------------------------------- */
+static int in_range(int64_t x, int64_t lo, int64_t hi) { return x >= lo && x <= hi; }
+
+static int slot_ok(const Rules *r, const Slot *rw, const BSlot *bw) {
+    if (!in_range(rw->to_move, 0, r->P - 1) || !in_range(rw->leader, -1, r->P - 1)) return 0;
+    if (!in_range(rw->lead_tile, -1, 27) || !in_range(rw->hb[H_FIRST], -1, 27)) return 0;
+    if (!in_range(rw->hb[H_SP], 0, 28) || !in_range(rw->hb[H_SEND], 0, 28)) return 0;
+    if (!in_range(rw->hb[H_SPIN], -1, 6) || !in_range(rw->hb[H_COV], 0, 15)) return 0;
+    if (!in_range(rw->ask, ASK_NONE, ASK_PLAY) || !in_range(rw->hand_idx, 0, INT32_MAX)) return 0;
+    if (!in_range(rw->phase, LEAD, BOFFER) || (rw->hb[H_NTABLE] == 1 && rw->hb[H_FIRST] < 0))
+        return 0;
+    if (rw->hb[H_SP] > rw->hb[H_SEND] && !r->blind) return 0;
+    for (int k = 0; k < 6; k++)
+        if (!in_range(rw->vals[k], -1, 6)) return 0;
+    for (int k = 0; k < 4; k++)
+        if (!in_range(rw->armv[k], -1, 6) || !in_range(rw->prev[k], -1, 3)) return 0;
+    for (int j = 0; j < 28; j++) /* (the tiles already drawn may read -1) */
+        if (!in_range(rw->stock[j], j < rw->hb[H_SP] ? -1 : 0, 27)) return 0;
+    if (!r->blind) return 1;
+    for (int s = 0; s < r->P; s++) {
+        if (!in_range(bw->head[s], 0, RB - 1) || !in_range(bw->span[s], 0, RB)) return 0;
+        for (int k = 0; k < RB; k++)
+            if (!in_range(bw->buf[s][k], -1, 27)) return 0;
+    }
+    return in_range(bw->tph, T_START, T_CONT) && in_range(bw->dtile, -1, 27);
+}
+
+/* the index of the first active slot whose state is out of range, or -1 */
+int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64_t B) {
+    for (int64_t i = 0; i < B; i++) {
+        if (!st[i].active) continue;
+        if (st[i].phase != START && !slot_ok(r, &st[i], &bst[r->blind ? i : 0])) return i;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Legal.uniform and heaviest's line loop (strategies' helpers)
+ * ---------------------------------------------------------------------------------------- */
+/* A uniformly random placement per decision (no flags, no along actions): the k-th in
+ * canonical order, k = below(key, count). Returns 1 when a row has no legal placement or
+ * a value out of range. */
+int core_uniform_slots(const int64_t *values, const int64_t *masks, int64_t K,
+                       const StridedU64 *keys, int64_t n, int64_t *out) {
+    for (int64_t j = 0; j < n; j++) {
+        const int64_t *v = values + j * K, *m = masks + j * K;
+        int64_t c = 0;
+        for (int64_t p = 0; p < K; p++) {
+            if (m[p] < 0 || m[p] > 127 || v[p] < -1 || v[p] > 6) return 1;
+            c += POPC7[m[p]];
+        }
+        if (c == 0) return 1;
+        int64_t k = below(strided_u64(keys, j), c), p = 0;
+        while (k >= POPC7[m[p]]) k -= POPC7[m[p++]];
+        if (v[p] < 0) return 1;
+        out[j] = (int64_t)TILE_AT[v[p]][SELECT7[m[p]][k]] * 6 + p;
+    }
+    return 0;
+}
+
+int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, int64_t *out) {
+    for (int64_t j = 0; j < n; j++) {
+        int64_t m = lead[j];
+        if (m <= 0 || m >= (INT64_C(1) << 28)) return 1;
+        out[j] = select28(m, below(strided_u64(keys, j), popc28(m))) * 6;
+    }
+    return 0;
+}
+
+/* heaviest's score of one placement (strategies/heaviest.py line_score): packed hand h,
+ * tile t, the new ends e0 e1, cv the opponents' void counts per value (4 bits each) */
+static inline int64_t heaviest_score(uint64_t h, int64_t t, int64_t e0, int64_t e1,
+                                     int64_t cv) {
+    int b0 = (int)((h >> (8 * e0)) & 0x7F);
+    int64_t control = POPC7[b0] - 1;
+    if (e1 != e0) control += POPC7[(h >> (8 * e1)) & 0x7F] - ((b0 >> e1) & 1);
+    int64_t nv = ((cv >> (4 * e0)) & 15) + ((cv >> (4 * e1)) & 15);
+    return ((TILE_PIPS[t] * 2 + IS_DBL[t]) * HV_CTRL + control) * HV_VOID + nv;
+}
+
+static int64_t heaviest_lead(uint64_t h, int64_t m, int64_t cv) {
+    int64_t best = -1, choice = -1;
+    while (m) {
+        int64_t t = __builtin_ctzll((unsigned long long)m);
+        m &= m - 1;
+        int64_t score = heaviest_score(h, t, TILE_LOW[t], TILE_HIGH[t], cv);
+        if (score > best) {
+            best = score;
+            choice = t * 6;
+        }
+    }
+    return choice;
+}
+
+static int64_t heaviest_line(uint64_t h, int64_t v0, int64_t v1, int64_t m0, int64_t m1,
+                             int64_t cv) {
+    int64_t best = -1, choice = -1;
+    /* the two slots' masks as one 14-bit mask, lowest bit first: the canonical order */
+    int64_t m = (v0 >= 0 ? m0 : 0) | ((v1 >= 0 ? m1 : 0) << 7);
+    while (m) {
+        int64_t bit = __builtin_ctzll((unsigned long long)m);
+        m &= m - 1;
+        int64_t p = bit >= 7, w = bit - 7 * p;
+        int64_t v = p ? v1 : v0, q = p ? v0 : v1, t = TILE_AT[v][w];
+        int64_t score = heaviest_score(h, t, w, q >= 0 ? q : w, cv);
+        if (score > best) {
+            best = score;
+            choice = t * 6 + p;
+        }
+    }
+    return choice;
+}
+
+/* heaviest's choice per decision on a LINE of two slots (-1: no placement). Returns 1 on a
+ * value out of range. */
+int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *lead, int is_lead,
+                  const StridedU64 *hands, const Strided2 *voids, const Strided1 *seat,
+                  int64_t n, int64_t *out) {
+    for (int64_t j = 0; j < n; j++) {
+        uint64_t h = strided_u64(hands, j);
+        int64_t cv = 0, me = strided1(seat, j);
+        if (me < 0 || me >= voids->n1) return 1;
+        for (int64_t s = 0; s < voids->n1; s++) {
+            int64_t vm = strided2(voids, j, s);
+            if (vm < 0 || vm > 127) return 1;
+            if (s != me) cv += SPREAD[vm];
+        }
+        if (is_lead) {
+            if (lead[j] < 0 || lead[j] >= (INT64_C(1) << 28)) return 1;
+            out[j] = heaviest_lead(h, lead[j], cv);
+            continue;
+        }
+        const int64_t *v = values + 2 * j, *m = masks + 2 * j;
+        if (v[0] < -1 || v[0] > 6 || v[1] < -1 || v[1] > 6) return 1;
+        if (m[0] < 0 || m[0] > 127 || m[1] < 0 || m[1] > 127) return 1;
+        out[j] = heaviest_line(h, v[0], v[1], m[0], m[1], cv);
+    }
+    return 0;
+}

@@ -1,0 +1,154 @@
+/* The compiled core of the batch engine: its records, codes and entry points.
+ *
+ * Slot and BSlot are the C side of the numpy dtypes kernel.SLOT and kernel.BSLOT (aligned
+ * records, fields in the same order); the module checks their offsets and sizes against the
+ * dtypes at import (kernel.check_layout) and refuses to run on a mismatch.
+ */
+#ifndef DOMINOSIM_CORE_H
+#define DOMINOSIM_CORE_H
+
+#include <stdint.h>
+
+/* ---- codes shared with kernel.py (checked at import through core_constants) ---- */
+enum { LEAD = 0, TURN = 1, MAYDRAW = 2, AFTERDRAW = 3, DONE = 4, START = 5, BOFFER = 6 };
+enum { DOMINO = 0, BLOCKED = 1, TARGET = 2 };
+enum { ASK_NONE = 0, ASK_LEAD = 1, ASK_PLAY = 2 };
+/* blind (§3.7): where a turn stands (BSlot.tph) */
+enum { T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, T_CONT };
+enum { F_DRAW = 1, F_PASS = 2, F_STOP = 4 };                 /* a decision's flags */
+enum { PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER };       /* its phase name */
+enum { A_ALONG = 168, A_DRAW = 336, A_PASS = 337, A_STOP = 338 }; /* action codes */
+enum { RB = 32 };                                               /* blind's row ring size */
+/* rows of the per-hand block Slot.hb (batch.py hand_fields, same order) */
+enum {
+    H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION,
+    H_LAST, H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT, H_COUNT
+};
+enum { P_LEADER, P_WINNER, P_OUT, P_FISH };                     /* rows of Slot.prev */
+/* columns of a decision's row (kernel.CD_*) */
+enum { CD_SLOT, CD_KEY, CD_DEC, CD_SEAT, CD_HAND, CD_FLAGS, CD_PHASE, CD_LEAD, CD_VOIDS,
+       CDW = CD_VOIDS + 4 };
+enum { HREC_HEAD = 12, MREC_HEAD = 5 }; /* hand / match record columns before the per-side ones */
+/* knob values (kernel.py's tables of the same names) */
+enum { SC_NONE, SC_FIVES, SC_THREES, SC_MUGGINS, SC_BERGEN };
+enum { ST_PIPS, ST_BERGEN, ST_BOOK, ST_SNIFF, ST_MUGGINS, ST_KOZEL, ST_PENALTIES };
+enum { ME_RACE, ME_ONE_HAND, ME_KOZEL };
+enum { LL_AS_FIRST, LL_NEXT, LL_WINNER_ELSE_LOT, LL_WINNER_ELSE_FIRST, LL_WINNER_ELSE_NEXT,
+       LL_OUT_ELSE_LOT, LL_OUT_ELSE_FISHMAKER, LL_LOT };
+enum { HV_CTRL = 64, HV_VOID = 16 }; /* heaviest's score packing (strategies/heaviest.py) */
+/* the result of advance for a state it refuses (a field or index out of range) */
+#define CORE_BAD_STATE (-(INT64_C(1) << 40))
+
+/* ---- one game slot (kernel.SLOT) ---- */
+typedef struct {
+    uint64_t hands[4]; /* packed hands per seat (tile a-b: bits 8a+b and 8b+a) */
+    int64_t vals[6];   /* open values per position (L R W E N S), -1 closed */
+    int64_t hb[H_COUNT];
+    int64_t phase, to_move, leader, lead_tile, ask, act;
+    int8_t over, target_hit, active, dry;
+    int8_t dbl[6];  /* the open end is a double */
+    int8_t armd[4]; /* the spinner's arms: a double at the end */
+    int8_t alg[6];  /* the open end is a double laid along (inline_double_counts_single) */
+    int8_t stock[28];
+    int64_t armv[4];
+    int64_t match, hand_idx;
+    uint64_t skey;
+    int64_t qidx, pot, eggs, losers;
+    int64_t scores[4], points[4], penalties[4], voids[4], end_pips[4];
+    int64_t written[4], pending[4], prev[4], prev_pips[4];
+} Slot;
+
+/* ---- blind's rows of one slot (kernel.BSLOT) ---- */
+typedef struct {
+    int64_t tph, dtile, cflag; /* the turn's sub-phase, the tile looked at, the flags */
+    int64_t head[4], span[4], known[4];
+    int64_t face_up;
+    int8_t opened[4];
+    int8_t buf[4][RB];
+} BSlot;
+
+/* ---- the rule knobs, in kernel._KNOBS order ---- */
+#define KNOBS(X)                                                                              \
+    X(P) X(S) X(hand_size) X(single_end) X(draw_mode) X(limit) X(scoring) X(ftp) X(ppm)       \
+    X(lead_first) X(lead_later) X(settlement) X(domino_bonus) X(partnership) X(target)        \
+    X(check_only) X(match_end) X(hands_per_match) X(fewest_tiles) X(bergen_1pt)              \
+    X(bergen_cap) X(mug_no_round) X(mug_per_opp) X(fish_sum_only) X(fish_diff)               \
+    X(kozel_redeal) X(lone00) X(lone66) X(eggs_double) X(fm_takes_all) X(dry_goat)            \
+    X(kozel_positive) X(unit_hand) X(npoints) X(spinner) X(us_sniff) X(open_all_four)        \
+    X(npos) X(blind) X(bplay_opt) X(bdraw_opt) X(bface_up) X(start_tile) X(block_any)         \
+    X(may_draw) X(bergen_vol) X(inline_single)
+
+#define KNOB_ENUM(name) K_##name,
+enum { KNOBS(KNOB_ENUM) K_COUNT };
+#undef KNOB_ENUM
+
+typedef struct {
+#define KNOB_FIELD(name) int64_t name;
+    KNOBS(KNOB_FIELD)
+#undef KNOB_FIELD
+} Rules;
+
+extern const char *const KNOB_NAMES[K_COUNT];
+
+/* ---- what advance reads and writes besides the slots ---- */
+typedef struct {
+    const uint64_t *sd;   /* hash prefixes: deal, lot, strategy */
+    const int64_t *prio;  /* first-leader priority list of tiles */
+    int64_t nprio;
+    const int64_t *htmpl; /* the per-hand block's values at a deal */
+    int64_t nhtmpl;
+    const int64_t *queue; /* the match ids */
+    int64_t nq;
+    int64_t *qpos;        /* [1] the next queue position */
+} Inputs;
+
+typedef struct {
+    int64_t B;       /* game slots (rows of each decision list) */
+    int64_t *nd;     /* [2] decisions per list (0 placements, 1 leads) */
+    int64_t *cd;     /* [2, B, CDW] decision rows */
+    int64_t *cact;   /* [2, B] the strategies' choices, in list order */
+    int64_t *cvals;  /* [B, npos] a placement's open values */
+    int64_t *cmasks; /* [B, npos] and its slot masks */
+    int32_t *hdir;   /* [cols, nq] hand records by queue position (unit hand) */
+    int32_t *hrec;   /* [cols, cap] hand records, in the order hands end (unit match) */
+    int64_t cap;
+    int32_t *mdir;   /* [cols, nq] match records by queue position */
+    int64_t nq;
+    int64_t *nrec;   /* [1] rows of hrec used */
+} Outputs;
+
+/* ---- strided views (columns of another array, as strategies hand them in) ---- */
+typedef struct {
+    const char *buf;
+    int64_t n, stride;
+} StridedU64;
+typedef StridedU64 Strided1;
+typedef struct {
+    const char *buf;
+    int64_t n0, n1, s0, s1;
+} Strided2;
+
+static inline uint64_t strided_u64(const StridedU64 *a, int64_t i) {
+    return *(const uint64_t *)(a->buf + i * a->stride);
+}
+static inline int64_t strided1(const Strided1 *a, int64_t i) {
+    return *(const int64_t *)(a->buf + i * a->stride);
+}
+static inline int64_t strided2(const Strided2 *a, int64_t i, int64_t j) {
+    return *(const int64_t *)(a->buf + i * a->s0 + j * a->s1);
+}
+
+/* ---- entry points ---- */
+void core_init_tables(void);
+const char *core_rules(const int64_t *knobs, Rules *r);
+int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64_t B);
+int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B,
+                     const Outputs *o, int64_t start);
+int core_uniform_slots(const int64_t *values, const int64_t *masks, int64_t K,
+                       const StridedU64 *keys, int64_t n, int64_t *out);
+int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, int64_t *out);
+int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *lead, int is_lead,
+                  const StridedU64 *hands, const Strided2 *voids, const Strided1 *seat,
+                  int64_t n, int64_t *out);
+
+#endif

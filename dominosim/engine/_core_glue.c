@@ -1,0 +1,449 @@
+/* The CPython module dominosim.engine._core: a thin glue around the rules engine of _core.c.
+ *
+ * Arrays arrive through the buffer protocol (no numpy C API): each is checked for its item
+ * size, kind, dimensions and, where the core writes it, writability; a mismatch is a
+ * ValueError naming the argument. The core runs without the GIL.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "_core.h"
+
+/* ------------------------------------------------------------------------------------------
+ * buffers
+ * ---------------------------------------------------------------------------------------- */
+typedef struct {
+    Py_buffer view;
+    int held;
+} Buf;
+
+enum { K_INT = 'i', K_UINT = 'u', K_RECORD = 'V' };
+
+/* the kind of a buffer's struct format ('i' signed, 'u' unsigned integer), or 0 */
+static int format_kind(const char *fmt) {
+    if (fmt == NULL) return K_UINT; /* (bytes: unsigned char) */
+    while (*fmt == '@' || *fmt == '=' || *fmt == '<' || *fmt == '!') fmt++;
+    if (fmt[0] == '\0' || fmt[1] != '\0') return 0;
+    if (strchr("bhilq", fmt[0])) return K_INT;
+    if (strchr("BHILQ?", fmt[0])) return K_UINT;
+    return 0;
+}
+
+/* Take argument `name` as a C-contiguous buffer of items of `itemsize` bytes and `kind`
+ * (K_RECORD: any record of that size), `ndim` dimensions (-1: any), writable if asked. */
+static int take(Buf *b, PyObject *obj, const char *name, Py_ssize_t itemsize, int kind,
+                int ndim, int writable) {
+    int flags = PyBUF_C_CONTIGUOUS | (kind == K_RECORD ? 0 : PyBUF_FORMAT);
+    if (writable) flags |= PyBUF_WRITABLE;
+    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "_core: %s must be a C-contiguous%s array", name,
+                     writable ? " writable" : "");
+        return -1;
+    }
+    b->held = 1;
+    int ok = b->view.itemsize == itemsize && (ndim < 0 || b->view.ndim == ndim);
+    if (ok && kind != K_RECORD) ok = format_kind(b->view.format) == kind;
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "_core: %s must be %d-dimensional with %s items of %zd bytes",
+                     name, ndim, kind == K_RECORD ? "record" : "integer", itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+/* a 1-dimensional buffer's items, any stride (a column of a larger array) */
+static int take_strided(Buf *b, PyObject *obj, const char *name, Py_ssize_t itemsize, int kind,
+                        int ndim) {
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "_core: %s must be an array", name);
+        return -1;
+    }
+    b->held = 1;
+    if (b->view.itemsize != itemsize || b->view.ndim != ndim ||
+        format_kind(b->view.format) != kind) {
+        PyErr_Format(PyExc_ValueError, "_core: %s must be %d-dimensional with integer items of %zd bytes",
+                     name, ndim, itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+static void release(Buf *bufs, int n) {
+    for (int i = 0; i < n; i++)
+        if (bufs[i].held) PyBuffer_Release(&bufs[i].view);
+}
+
+static inline Py_ssize_t items(const Buf *b) { return b->view.len / b->view.itemsize; }
+static inline Py_ssize_t dim(const Buf *b, int k) { return b->view.shape[k]; }
+
+static int bad(const char *what) {
+    PyErr_Format(PyExc_ValueError, "_core: %s", what);
+    return -1;
+}
+
+static int read_rules(PyObject *obj, Rules *r) {
+    Buf b = {0};
+    if (take(&b, obj, "R", 8, K_INT, 1, 0) < 0 || items(&b) != K_COUNT) {
+        if (!PyErr_Occurred()) bad("R must hold one value per knob (kernel._KNOBS)");
+        release(&b, 1);
+        return -1;
+    }
+    const char *err = core_rules((const int64_t *)b.view.buf, r);
+    release(&b, 1);
+    if (err) return bad(err);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * advance and check_slots
+ * ---------------------------------------------------------------------------------------- */
+enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_ST, A_BST, A_ND, A_CD, A_CACT, A_CVALS,
+       A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_START, A_COUNT };
+
+static int take_advance_args(PyObject *const *args, Buf *b) {
+    static const struct {
+        const char *name;
+        Py_ssize_t size;
+        int kind, ndim, writable;
+    } spec[A_START] = {
+        {"R", 8, K_INT, 1, 0},       {"sd", 8, K_UINT, 1, 0},     {"prio", 8, K_INT, 1, 0},
+        {"htmpl", 8, K_INT, 1, 0},   {"queue", 8, K_INT, 1, 0},   {"qpos", 8, K_INT, 1, 1},
+        {"st", sizeof(Slot), K_RECORD, 1, 1}, {"bst", sizeof(BSlot), K_RECORD, 1, 1},
+        {"nd", 8, K_INT, 1, 1},      {"cd", 8, K_INT, 3, 1},      {"cact", 8, K_INT, 2, 1},
+        {"cvals", 8, K_INT, 2, 1},   {"cmasks", 8, K_INT, 2, 1},  {"hdir", 4, K_INT, 2, 1},
+        {"hrec", 4, K_INT, 2, 1},    {"mdir", 4, K_INT, 2, 1},    {"nrec", 8, K_INT, 1, 1},
+    };
+    for (int k = 0; k < A_START; k++)
+        if (take(&b[k], args[k], spec[k].name, spec[k].size, spec[k].kind, spec[k].ndim,
+                 spec[k].writable) < 0)
+            return -1;
+    return 0;
+}
+
+/* the shapes advance relies on, checked against the rules */
+static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
+    int64_t hcols = HREC_HEAD + r->npoints + r->S + r->P;
+    if (items(&b[A_SD]) != 3) return bad("sd must hold 3 hash prefixes");
+    if (items(&b[A_HTMPL]) > H_COUNT) return bad("htmpl is longer than the per-hand block");
+    for (Py_ssize_t j = 0; j < items(&b[A_PRIO]); j++) {
+        int64_t t = ((const int64_t *)b[A_PRIO].view.buf)[j];
+        if (t < -1 || t > 27) return bad("prio holds a tile out of range");
+    }
+    if (items(&b[A_QPOS]) < 1 || items(&b[A_ND]) != 2 || items(&b[A_NREC]) < 1)
+        return bad("qpos, nd and nrec must hold 1, 2 and 1 values");
+    if (items(&b[A_BST]) < (r->blind ? B : 1)) return bad("bst must hold a record per slot");
+    if (dim(&b[A_CD], 0) != 2 || dim(&b[A_CD], 1) != B || dim(&b[A_CD], 2) != CDW)
+        return bad("cd must be [2, slots, CDW]");
+    if (dim(&b[A_CACT], 0) != 2 || dim(&b[A_CACT], 1) != B) return bad("cact must be [2, slots]");
+    for (int k = A_CVALS; k <= A_CMASKS; k++)
+        if (dim(&b[k], 0) != B || dim(&b[k], 1) != r->npos)
+            return bad("cvals and cmasks must be [slots, open positions]");
+    if (dim(&b[A_HDIR], 0) != hcols || dim(&b[A_HREC], 0) != hcols)
+        return bad("hdir and hrec must have a row per hand record column");
+    if (r->unit_hand ? dim(&b[A_HDIR], 1) != nq : dim(&b[A_HREC], 1) < 1)
+        return bad("hdir must have a column per match id, or hrec at least one");
+    if (dim(&b[A_MDIR], 0) != MREC_HEAD + r->npoints || dim(&b[A_MDIR], 1) != nq)
+        return bad("mdir must be [match record columns, match ids]");
+    int64_t *nd = (int64_t *)b[A_ND].view.buf;
+    if (nd[0] < 0 || nd[0] > B || nd[1] < 0 || nd[1] > B) return bad("nd out of range");
+    int64_t nrec = ((int64_t *)b[A_NREC].view.buf)[0];
+    if (nrec < 0 || nrec > dim(&b[A_HREC], 1)) return bad("nrec out of range");
+    return 0;
+}
+
+static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != A_COUNT) return PyErr_Format(PyExc_TypeError, "advance takes %d arguments", A_COUNT);
+    Rules r;
+    if (read_rules(args[A_R], &r) < 0) return NULL;
+    int64_t start = PyLong_AsLongLong(args[A_START]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    Buf b[A_START];
+    memset(b, 0, sizeof b);
+    PyObject *result = NULL;
+    if (take_advance_args(args, b) < 0) goto done;
+    int64_t B = items(&b[A_ST]), nq = items(&b[A_QUEUE]);
+    if (check_shapes(&r, b, B, nq) < 0) goto done;
+    if (start < 0 || start > B) {
+        bad("start out of range");
+        goto done;
+    }
+    Inputs in = {(const uint64_t *)b[A_SD].view.buf, (const int64_t *)b[A_PRIO].view.buf,
+                 items(&b[A_PRIO]), (const int64_t *)b[A_HTMPL].view.buf, items(&b[A_HTMPL]),
+                 (const int64_t *)b[A_QUEUE].view.buf, nq, (int64_t *)b[A_QPOS].view.buf};
+    Outputs o = {B, (int64_t *)b[A_ND].view.buf, (int64_t *)b[A_CD].view.buf,
+                 (int64_t *)b[A_CACT].view.buf, (int64_t *)b[A_CVALS].view.buf,
+                 (int64_t *)b[A_CMASKS].view.buf, (int32_t *)b[A_HDIR].view.buf,
+                 (int32_t *)b[A_HREC].view.buf, dim(&b[A_HREC], 1), (int32_t *)b[A_MDIR].view.buf,
+                 nq, (int64_t *)b[A_NREC].view.buf};
+    int64_t res;
+    Py_BEGIN_ALLOW_THREADS
+    res = core_advance(&r, &in, (Slot *)b[A_ST].view.buf, (BSlot *)b[A_BST].view.buf, B, &o,
+                       start);
+    Py_END_ALLOW_THREADS
+    if (res == CORE_BAD_STATE)
+        bad("a game slot's state is out of range (a seat, tile, value or queue position)");
+    else
+        result = PyLong_FromLongLong(res);
+done:
+    release(b, A_START);
+    return result;
+}
+
+static PyObject *py_check_slots(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "check_slots takes 3 arguments");
+    Rules r;
+    if (read_rules(args[0], &r) < 0) return NULL;
+    Buf b[2];
+    memset(b, 0, sizeof b);
+    PyObject *result = NULL;
+    if (take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0)
+        goto done;
+    int64_t B = items(&b[0]);
+    if (items(&b[1]) < (r.blind ? B : 1)) {
+        bad("bst must hold a record per slot");
+        goto done;
+    }
+    result = PyLong_FromLongLong(
+        core_check_slots(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, B));
+done:
+    release(b, 2);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the strategies' helpers
+ * ---------------------------------------------------------------------------------------- */
+static void as_strided1(const Buf *b, StridedU64 *v) {
+    v->buf = b->view.buf;
+    v->n = b->view.shape[0];
+    v->stride = b->view.strides[0];
+}
+
+static PyObject *finish_pick(int err, Buf *b, int n) {
+    release(b, n);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: a decision without a legal action or with a value out of range");
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_uniform_slots(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "uniform_slots takes 4 arguments");
+    Buf b[4];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
+        take(&b[1], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
+        take_strided(&b[2], args[2], "keys", 8, K_UINT, 1) < 0 ||
+        take(&b[3], args[3], "out", 8, K_INT, 1, 1) < 0)
+    {
+        release(b, 4);
+        return NULL;
+    }
+    int64_t n = items(&b[3]), K = dim(&b[1], 1);
+    if (dim(&b[0], 0) != n || dim(&b[1], 0) != n || dim(&b[0], 1) != K || dim(&b[2], 0) != n) {
+        release(b, 4);
+        return PyErr_Format(PyExc_ValueError, "_core: uniform_slots' arrays must have one row per decision");
+    }
+    StridedU64 keys;
+    as_strided1(&b[2], &keys);
+    int err;
+    Py_BEGIN_ALLOW_THREADS
+    err = core_uniform_slots((const int64_t *)b[0].view.buf, (const int64_t *)b[1].view.buf, K,
+                             &keys, n, (int64_t *)b[3].view.buf);
+    Py_END_ALLOW_THREADS
+    return finish_pick(err, b, 4);
+}
+
+static PyObject *py_uniform_lead(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "uniform_lead takes 3 arguments");
+    Buf b[3];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[0], "lead", 8, K_INT, 1, 0) < 0 ||
+        take_strided(&b[1], args[1], "keys", 8, K_UINT, 1) < 0 ||
+        take(&b[2], args[2], "out", 8, K_INT, 1, 1) < 0) {
+        release(b, 3);
+        return NULL;
+    }
+    int64_t n = items(&b[2]);
+    if (items(&b[0]) != n || dim(&b[1], 0) != n) {
+        release(b, 3);
+        return PyErr_Format(PyExc_ValueError, "_core: uniform_lead's arrays must have one row per decision");
+    }
+    StridedU64 keys;
+    as_strided1(&b[1], &keys);
+    int err = core_uniform_lead((const int64_t *)b[0].view.buf, &keys, n, (int64_t *)b[2].view.buf);
+    return finish_pick(err, b, 3);
+}
+
+/* heaviest(values, masks, lead, is_lead, hands, voids, seat, out): hands, voids and seat in
+ * any layout (columns of the engine's decision rows) */
+static PyObject *py_heaviest(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 8) return PyErr_Format(PyExc_TypeError, "heaviest takes 8 arguments");
+    int is_lead = PyObject_IsTrue(args[3]);
+    if (is_lead < 0) return NULL;
+    Buf b[7];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
+        take(&b[1], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
+        take(&b[2], args[2], "lead", 8, K_INT, 1, 0) < 0 ||
+        take_strided(&b[3], args[4], "hands", 8, K_UINT, 1) < 0 ||
+        take_strided(&b[4], args[5], "voids", 8, K_INT, 2) < 0 ||
+        take_strided(&b[5], args[6], "seat", 8, K_INT, 1) < 0 ||
+        take(&b[6], args[7], "out", 8, K_INT, 1, 1) < 0) {
+        release(b, 7);
+        return NULL;
+    }
+    int64_t n = items(&b[6]);
+    int shapes = dim(&b[3], 0) == n && dim(&b[4], 0) == n && dim(&b[5], 0) == n &&
+                 (is_lead ? items(&b[2]) == n
+                          : dim(&b[0], 0) == n && dim(&b[1], 0) == n && dim(&b[0], 1) == 2 &&
+                                dim(&b[1], 1) == 2);
+    if (!shapes || dim(&b[4], 1) < 1 || dim(&b[4], 1) > 4) {
+        release(b, 7);
+        return PyErr_Format(PyExc_ValueError, "_core: heaviest's arrays must have one row per decision");
+    }
+    StridedU64 hands;
+    Strided1 seat;
+    as_strided1(&b[3], &hands);
+    as_strided1(&b[5], &seat);
+    Strided2 voids = {b[4].view.buf, dim(&b[4], 0), dim(&b[4], 1), b[4].view.strides[0],
+                      b[4].view.strides[1]};
+    int err = core_heaviest((const int64_t *)b[0].view.buf, (const int64_t *)b[1].view.buf,
+                            (const int64_t *)b[2].view.buf, is_lead, &hands, &voids, &seat, n,
+                            (int64_t *)b[6].view.buf);
+    return finish_pick(err, b, 7);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * what the Python side checks at import: the records' layout, the knobs and the codes
+ * ---------------------------------------------------------------------------------------- */
+static int add_field(PyObject *d, const char *name, size_t offset) {
+    PyObject *v = PyLong_FromSize_t(offset);
+    int rc = v ? PyDict_SetItemString(d, name, v) : -1;
+    Py_XDECREF(v);
+    return rc;
+}
+
+#define FIELD(d, type, name) add_field(d, #name, offsetof(type, name))
+
+static PyObject *slot_layout(void) {
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    int rc = FIELD(d, Slot, hands) | FIELD(d, Slot, vals) | FIELD(d, Slot, hb) |
+             FIELD(d, Slot, phase) | FIELD(d, Slot, to_move) | FIELD(d, Slot, leader) |
+             FIELD(d, Slot, lead_tile) | FIELD(d, Slot, ask) | FIELD(d, Slot, act) |
+             FIELD(d, Slot, over) | FIELD(d, Slot, target_hit) | FIELD(d, Slot, active) |
+             FIELD(d, Slot, dry) | FIELD(d, Slot, dbl) | FIELD(d, Slot, armd) |
+             FIELD(d, Slot, alg) | FIELD(d, Slot, stock) | FIELD(d, Slot, armv) |
+             FIELD(d, Slot, match) | FIELD(d, Slot, hand_idx) | FIELD(d, Slot, skey) |
+             FIELD(d, Slot, qidx) | FIELD(d, Slot, pot) | FIELD(d, Slot, eggs) |
+             FIELD(d, Slot, losers) | FIELD(d, Slot, scores) | FIELD(d, Slot, points) |
+             FIELD(d, Slot, penalties) | FIELD(d, Slot, voids) | FIELD(d, Slot, end_pips) |
+             FIELD(d, Slot, written) | FIELD(d, Slot, pending) | FIELD(d, Slot, prev) |
+             FIELD(d, Slot, prev_pips);
+    if (rc) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *bslot_layout(void) {
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    int rc = FIELD(d, BSlot, tph) | FIELD(d, BSlot, dtile) | FIELD(d, BSlot, cflag) |
+             FIELD(d, BSlot, head) | FIELD(d, BSlot, span) | FIELD(d, BSlot, known) |
+             FIELD(d, BSlot, face_up) | FIELD(d, BSlot, opened) | FIELD(d, BSlot, buf);
+    if (rc) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* layout() -> {"slot": (size, {field: offset}), "bslot": (...)} */
+static PyObject *py_layout(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyObject *s = slot_layout(), *b = bslot_layout();
+    PyObject *out = (s && b) ? Py_BuildValue("{s:(nO),s:(nO)}", "slot", (Py_ssize_t)sizeof(Slot),
+                                             s, "bslot", (Py_ssize_t)sizeof(BSlot), b)
+                             : NULL;
+    Py_XDECREF(s);
+    Py_XDECREF(b);
+    return out;
+}
+
+/* constants() -> the codes kernel.py shares with the core, by name */
+static PyObject *py_constants(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return Py_BuildValue(
+        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,"
+        "s:i,s:i,s:i,s:i,s:i,s:i}",
+        "LEAD", LEAD, "TURN", TURN, "DONE", DONE, "START", START, "ASK_NONE", ASK_NONE,
+        "ASK_LEAD", ASK_LEAD, "ASK_PLAY", ASK_PLAY, "T_FRONT", T_FRONT, "T_DRAWN", T_DRAWN,
+        "T_OPLAY", T_OPLAY, "T_CONT", T_CONT, "F_DRAW", F_DRAW, "F_PASS", F_PASS, "F_STOP",
+        F_STOP, "PH_AFTER", PH_AFTER, "A_DRAW", A_DRAW, "A_PASS", A_PASS, "A_STOP", A_STOP,
+        "A_ALONG", A_ALONG, "RB", RB, "CDW", CDW, "CD_FLAGS", CD_FLAGS, "CD_PHASE", CD_PHASE,
+        "CD_VOIDS", CD_VOIDS, "H_COUNT", H_COUNT, "HREC_HEAD", HREC_HEAD, "MREC_HEAD",
+        MREC_HEAD);
+}
+
+static PyObject *knob_names(void) {
+    PyObject *t = PyTuple_New(K_COUNT);
+    if (!t) return NULL;
+    for (int k = 0; k < K_COUNT; k++) {
+        PyObject *s = PyUnicode_FromString(KNOB_NAMES[k]);
+        if (!s) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, k, s);
+    }
+    return t;
+}
+
+static PyMethodDef methods[] = {
+    {"advance", (PyCFunction)(void (*)(void))py_advance, METH_FASTCALL,
+     "advance(R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, cact, cvals, cmasks, hdir, "
+     "hrec, mdir, nrec, start) -> -1 (every slot at a decision or idle), the slot to resume "
+     "from (hand records full), or -2 - i (slot i's chosen action is illegal)"},
+    {"check_slots", (PyCFunction)(void (*)(void))py_check_slots, METH_FASTCALL,
+     "check_slots(R, st, bst) -> the first active slot whose state is out of range, or -1"},
+    {"uniform_slots", (PyCFunction)(void (*)(void))py_uniform_slots, METH_FASTCALL,
+     "uniform_slots(values, masks, keys, out): Legal.uniform for placements"},
+    {"uniform_lead", (PyCFunction)(void (*)(void))py_uniform_lead, METH_FASTCALL,
+     "uniform_lead(lead, keys, out): Legal.uniform for leads"},
+    {"heaviest", (PyCFunction)(void (*)(void))py_heaviest, METH_FASTCALL,
+     "heaviest(values, masks, lead, is_lead, hands, voids, seat, out): heaviest's line loop"},
+    {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and field offsets"},
+    {"constants", py_constants, METH_NOARGS, "constants() -> the codes shared with kernel.py"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_core", "The compiled core of dominosim's batch engine.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    core_init_tables();
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    PyObject *names = knob_names();
+    if (!names || PyModule_AddObject(m, "KNOBS", names) < 0) {
+        Py_XDECREF(names);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
