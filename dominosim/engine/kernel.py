@@ -232,8 +232,6 @@ HREC = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner"
 MREC = ("match_id", "winner", "hands", "dry", "losers")
 
 
-
-
 # ---------------------------------------------------------------------------------------------
 # the core's entry points (docstrings in _core_glue.c)
 # ---------------------------------------------------------------------------------------------
@@ -268,8 +266,11 @@ def check_layout(core=_core) -> None:
     problems += [f"the code {k} (C {theirs.get(k)}, Python {v})" for k, v in shared.items()
                  if theirs.get(k) != v]  # fmt: skip
     if problems:
-        raise ImportError("dominosim's compiled core does not match dominosim/engine/kernel.py: "
-                          + "; ".join(problems) + "; reinstall the package (pip install .)")
+        raise ImportError(
+            "dominosim's compiled core does not match dominosim/engine/kernel.py: "
+            + "; ".join(problems)
+            + "; reinstall the package (pip install .)"
+        )
 
 
 check_layout()
