@@ -59,13 +59,17 @@ DEFAULTS = {
     "games": 1000,
     "unit": "hand",
     "seed": 0,
-    "chunk_size": 10_000,
+    "chunk_size": None,  # None: CHUNK_GAMES for the unit
     "workers": None,  # None: one worker per CPU core
     "out": "results",
     "rotate": True,
     "records": True,
     "strategy_path": (),
 }
+
+# the default games per work item: about 100,000 hands either way (a chunk's fixed costs, the
+# engine's set-up and the chunk's files, then stay a few percent of its time)
+CHUNK_GAMES = {"hand": 100_000, "match": 10_000}
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _STRATEGY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -469,13 +473,15 @@ def build_experiment(
     players = _int(raw, "players", w, lo=2, hi=4)
     games = _int(raw, "games", w, lo=1)
     seed = _int(raw, "seed", w)
-    chunk_size = _int(raw, "chunk_size", w, lo=1)
+    chunk_size = _int(raw, "chunk_size", w, lo=1, optional=True)
     workers = _int(raw, "workers", w, lo=1, optional=True)
     unit = _str(raw, "unit", w)
     if unit not in UNITS:
         raise ConfigError(
             f"{w('unit')} must be 'hand' or 'match', not {_show(unit)}{did_you_mean(unit, UNITS)}"
         )
+    if chunk_size is None:  # about 100,000 hands of work per chunk either way
+        chunk_size = CHUNK_GAMES[unit]
     out = _str(raw, "out", w)
     rotate = _bool(raw, "rotate", w)
     records = _bool(raw, "records", w)

@@ -1494,12 +1494,9 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
     }
 }
 
-int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B,
-                     const Outputs *o, int64_t start) {
-    if (start == 0) {
-        int64_t bad = take_choices(st, o);
-        if (bad) return bad;
-    }
+/* every active slot from start on to its next decision (inlined whole into each shape) */
+static inline int64_t advance_slots(const Rules *r, const Inputs *in, Slot *st, BSlot *bst,
+                                    int64_t B, const Outputs *o, int64_t start) {
     for (int64_t i = start; i < B; i++) {
         Slot *rw = &st[i];
         if (!rw->active) continue;
@@ -1508,6 +1505,50 @@ int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int
         if (res != -1) return res;
     }
     return -1;
+}
+
+/* Shapes: the structural knobs of the commonest rules fixed at build time. Each shape is
+ * the whole turn loop compiled once more (flatten) with those knobs as constants, so the
+ * compiler drops the other layouts' branches and unrolls the loops over seats and open
+ * positions; every other knob is read at run time. A shape's rules are those whose knobs
+ * already have the fixed values, so it plays exactly what the general loop plays. */
+static inline int line_shape(const Rules *r) { /* a LINE of two ends, no blind, no options */
+    return r->npos == 2 && !r->spinner && !r->single_end && !r->blind && !r->may_draw &&
+           !r->bergen_vol && !r->inline_single && !r->start_tile && !r->block_any;
+}
+
+static inline void fix_line(Rules *k, int64_t P) {
+    k->P = P;
+    k->npos = 2;
+    k->spinner = k->single_end = k->blind = k->may_draw = k->bergen_vol = 0;
+    k->inline_single = k->start_tile = k->block_any = 0;
+}
+
+#define LINE_SHAPE(P_)                                                                      \
+    __attribute__((flatten)) static int64_t advance_line##P_(                              \
+        const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B, const Outputs *o, \
+        int64_t start) {                                                                    \
+        Rules k = *r;                                                                       \
+        fix_line(&k, P_);                                                                   \
+        return advance_slots(&k, in, st, bst, B, o, start);                                 \
+    }
+LINE_SHAPE(2)
+LINE_SHAPE(3)
+LINE_SHAPE(4)
+#undef LINE_SHAPE
+
+int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B,
+                     const Outputs *o, int64_t start) {
+    if (start == 0) {
+        int64_t bad = take_choices(st, o);
+        if (bad) return bad;
+    }
+    if (line_shape(r)) {
+        if (r->P == 2) return advance_line2(r, in, st, bst, B, o, start);
+        if (r->P == 3) return advance_line3(r, in, st, bst, B, o, start);
+        return advance_line4(r, in, st, bst, B, o, start);
+    }
+    return advance_slots(r, in, st, bst, B, o, start);
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -174,18 +174,36 @@ class BatchEngine(BlindRows):
 
     def _bind_slots(self) -> None:
         """On the kernel path the state arrays become views of one record per game slot
-        (``kernel.SLOT``), with their values, dtypes and shapes: the kernel then reaches one
-        slot's state through one record, and Python code reads and writes the same state."""
-        st = self._kst = np.zeros(self.B, dtype=KN.SLOT)
-        st["vals"] = -1
-        st["armv"] = -1
-        st["written"] = -1
-        # blind's rows: a record array of their own (one unused record for other rules)
-        bst = self._kbst = np.zeros(self.B if self.blind else 1, dtype=KN.BSLOT)
-        names = [(st, n) for n in self._SLOT_FIELDS]
-        if self.blind:
-            names += [(bst, n) for n in ("head", "span", "known", "opened", "face_up", "buf")]
-        for rec, name in names:
+        (``kernel.SLOT``), with their values, dtypes and shapes: the core then reaches one
+        slot's state through one record, and Python code reads and writes the same state.
+
+        Called at the end of ``__init__``, where every slot of every array holds the same
+        value: one template record takes slot 0's values and is copied into every slot as
+        bytes (a strided copy per field costed a run a few milliseconds per chunk)."""
+        B = self.B
+        st = self._kst = np.empty(B, dtype=KN.SLOT)
+        bst = self._kbst = np.empty(B if self.blind else 1, dtype=KN.BSLOT)
+        tmpl, btmpl = np.zeros(1, dtype=KN.SLOT), np.zeros(1, dtype=KN.BSLOT)
+        tmpl["vals"] = -1
+        tmpl["armv"] = -1
+        tmpl["written"] = -1
+        names = [(tmpl, st, n) for n in self._SLOT_FIELDS]
+        if self.blind:  # blind's rows: a record array of their own (one unused record else)
+            blind = ("head", "span", "known", "opened", "face_up", "buf")
+            names += [(btmpl, bst, n) for n in blind]
+        for t, _, name in names:
+            old = getattr(self, name)
+            if old.ndim >= 2:
+                t[name][0, : old.shape[1]] = old[0]
+            else:
+                t[name][0] = old[0]
+        tmpl["hb"][0] = self._hblk[:, 0]
+        tmpl["over"], tmpl["target_hit"] = self._bblk[:, 0]
+        tmpl["prev"][0] = self._pblk[:, 0]
+        tmpl["prev_pips"][0, : self.P] = self.prev_seat_pips[0]
+        for t, rec in ((tmpl, st), (btmpl, bst)):
+            rec.view(np.uint8).reshape(len(rec), -1)[:] = t.view(np.uint8)
+        for _, rec, name in names:
             old = getattr(self, name)
             view = rec[name]
             if view.ndim >= 2:
@@ -193,19 +211,14 @@ class BatchEngine(BlindRows):
             if view.dtype != old.dtype and view.dtype.itemsize == old.dtype.itemsize:
                 # int8 fields shown as the engine's bool (blind's rows stay int8 tiles)
                 view = view.view(old.dtype)
-            view[...] = old
             setattr(self, name, view)
-        st["hb"] = self._hblk.T
         self._hblk = st["hb"].T
         for i, name in enumerate(self._hand_fields):
             setattr(self, name, self._hblk[i])
-        st["over"], st["target_hit"] = self._bblk
         self.over, self.target_hit = st["over"], st["target_hit"]
         self._bblk = None  # numpy path only
-        st["prev"] = self._pblk.T
         self._pblk = st["prev"].T
         self.prev_leader, self.prev_winner, self.prev_out, self.prev_fish = self._pblk
-        st["prev_pips"][:, : self.P] = self.prev_seat_pips
         self.prev_seat_pips = st["prev_pips"][:, : self.P]
         self._hflat = None  # numpy path only (flat views need contiguous arrays)
 
