@@ -40,15 +40,13 @@ class BuildCore(build_ext):
             sys.exit(f"error: {NO_COMPILER} (the build failed: {exc})")
 
 
-setup(
-    ext_modules=[
-        Extension(
-            "dominosim.engine._core",
-            sources=["dominosim/engine/_core.c", "dominosim/engine/_core_glue.c"],
-            depends=["dominosim/engine/_core.h"],
-            extra_compile_args=COMPILE,
-            extra_link_args=LINK,
-        )
-    ],
-    cmdclass={"build_ext": BuildCore},
+EXTENSION = Extension(
+    "dominosim.engine._core",
+    sources=["dominosim/engine/_core.c", "dominosim/engine/_core_glue.c"],
+    depends=["dominosim/engine/_core.h"],
+    extra_compile_args=COMPILE,
+    extra_link_args=LINK,
 )
+
+if __name__ == "__main__":  # (setuptools' build backend runs this file as __main__)
+    setup(ext_modules=[EXTENSION], cmdclass={"build_ext": BuildCore})

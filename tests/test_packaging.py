@@ -15,3 +15,38 @@ def test_every_subpackage_is_installed():
     }
     assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
     assert "dominosim.strategies" in listed  # the built-in strategy files, shipped by path
+
+
+def test_numba_is_gone():
+    """The compiled core is built at install; no extra, dependency or import uses numba."""
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    deps = conf["project"]["dependencies"]
+    extras = conf["project"]["optional-dependencies"]
+    assert not [d for d in deps + sum(extras.values(), []) if d.startswith("numba")]
+    assert extras["fast"] == []  # (kept as an empty alias: old install commands still work)
+    for path in [*(ROOT / "dominosim").rglob("*.py"), *(ROOT / "strategies").glob("*.py")]:
+        assert "import numba" not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_build_without_a_c_compiler_says_what_to_install(monkeypatch):
+    """No silent slow fallback: the install stops with one line naming the fix."""
+    import importlib.util
+
+    import pytest
+    from setuptools import Distribution
+
+    spec = importlib.util.spec_from_file_location("dominosim_setup", ROOT / "setup.py")
+    setup_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_py)  # (as a module: setup() is not run)
+    cmd = setup_py.BuildCore(Distribution({"ext_modules": [setup_py.EXTENSION]}))
+    cmd.ensure_finalized()
+
+    class NoCompiler:
+        compiler_so = ["/nonexistent/cc", "-O2"]
+
+    cmd.compiler = NoCompiler()
+    with pytest.raises(SystemExit) as exc:
+        cmd.build_extensions()
+    message = str(exc.value)
+    assert "\n" not in message and "C compiler" in message
+    assert "apt-get install build-essential" in message
