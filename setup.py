@@ -18,7 +18,7 @@ NO_COMPILER = (
 )
 
 SANITIZE = os.environ.get("DOMINOSIM_SANITIZE") == "1"
-COMPILE = ["-std=c11", "-O3", "-Wall", "-Wextra"]
+COMPILE = ["-std=c11", "-O3", "-fno-wrapv", "-fno-semantic-interposition", "-Wall", "-Wextra"]
 LINK = []
 if SANITIZE:
     flags = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",

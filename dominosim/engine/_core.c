@@ -548,7 +548,7 @@ static void start_tile(Slot *rw) {
 
 /* a new hand in slot rw; returns 0, or 1 when no seat can lead (a prev field out of range) */
 static int deal(const Rules *r, Slot *rw, BSlot *bw, int first, const Inputs *in) {
-    for (int64_t f = 0; f < in->nhtmpl; f++) rw->hb[f] = in->htmpl[f];
+    memcpy(rw->hb, in->htmpl, sizeof rw->hb); /* (the glue checks its length) */
     rw->over = 0;
     rw->target_hit = 0;
     rw->skey = sm(sm(in->sd[2] ^ (uint64_t)rw->match) ^ (uint64_t)rw->hand_idx);
@@ -1595,8 +1595,25 @@ int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64
 /* A uniformly random placement per decision (no flags, no along actions): the k-th in
  * canonical order, k = below(key, count). Returns 1 when a row has no legal placement or
  * a value out of range. */
+/* the same for two slots (LINE, SINGLE_END): one comparison picks the slot */
+static int uniform_two(const int64_t *values, const int64_t *masks, const StridedU64 *keys,
+                       int64_t n, int64_t *out) {
+    for (int64_t j = 0; j < n; j++) {
+        int64_t m0 = masks[2 * j], m1 = masks[2 * j + 1], v0 = values[2 * j], v1 = values[2 * j + 1];
+        if ((uint64_t)(m0 | m1) > 127 || (uint64_t)(v0 + 1) > 7 || (uint64_t)(v1 + 1) > 7) return 1;
+        int64_t c0 = POPC7[m0], c = c0 + POPC7[m1];
+        if (c == 0) return 1;
+        int64_t k = below(strided_u64(keys, j), c), p = k >= c0;
+        int64_t m = p ? m1 : m0, v = p ? v1 : v0;
+        if (v < 0) return 1;
+        out[j] = (int64_t)TILE_AT[v][SELECT7[m][k - (p ? c0 : 0)]] * 6 + p;
+    }
+    return 0;
+}
+
 int core_uniform_slots(const int64_t *values, const int64_t *masks, int64_t K,
                        const StridedU64 *keys, int64_t n, int64_t *out) {
+    if (K == 2) return uniform_two(values, masks, keys, n, out);
     for (int64_t j = 0; j < n; j++) {
         const int64_t *v = values + j * K, *m = masks + j * K;
         int64_t c = 0;

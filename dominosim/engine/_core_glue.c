@@ -128,7 +128,7 @@ static int take_advance_args(PyObject *const *args, Buf *b) {
 static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     int64_t hcols = HREC_HEAD + r->npoints + r->S + r->P;
     if (items(&b[A_SD]) != 3) return bad("sd must hold 3 hash prefixes");
-    if (items(&b[A_HTMPL]) > H_COUNT) return bad("htmpl is longer than the per-hand block");
+    if (items(&b[A_HTMPL]) != H_COUNT) return bad("htmpl must hold the whole per-hand block");
     for (Py_ssize_t j = 0; j < items(&b[A_PRIO]); j++) {
         int64_t t = ((const int64_t *)b[A_PRIO].view.buf)[j];
         if (t < -1 || t > 27) return bad("prio holds a tile out of range");
