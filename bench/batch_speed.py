@@ -2,14 +2,13 @@
 
     python bench/batch_speed.py [--hands N] [--reps 5] [--numpy]
 
-Prints the CPU model, the engine path (the compiled kernel where numba is installed, else the
-numpy path), the C reference (`../shared/limit/run`, games_per_cpu_second, its random and its
+Prints the CPU model, the engine path (the compiled core, or the numpy path with
+DOMINOSIM_KERNEL=0), the C reference (`../shared/limit/run`, games_per_cpu_second, its random and its
 heaviest game, each measured beside each repetition), classic 2-player `random` and `heaviest`
 with their ratios to C (heaviest against both C games: the median of the repetitions'
 ratios, each to the C game measured just before it, and the ratio of the medians), and hands/s per
 variant (2 players, `random`; ``--numpy`` adds the numpy path). Unit "hand", one process, CPU
-time from time.process_time(); the kernel (compiled per rule set unless
-DOMINOSIM_SPECIALIZE=0) is compiled or loaded before the timings.
+time from time.process_time(); one untimed repetition of each strategy comes first.
 """
 
 from __future__ import annotations
@@ -55,8 +54,6 @@ def engine_rate(variant: str, strategy: str, hands: int, seed: int, kernel: bool
     rules = make_rules(variant, 2)
     if kernel and not KN.supports(rules):
         return float("nan")
-    if kernel:  # the kernel compiled for these rules (compiled or loaded here, not timed)
-        KN.prepare(rules, "hand")
     eng = BatchEngine(rules, seed, [get(strategy)] * 2, range(hands), unit="hand",
                       batch_size=10_000, kernel=kernel)  # fmt: skip
     t0 = time.process_time()
@@ -77,12 +74,11 @@ def main() -> None:
     a = ap.parse_args()
     print(f"cpu: {cpu_model()}")
     kernel = KN.enabled()
-    kind = "per rule set" if KN.specialize_enabled() else "general"
-    path = f"compiled kernel, {kind}, numba {KN.numba.__version__}" if kernel else "numpy"
+    path = "compiled core (dominosim/engine/_core.c)" if kernel else "numpy"
     print(f"path: {path}")
     strategies = ["random"] + (["heaviest"] if "heaviest" in discover() else [])
-    # one untimed repetition of each first: it loads or compiles the kernel and heaviest's
-    # loop, and the process's first large allocations are slower (fresh pages)
+    # one untimed repetition of each first: the process's first large allocations are slower
+    # (fresh pages)
     for s in strategies:
         engine_rate("classic", s, a.hands, 0, kernel)
     # the C limit (its random and its heaviest game) is measured beside every engine
