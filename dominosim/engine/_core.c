@@ -1639,47 +1639,72 @@ int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, in
     return 0;
 }
 
-/* heaviest's score of one placement (strategies/heaviest.py line_score): packed hand h,
- * tile t, the new ends e0 e1, cv the opponents' void counts per value (4 bits each) */
-static inline int64_t heaviest_score(uint64_t h, int64_t t, int64_t e0, int64_t e1,
-                                     int64_t cv) {
-    int b0 = (int)((h >> (8 * e0)) & 0x7F);
-    int64_t control = POPC7[b0] - 1;
-    if (e1 != e0) control += POPC7[(h >> (8 * e1)) & 0x7F] - ((b0 >> e1) & 1);
-    int64_t nv = ((cv >> (4 * e0)) & 15) + ((cv >> (4 * e1)) & 15);
+/* heaviest's scores (strategies/heaviest.py line_score) pack (pips, double, control, the
+ * opponents' void ends) into one integer. Per decision, what they read of the hand is its
+ * bytes (byte v: the other halves of its tiles carrying v) and their bit counts, all seven at
+ * once (a SWAR popcount, byte by byte), and the opponents' voids as a 4-bit count per value */
+typedef struct {
+    uint64_t hand, counts; /* counts: byte v holds the number of tiles carrying v */
+    int64_t voids;
+} HandView;
+
+static inline HandView hand_view(uint64_t h, int64_t cv) {
+    uint64_t x = h - ((h >> 1) & UINT64_C(0x5555555555555555));
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    HandView hv = {h, x, cv};
+    return hv;
+}
+
+/* the score of placing tile t leaving the open ends e0 (the tile's outer half) and e1 */
+static inline int heaviest_score(const HandView *hv, int t, int e0, int e1) {
+    int c0 = (int)((hv->counts >> (8 * e0)) & 0xFF), c1 = (int)((hv->counts >> (8 * e1)) & 0xFF);
+    int both = (int)((hv->hand >> (8 * e0 + e1)) & 1); /* the tile e0-e1, counted once */
+    int control = c0 - 1 + (e1 != e0 ? c1 - both : 0); /* (less the placed tile itself) */
+    int nv = (int)(((hv->voids >> (4 * e0)) & 15) + ((hv->voids >> (4 * e1)) & 15));
     return ((TILE_PIPS[t] * 2 + IS_DBL[t]) * HV_CTRL + control) * HV_VOID + nv;
 }
 
-static int64_t heaviest_lead(uint64_t h, int64_t m, int64_t cv) {
-    int64_t best = -1, choice = -1;
+static int64_t heaviest_lead(const HandView *hv, int64_t m) {
+    int best = -1;
+    int64_t choice = -1;
     while (m) {
-        int64_t t = __builtin_ctzll((unsigned long long)m);
+        int t = __builtin_ctzll((unsigned long long)m);
         m &= m - 1;
-        int64_t score = heaviest_score(h, t, TILE_LOW[t], TILE_HIGH[t], cv);
+        int score = heaviest_score(hv, t, TILE_LOW[t], TILE_HIGH[t]);
         if (score > best) {
             best = score;
-            choice = t * 6;
+            choice = (int64_t)t * 6;
         }
     }
     return choice;
 }
 
-static int64_t heaviest_line(uint64_t h, int64_t v0, int64_t v1, int64_t m0, int64_t m1,
-                             int64_t cv) {
-    int64_t best = -1, choice = -1;
-    /* the two slots' masks as one 14-bit mask, lowest bit first: the canonical order */
-    int64_t m = (v0 >= 0 ? m0 : 0) | ((v1 >= 0 ? m1 : 0) << 7);
+/* the placements on slot p (open value v; the other end q, -1 closed): tile v-w leaves the
+ * ends w and q (w twice where q is closed); what depends on q is read once per slot */
+static inline void heaviest_slot(const HandView *hv, int p, int v, int q, int m, int *best,
+                                 int64_t *choice) {
+    int cq = q >= 0 ? (int)((hv->counts >> (8 * q)) & 0xFF) : 0;
+    int vq = q >= 0 ? (int)((hv->voids >> (4 * q)) & 15) : 0;
     while (m) {
-        int64_t bit = __builtin_ctzll((unsigned long long)m);
+        int w = __builtin_ctz((unsigned)m), t = TILE_AT[v][w];
         m &= m - 1;
-        int64_t p = bit >= 7, w = bit - 7 * p;
-        int64_t v = p ? v1 : v0, q = p ? v0 : v1, t = TILE_AT[v][w];
-        int64_t score = heaviest_score(h, t, w, q >= 0 ? q : w, cv);
-        if (score > best) {
-            best = score;
-            choice = t * 6 + p;
+        int c0 = (int)((hv->counts >> (8 * w)) & 0xFF), vw = (int)((hv->voids >> (4 * w)) & 15);
+        int control = c0 - 1, nv = vw + (q >= 0 ? vq : vw);
+        if (q >= 0 && q != w) control += cq - (int)((hv->hand >> (8 * w + q)) & 1);
+        int score = ((TILE_PIPS[t] * 2 + IS_DBL[t]) * HV_CTRL + control) * HV_VOID + nv;
+        if (score > *best) {
+            *best = score;
+            *choice = (int64_t)t * 6 + p;
         }
     }
+}
+
+static int64_t heaviest_line(const HandView *hv, int v0, int v1, int m0, int m1) {
+    int best = -1;
+    int64_t choice = -1; /* slot 0 then slot 1, ascending other half: the canonical order */
+    if (v0 >= 0) heaviest_slot(hv, 0, v0, v1, m0, &best, &choice);
+    if (v1 >= 0) heaviest_slot(hv, 1, v1, v0, m1, &best, &choice);
     return choice;
 }
 
@@ -1689,23 +1714,23 @@ int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *le
                   const StridedU64 *hands, const Strided2 *voids, const Strided1 *seat,
                   int64_t n, int64_t *out) {
     for (int64_t j = 0; j < n; j++) {
-        uint64_t h = strided_u64(hands, j);
         int64_t cv = 0, me = strided1(seat, j);
         if (me < 0 || me >= voids->n1) return 1;
         for (int64_t s = 0; s < voids->n1; s++) {
             int64_t vm = strided2(voids, j, s);
-            if (vm < 0 || vm > 127) return 1;
-            if (s != me) cv += SPREAD[vm];
+            if ((uint64_t)vm > 127) return 1;
+            cv += s != me ? SPREAD[vm] : 0;
         }
+        HandView hv = hand_view(strided_u64(hands, j), cv);
         if (is_lead) {
-            if (lead[j] < 0 || lead[j] >= (INT64_C(1) << 28)) return 1;
-            out[j] = heaviest_lead(h, lead[j], cv);
+            if ((uint64_t)lead[j] >= (UINT64_C(1) << 28)) return 1;
+            out[j] = heaviest_lead(&hv, lead[j]);
             continue;
         }
         const int64_t *v = values + 2 * j, *m = masks + 2 * j;
-        if (v[0] < -1 || v[0] > 6 || v[1] < -1 || v[1] > 6) return 1;
-        if (m[0] < 0 || m[0] > 127 || m[1] < 0 || m[1] > 127) return 1;
-        out[j] = heaviest_line(h, v[0], v[1], m[0], m[1], cv);
+        if ((uint64_t)(v[0] + 1) > 7 || (uint64_t)(v[1] + 1) > 7 || (uint64_t)(m[0] | m[1]) > 127)
+            return 1;
+        out[j] = heaviest_line(&hv, (int)v[0], (int)v[1], (int)m[0], (int)m[1]);
     }
     return 0;
 }
