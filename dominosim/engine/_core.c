@@ -1265,6 +1265,8 @@ static void write_match(const Rules *r, const Slot *rw, const Outputs *o, int64_
 
 /* the hand is over: settle, record; returns 1 when the match is over too */
 static int end_hand(const Rules *r, Slot *rw, const Outputs *o) {
+    if (r->P > 4 || r->S > 4 || r->npoints > 4) return 1; /* (core_rules refused these: the
+                                                           * bound the per-seat arrays need) */
     Tally ty;
     for (int s = 0; s < r->P; s++) ty.seat_pips[s] = pips_of(rw->hands[s]);
     for (int s = 0; s < r->S; s++) ty.pips[s] = 0;
@@ -1524,6 +1526,20 @@ static inline void fix_line(Rules *k, int64_t P) {
     k->inline_single = k->start_tile = k->block_any = 0;
 }
 
+/* blind's rows on a LINE (§3): its options (optional play, optional draw, face-up doubles,
+ * the starting tile of all_tiles with 3 seats) stay run-time knobs */
+static inline int blind_shape(const Rules *r) {
+    return r->npos == 2 && !r->spinner && !r->single_end && r->blind && !r->may_draw &&
+           !r->bergen_vol && !r->inline_single;
+}
+
+static inline void fix_blind(Rules *k, int64_t P) {
+    k->P = P;
+    k->npos = 2;
+    k->blind = 1;
+    k->spinner = k->single_end = k->may_draw = k->bergen_vol = k->inline_single = 0;
+}
+
 #define LINE_SHAPE(P_)                                                                      \
     __attribute__((flatten)) static int64_t advance_line##P_(                              \
         const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B, const Outputs *o, \
@@ -1537,6 +1553,19 @@ LINE_SHAPE(3)
 LINE_SHAPE(4)
 #undef LINE_SHAPE
 
+#define BLIND_SHAPE(P_)                                                                     \
+    __attribute__((flatten)) static int64_t advance_blind##P_(                             \
+        const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B, const Outputs *o, \
+        int64_t start) {                                                                    \
+        Rules k = *r;                                                                       \
+        fix_blind(&k, P_);                                                                  \
+        return advance_slots(&k, in, st, bst, B, o, start);                                 \
+    }
+BLIND_SHAPE(2)
+BLIND_SHAPE(3)
+BLIND_SHAPE(4)
+#undef BLIND_SHAPE
+
 int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B,
                      const Outputs *o, int64_t start) {
     if (start == 0) {
@@ -1547,6 +1576,11 @@ int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int
         if (r->P == 2) return advance_line2(r, in, st, bst, B, o, start);
         if (r->P == 3) return advance_line3(r, in, st, bst, B, o, start);
         return advance_line4(r, in, st, bst, B, o, start);
+    }
+    if (blind_shape(r)) {
+        if (r->P == 2) return advance_blind2(r, in, st, bst, B, o, start);
+        if (r->P == 3) return advance_blind3(r, in, st, bst, B, o, start);
+        return advance_blind4(r, in, st, bst, B, o, start);
     }
     return advance_slots(r, in, st, bst, B, o, start);
 }
