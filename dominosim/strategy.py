@@ -122,7 +122,7 @@ def register(cls: type) -> type:
     if not isinstance(name, str) or not name:
         raise StrategyError(
             f"strategy class {cls.__name__} in {origin} has no name; "
-            "set name = \"my-bot\" in the class"
+            'set name = "my-bot" in the class'
         )
     if not isinstance(getattr(cls, "params", None), dict):
         raise StrategyError(
