@@ -780,33 +780,49 @@ CASES = [
     ),
     Case(
         "strategy class without a name",
-        lambda t: [*RUN, "--strategy-path", raw_strategy(t, "@register\nclass X(Strategy):\n"
-                                                            "    pass\n")],  # fmt: skip
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            raw_strategy(t, "@register\nclass X(Strategy):\n    pass\n"),
+        ],  # fmt: skip
         4,
         r"strategy class X in .*raw\.py has no name; set name = \"my-bot\" in the class",
     ),
     Case(
         "strategy `params = None`",
-        lambda t: [*RUN, "--strategy-path", raw_strategy(t, "@register\nclass X(Strategy):\n"
-                                                            "    name = 'x'\n"
-                                                            "    params = None\n")],  # fmt: skip
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            raw_strategy(t, "@register\nclass X(Strategy):\n    name = 'x'\n    params = None\n"),
+        ],  # fmt: skip
         4,
         r"strategy 'x' in .*raw\.py: params must be a dict of parameter defaults, not None; "
         r"write params = \{\} for none",
     ),
     Case(
         "strategy `__init__` that raises",
-        lambda t: [*RUN[:4], "sulky,random", *RUN[5:], "--strategy-path",
-                   raw_strategy(t, "@register\nclass X(Strategy):\n    name = 'sulky'\n"
-                                   "    def __init__(self, **k):\n"
-                                   "        raise RuntimeError('no')\n")],  # fmt: skip
+        lambda t: [
+            *RUN[:4],
+            "sulky,random",
+            *RUN[5:],
+            "--strategy-path",
+            raw_strategy(
+                t,
+                "@register\nclass X(Strategy):\n    name = 'sulky'\n"
+                "    def __init__(self, **k):\n"
+                "        raise RuntimeError('no')\n",
+            ),
+        ],  # fmt: skip
         4,
         r"strategy 'sulky' failed to start: RuntimeError: no; fix its __init__",
     ),
     Case(
         "`--strategy-path` that is not a folder or a `.py` file",
-        lambda t: [*RUN, "--strategy-path", str((t / "notes.txt").write_text("x") and
-                                                t / "notes.txt")],  # fmt: skip
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            str((t / "notes.txt").write_text("x") and t / "notes.txt"),
+        ],  # fmt: skip
         4,
         r"strategy path .*notes\.txt is not a folder or a \.py file; check --strategy-path",
     ),
@@ -840,8 +856,11 @@ CASES = [
     ),
     Case(
         "`--resume` after the engine changed",
-        lambda t: ["run", "--resume", edited_manifest(
-            t, lambda m: m["inputs"].update(engine_version=0))],  # fmt: skip
+        lambda t: [
+            "run",
+            "--resume",
+            edited_manifest(t, lambda m: m["inputs"].update(engine_version=0)),
+        ],  # fmt: skip
         5,
         r"the engine changed since the run .* began \(engine version 0, now \d+\), so its "
         r"chunks would mix two engines; start a new run \(.*\) or resume with the version "
@@ -869,8 +888,10 @@ CASES = [
     ),
     Case(
         "`report` of a run whose aggregates.parquet changed",
-        lambda t: ["report", str((Path(d := finished_run(t)) / "aggregates.parquet").open("ab")
-                                 .write(b"x") and d)],  # fmt: skip
+        lambda t: [
+            "report",
+            str((Path(d := finished_run(t)) / "aggregates.parquet").open("ab").write(b"x") and d),
+        ],  # fmt: skip
         5,
         r".*aggregates\.parquet is not the file the run wrote \(edited or damaged\); write it "
         r"again from the chunks with: dominosim run --resume .*",
