@@ -992,6 +992,10 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
             continue
         m.add(g, a["rows"], a.get("timing", {}), a.get("games", 0), a.get("hands", 0))
         done.add((g, c))
+    if bad is not None:  # records without their aggregates: a chunk cut short, or damaged
+        for g, c in sorted(rd.orphan_records() - rd.finished_chunks()):
+            if planned.has(g, c):
+                bad.append((g, c, "its aggregates file is missing"))
     return m, done
 
 

@@ -269,6 +269,17 @@ class RunDir:
                 continue
         return done
 
+    def orphan_records(self) -> set[tuple[int, int]]:
+        """``(group, chunk)`` of every records file (with or without its aggregates)."""
+        found = set()
+        for p in (self.path / CHUNKS).glob("*.parquet"):
+            try:
+                g, c = p.stem.split("-")
+                found.add((int(g), int(c)))
+            except ValueError:
+                continue
+        return found
+
     def read_chunk_agg(self, group: int, chunk: int) -> dict:
         return read_json(self.chunk_path(group, chunk, ".agg.json"))
 
