@@ -191,7 +191,7 @@ class Plan:
             ids_per_rotation=ids,
             ids_per_chunk=max(1, exp.chunk_size // R),
             records=exp.records,
-            strategy_paths=tuple(str(Path(p).resolve()) for p in exp.strategy_path),
+            strategy_paths=tuple(str(Path(p).expanduser().resolve()) for p in exp.strategy_path),
             legs=group_legs,
             rotate=exp.rotate,
         )
