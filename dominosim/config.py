@@ -73,6 +73,7 @@ DEFAULTS = {
 # engine's set-up and the chunk's files, then stay a few percent of its time)
 CHUNK_GAMES = {"hand": 100_000, "match": 10_000}
 
+MAX_CHUNK_SIZE = 10_000_000  # games per work item
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _STRATEGY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 _PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -478,6 +479,11 @@ def build_experiment(
     if not 0 <= seed < 2**64:  # (never reduced mod 2**64: two seeds would give one run)
         raise ConfigError(f"{w('seed')} must be an integer from 0 to 2**64-1, not {seed}")
     chunk_size = _int(raw, "chunk_size", w, lo=1, optional=True)
+    if chunk_size is not None and chunk_size > MAX_CHUNK_SIZE:  # (a chunk's records are held in memory)
+        raise ConfigError(
+            f"{w('chunk_size')} must be at most {MAX_CHUNK_SIZE} (a chunk is held in memory), "
+            f"not {chunk_size}"
+        )
     workers = _int(raw, "workers", w, lo=1, optional=True)
     unit = _str(raw, "unit", w)
     if unit not in UNITS:

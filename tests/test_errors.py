@@ -96,12 +96,26 @@ def bot(t: Path, name: str, body: str) -> str:
     return strategy_folder(t, BOT.format(name=name, body=body), name=name)
 
 
+_FINISHED: dict[tuple, Path] = {}
+
+
 def finished_run(t: Path, *extra: str) -> str:
-    """A small finished run; returns its folder."""
-    r = CliRunner().invoke(main, [*RUN, "--games", "8", "--chunk-size", "4", "--out",
-                                  str(t / "done"), "--json", *extra])  # fmt: skip
-    assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)["run_dir"]
+    """A small finished run; returns its folder (a copy of one played once per process)."""
+    import shutil
+
+    src = _FINISHED.get(extra)
+    if src is None or not src.is_dir():
+        r = CliRunner().invoke(main, [*RUN, "--games", "8", "--chunk-size", "4", "--out",
+                                      str(t / "done"), "--json", *extra])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        src = Path(json.loads(r.stdout)["run_dir"])
+        keep = t / "finished-template"
+        shutil.copytree(src, keep)
+        _FINISHED[extra] = keep
+        return str(src)
+    dst = t / "done" / "fives" / "copy"
+    shutil.copytree(src, dst)
+    return str(dst)
 
 
 def tampered_run(t: Path) -> str:
@@ -751,6 +765,12 @@ CASES = [
         [*RUN, "--games", str(10**30)],
         2,
         r"--games must be at most \d+, not 10{30}",
+    ),
+    Case(
+        "`chunk_size` too large",
+        [*RUN, "--chunk-size", str(10**10)],
+        2,
+        r"--chunk-size must be at most 10000000 \(a chunk is held in memory\), not 10000000000",
     ),
     Case(
         "`mc:samples` too large",
