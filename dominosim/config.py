@@ -479,7 +479,9 @@ def build_experiment(
     if not 0 <= seed < 2**64:  # (never reduced mod 2**64: two seeds would give one run)
         raise ConfigError(f"{w('seed')} must be an integer from 0 to 2**64-1, not {seed}")
     chunk_size = _int(raw, "chunk_size", w, lo=1, optional=True)
-    if chunk_size is not None and chunk_size > MAX_CHUNK_SIZE:  # (a chunk's records are held in memory)
+    if (
+        chunk_size is not None and chunk_size > MAX_CHUNK_SIZE
+    ):  # (a chunk's records are held in memory)
         raise ConfigError(
             f"{w('chunk_size')} must be at most {MAX_CHUNK_SIZE} (a chunk is held in memory), "
             f"not {chunk_size}"
