@@ -138,9 +138,10 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
                 **flags) -> dict:  # fmt: skip
     from . import runner as RN
 
+    timeout = _timeout(flags.pop("strategy_timeout", None))
     session = RN.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
-                         echo=echo)  # fmt: skip
+                         echo=echo, strategy_timeout=timeout)  # fmt: skip
     with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
         return _tournament_run(kind, setup, resume, session, flags)
 

@@ -400,13 +400,16 @@ def tournament_options(f):
                      help="Print the report as one JSON object."),
         click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
                      help="Extra strategy file or folder (repeatable)."),
+        click.option("--strategy-timeout", "strategy_timeout", default=None, metavar="SECONDS",
+                     help="End the run when a strategy takes longer for one decision batch "
+                          "(default: no limit)."),
     ]):  # fmt: skip
         f = deco(f)
     return f
 
 
 def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, workers,
-                    variant, **flags) -> None:  # fmt: skip
+                    variant, strategy_timeout, **flags) -> None:  # fmt: skip
     from . import report as RP
     from .errors import ConfigError
 
@@ -422,7 +425,8 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                 "with it; only --workers, --executor, --scheduler and --json"
             )
         data = fn(resume=resume, executor=executor, scheduler=scheduler, progress=None,
-                  workers=_int_flag(workers, "--workers"))  # fmt: skip
+                  workers=_int_flag(workers, "--workers"),
+                  strategy_timeout=strategy_timeout)  # fmt: skip
     else:
         if variant is None:
             raise ConfigError(f"{kind} needs --variant, e.g. --variant fives")
@@ -432,7 +436,7 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                   records=None if records is None else records == "all",
                   strategy_path=list(flags.pop("strategy_path")) or None,
                   sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
-                  progress=None, **flags)  # fmt: skip
+                  progress=None, strategy_timeout=strategy_timeout, **flags)  # fmt: skip
     click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
 
 
