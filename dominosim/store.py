@@ -182,6 +182,10 @@ class RunDir:
     def remove(self) -> None:
         """Delete the run folder (a run that failed before finishing any chunk)."""
         shutil.rmtree(self.path, ignore_errors=True)
+        try:  # and OUT/NAME when this run was all it held
+            self.path.parent.rmdir()
+        except OSError:
+            pass
 
     def write_manifest(self, manifest: Mapping) -> None:
         write_json(self.manifest_path, dict(manifest))
