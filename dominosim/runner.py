@@ -807,6 +807,8 @@ class _Pool:
 
     def _died(self, w):
         w[0].join(timeout=2)
+        if w[0].exitcode == -signal.SIGTERM:  # the process group was stopped: an interruption
+            raise KeyboardInterrupt
         it = w[2]
         raise WorkerError(f"chunk {it.group}-{it.chunk} failed: {_death(w[0].exitcode)}")
 

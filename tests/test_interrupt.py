@@ -195,13 +195,17 @@ def test_kill_9_then_resume_completes(tmp_path):
     assert [s["status"] for s in sessions] == ["done"]  # the killed session left no record
 
 
-def test_sigterm_is_handled_like_ctrl_c(tmp_path):
+@pytest.mark.parametrize("to", ["parent", "group"])
+def test_sigterm_is_handled_like_ctrl_c(tmp_path, to):
     out = tmp_path / "cut"
     out.mkdir()
     p = start(out)
     try:
         d = wait_for_a_chunk(p, out)
-        p.send_signal(signal.SIGTERM)  # the parent only (a scheduler's or systemd's stop)
+        if to == "parent":  # kill PID
+            p.send_signal(signal.SIGTERM)
+        else:  # a service manager stopping the whole group: the workers die of it too
+            os.killpg(p.pid, signal.SIGTERM)
         stdout, stderr = p.communicate(timeout=30)
     finally:
         kill_group(p)
