@@ -39,6 +39,7 @@ from . import strategy as S
 from .config import Experiment, parse_strategy, resolve_rules
 from .errors import (
     ConfigError,
+    DominosimError,
     Interrupted,
     OutputError,
     RulesError,
@@ -885,9 +886,23 @@ class _Dask:
     def results(self) -> Iterator[dict]:
         from dask.distributed import as_completed
 
-        ac = as_completed(self.client.map(play_item, self.items, pure=False))
-        for fut in ac:  # no list of futures is kept, so finished results are released
-            res = fut.result()
+        futures = self.client.map(play_item, self.items, pure=False)
+        chunk_of = {f.key: f"{it.group}-{it.chunk}" for f, it in zip(futures, self.items,
+                                                                     strict=True)}  # fmt: skip
+        ac = as_completed(futures)
+        del futures  # no list of futures is kept, so finished results are released
+        for fut in ac:
+            try:
+                res = fut.result()
+            except DominosimError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a worker lost (KilledWorker), ...
+                text = " ".join(str(e).split()).split(". ")[0]  # (dask's first sentence)
+                raise WorkerError(
+                    f"chunk {chunk_of.get(fut.key, '?')} failed on the Dask cluster: "
+                    f"{type(e).__name__}: {text}"
+                ) from None
+            chunk_of.pop(fut.key, None)
             fut.release()
             yield res
 
