@@ -583,6 +583,15 @@ def _per_match_wins(rules, hands, matches, start, n_ids):
 
 
 def play_item(item: WorkItem) -> dict:
+    """:func:`_play_item`, with a strategy's prints sent to stderr (on every executor: the
+    report alone goes to stdout)."""
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):
+        return _play_item(item)
+
+
+def _play_item(item: WorkItem) -> dict:
     """Play one work item (every rotation of its ids); the worker's whole job.
 
     Returns ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the
