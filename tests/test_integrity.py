@@ -224,6 +224,17 @@ def test_a_worker_that_dies_ends_the_run_and_keeps_finished_chunks(tmp_path):
     assert {"0-0.agg.json", "0-1.agg.json"} <= kept
 
 
+def test_the_cause_of_a_worker_death_in_words():
+    import signal
+
+    from dominosim.runner import _death
+
+    assert _death(-signal.SIGKILL) == (
+        "its worker process was killed by SIGKILL (out of memory, or killed)")  # fmt: skip
+    assert _death(-signal.SIGSEGV) == "its worker process was killed by SIGSEGV"
+    assert _death(3).startswith("its worker process exited with code 3")
+
+
 def test_errors_after_the_folder_is_made_leave_no_empty_folder(tmp_path):
     f = bot_file(tmp_path, "dier2", "__import__('os')._exit(9)")
     out = tmp_path / "o"
@@ -297,15 +308,19 @@ def test_a_broken_stdout_pipe_ends_quietly(tmp_path):
     assert p.returncode == 141 and p.stderr == "", p.stderr
 
 
-def test_a_float_action_is_refused_alike_by_run_and_trace(tmp_path):
-    f = bot_file(tmp_path, "floater", "return float(legal[0])")
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [("float(legal[0])", r"\d+\.0 \(float\)"), ("str(legal[0])", r"'\d+' \(str\)")],
+)
+def test_a_float_or_string_action_is_refused_alike_by_run_and_trace(tmp_path, body, shown):
+    f = bot_file(tmp_path, "floater", f"return {body}")
     r1 = invoke([*RUN[:4], "floater,random", *RUN[5:], "--games", "2", "--out", str(tmp_path),
                  "--strategy-path", str(f)])  # fmt: skip
     r2 = invoke(["trace", "--variant", "fives", "--strategies", "floater,random",
                  "--strategy-path", str(f)])  # fmt: skip
     assert r1.exit_code == r2.exit_code == 4, (r1.output, r2.output)
     m1, m2 = (x.stderr.splitlines()[-1] for x in (r1, r2))
-    pattern = r"error: strategy 'floater' returned \d+\.0 \(float\), not an action; .*"
+    pattern = rf"error: strategy 'floater' returned {shown}, not an action; .*"
     import re
 
     assert re.fullmatch(pattern, m1) and re.fullmatch(pattern, m2), (m1, m2)
