@@ -14,7 +14,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -61,15 +63,32 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
     from . import report as RP
     from . import runner as RN
 
+    timeout = _timeout(flags.pop("strategy_timeout", None))
     session = RN.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
-                         echo=echo)  # fmt: skip
-    if resume is not None:
-        rd = RN.resume_run(resume, session)
-    else:
-        exp, seed, drawn = prepare(config, **flags)
-        rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session)
-    return RP.load_report(rd.path)
+                         echo=echo, strategy_timeout=timeout)  # fmt: skip
+    with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
+        if resume is not None:
+            rd = RN.resume_run(resume, session)
+        else:
+            exp, seed, drawn = prepare(config, **flags)
+            rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session)
+        return RP.load_report(rd.path)
+
+
+def _timeout(value) -> float | None:
+    """``--strategy-timeout SECONDS``: a number > 0, or None (no limit)."""
+    if value is None:
+        return None
+    from .errors import ConfigError
+
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        t = float("nan")
+    if not t > 0 or t == float("inf"):
+        raise ConfigError(f"--strategy-timeout must be a number of seconds > 0, not '{value}'")
+    return t
 
 
 class RunData(NamedTuple):
@@ -117,14 +136,22 @@ def load(run_dir: str | Path) -> RunData:
 def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
                 scheduler: str | None = None, progress: bool = False, echo=None,
                 **flags) -> dict:  # fmt: skip
+    from . import runner as RN
+
+    timeout = _timeout(flags.pop("strategy_timeout", None))
+    session = RN.Session(workers=flags.get("workers") if resume is not None else None,
+                         executor=executor, scheduler=scheduler, progress=progress,
+                         echo=echo, strategy_timeout=timeout)  # fmt: skip
+    with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
+        return _tournament_run(kind, setup, resume, session, flags)
+
+
+def _tournament_run(kind, setup, resume, session, flags) -> dict:
     from . import report as RP
     from . import runner as RN
     from .errors import ConfigError
     from .store import RunDir
 
-    session = RN.Session(workers=flags.get("workers") if resume is not None else None,
-                         executor=executor, scheduler=scheduler, progress=progress,
-                         echo=echo)  # fmt: skip
     if resume is not None:
         found = (RunDir.open(resume).read_manifest().get("analysis") or {}).get("kind")
         if found != kind:

@@ -44,6 +44,9 @@ class DominosimGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("error: interrupted; finished work is kept", err=True)
             ctx.exit(130)
+        except BrokenPipeError:  # stdout closed early ('| head'): end quietly, as SIGPIPE would
+            _quiet_stdout()
+            ctx.exit(141)
         except click.UsageError as e:  # unknown command or flag, bad flag value: one line too
             _usage_error(ctx, e)
 
@@ -52,6 +55,18 @@ class DominosimGroup(click.Group):
             return super().parse_args(ctx, args)
         except click.UsageError as e:  # an unknown option before the command
             _usage_error(ctx, e)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so flushing it at exit raises nothing more."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # (not a real file: CliRunner)
+        pass
 
 
 def _usage_error(ctx: click.Context, e: click.UsageError) -> None:
@@ -229,6 +244,8 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
             )
         if hand is not None and not str(hand).isdigit():
             raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
+        if not 0 <= seed < 2**64:
+            raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
         records = T.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
                                    hand=None if hand is None else int(hand),
                                    whole_match=whole_match, strategies=strategies, sets=sets,
@@ -274,9 +291,12 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
               help="Extra strategy file or folder (repeatable).")  # fmt: skip
+@click.option("--strategy-timeout", "strategy_timeout", default=None, metavar="SECONDS",
+              help="End the run when a strategy takes longer for one decision batch "
+                   "(default: no limit).")  # fmt: skip
 def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chunk_size, workers,
             out, name, rotate, records, executor, scheduler, resume, as_json,
-            strategy_path) -> None:  # fmt: skip
+            strategy_path, strategy_timeout) -> None:  # fmt: skip
     """Run an experiment: every option group x seat rotation, chunked over workers.
 
     CONFIG is an experiment file (docs/config.md); flags override it. Results go to
@@ -302,7 +322,8 @@ def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chun
                 "with it; only --workers, --executor, --scheduler and --json"
             )
         data = api.run(resume=resume, executor=executor, scheduler=scheduler,
-                       progress=None, workers=_int_flag(workers, "--workers"))  # fmt: skip
+                       progress=None, workers=_int_flag(workers, "--workers"),
+                       strategy_timeout=strategy_timeout)  # fmt: skip
     else:
         data = api.run(
             config, variants=list(variants) or None, players=players, sets=sets,
@@ -310,7 +331,7 @@ def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chun
             workers=workers, out=out, name=name, rotate=rotate,
             records=None if records is None else records == "all",
             strategy_path=list(strategy_path) or None, executor=executor,
-            scheduler=scheduler, progress=None,
+            scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout,
         )  # fmt: skip
     click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
 
@@ -379,13 +400,16 @@ def tournament_options(f):
                      help="Print the report as one JSON object."),
         click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
                      help="Extra strategy file or folder (repeatable)."),
+        click.option("--strategy-timeout", "strategy_timeout", default=None, metavar="SECONDS",
+                     help="End the run when a strategy takes longer for one decision batch "
+                          "(default: no limit)."),
     ]):  # fmt: skip
         f = deco(f)
     return f
 
 
 def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, workers,
-                    variant, **flags) -> None:  # fmt: skip
+                    variant, strategy_timeout, **flags) -> None:  # fmt: skip
     from . import report as RP
     from .errors import ConfigError
 
@@ -401,7 +425,8 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                 "with it; only --workers, --executor, --scheduler and --json"
             )
         data = fn(resume=resume, executor=executor, scheduler=scheduler, progress=None,
-                  workers=_int_flag(workers, "--workers"))  # fmt: skip
+                  workers=_int_flag(workers, "--workers"),
+                  strategy_timeout=strategy_timeout)  # fmt: skip
     else:
         if variant is None:
             raise ConfigError(f"{kind} needs --variant, e.g. --variant fives")
@@ -411,7 +436,7 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                   records=None if records is None else records == "all",
                   strategy_path=list(flags.pop("strategy_path")) or None,
                   sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
-                  progress=None, **flags)  # fmt: skip
+                  progress=None, strategy_timeout=strategy_timeout, **flags)  # fmt: skip
     click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
 
 

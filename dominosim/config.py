@@ -22,8 +22,10 @@ and the fix.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +73,7 @@ DEFAULTS = {
 # engine's set-up and the chunk's files, then stay a few percent of its time)
 CHUNK_GAMES = {"hand": 100_000, "match": 10_000}
 
+MAX_CHUNK_SIZE = 10_000_000  # games per work item
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _STRATEGY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 _PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -355,7 +358,7 @@ def read_toml(path: str | Path) -> dict:
     if p.is_dir():
         raise ConfigError(f"experiment file is a folder: {p}; give a .toml file")
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # (a byte order mark is allowed)
     except UnicodeDecodeError:
         raise ConfigError(f"not valid TOML: {p}: not UTF-8 text; save the file as UTF-8") from None
     except OSError as e:
@@ -473,7 +476,16 @@ def build_experiment(
     players = _int(raw, "players", w, lo=2, hi=4)
     games = _int(raw, "games", w, lo=1)
     seed = _int(raw, "seed", w)
+    if not 0 <= seed < 2**64:  # (never reduced mod 2**64: two seeds would give one run)
+        raise ConfigError(f"{w('seed')} must be an integer from 0 to 2**64-1, not {seed}")
     chunk_size = _int(raw, "chunk_size", w, lo=1, optional=True)
+    if (
+        chunk_size is not None and chunk_size > MAX_CHUNK_SIZE
+    ):  # (a chunk's records are held in memory)
+        raise ConfigError(
+            f"{w('chunk_size')} must be at most {MAX_CHUNK_SIZE} (a chunk is held in memory), "
+            f"not {chunk_size}"
+        )
     workers = _int(raw, "workers", w, lo=1, optional=True)
     unit = _str(raw, "unit", w)
     if unit not in UNITS:
@@ -482,7 +494,7 @@ def build_experiment(
         )
     if chunk_size is None:  # about 100,000 hands of work per chunk either way
         chunk_size = CHUNK_GAMES[unit]
-    out = _str(raw, "out", w)
+    out = os.path.expanduser(_str(raw, "out", w))
     rotate = _bool(raw, "rotate", w)
     records = _bool(raw, "records", w)
     strategy_path = _str_list(raw, "strategy_path", w)
@@ -516,8 +528,12 @@ def build_experiment(
     seats = _seats(raw, players, w, known_strategies, strict_tables=not seats_overridden)
 
     name = raw.get("name")
-    if name is None:
-        name = Path(source).stem if source != "command line" else "experiment"
+    if name is None:  # from the file name, made folder-safe ('my runs.toml' -> my-runs)
+        name = "experiment"
+        if source != "command line":
+            stem = unicodedata.normalize("NFKD", Path(source).stem)
+            stem = stem.encode("ascii", "ignore").decode("ascii")  # über -> uber
+            name = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-.") or name
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise ConfigError(
             f"{w('name')} must be a folder-safe name (letters, digits, '.', '_', '-'), "

@@ -56,3 +56,10 @@ def did_you_mean(word: str, choices) -> str:
     """A suggestion suffix such as ``" (did you mean 'target'?)"``, or ``""``."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+class WorkerError(DominosimError):
+    """A worker process died or stopped while playing a chunk (killed, out of memory, a
+    strategy calling ``os._exit`` or raising KeyboardInterrupt there); finished work is kept."""
+
+    exit_code = 6

@@ -303,6 +303,10 @@ class Hand:
             raise StrategyError(
                 f"strategy '{name}' raised {type(exc).__name__}: {msg}; fix the strategy"
             ) from exc
+        if isinstance(a, bool) or not hasattr(a, "__index__"):  # 3.0 or '3': not an action
+            from .strategy import action_type_message
+
+            raise StrategyError(action_type_message(name, a))
         if a not in legal:
             raise StrategyError(
                 f"strategy '{name}' returned an illegal action {a!r} at seat {seat}; "

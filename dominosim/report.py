@@ -198,7 +198,7 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
         "games_per_group": manifest.get("games_per_group"),
         "games_played": manifest.get("games_played"),
         "hands_played": manifest.get("hands_played"),
-        "chunks": len(chunks),
+        "chunks": manifest.get("chunk_count", len(chunks)),
         "wall_seconds": float(manifest.get("timings", {}).get("wall_seconds", 0.0)),
         "groups": groups,
     }
@@ -432,9 +432,9 @@ def load_report(run_dir) -> dict:
 
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
+    plan = Plan.from_manifest(manifest)  # (a damaged manifest is one line here)
     if manifest.get("status") == "done" and (rd.path / AGGREGATES).is_file():
-        return build(manifest, rd.read_aggregates(), run_dir=rd.path)
-    plan = Plan.from_manifest(manifest)
+        return _checked_build(rd, manifest)
     merger, _ = merge_finished(rd, plan)
     manifest = dict(manifest)
     manifest["group_timings"] = [
@@ -444,3 +444,25 @@ def load_report(run_dir) -> dict:
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
     return build(manifest, merger.frame(), run_dir=rd.path)
+
+
+def _checked_build(rd, manifest: dict) -> dict:
+    """The report of a finished run, from an aggregates.parquet that is the one it wrote."""
+    from .errors import OutputError
+    from .store import AGGREGATES
+    from .strategy import file_hash
+
+    outputs = manifest.get("outputs")
+    want = outputs.get(AGGREGATES) if isinstance(outputs, dict) else None
+    if want is not None and file_hash(rd.path / AGGREGATES) != want:
+        raise OutputError(
+            f"{rd.path / AGGREGATES} is not the file the run wrote (edited or damaged); "
+            f"write it again from the chunks with: dominosim run --resume {rd.path}"
+        )
+    try:
+        return build(manifest, rd.read_aggregates(), run_dir=rd.path)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise OutputError(
+            f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "
+            "resume with the version that started the run, or start it again"
+        ) from None

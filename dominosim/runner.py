@@ -23,7 +23,6 @@ Flow (DESIGN §1, §8)::
 
 from __future__ import annotations
 
-import math
 import os
 import platform
 import signal
@@ -38,9 +37,17 @@ import numpy as np
 
 from . import strategy as S
 from .config import Experiment, parse_strategy, resolve_rules
-from .errors import ConfigError, Interrupted, OutputError, RulesError, StrategyError
+from .errors import (
+    ConfigError,
+    DominosimError,
+    Interrupted,
+    OutputError,
+    RulesError,
+    StrategyError,
+    WorkerError,
+)
 from .rules import Rules
-from .store import RunDir, output_errors
+from .store import RunDir
 
 #: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
 #: have been written in this session (a deterministic hook for the resume tests).
@@ -52,6 +59,10 @@ TURN_BINS = 256  # 0..255, clipped
 MATCH_LEN_MAX = 500  # 1..500, clipped
 MANIFEST_FORMAT = 1
 BATCH_SIZE = 10_000
+#: The manifest lists the chunks of a plan up to this many (a larger plan is made on the fly).
+MAX_LISTED_CHUNKS = 10_000
+#: The largest number of match ids per group (the engine's records hold match ids as int64).
+MAX_IDS = 2**62
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,10 +101,38 @@ class WorkItem:
     strategy_paths: tuple[str, ...] = ()
     records: bool = True
     batch_size: int = BATCH_SIZE
+    #: ``(path, sha256)`` of every strategy file of the run: a worker refuses a changed file
+    strategy_files: tuple[tuple[str, str], ...] = ()
+    #: seconds a strategy may take for one decision batch (0: no limit)
+    strategy_timeout: float = 0.0
 
     @property
     def games(self) -> int:
         return (self.stop - self.start) * len(self.rotations)
+
+
+class PlanItems(Sequence):
+    """The work items of a plan, made on the fly (a plan of 10^15 games holds no list)."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.per_group = -(-plan.ids_per_rotation // plan.ids_per_chunk)
+
+    def __len__(self) -> int:
+        return len(self.plan.rules) * self.per_group
+
+    def __getitem__(self, i: int) -> WorkItem:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.plan.item(*divmod(i, self.per_group))
+
+    def __iter__(self) -> Iterator[WorkItem]:
+        for g in range(len(self.plan.rules)):
+            for c in range(self.per_group):
+                yield self.plan.item(g, c)
+
+    def has(self, group: int, chunk: int) -> bool:
+        return 0 <= group < len(self.plan.rules) and 0 <= chunk < self.per_group
 
 
 @dataclass
@@ -117,6 +156,8 @@ class Plan:
     #: Per-group seat lists (a round robin), or empty: every group plays ``seats``.
     legs: list[tuple[str, ...]] = field(default_factory=list)
     rotate: bool = True
+    strategy_files: tuple[tuple[str, str], ...] = ()
+    strategy_timeout: float = 0.0
 
     @classmethod
     def from_experiment(cls, exp: Experiment, seed: int,
@@ -136,7 +177,9 @@ class Plan:
                 raise ConfigError("every leg of a round robin must play as many seat rotations")
         rots = rotations_of(seats, exp.rotate)
         R = len(rots)
-        ids = math.ceil(exp.games / R)
+        ids = -(-exp.games // R)  # (exact for any size; math.ceil goes through a float)
+        if ids > MAX_IDS:
+            raise ConfigError(f"--games must be at most {MAX_IDS * R}, not {exp.games}")
         plan = cls(
             name=exp.name,
             seed=int(seed),
@@ -149,7 +192,7 @@ class Plan:
             ids_per_rotation=ids,
             ids_per_chunk=max(1, exp.chunk_size // R),
             records=exp.records,
-            strategy_paths=tuple(str(Path(p).resolve()) for p in exp.strategy_path),
+            strategy_paths=tuple(str(Path(p).expanduser().resolve()) for p in exp.strategy_path),
             legs=group_legs,
             rotate=exp.rotate,
         )
@@ -165,16 +208,22 @@ class Plan:
             return self.rotations
         return rotations_of(self.legs[group], self.rotate)
 
-    def make_items(self) -> list[WorkItem]:
-        items = []
-        for g, rules in enumerate(self.rules):
-            seats, rots = self.seats_of(g), self.rotations_of_group(g)
-            for c, start in enumerate(range(0, self.ids_per_rotation, self.ids_per_chunk)):
-                stop = min(self.ids_per_rotation, start + self.ids_per_chunk)
-                items.append(WorkItem(g, c, start, stop, rules, self.seed, self.unit,
-                                      seats, rots, self.strategy_paths,
-                                      self.records, self.batch_size))  # fmt: skip
-        return items
+    def make_items(self) -> PlanItems:
+        return PlanItems(self)
+
+    def item(self, g: int, c: int) -> WorkItem:
+        """The work item of chunk ``c`` of group ``g``."""
+        start = c * self.ids_per_chunk
+        stop = min(self.ids_per_rotation, start + self.ids_per_chunk)
+        return WorkItem(g, c, start, stop, self.rules[g], self.seed, self.unit,
+                        self.seats_of(g), self.rotations_of_group(g), self.strategy_paths,
+                        self.records, self.batch_size, self.strategy_files,
+                        self.strategy_timeout)  # fmt: skip
+
+    @property
+    def total_games(self) -> int:
+        return sum(self.ids_per_rotation * len(self.rotations_of_group(g))
+                   for g in range(len(self.rules)))  # fmt: skip
 
     def labels(self) -> list[str]:
         """Every distinct seat label of the plan, in order of first appearance."""
@@ -225,16 +274,23 @@ class Plan:
                 }
                 for g, r in enumerate(self.rules)
             ],  # fmt: skip
-            "chunks": [
+            "chunk_count": len(self.items),
+            **(
                 {
-                    "group": it.group,
-                    "chunk": it.chunk,
-                    "start": it.start,
-                    "stop": it.stop,
-                    "games": it.games,
+                    "chunks": [
+                        {
+                            "group": it.group,
+                            "chunk": it.chunk,
+                            "start": it.start,
+                            "stop": it.stop,
+                            "games": it.games,
+                        }
+                        for it in self.items
+                    ]
                 }
-                for it in self.items
-            ],  # fmt: skip
+                if len(self.items) <= MAX_LISTED_CHUNKS
+                else {}
+            ),  # fmt: skip
         }
 
     def _group_label(self, g: int) -> str:
@@ -247,6 +303,11 @@ class Plan:
     def from_manifest(cls, m: dict) -> Plan:
         from .variants import make_rules
 
+        if not isinstance(m, dict):
+            raise OutputError(
+                f"the manifest is damaged (a JSON {type(m).__name__}, not an object); "
+                "the run folder cannot be resumed or reported, start the run again"
+            )
         try:
             rules = []
             for gd in m["groups"]:
@@ -273,14 +334,39 @@ class Plan:
                 batch_size=int(m.get("batch_size", BATCH_SIZE)),
                 legs=[tuple(gd["seats"]) for gd in m["groups"]] if "legs" in m else [],
                 rotate=bool(m.get("rotate", True)),
-            )
-        except (KeyError, TypeError, ValueError, RulesError) as e:
+                strategy_files=tuple((str(k), str(v)) for k, v in
+                                     (m.get("inputs") or {}).get("strategy_files", {}).items()),
+            )  # fmt: skip
+            _check_plan_types(m, plan)
+        except (KeyError, TypeError, ValueError, AttributeError, RulesError) as e:
             raise OutputError(
                 f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "
                 "resume with the version that started the run, or start it again"
             ) from None
         plan.items = plan.make_items()
         return plan
+
+
+def _check_plan_types(m: dict, plan: Plan) -> None:
+    """The manifest's chunk plan and counts have the types and values the plan gives."""
+    for key in ("seed", "players", "ids_per_rotation", "ids_per_chunk", "games_requested"):
+        if isinstance(m[key], bool) or not isinstance(m[key], int):
+            raise TypeError(f"'{key}' is {m[key]!r}, not an integer")
+    if plan.ids_per_chunk < 1 or plan.ids_per_rotation < 1 or not 0 <= plan.seed < 2**64:
+        raise ValueError("the chunk plan is out of range")
+    if "chunks" in m or "chunk_count" not in m:
+        chunks = m["chunks"]
+        if not isinstance(chunks, list):
+            raise TypeError(f"'chunks' is {chunks!r}, not a list")
+        planned = plan.make_items()
+        if len(chunks) != len(planned):
+            raise ValueError(f"'chunks' lists {len(chunks)} chunks, the plan has {len(planned)}")
+        for d, it in zip(chunks, planned, strict=True):
+            if not isinstance(d, dict) or [d.get(k) for k in ("group", "chunk", "start", "stop")] \
+                    != [it.group, it.chunk, it.start, it.stop]:  # fmt: skip
+                raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
+    if not isinstance(m.get("status"), str):
+        raise TypeError(f"'status' is {m.get('status')!r}, not a string")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,7 +379,7 @@ _STRATEGY_CACHE: dict[tuple, object] = {}
 def load_strategy_paths(paths: Iterable[str]) -> None:
     """Load strategy files and folders (a path may be a ``.py`` file or a folder)."""
     for p in paths:
-        path = Path(p)
+        path = Path(p).expanduser()
         if path.is_file():
             S.load_file(path)
         elif path.is_dir():
@@ -302,13 +388,83 @@ def load_strategy_paths(paths: Iterable[str]) -> None:
             raise StrategyError(f"strategy path {p} does not exist; check --strategy-path")
 
 
+def strategy_files(paths: Iterable[str]) -> dict[str, str]:
+    """``{path: sha256}`` of every strategy file a run loads: the built-in ones and those of
+    ``paths`` (files, and the ``*.py`` files of folders)."""
+    files = [S.builtin_dir(), *(Path(p).expanduser() for p in paths)]
+    out = {}
+    for f in files:
+        group = sorted(x for x in f.glob("*.py") if not x.name.startswith("_")) \
+            if f.is_dir() else [f]  # fmt: skip
+        for x in group:
+            out[str(x.resolve())] = S.file_hash(x)
+    return out
+
+
+def changed_strategy_file(recorded: Iterable[tuple[str, str]]) -> str | None:
+    """The first recorded strategy file whose content is not what the run began with."""
+    for path, digest in recorded:
+        if S.file_hash(path) != digest:
+            return path
+    return None
+
+
+_TIMEOUT = [0.0]  # the strategy timeout of the work item being played (seconds; 0: none)
+
+
+class StrategyTimeout(BaseException):
+    """Raised inside a strategy that overran ``--strategy-timeout`` (not an Exception, so the
+    strategy's own ``except Exception`` does not swallow it)."""
+
+
+def _on_alarm(signum, frame):
+    raise StrategyTimeout
+
+
+def _guard(inst, name: str):
+    """Wrap ``inst.choose``: a result that is not integers of the right shape is refused with
+    the message every path gives (strategy.check_actions); the timeout is applied."""
+    choose = inst.choose
+
+    def guarded(obs, legal, keys):
+        limit = _TIMEOUT[0]
+        armed = False
+        if limit > 0 and hasattr(signal, "setitimer"):
+            try:
+                old = signal.signal(signal.SIGALRM, _on_alarm)
+                signal.setitimer(signal.ITIMER_REAL, limit)
+                armed = True
+            except ValueError:  # not the main thread (a Dask worker): no limit there
+                pass
+        try:
+            out = choose(obs, legal, keys)
+        except StrategyTimeout:
+            raise StrategyError(
+                f"strategy '{name}' did not return a decision batch within {limit:g} s "
+                "(--strategy-timeout); fix the strategy or raise the limit"
+            ) from None
+        finally:
+            if armed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old)
+        return S.check_actions(name, out, len(keys))
+
+    inst.choose = guarded
+    return inst
+
+
 def make_strategy(label: str, paths: Sequence[str] = ()):
-    """A strategy instance from a seat label (``name:key=value``), loading ``paths`` first."""
-    key = (label, tuple(paths))
+    """A strategy instance from a seat label (``name:key=value``), loading ``paths`` first;
+    a strategy file changed since it was loaded is loaded again (a long-lived process plays
+    the file as it is now)."""
+    load_strategy_paths(paths)
+    S.discover()
+    spec = parse_strategy(label)
+    origin = S._ORIGIN.get(spec.name)
+    key = (label, tuple(paths), origin, S._HASHES.get(Path(origin)) if origin else None)
     if key not in _STRATEGY_CACHE:
-        load_strategy_paths(paths)
-        spec = parse_strategy(label)
-        _STRATEGY_CACHE[key] = S.get(spec.name, **spec.kwargs)
+        inst = S.get(spec.name, **spec.kwargs)
+        _STRATEGY_CACHE[key] = _guard(inst, getattr(inst, "label", spec.name))
     return _STRATEGY_CACHE[key]
 
 
@@ -427,6 +583,15 @@ def _per_match_wins(rules, hands, matches, start, n_ids):
 
 
 def play_item(item: WorkItem) -> dict:
+    """:func:`_play_item`, with a strategy's prints sent to stderr (on every executor: the
+    report alone goes to stdout)."""
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):
+        return _play_item(item)
+
+
+def _play_item(item: WorkItem) -> dict:
     """Play one work item (every rotation of its ids); the worker's whole job.
 
     Returns ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the
@@ -434,6 +599,13 @@ def play_item(item: WorkItem) -> dict:
     column arrays (or None).
     """
     t0, c0 = time.perf_counter(), time.process_time()
+    changed = changed_strategy_file(item.strategy_files)
+    if changed is not None:
+        raise StrategyError(
+            f"strategy file {changed} changed while the run was playing; the run's chunks "
+            "must all come from one version of it, so start a new run"
+        )
+    _TIMEOUT[0] = float(item.strategy_timeout or 0.0)
     rules = item.rules
     P = rules.players
     ids = range(item.start, item.stop)
@@ -562,25 +734,142 @@ class _InProcess:
         pass
 
 
+def _worker_main(conn, others=()) -> None:
+    """A pool worker: play the items the parent sends, one at a time, and send back
+    ``("ok", result)``, ``("error", DominosimError)`` or ``("crash", text)``. ``others``: the
+    parent's ends of earlier workers' pipes, inherited by the fork and closed here (so a
+    worker sees the end of its pipe when the parent dies)."""
+    for c in others:
+        c.close()
+    _ignore_sigint()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's handler raises Ctrl-C)
+    from . import store
+
+    store.close_locks_in_child()
+    try:  # a strategy's prints go to stderr, never into the report on stdout
+        sys.stdout.flush()
+        os.dup2(2, 1)
+    except (OSError, ValueError):
+        pass
+    sys.stdout = sys.stderr
+    from .errors import DominosimError
+
+    while True:
+        try:
+            item = conn.recv()
+        except (EOFError, OSError):
+            return
+        if item is None:
+            return
+        try:
+            out = ("ok", play_item(item))
+        except DominosimError as e:
+            out = ("error", e)
+        except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt in a strategy, ...
+            text = " ".join(str(e).split())
+            out = ("crash", f"{type(e).__name__}: {text}" if text else type(e).__name__)
+        try:
+            conn.send(out)
+        except (OSError, ValueError):
+            return
+
+
+def _death(exitcode) -> str:
+    """Why a worker process ended, in words."""
+    if exitcode is None:
+        return "its worker process stopped answering"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        why = " (out of memory, or killed)" if name == "SIGKILL" else ""
+        return f"its worker process was killed by {name}{why}"
+    return f"its worker process exited with code {exitcode} (os._exit in a strategy, or a crash)"
+
+
 class _Pool:
+    """Worker processes fed one item at a time; a worker that dies is noticed at once (its
+    process sentinel), so the run ends naming the chunk instead of waiting for it."""
+
     def __init__(self, items, workers: int):
         import multiprocess
 
-        self.pool = multiprocess.Pool(workers, initializer=_ignore_sigint)
-        self.items = items
+        methods = multiprocess.get_all_start_methods()
+        ctx = multiprocess.get_context("fork" if "fork" in methods else None)
+        self.items = iter(items)
+        self.workers: list[list] = []  # [process, connection, item]
+        for _ in range(workers):
+            here, there = ctx.Pipe(duplex=True)
+            others = [here, *(w[1] for w in self.workers)]
+            p = ctx.Process(target=_worker_main, args=(there, others), daemon=True)
+            p.start()
+            there.close()
+            self.workers.append([p, here, None])
+
+    def _give(self, w) -> None:
+        w[2] = next(self.items, None)
+        if w[2] is not None:
+            try:
+                w[1].send(w[2])
+            except (OSError, ValueError):
+                self._died(w)
+
+    def _died(self, w):
+        w[0].join(timeout=2)
+        if w[0].exitcode == -signal.SIGTERM:  # the process group was stopped: an interruption
+            raise KeyboardInterrupt
+        it = w[2]
+        raise WorkerError(f"chunk {it.group}-{it.chunk} failed: {_death(w[0].exitcode)}")
 
     def results(self) -> Iterator[dict]:
-        yield from self.pool.imap_unordered(play_item, self.items, chunksize=1)
-        self.pool.close()
-        self.pool.join()
+        from multiprocess.connection import wait
+
+        for w in self.workers:
+            self._give(w)
+        while True:
+            busy = [w for w in self.workers if w[2] is not None]
+            if not busy:
+                break
+            ready = set(wait([w[1] for w in busy] + [w[0].sentinel for w in busy], timeout=5))
+            for w in busy:
+                if w[1] not in ready and w[0].sentinel not in ready:
+                    continue
+                try:
+                    if not w[1].poll():
+                        raise EOFError
+                    kind, value = w[1].recv()
+                except (EOFError, OSError):
+                    self._died(w)
+                if kind == "error":
+                    raise value
+                if kind == "crash":
+                    it = w[2]
+                    raise WorkerError(
+                        f"chunk {it.group}-{it.chunk} failed: its worker stopped on {value}"
+                    )
+                self._give(w)
+                yield value
+        self.stop()
 
     def stop(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        for p, conn, _ in self.workers:
+            try:
+                conn.close()
+            except OSError:
+                pass
+            if p.is_alive():
+                p.terminate()
+        for p, _, _ in self.workers:
+            p.join(timeout=2)
+            if p.is_alive():
+                p.kill()
+                p.join(timeout=2)
 
 
 class _Dask:
     def __init__(self, items, workers: int, scheduler: str | None):
+        items = list(items)
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
@@ -606,9 +895,23 @@ class _Dask:
     def results(self) -> Iterator[dict]:
         from dask.distributed import as_completed
 
-        ac = as_completed(self.client.map(play_item, self.items, pure=False))
-        for fut in ac:  # no list of futures is kept, so finished results are released
-            res = fut.result()
+        futures = self.client.map(play_item, self.items, pure=False)
+        chunk_of = {f.key: f"{it.group}-{it.chunk}" for f, it in zip(futures, self.items,
+                                                                     strict=True)}  # fmt: skip
+        ac = as_completed(futures)
+        del futures  # no list of futures is kept, so finished results are released
+        for fut in ac:
+            try:
+                res = fut.result()
+            except DominosimError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a worker lost (KilledWorker), ...
+                text = " ".join(str(e).split()).split(". ")[0]  # (dask's first sentence)
+                raise WorkerError(
+                    f"chunk {chunk_of.get(fut.key, '?')} failed on the Dask cluster: "
+                    f"{type(e).__name__}: {text}"
+                ) from None
+            chunk_of.pop(fut.key, None)
             fut.release()
             yield res
 
@@ -621,20 +924,25 @@ class _Dask:
                     pass
 
 
-def _executor(items, workers: int, executor: str, scheduler: str | None):
+def check_executor(executor: str, scheduler: str | None) -> None:
+    """The executor settings are valid (checked before a run folder is made)."""
     if executor not in EXECUTORS:
         raise ConfigError(f"--executor must be one of {', '.join(EXECUTORS)}, not '{executor}'")
-    if executor == "dask":
-        if not scheduler:
-            raise ConfigError("--executor dask needs --scheduler tcp://HOST:PORT")
-        return _Dask(items, workers, scheduler)
-    if scheduler:
+    if executor == "dask" and not scheduler:
+        raise ConfigError("--executor dask needs --scheduler tcp://HOST:PORT")
+    if executor != "dask" and scheduler:
         raise ConfigError("--scheduler is only used with --executor dask")
+
+
+def _executor(items, n_items: int, workers: int, executor: str, scheduler: str | None):
+    check_executor(executor, scheduler)
+    if executor == "dask":
+        return _Dask(items, workers, scheduler)
     if executor == "dask-local":
         return _Dask(items, workers, None)
-    if workers <= 1 or len(items) <= 1:
+    if workers <= 1 or n_items <= 1:
         return _InProcess(items)
-    return _Pool(items, min(workers, len(items)))
+    return _Pool(items, min(workers, n_items))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -692,15 +1000,35 @@ class Merger:
         return pd.DataFrame(self.rows(), columns=list(AGG_COLUMNS))
 
 
-def merge_finished(rd: RunDir, plan: Plan) -> tuple[Merger, set]:
-    """A Merger holding every finished chunk of a run folder."""
+def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Merger, set]:
+    """A Merger holding every finished chunk of a run folder that checks out against the plan
+    (``store.RunDir.check_chunk``); the others are left out, and listed in ``bad`` as
+    ``(group, chunk, reason)`` when it is given."""
     m = Merger(len(plan.rules))
-    planned = {(it.group, it.chunk) for it in plan.items}
-    done = rd.finished_chunks() & planned
-    for g, c in sorted(done):
-        a = rd.read_chunk_agg(g, c)
+    done = set()
+    planned = plan.items if isinstance(plan.items, PlanItems) else plan.make_items()
+    for g, c in sorted(rd.finished_chunks()):
+        if not planned.has(g, c):
+            continue
+        it = plan.item(g, c)
+        a, reason = rd.check_chunk(g, c, chunk_expect(it), plan.records)
+        if reason is not None:
+            if bad is not None:
+                bad.append((g, c, reason))
+            continue
         m.add(g, a["rows"], a.get("timing", {}), a.get("games", 0), a.get("hands", 0))
+        done.add((g, c))
+    if bad is not None:  # records without their aggregates: a chunk cut short, or damaged
+        for g, c in sorted(rd.orphan_records() - rd.finished_chunks()):
+            if planned.has(g, c):
+                bad.append((g, c, "its aggregates file is missing"))
     return m, done
+
+
+def chunk_expect(it: WorkItem) -> dict:
+    """What a chunk's aggregates file must say of itself."""
+    return {"group": it.group, "chunk": it.chunk, "start": it.start, "stop": it.stop,
+            "games": it.games}  # fmt: skip
 
 
 @dataclass
@@ -712,6 +1040,7 @@ class Session:
     scheduler: str | None = None
     progress: bool | None = None  # None: when stderr is a terminal
     echo: object = None  # callable(str) for status lines; default: stderr
+    strategy_timeout: float | None = None  # seconds per decision batch; None or 0: no limit
 
 
 def _echo(session: Session, text: str) -> None:
@@ -721,6 +1050,14 @@ def _echo(session: Session, text: str) -> None:
         print(text, file=sys.stderr)
 
 
+def _check_workers(session: Session) -> None:
+    """Warn once when more local workers are asked for than the machine has cores."""
+    cores = os.cpu_count() or 1
+    if session.executor == "local" and session.workers and session.workers > cores:
+        _echo(session, f"warning: --workers {session.workers} is more than the {cores} cores "
+                       "of this machine; the run is not faster for it")  # fmt: skip
+
+
 def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
               session: Session | None = None, legs: Sequence[Sequence[str]] | None = None,
               analysis: dict | None = None) -> RunDir:  # fmt: skip
@@ -728,10 +1065,17 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
 
     ``legs`` (a round robin: one seat list per leg) and ``analysis`` (the command's own report
     section, ``{"kind": ...}``, stored in the manifest) serve compare / tune / tune-target.
+    Every check that can fail runs before the folder is made; a run that fails before any
+    chunk is finished leaves no folder behind.
     """
+    from .version import ENGINE_VERSION
+
     session = session or Session()
     if session.workers is None:
         session.workers = exp.workers
+    check_executor(session.executor, session.scheduler)
+    if not 0 <= int(seed) < 2**64:
+        raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
     load_strategy_paths(exp.strategy_path)
     for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
         S.get(spec.name, **spec.kwargs)
@@ -739,6 +1083,9 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         spec = parse_strategy(label)
         S.get(spec.name, **spec.kwargs)
     plan = Plan.from_experiment(exp, seed, legs=legs)
+    files = strategy_files(plan.strategy_paths)
+    plan.strategy_files = tuple(files.items())
+    _check_workers(session)
     rd = RunDir.create(exp.out, exp.name)
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
@@ -752,40 +1099,120 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         "experiment": exp_dict,
         "seed_drawn": seed_drawn,
         **plan.to_manifest(),
+        "inputs": {"engine_version": ENGINE_VERSION, "strategy_files": files},
         "versions": versions(),
         "timings": {"wall_seconds": 0.0, "sessions": []},
         **({"analysis": dict(analysis)} if analysis else {}),
     }
-    rd.write_manifest(manifest)
-    if seed_drawn:
-        _echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
-    _echo(session, f"run folder: {rd.path}")
-    execute(rd, plan, manifest, session)
+    try:
+        with rd.locked():
+            rd.write_manifest(manifest)
+            if seed_drawn:
+                _echo(session,
+                      f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")  # fmt: skip
+            _echo(session, f"run folder: {rd.path}")
+            execute(rd, plan, manifest, session)
+    except Interrupted:
+        raise
+    except BaseException:
+        if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
+            rd.remove()
+        raise
     return rd
+
+
+def check_inputs(rd: RunDir, manifest: dict) -> None:
+    """Refuse to resume a run whose engine or strategy files changed since it began."""
+    from .version import ENGINE_VERSION
+
+    inputs = manifest.get("inputs")
+    if not isinstance(inputs, dict):
+        raise OutputError(
+            f"the manifest of {rd.path} records no engine version or strategy files (made by "
+            "an older dominosim); resume with the version that started the run, or start a "
+            "new run"
+        )
+    new = _new_run_hint(manifest)
+    if inputs.get("engine_version") != ENGINE_VERSION:
+        raise OutputError(
+            f"the engine changed since the run {rd.path} began (engine version "
+            f"{inputs.get('engine_version')}, now {ENGINE_VERSION}), so its chunks would mix "
+            f"two engines; start a new run ({new}) or resume with the version that began it"
+        )
+    files = inputs.get("strategy_files") or {}
+    if not isinstance(files, dict):
+        raise OutputError(f"the manifest of {rd.path} is damaged ('inputs'); start a new run")
+    changed = changed_strategy_file(files.items())
+    if changed is not None:
+        raise OutputError(
+            f"strategy file {changed} changed since the run {rd.path} began, so its chunks "
+            f"would mix two versions of it; start a new run ({new}) or restore the file"
+        )
+
+
+def _new_run_hint(manifest: dict) -> str:
+    src = manifest.get("source")
+    kind = (manifest.get("analysis") or {}).get("kind") or "run"
+    if isinstance(src, str) and src != "command line":
+        return f"dominosim {kind} {src}"
+    return f"dominosim {kind} with the settings of its manifest.json 'experiment'"
+
+
+def outputs_complete(rd: RunDir, manifest: dict) -> bool:
+    """The merged outputs of a finished run are all there and match the manifest."""
+    from .store import AGGREGATES, REPORT, SUMMARY
+
+    want = (manifest.get("outputs") or {}) if isinstance(manifest.get("outputs"), dict) else {}
+    if not all((rd.path / f).is_file() for f in (AGGREGATES, SUMMARY, REPORT)):
+        return False
+    if want.get("plots") and not (rd.path / "plots").is_dir():
+        return False
+    digest = want.get(AGGREGATES)
+    return digest is None or digest == S.file_hash(rd.path / AGGREGATES)
 
 
 def resume_run(path, session: Session | None = None) -> RunDir:
-    """Finish the missing chunks of a run folder (a finished run is left as it is)."""
+    """Finish the missing chunks of a run folder (a finished run is left as it is, unless a
+    chunk or an output is missing or damaged: those are played or written again)."""
     session = session or Session()
     rd = RunDir.open(path)
-    manifest = rd.read_manifest()
-    plan = Plan.from_manifest(manifest)
-    if session.workers is None:
-        session.workers = manifest.get("experiment", {}).get("workers")
-    if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
-        return rd
-    load_strategy_paths(plan.strategy_paths)
-    execute(rd, plan, manifest, session)
+    with rd.locked():
+        manifest = rd.read_manifest()
+        plan = Plan.from_manifest(manifest)
+        if session.workers is None:
+            session.workers = manifest.get("experiment", {}).get("workers")
+        check_executor(session.executor, session.scheduler)
+        if manifest.get("status") == "done" and outputs_complete(rd, manifest):
+            bad: list = []
+            _, done = merge_finished(rd, plan, bad)
+            if not bad and len(done) == len(plan.items):
+                return rd
+        check_inputs(rd, manifest)
+        _check_workers(session)
+        load_strategy_paths(plan.strategy_paths)
+        execute(rd, plan, manifest, session)
     return rd
+
+
+def _on_sigterm(signum, frame):
+    raise KeyboardInterrupt  # handled as Ctrl-C: status interrupted, the resume command
 
 
 def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
     """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs."""
+    import threading
+
     from tqdm import tqdm
 
-    merger, done = merge_finished(rd, plan)
-    pending = [it for it in plan.items if (it.group, it.chunk) not in done]
-    total_games = sum(it.games for it in plan.items)
+    plan.strategy_timeout = float(session.strategy_timeout or 0.0)
+    bad: list = []
+    merger, done = merge_finished(rd, plan, bad)
+    for g, c, reason in bad:
+        _echo(session, f"chunk {g}-{c}: {reason}; playing it again")
+        rd.remove_chunk(g, c)
+    pending = (it for it in plan.items if (it.group, it.chunk) not in done)
+    n_pending = len(plan.items) - len(done)
+    total_games = plan.total_games
     workers = session.workers or os.cpu_count() or 1
     stop_after = os.environ.get(STOP_ENV)
     stop_after = int(stop_after) if stop_after else None
@@ -797,24 +1224,32 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
                file=sys.stderr, dynamic_ncols=True, smoothing=0.1)  # fmt: skip
     ex = None
     status = "interrupted"
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        if pending:
-            ex = _executor(pending, workers, session.executor, session.scheduler)
+        if n_pending:
+            ex = _executor(pending, n_pending, workers, session.executor, session.scheduler)
             for res in ex.results():
                 recs = res["records"]
                 seats = plan.seats_of(res["group"])
                 table = records_table(recs, seats) if recs is not None else None
-                agg_doc = {k: res[k] for k in ("group", "chunk", "games", "hands", "timing")}
-                agg_doc["rows"] = res["rows"]
+                it = plan.item(res["group"], res["chunk"])
+                agg_doc = {**chunk_expect(it), "hands": res["hands"], "timing": res["timing"],
+                           "rows": res["rows"]}  # fmt: skip
                 rd.write_chunk(res["group"], res["chunk"], agg_doc, table)
                 merger.add(res["group"], res["rows"], res["timing"], res["games"], res["hands"])
                 played_games += res["games"]
                 played_hands += res["hands"]
                 written += 1
                 bar.update(res["games"])
-                if stop_after is not None and written >= stop_after and written < len(pending):
+                if stop_after is not None and written >= stop_after and written < n_pending:
                     raise KeyboardInterrupt
         status = "done"
+        _stop(ex)
+        ex = None
+        bar.close()
+        finish(rd, plan, manifest, merger)
     except KeyboardInterrupt:
         _stop(ex)
         bar.close()
@@ -831,18 +1266,22 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
             _close_session(rd, manifest, started, t0, written, "failed")
         except OutputError:
             pass
-        again = f"; finished chunks are kept, finish with: {_resume_command(manifest, rd)}"
+        if len(done) + written:
+            again = f"; finished chunks are kept, finish with: {_resume_command(manifest, rd)}"
+        else:
+            again = "; no chunk was finished"
         if isinstance(e, OSError):
             reason = e.strerror or str(e)
             raise OutputError(f"cannot write the run folder {rd.path}: {reason}{again}") from None
-        if isinstance(e, OutputError):  # a full disk or lost permissions: say how to go on
-            raise OutputError(e.message + again) from None
+        if isinstance(e, OutputError | WorkerError):  # a full disk, a dead worker: go on how
+            raise type(e)(e.message + again) from None
         raise
     finally:
         _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
         bar.close()
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
     wall = time.perf_counter() - t0
-    finish(rd, plan, manifest, merger)
     _close_session(rd, manifest, started, t0, written, status)
     rate = played_games / wall if wall > 0 else 0.0
     _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "
@@ -875,24 +1314,29 @@ def _close_session(rd: RunDir, manifest: dict, started: str, t0: float, chunks: 
 
 
 def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger) -> None:
-    """Write aggregates.parquet, the group timings, report.md, summary.csv and plots."""
+    """Write aggregates.parquet, report.md, summary.csv and plots (each atomically), then mark
+    the manifest ``done`` with the outputs' hashes: a run stopped in between is not done, and
+    ``--resume`` writes what is missing."""
     from . import report as RP
 
-    rd.write_aggregates(merger.rows())
+    digest = rd.write_aggregates(merger.rows())
     manifest["group_timings"] = [
         {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
         for g in range(len(plan.rules))
     ]
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
-    manifest["status"] = "done"
-    rd.write_manifest(manifest)
-    data = RP.build(manifest, merger.frame(), run_dir=rd.path)
+    done = {**manifest, "status": "done"}
+    data = RP.build(done, merger.frame(), run_dir=rd.path)
     rd.write_outputs(RP.render_markdown(data), RP.summary_csv(data))
+    plotted = False
     try:
         from . import plots
 
-        with output_errors(str(rd.path / "plots")):
-            plots.write_plots(data, merger.frame(), rd.plots_dir())
+        with rd.staged_plots() as folder:
+            plots.write_plots(data, merger.frame(), folder)
+        plotted = True
     except ImportError:  # matplotlib missing: the report stands without figures
         pass
+    manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}
+    manifest["status"] = "done"

@@ -15,9 +15,11 @@ only whole files. Any ``OSError`` becomes an :class:`~dominosim.errors.OutputErr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
+import shutil
 import time
 from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
@@ -31,6 +33,8 @@ AGGREGATES = "aggregates.parquet"
 SUMMARY = "summary.csv"
 REPORT = "report.md"
 PLOTS = "plots"
+LOCK = ".lock"
+_LOCK_FDS: set[int] = set()  # lock files this process holds (closed in forked workers)
 
 #: Columns of an aggregate row (docs/results.md, "Aggregates").
 AGG_KEYS = ("metric", "rotation", "seat", "bin", "pair")
@@ -71,6 +75,22 @@ def write_json(path: Path, obj, compact: bool = False) -> None:
         write_text(path, json.dumps(obj, indent=1) + "\n")
 
 
+def checksum(doc: Mapping) -> str:
+    """The sha256 of a JSON document's canonical text (sorted keys, compact)."""
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def close_locks_in_child() -> None:
+    """In a forked worker: drop the inherited lock file descriptors (the parent keeps its)."""
+    for fd in list(_LOCK_FDS):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _LOCK_FDS.clear()
+
+
 def read_json(path: Path):
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
@@ -95,7 +115,7 @@ class RunDir:
     @classmethod
     def create(cls, out: str | Path, name: str) -> RunDir:
         with output_errors(str(out)):
-            base = Path(out) / name
+            base = Path(out).expanduser() / name
             base.mkdir(parents=True, exist_ok=True)
             for _ in range(100):
                 p = base / new_run_id()
@@ -124,7 +144,48 @@ class RunDir:
         return self.path / MANIFEST
 
     def read_manifest(self) -> dict:
-        return read_json(self.manifest_path)
+        m = read_json(self.manifest_path)
+        if not isinstance(m, dict):
+            raise OutputError(
+                f"cannot read {self.manifest_path}: a JSON {type(m).__name__}, not an object; "
+                "the run folder is damaged"
+            )
+        return m
+
+    @contextmanager
+    def locked(self):
+        """Hold the folder's lock file for the block: a second process playing the same folder
+        is refused (the lock goes with the process, so a killed run leaves none behind)."""
+        try:
+            import fcntl
+        except ImportError:  # (no advisory locks on this platform)
+            yield
+            return
+        path = self.path / LOCK
+        with output_errors(str(path)):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise OutputError(
+                f"{self.path} is being played by another dominosim process; wait for it to "
+                "finish or stop it, then resume"
+            ) from None
+        _LOCK_FDS.add(fd)
+        try:
+            yield
+        finally:
+            _LOCK_FDS.discard(fd)
+            os.close(fd)
+
+    def remove(self) -> None:
+        """Delete the run folder (a run that failed before finishing any chunk)."""
+        shutil.rmtree(self.path, ignore_errors=True)
+        try:  # and OUT/NAME when this run was all it held
+            self.path.parent.rmdir()
+        except OSError:
+            pass
 
     def write_manifest(self, manifest: Mapping) -> None:
         write_json(self.manifest_path, dict(manifest))
@@ -138,16 +199,64 @@ class RunDir:
 
         The ``.agg.json`` file is written last: its presence marks the chunk finished.
         """
+        agg = {**agg, "group": group, "chunk": chunk, "parquet": None}
         with output_errors(str(self.path / CHUNKS)):
             (self.path / CHUNKS).mkdir(exist_ok=True)
             if records is not None:
+                import pyarrow as pa
                 import pyarrow.parquet as pq
 
+                sink = pa.BufferOutputStream()
+                pq.write_table(records, sink)
+                data = sink.getvalue().to_pybytes()
                 path = self.chunk_path(group, chunk, ".parquet")
                 tmp = _tmp(path)
-                pq.write_table(records, tmp)
+                tmp.write_bytes(data)
                 os.replace(tmp, path)
-            write_json(self.chunk_path(group, chunk, ".agg.json"), dict(agg), compact=True)
+                agg["parquet"] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            agg["checksum"] = checksum(agg)
+            write_json(self.chunk_path(group, chunk, ".agg.json"), agg, compact=True)
+
+    def check_chunk(self, group: int, chunk: int, expect: Mapping, records: bool):
+        """``(doc, None)`` when chunk ``group-chunk`` is whole and is the chunk ``expect``
+        describes (``group``, ``chunk``, ``start``, ``stop``, ``games``), with its records file
+        when ``records``; else ``(None, reason)``: missing, truncated, altered, swapped."""
+        try:
+            doc = json.loads(self.chunk_path(group, chunk, ".agg.json").read_text("utf-8"))
+        except (OSError, ValueError) as e:
+            return None, f"its aggregates file cannot be read ({type(e).__name__})"
+        if not isinstance(doc, dict) or not isinstance(doc.get("checksum"), str):
+            return None, "its aggregates file has no checksum (damaged or from an older version)"
+        body = {k: v for k, v in doc.items() if k != "checksum"}
+        if checksum(body) != doc["checksum"]:
+            return None, "its aggregates file does not match its checksum (edited or damaged)"
+        got = {k: doc.get(k) for k in expect}
+        if got != dict(expect):
+            return None, f"its aggregates file is of another chunk ({got}), not this one"
+        rows = doc.get("rows")
+        if not isinstance(rows, list) or not isinstance(doc.get("hands"), int):
+            return None, "its aggregates file is damaged (rows, hands)"
+        hands = sum(r[5] for r in rows if isinstance(r, list) and len(r) == 6 and r[0] == "hands")
+        if hands != doc["hands"]:
+            return None, f"its aggregates count {hands} hands, not {doc['hands']}"
+        if records:
+            part = doc.get("parquet") or {}
+            path = self.chunk_path(group, chunk, ".parquet")
+            try:
+                data = path.read_bytes()
+            except OSError:
+                return None, "its records file is missing"
+            if len(data) != part.get("bytes") or hashlib.sha256(data).hexdigest() != part.get(
+                "sha256"
+            ):
+                return None, "its records file does not match its checksum (damaged or swapped)"
+        return doc, None
+
+    def remove_chunk(self, group: int, chunk: int) -> None:
+        """Delete a chunk's files (a damaged chunk, before it is played again)."""
+        with output_errors(str(self.path / CHUNKS)):
+            for suffix in (".agg.json", ".parquet"):
+                self.chunk_path(group, chunk, suffix).unlink(missing_ok=True)
 
     def finished_chunks(self) -> set[tuple[int, int]]:
         """``(group, chunk)`` of every chunk whose aggregates file exists."""
@@ -164,6 +273,17 @@ class RunDir:
                 continue
         return done
 
+    def orphan_records(self) -> set[tuple[int, int]]:
+        """``(group, chunk)`` of every records file (with or without its aggregates)."""
+        found = set()
+        for p in (self.path / CHUNKS).glob("*.parquet"):
+            try:
+                g, c = p.stem.split("-")
+                found.add((int(g), int(c)))
+            except ValueError:
+                continue
+        return found
+
     def read_chunk_agg(self, group: int, chunk: int) -> dict:
         return read_json(self.chunk_path(group, chunk, ".agg.json"))
 
@@ -173,9 +293,10 @@ class RunDir:
         return sorted(files, key=lambda p: tuple(int(x) for x in p.stem.split("-")))
 
     # --- merged outputs ----------------------------------------------------------------------
-    def write_aggregates(self, rows: Iterable[tuple]) -> None:
+    def write_aggregates(self, rows: Iterable[tuple]) -> str:
         """Write ``aggregates.parquet`` from ``(group, metric, rotation, seat, bin, pair,
-        value)`` rows (sorted here, so the file does not depend on chunk order)."""
+        value)`` rows (sorted here, so the file does not depend on chunk order); returns the
+        file's sha256."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -188,9 +309,13 @@ class RunDir:
         )
         path = self.path / AGGREGATES
         with output_errors(str(path)):
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink)
+            data = sink.getvalue().to_pybytes()
             tmp = _tmp(path)
-            pq.write_table(table, tmp)
+            tmp.write_bytes(data)
             os.replace(tmp, path)
+        return hashlib.sha256(data).hexdigest()
 
     def read_aggregates(self):
         """``aggregates.parquet`` as a pandas DataFrame (columns of docs/results.md)."""
@@ -207,6 +332,26 @@ class RunDir:
     def write_outputs(self, report_md: str, summary_csv: str) -> None:
         write_text(self.path / REPORT, report_md)
         write_text(self.path / SUMMARY, summary_csv)
+
+    @contextmanager
+    def staged_plots(self):
+        """A folder to write the plots into; on success it replaces ``plots/`` (a run stopped
+        while plotting leaves the old folder or none, never half of one)."""
+        final = self.path / PLOTS
+        stage = self.path / f".{PLOTS}.{os.getpid()}.tmp"
+        with output_errors(str(final)):
+            shutil.rmtree(stage, ignore_errors=True)
+            stage.mkdir()
+        try:
+            with output_errors(str(final)):
+                yield stage
+                old = self.path / f".{PLOTS}.{os.getpid()}.old"
+                if final.exists():
+                    os.replace(final, old)
+                os.replace(stage, final)
+                shutil.rmtree(old, ignore_errors=True)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
 
     def plots_dir(self) -> Path:
         p = self.path / PLOTS

@@ -18,6 +18,7 @@ turn it into a choice, so that decisions are reproducible.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ from .errors import StrategyError, did_you_mean
 _REGISTRY: dict[str, type] = {}
 _ORIGIN: dict[str, str] = {}
 _LOADED: set[Path] = set()
+_HASHES: dict[Path, str] = {}  # the content hash of each loaded file, as it was loaded
 _CURRENT_FILE: list[str] = []
 
 
@@ -67,15 +69,13 @@ class Strategy:
         :class:`~dominosim.engine.legal.Legal`, ``keys`` ``[n]`` uint64. Returns ``[n]`` action
         codes. The default runs :meth:`choose_one` game by game; fast strategies override it
         (and must give the same answers)."""
-        import numpy as np
-
-        return np.array(
-            [
-                self.choose_one(obs.row(i), legal.row_list(i), int(keys[i]))
-                for i in range(len(keys))
-            ],
-            dtype=np.int64,
-        )
+        chosen = [
+            self.choose_one(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(len(keys))
+        ]
+        for a in chosen:  # a float or a string is refused, never truncated
+            if isinstance(a, bool) or not hasattr(a, "__index__"):
+                raise StrategyError(action_type_message(self.label, a))
+        return check_actions(self.label, chosen, len(keys))
 
 
 def fallback(legal: list[int]) -> int:
@@ -86,10 +86,49 @@ def fallback(legal: list[int]) -> int:
     return next((a for a in (DRAW, PASS, STOP) if a in legal), legal[0])
 
 
+def check_actions(name: str, actions, n: int):
+    """``actions`` as ``[n]`` int64 when it is ``n`` integer action codes; else the
+    StrategyError every engine path gives (a float or a string is never truncated)."""
+    import numpy as np
+
+    try:
+        a = np.asarray(actions)
+    except Exception:  # noqa: BLE001 - anything numpy cannot hold is not actions
+        a = np.asarray([None, None], dtype=object)
+    if a.dtype.kind in "iu" or (a.size == 0 and n == 0):
+        return a.astype(np.int64)  # (a wrong shape is the engine's "illegal action")
+    bad = actions
+    if a.ndim == 1:
+        bad = next((x for x in a.tolist() if isinstance(x, bool) or not isinstance(x, int)),
+                   actions)  # fmt: skip
+    raise StrategyError(action_type_message(name, bad))
+
+
+def action_type_message(name: str, value) -> str:
+    """The message for a strategy returning something that is not an action code."""
+    shown = " ".join(repr(value).split())
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return (
+        f"strategy '{name}' returned {shown} ({type(value).__name__}), not an action; "
+        "an action is an integer code of dominosim.actions; fix the strategy"
+    )
+
+
 def register(cls: type) -> type:
     """Class decorator: add a strategy to the registry under ``cls.name``."""
     name = cls.name
     origin = _CURRENT_FILE[-1] if _CURRENT_FILE else cls.__module__
+    if not isinstance(name, str) or not name:
+        raise StrategyError(
+            f"strategy class {cls.__name__} in {origin} has no name; "
+            'set name = "my-bot" in the class'
+        )
+    if not isinstance(getattr(cls, "params", None), dict):
+        raise StrategyError(
+            f"strategy '{name}' in {origin}: params must be a dict of parameter defaults, "
+            f"not {cls.params!r}; write params = {{}} for none"
+        )
     if name in _REGISTRY and _ORIGIN[name] != origin:
         raise StrategyError(
             f"strategy '{name}' is defined twice: in {_ORIGIN[name]} and in {origin}; rename one"
@@ -116,9 +155,24 @@ def load_folder(folder: str | Path) -> None:
             load_file(path)
 
 
+def file_hash(path: str | Path) -> str | None:
+    """The sha256 of a file's content (None when it cannot be read)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def load_file(path: Path) -> None:
-    path = path.resolve()
-    if path in _LOADED:
+    """Load one strategy file; a file changed since it was loaded is loaded again, so a
+    long-lived process plays the file as it is now."""
+    path = Path(path).resolve()
+    if path.suffix != ".py":
+        raise StrategyError(
+            f"strategy path {path} is not a folder or a .py file; check --strategy-path"
+        )
+    digest = file_hash(path)
+    if path in _LOADED and _HASHES.get(path) == digest:
         return
     mod_name = f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
@@ -140,6 +194,7 @@ def load_file(path: Path) -> None:
     finally:
         _CURRENT_FILE.pop()
     _LOADED.add(path)
+    _HASHES[path] = digest
 
 
 def discover(paths=()) -> dict[str, type]:
@@ -147,8 +202,13 @@ def discover(paths=()) -> dict[str, type]:
     to ``--strategy-path``); return the registry."""
     load_folder(builtin_dir())
     for p in paths:
-        if Path(p).is_file():
-            load_file(Path(p))
+        p = Path(p).expanduser()
+        if p.is_file():
+            load_file(p)
+        elif p.exists() and not p.is_dir():
+            raise StrategyError(
+                f"strategy path {p} is not a folder or a .py file; check --strategy-path"
+            )
         else:
             load_folder(p)
     return dict(_REGISTRY)
@@ -179,4 +239,12 @@ def get(name: str, paths=(), **params) -> Strategy:
             f"unknown strategy '{name}'{did_you_mean(name, reg)}; "
             f"known strategies: {', '.join(sorted(reg))}"
         )
-    return reg[name](**params)
+    try:
+        return reg[name](**params)
+    except StrategyError:
+        raise
+    except (Exception, SystemExit) as exc:  # an __init__ that fails is the strategy's error
+        msg = " ".join(str(exc).split())
+        raise StrategyError(
+            f"strategy '{name}' failed to start: {type(exc).__name__}: {msg}; fix its __init__"
+        ) from None

@@ -307,6 +307,9 @@ def trace_from_run(run_dir, hand_id: str, whole_match: bool = False) -> list[dic
     rots = {r["offset"]: r["seats"] for r in groups[group].get("rotations", m["rotations"])}
     if rotation not in rots:
         raise ConfigError(f"run {rd.path} has no rotation {rotation}; rotations: {sorted(rots)}")
+    if not match_id < int(m["ids_per_rotation"]):  # (a hand the run never played)
+        raise ConfigError(f"run {rd.path} played match ids 0 to {int(m['ids_per_rotation']) - 1}, "
+                          f"not {match_id}; give a match id of its records")  # fmt: skip
     gd = groups[group]
     rules = make_rules(gd["variant"], int(m["players"]), **dict(gd["options"]))
     if m["unit"] == "hand" and k != 0:

@@ -72,6 +72,7 @@ INFO = {
 
 BOOL = (False, True)
 INT_GE1 = "integer >= 1"
+INT32_MAX = 2**31 - 1  # the largest option value (targets, points) the records hold
 OFF_OR_INT_GE2 = "off or integer >= 2"
 
 
@@ -274,6 +275,11 @@ def parse_value(opt: Option, raw):
                     value = int(s)
                 except ValueError:
                     value = None
+        if value is not None and not -INT32_MAX <= value <= INT32_MAX:
+            raise RulesError(
+                f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}, "
+                f"at most {INT32_MAX} (the records hold 32-bit numbers)"
+            )
         ok = value is not None and (
             (allowed == INT_GE1 and value >= 1)
             or (allowed == OFF_OR_INT_GE2 and (value == 0 or value >= 2))

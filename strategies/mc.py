@@ -141,6 +141,10 @@ class _Root(Strategy):
         return out
 
 
+#: The largest ``samples`` and ``max_batch`` (beyond them a decision needs gigabytes).
+MAX_PARAM = {"samples": 100_000, "max_batch": 1_000_000}
+
+
 @register
 class MonteCarlo(Strategy):
     """Determinized Monte Carlo: sample hidden hands, play each action out, best mean points."""
@@ -154,6 +158,10 @@ class MonteCarlo(Strategy):
         for k in ("samples", "max_batch"):
             if isinstance(s[k], bool) or not isinstance(s[k], int) or s[k] < 1:
                 raise StrategyError(f"mc: {k} must be an integer >= 1, not {s[k]!r}")
+            if s[k] > MAX_PARAM[k]:  # (memory grows with both)
+                raise StrategyError(
+                    f"mc: {k} must be at most {MAX_PARAM[k]}, not {s[k]!r}; use a smaller {k}"
+                )
         if s["policy"] not in POLICIES:
             raise StrategyError(
                 f"mc: policy must be one of {', '.join(POLICIES)}, not {s['policy']!r}"

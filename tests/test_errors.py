@@ -96,12 +96,26 @@ def bot(t: Path, name: str, body: str) -> str:
     return strategy_folder(t, BOT.format(name=name, body=body), name=name)
 
 
+_FINISHED: dict[tuple, Path] = {}
+
+
 def finished_run(t: Path, *extra: str) -> str:
-    """A small finished run; returns its folder."""
-    r = CliRunner().invoke(main, [*RUN, "--games", "8", "--chunk-size", "4", "--out",
-                                  str(t / "done"), "--json", *extra])  # fmt: skip
-    assert r.exit_code == 0, r.output
-    return json.loads(r.stdout)["run_dir"]
+    """A small finished run; returns its folder (a copy of one played once per process)."""
+    import shutil
+
+    src = _FINISHED.get(extra)
+    if src is None or not src.is_dir():
+        r = CliRunner().invoke(main, [*RUN, "--games", "8", "--chunk-size", "4", "--out",
+                                      str(t / "done"), "--json", *extra])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        src = Path(json.loads(r.stdout)["run_dir"])
+        keep = t / "finished-template"
+        shutil.copytree(src, keep)
+        _FINISHED[extra] = keep
+        return str(src)
+    dst = t / "done" / "fives" / "copy"
+    shutil.copytree(src, dst)
+    return str(dst)
 
 
 def tampered_run(t: Path) -> str:
@@ -117,6 +131,30 @@ def damaged_run(t: Path) -> str:
     d = finished_run(t)
     (Path(d) / "manifest.json").write_text("{not json")
     return d
+
+
+def edited_manifest(t: Path, edit) -> str:
+    """A finished run whose manifest ``edit(m)`` changed (and marked unfinished)."""
+    d = finished_run(t)
+    m = json.loads((Path(d) / "manifest.json").read_text())
+    m["status"] = "interrupted"
+    m = edit(m) or m
+    (Path(d) / "manifest.json").write_text(json.dumps(m))
+    return d
+
+
+def raw_strategy(t: Path, text: str, name: str = "raw.py") -> str:
+    """A strategy file of ``text`` (a class as the user wrote it) in its own folder."""
+    d = t / "raw"
+    d.mkdir(exist_ok=True)
+    (d / name).write_text("from dominosim.strategy import Strategy, register\n\n" + text)
+    return str(d / name)
+
+
+def run_with(t: Path, name: str, body: str, *extra: str) -> list[str]:
+    """``run`` of strategy ``name`` (a BOT body) against random."""
+    return [*RUN[:4], f"{name},random", *RUN[5:], "--games", "8", "--chunk-size", "4", "--out",
+            str(t / "o"), "--strategy-path", bot(t, name, body), *extra]  # fmt: skip
 
 
 def old_run(t: Path) -> str:
@@ -708,6 +746,183 @@ CASES = [
         5,
         r".* is not a run folder \(no manifest\.json\); give results/NAME/RUN-ID",
     ),
+    # --- issue 18: inputs in range, strategies that cannot corrupt a run ----------------------
+    Case(
+        "`seed` outside [0, 2^64)",
+        [*RUN[:-4], "--seed", "-1", "--games", "2"],
+        2,
+        r"--seed must be an integer from 0 to 2\*\*64-1, not -1",
+    ),
+    Case(
+        "option value beyond what the records hold",
+        [*RUN, "--set", "fives.target=99999999999999999999"],
+        3,
+        r"bad value '99999999999999999999' for fives\.target; allowed: integer >= 1, "
+        r"at most 2147483647 \(the records hold 32-bit numbers\)",
+    ),
+    Case(
+        "`games` beyond what the engine can number",
+        [*RUN, "--games", str(10**30)],
+        2,
+        r"--games must be at most \d+, not 10{30}",
+    ),
+    Case(
+        "`chunk_size` too large",
+        [*RUN, "--chunk-size", str(10**10)],
+        2,
+        r"--chunk-size must be at most 10000000 \(a chunk is held in memory\), not 10000000000",
+    ),
+    Case(
+        "`mc:samples` too large",
+        [*RUN[:4], "mc:samples=1000000000,random", *RUN[5:], "--games", "2"],
+        4,
+        r"mc: samples must be at most 100000, not 1000000000; use a smaller samples",
+    ),
+    Case(
+        "bad `--strategy-timeout`",
+        [*RUN, "--games", "2", "--strategy-timeout", "soon"],
+        2,
+        r"--strategy-timeout must be a number of seconds > 0, not 'soon'",
+    ),
+    Case(
+        "strategy slower than `--strategy-timeout`",
+        lambda t: run_with(t, "stuck", "while True: pass", "--strategy-timeout", "0.2"),
+        4,
+        r"strategy 'stuck' did not return a decision batch within 0\.2 s "
+        r"\(--strategy-timeout\); fix the strategy or raise the limit",
+    ),
+    Case(
+        "strategy that returns a float or a string (`run` and `trace`)",
+        lambda t: run_with(t, "floaty", "return legal[0] + 0.5"),
+        4,
+        r"strategy 'floaty' returned \d+\.5 \(float\), not an action; an action is an integer "
+        r"code of dominosim\.actions; fix the strategy",
+    ),
+    Case(
+        "strategy class without a name",
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            raw_strategy(t, "@register\nclass X(Strategy):\n    pass\n"),
+        ],  # fmt: skip
+        4,
+        r"strategy class X in .*raw\.py has no name; set name = \"my-bot\" in the class",
+    ),
+    Case(
+        "strategy `params = None`",
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            raw_strategy(t, "@register\nclass X(Strategy):\n    name = 'x'\n    params = None\n"),
+        ],  # fmt: skip
+        4,
+        r"strategy 'x' in .*raw\.py: params must be a dict of parameter defaults, not None; "
+        r"write params = \{\} for none",
+    ),
+    Case(
+        "strategy `__init__` that raises",
+        lambda t: [
+            *RUN[:4],
+            "sulky,random",
+            *RUN[5:],
+            "--strategy-path",
+            raw_strategy(
+                t,
+                "@register\nclass X(Strategy):\n    name = 'sulky'\n"
+                "    def __init__(self, **k):\n"
+                "        raise RuntimeError('no')\n",
+            ),
+        ],  # fmt: skip
+        4,
+        r"strategy 'sulky' failed to start: RuntimeError: no; fix its __init__",
+    ),
+    Case(
+        "`--strategy-path` that is not a folder or a `.py` file",
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            str((t / "notes.txt").write_text("x") and t / "notes.txt"),
+        ],  # fmt: skip
+        4,
+        r"strategy path .*notes\.txt is not a folder or a \.py file; check --strategy-path",
+    ),
+    Case(
+        "a worker process that dies",
+        lambda t: run_with(t, "exiter", "__import__('os')._exit(3)", "--workers", "2"),
+        6,
+        r"chunk 0-\d+ failed: its worker process exited with code 3 \(os\._exit in a strategy, "
+        r"or a crash\); no chunk was finished",
+    ),
+    Case(
+        "a strategy raising KeyboardInterrupt in a worker",
+        lambda t: run_with(t, "ctrl", "raise KeyboardInterrupt", "--workers", "2"),
+        6,
+        r"chunk 0-\d+ failed: its worker stopped on KeyboardInterrupt; no chunk was finished",
+    ),
+    Case(
+        "`trace --run` with a match id the run did not play",
+        lambda t: ["trace", "--run", finished_run(t), "--hand", "0:0:4000:0"],
+        2,
+        r"run .* played match ids 0 to 3, not 4000; give a match id of its records",
+    ),
+    # --- issue 18: results that can be trusted -------------------------------------------------
+    Case(
+        "`--resume` after a strategy file changed",
+        "strategy_changed",
+        5,
+        r"strategy file .*bot\.py changed since the run .* began, so its chunks would mix two "
+        r"versions of it; start a new run \(dominosim run with the settings of its "
+        r"manifest\.json 'experiment'\) or restore the file",
+    ),
+    Case(
+        "`--resume` after the engine changed",
+        lambda t: [
+            "run",
+            "--resume",
+            edited_manifest(t, lambda m: m["inputs"].update(engine_version=0)),
+        ],  # fmt: skip
+        5,
+        r"the engine changed since the run .* began \(engine version 0, now \d+\), so its "
+        r"chunks would mix two engines; start a new run \(.*\) or resume with the version "
+        r"that began it",
+    ),
+    Case(
+        "`--resume` of a run without engine version",
+        lambda t: ["run", "--resume", edited_manifest(t, lambda m: m.pop("inputs") and None)],
+        5,
+        r"the manifest of .* records no engine version or strategy files \(made by an older "
+        r"dominosim\); resume with the version that started the run, or start a new run",
+    ),
+    Case(
+        "`report` / `--resume` of a manifest with wrong types (`chunks: null`)",
+        lambda t: ["report", edited_manifest(t, lambda m: m.update(chunks=None))],
+        5,
+        r"the manifest is damaged or from another version \(TypeError: 'chunks' is None, not "
+        r"a list\); resume with the version that started the run, or start it again",
+    ),
+    Case(
+        "`report` / `--resume` of a manifest that is a JSON list",
+        lambda t: ["run", "--resume", edited_manifest(t, lambda m: [m])],
+        5,
+        r"cannot read .*manifest\.json: a JSON list, not an object; the run folder is damaged",
+    ),
+    Case(
+        "`report` of a run whose aggregates.parquet changed",
+        lambda t: [
+            "report",
+            str((Path(d := finished_run(t)) / "aggregates.parquet").open("ab").write(b"x") and d),
+        ],  # fmt: skip
+        5,
+        r".*aggregates\.parquet is not the file the run wrote \(edited or damaged\); write it "
+        r"again from the chunks with: dominosim run --resume .*",
+    ),
+    Case(
+        "`--resume` of a folder another process plays",
+        "locked",
+        5,
+        r".* is being played by another dominosim process; wait for it to finish or stop it, "
+        r"then resume",
+    ),
     # --- the command line itself --------------------------------------------------------------
     Case(
         "unknown command",
@@ -789,7 +1004,8 @@ def test_bad_input(case: Case, tmp_path, monkeypatch):
         assert e.value.exit_code == case.code
         assert re.fullmatch(case.pattern, str(e.value)) and "\n" not in str(e.value)
         return
-    special = {"unreadable": _unreadable, "full_disk": _full_disk, "ctrl_c_trace": _ctrl_c}
+    special = {"unreadable": _unreadable, "full_disk": _full_disk, "ctrl_c_trace": _ctrl_c,
+               "strategy_changed": _strategy_changed, "locked": _locked}  # fmt: skip
     if isinstance(case.args, str):
         special[case.args](case, tmp_path, monkeypatch)
         return
@@ -809,6 +1025,25 @@ def _unreadable(case, t, monkeypatch):
 
     monkeypatch.setattr(Path, "read_text", deny)
     check_stderr(CliRunner().invoke(main, ["run", path]), case.code, case.pattern)
+
+
+def _strategy_changed(case, t, monkeypatch):
+    """A strategy file edited between an interruption and --resume: refused."""
+    monkeypatch.setenv(STOP_ENV, "1")
+    r = CliRunner().invoke(main, run_with(t, "first", "return legal[0]"))
+    assert r.exit_code == 130, r.output
+    monkeypatch.delenv(STOP_ENV)
+    (d,) = (t / "o" / "fives").iterdir()
+    f = t / "first" / "bot.py"
+    f.write_text(f.read_text().replace("legal[0]", "legal[-1]"))
+    check_stderr(CliRunner().invoke(main, ["run", "--resume", str(d)]), case.code, case.pattern)
+
+
+def _locked(case, t, monkeypatch):
+    d = edited_manifest(t, lambda m: None)
+    with store.RunDir(d).locked():
+        r = CliRunner().invoke(main, ["run", "--resume", d])
+    check_stderr(r, case.code, case.pattern)
 
 
 def _ctrl_c(case, t, monkeypatch):

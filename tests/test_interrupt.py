@@ -193,3 +193,25 @@ def test_kill_9_then_resume_completes(tmp_path):
     pd.testing.assert_frame_equal(aggregates(d), uninterrupted(tmp_path, BIG))
     sessions = manifest(d)["timings"]["sessions"]
     assert [s["status"] for s in sessions] == ["done"]  # the killed session left no record
+
+
+@pytest.mark.parametrize("to", ["parent", "group"])
+def test_sigterm_is_handled_like_ctrl_c(tmp_path, to):
+    out = tmp_path / "cut"
+    out.mkdir()
+    p = start(out)
+    try:
+        d = wait_for_a_chunk(p, out)
+        if to == "parent":  # kill PID
+            p.send_signal(signal.SIGTERM)
+        else:  # a service manager stopping the whole group: the workers die of it too
+            os.killpg(p.pid, signal.SIGTERM)
+        stdout, stderr = p.communicate(timeout=30)
+    finally:
+        kill_group(p)
+    assert p.returncode == 130, stderr
+    assert "Traceback" not in stderr + stdout
+    m = INTERRUPTED.fullmatch(stderr.splitlines()[-1])
+    assert m and m.group(3) == str(d), stderr
+    assert manifest(d)["status"] == "interrupted"
+    assert len(finished(d)) == int(m.group(1)) >= 1

@@ -1,0 +1,350 @@
+"""Results that can be trusted after any fault (issue 18): a run knows what produced it, chunks
+are verified, ``done`` means done, inputs are in range, strategies cannot corrupt the output,
+paths are taken as users write them. The one-line messages themselves are rows of
+docs/errors.md, checked in test_errors.py; here: what happens to the results folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import dominosim
+from dominosim import store
+from dominosim.cli import main
+from dominosim.runner import STOP_ENV
+
+from runs import aggregates, strip
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--seed", "3",
+       "--unit", "hand", "--workers", "1"]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _clean_registry():
+    from dominosim import runner
+    from dominosim import strategy as S
+
+    saved = dict(S._REGISTRY), dict(S._ORIGIN), set(S._LOADED), dict(runner._STRATEGY_CACHE)
+    yield
+    for live, old in zip((S._REGISTRY, S._ORIGIN, S._LOADED, runner._STRATEGY_CACHE), saved,
+                         strict=True):  # fmt: skip
+        live.clear()
+        live.update(old)
+
+
+def invoke(args, **kw):
+    return CliRunner().invoke(main, args, prog_name="dominosim", **kw)
+
+
+def finished(t: Path, *extra) -> Path:
+    r = invoke([*RUN, "--games", "16", "--chunk-size", "2", "--out", str(t), "--json", *extra])
+    assert r.exit_code == 0, r.output
+    return Path(json.loads(r.stdout)["run_dir"])
+
+
+def manifest(d: Path) -> dict:
+    return json.loads((d / "manifest.json").read_text())
+
+
+def unfinish(d: Path) -> None:
+    m = manifest(d)
+    m["status"] = "interrupted"
+    (d / "manifest.json").write_text(json.dumps(m))
+
+
+BOT = """from dominosim.strategy import Strategy, register
+
+
+@register
+class Bot(Strategy):
+    name = "{name}"
+
+    def choose_one(self, obs, legal, key):
+        {body}
+"""
+
+
+def bot_file(t: Path, name: str, body: str) -> Path:
+    d = t / "bots"
+    d.mkdir(exist_ok=True)
+    f = d / f"{name}.py"
+    f.write_text(BOT.format(name=name, body=body))
+    return f
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. a run knows what produced it
+
+
+def test_manifest_records_engine_version_and_strategy_hashes(tmp_path):
+    from dominosim.strategy import file_hash
+    from dominosim.version import ENGINE_VERSION
+
+    f = bot_file(tmp_path, "firstbot", "return legal[0]")
+    d = finished(tmp_path / "o", "--strategies", "firstbot,random", "--strategy-path", str(f))
+    inputs = manifest(d)["inputs"]
+    assert inputs["engine_version"] == ENGINE_VERSION
+    files = inputs["strategy_files"]
+    assert files[str(f.resolve())] == file_hash(f)
+    assert any(p.endswith("random.py") for p in files)  # the built-in ones too
+
+
+def test_a_long_lived_process_plays_the_strategy_file_as_it_is_now(tmp_path):
+    f = bot_file(tmp_path, "shifty", "return legal[0]")
+    kw = dict(variants=["fives"], strategies="shifty,random", games=4, seed=1, workers=1,
+              out=str(tmp_path / "o"), strategy_path=[str(f)], echo=lambda s: None)  # fmt: skip
+    first = dominosim.run(**kw)
+    assert first["status"] == "done"
+    f.write_text(BOT.format(name="shifty", body="raise ValueError('version two')"))
+    with pytest.raises(dominosim.errors.StrategyError, match="version two"):
+        dominosim.run(**kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. chunks are verified
+
+
+def _swap(a: Path, b: Path) -> None:
+    tmp = a.with_name("swap")
+    a.rename(tmp)
+    b.rename(a)
+    tmp.rename(b)
+
+
+def _flip(p: Path, at: int) -> None:
+    data = bytearray(p.read_bytes())
+    data[at] ^= 0x01
+    p.write_bytes(bytes(data))
+
+
+def _edit(p: Path) -> None:  # a value changed, the file still valid JSON
+    doc = json.loads(p.read_text())
+    doc["rows"][0][5] += 1
+    p.write_text(json.dumps(doc))
+
+
+DAMAGE = {
+    "missing aggregates": lambda c: (c / "0-0.agg.json").unlink(),
+    "missing records": lambda c: (c / "0-1.parquet").unlink(),
+    "truncated aggregates": lambda c: (c / "0-2.agg.json").write_text(
+        (c / "0-2.agg.json").read_text()[:40]),
+    "truncated records": lambda c: (c / "0-3.parquet").write_bytes(
+        (c / "0-3.parquet").read_bytes()[:100]),
+    "bit-flipped aggregates": lambda c: _flip(c / "0-4.agg.json", 30),
+    "bit-flipped records": lambda c: _flip(c / "0-5.parquet", 200),
+    "swapped aggregates": lambda c: _swap(c / "0-6.agg.json", c / "0-7.agg.json"),
+    "edited aggregates": lambda c: _edit(c / "0-1.agg.json"),
+}  # fmt: skip
+
+
+def test_damaged_chunks_are_played_again_on_resume_never_merged(tmp_path):
+    d = finished(tmp_path / "o")
+    expected = aggregates(d)
+    report = json.loads(invoke(["report", str(d), "--json"]).stdout)
+    for damage in DAMAGE.values():
+        damage(d / "chunks")
+    unfinish(d)
+    # the report of the unfinished run counts only the chunks that check out
+    partial = json.loads(invoke(["report", str(d), "--json"]).stdout)
+    assert partial["games_played"] == 0  # (chunk 0-0..0-7: all damaged one way or another)
+    r = invoke(["run", "--resume", str(d), "--json"])
+    assert r.exit_code == 0, r.output
+    again = [x for x in r.stderr.splitlines() if x.endswith("; playing it again")]
+    assert sorted(x.split(":")[0] for x in again) == [f"chunk 0-{c}" for c in range(8)], again
+    pd.testing.assert_frame_equal(aggregates(d), expected)
+    assert strip(json.loads(r.stdout)) == strip(report)
+
+
+def test_a_finished_run_with_a_damaged_chunk_is_repaired_by_resume(tmp_path):
+    d = finished(tmp_path / "o")
+    expected = aggregates(d)
+    _flip(d / "chunks" / "0-3.parquet", 120)
+    r = invoke(["run", "--resume", str(d)])
+    assert r.exit_code == 0 and "chunk 0-3: its records file" in r.stderr, r.output
+    pd.testing.assert_frame_equal(aggregates(d), expected)
+    assert invoke(["run", "--resume", str(d)]).stderr.count("playing it again") == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. done means done
+
+
+def test_done_only_after_every_output_and_resume_writes_what_is_missing(tmp_path, monkeypatch):
+    import errno
+
+    real = store.write_text
+
+    def full(path, text):
+        if Path(path).name == "report.md":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real(path, text)
+
+    monkeypatch.setattr(store, "write_text", full)
+    r = invoke([*RUN, "--games", "8", "--chunk-size", "4", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 5 and "No space left on device" in r.stderr, r.output
+    (d,) = (tmp_path / "o" / "fives").iterdir()
+    assert manifest(d)["status"] == "failed"
+    assert (d / "aggregates.parquet").is_file() and not (d / "report.md").exists()
+    monkeypatch.setattr(store, "write_text", real)
+    assert invoke(["run", "--resume", str(d)]).exit_code == 0
+    m = manifest(d)
+    assert m["status"] == "done" and m["outputs"]["aggregates.parquet"]
+    assert (d / "report.md").is_file() and (d / "summary.csv").is_file()
+    assert (d / "plots").is_dir() and not list(d.glob(".plots*"))
+    # a finished run whose report was deleted gets it back
+    (d / "summary.csv").unlink()
+    assert invoke(["run", "--resume", str(d)]).exit_code == 0
+    assert (d / "summary.csv").is_file()
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. no hang: a dead worker ends the run, finished chunks kept
+
+
+def test_a_worker_that_dies_ends_the_run_and_keeps_finished_chunks(tmp_path):
+    f = bot_file(tmp_path, "dier", "if obs.match_id >= 12:\n            __import__('os')._exit(9)"
+                                   "\n        return legal[0]")  # fmt: skip
+    args = [*RUN[:4], "dier,random", *RUN[5:-2], "--games", "32", "--chunk-size", "4",
+            "--workers", "2", "--out", str(tmp_path / "o"), "--strategy-path", str(f)]  # fmt: skip
+    r = invoke(args)
+    assert r.exit_code == 6, r.output
+    (d,) = (tmp_path / "o" / "fives").iterdir()
+    assert manifest(d)["status"] == "failed"
+    assert "finished chunks are kept, finish with: dominosim run --resume" in r.stderr
+    kept = {p.name for p in (d / "chunks").glob("*.agg.json")}
+    assert {"0-0.agg.json", "0-1.agg.json"} <= kept
+
+
+def test_the_cause_of_a_worker_death_in_words():
+    import signal
+
+    from dominosim.runner import _death
+
+    assert _death(-signal.SIGKILL) == (
+        "its worker process was killed by SIGKILL (out of memory, or killed)")  # fmt: skip
+    assert _death(-signal.SIGSEGV) == "its worker process was killed by SIGSEGV"
+    assert _death(3).startswith("its worker process exited with code 3")
+
+
+def test_errors_after_the_folder_is_made_leave_no_empty_folder(tmp_path):
+    f = bot_file(tmp_path, "dier2", "__import__('os')._exit(9)")
+    out = tmp_path / "o"
+    r = invoke([*RUN[:4], "dier2,random", *RUN[5:-2], "--games", "8", "--chunk-size", "4",
+                "--workers", "2", "--out", str(out), "--strategy-path", str(f)])  # fmt: skip
+    assert r.exit_code == 6 and "no chunk was finished" in r.stderr, r.output
+    assert not (out / "fives").exists()
+    r = invoke([*RUN, "--games", "4", "--out", str(out), "--executor", "dask"])
+    assert r.exit_code == 2 and not (out / "fives").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. inputs in range
+
+
+def test_games_of_ten_to_the_fifteen_start_at_once(tmp_path, monkeypatch):
+    monkeypatch.setenv(STOP_ENV, "1")
+    r = invoke(["run", "--variant", "fives", "--games", str(10**15), "--chunk-size", "2",
+                "--seed", "1", "--workers", "1", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert r.exit_code == 130, r.output
+    (d,) = (tmp_path / "o" / "fives").iterdir()
+    m = manifest(d)
+    assert m["chunk_count"] == 5 * 10**14 and "chunks" not in m
+    rep = json.loads(invoke(["report", str(d), "--json"]).stdout)
+    assert rep["chunks"] == 5 * 10**14 and rep["games_played"] == 2
+
+
+def test_workers_above_the_core_count_warn_once(tmp_path):
+    n = (os.cpu_count() or 1) + 3
+    r = invoke([*RUN[:-2], "--games", "2", "--workers", str(n), "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert r.stderr.count(f"warning: --workers {n} is more than") == 1
+
+
+def test_seed_is_never_reduced_mod_2_64(tmp_path):
+    r = invoke([*RUN[:-4], "--seed", str(2**64 + 3), "--games", "2", "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "from 0 to 2**64-1" in r.stderr
+    r = invoke(["trace", "--variant", "fives", "--seed", "-1"])
+    assert r.exit_code == 2 and "from 0 to 2**64-1" in r.stderr
+    assert not tmp_path.joinpath("fives").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. strategies cannot corrupt the output
+
+
+def _subprocess(args, **kw):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop(STOP_ENV, None)
+    return subprocess.run([sys.executable, "-m", "dominosim", *args], env=env, text=True,
+                          timeout=120, **kw)  # fmt: skip
+
+
+def test_a_strategys_prints_never_reach_the_json_on_stdout(tmp_path):
+    f = bot_file(tmp_path, "chatty", "print('chatty was here')\n        return legal[0]")
+    p = _subprocess([*RUN[:4], "chatty,random", *RUN[5:-2], "--games", "16", "--chunk-size",
+                     "4", "--workers", "2", "--json", "--out", str(tmp_path / "o"),
+                     "--strategy-path", str(f)], capture_output=True, cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["status"] == "done"
+    assert "chatty was here" in p.stderr
+
+
+def test_a_broken_stdout_pipe_ends_quietly(tmp_path):
+    r, w = os.pipe()
+    os.close(r)  # nobody reads: every write to stdout fails with EPIPE
+    try:
+        p = _subprocess(["variants"], stdout=w, stderr=subprocess.PIPE, cwd=tmp_path)
+    finally:
+        os.close(w)
+    assert p.returncode == 141 and p.stderr == "", p.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [("float(legal[0])", r"\d+\.0 \(float\)"), ("str(legal[0])", r"'\d+' \(str\)")],
+)
+def test_a_float_or_string_action_is_refused_alike_by_run_and_trace(tmp_path, body, shown):
+    f = bot_file(tmp_path, "floater", f"return {body}")
+    r1 = invoke([*RUN[:4], "floater,random", *RUN[5:], "--games", "2", "--out", str(tmp_path),
+                 "--strategy-path", str(f)])  # fmt: skip
+    r2 = invoke(["trace", "--variant", "fives", "--strategies", "floater,random",
+                 "--strategy-path", str(f)])  # fmt: skip
+    assert r1.exit_code == r2.exit_code == 4, (r1.output, r2.output)
+    m1, m2 = (x.stderr.splitlines()[-1] for x in (r1, r2))
+    pattern = rf"error: strategy 'floater' returned {shown}, not an action; .*"
+    import re
+
+    assert re.fullmatch(pattern, m1) and re.fullmatch(pattern, m2), (m1, m2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. paths and files as users write them
+
+
+def test_tilde_in_out_expands(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    r = invoke([*RUN, "--games", "2", "--out", "~/res", "--json"])
+    assert r.exit_code == 0, r.output
+    assert Path(json.loads(r.stdout)["run_dir"]).parent.parent == tmp_path / "res"
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text('variants = ["fives"]\ngames = 2\nworkers = 1\nout = "~/cfg"\n')
+    assert invoke(["run", str(cfg)]).exit_code == 0
+    assert list((tmp_path / "cfg" / "exp").iterdir())
+
+
+def test_config_names_with_spaces_non_ascii_and_a_bom(tmp_path):
+    cfg = tmp_path / "my über runs.toml"
+    cfg.write_bytes(b"\xef\xbb\xbf" + f'variants = ["fives"]\ngames = 2\nworkers = 1\nout = '
+                                      f'"{tmp_path / "o"}"\n'.encode())  # fmt: skip
+    r = invoke(["run", str(cfg), "--json"])
+    assert r.exit_code == 0, r.output
+    assert Path(json.loads(r.stdout)["run_dir"]).parent.name == "my-uber-runs"
