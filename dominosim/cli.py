@@ -252,7 +252,9 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 @click.option("--games", default=None, metavar="N",
               help="Games per option group, over all seat rotations (default 1000).")  # fmt: skip
 @click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
-              help="What a game is (default match).")  # fmt: skip
+              help="What a game is (default hand, or the file's unit). A hand still ends when "
+                   "a side reaches the match target; --set V.target=none plays hands without "
+                   "one.")  # fmt: skip
 @click.option("--seed", default=None, metavar="N",
               help="Root of every random stream; drawn (and printed) when not given.")  # fmt: skip
 @click.option("--chunk-size", "chunk_size", default=None, metavar="N",

@@ -45,6 +45,10 @@ from .store import RunDir, output_errors
 #: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
 #: have been written in this session (a deterministic hook for the resume tests).
 STOP_ENV = "DOMINOSIM_STOP_AFTER_CHUNKS"
+#: Environment variable read by the parent: after this many chunks have been written, wait
+#: (up to a minute) for a signal, so a test's Ctrl-C or kill -9 lands in the middle of a run
+#: however fast the machine plays.
+HOLD_ENV = "DOMINOSIM_HOLD_AFTER_CHUNKS"
 EXECUTORS = ("local", "dask", "dask-local")
 END_CODES = {"domino": 0, "blocked": 1, "target": 2}
 HAND_LEN_BINS = 29  # 0..28
@@ -283,6 +287,50 @@ class Plan:
         return plan
 
 
+#: A plan with fewer chunks than workers is cut finer, but not below this many match ids.
+MIN_SPLIT_IDS = 500
+
+
+def split_for_workers(plan: Plan, workers: int) -> None:
+    """Cut a plan with fewer chunks than ``workers`` into smaller chunks, so that every worker
+    has one (a 2,000-match run with the default chunk size is one chunk otherwise); chunks keep
+    at least :data:`MIN_SPLIT_IDS` match ids, so small runs stay in one process. Results do
+    not depend on the chunk size."""
+    per_group = max(1, math.ceil(workers / max(1, len(plan.rules))))
+    if workers <= 1 or len(plan.items) >= workers:
+        return
+    want = max(MIN_SPLIT_IDS, math.ceil(plan.ids_per_rotation / per_group))
+    if want < plan.ids_per_chunk:
+        plan.ids_per_chunk = want
+        plan.items = plan.make_items()
+
+
+def _check_match_end(plan: Plan) -> None:
+    from .variants import check_match_end
+
+    for rules in plan.rules:
+        check_match_end(rules, plan.unit)
+
+
+def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
+    """The line saying that ``games`` was rounded up to whole seat rotations (or round-robin
+    tables), with the number that will be played; None when nothing was rounded."""
+    unit = f"{plan.unit}es" if plan.unit == "match" else f"{plan.unit}s"
+    ids, R = plan.ids_per_rotation, len(plan.rotations)
+    if analysis and analysis.get("kind") == "compare":
+        asked = int(analysis.get("games_requested", plan.games_requested))
+        tables = len(plan.rules)
+        played = plan.games_per_group * tables
+        if played == asked:
+            return None
+        return (f"games: {asked} rounded up to {played} {unit} ({tables} tables x {ids} deals "
+                f"x {R} seatings)")  # fmt: skip
+    if plan.games_per_group == plan.games_requested:
+        return None
+    return (f"games: {plan.games_requested} rounded up to {plan.games_per_group} {unit} per "
+            f"option group ({ids} deals x {R} seat rotations)")  # fmt: skip
+
+
 # ---------------------------------------------------------------------------------------------
 # strategies in workers
 
@@ -426,10 +474,11 @@ def _per_match_wins(rules, hands, matches, start, n_ids):
     return hw, mw, nh
 
 
-def play_item(item: WorkItem) -> dict:
+def play_item(item: WorkItem, tick=None) -> dict:
     """Play one work item (every rotation of its ids); the worker's whole job.
 
-    Returns ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the
+    ``tick`` (optional): called with the number of games played after each slice of ids
+    (:func:`_slices`), for a progress bar that moves while a chunk is played. Returns ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the
     integer aggregate rows ``[metric, rotation, seat, bin, pair, value]``, ``records`` a dict of
     column arrays (or None).
     """
@@ -449,7 +498,7 @@ def play_item(item: WorkItem) -> dict:
     for r in item.rotations:
         seat_labels = seating(item.seats, r)
         strategies = [make_strategy(x, item.strategy_paths) for x in seat_labels]
-        hands, matches = play(rules, item.seed, strategies, ids, item.unit, item.batch_size)
+        hands, matches = _play_sliced(rules, item, strategies, ids, tick)
         hands = _sorted(hands, ("match_id", "hand_index"))
         matches = _sorted(matches, ("match_id",))
         n_hands += len(hands["match_id"])
@@ -488,6 +537,41 @@ def play_item(item: WorkItem) -> dict:
             "wall_seconds": time.perf_counter() - t0,
         },
     }
+
+
+#: Progress slices: the first plays this many match ids, later ones aim at this many seconds.
+SLICE_FIRST_IDS = 256
+SLICE_SECONDS = 0.5
+
+
+def _slices(ids: range) -> Iterator[range]:
+    """``ids`` cut into consecutive slices that take about :data:`SLICE_SECONDS` each (each
+    at most four times the one before). Deals and strategy draws are addressed by match id,
+    so playing slices gives the records of playing ``ids`` at once (any chunk size does)."""
+    size, i = SLICE_FIRST_IDS, ids.start
+    while i < ids.stop:
+        t = time.perf_counter()
+        s = range(i, min(ids.stop, i + size))
+        yield s
+        i = s.stop
+        dt = max(time.perf_counter() - t, 1e-3)
+        size = max(16, min(4 * size, int(size * SLICE_SECONDS / dt)))
+
+
+def _play_sliced(rules, item: WorkItem, strategies, ids: range, tick):
+    """:func:`play` of ``ids``; with ``tick``, slice by slice, calling ``tick(games)`` after
+    each (without, in one call: the engine's fastest)."""
+    if tick is None:
+        return play(rules, item.seed, strategies, ids, item.unit, item.batch_size)
+    parts = []
+    for s in _slices(ids):
+        parts.append(play(rules, item.seed, strategies, s, item.unit, item.batch_size))
+        tick(len(s))
+    if len(parts) == 1:
+        return parts[0]
+    return tuple(
+        {k: np.concatenate([p[j][k] for p in parts]) for k in parts[0][j]} for j in (0, 1)
+    )
 
 
 def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
@@ -554,23 +638,59 @@ class _InProcess:
     def __init__(self, items):
         self.items = items
 
-    def results(self) -> Iterator[dict]:
+    def results(self, tick=None) -> Iterator[dict]:
         for it in self.items:
-            yield play_item(it)
+            yield play_item(it, tick)
 
     def stop(self) -> None:
         pass
+
+
+_WORKER_GAMES = None  # in a pool worker: the shared count of games played (progress)
+
+
+def _init_worker(counter=None) -> None:
+    global _WORKER_GAMES
+    _ignore_sigint()
+    _WORKER_GAMES = counter
+
+
+def _worker_tick(n: int) -> None:
+    with _WORKER_GAMES.get_lock():
+        _WORKER_GAMES.value += n
+
+
+def _play_item_counted(item: WorkItem) -> dict:
+    """play_item in a pool worker, counting games into the shared counter as it goes."""
+    return play_item(item, _worker_tick if _WORKER_GAMES is not None else None)
 
 
 class _Pool:
     def __init__(self, items, workers: int):
         import multiprocess
 
-        self.pool = multiprocess.Pool(workers, initializer=_ignore_sigint)
+        self.games = multiprocess.Value("q", 0)  # games played in the workers, for progress
+        self.pool = multiprocess.Pool(workers, initializer=_init_worker, initargs=(self.games,))
         self.items = items
 
-    def results(self) -> Iterator[dict]:
-        yield from self.pool.imap_unordered(play_item, self.items, chunksize=1)
+    def results(self, tick=None) -> Iterator[dict]:
+        fn = _play_item_counted if tick is not None else play_item
+        it = self.pool.imap_unordered(fn, self.items, chunksize=1)
+        seen = 0
+        while True:
+            try:
+                res = it.next(timeout=0.25) if tick is not None else next(it)
+            except StopIteration:
+                break
+            except multiprocessing_timeout():
+                res = None
+            if tick is not None:
+                now = self.games.value
+                if now > seen:
+                    tick(now - seen)
+                    seen = now
+            if res is not None:
+                yield res
         self.pool.close()
         self.pool.join()
 
@@ -603,7 +723,7 @@ class _Dask:
             where = scheduler or "a local cluster"
             raise ConfigError(f"cannot connect to the Dask scheduler {where}: {e}") from None
 
-    def results(self) -> Iterator[dict]:
+    def results(self, tick=None) -> Iterator[dict]:  # (progress per finished chunk)
         from dask.distributed import as_completed
 
         ac = as_completed(self.client.map(play_item, self.items, pure=False))
@@ -619,6 +739,12 @@ class _Dask:
                     x.close()
                 except Exception:  # noqa: BLE001 - closing is best effort
                     pass
+
+
+def multiprocessing_timeout():
+    import multiprocess
+
+    return multiprocess.TimeoutError
 
 
 def _executor(items, workers: int, executor: str, scheduler: str | None):
@@ -739,6 +865,8 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         spec = parse_strategy(label)
         S.get(spec.name, **spec.kwargs)
     plan = Plan.from_experiment(exp, seed, legs=legs)
+    _check_match_end(plan)
+    split_for_workers(plan, session.workers or os.cpu_count() or 1)
     rd = RunDir.create(exp.out, exp.name)
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
@@ -759,7 +887,9 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
     rd.write_manifest(manifest)
     if seed_drawn:
         _echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
-    _echo(session, f"run folder: {rd.path}")
+    note = games_note(plan, analysis)
+    if note:
+        _echo(session, note)
     execute(rd, plan, manifest, session)
     return rd
 
@@ -781,8 +911,6 @@ def resume_run(path, session: Session | None = None) -> RunDir:
 
 def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
     """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs."""
-    from tqdm import tqdm
-
     merger, done = merge_finished(rd, plan)
     pending = [it for it in plan.items if (it.group, it.chunk) not in done]
     total_games = sum(it.games for it in plan.items)
@@ -792,15 +920,15 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
     t0 = time.perf_counter()
     started = _now()
     played_games = played_hands = written = 0
-    show = session.progress if session.progress is not None else sys.stderr.isatty()
-    bar = tqdm(total=total_games, initial=merger.games, unit="game", disable=not show,
-               file=sys.stderr, dynamic_ncols=True, smoothing=0.1)  # fmt: skip
+    bar = _Progress(session, total_games, merger.games, rd.path)
     ex = None
     status = "interrupted"
     try:
         if pending:
+            bar.phase(f"starting {min(workers, len(pending))} worker(s)")
             ex = _executor(pending, workers, session.executor, session.scheduler)
-            for res in ex.results():
+            bar.phase("playing")
+            for res in ex.results(bar.tick if bar.show else None):
                 recs = res["records"]
                 seats = plan.seats_of(res["group"])
                 table = records_table(recs, seats) if recs is not None else None
@@ -811,9 +939,10 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
                 played_games += res["games"]
                 played_hands += res["hands"]
                 written += 1
-                bar.update(res["games"])
+                bar.chunk(res["games"])
                 if stop_after is not None and written >= stop_after and written < len(pending):
                     raise KeyboardInterrupt
+                _hold(written, len(pending))
         status = "done"
     except KeyboardInterrupt:
         _stop(ex)
@@ -840,13 +969,90 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
         raise
     finally:
         _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
+    try:
+        wall = time.perf_counter() - t0
+        finish(rd, plan, manifest, merger, phase=bar.phase)
+        _close_session(rd, manifest, started, t0, written, status)
+    finally:
         bar.close()
-    wall = time.perf_counter() - t0
-    finish(rd, plan, manifest, merger)
-    _close_session(rd, manifest, started, t0, written, status)
     rate = played_games / wall if wall > 0 else 0.0
     _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "
                    f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
+
+
+class _Progress:
+    """The progress bar of a run on stderr (when ``session.progress``, or stderr is a
+    terminal): games played, games per second and time left; what the run is doing when it
+    is not playing (starting workers, merging, writing the report, drawing the plots). It
+    moves as slices of a chunk are played (:func:`_slices`), and a small thread refreshes
+    it twice a second. It appears only after :attr:`DELAY` seconds, so a short run prints its
+    summary line only; the ``run folder:`` line comes with the bar (without a bar, at once)."""
+
+    DELAY = 1.0
+
+    def __init__(self, session: Session, total: int, done: int, path) -> None:
+        from tqdm import tqdm
+
+        self.session, self.path = session, path
+        self.show = bool(session.progress if session.progress is not None
+                         else sys.stderr.isatty())  # fmt: skip
+        self.bar = tqdm(total=total, initial=done, unit="game", disable=not self.show,
+                        file=sys.stderr, dynamic_ncols=True, smoothing=0.3, delay=self.DELAY,
+                        desc="planning")  # fmt: skip
+        self.base, self.ticked, self.chunked = done, 0, 0
+        self.t0 = time.monotonic()
+        self.announced = not self.show
+        if not self.show:
+            _echo(session, f"run folder: {path}")
+            return
+        import threading
+
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._refresh, daemon=True)
+        self._thread.start()
+
+    def _visible(self) -> bool:
+        return time.monotonic() - self.t0 >= self.DELAY
+
+    def _refresh(self) -> None:
+        while not self._stop.wait(0.5):
+            if self._visible():
+                if not self.announced:
+                    self.announced = True
+                    self.bar.write(f"run folder: {self.path}", file=sys.stderr)
+                self.bar.refresh()
+
+    def phase(self, text: str) -> None:
+        if self.show:
+            self.bar.set_description_str(text, refresh=self._visible())
+
+    def _move(self) -> None:
+        n = self.base + max(self.ticked, self.chunked)
+        if n > self.bar.n:
+            self.bar.update(n - self.bar.n)
+
+    def tick(self, games: int) -> None:
+        """Games played in slices (chunks not yet finished included)."""
+        self.ticked += games
+        self._move()
+
+    def chunk(self, games: int) -> None:
+        """A finished chunk (the executors that do not tick move the bar this way)."""
+        self.chunked += games
+        self._move()
+
+    def close(self) -> None:
+        if self.show:
+            self._stop.set()
+            self._thread.join()
+        self.bar.close()
+
+
+def _hold(written: int, pending: int) -> None:
+    """The test hook of :data:`HOLD_ENV`: wait for a signal after that many chunks."""
+    hold = os.environ.get(HOLD_ENV)
+    if hold and written == int(hold) and written < pending:
+        time.sleep(60)
 
 
 def _resume_command(manifest: dict, rd: RunDir) -> str:
@@ -874,10 +1080,13 @@ def _close_session(rd: RunDir, manifest: dict, started: str, t0: float, chunks: 
     rd.write_manifest(manifest)
 
 
-def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger) -> None:
-    """Write aggregates.parquet, the group timings, report.md, summary.csv and plots."""
+def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -> None:
+    """Write aggregates.parquet, the group timings, report.md, summary.csv and plots
+    (``phase``: optional callable told what is being done, for the progress bar)."""
     from . import report as RP
 
+    phase = phase or (lambda text: None)
+    phase("merging the aggregates")
     rd.write_aggregates(merger.rows())
     manifest["group_timings"] = [
         {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
@@ -887,11 +1096,13 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger) -> None:
     manifest["hands_played"] = merger.hands
     manifest["status"] = "done"
     rd.write_manifest(manifest)
+    phase("writing the report")
     data = RP.build(manifest, merger.frame(), run_dir=rd.path)
     rd.write_outputs(RP.render_markdown(data), RP.summary_csv(data))
     try:
         from . import plots
 
+        phase("drawing the plots")
         with output_errors(str(rd.path / "plots")):
             plots.write_plots(data, merger.frame(), rd.plots_dir())
     except ImportError:  # matplotlib missing: the report stands without figures

@@ -264,6 +264,10 @@ def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
     if hand is not None and hand < 0:
         raise ConfigError(f"--hand must be >= 0, not {hand}")
     rules = config.rules_from_cli(variant, players, list(sets))
+    if whole_match:
+        from .variants import check_match_end
+
+        check_match_end(rules, "match")
     known = S.discover(strategy_path)
     exp = config.experiment_from_cli(variants=[variant], players=players,
                                      strategies=strategies or "random", seed=seed,

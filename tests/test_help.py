@@ -83,3 +83,18 @@ def test_tests_readme_budgets_every_test_file():
     files = sorted(p.name for p in here.glob("test_*.py"))
     missing = [f for f in files if not any(fnmatch(f, pat) for pat in patterns)]
     assert missing == [], "add these files to a row of tests/README.md's time budget"
+
+
+def test_run_help_tells_the_real_unit_default(tmp_path):
+    """`run --help` says the default the runner uses (a flag run plays hands), and how to play
+    hands without a target."""
+    from dominosim.config import experiment_from_cli
+
+    text = " ".join(invoke(["run", "--help"]).output.split())
+    real = experiment_from_cli(variants=["fives"]).unit
+    assert f"(default {real}, or the file's unit)" in text
+    assert "V.target=none" in text
+    for cmd in ("compare", "tune"):  # their own defaults, as setup_compare / setup_tune use
+        text = " ".join(invoke([cmd, "--help"]).output.split())
+        want = "hand" if cmd == "compare" else "match"
+        assert f"What a game is (default {want})" in text
