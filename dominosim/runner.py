@@ -569,9 +569,7 @@ def _play_sliced(rules, item: WorkItem, strategies, ids: range, tick):
         tick(len(s))
     if len(parts) == 1:
         return parts[0]
-    return tuple(
-        {k: np.concatenate([p[j][k] for p in parts]) for k in parts[0][j]} for j in (0, 1)
-    )
+    return tuple({k: np.concatenate([p[j][k] for p in parts]) for k in parts[0][j]} for j in (0, 1))
 
 
 def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:

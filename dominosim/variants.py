@@ -103,8 +103,10 @@ def _o(variant, name, default, allowed, sections, help_):
     return Option(variant, name, default, allowed, sections, help_)
 
 
-_TARGET = ("match target (§1.14); any integer >= 1; 'none': no target, a hand never ends by "
-           "target (unit hand only)")
+_TARGET = (
+    "match target (§1.14); any integer >= 1; 'none': no target, a hand never ends by "
+    "target (unit hand only)"
+)
 _CHECK = "check the target only at the end of a hand (§1.14)"
 _PARTNER = "4 players play as two teams {0,2} and {1,3} (§1.4)"
 
