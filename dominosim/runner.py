@@ -588,7 +588,8 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
     for key in ("leader", "end_reason", "fish_maker", "winner", "went_out", "hand_length",
                 "turns", "draws", "passes", "redeals"):  # fmt: skip
         cols[key] = hands[key].astype(np.int16 if key != "turns" else np.int32)
-    for key in ("points", "pips", "penalties"):
+    keys = ("points", "pips", "penalties") + (("values",) if item.rules.variant == "kozel" else ())
+    for key in keys:
         a = hands[key].reshape(n, -1)
         for c in range(a.shape[1]):
             cols[f"{key}_{c}"] = a[:, c].astype(np.int32)
@@ -982,9 +983,9 @@ class _Progress:
     """The progress bar of a run on stderr (when ``session.progress``, or stderr is a
     terminal): games played, games per second and time left; what the run is doing when it
     is not playing (starting workers, merging, writing the report, drawing the plots). It
-    moves as slices of a chunk are played (:func:`_slices`), and a small thread refreshes
-    it twice a second. It appears only after :attr:`DELAY` seconds, so a short run prints its
-    summary line only; the ``run folder:`` line comes with the bar (without a bar, at once)."""
+    moves as slices of a chunk are played (:func:`_slices`), and a small thread refreshes it.
+    It appears only after :attr:`DELAY` seconds, and so does the ``run folder:`` line (with a
+    bar or without), so a run shorter than that prints its summary line only."""
 
     DELAY = 1.0
 
@@ -999,10 +1000,7 @@ class _Progress:
                         desc="planning")  # fmt: skip
         self.base, self.ticked, self.chunked = done, 0, 0
         self.t0 = time.monotonic()
-        self.announced = not self.show
-        if not self.show:
-            _echo(session, f"run folder: {path}")
-            return
+        self.announced = False
         import threading
 
         self._stop = threading.Event()
@@ -1013,12 +1011,17 @@ class _Progress:
         return time.monotonic() - self.t0 >= self.DELAY
 
     def _refresh(self) -> None:
-        while not self._stop.wait(0.5):
+        while not self._stop.wait(0.25):
             if self._visible():
                 if not self.announced:
                     self.announced = True
-                    self.bar.write(f"run folder: {self.path}", file=sys.stderr)
-                self.bar.refresh()
+                    line = f"run folder: {self.path}"
+                    if self.show and self.session.echo is None:
+                        self.bar.write(line, file=sys.stderr)
+                    else:
+                        _echo(self.session, line)
+                if self.show:
+                    self.bar.refresh()
 
     def phase(self, text: str) -> None:
         if self.show:
@@ -1040,9 +1043,8 @@ class _Progress:
         self._move()
 
     def close(self) -> None:
-        if self.show:
-            self._stop.set()
-            self._thread.join()
+        self._stop.set()
+        self._thread.join()
         self.bar.close()
 
 
