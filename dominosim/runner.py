@@ -545,8 +545,9 @@ SLICE_SECONDS = 0.5
 
 
 def _slices(ids: range) -> Iterator[range]:
-    """``ids`` cut into consecutive slices that take about :data:`SLICE_SECONDS` each (each
-    at most four times the one before). Deals and strategy draws are addressed by match id,
+    """``ids`` cut into consecutive slices: the first of :data:`SLICE_FIRST_IDS` ids, then
+    growing (at most four times the one before) while a slice takes less than
+    :data:`SLICE_SECONDS`. Deals and strategy draws are addressed by match id,
     so playing slices gives the records of playing ``ids`` at once (any chunk size does)."""
     size, i = SLICE_FIRST_IDS, ids.start
     while i < ids.stop:
@@ -555,7 +556,8 @@ def _slices(ids: range) -> Iterator[range]:
         yield s
         i = s.stop
         dt = max(time.perf_counter() - t, 1e-3)
-        size = max(16, min(4 * size, int(size * SLICE_SECONDS / dt)))
+        size = max(size, min(4 * size, int(size * SLICE_SECONDS / dt)))  # (never smaller:
+        # every slice pays the engine's tail, the steps of its last few games)
 
 
 def _play_sliced(rules, item: WorkItem, strategies, ids: range, tick):

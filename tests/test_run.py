@@ -258,7 +258,7 @@ def test_progress_slices_tick_and_give_the_same_records(monkeypatch):
     (item,) = RN.Plan.from_experiment(exp, 3).items
     whole = RN.play_item(item)
     monkeypatch.setattr(RN, "SLICE_FIRST_IDS", 7)
-    monkeypatch.setattr(RN, "SLICE_SECONDS", 0.0)  # (every slice as small as allowed)
+    monkeypatch.setattr(RN, "SLICE_SECONDS", 0.0)  # (slices never grow)
     ticks = []
     sliced = RN.play_item(item, ticks.append)
     assert sum(ticks) == item.games == 60 and len(ticks) > 2
@@ -337,3 +337,14 @@ def test_kozel_records_hold_pip_totals_and_hand_values(tmp_path):
         for h, (_, row) in zip(ref.hands, rows.iterrows(), strict=True):
             assert [row["pips_0"], row["pips_1"]] == h.pips
             assert [row["values_0"], row["values_1"]] == h.values
+
+
+def test_the_suite_keeps_out_of_the_users_home():
+    """conftest.py gives the test run a home and caches of its own (a temporary folder)."""
+    import os
+    import tempfile
+
+    tmp = os.path.realpath(tempfile.gettempdir())
+    for var in ("HOME", "XDG_CACHE_HOME", "DOMINOSIM_CACHE_DIR"):
+        assert os.path.realpath(os.environ[var]).startswith(tmp), var
+    assert os.path.realpath(os.path.expanduser("~")).startswith(tmp)
