@@ -19,7 +19,7 @@ RUNS = {
     "compare": ["compare", "--variant", "fives", "--strategies", "random,greedy,heaviest",
                 "--games", "60"],
     "tune": ["tune", "--variant", "sniff", "--set", "sniff.us_sniff_counting=off,on",
-             "--strategies", "greedy,random", "--games", "20"],
+             "--strategies", "heaviest,random", "--games", "10"],
     "tune-target": ["tune-target", "--variant", "fives", "--strategies", "greedy,random",
                     "--targets", "10,25", "--games", "20"],
 }  # fmt: skip
