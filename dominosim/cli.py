@@ -258,7 +258,8 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 @click.option("--seed", default=None, metavar="N",
               help="Root of every random stream; drawn (and printed) when not given.")  # fmt: skip
 @click.option("--chunk-size", "chunk_size", default=None, metavar="N",
-              help="Games per work item (default 10000).")  # fmt: skip
+              help="Games per work item (default 100000 hands or 10000 matches; smaller when "
+                   "that leaves a worker idle).")  # fmt: skip
 @click.option("--workers", default=None, metavar="N",
               help="Worker processes (default: all cores; 1 runs in-process).")  # fmt: skip
 @click.option("--out", default=None, metavar="DIR", help="Results root folder (default results).")
@@ -362,7 +363,8 @@ def tournament_options(f):
         click.option("--seed", default=None, metavar="N",
                      help="Root of every random stream; drawn (and printed) when not given."),
         click.option("--chunk-size", "chunk_size", default=None, metavar="N",
-                     help="Games per work item (default 10000)."),
+                     help="Games per work item (default 100000 hands or 10000 matches; "
+                          "smaller when that leaves a worker idle)."),
         click.option("--workers", default=None, metavar="N",
                      help="Worker processes (default: all cores; 1 runs in-process)."),
         click.option("--out", default=None, metavar="DIR",

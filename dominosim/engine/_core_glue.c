@@ -347,8 +347,8 @@ static PyObject *slot_layout(void) {
              FIELD(d, Slot, qidx) | FIELD(d, Slot, pot) | FIELD(d, Slot, eggs) |
              FIELD(d, Slot, losers) | FIELD(d, Slot, scores) | FIELD(d, Slot, points) |
              FIELD(d, Slot, penalties) | FIELD(d, Slot, voids) | FIELD(d, Slot, end_pips) |
-             FIELD(d, Slot, end_values) | FIELD(d, Slot, written) | FIELD(d, Slot, pending) | FIELD(d, Slot, prev) |
-             FIELD(d, Slot, prev_pips);
+             FIELD(d, Slot, end_values) | FIELD(d, Slot, written) | FIELD(d, Slot, pending) |
+             FIELD(d, Slot, prev) | FIELD(d, Slot, prev_pips);
     if (rc) {
         Py_DECREF(d);
         return NULL;

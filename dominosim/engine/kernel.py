@@ -211,8 +211,8 @@ SLOT = np.dtype(
      ("skey", np.uint64), ("qidx", np.int64), ("pot", np.int64), ("eggs", np.int64),
      ("losers", np.int64), ("scores", np.int64, (4,)), ("points", np.int64, (4,)),
      ("penalties", np.int64, (4,)), ("voids", np.int64, (4,)), ("end_pips", np.int64, (4,)),
-     ("end_values", np.int64, (4,)), ("written", np.int64, (4,)), ("pending", np.int64, (4,)), ("prev", np.int64, (4,)),
-     ("prev_pips", np.int64, (4,))],
+     ("end_values", np.int64, (4,)), ("written", np.int64, (4,)), ("pending", np.int64, (4,)),
+     ("prev", np.int64, (4,)), ("prev_pips", np.int64, (4,))],
     align=True,
 )  # fmt: skip
 # blind's per-slot state, a record array of its own (one unused record for other rules): the
