@@ -989,7 +989,7 @@ class _Progress:
     It appears only after :attr:`DELAY` seconds, and so does the ``run folder:`` line (with a
     bar or without), so a run shorter than that prints its summary line only."""
 
-    DELAY = 1.0
+    DELAY = 2.0
 
     def __init__(self, session: Session, total: int, done: int, path) -> None:
         from tqdm import tqdm
@@ -1047,6 +1047,8 @@ class _Progress:
     def close(self) -> None:
         self._stop.set()
         self._thread.join()
+        if self.show and self.announced:  # shown by our refreshes: tqdm's close must know it
+            self.bar.last_print_t = max(self.bar.last_print_t, self.bar.start_t + self.DELAY)
         self.bar.close()
 
 
