@@ -269,11 +269,14 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 @click.option("--games", default=None, metavar="N",
               help="Games per option group, over all seat rotations (default 1000).")  # fmt: skip
 @click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
-              help="What a game is (default match).")  # fmt: skip
+              help="What a game is (default hand, or the file's unit). A hand still ends when "
+                   "a side reaches the match target; --set V.target=none plays hands without "
+                   "one.")  # fmt: skip
 @click.option("--seed", default=None, metavar="N",
               help="Root of every random stream; drawn (and printed) when not given.")  # fmt: skip
 @click.option("--chunk-size", "chunk_size", default=None, metavar="N",
-              help="Games per work item (default 10000).")  # fmt: skip
+              help="Games per work item (default 100000 hands or 10000 matches; smaller when "
+                   "that leaves a worker idle).")  # fmt: skip
 @click.option("--workers", default=None, metavar="N",
               help="Worker processes (default: all cores; 1 runs in-process).")  # fmt: skip
 @click.option("--out", default=None, metavar="DIR", help="Results root folder (default results).")
@@ -381,7 +384,8 @@ def tournament_options(f):
         click.option("--seed", default=None, metavar="N",
                      help="Root of every random stream; drawn (and printed) when not given."),
         click.option("--chunk-size", "chunk_size", default=None, metavar="N",
-                     help="Games per work item (default 10000)."),
+                     help="Games per work item (default 100000 hands or 10000 matches; "
+                          "smaller when that leaves a worker idle)."),
         click.option("--workers", default=None, metavar="N",
                      help="Worker processes (default: all cores; 1 runs in-process)."),
         click.option("--out", default=None, metavar="DIR",

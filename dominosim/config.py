@@ -105,7 +105,7 @@ class StrategySpec:
         """``name`` or ``name:key=value:...``, the form accepted by :func:`parse_strategy`."""
         if not self.params:
             return self.name
-        return self.name + "".join(f":{k}={_fmt(v)}" for k, v in self.params)
+        return self.name + "".join(f":{k}={_fmt_param(v)}" for k, v in self.params)
 
 
 @dataclass(frozen=True)
@@ -592,6 +592,12 @@ def _type_name(v) -> str:
 
 def _fmt(v) -> str:
     return V.format_value(v)
+
+
+def _fmt_param(v) -> str:
+    """A strategy parameter as written (``on``/``off`` for booleans; never ``none``: that is
+    the spelling of an option's NO_TARGET only)."""
+    return "on" if v is True else "off" if v is False else str(v)
 
 
 def _frozen(table: Mapping) -> dict:

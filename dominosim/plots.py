@@ -1,20 +1,29 @@
 """Figures of a run (matplotlib, Agg backend, imported only when plots are written).
 
 * ``hand_length.png``: distribution of hand length (domino and blocked hands), one line per
-  option group;
+  option group, the x axis over the lengths that occur (first to last, with a margin);
 * ``turns.png``: the same for turns;
-* ``win_rates.png``: hand win rate of each strategy per group with its Wilson 95% interval;
+* ``win_rates.png``: each strategy's hand win rate per group with its Wilson 95% interval, and
+  its match win rate beside it where the run plays matches; the baseline 1 / sides drawn; the
+  axis spans the intervals (not always from 0), so differences show; round robins label a row
+  by its table (``greedy (vs random)``), not by the variant again;
 * ``match_length.png``: distribution of match length in hands (``unit = "match"`` only);
-* ``compare``: ``win_matrix.png``, the heatmap of the round robin's win rates (row vs column);
+* ``compare``: ``win_matrix.png``, the heatmap of the round robin's win rates (row vs column),
+  its colour scale centred on 50% and only as wide as the data (at least ±5 points), so 47%
+  and 53% look different;
 * ``tune`` / ``tune-target``: ``sweep_win_rate.png`` (match win rate of each strategy per value
   with Wilson 95% intervals) and ``sweep_match_length.png`` (mean, median, p90 match length);
-  for ``tune-target`` the x axis is the target and the win-rate plot marks ``--share``.
+  option values are categories (markers side by side, no joining lines); for ``tune-target``
+  the x axis is the target (numbers, joined) and the win-rate plot marks ``--share``. Axes
+  leave a margin, so no marker is cut at the edge.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+
+DPI = 100
 
 
 def _plt():
@@ -32,25 +41,99 @@ def _hist(aggregates, group: int, metric: str, lo: int, hi: int) -> list[int]:
     return [int(d.get(i, 0)) for i in range(lo, hi + 1)]
 
 
-def _dist_plot(plt, data, aggregates, metric, lo, hi, xlabel, path: Path) -> None:
+def _save(plt, fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _dist_plot(plt, data, aggregates, metric, lo, hi, xlabel, title, path: Path) -> Path:
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = plt.subplots(figsize=(7, 4))
-    top = lo
+    first, last = hi, lo
+    many = len(data["groups"]) > 1
     for g in data["groups"]:
         h = _hist(aggregates, g["index"], metric, lo, hi)
         n = sum(h)
         if not n:
             continue
-        last = max(i for i, c in enumerate(h) if c) + lo
-        top = max(top, last)
-        ax.plot(range(lo, hi + 1), [c / n for c in h], marker=".", label=g["label"])
-    ax.set_xlim(lo - 0.5, top + 0.5)
+        nz = [i + lo for i, c in enumerate(h) if c]
+        first, last = min(first, nz[0]), max(last, nz[-1])
+        ax.plot(range(lo, hi + 1), [100 * c / n for c in h],
+                drawstyle="steps-mid" if not many else "default", label=g["label"])  # fmt: skip
+    if first > last:  # nothing to show
+        first, last = lo, lo + 1
+    pad = max(1, round(0.03 * (last - first)))
+    ax.set_xlim(max(lo - 0.5, first - pad - 0.5), last + pad + 0.5)
+    ax.set_ylim(bottom=0)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("share")
-    ax.legend(fontsize="small")
+    ax.set_ylabel("share of hands (%)" if "hand" in metric or "turn" in metric else "share (%)")
+    ax.set_title(title, fontsize="medium")
+    if data["groups"]:
+        ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return _save(plt, fig, path)
+
+
+def _row_label(data: Mapping, g: Mapping, s: Mapping) -> str:
+    """A short row label: in a round robin the strategy and its opponents at that table;
+    with several option groups the group label and the strategy; else the strategy."""
+    name = s["strategy"]
+    if g.get("seat_list"):
+        others = [x for x in dict.fromkeys(g["seat_list"]) if x != name]
+        return f"{name} (vs {', '.join(others)})" if others else name
+    if len(data["groups"]) > 1:
+        return f"{g['label']}: {name}"
+    return name
+
+
+def _win_rates(plt, data: Mapping, path: Path) -> Path:
+    rows = []  # (label, sides, [(kind, rate, lo, hi), ...])
+    matches = data["unit"] == "match"
+    for g in data["groups"]:
+        for s in g["strategies"]:
+            vals = []
+            for kind, key in (("hand", "hand_win"), ("match", "match_win")):
+                if kind == "match" and not matches:
+                    continue
+                r = s.get(f"{key}_rate")
+                if r is not None:
+                    lo, hi = s[f"{key}_ci"]
+                    vals.append((kind, r, min(lo, r), max(hi, r)))
+            if vals:
+                rows.append((_row_label(data, g, s), g.get("sides") or data["players"], vals))
+    fig, ax = plt.subplots(figsize=(7.5, 1.3 + 0.42 * max(1, len(rows)) * (1.5 if matches else 1)))
+    style = {"hand": ("o", "tab:blue", "hand win rate"), "match": ("s", "tab:orange",
+                                                                     "match win rate")}  # fmt: skip
+    seen = set()
+    xs = []
+    for i, (_, _, vals) in enumerate(rows):
+        for j, (kind, r, lo, hi) in enumerate(vals):
+            y = i + (0.18 * (2 * j - 1) if len(vals) > 1 else 0)
+            marker, colour, label = style[kind]
+            ax.errorbar([r], [y], xerr=[[r - lo], [hi - r]], fmt=marker, color=colour,
+                        capsize=3, label=None if kind in seen else label)  # fmt: skip
+            seen.add(kind)
+            xs += [lo, hi]
+    for b in sorted({1 / sides for _, sides, _ in rows}):
+        ax.axvline(b, color="grey", ls="--", lw=1, label=f"baseline 1/{round(1 / b)} = {b:.0%}")
+        xs.append(b)
+    if xs:
+        lo, hi = min(xs), max(xs)
+        pad = max(0.01, 0.08 * (hi - lo))
+        ax.set_xlim(max(0.0, lo - pad), min(1.0, hi + pad))
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{100 * v:.0f}%"))
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize="small")
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlabel("win rate per seat (Wilson 95%)")
+    unit = "hands and matches" if matches else "hands"
+    ax.set_title(f"{data.get('name', '')}: win rates over {unit}", fontsize="medium")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize="small", loc="best")
+    return _save(plt, fig, path)
 
 
 def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
@@ -59,45 +142,20 @@ def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
 
     plt = _plt()
     folder = Path(folder)
-    paths = []
-    p = folder / "hand_length.png"
-    _dist_plot(plt, data, aggregates, "hand_length_hist", 0, HAND_LEN_BINS - 1,
-               "hand length (tiles placed), domino and blocked hands", p)  # fmt: skip
-    paths.append(p)
-    p = folder / "turns.png"
-    _dist_plot(plt, data, aggregates, "turns_hist", 0, TURN_BINS - 1,
-               "turns per hand, domino and blocked hands", p)  # fmt: skip
-    paths.append(p)
+    name = data.get("name", "")
+    paths = [
+        _dist_plot(plt, data, aggregates, "hand_length_hist", 0, HAND_LEN_BINS - 1,
+                   "hand length (tiles placed)",
+                   f"{name}: hand length, domino and blocked hands",
+                   folder / "hand_length.png"),
+        _dist_plot(plt, data, aggregates, "turns_hist", 0, TURN_BINS - 1, "turns per hand",
+                   f"{name}: turns per hand, domino and blocked hands", folder / "turns.png"),
+    ]  # fmt: skip
     if data["unit"] == "match":
-        p = folder / "match_length.png"
-        _dist_plot(plt, data, aggregates, "match_length_hist", 1, MATCH_LEN_MAX,
-                   "match length (hands)", p)  # fmt: skip
-        paths.append(p)
-
-    fig, ax = plt.subplots(figsize=(7, 0.6 + 0.45 * sum(len(g["strategies"])
-                                                        for g in data["groups"])))  # fmt: skip
-    names, rates, err_lo, err_hi = [], [], [], []
-    for g in data["groups"]:
-        for s in g["strategies"]:
-            r = s["hand_win_rate"]
-            lo, hi = s["hand_win_ci"]
-            if r is None:
-                continue
-            names.append(f"{g['label']}: {s['strategy']}")
-            rates.append(r)
-            err_lo.append(max(0.0, r - lo))  # rounding may put r a hair outside
-            err_hi.append(max(0.0, hi - r))
-    ax.barh(range(len(names)), rates, xerr=[err_lo, err_hi], color="tab:blue", alpha=0.7,
-            capsize=3)  # fmt: skip
-    ax.set_yticks(range(len(names)), names, fontsize="small")
-    ax.invert_yaxis()
-    ax.set_xlabel("hand win rate per seat-hand (Wilson 95%)")
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    p = folder / "win_rates.png"
-    fig.savefig(p, dpi=100)
-    plt.close(fig)
-    paths.append(p)
+        paths.append(_dist_plot(plt, data, aggregates, "match_length_hist", 1, MATCH_LEN_MAX,
+                                "match length (hands)", f"{name}: match length",
+                                folder / "match_length.png"))  # fmt: skip
+    paths.append(_win_rates(plt, data, folder / "win_rates.png"))
     a = data.get("analysis")
     if a and a.get("kind") == "compare":
         paths.append(_heatmap(plt, a, folder / "win_matrix.png"))
@@ -108,6 +166,7 @@ def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
 
 def _heatmap(plt, a: Mapping, path: Path) -> Path:
     import numpy as np
+    from matplotlib.colors import TwoSlopeNorm
 
     names = a["strategies"]
     K = len(names)
@@ -116,25 +175,39 @@ def _heatmap(plt, a: Mapping, path: Path) -> Path:
         for j, c in enumerate(row):
             if c is not None and c["win_rate"] is not None:
                 M[i, j] = c["win_rate"]
-    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * K, 1.2 + 0.9 * K))
-    im = ax.imshow(M, cmap="RdBu", vmin=0, vmax=1)
+    dev = np.nanmax(np.abs(M - 0.5)) if np.isfinite(M).any() else 0.0
+    half = max(0.05, float(np.ceil(dev * 20) / 20))  # a multiple of 5 points, at least 5
+    norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - half, vmax=0.5 + half)
+    fig, ax = plt.subplots(figsize=(2.2 + 1.2 * K, 1.4 + 0.95 * K))
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="0.9")
+    im = ax.imshow(np.ma.masked_invalid(M), cmap=cmap, norm=norm)
     for i in range(K):
         for j in range(K):
             c = a["matrix"][i][j]
             if c is not None and c["win_rate"] is not None:
                 lo, hi = c["win_ci"]
+                dark = abs(c["win_rate"] - 0.5) > 0.6 * half
                 ax.text(j, i, f"{100 * c['win_rate']:.1f}%\n[{100 * lo:.1f}, {100 * hi:.1f}]",
-                        ha="center", va="center", fontsize="x-small")  # fmt: skip
+                        ha="center", va="center", fontsize="x-small",
+                        color="white" if dark else "black")  # fmt: skip
     ax.set_xticks(range(K), names, rotation=30, ha="right")
     ax.set_yticks(range(K), names)
     ax.set_xlabel("against")
     ax.set_ylabel("strategy")
     ax.set_title("win rate of row against column (Wilson 95%)", fontsize="small")
-    fig.colorbar(im, ax=ax, fraction=0.046)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    cb = fig.colorbar(im, ax=ax, fraction=0.046)
+    cb.ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{100 * v:.0f}%"))
+    return _save(plt, fig, path)
+
+
+def _margin_ylim(ax, values, lo: float | None = None, hi: float | None = None) -> None:
+    vals = [v for v in values if v == v]  # (not NaN)
+    if not vals:
+        return
+    a, b = min(vals), max(vals)
+    pad = max(0.02 * (abs(b) or 1), 0.06 * (b - a))
+    a, b = a - pad, b + pad
+    ax.set_ylim(a if lo is None else max(lo, a), b if hi is None else min(hi, b))
 
 
 def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
@@ -142,12 +215,16 @@ def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
     target = a["kind"] == "tune-target"
     if target:
         rows = sorted(rows, key=lambda r: r["target"])
-        xs = [r["target"] for r in rows]
+        xs = [float(r["target"]) for r in rows]
     else:
-        xs = list(range(len(rows)))
+        xs = [float(i) for i in range(len(rows))]
+    xlabel = a.get("option", "target") if target else ", ".join(a.get("swept", ()))
+    names = a["strategies"]
+    width = 0.5 / max(1, len(names))  # categories: the strategies side by side
     out = []
     fig, ax = plt.subplots(figsize=(7, 4))
-    for i, name in enumerate(a["strategies"]):
+    ys_all: list[float] = []
+    for i, name in enumerate(names):
         ys, lo, hi = [], [], []
         for r in rows:
             s = r["strategies"][i]
@@ -155,36 +232,49 @@ def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
             ys.append(float("nan") if y is None else y)
             lo.append(0 if y is None else max(0.0, y - s["match_win_ci"][0]))
             hi.append(0 if y is None else max(0.0, s["match_win_ci"][1] - y))
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=name)
+            if y is not None:
+                ys_all += list(s["match_win_ci"])
+        shift = 0 if target else (i - (len(names) - 1) / 2) * width
+        ax.errorbar([x + shift for x in xs], ys, yerr=[lo, hi], marker="o", capsize=3,
+                    ls="-" if target else "none", label=name)  # fmt: skip
     if target and a.get("stronger"):
         ax.axhline(a["share"], color="grey", ls="--", lw=1, label=f"share {a['share']:g}")
-    ax.set_xlabel(a.get("option", "target") if target else ", ".join(a.get("swept", ())))
-    if not target:
-        ax.set_xticks(xs, [r["value"] for r in rows], fontsize="small")
+        ys_all.append(a["share"])
+    _margin_ylim(ax, ys_all, -0.02, 1.02)
+    _x_axis(ax, xs, rows, target, xlabel)
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{100 * v:.0f}%"))
     ax.set_ylabel("match win rate per seat-match (Wilson 95%)")
-    ax.set_ylim(0, 1)
+    ax.set_title(f"match win rate by {xlabel}", fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    p = folder / "sweep_win_rate.png"
-    fig.savefig(p, dpi=100)
-    plt.close(fig)
-    out.append(p)
+    out.append(_save(plt, fig, folder / "sweep_win_rate.png"))
     fig, ax = plt.subplots(figsize=(7, 4))
-    for key, label in (("mean_match_length", "mean"), ("median_match_length", "median"),
-                       ("p90_match_length", "p90")):  # fmt: skip
-        ax.plot(xs, [float("nan") if r[key] is None else r[key] for r in rows], marker="o",
+    vals: list[float] = []
+    keys = (("mean_match_length", "mean"), ("median_match_length", "median"),
+            ("p90_match_length", "p90"))  # fmt: skip
+    for k, (key, label) in enumerate(keys):
+        ys = [float("nan") if r[key] is None else float(r[key]) for r in rows]
+        vals += ys
+        shift = 0 if target else (k - 1) * 0.15
+        ax.plot([x + shift for x in xs], ys, marker="o", ls="-" if target else "none",
                 label=label)  # fmt: skip
-    ax.set_xlabel(a.get("option", "target") if target else ", ".join(a.get("swept", ())))
-    if not target:
-        ax.set_xticks(xs, [r["value"] for r in rows], fontsize="small")
+    _margin_ylim(ax, [*vals, 0.0], lo=0.0)
+    _x_axis(ax, xs, rows, target, xlabel)
     ax.set_ylabel("match length (hands)")
-    ax.set_ylim(bottom=0)
+    ax.set_title(f"match length by {xlabel}", fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    p = folder / "sweep_match_length.png"
-    fig.savefig(p, dpi=100)
-    plt.close(fig)
-    out.append(p)
+    out.append(_save(plt, fig, folder / "sweep_match_length.png"))
     return out
+
+
+def _x_axis(ax, xs, rows, target: bool, xlabel: str) -> None:
+    ax.set_xlabel(xlabel)
+    if target:
+        span = (max(xs) - min(xs)) or max(1.0, abs(xs[0]))
+        ax.set_xlim(min(xs) - 0.06 * span, max(xs) + 0.06 * span)
+        ax.set_xticks(xs, [f"{x:g}" for x in xs], fontsize="small")
+    else:
+        ax.set_xlim(-0.6, len(xs) - 0.4)
+        ax.set_xticks(xs, [r["value"] for r in rows], fontsize="small")
+        ax.grid(False, axis="x")

@@ -58,6 +58,8 @@ class HandRecord:
     passes: int = 0
     points: list[int] = field(default_factory=list)  # per side (charges in kozel)
     pips: list[int] = field(default_factory=list)  # per side, at the end of the hand
+    values: list[int] = field(default_factory=list)  # per side: kozel's §14.12 hand values
+    lot: int | None = None  # the seat drawn by lot, where a lot decided the leader
     penalties: list[int] = field(default_factory=list)  # per seat, this hand's penalty ledger
     redeals: int = 0
     events: list[dict] = field(default_factory=list)
@@ -576,6 +578,7 @@ class Hand:
         rec.went_out = went_out
         rec.fish_maker = fish_maker if reason == "blocked" else None
         rec.pips = self.side_pips()
+        rec.values = list(rec.pips)  # (kozel's settlement writes its §14.12 values)
         if reason == "target":
             rec.winner = winner
             self.event(type="hand_end", reason=reason, winner=winner, pips=rec.pips,
@@ -666,8 +669,11 @@ def lead_by_double(hands, highest: bool, order=None) -> tuple[int, int]:
 
 
 def _lot(hand: Hand) -> int:
+    """The seat drawn by lot (called only where the lot decides the leader; recorded)."""
     rec = hand.record
-    return seeding.lot(hand.seed, hand.P, rec.match_id, rec.hand_index, getattr(hand, "attempt", 0))
+    rec.lot = seeding.lot(hand.seed, hand.P, rec.match_id, rec.hand_index,
+                          getattr(hand, "attempt", 0))  # fmt: skip
+    return rec.lot
 
 
 def _winner_seat(hand: Hand, prev: PrevHand) -> int | None:
@@ -920,7 +926,7 @@ def settle_kozel(hand: Hand, book: KozelBook) -> None:
     rec = hand.record
     vals = kozel_values(hand)
     n = r.sides
-    rec.pips = vals
+    rec.values = vals
     if rec.went_out is not None:
         w = r.side_of(rec.went_out)
         rec.winner = w

@@ -125,8 +125,16 @@ class Rules:
         return d
 
 
+#: ``target=none``: a target no side reaches, so a hand never ends by target (for the study
+#: of single hands with ``unit = "hand"``; a match would never end).
+NO_TARGET = 1_000_000_000
+
+
 def format_value(v) -> str:
-    """An option value as written on the command line: ``on``/``off`` for booleans."""
+    """An option value as written on the command line: ``on``/``off`` for booleans, ``none``
+    for :data:`NO_TARGET`."""
+    if v == NO_TARGET and type(v) is int:
+        return "none"
     if v is True:
         return "on"
     if v is False:

@@ -23,6 +23,7 @@ Flow (DESIGN §1, §8)::
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import signal
@@ -52,6 +53,10 @@ from .store import RunDir
 #: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
 #: have been written in this session (a deterministic hook for the resume tests).
 STOP_ENV = "DOMINOSIM_STOP_AFTER_CHUNKS"
+#: Environment variable read by the parent: after this many chunks have been written, wait
+#: (up to a minute) for a signal, so a test's Ctrl-C or kill -9 lands in the middle of a run
+#: however fast the machine plays.
+HOLD_ENV = "DOMINOSIM_HOLD_AFTER_CHUNKS"
 EXECUTORS = ("local", "dask", "dask-local")
 END_CODES = {"domino": 0, "blocked": 1, "target": 2}
 HAND_LEN_BINS = 29  # 0..28
@@ -369,6 +374,50 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
         raise TypeError(f"'status' is {m.get('status')!r}, not a string")
 
 
+#: A plan with fewer chunks than workers is cut finer, but not below this many match ids.
+MIN_SPLIT_IDS = 500
+
+
+def split_for_workers(plan: Plan, workers: int) -> None:
+    """Cut a plan with fewer chunks than ``workers`` into smaller chunks, so that every worker
+    has one (a 2,000-match run with the default chunk size is one chunk otherwise); chunks keep
+    at least :data:`MIN_SPLIT_IDS` match ids, so small runs stay in one process. Results do
+    not depend on the chunk size."""
+    per_group = max(1, math.ceil(workers / max(1, len(plan.rules))))
+    if workers <= 1 or len(plan.items) >= workers:
+        return
+    want = max(MIN_SPLIT_IDS, math.ceil(plan.ids_per_rotation / per_group))
+    if want < plan.ids_per_chunk:
+        plan.ids_per_chunk = want
+        plan.items = plan.make_items()
+
+
+def _check_match_end(plan: Plan) -> None:
+    from .variants import check_match_end
+
+    for rules in plan.rules:
+        check_match_end(rules, plan.unit)
+
+
+def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
+    """The line saying that ``games`` was rounded up to whole seat rotations (or round-robin
+    tables), with the number that will be played; None when nothing was rounded."""
+    unit = f"{plan.unit}es" if plan.unit == "match" else f"{plan.unit}s"
+    ids, R = plan.ids_per_rotation, len(plan.rotations)
+    if analysis and analysis.get("kind") == "compare":
+        asked = int(analysis.get("games_requested", plan.games_requested))
+        tables = len(plan.rules)
+        played = plan.games_per_group * tables
+        if played == asked:
+            return None
+        return (f"games: {asked} rounded up to {played} {unit} ({tables} tables x {ids} deals "
+                f"x {R} seatings)")  # fmt: skip
+    if plan.games_per_group == plan.games_requested:
+        return None
+    return (f"games: {plan.games_requested} rounded up to {plan.games_per_group} {unit} per "
+            f"option group ({ids} deals x {R} seat rotations)")  # fmt: skip
+
+
 # ---------------------------------------------------------------------------------------------
 # strategies in workers
 
@@ -582,20 +631,22 @@ def _per_match_wins(rules, hands, matches, start, n_ids):
     return hw, mw, nh
 
 
-def play_item(item: WorkItem) -> dict:
+def play_item(item: WorkItem, tick=None) -> dict:
     """:func:`_play_item`, with a strategy's prints sent to stderr (on every executor: the
     report alone goes to stdout)."""
     import contextlib
 
     with contextlib.redirect_stdout(sys.stderr):
-        return _play_item(item)
+        return _play_item(item, tick)
 
 
-def _play_item(item: WorkItem) -> dict:
+def _play_item(item: WorkItem, tick=None) -> dict:
     """Play one work item (every rotation of its ids); the worker's whole job.
 
-    Returns ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the
-    integer aggregate rows ``[metric, rotation, seat, bin, pair, value]``, ``records`` a dict of
+    ``tick`` (optional): called with the number of games played after each slice of ids
+    (:func:`_slices`), for a progress bar that moves while a chunk is played. Returns
+    ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the integer
+    aggregate rows ``[metric, rotation, seat, bin, pair, value]``, ``records`` a dict of
     column arrays (or None).
     """
     t0, c0 = time.perf_counter(), time.process_time()
@@ -621,7 +672,7 @@ def _play_item(item: WorkItem) -> dict:
     for r in item.rotations:
         seat_labels = seating(item.seats, r)
         strategies = [make_strategy(x, item.strategy_paths) for x in seat_labels]
-        hands, matches = play(rules, item.seed, strategies, ids, item.unit, item.batch_size)
+        hands, matches = _play_sliced(rules, item, strategies, ids, tick)
         hands = _sorted(hands, ("match_id", "hand_index"))
         matches = _sorted(matches, ("match_id",))
         n_hands += len(hands["match_id"])
@@ -662,6 +713,41 @@ def _play_item(item: WorkItem) -> dict:
     }
 
 
+#: Progress slices: the first plays this many match ids, later ones aim at this many seconds.
+SLICE_FIRST_IDS = 256
+SLICE_SECONDS = 0.5
+
+
+def _slices(ids: range) -> Iterator[range]:
+    """``ids`` cut into consecutive slices: the first of :data:`SLICE_FIRST_IDS` ids, then
+    growing (at most four times the one before) while a slice takes less than
+    :data:`SLICE_SECONDS`. Deals and strategy draws are addressed by match id,
+    so playing slices gives the records of playing ``ids`` at once (any chunk size does)."""
+    size, i = SLICE_FIRST_IDS, ids.start
+    while i < ids.stop:
+        t = time.perf_counter()
+        s = range(i, min(ids.stop, i + size))
+        yield s
+        i = s.stop
+        dt = max(time.perf_counter() - t, 1e-3)
+        size = max(size, min(4 * size, int(size * SLICE_SECONDS / dt)))  # (never smaller:
+        # every slice pays the engine's tail, the steps of its last few games)
+
+
+def _play_sliced(rules, item: WorkItem, strategies, ids: range, tick):
+    """:func:`play` of ``ids``; with ``tick``, slice by slice, calling ``tick(games)`` after
+    each (without, in one call: the engine's fastest)."""
+    if tick is None:
+        return play(rules, item.seed, strategies, ids, item.unit, item.batch_size)
+    parts = []
+    for s in _slices(ids):
+        parts.append(play(rules, item.seed, strategies, s, item.unit, item.batch_size))
+        tick(len(s))
+    if len(parts) == 1:
+        return parts[0]
+    return tuple({k: np.concatenate([p[j][k] for p in parts]) for k in parts[0][j]} for j in (0, 1))
+
+
 def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
     n = len(hands["match_id"])
     cols = {
@@ -678,7 +764,8 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
     for key in ("leader", "end_reason", "fish_maker", "winner", "went_out", "hand_length",
                 "turns", "draws", "passes", "redeals"):  # fmt: skip
         cols[key] = hands[key].astype(np.int16 if key != "turns" else np.int32)
-    for key in ("points", "pips", "penalties"):
+    keys = ("points", "pips", "penalties") + (("values",) if item.rules.variant == "kozel" else ())
+    for key in keys:
         a = hands[key].reshape(n, -1)
         for c in range(a.shape[1]):
             cols[f"{key}_{c}"] = a[:, c].astype(np.int32)
@@ -726,19 +813,20 @@ class _InProcess:
     def __init__(self, items):
         self.items = items
 
-    def results(self) -> Iterator[dict]:
+    def results(self, tick=None) -> Iterator[dict]:
         for it in self.items:
-            yield play_item(it)
+            yield play_item(it, tick)
 
     def stop(self) -> None:
         pass
 
 
-def _worker_main(conn, others=()) -> None:
+def _worker_main(conn, others=(), games=None) -> None:
     """A pool worker: play the items the parent sends, one at a time, and send back
     ``("ok", result)``, ``("error", DominosimError)`` or ``("crash", text)``. ``others``: the
     parent's ends of earlier workers' pipes, inherited by the fork and closed here (so a
-    worker sees the end of its pipe when the parent dies)."""
+    worker sees the end of its pipe when the parent dies). ``games``: a shared counter of the
+    games played, for a progress bar that moves while a chunk is played (or None)."""
     for c in others:
         c.close()
     _ignore_sigint()
@@ -754,6 +842,10 @@ def _worker_main(conn, others=()) -> None:
     sys.stdout = sys.stderr
     from .errors import DominosimError
 
+    def tick(n: int) -> None:
+        with games.get_lock():
+            games.value += n
+
     while True:
         try:
             item = conn.recv()
@@ -762,7 +854,7 @@ def _worker_main(conn, others=()) -> None:
         if item is None:
             return
         try:
-            out = ("ok", play_item(item))
+            out = ("ok", play_item(item, tick if games is not None else None))
         except DominosimError as e:
             out = ("error", e)
         except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt in a strategy, ...
@@ -798,11 +890,12 @@ class _Pool:
         methods = multiprocess.get_all_start_methods()
         ctx = multiprocess.get_context("fork" if "fork" in methods else None)
         self.items = iter(items)
+        self.games = ctx.Value("q", 0)  # games played in the workers, for progress
         self.workers: list[list] = []  # [process, connection, item]
         for _ in range(workers):
             here, there = ctx.Pipe(duplex=True)
             others = [here, *(w[1] for w in self.workers)]
-            p = ctx.Process(target=_worker_main, args=(there, others), daemon=True)
+            p = ctx.Process(target=_worker_main, args=(there, others, self.games), daemon=True)
             p.start()
             there.close()
             self.workers.append([p, here, None])
@@ -822,16 +915,24 @@ class _Pool:
         it = w[2]
         raise WorkerError(f"chunk {it.group}-{it.chunk} failed: {_death(w[0].exitcode)}")
 
-    def results(self) -> Iterator[dict]:
+    def results(self, tick=None) -> Iterator[dict]:
+        """The chunks' results as they finish; ``tick(games)`` (optional) is told the games
+        played in the workers' slices about four times a second."""
         from multiprocess.connection import wait
 
         for w in self.workers:
             self._give(w)
+        seen = 0
         while True:
             busy = [w for w in self.workers if w[2] is not None]
             if not busy:
                 break
-            ready = set(wait([w[1] for w in busy] + [w[0].sentinel for w in busy], timeout=5))
+            ready = set(wait([w[1] for w in busy] + [w[0].sentinel for w in busy],
+                             timeout=5 if tick is None else 0.25))  # fmt: skip
+            if tick is not None and self.games.value > seen:
+                now = self.games.value
+                tick(now - seen)
+                seen = now
             for w in busy:
                 if w[1] not in ready and w[0].sentinel not in ready:
                     continue
@@ -892,7 +993,7 @@ class _Dask:
             where = scheduler or "a local cluster"
             raise ConfigError(f"cannot connect to the Dask scheduler {where}: {e}") from None
 
-    def results(self) -> Iterator[dict]:
+    def results(self, tick=None) -> Iterator[dict]:  # (progress per finished chunk)
         from dask.distributed import as_completed
 
         futures = self.client.map(play_item, self.items, pure=False)
@@ -1086,6 +1187,8 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
     files = strategy_files(plan.strategy_paths)
     plan.strategy_files = tuple(files.items())
     _check_workers(session)
+    _check_match_end(plan)
+    split_for_workers(plan, session.workers or os.cpu_count() or 1)
     rd = RunDir.create(exp.out, exp.name)
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
@@ -1110,7 +1213,9 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
             if seed_drawn:
                 _echo(session,
                       f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")  # fmt: skip
-            _echo(session, f"run folder: {rd.path}")
+            note = games_note(plan, analysis)
+            if note:
+                _echo(session, note)
             execute(rd, plan, manifest, session)
     except Interrupted:
         raise
@@ -1202,8 +1307,6 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
     """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs."""
     import threading
 
-    from tqdm import tqdm
-
     plan.strategy_timeout = float(session.strategy_timeout or 0.0)
     bad: list = []
     merger, done = merge_finished(rd, plan, bad)
@@ -1219,9 +1322,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
     t0 = time.perf_counter()
     started = _now()
     played_games = played_hands = written = 0
-    show = session.progress if session.progress is not None else sys.stderr.isatty()
-    bar = tqdm(total=total_games, initial=merger.games, unit="game", disable=not show,
-               file=sys.stderr, dynamic_ncols=True, smoothing=0.1)  # fmt: skip
+    bar = _Progress(session, total_games, merger.games, rd.path)
     ex = None
     status = "interrupted"
     old_term = None
@@ -1229,8 +1330,10 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         if n_pending:
+            bar.phase(f"starting {min(workers, n_pending)} worker(s)")
             ex = _executor(pending, n_pending, workers, session.executor, session.scheduler)
-            for res in ex.results():
+            bar.phase("playing")
+            for res in ex.results(bar.tick if bar.show else None):
                 recs = res["records"]
                 seats = plan.seats_of(res["group"])
                 table = records_table(recs, seats) if recs is not None else None
@@ -1242,14 +1345,15 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
                 played_games += res["games"]
                 played_hands += res["hands"]
                 written += 1
-                bar.update(res["games"])
+                bar.chunk(res["games"])
                 if stop_after is not None and written >= stop_after and written < n_pending:
                     raise KeyboardInterrupt
+                _hold(written, n_pending)
         status = "done"
         _stop(ex)
         ex = None
+        finish(rd, plan, manifest, merger, phase=bar.phase)
         bar.close()
-        finish(rd, plan, manifest, merger)
     except KeyboardInterrupt:
         _stop(ex)
         bar.close()
@@ -1288,6 +1392,84 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
                    f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
 
 
+class _Progress:
+    """The progress bar of a run on stderr (when ``session.progress``, or stderr is a
+    terminal): games played, games per second and time left; what the run is doing when it
+    is not playing (starting workers, merging, writing the report, drawing the plots). It
+    moves as slices of a chunk are played (:func:`_slices`), and a small thread refreshes it.
+    It appears only after :attr:`DELAY` seconds, and so does the ``run folder:`` line (with a
+    bar or without), so a run shorter than that prints its summary line only."""
+
+    DELAY = 2.0
+
+    def __init__(self, session: Session, total: int, done: int, path) -> None:
+        from tqdm import tqdm
+
+        self.session, self.path = session, path
+        self.show = bool(session.progress if session.progress is not None
+                         else sys.stderr.isatty())  # fmt: skip
+        self.bar = tqdm(total=total, initial=done, unit="game", disable=not self.show,
+                        file=sys.stderr, dynamic_ncols=True, smoothing=0.3, delay=self.DELAY,
+                        desc="planning")  # fmt: skip
+        self.base, self.ticked, self.chunked = done, 0, 0
+        self.t0 = time.monotonic()
+        self.announced = False
+        import threading
+
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._refresh, daemon=True)
+        self._thread.start()
+
+    def _visible(self) -> bool:
+        return time.monotonic() - self.t0 >= self.DELAY
+
+    def _refresh(self) -> None:
+        while not self._stop.wait(0.25):
+            if self._visible():
+                if not self.announced:
+                    self.announced = True
+                    line = f"run folder: {self.path}"
+                    if self.show and self.session.echo is None:
+                        self.bar.write(line, file=sys.stderr)
+                    else:
+                        _echo(self.session, line)
+                if self.show:
+                    self.bar.refresh()
+
+    def phase(self, text: str) -> None:
+        if self.show:
+            self.bar.set_description_str(text, refresh=self._visible())
+
+    def _move(self) -> None:
+        n = self.base + max(self.ticked, self.chunked)
+        if n > self.bar.n:
+            self.bar.update(n - self.bar.n)
+
+    def tick(self, games: int) -> None:
+        """Games played in slices (chunks not yet finished included)."""
+        self.ticked += games
+        self._move()
+
+    def chunk(self, games: int) -> None:
+        """A finished chunk (the executors that do not tick move the bar this way)."""
+        self.chunked += games
+        self._move()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        if self.show and self.announced:  # shown by our refreshes: tqdm's close must know it
+            self.bar.last_print_t = max(self.bar.last_print_t, self.bar.start_t + self.DELAY)
+        self.bar.close()
+
+
+def _hold(written: int, pending: int) -> None:
+    """The test hook of :data:`HOLD_ENV`: wait for a signal after that many chunks."""
+    hold = os.environ.get(HOLD_ENV)
+    if hold and written == int(hold) and written < pending:
+        time.sleep(60)
+
+
 def _resume_command(manifest: dict, rd: RunDir) -> str:
     """The command that finishes this run (compare / tune runs resume with their command)."""
     kind = (manifest.get("analysis") or {}).get("kind") or "run"
@@ -1313,12 +1495,15 @@ def _close_session(rd: RunDir, manifest: dict, started: str, t0: float, chunks: 
     rd.write_manifest(manifest)
 
 
-def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger) -> None:
+def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -> None:
     """Write aggregates.parquet, report.md, summary.csv and plots (each atomically), then mark
     the manifest ``done`` with the outputs' hashes: a run stopped in between is not done, and
-    ``--resume`` writes what is missing."""
+    ``--resume`` writes what is missing. ``phase``: optional callable told what is being done
+    (the progress bar)."""
     from . import report as RP
 
+    phase = phase or (lambda text: None)
+    phase("merging the aggregates")
     digest = rd.write_aggregates(merger.rows())
     manifest["group_timings"] = [
         {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
@@ -1326,6 +1511,7 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger) -> None:
     ]
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
+    phase("writing the report")
     done = {**manifest, "status": "done"}
     data = RP.build(done, merger.frame(), run_dir=rd.path)
     rd.write_outputs(RP.render_markdown(data), RP.summary_csv(data))
@@ -1333,6 +1519,7 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger) -> None:
     try:
         from . import plots
 
+        phase("drawing the plots")
         with rd.staged_plots() as folder:
             plots.write_plots(data, merger.frame(), folder)
         plotted = True

@@ -66,6 +66,18 @@ def _positions(layout: Layout) -> list[dict]:
     return out
 
 
+def _zero_settlement(out: list[dict]) -> list[dict]:
+    """A settlement that scores nothing is a record of its own: ``no_score`` right after the
+    ``hand_end`` of a hand that did not end by target and whose settlement has no ``score``
+    (and no kozel ``eggs``) record."""
+    for i, o in enumerate(out):
+        if o["type"] == "hand_end" and o["reason"] != "target":
+            if not any(x["type"] in ("score", "eggs") for x in out[i + 1 :]):
+                out.insert(i + 1, {"type": "no_score", "hand": o["hand"], "points": 0})
+            break
+    return out
+
+
 class _Walker:
     """Follows the events of every hand of a match, keeping the state a reader needs."""
 
@@ -100,6 +112,7 @@ class _Walker:
                     stock=[_tile(t) for t in ev["stock"]],
                     redeals=ev["redeals"],
                     leader=rec.leader,
+                    lot=rec.lot,
                     scores=self._totals(),
                 )
                 if self.kozel is not None:
@@ -179,7 +192,7 @@ class _Walker:
                          hand_length=rec.hand_length, turns=rec.turns,
                          points=list(rec.points))  # fmt: skip
                 if self.kozel is not None:
-                    o["values"] = list(rec.pips)
+                    o["values"] = list(rec.values)
             elif kind == "match_end":
                 o.update(winner=ev["winner"], scores=list(ev["scores"]), losers=ev["losers"],
                          dry=ev["dry"])  # fmt: skip
@@ -187,7 +200,7 @@ class _Walker:
                 raise ValueError(f"trace: unknown engine event {kind!r}")
             if emit:
                 out.append(o)
-        return out
+        return _zero_settlement(out)
 
 
 def trace_records(rules: Rules, match: MatchRecord, *, seed: int, strategies: Sequence[str],
@@ -264,6 +277,10 @@ def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
     if hand is not None and hand < 0:
         raise ConfigError(f"--hand must be >= 0, not {hand}")
     rules = config.rules_from_cli(variant, players, list(sets))
+    if whole_match:
+        from .variants import check_match_end
+
+        check_match_end(rules, "match")
     known = S.discover(strategy_path)
     exp = config.experiment_from_cli(variants=[variant], players=players,
                                      strategies=strategies or "random", seed=seed,
@@ -434,7 +451,7 @@ def render_text(records: Sequence[dict]) -> str:
                 w(f"  out of play: {_tiles_text(o['stock'])}")
             else:
                 w(f"  stock, in draw order: {_tiles_text(o['stock'])}")
-            w(f"leader: {seats[o['leader']]}")
+            w(f"leader: {seats[o['leader']]}" + (" (by lot)" if o.get("lot") is not None else ""))
             w("")
         elif kind == "start_tile":
             what = "starting tile" if variant == "ladder" else "turned-up tile"
@@ -495,6 +512,8 @@ def render_text(records: Sequence[dict]) -> str:
               + (f", egg hands in a row {o['streak']}" if o["streak"] else ""))  # fmt: skip
         elif kind == "written":
             pass  # every charge line already shows the written scores
+        elif kind == "no_score":
+            pass  # the hand end's "Settlement: nothing scored" line says it
         elif kind == "hand_end":
             w("")
             reason = o["reason"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .errors import RulesError, did_you_mean
-from .rules import Rules, format_value
+from .rules import NO_TARGET, Rules, format_value
 
 VARIANTS = (
     "blind",
@@ -93,6 +93,8 @@ class Option:
         return self.default
 
     def allowed_text(self) -> str:
+        if self.name == "target":
+            return f"{self.allowed} or none"
         if isinstance(self.allowed, str):
             return self.allowed
         return ", ".join(format_value(v) for v in self.allowed)
@@ -102,7 +104,10 @@ def _o(variant, name, default, allowed, sections, help_):
     return Option(variant, name, default, allowed, sections, help_)
 
 
-_TARGET = "match target (§1.14); any integer >= 1"
+_TARGET = (
+    "match target (§1.14); any integer >= 1; 'none': no target, a hand never ends by "
+    "target (unit hand only)"
+)
 _CHECK = "check the target only at the end of a hand (§1.14)"
 _PARTNER = "4 players play as two teams {0,2} and {1,3} (§1.4)"
 
@@ -270,6 +275,8 @@ def parse_value(opt: Option, raw):
                 value = 0
             elif allowed == (0, 2, 3) and s == "unlimited":
                 value = 0
+            elif opt.name == "target" and s == "none":
+                value = NO_TARGET
             else:
                 try:
                     value = int(s)
@@ -485,6 +492,15 @@ def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
                   "kozel_positive_scoring"):  # fmt: skip
             r[k] = v[k]
     return Rules(**r)
+
+
+def check_match_end(rules: Rules, unit: str) -> None:
+    """``target=none`` plays hands only: a match without a target would never end."""
+    if unit == "match" and rules.target == NO_TARGET and rules.match_end != "one_hand":
+        raise RulesError(
+            f"{rules.variant}.target=none has no match end; play single hands with --unit hand, "
+            "or give a target"
+        )
 
 
 def with_target(rules: Rules, target: int) -> Rules:

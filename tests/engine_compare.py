@@ -77,8 +77,9 @@ def compare(rules, strategies, n: int, *, unit: str, seed: int = 11, batch_size:
                 want = -1 if want is None else want
                 if int(hands[f][i]) != want:
                     problems.append(f"match {m} hand {rec.hand_index}: {f} {want} vs {hands[f][i]}")
-            if list(hands["points"][i]) != rec.points or list(hands["pips"][i]) != rec.pips:
-                problems.append(f"match {m} hand {rec.hand_index}: points/pips differ")
+            if (list(hands["points"][i]) != rec.points or list(hands["pips"][i]) != rec.pips
+                    or list(hands["values"][i]) != rec.values):  # fmt: skip
+                problems.append(f"match {m} hand {rec.hand_index}: points/pips/values differ")
     return problems
 
 

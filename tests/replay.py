@@ -13,7 +13,10 @@ than repeating it. Given a JSON Lines trace it rebuilds the hands, the stock and
   bergen headers §4.8) and failed-turn penalties (§9.8) equal the recorded score events;
 * the hand ends exactly when RULES say (domino, block §1.12, target §1.14), with the recorded
   reason, fish-maker, pip totals and hand winner;
-* the settlement of every variant (§n.10, kozel §14.10–§14.14) and the match result.
+* the settlement of every variant (§n.10, kozel §14.10–§14.14) and the match result; a
+  settlement that scores nothing has its ``no_score`` line, and no other has one;
+* a leader drawn by lot (``deal.lot``) is the leader, and no lot is recorded where RULES name
+  the leader or fix the lead tile.
 
 Usage: ``python tests/replay.py trace.jsonl`` (prints ``ok: ...`` or the first mismatch), or
 ``replay(lines)`` from Python, which raises :class:`ReplayError`.
@@ -309,7 +312,7 @@ class Replayer:
             if self.cfg is None:
                 self.fail("no header")
             self.check(not self.match_ended, f"{kind} after the match ended")
-            if kind in ("score", "open", "penalty", "eggs", "written") and self.queue:
+            if kind in ("score", "open", "penalty", "eggs", "written", "no_score") and self.queue:
                 self.pop(kind, rec)
                 continue
             if self.queue:
@@ -358,6 +361,9 @@ class Replayer:
         if kind == "eggs":
             self.check((rec["pot"], rec["streak"]) == (want["pot"], want["streak"]),
                        f"eggs: recorded pot {rec['pot']} streak {rec['streak']}, own {want}")  # fmt: skip
+            return
+        if kind == "no_score":
+            self.check(rec["points"] == 0, f"no_score with points {rec['points']}")
             return
         if kind == "written":
             self.check(rec["written"] == self.written and rec["pending"] == self.pending,
@@ -488,6 +494,10 @@ class Replayer:
                 else:
                     held = [t for h in self.hands for t in h]
                     self.lead_tile = max(held, key=nondouble_key)
+        lot = d["lot"]
+        self.check(lot is None or lot == self.leader, f"lot drew seat {lot}, leader {self.leader}")
+        self.check(lot is None or self.lead_tile is None or v == "blind",
+                   f"a lot (seat {lot}) where RULES fix the lead tile {self.lead_tile}")  # fmt: skip
         if self.lead_tile is not None:
             self.check(self.lead_tile in self.hands[self.leader],
                        f"leader {self.leader} does not hold {name(self.lead_tile)}, "
@@ -504,6 +514,7 @@ class Replayer:
             want = p_out  # §7.5, §8.5
         if want is not None:
             self.check(self.leader == want, f"leader {self.leader}, RULES name seat {want}")
+            self.check(lot is None, f"a lot (seat {lot}) where RULES name the leader")
 
     def ev_start_tile(self, e):
         c = self.cfg
@@ -758,6 +769,8 @@ class Replayer:
         else:
             winner = self.settle(out, fm, sp)
         self.check(e["winner"] == winner, f"hand winner {e['winner']} != own {winner}")
+        if e["reason"] != "target" and not any(k in ("score", "eggs") for k, _ in self.queue):
+            self.queue.insert(0, ("no_score", {}))  # a settlement of nothing is a record too
         self.prev = (self.k, self.leader, winner, out, fm)
 
     def settle(self, out, fm, sp) -> int | None:
@@ -982,6 +995,9 @@ class Replayer:
 
     def ev_written(self, e):
         self.fail("unexpected written event")
+
+    def ev_no_score(self, e):
+        self.fail("unexpected no_score: the settlement scores (or the hand ended by target)")
 
 
 def replay(lines) -> dict:

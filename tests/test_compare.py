@@ -183,3 +183,12 @@ def test_bad_input_is_one_line(tmp_path, args, code, start):
     assert r.exit_code == code, r.output
     assert r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
     assert r.stderr.startswith(start), r.stderr
+
+
+def test_rounding_to_whole_tables_is_said_in_one_line(tmp_path):
+    r = CliRunner().invoke(main, ["compare", "--variant", "fives", "--strategies",
+                                  "random,greedy,heaviest", "--games", "13", "--seed", "1",
+                                  "--workers", "1", "--out", str(tmp_path), "--json"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "games: 13 rounded up to 18 hands (3 tables x 3 deals x 2 seatings)" in r.stderr
+    assert json.loads(r.stdout)["analysis"]["games_requested"] == 13

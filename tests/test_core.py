@@ -143,6 +143,7 @@ def test_kernel_records_equal_reference(variant):
                 assert int(hands[f][at]) == (-1 if want is None else want), (m, rec.hand_index, f)
             assert list(hands["points"][at]) == rec.points
             assert list(hands["pips"][at]) == rec.pips
+            assert list(hands["values"][at]) == rec.values  # (kozel's §14.12 hand values)
             at += 1
         assert int(matches["winner"][m]) == (-1 if ref.winner is None else ref.winner)
         assert list(matches["scores"][m]) == list(ref.scores)

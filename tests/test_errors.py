@@ -36,7 +36,7 @@ from dominosim.runner import STOP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "errors.md"
-STATUS = ("seed: ", "run folder: ")
+STATUS = ("seed: ", "run folder: ", "games: ")
 RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--seed", "1",
        "--workers", "1"]  # fmt: skip
 
@@ -418,7 +418,14 @@ CASES = [
         "target <= 0",
         [*RUN, "--set", "fives.target=0"],
         3,
-        r"bad value '0' for fives\.target; allowed: integer >= 1",
+        r"bad value '0' for fives\.target; allowed: integer >= 1 or none",
+    ),
+    Case(
+        "`target=none` with whole matches",
+        [*RUN, "--set", "fives.target=none", "--unit", "match"],
+        3,
+        r"fives\.target=none has no match end; play single hands with --unit hand, or give a "
+        r"target",
     ),
     Case(
         "bad boolean",
@@ -757,7 +764,7 @@ CASES = [
         "option value beyond what the records hold",
         [*RUN, "--set", "fives.target=99999999999999999999"],
         3,
-        r"bad value '99999999999999999999' for fives\.target; allowed: integer >= 1, "
+        r"bad value '99999999999999999999' for fives\.target; allowed: integer >= 1 or none, "
         r"at most 2147483647 \(the records hold 32-bit numbers\)",
     ),
     Case(

@@ -79,7 +79,23 @@ def test_tests_readme_budgets_every_test_file():
 
     here = Path(__file__).resolve().parent
     text = (here / "README.md").read_text(encoding="utf-8").split("## Time budget", 1)[1]
-    patterns = [re.sub(r"<[^>]*>", "*", x) for x in re.findall(r"`(test_[^`]*\.py)`", text)]
+    rows = "\n".join(x for x in text.splitlines() if x.startswith("|"))  # (the table only)
+    patterns = [re.sub(r"<[^>]*>", "*", x) for x in re.findall(r"`(test_[^`]*\.py)`", rows)]
     files = sorted(p.name for p in here.glob("test_*.py"))
     missing = [f for f in files if not any(fnmatch(f, pat) for pat in patterns)]
     assert missing == [], "add these files to a row of tests/README.md's time budget"
+
+
+def test_run_help_tells_the_real_unit_default(tmp_path):
+    """`run --help` says the default the runner uses (a flag run plays hands), and how to play
+    hands without a target."""
+    from dominosim.config import experiment_from_cli
+
+    text = " ".join(invoke(["run", "--help"]).output.split())
+    real = experiment_from_cli(variants=["fives"]).unit
+    assert f"(default {real}, or the file's unit)" in text
+    assert "V.target=none" in text
+    for cmd in ("compare", "tune"):  # their own defaults, as setup_compare / setup_tune use
+        text = " ".join(invoke([cmd, "--help"]).output.split())
+        want = "hand" if cmd == "compare" else "match"
+        assert f"What a game is (default {want})" in text

@@ -23,14 +23,15 @@ import pytest
 from click.testing import CliRunner
 
 from dominosim.cli import main
-from dominosim.runner import STOP_ENV
+from dominosim.runner import HOLD_ENV, STOP_ENV
 
 from runs import aggregates
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--games", "240",
          "--chunk-size", "20", "--seed", "7", "--unit", "hand"]  # fmt: skip
-# long enough (60 chunks, a few seconds on two workers) to be stopped part way by a signal
+# 60 chunks; the parent holds after its first chunk (HOLD_ENV) until the test's signal, so the
+# signal lands part way through however fast the machine plays
 BIG = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--games", "3000",
        "--chunk-size", "50", "--seed", "11", "--unit", "hand"]  # fmt: skip
 INTERRUPTED = re.compile(
@@ -126,6 +127,7 @@ def test_interrupted_twice_then_resumed(tmp_path, monkeypatch):
 def start(out: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop(STOP_ENV, None)
+    env[HOLD_ENV] = "1"
     return subprocess.Popen(
         [sys.executable, "-m", "dominosim", *BIG, "--workers", "2", "--out", str(out)],
         cwd=out.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

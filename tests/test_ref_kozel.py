@@ -127,7 +127,8 @@ def test_14_E4_lone_double_zero(b1, opts, charge):
     book = KozelBook(2)
     hand = domino(rules, [b1, ["6-6"], ["3-4"]], book)
     assert scored(hand) == [(1, charge, "charge")]
-    assert hand.record.pips[1] == charge
+    assert hand.record.values[1] == charge  # the hand value (§14.12) ...
+    assert hand.record.pips[1] == 7 + 2 * (len(b1) > 1)  # ... and the pips (0-0 has none)
 
 
 # Teams fish at A 14 : B 14 (A1 {0-4} 4 + A2 {5-5} 10; B1 {4-5} 9 + B2 {0-5} 5).
@@ -141,7 +142,7 @@ def test_14_E5_eggs_pot_added_to_next_charge():
     rules = make_rules("kozel", 4)
     book = KozelBook(2)
     eggs = fish(rules, TEAM_EGGS, book)
-    assert eggs.record.pips == [14, 14]
+    assert eggs.record.values == [14, 14]
     assert scored(eggs) == [] and eggs.record.winner is None
     assert events(eggs, "eggs")[0]["pot"] == 28 and book.pot == 28
     assert book.written == [None, None] and book.pending == [0, 0]
@@ -183,7 +184,7 @@ def test_14_E7_fish_and_fish_maker_takes_all(maker, opts, charge):
     hands[maker] = ["1-6"] + hands[maker]
     book = KozelBook(2)
     hand = fish(rules, hands, book, maker=maker)
-    assert hand.record.pips == [11, 20] and hand.record.winner == 0
+    assert hand.record.values == [11, 20] and hand.record.winner == 0
     assert scored(hand) == [(1, charge, "charge")]
     assert book.written == [None, charge]
 
@@ -265,7 +266,7 @@ def test_14_E10_three_sides_two_tie_lowest():
     rules = make_rules("kozel", 3)
     book = KozelBook(3)
     hand = fish(rules, [["1-6", "0-5"], ["1-4"], ["5-5", "0-2"]], book)
-    assert hand.record.pips == [5, 5, 12]
+    assert hand.record.values == [5, 5, 12]
     assert hand.record.winner is None
     assert scored(hand) == [(2, 12, "charge")]
     assert book.pending == [0, 0, 12] and book.written == [None, None, None]
@@ -314,7 +315,7 @@ def test_14_E12_eggs_double_next(opts, written_before, streak, expect_charge, ex
     book = book_with(2, written=[None, written_before])
     for _ in range(streak):
         eggs = fish(rules, EGGS_2P, book)
-        assert eggs.record.pips == [14, 14] and scored(eggs) == []
+        assert eggs.record.values == [14, 14] and scored(eggs) == []
     if opts:
         assert book.pot == 0 and book.egg_streak == streak
     else:
@@ -332,7 +333,7 @@ def test_14_E13_pot_added_to_every_charged_side():
     rules = make_rules("kozel", 3)
     book = KozelBook(3)
     eggs = fish(rules, [["1-6", "3-4"], ["2-5"], ["0-5", "1-1"]], book)
-    assert eggs.record.pips == [7, 7, 7] and book.pot == 21
+    assert eggs.record.values == [7, 7, 7] and book.pot == 21
     nxt = domino(rules, [["4-5"], ["6-6", "0-2"]], book)
     assert scored(nxt) == [(1, 30, "charge"), (2, 35, "charge")]
     assert book.written == [None, 30, 35] and book.pot == 0

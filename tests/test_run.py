@@ -7,6 +7,7 @@ matter, an interrupted run resumed equals an uninterrupted one, Dask equals the 
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -240,3 +241,110 @@ def test_resume_takes_no_experiment_flags(tmp_path):
     r = invoke(["run", "--resume", str(tmp_path), "--games", "10"])
     assert r.exit_code == 2
     assert r.stderr.startswith("error: --resume continues a run") and r.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# a newcomer's first hour (issue 19): progress, counts, records
+
+
+def test_progress_slices_tick_and_give_the_same_records(monkeypatch):
+    """With a progress callback a chunk is played in slices that tick as they finish; the
+    results are those of the chunk played at once."""
+    from dominosim import runner as RN
+    from dominosim.config import experiment_from_cli
+
+    exp = experiment_from_cli(variants=["fives"], strategies="random,heaviest", games=60,
+                              seed=3, unit="match")  # fmt: skip
+    (item,) = RN.Plan.from_experiment(exp, 3).items
+    whole = RN.play_item(item)
+    monkeypatch.setattr(RN, "SLICE_FIRST_IDS", 7)
+    monkeypatch.setattr(RN, "SLICE_SECONDS", 0.0)  # (slices never grow)
+    ticks = []
+    sliced = RN.play_item(item, ticks.append)
+    assert sum(ticks) == item.games == 60 and len(ticks) > 2
+    assert sliced["rows"] == whole["rows"] and sliced["hands"] == whole["hands"]
+    for k, v in whole["records"].items():
+        assert np.array_equal(v, sliced["records"][k]), k
+
+
+def test_progress_bar_goes_to_stderr_only(tmp_path, capsys, monkeypatch):
+    """The bar (forced on) says what the run does and never reaches stdout; a run shorter
+    than the bar's delay prints one summary line and nothing else."""
+    from dominosim import runner as RN
+
+    monkeypatch.setattr(RN._Progress, "DELAY", 0.0)
+    rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=40, seed=1,
+                        out=str(tmp_path / "a"), workers=1, progress=True)  # fmt: skip
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "game" in err and "40/40" in err and rep["games_played"] == 40
+    monkeypatch.setattr(RN._Progress, "DELAY", 60.0)
+    dominosim.run(variants=["fives"], strategies="random,heaviest", games=40, seed=1,
+                  out=str(tmp_path / "b"), workers=1, progress=True)  # fmt: skip
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip().count("\n") == 0 and err.startswith("played 40 games")
+
+
+def test_json_run_keeps_stdout_to_the_report(tmp_path):
+    r = invoke(["run", *BASE, "--games", "41", "--out", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    json.loads(r.stdout)  # nothing else on stdout
+    assert ("games: 41 rounded up to 42 hands per option group (21 deals x 2 seat rotations)"
+            in r.stderr)  # fmt: skip
+
+
+def test_a_small_run_is_cut_for_every_worker():
+    """The README's first experiment (2,000 matches, 2 rotations, default chunk size) gives
+    each of two workers a chunk; tiny runs stay whole."""
+    from dominosim import runner as RN
+    from dominosim.config import load_experiment
+
+    exp = load_experiment(str(Path(__file__).resolve().parents[1] / "configs/classic-2p.toml"))
+    plan = RN.Plan.from_experiment(exp, 1)
+    assert len(plan.items) == 1
+    RN.split_for_workers(plan, 2)
+    assert [it.games for it in plan.items] == [1000, 1000]
+    small = RN.Plan.from_experiment(exp.__class__(**{**exp.__dict__, "games": 100}), 1)
+    RN.split_for_workers(small, 2)
+    assert len(small.items) == 1
+
+
+def test_target_none_plays_hands_without_a_target(tmp_path):
+    data, d = run_json(tmp_path, "--set", "fives.target=none", "--unit", "hand")
+    (g,) = data["groups"]
+    assert g["label"] == "fives[target=none]" and g["target_rate"] == 0
+    r = invoke(["run", *BASE, "--set", "fives.target=none", "--unit", "match", "--out",
+                str(tmp_path / "m")])  # fmt: skip
+    assert r.exit_code == 3 and "no match end" in r.stderr
+
+
+def test_kozel_records_hold_pip_totals_and_hand_values(tmp_path):
+    """pips_* are the pips left per side (docs/results.md); values_* are §14.12's hand values
+    (a lone 0-0 counts 10): both equal the reference engine's, hand by hand."""
+    from dominosim.reference import play_match
+    from dominosim.strategy import get
+    from dominosim.variants import make_rules
+
+    base = ["--variant", "kozel", "--players", "4", "--strategies", "random", "--games", "30",
+            "--seed", "2", "--unit", "match"]  # fmt: skip
+    _, d = run_json(tmp_path, base=base)
+    recs = dominosim.load(d).records
+    rules = make_rules("kozel", 4)
+    for m in range(3):
+        ref = play_match(rules, 2, m, [get("random")] * 4, unit="match")
+        rows = recs[recs["match_id"] == m].sort_values("hand_index")
+        assert len(rows) == len(ref.hands)
+        for h, (_, row) in zip(ref.hands, rows.iterrows(), strict=True):
+            assert [row["pips_0"], row["pips_1"]] == h.pips
+            assert [row["values_0"], row["values_1"]] == h.values
+
+
+def test_the_suite_keeps_out_of_the_users_home():
+    """conftest.py gives the test run a home and caches of its own (a temporary folder)."""
+    import os
+    import tempfile
+
+    tmp = os.path.realpath(tempfile.gettempdir())
+    for var in ("HOME", "XDG_CACHE_HOME"):
+        assert os.path.realpath(os.environ[var]).startswith(tmp), var
+    assert os.path.realpath(os.path.expanduser("~")).startswith(tmp)

@@ -516,3 +516,47 @@ def test_errors_are_one_line_with_exit_codes(args, code, words):
     res = CliRunner().invoke(main, ["trace", *args])
     assert res.exit_code == code, res.output
     assert res.output.count("error:") == 1 and words in res.output
+
+
+def test_a_lot_is_recorded_and_checked():
+    """A leader drawn by lot says so (deal.lot, "(by lot)"); a lot where RULES name the leader,
+    or a lot that is not the leader, is caught by the replayer."""
+    recs = trace_json("--variant", "fives", "--players", "2", "--seed", "1")
+    (deal,) = [r for r in recs if r["type"] == "deal"]
+    assert deal["lot"] == deal["leader"]
+    text = CliRunner().invoke(main, ["trace", "--variant", "fives", "--seed", "1"]).output
+    assert "(by lot)" in text
+    bad = copy.deepcopy(recs)
+    next(r for r in bad if r["type"] == "deal")["lot"] = (deal["leader"] + 1) % 2
+    with pytest.raises(ReplayError, match="lot drew seat"):
+        replay(bad)
+    # block leads with the highest double: no lot
+    recs = trace_json("--variant", "block", "--players", "2", "--seed", "1")
+    assert all(r["lot"] is None for r in recs if r["type"] == "deal")
+    bad = copy.deepcopy(recs)
+    d = next(r for r in bad if r["type"] == "deal")
+    d["lot"] = d["leader"]
+    with pytest.raises(ReplayError, match="a lot"):
+        replay(bad)
+
+
+def test_a_settlement_of_nothing_is_a_record_and_checked():
+    """A hand whose settlement scores nothing has a no_score record right after hand_end; the
+    replayer wants it there and nowhere else."""
+    for seed in range(40):
+        recs = trace_json("--variant", "sniff", "--players", "3", "--seed", str(seed), "--match")
+        at = [i for i, r in enumerate(recs) if r["type"] == "no_score"]
+        if at:
+            break
+    else:
+        pytest.fail("no sniff match with a settlement of nothing")
+    i = at[0]
+    assert recs[i - 1]["type"] == "hand_end" and recs[i]["points"] == 0
+    assert schema_errors(recs[i], SCHEMA) == []
+    replay(recs)
+    with pytest.raises(ReplayError, match="no_score"):
+        replay(recs[:i] + recs[i + 1 :])
+    j = next(k for k, r in enumerate(recs) if r["type"] == "score" and recs[k - 1]["type"]
+             == "hand_end")  # fmt: skip
+    with pytest.raises(ReplayError, match="no_score"):
+        replay(recs[:j] + [{"type": "no_score", "hand": recs[j]["hand"], "points": 0}] + recs[j:])

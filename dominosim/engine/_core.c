@@ -694,7 +694,7 @@ static void settle_kozel(const Rules *r, Slot *rw, const int64_t *seat_pips) {
             v = r->lone66;
         value[side_of(r, s)] += v;
     }
-    for (int s = 0; s < n; s++) rw->end_pips[s] = value[s];
+    for (int s = 0; s < n; s++) rw->end_values[s] = value[s]; /* end_pips keeps the pips */
     int64_t out = rw->hb[H_OUT];
     if (out >= 0) {
         int64_t w = side_of(r, out);
@@ -1236,7 +1236,7 @@ static int legal_act(const Rules *r, const Slot *rw, const BSlot *bw, int64_t ki
 /* ------------------------------------------------------------------------------------------
  * the turn loop
  * ---------------------------------------------------------------------------------------- */
-/* the hand record's columns (kernel.HREC, then points, pips, penalties) of the hand just
+/* the hand record's columns (kernel.HREC, then points, pips, penalties, values) of the hand just
  * settled, at row r of the column-major int32 block buf (ncols rows of width w) */
 static void write_hand(const Rules *r, const Slot *rw, int32_t *buf, int64_t w, int64_t row) {
     const int64_t head[12] = {rw->qidx, rw->hand_idx, rw->leader, rw->hb[H_REASON],
@@ -1248,6 +1248,7 @@ static void write_hand(const Rules *r, const Slot *rw, int32_t *buf, int64_t w, 
     for (int s = 0; s < r->npoints; s++, c++) buf[c * w + row] = (int32_t)rw->points[s];
     for (int s = 0; s < r->S; s++, c++) buf[c * w + row] = (int32_t)rw->end_pips[s];
     for (int s = 0; s < r->P; s++, c++) buf[c * w + row] = (int32_t)rw->penalties[s];
+    for (int s = 0; s < r->S; s++, c++) buf[c * w + row] = (int32_t)rw->end_values[s];
 }
 
 static void write_match(const Rules *r, const Slot *rw, const Outputs *o, int64_t winner) {
@@ -1271,7 +1272,7 @@ static int end_hand(const Rules *r, Slot *rw, const Outputs *o) {
     for (int s = 0; s < r->P; s++) ty.seat_pips[s] = pips_of(rw->hands[s]);
     for (int s = 0; s < r->S; s++) ty.pips[s] = 0;
     for (int s = 0; s < r->P; s++) ty.pips[side_of(r, s)] += ty.seat_pips[s];
-    for (int s = 0; s < r->S; s++) rw->end_pips[s] = ty.pips[s];
+    for (int s = 0; s < r->S; s++) rw->end_pips[s] = rw->end_values[s] = ty.pips[s];
     if (rw->hb[H_REASON] != TARGET) settle(r, rw, &ty);
     if (r->unit_hand) {
         write_hand(r, rw, o->hdir, o->nq, rw->qidx);

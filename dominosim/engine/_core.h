@@ -55,6 +55,7 @@ typedef struct {
     uint64_t skey;
     int64_t qidx, pot, eggs, losers;
     int64_t scores[4], points[4], penalties[4], voids[4], end_pips[4];
+    int64_t end_values[4]; /* hand values: kozel's §14.12, else the pip totals (records) */
     int64_t written[4], pending[4], prev[4], prev_pips[4];
 } Slot;
 

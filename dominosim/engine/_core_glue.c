@@ -126,7 +126,7 @@ static int take_advance_args(PyObject *const *args, Buf *b) {
 
 /* the shapes advance relies on, checked against the rules */
 static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
-    int64_t hcols = HREC_HEAD + r->npoints + r->S + r->P;
+    int64_t hcols = HREC_HEAD + r->npoints + r->S + r->P + r->S; /* ... values[S] */
     if (items(&b[A_SD]) != 3) return bad("sd must hold 3 hash prefixes");
     if (items(&b[A_HTMPL]) != H_COUNT) return bad("htmpl must hold the whole per-hand block");
     for (Py_ssize_t j = 0; j < items(&b[A_PRIO]); j++) {
@@ -347,8 +347,8 @@ static PyObject *slot_layout(void) {
              FIELD(d, Slot, qidx) | FIELD(d, Slot, pot) | FIELD(d, Slot, eggs) |
              FIELD(d, Slot, losers) | FIELD(d, Slot, scores) | FIELD(d, Slot, points) |
              FIELD(d, Slot, penalties) | FIELD(d, Slot, voids) | FIELD(d, Slot, end_pips) |
-             FIELD(d, Slot, written) | FIELD(d, Slot, pending) | FIELD(d, Slot, prev) |
-             FIELD(d, Slot, prev_pips);
+             FIELD(d, Slot, end_values) | FIELD(d, Slot, written) | FIELD(d, Slot, pending) |
+             FIELD(d, Slot, prev) | FIELD(d, Slot, prev_pips);
     if (rc) {
         Py_DECREF(d);
         return NULL;

@@ -145,6 +145,7 @@ class BatchEngine(BlindRows):
         self.dry = z(B, dt=bool)
         self.losers = z(B)  # kozel: bit mask of goat sides
         self.end_pips = z(B, self.S)
+        self.end_values = z(B, self.S)  # hand values (kozel §14.12; else the pip totals)
         # kozel's book
         self.written = z(B, self.S, fill=-1)
         self.pending = z(B, self.S)
@@ -168,9 +169,9 @@ class BatchEngine(BlindRows):
 
     # the kernel path's state: one record per slot
     _SLOT_FIELDS = ("hands", "vals", "dbl", "alg", "armv", "armd", "to_move", "leader", "lead_tile",
-                    "phase", "scores", "points", "penalties", "voids", "end_pips", "written",
-                    "pending", "pot", "eggs", "dry", "losers", "active", "match", "hand_idx",
-                    "skey", "stock")  # fmt: skip
+                    "phase", "scores", "points", "penalties", "voids", "end_pips", "end_values",
+                    "written", "pending", "pot", "eggs", "dry", "losers", "active", "match",
+                    "hand_idx", "skey", "stock")  # fmt: skip
 
     def _bind_slots(self) -> None:
         """On the kernel path the state arrays become views of one record per game slot
@@ -1098,6 +1099,7 @@ class BatchEngine(BlindRows):
     def _end_hands(self, g):
         seat_pips, pips = self._side_pips(g)
         self.end_pips[g] = pips
+        self.end_values[g] = pips
         if self.log:
             for i in g:
                 self._ev(i, type="hand_end", reason=END_NAMES[self.end_reason[i]],
@@ -1183,6 +1185,7 @@ class BatchEngine(BlindRows):
             "pips": self.end_pips[g].copy(),
             "penalties": self.penalties[g].copy(),
             "redeals": self.attempt[g].copy(),
+            "values": self.end_values[g].copy(),
         }
         self.hand_rows.append(row)
 
@@ -1246,7 +1249,7 @@ class BatchEngine(BlindRows):
         flagged = self.blind or self._flags
         # records, column by column: matches (and hands, with unit "hand") in queue order
         nq = len(self.queue)
-        hcols = len(KN.HREC) + npts + S + P
+        hcols = len(KN.HREC) + npts + S + P + S
         direct = self.unit == "hand"
         # (int32: half the memory to touch; the match id column holds the queue position)
         hdir = np.zeros((hcols, nq if direct else 0), dtype=np.int32)
@@ -1352,7 +1355,8 @@ class BatchEngine(BlindRows):
             col = {name: h[j] for j, name in enumerate(KN.HREC)}
             col["match_id"] = mid
             c = len(KN.HREC)
-            for name, w in (("points", self.npoints), ("pips", self.S), ("penalties", self.P)):
+            for name, w in (("points", self.npoints), ("pips", self.S), ("penalties", self.P),
+                            ("values", self.S)):  # fmt: skip
                 col[name] = h[c : c + w].T
                 c += w
             self.hand_rows.append({name: col[name] for name in _HAND_KEYS})
@@ -1397,7 +1401,7 @@ _PACK_INT = [int(x) for x in TB.PACK]
 # record fields, in the order of _record_hands / _record_matches
 _HAND_KEYS = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner",
               "went_out", "hand_length", "turns", "draws", "passes", "points", "pips",
-              "penalties", "redeals")  # fmt: skip
+              "penalties", "redeals", "values")  # fmt: skip
 _MATCH_KEYS = ("match_id", "winner", "hands", "scores", "dry", "losers")
 
 

@@ -211,8 +211,8 @@ SLOT = np.dtype(
      ("skey", np.uint64), ("qidx", np.int64), ("pot", np.int64), ("eggs", np.int64),
      ("losers", np.int64), ("scores", np.int64, (4,)), ("points", np.int64, (4,)),
      ("penalties", np.int64, (4,)), ("voids", np.int64, (4,)), ("end_pips", np.int64, (4,)),
-     ("written", np.int64, (4,)), ("pending", np.int64, (4,)), ("prev", np.int64, (4,)),
-     ("prev_pips", np.int64, (4,))],
+     ("end_values", np.int64, (4,)), ("written", np.int64, (4,)), ("pending", np.int64, (4,)),
+     ("prev", np.int64, (4,)), ("prev_pips", np.int64, (4,))],
     align=True,
 )  # fmt: skip
 # blind's per-slot state, a record array of its own (one unused record for other rules): the
@@ -224,7 +224,8 @@ BSLOT = np.dtype(
     align=True,
 )  # fmt: skip
 MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
-# hand record columns (int32): these, then points[npoints], pips[S], penalties[P]; the kernel
+# hand record columns (int32): these, then points[npoints], pips[S], penalties[P], values[S]
+# (hand values: kozel's §14.12, else the pip totals again); the kernel
 # writes the queue position in the match id columns (the engine maps it to the match id)
 HREC = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner", "went_out",
         "hand_length", "turns", "draws", "passes", "redeals")  # fmt: skip

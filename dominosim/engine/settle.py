@@ -208,7 +208,7 @@ def _settle_kozel_row(e, gi: int, _pips, vals=None) -> None:
     n = e.S
     if vals is None:
         vals = _kozel_values(e, gi)
-    e.end_pips[gi] = vals
+    e.end_values[gi] = vals  # (§14.12 hand values; end_pips keeps the pip totals)
     out = int(e.went_out[gi])
     if out >= 0:
         w = int(e.side_of[out])
