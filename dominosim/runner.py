@@ -594,7 +594,10 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
     _add_hist(agg, "match_length_hist", matches["hands"], 1, MATCH_LEN_MAX)
     h0 = hands["hand_index"] == 0  # the side that led a match's first hand, and the result
     if nm and h0.any():
-        at = np.searchsorted(matches["match_id"], hands["match_id"][h0])
+        if nm == n and h0.all():  # (unit hand: hand k is match k's)
+            at = np.arange(n)
+        else:
+            at = np.searchsorted(matches["match_id"], hands["match_id"][h0])
         lead0 = hands["leader"][h0]
         ok0 = (lead0 >= 0) & (at < nm)
         mw0 = mwin[np.minimum(at, nm - 1)]
@@ -623,6 +626,13 @@ def _per_match_wins(rules, hands, matches, start, n_ids):
     hw = np.zeros((P, n_ids), dtype=np.int64)
     mw = np.zeros((P, n_ids), dtype=np.int64)
     mm = matches["match_id"] - start
+    if len(mid) == n_ids == len(mm) and n_ids and mid[-1] == n_ids - 1 and mm[-1] == n_ids - 1:
+        # one hand per match id, sorted (unit hand): the counts are the comparisons themselves
+        for s in range(P):
+            side = rules.side_of(s)
+            hw[s] = hands["winner"] == side
+            mw[s] = matches["winner"] == side
+        return hw, mw, np.ones(n_ids, dtype=np.int64)
     for s in range(P):
         side = rules.side_of(s)
         hw[s] = np.bincount(mid, weights=(hands["winner"] == side), minlength=n_ids)

@@ -336,13 +336,13 @@ def test_the_core_checks_its_arguments():
     R = KN.knobs(rules, "hand")
     st = np.zeros(2, dtype=KN.SLOT)
     bst = np.zeros(1, dtype=KN.BSLOT)
-    assert KN.check_slots(R, st, bst) == -1
+    assert KN.check_slots(R, st, bst, 2) == -1
     with pytest.raises(ValueError, match="R must"):
-        KN.check_slots(R[:-1], st, bst)
+        KN.check_slots(R[:-1], st, bst, 2)
     with pytest.raises(ValueError, match="players must be 2 to 4"):
-        KN.check_slots(np.where(np.arange(len(R)) == 0, 9, R), st, bst)
+        KN.check_slots(np.where(np.arange(len(R)) == 0, 9, R), st, bst, 2)
     with pytest.raises(ValueError, match="st must"):
-        KN.check_slots(R, np.zeros(2, dtype=np.int64), bst)
+        KN.check_slots(R, np.zeros(2, dtype=np.int64), bst, 2)
     out = np.zeros(3, dtype=np.int64)
     keys = np.zeros(3, dtype=np.uint64)
     with pytest.raises(ValueError, match="masks must"):

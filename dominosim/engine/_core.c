@@ -1268,7 +1268,7 @@ static void write_match(const Rules *r, const Slot *rw, const Outputs *o, int64_
 static int end_hand(const Rules *r, Slot *rw, const Outputs *o) {
     if (r->P > 4 || r->S > 4 || r->npoints > 4) return 1; /* (core_rules refused these: the
                                                            * bound the per-seat arrays need) */
-    Tally ty;
+    Tally ty = {{0}, {0}, {0}, {0}};
     for (int s = 0; s < r->P; s++) ty.seat_pips[s] = pips_of(rw->hands[s]);
     for (int s = 0; s < r->S; s++) ty.pips[s] = 0;
     for (int s = 0; s < r->P; s++) ty.pips[side_of(r, s)] += ty.seat_pips[s];
@@ -1363,7 +1363,7 @@ static int open_turn(const Rules *r, Slot *rw, int64_t seat, int64_t *m2, int64_
             rw->phase = r->may_draw ? MAYDRAW : BOFFER;
         }
     }
-    *flags = turn_flags(rw);
+    *flags = (r->may_draw || r->bergen_vol) ? turn_flags(rw) : 0;
     if (n + POPC7[*flags] >= 2) return 1;
     if (n == 1) {
         place(r, rw, seat, only_play(r, rw, m2), 0);
@@ -1502,8 +1502,8 @@ static inline int64_t advance_slots(const Rules *r, const Inputs *in, Slot *st, 
                                     int64_t B, const Outputs *o, int64_t start) {
     for (int64_t i = start; i < B; i++) {
         Slot *rw = &st[i];
-        if (!rw->active) continue;
-        if (rw->qidx < 0 || rw->qidx >= in->nq) return CORE_BAD_STATE;
+        if (!rw->active) continue; /* (its queue position: checked by check_slots, then
+                                    * set by next_match) */
         int64_t res = advance_slot(r, rw, &bst[r->blind ? i : 0], i, in, o);
         if (res != -1) return res;
     }
@@ -1615,10 +1615,13 @@ static int slot_ok(const Rules *r, const Slot *rw, const BSlot *bw) {
     return in_range(bw->tph, T_START, T_CONT) && in_range(bw->dtile, -1, 27);
 }
 
-/* the index of the first active slot whose state is out of range, or -1 */
-int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64_t B) {
+/* the index of the first active slot whose state is out of range, or -1 (nq: the queue
+ * length, which bounds a slot's queue position) */
+int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64_t B,
+                         int64_t nq) {
     for (int64_t i = 0; i < B; i++) {
         if (!st[i].active) continue;
+        if (!in_range(st[i].qidx, 0, nq - 1)) return i;
         if (st[i].phase != START && !slot_ok(r, &st[i], &bst[r->blind ? i : 0])) return i;
     }
     return -1;

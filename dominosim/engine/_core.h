@@ -142,7 +142,8 @@ static inline int64_t strided2(const Strided2 *a, int64_t i, int64_t j) {
 /* ---- entry points ---- */
 void core_init_tables(void);
 const char *core_rules(const int64_t *knobs, Rules *r);
-int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64_t B);
+int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64_t B,
+                         int64_t nq);
 int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B,
                      const Outputs *o, int64_t start);
 int core_uniform_slots(const int64_t *values, const int64_t *masks, int64_t K,

@@ -196,9 +196,11 @@ done:
 
 static PyObject *py_check_slots(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "check_slots takes 3 arguments");
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "check_slots takes 4 arguments");
     Rules r;
     if (read_rules(args[0], &r) < 0) return NULL;
+    int64_t nq = PyLong_AsLongLong(args[3]);
+    if (nq == -1 && PyErr_Occurred()) return NULL;
     Buf b[2];
     memset(b, 0, sizeof b);
     PyObject *result = NULL;
@@ -211,7 +213,7 @@ static PyObject *py_check_slots(PyObject *self, PyObject *const *args, Py_ssize_
         goto done;
     }
     result = PyLong_FromLongLong(
-        core_check_slots(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, B));
+        core_check_slots(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, B, nq));
 done:
     release(b, 2);
     return result;
@@ -418,7 +420,8 @@ static PyMethodDef methods[] = {
      "hrec, mdir, nrec, start) -> -1 (every slot at a decision or idle), the slot to resume "
      "from (hand records full), or -2 - i (slot i's chosen action is illegal)"},
     {"check_slots", (PyCFunction)(void (*)(void))py_check_slots, METH_FASTCALL,
-     "check_slots(R, st, bst) -> the first active slot whose state is out of range, or -1"},
+     "check_slots(R, st, bst, nq) -> the first active slot whose state is out of range (nq: "
+     "the queue's length), or -1"},
     {"uniform_slots", (PyCFunction)(void (*)(void))py_uniform_slots, METH_FASTCALL,
      "uniform_slots(values, masks, keys, out): Legal.uniform for placements"},
     {"uniform_lead", (PyCFunction)(void (*)(void))py_uniform_lead, METH_FASTCALL,

@@ -77,7 +77,10 @@ class BatchEngine(BlindRows):
             groups.setdefault(id(st), (st, []))[1].append(seat)
         self._strategy_groups = list(groups.values())
         self._one_strategy = self.strategies[0] if len(groups) == 1 else None
-        self.queue = np.asarray(list(match_ids), dtype=np.int64)
+        if isinstance(match_ids, range):  # (no list of Python ints for a chunk's ids)
+            self.queue = np.arange(match_ids.start, match_ids.stop, match_ids.step, dtype=np.int64)
+        else:
+            self.queue = np.asarray(list(match_ids), dtype=np.int64)
         self._qmatch = None  # from_positions: the match id of each queue position
         self.next_q = 0
         self.unit = unit
@@ -94,11 +97,14 @@ class BatchEngine(BlindRows):
             batch_size = min(batch_size, KN.MAX_SLOTS)
         B = max(1, min(batch_size, len(self.queue)))
         self.B = B
+        # on the core the state lives in one record per slot (_bind_slots): these arrays only
+        # carry the values a slot starts with, so one row each is enough
+        NB = 1 if kernel else B
         z = lambda *shape, dt=np.int64, fill=0: np.full(shape, fill, dtype=dt)  # noqa: E731
-        self.active = np.zeros(B, dtype=bool)
-        self.match = z(B)
-        self.hand_idx = z(B)
-        self.skey = z(B, dt=np.uint64)  # key(seed, STRATEGY, match, hand) of each slot
+        self.active = np.zeros(NB, dtype=bool)
+        self.match = z(NB)
+        self.hand_idx = z(NB)
+        self.skey = z(NB, dt=np.uint64)  # key(seed, STRATEGY, match, hand) of each slot
         # per-hand scalar fields: rows of one [F, B] block, so a deal resets them in one write
         h0 = P * rules.hand_size
         send0 = (
@@ -110,57 +116,57 @@ class BatchEngine(BlindRows):
                        ("passes", 0), ("end_reason", -1), ("fish", -1), ("winner", -1),
                        ("went_out", -1))  # fmt: skip
         self._hand_fields = [name for name, _ in hand_fields]
-        self._hblk = np.zeros((len(hand_fields), B), dtype=np.int64)
+        self._hblk = np.zeros((len(hand_fields), NB), dtype=np.int64)
         self._htmpl = np.array([f for _, f in hand_fields], dtype=np.int64)[:, None]
         for i, (name, fill) in enumerate(hand_fields):
             self._hblk[i] = fill
             setattr(self, name, self._hblk[i])
-        self._bblk = np.zeros((2, B), dtype=bool)
+        self._bblk = np.zeros((2, NB), dtype=bool)
         self.over, self.target_hit = self._bblk[0], self._bblk[1]
-        self.hands = z(B, P, dt=np.uint64)
+        self.hands = z(NB, P, dt=np.uint64)
         self._hflat = self.hands.reshape(-1)  # hands[g, s] is _hflat[g * P + s]
-        self.stock = z(B, 28, dt=np.int8 if kernel else np.int64)
-        self.spref = z(B, 29, dt=np.uint64)  # spref[g, j]: packed tiles of stock[g, :j]
+        self.stock = z(NB, 28, dt=np.int8 if kernel else np.int64)
+        self.spref = z(NB, 29, dt=np.uint64)  # spref[g, j]: packed tiles of stock[g, :j]
         self._spflat = self.spref.reshape(-1)
         # posm[g, v]: bit j set where stock[g, j] carries value v (column 7: none)
-        self.posm = z(B, 8)
+        self.posm = z(NB, 8)
         self._posflat = self.posm.reshape(-1)
         self._next_seat = np.array([(s + 1) % P for s in range(P)], dtype=np.int64)
         self._flags = rules.may_draw_when_able or rules.bergen_voluntary
-        self.vals = z(B, self.NP, fill=-1)
-        self.dbl = z(B, self.NP, dt=bool)
+        self.vals = z(NB, self.NP, fill=-1)
+        self.dbl = z(NB, self.NP, dt=bool)
         self._vflat = self.vals.reshape(-1)
         self._dflat = self.dbl.reshape(-1)
-        self.alg = z(B, self.NP, dt=bool)
-        self.armv = z(B, 4, fill=-1)
-        self.armd = z(B, 4, dt=bool)
-        self.to_move = z(B)
-        self.leader = z(B)
-        self.lead_tile = z(B, fill=-1)
-        self.phase = z(B, fill=DONE)
-        self.scores = z(B, self.npoints)
-        self.points = z(B, self.npoints)
-        self.penalties = z(B, P)
-        self.voids = z(B, P)
-        self.dry = z(B, dt=bool)
-        self.losers = z(B)  # kozel: bit mask of goat sides
-        self.end_pips = z(B, self.S)
-        self.end_values = z(B, self.S)  # hand values (kozel §14.12; else the pip totals)
+        self.alg = z(NB, self.NP, dt=bool)
+        self.armv = z(NB, 4, fill=-1)
+        self.armd = z(NB, 4, dt=bool)
+        self.to_move = z(NB)
+        self.leader = z(NB)
+        self.lead_tile = z(NB, fill=-1)
+        self.phase = z(NB, fill=DONE)
+        self.scores = z(NB, self.npoints)
+        self.points = z(NB, self.npoints)
+        self.penalties = z(NB, P)
+        self.voids = z(NB, P)
+        self.dry = z(NB, dt=bool)
+        self.losers = z(NB)  # kozel: bit mask of goat sides
+        self.end_pips = z(NB, self.S)
+        self.end_values = z(NB, self.S)  # hand values (kozel §14.12; else the pip totals)
         # kozel's book
-        self.written = z(B, self.S, fill=-1)
-        self.pending = z(B, self.S)
-        self.pot = z(B)
-        self.eggs = z(B)
+        self.written = z(NB, self.S, fill=-1)
+        self.pending = z(NB, self.S)
+        self.pot = z(NB)
+        self.eggs = z(NB)
         # previous hand, for later leads (rows of one block, as the kernel takes them)
-        self._pblk = np.full((4, B), -1, dtype=np.int64)
+        self._pblk = np.full((4, NB), -1, dtype=np.int64)
         self._pblk[0] = 0
         self.prev_leader, self.prev_winner, self.prev_out, self.prev_fish = self._pblk
-        self.prev_seat_pips = z(B, P)
+        self.prev_seat_pips = z(NB, P)
         self.blind = rules.draw_mode == "blind"
         # blind_deal=all_tiles with 3 players: the leftover tile starts the layout (§15)
         self._blind_start = self.blind and rules.blind_deal == "all_tiles" and P == 3
         if self.blind:
-            self._blind_alloc()
+            self._blind_alloc(NB)
         if kernel:
             self._bind_slots()
         self.events = [[] for _ in range(B)] if log else None
@@ -1231,7 +1237,7 @@ class BatchEngine(BlindRows):
         ask, act = st["ask"], st["act"]
         # slot -> queue position (from_positions fills slot i with queue entry i)
         st["qidx"] = np.arange(B, dtype=np.int64)
-        bad = KN.check_slots(R, st, self._kbst)
+        bad = KN.check_slots(R, st, self._kbst, len(self.queue))
         if bad >= 0:
             raise ValueError(f"{KN.BAD_STATE}: slot {bad}")
         # the decisions of a round, as two lists (0: placements, 1: leads): a row of cd each

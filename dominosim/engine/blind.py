@@ -25,8 +25,9 @@ RB = 32  # ring size: a row never holds more than 28 entries
 class BlindRows:
     """Mixin: blind-domino state and turns for the batch engine."""
 
-    def _blind_alloc(self) -> None:
-        B, P = self.B, self.P
+    def _blind_alloc(self, B: int | None = None) -> None:
+        """Blind's row arrays, ``B`` rows (default: one per slot)."""
+        B, P = (self.B if B is None else B), self.P
         self.buf = np.full((B, P, RB), -1, dtype=np.int64)
         self.head = np.zeros((B, P), dtype=np.int64)
         self.span = np.zeros((B, P), dtype=np.int64)
