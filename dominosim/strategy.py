@@ -29,6 +29,7 @@ _REGISTRY: dict[str, type] = {}
 _ORIGIN: dict[str, str] = {}
 _LOADED: set[Path] = set()
 _HASHES: dict[Path, str] = {}  # the content hash of each loaded file, as it was loaded
+_STAMPS: dict[Path, tuple] = {}  # its size, modification time and inode when last hashed
 _CURRENT_FILE: list[str] = []
 
 
@@ -171,8 +172,16 @@ def load_file(path: Path) -> None:
         raise StrategyError(
             f"strategy path {path} is not a folder or a .py file; check --strategy-path"
         )
+    try:  # (unchanged size and modification time: the content hashed at load time stands)
+        st = path.stat()
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    except OSError:
+        stamp = None
+    if path in _LOADED and stamp is not None and _STAMPS.get(path) == stamp:
+        return
     digest = file_hash(path)
     if path in _LOADED and _HASHES.get(path) == digest:
+        _STAMPS[path] = stamp
         return
     mod_name = f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
@@ -195,6 +204,7 @@ def load_file(path: Path) -> None:
         _CURRENT_FILE.pop()
     _LOADED.add(path)
     _HASHES[path] = digest
+    _STAMPS[path] = stamp
 
 
 def discover(paths=()) -> dict[str, type]:
