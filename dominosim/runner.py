@@ -560,26 +560,38 @@ def _add_hist(agg: Counter, metric: str, values: np.ndarray, lo: int, hi: int) -
         _add(agg, metric, counts[i], bin=i + lo)
 
 
+def _counts(values: np.ndarray, lo: int, n: int) -> np.ndarray:
+    """How many of ``values`` equal lo, lo + 1, ..., lo + n - 1 (one pass)."""
+    return np.bincount(np.clip(values, lo, lo + n) - lo, minlength=n + 1)[:n]
+
+
 def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches: dict) -> None:
-    """Add one rotation's records to the integer aggregates (docs/results.md)."""
+    """Add one rotation's records to the integer aggregates (docs/results.md). (Counts by one
+    bincount each, the masks only where a hand ended by target: a chunk's aggregation stays a
+    few percent of its time.)"""
     P = rules.players
     side_of = np.array([rules.side_of(s) for s in range(P)], dtype=np.int64)
     n = len(hands["match_id"])
     er = hands["end_reason"]
     win = hands["winner"]
-    scored = (er == 0) | (er == 1)
+    ends = _counts(er, 0, 3)  # domino, blocked, target
+    wins = _counts(win, -1, 5)  # no winner, side 0, 1, 2, 3
+    hl, tu = hands["hand_length"], hands["turns"]
+    if ends[2]:  # lengths count scored hands only (domino, blocked)
+        scored = er <= 1
+        hl, tu = hl[scored], tu[scored]
     _add(agg, "hands", n)
-    _add(agg, "domino", (er == 0).sum())
-    _add(agg, "blocked", (er == 1).sum())
-    _add(agg, "target", (er == 2).sum())
-    _add(agg, "hand_ties", (win < 0).sum())
-    _add(agg, "hand_length_sum", hands["hand_length"][scored].sum())
-    _add(agg, "turns_sum", hands["turns"][scored].sum())
+    _add(agg, "domino", ends[0])
+    _add(agg, "blocked", ends[1])
+    _add(agg, "target", ends[2])
+    _add(agg, "hand_ties", wins[0])
+    _add(agg, "hand_length_sum", hl.sum())
+    _add(agg, "turns_sum", tu.sum())
     _add(agg, "draws_sum", hands["draws"].sum())
     _add(agg, "passes_sum", hands["passes"].sum())
     _add(agg, "redeals_sum", hands["redeals"].sum())
-    _add_hist(agg, "hand_length_hist", hands["hand_length"][scored], 0, HAND_LEN_BINS - 1)
-    _add_hist(agg, "turns_hist", hands["turns"][scored], 0, TURN_BINS - 1)
+    _add_hist(agg, "hand_length_hist", hl, 0, HAND_LEN_BINS - 1)
+    _add_hist(agg, "turns_hist", tu, 0, TURN_BINS - 1)
     lead = hands["leader"]
     ok = lead >= 0
     _add(agg, "leader_hands", ok.sum())
@@ -589,8 +601,9 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
         _add(agg, "points_sum", pts[:, c].sum(), rotation=r, bin=c)
     nm = len(matches["match_id"])
     mwin = matches["winner"]
+    mwins = _counts(mwin, -1, 5)
     _add(agg, "matches", nm)
-    _add(agg, "match_ties", (mwin < 0).sum())
+    _add(agg, "match_ties", mwins[0])
     _add_hist(agg, "match_length_hist", matches["hands"], 1, MATCH_LEN_MAX)
     h0 = hands["hand_index"] == 0  # the side that led a match's first hand, and the result
     if nm and h0.any():
@@ -605,15 +618,17 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
         _add(agg, "first_leader_match_wins",
              (ok0 & (mw0 >= 0) & (side_of[np.where(ok0, lead0, 0)] == mw0)).sum())  # fmt: skip
     per_seat_points = rules.match_end == "one_hand"
+    losers = matches["losers"]
     for s in range(P):
         side = side_of[s]
         _add(agg, "seat_hands", n, r, s)
-        _add(agg, "seat_hand_wins", (win == side).sum(), r, s)
-        _add(agg, "seat_hand_ties", (win < 0).sum(), r, s)
+        _add(agg, "seat_hand_wins", wins[side + 1], r, s)
+        _add(agg, "seat_hand_ties", wins[0], r, s)
         _add(agg, "seat_matches", nm, r, s)
-        _add(agg, "seat_match_wins", (mwin == side).sum(), r, s)
-        _add(agg, "seat_match_ties", (mwin < 0).sum(), r, s)
-        _add(agg, "seat_match_losses", ((matches["losers"] >> side) & 1).sum(), r, s)
+        _add(agg, "seat_match_wins", mwins[side + 1], r, s)
+        _add(agg, "seat_match_ties", mwins[0], r, s)
+        if losers.any():
+            _add(agg, "seat_match_losses", ((losers >> side) & 1).sum(), r, s)
         col = s if per_seat_points else side
         if col < pts.shape[1]:
             _add(agg, "seat_points", pts[:, col].sum(), r, s)
