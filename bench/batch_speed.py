@@ -52,8 +52,6 @@ def c_rate(games: int = 2_000_000, strategy: int = 0) -> float | None:
 
 def engine_rate(variant: str, strategy: str, hands: int, seed: int, kernel: bool) -> float:
     rules = make_rules(variant, 2)
-    if kernel and not KN.supports(rules):
-        return float("nan")
     eng = BatchEngine(rules, seed, [get(strategy)] * 2, range(hands), unit="hand",
                       batch_size=10_000, kernel=kernel)  # fmt: skip
     t0 = time.process_time()
@@ -108,8 +106,7 @@ def main() -> None:
           (f" {'numpy path':>12}" if a.numpy else ""))  # fmt: skip
     for v in VARIANTS:
         try:
-            on = kernel and KN.supports(make_rules(v, 2))
-            r = median_of(lambda rep, v=v, on=on: engine_rate(v, "random", a.hands, rep + 1, on),
+            r = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands, rep + 1, kernel),
                           a.reps)  # fmt: skip
             extra = ""
             if a.numpy:
@@ -119,7 +116,7 @@ def main() -> None:
         except RulesError as exc:
             print(f"{v:10} {'-':>20}  ({str(exc).split(';')[0]})")
             continue
-        print(f"{v:10} {'kernel' if on else 'numpy':>7} {r:20,.0f}{extra}")
+        print(f"{v:10} {'kernel' if kernel else 'numpy':>7} {r:20,.0f}{extra}")
 
 
 if __name__ == "__main__":

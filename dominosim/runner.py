@@ -554,15 +554,15 @@ def _add(agg: Counter, metric: str, value, rotation=-1, seat=-1, bin=-1, pair=""
         agg[(metric, int(rotation), int(seat), int(bin), pair)] += v
 
 
+def _counts(values: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """How many of ``values`` equal lo, lo + 1, ..., hi (values beyond count at the ends)."""
+    return np.bincount(np.clip(values, lo, hi) - lo, minlength=hi - lo + 1)
+
+
 def _add_hist(agg: Counter, metric: str, values: np.ndarray, lo: int, hi: int) -> None:
-    counts = np.bincount(np.clip(values, lo, hi) - lo, minlength=hi - lo + 1)
+    counts = _counts(values, lo, hi)
     for i in np.flatnonzero(counts):
         _add(agg, metric, counts[i], bin=i + lo)
-
-
-def _counts(values: np.ndarray, lo: int, n: int) -> np.ndarray:
-    """How many of ``values`` equal lo, lo + 1, ..., lo + n - 1 (one pass)."""
-    return np.bincount(np.clip(values, lo, lo + n) - lo, minlength=n + 1)[:n]
 
 
 def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches: dict) -> None:
@@ -574,8 +574,8 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
     n = len(hands["match_id"])
     er = hands["end_reason"]
     win = hands["winner"]
-    ends = _counts(er, 0, 3)  # domino, blocked, target
-    wins = _counts(win, -1, 5)  # no winner, side 0, 1, 2, 3
+    ends = _counts(er, 0, 2)  # domino, blocked, target
+    wins = _counts(win, -1, 3)  # no winner, side 0, 1, 2, 3
     hl, tu = hands["hand_length"], hands["turns"]
     if ends[2]:  # lengths count scored hands only (domino, blocked)
         scored = er <= 1
@@ -601,7 +601,7 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
         _add(agg, "points_sum", pts[:, c].sum(), rotation=r, bin=c)
     nm = len(matches["match_id"])
     mwin = matches["winner"]
-    mwins = _counts(mwin, -1, 5)
+    mwins = _counts(mwin, -1, 3)
     _add(agg, "matches", nm)
     _add(agg, "match_ties", mwins[0])
     _add_hist(agg, "match_length_hist", matches["hands"], 1, MATCH_LEN_MAX)
@@ -1377,8 +1377,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
         status = "done"
         _stop(ex)
         ex = None
-        finish(rd, plan, manifest, merger, phase=bar.phase)
-        bar.close()
+        finish(rd, plan, manifest, merger, phase=bar.phase)  # (the bar closes in finally)
     except KeyboardInterrupt:
         _stop(ex)
         bar.close()

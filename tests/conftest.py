@@ -6,6 +6,7 @@ import os
 import shutil
 import tempfile
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, max_examples=50, deadline=None, print_blob=True)
@@ -19,3 +20,17 @@ _HOME = tempfile.mkdtemp(prefix="dominosim-tests-")
 atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
 os.environ["HOME"] = _HOME
 os.environ["XDG_CACHE_HOME"] = os.path.join(_HOME, ".cache")
+
+
+@pytest.fixture
+def clean_registry():
+    """Strategies a test registers (and the runner's cached instances) are gone after it."""
+    from dominosim import runner
+    from dominosim import strategy as S
+
+    saved = dict(S._REGISTRY), dict(S._ORIGIN), set(S._LOADED), dict(runner._STRATEGY_CACHE)
+    yield
+    for live, old in zip((S._REGISTRY, S._ORIGIN, S._LOADED, runner._STRATEGY_CACHE), saved,
+                         strict=True):  # fmt: skip
+        live.clear()
+        live.update(old)

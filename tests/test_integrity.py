@@ -28,17 +28,8 @@ RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--seed",
        "--unit", "hand", "--workers", "1"]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _clean_registry():
-    from dominosim import runner
-    from dominosim import strategy as S
-
-    saved = dict(S._REGISTRY), dict(S._ORIGIN), set(S._LOADED), dict(runner._STRATEGY_CACHE)
-    yield
-    for live, old in zip((S._REGISTRY, S._ORIGIN, S._LOADED, runner._STRATEGY_CACHE), saved,
-                         strict=True):  # fmt: skip
-        live.clear()
-        live.update(old)
+# the test strategies registered here do not leak into other tests of this worker
+pytestmark = pytest.mark.usefixtures("clean_registry")
 
 
 def invoke(args, **kw):

@@ -436,8 +436,9 @@ static Leader first_leader(const Rules *r, const Slot *rw, const uint64_t *sd,
     }
     for (int64_t j = 0; j < nprio; j++) {
         int64_t t = prio[j];
+        if (t < 0) continue; /* (the list of rules without one: [-1]) */
         for (int s = 0; s < r->P; s++)
-            if (t >= 0 && (rw->hands[s] & PACK[t])) {
+            if (rw->hands[s] & PACK[t]) {
                 Leader found = {s, t};
                 return found;
             }
@@ -1541,31 +1542,29 @@ static inline void fix_blind(Rules *k, int64_t P) {
     k->spinner = k->single_end = k->may_draw = k->bergen_vol = k->inline_single = 0;
 }
 
-#define LINE_SHAPE(P_)                                                                      \
-    __attribute__((flatten)) static int64_t advance_line##P_(                              \
+/* The loop of one shape and seat count, e.g. advance_line2: fix_<kind> makes its knobs
+ * constants, flatten inlines the whole loop under them. */
+#define SHAPE(kind, P_)                                                                     \
+    __attribute__((flatten)) static int64_t advance_##kind##P_(                            \
         const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B, const Outputs *o, \
         int64_t start) {                                                                    \
         Rules k = *r;                                                                       \
-        fix_line(&k, P_);                                                                   \
+        fix_##kind(&k, P_);                                                                 \
         return advance_slots(&k, in, st, bst, B, o, start);                                 \
     }
-LINE_SHAPE(2)
-LINE_SHAPE(3)
-LINE_SHAPE(4)
-#undef LINE_SHAPE
+SHAPE(line, 2)
+SHAPE(line, 3)
+SHAPE(line, 4)
+SHAPE(blind, 2)
+SHAPE(blind, 3)
+SHAPE(blind, 4)
+#undef SHAPE
 
-#define BLIND_SHAPE(P_)                                                                     \
-    __attribute__((flatten)) static int64_t advance_blind##P_(                             \
-        const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B, const Outputs *o, \
-        int64_t start) {                                                                    \
-        Rules k = *r;                                                                       \
-        fix_blind(&k, P_);                                                                  \
-        return advance_slots(&k, in, st, bst, B, o, start);                                 \
-    }
-BLIND_SHAPE(2)
-BLIND_SHAPE(3)
-BLIND_SHAPE(4)
-#undef BLIND_SHAPE
+typedef int64_t (*Loop)(const Rules *, const Inputs *, Slot *, BSlot *, int64_t, const Outputs *,
+                        int64_t);
+/* by seat count, 2 to 4 (core_rules refuses others) */
+static const Loop LINE_LOOPS[3] = {advance_line2, advance_line3, advance_line4};
+static const Loop BLIND_LOOPS[3] = {advance_blind2, advance_blind3, advance_blind4};
 
 int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B,
                      const Outputs *o, int64_t start) {
@@ -1573,16 +1572,8 @@ int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int
         int64_t bad = take_choices(st, o);
         if (bad) return bad;
     }
-    if (line_shape(r)) {
-        if (r->P == 2) return advance_line2(r, in, st, bst, B, o, start);
-        if (r->P == 3) return advance_line3(r, in, st, bst, B, o, start);
-        return advance_line4(r, in, st, bst, B, o, start);
-    }
-    if (blind_shape(r)) {
-        if (r->P == 2) return advance_blind2(r, in, st, bst, B, o, start);
-        if (r->P == 3) return advance_blind3(r, in, st, bst, B, o, start);
-        return advance_blind4(r, in, st, bst, B, o, start);
-    }
+    if (line_shape(r)) return LINE_LOOPS[r->P - 2](r, in, st, bst, B, o, start);
+    if (blind_shape(r)) return BLIND_LOOPS[r->P - 2](r, in, st, bst, B, o, start);
     return advance_slots(r, in, st, bst, B, o, start);
 }
 

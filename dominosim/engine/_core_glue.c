@@ -242,8 +242,7 @@ static PyObject *py_uniform_slots(PyObject *self, PyObject *const *args, Py_ssiz
     if (take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
         take(&b[1], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
         take_strided(&b[2], args[2], "keys", 8, K_UINT, 1) < 0 ||
-        take(&b[3], args[3], "out", 8, K_INT, 1, 1) < 0)
-    {
+        take(&b[3], args[3], "out", 8, K_INT, 1, 1) < 0) {
         release(b, 4);
         return NULL;
     }

@@ -63,8 +63,8 @@ class BatchEngine(BlindRows):
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
         if kernel is None:
-            kernel = KN.enabled() and KN.supports(rules) and not log
-        elif kernel and not (KN.supports(rules) and not log):
+            kernel = KN.enabled() and not log
+        elif kernel and log:  # (the core plays every rule set, but keeps no event log)
             raise ValueError(f"the compiled core cannot play {rules.label} (log={log})")
         self.kernel = kernel = bool(kernel)
         self._kcap = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)

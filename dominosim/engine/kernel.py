@@ -41,11 +41,6 @@ def enabled() -> bool:
     return os.environ.get("DOMINOSIM_KERNEL", "1") != "0"
 
 
-def supports(rules: Rules) -> bool:
-    """True when the core plays these rules: every variant, layout and option."""
-    return rules.layout in ("line", "single_end", "spinner")
-
-
 # ---------------------------------------------------------------------------------------------
 # codes shared with batch.py
 # ---------------------------------------------------------------------------------------------
