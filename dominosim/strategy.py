@@ -42,6 +42,10 @@ class Strategy:
 
     name: str = ""
     params: dict = {}
+    # The core's compiled policy that decides exactly as this class does (a name of
+    # engine.kernel.POLICIES), declared on the class itself: a subclass that changes a decision
+    # inherits none (compiled_policy), so it is asked in Python.
+    compiled: str | None = None
 
     def __init__(self, **params):
         unknown = set(params) - set(self.params)
@@ -59,6 +63,15 @@ class Strategy:
         """The name with non-default parameters, as it appears in results."""
         extra = [f"{k}={v}" for k, v in self.settings.items() if v != self.params.get(k)]
         return ":".join([self.name, *extra])
+
+    def compiled_policy(self) -> str | None:
+        """The name of the compiled policy the engine may decide with instead of asking this
+        strategy: the ``compiled`` attribute of the strategy's own class (not inherited), and
+        only with its default parameters."""
+        name = type(self).__dict__.get("compiled")
+        if name is None or self.settings != self.params:
+            return None
+        return name
 
     def choose_one(self, obs, legal: list[int], key: int) -> int:
         """One decision: ``obs`` an Observation, ``legal`` the legal action codes in canonical

@@ -159,6 +159,7 @@ class Heaviest(Strategy):
 
     name = "heaviest"
     params = {}
+    compiled = "heaviest"  # the core decides as this file does (_policy.h)
 
     def choose_one(self, obs, legal, key):
         return heaviest_first(legal, obs)

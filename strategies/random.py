@@ -13,6 +13,7 @@ class Random(Strategy):
 
     name = "random"
     params = {}
+    compiled = "random"  # the core decides as this file does (_policy.h)
 
     def choose_one(self, obs, legal, key):
         return legal[below(key, len(legal))]

@@ -31,6 +31,7 @@ static int PIPS_BYTE[7][128];     /* sum over w in m of v + w */
 static int HI_MASK[7];            /* other halves w >= v */
 static int64_t SPREAD[128];       /* a 1 in the 4-bit count of each value of a value mask */
 static int64_t DOUBLES28;         /* 28-bit mask of the doubles */
+static int64_t CARRY28[7];        /* 28-bit mask of the tiles carrying value v */
 static uint64_t PACK00, PACK66;
 
 static int tile_index(int a, int b) {
@@ -76,7 +77,11 @@ void core_init_tables(void) {
         }
     }
     DOUBLES28 = 0;
-    for (int v = 0; v < 7; v++) DOUBLES28 |= INT64_C(1) << tile_index(v, v);
+    for (int v = 0; v < 7; v++) {
+        DOUBLES28 |= INT64_C(1) << tile_index(v, v);
+        CARRY28[v] = 0;
+        for (int w = 0; w < 7; w++) CARRY28[v] |= INT64_C(1) << tile_index(v, w);
+    }
     PACK00 = PACK[0];
     PACK66 = PACK[27];
 }
@@ -88,6 +93,12 @@ const char *const KNOB_NAMES[K_COUNT] = {
 #define KNOB_NAME(name) #name,
     KNOBS(KNOB_NAME)
 #undef KNOB_NAME
+};
+
+const char *const POLICY_NAMES[POL_COUNT] = {
+#define POLICY_NAME(name) #name,
+    POLICIES(POLICY_NAME)
+#undef POLICY_NAME
 };
 
 /* A knob vector as Rules, or an error message when a knob is out of the engine's range. */
@@ -1234,6 +1245,9 @@ static int legal_act(const Rules *r, const Slot *rw, const BSlot *bw, int64_t ki
     return fits_at(rw, t, p);
 }
 
+/* the built-in strategies as compiled policies (policy_decide) */
+#include "_policy.h"
+
 /* ------------------------------------------------------------------------------------------
  * the turn loop
  * ---------------------------------------------------------------------------------------- */
@@ -1457,8 +1471,10 @@ static int64_t take_choices(Slot *st, const Outputs *o) {
     return 0;
 }
 
-/* Advance slot i to its next decision with a choice (or to idle). Returns -1 when done, i
- * when the hand record buffer is full (flush and resume here), -2 - i for an illegal action. */
+/* Advance slot i to its next decision with a choice for a strategy in Python (or to idle);
+ * the decisions of seats with a compiled policy are taken on the way. Returns -1 when done,
+ * i when the hand record buffer is full (flush and resume here), -2 - i for an illegal
+ * action. */
 static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, const Inputs *in,
                             const Outputs *o) {
     int64_t kind = rw->ask, lm = 0, code = -1, flags = 0, m2[6] = {0, 0, 0, 0, 0, 0};
@@ -1470,6 +1486,7 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
     for (;;) {
         if (code >= 0) { /* blind: a decision posed when the last one was answered */
             kind = ASK_PLAY;
+            flags = bw->cflag;
         } else if (rw->phase == START || rw->over) {
             if (!r->unit_hand && o->nrec[0] >= o->cap) return i; /* flush, then resume */
             int first = 1;
@@ -1484,17 +1501,25 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
         } else if (rw->phase == LEAD) {
             if (!lead_turn(r, rw, bw, &lm)) continue;
             kind = ASK_LEAD;
+            flags = 0;
         } else if (r->blind) {
             rw->hb[H_TURNS] += 1;
             code = blind_run(r, rw, bw, rw->to_move, -1, m2);
             if (code < 0) continue;
             kind = ASK_PLAY;
+            flags = bw->cflag;
         } else {
             if (!open_turn(r, rw, rw->to_move, m2, &flags)) continue;
             kind = ASK_PLAY;
         }
-        pose_decision(r, rw, bw, i, kind, code, flags, lm, m2, o);
-        return -1;
+        int64_t policy = in->policy[rw->to_move];
+        if (policy == POL_PYTHON) {
+            pose_decision(r, rw, bw, i, kind, code, flags, lm, m2, o);
+            return -1;
+        }
+        int64_t a = policy_decide(r, rw, bw, policy, kind, lm, m2, flags);
+        rw->hb[H_DECISION] += 1;
+        code = answer(r, rw, bw, kind, a, m2);
     }
 }
 

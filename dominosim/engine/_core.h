@@ -91,6 +91,14 @@ typedef struct {
 
 extern const char *const KNOB_NAMES[K_COUNT];
 
+/* ---- the compiled policies (_policy.h), by code: kernel.POLICIES in this order ----
+ * POL_PYTHON: the seat's strategy is asked in Python, through Strategy.choose */
+#define POLICIES(X) X(random) X(heaviest) X(greedy) X(doubles_first) X(suit_keeper) X(blocker)
+#define POLICY_ENUM(name) POL_##name,
+enum { POL_PYTHON = -1, POLICIES(POLICY_ENUM) POL_COUNT };
+#undef POLICY_ENUM
+extern const char *const POLICY_NAMES[POL_COUNT];
+
 /* ---- what advance reads and writes besides the slots ---- */
 typedef struct {
     const uint64_t *sd;   /* hash prefixes: deal, lot, strategy */
@@ -101,6 +109,7 @@ typedef struct {
     const int64_t *queue; /* the match ids */
     int64_t nq;
     int64_t *qpos;        /* [1] the next queue position */
+    const int64_t *policy; /* [4] per seat: its compiled policy (POL_*) or POL_PYTHON */
 } Inputs;
 
 typedef struct {

@@ -101,8 +101,8 @@ static int read_rules(PyObject *obj, Rules *r) {
 /* ------------------------------------------------------------------------------------------
  * advance and check_slots
  * ---------------------------------------------------------------------------------------- */
-enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_ST, A_BST, A_ND, A_CD, A_CACT, A_CVALS,
-       A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_START, A_COUNT };
+enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_POLICY, A_ST, A_BST, A_ND, A_CD, A_CACT,
+       A_CVALS, A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_START, A_COUNT };
 
 static int take_advance_args(PyObject *const *args, Buf *b) {
     static const struct {
@@ -112,6 +112,7 @@ static int take_advance_args(PyObject *const *args, Buf *b) {
     } spec[A_START] = {
         {"R", 8, K_INT, 1, 0},       {"sd", 8, K_UINT, 1, 0},     {"prio", 8, K_INT, 1, 0},
         {"htmpl", 8, K_INT, 1, 0},   {"queue", 8, K_INT, 1, 0},   {"qpos", 8, K_INT, 1, 1},
+        {"policy", 8, K_INT, 1, 0},
         {"st", sizeof(Slot), K_RECORD, 1, 1}, {"bst", sizeof(BSlot), K_RECORD, 1, 1},
         {"nd", 8, K_INT, 1, 1},      {"cd", 8, K_INT, 3, 1},      {"cact", 8, K_INT, 2, 1},
         {"cvals", 8, K_INT, 2, 1},   {"cmasks", 8, K_INT, 2, 1},  {"hdir", 4, K_INT, 2, 1},
@@ -132,6 +133,11 @@ static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     for (Py_ssize_t j = 0; j < items(&b[A_PRIO]); j++) {
         int64_t t = ((const int64_t *)b[A_PRIO].view.buf)[j];
         if (t < -1 || t > 27) return bad("prio holds a tile out of range");
+    }
+    if (items(&b[A_POLICY]) != 4) return bad("policy must hold a code per seat (4)");
+    for (int s = 0; s < 4; s++) {
+        int64_t p = ((const int64_t *)b[A_POLICY].view.buf)[s];
+        if (p < POL_PYTHON || p >= POL_COUNT) return bad("policy holds a code out of range");
     }
     if (items(&b[A_QPOS]) < 1 || items(&b[A_ND]) != 2 || items(&b[A_NREC]) < 1)
         return bad("qpos, nd and nrec must hold 1, 2 and 1 values");
@@ -174,7 +180,8 @@ static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     Inputs in = {(const uint64_t *)b[A_SD].view.buf, (const int64_t *)b[A_PRIO].view.buf,
                  items(&b[A_PRIO]), (const int64_t *)b[A_HTMPL].view.buf, items(&b[A_HTMPL]),
-                 (const int64_t *)b[A_QUEUE].view.buf, nq, (int64_t *)b[A_QPOS].view.buf};
+                 (const int64_t *)b[A_QUEUE].view.buf, nq, (int64_t *)b[A_QPOS].view.buf,
+                 (const int64_t *)b[A_POLICY].view.buf};
     Outputs o = {B, (int64_t *)b[A_ND].view.buf, (int64_t *)b[A_CD].view.buf,
                  (int64_t *)b[A_CACT].view.buf, (int64_t *)b[A_CVALS].view.buf,
                  (int64_t *)b[A_CMASKS].view.buf, (int32_t *)b[A_HDIR].view.buf,
@@ -399,11 +406,11 @@ static PyObject *py_constants(PyObject *self, PyObject *unused) {
         MREC_HEAD);
 }
 
-static PyObject *knob_names(void) {
-    PyObject *t = PyTuple_New(K_COUNT);
+static PyObject *name_tuple(const char *const *names, int n) {
+    PyObject *t = PyTuple_New(n);
     if (!t) return NULL;
-    for (int k = 0; k < K_COUNT; k++) {
-        PyObject *s = PyUnicode_FromString(KNOB_NAMES[k]);
+    for (int k = 0; k < n; k++) {
+        PyObject *s = PyUnicode_FromString(names[k]);
         if (!s) {
             Py_DECREF(t);
             return NULL;
@@ -415,8 +422,8 @@ static PyObject *knob_names(void) {
 
 static PyMethodDef methods[] = {
     {"advance", (PyCFunction)(void (*)(void))py_advance, METH_FASTCALL,
-     "advance(R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, cact, cvals, cmasks, hdir, "
-     "hrec, mdir, nrec, start) -> -1 (every slot at a decision or idle), the slot to resume "
+     "advance(R, sd, prio, htmpl, queue, qpos, policy, st, bst, nd, cd, cact, cvals, cmasks, "
+     "hdir, hrec, mdir, nrec, start) -> -1 (every slot at a decision or idle), the slot to resume "
      "from (hand records full), or -2 - i (slot i's chosen action is illegal)"},
     {"check_slots", (PyCFunction)(void (*)(void))py_check_slots, METH_FASTCALL,
      "check_slots(R, st, bst, nq) -> the first active slot whose state is out of range (nq: "
@@ -441,8 +448,14 @@ PyMODINIT_FUNC PyInit__core(void) {
     core_init_tables();
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    PyObject *names = knob_names();
+    PyObject *names = name_tuple(KNOB_NAMES, K_COUNT);
     if (!names || PyModule_AddObject(m, "KNOBS", names) < 0) {
+        Py_XDECREF(names);
+        Py_DECREF(m);
+        return NULL;
+    }
+    names = name_tuple(POLICY_NAMES, POL_COUNT);
+    if (!names || PyModule_AddObject(m, "POLICIES", names) < 0) {
         Py_XDECREF(names);
         Py_DECREF(m);
         return NULL;

@@ -55,11 +55,14 @@ class BatchEngine(BlindRows):
         log: keep per-game event lists (slow; for the equality tests and traces).
         kernel: play on the compiled core (:mod:`.kernel`); ``None``: the core unless ``log``
             or ``DOMINOSIM_KERNEL=0``; ``False``: the numpy path (event logs, comparisons).
+        compiled: on the core, let strategies with a compiled policy decide inside it
+            (``None``: unless ``DOMINOSIM_POLICIES=0``); ``False`` asks every strategy
+            through ``Strategy.choose`` (the same records: tests and bench/).
     """
 
     def __init__(self, rules: Rules, seed: int, strategies, match_ids, *, unit: str = "match",
                  batch_size: int = 10_000, log: bool = False, kernel: bool | None = None,
-                 _positions: bool = False):  # fmt: skip
+                 compiled: bool | None = None, _positions: bool = False):  # fmt: skip
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
         if kernel is None:
@@ -77,6 +80,9 @@ class BatchEngine(BlindRows):
             groups.setdefault(id(st), (st, []))[1].append(seat)
         self._strategy_groups = list(groups.values())
         self._one_strategy = self.strategies[0] if len(groups) == 1 else None
+        if compiled is None:
+            compiled = KN.policies_enabled()
+        self._policy = KN.policy_codes(self.strategies, kernel and compiled)
         if isinstance(match_ids, range):  # (no list of Python ints for a chunk's ids)
             self.queue = np.arange(match_ids.start, match_ids.stop, match_ids.step, dtype=np.int64)
         else:
@@ -245,7 +251,8 @@ class BatchEngine(BlindRows):
 
     @classmethod
     def from_positions(cls, rules: Rules, seed: int, strategies, positions, *,
-                       log: bool = False, kernel: bool | None = None) -> BatchEngine:  # fmt: skip
+                       log: bool = False, kernel: bool | None = None,
+                       compiled: bool | None = None) -> BatchEngine:  # fmt: skip
         """An engine whose slots hold positions built elsewhere (a search's sampled hands, a
         test's position), to be played on to the end of the hand with :meth:`run`.
 
@@ -257,7 +264,7 @@ class BatchEngine(BlindRows):
         """
         n = len(positions)
         e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, log=log,
-                kernel=kernel, _positions=True)  # fmt: skip
+                kernel=kernel, compiled=compiled, _positions=True)  # fmt: skip
         e.next_q = n
         g = np.arange(n)
         e.active[g] = True
@@ -1265,8 +1272,9 @@ class BatchEngine(BlindRows):
         while True:
             start = 0
             while start >= 0:
-                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, st, self._kbst, nd, cd,
-                                   cact, cvals, cmasks, hdir, hrec, mdir, nrec, start)  # fmt: skip
+                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, self._policy, st,
+                                   self._kbst, nd, cd, cact, cvals, cmasks, hdir, hrec, mdir, nrec,
+                                   start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0

@@ -4,10 +4,11 @@ The core is a C extension built by ``pip install``. It plays the rules one game 
 time on the batch engine's own state: :func:`advance` takes every active game from where it
 stands (applying the action a strategy chose for it, if one is pending) through forced moves,
 draws, passes, hand ends, settlement, match ends and new deals, up to its next decision with
-two or more legal actions. There it stops and leaves the legal actions (per-slot masks, or the
-lead mask, and the draw / pass / stop flags) and the decision's addressed random key; the
-engine then asks the strategies for the whole batch through the public interface
-(``Strategy.choose(obs, legal, keys)``) and calls :func:`advance` again.
+two or more legal actions. A seat whose strategy has a compiled policy (:data:`POLICIES`) is
+decided there and then; at a decision of any other seat it stops and leaves the legal actions
+(per-slot masks, or the lead mask, and the draw / pass / stop flags) and the decision's
+addressed random key; the engine then asks the strategies for the whole batch through the
+public interface (``Strategy.choose(obs, legal, keys)``) and calls :func:`advance` again.
 
 This module holds what Python and C share: the rule knobs (:func:`knobs`, names checked
 against the core's), the records of one game slot (:data:`SLOT`, blind's rows :data:`BSLOT`;
@@ -39,6 +40,38 @@ except ImportError as exc:  # pragma: no cover - a source tree that was never bu
 def enabled() -> bool:
     """True unless ``DOMINOSIM_KERNEL=0`` sends every game to the numpy path."""
     return os.environ.get("DOMINOSIM_KERNEL", "1") != "0"
+
+
+# ---------------------------------------------------------------------------------------------
+# compiled policies (_policy.h): the built-in strategies deciding inside the core
+# ---------------------------------------------------------------------------------------------
+# by code, the order of the core's POLICIES (checked at import); a strategy class declares
+# one with ``compiled = "<name>"`` (docs/strategies.md, "Compiled policies")
+POLICIES = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
+POL_PYTHON = -1  # the seat's strategy is asked in Python
+
+
+def policies_enabled() -> bool:
+    """True unless ``DOMINOSIM_POLICIES=0`` asks every strategy through ``Strategy.choose``
+    (the same records, slower; for comparisons and bench/)."""
+    return os.environ.get("DOMINOSIM_POLICIES", "1") != "0"
+
+
+def policy_codes(strategies, compiled: bool = True) -> np.ndarray:
+    """Per seat (4 entries), the code of the compiled policy that decides for its strategy,
+    or ``POL_PYTHON``: where ``compiled`` is False, or the strategy declares none."""
+    out = np.full(4, POL_PYTHON, dtype=np.int64)
+    if not compiled:
+        return out
+    for seat, strat in enumerate(strategies):
+        name = strat.compiled_policy() if hasattr(strat, "compiled_policy") else None
+        if name is None:
+            continue
+        if name not in POLICIES:
+            raise ValueError(f"strategy {strat.name!r} declares an unknown compiled policy "
+                             f"{name!r}; the core has {', '.join(POLICIES)}")  # fmt: skip
+        out[seat] = POLICIES.index(name)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,6 +284,8 @@ def check_layout(core=_core) -> None:
                             f"{dtype.itemsize} bytes {mine})")  # fmt: skip
     if tuple(core.KNOBS) != _KNOBS:
         problems.append("the rule knobs")
+    if tuple(core.POLICIES) != tuple(p.replace("-", "_") for p in POLICIES):
+        problems.append("the compiled policies")
     shared = {"LEAD": LEAD, "TURN": TURN, "DONE": DONE, "START": START, "ASK_NONE": ASK_NONE,
               "ASK_LEAD": ASK_LEAD, "ASK_PLAY": ASK_PLAY, "T_FRONT": T_FRONT,
               "T_DRAWN": T_DRAWN, "T_OPLAY": T_OPLAY, "T_CONT": T_CONT, "F_DRAW": F_DRAW,

@@ -1,0 +1,398 @@
+/* The built-in strategies as compiled policies (docs/strategies.md, "Compiled policies").
+ *
+ * Included once, by _core.c, after its tables and helpers: a policy decides a slot's pending
+ * decision inside the turn loop, so a batch whose seats are all compiled policies plays to
+ * the end without returning to Python. Each policy is the C twin of its strategy file in
+ * strategies/ (random.py, heaviest.py, greedy.py, doubles_first.py, suit_keeper.py,
+ * blocker.py), whose choose_one is the specification: the same Observation (the seat's view
+ * of the slot, built here as the engine's BatchObservation builds it), the same legal actions
+ * in the same canonical order, the same ranking, the same tie-breaks (the first of the best),
+ * the same fallback, and for random the same addressed key. tests/test_policies.py checks
+ * every policy against its file, record for record and decision for decision.
+ *
+ * A ranking is one integer: the terms of the file's key tuple packed from the most
+ * significant down, each in a field wide enough for its largest value.
+ */
+
+enum { MAX_LEGAL = 6 * 8 + 3 }; /* 6 positions x (7 across + 1 along), draw, pass, stop */
+
+/* what a seat sees of a slot at a decision (observe.Observation's fields the policies read) */
+typedef struct {
+    int64_t seat, partner; /* partner -1 without partnership */
+    int64_t hand;          /* 28-bit own tiles (in blind only the row tiles it has seen) */
+    int64_t held;          /* tiles the seat holds (obs.counts[seat]) */
+    int nopen;             /* open positions, in position order */
+    int pos[6];
+    int64_t val[6];
+    int8_t dbl[6], alg[6];
+    int64_t spin, cov;     /* the spinner's value (-1 none), its covered arms W E N S */
+    int64_t table;         /* 28-bit tiles on the table */
+    const int64_t *voids;  /* per seat, 7-bit value masks */
+} View;
+
+/* the 28-bit mask of the tiles of a packed hand */
+static inline int64_t tiles28(uint64_t h) { return mask28(h); }
+
+/* tiles carrying any value of the 7-bit mask vm */
+static inline int64_t carrying(int64_t vm) {
+    int64_t m = 0;
+    for (int v = 0; v < 7; v++)
+        if ((vm >> v) & 1) m |= CARRY28[v];
+    return m;
+}
+
+static void make_view(const Rules *r, const Slot *rw, const BSlot *bw, View *vw) {
+    int64_t seat = rw->to_move;
+    vw->seat = seat;
+    vw->partner = r->partnership ? (seat + 2) % 4 : -1;
+    int64_t own = tiles28(rw->hands[seat]);
+    if (r->blind) /* §3.2: only the row tiles looked at (all of them once the row is open) */
+        own &= bw->opened[seat] ? INT64_C(0xFFFFFFF) : bw->known[seat];
+    vw->hand = own;
+    vw->held = count_of(rw->hands[seat]);
+    vw->nopen = 0;
+    for (int k = 0; k < r->npos; k++)
+        if (rw->vals[k] >= 0) {
+            int j = vw->nopen++;
+            vw->pos[j] = k;
+            vw->val[j] = rw->vals[k];
+            vw->dbl[j] = rw->dbl[k];
+            vw->alg[j] = rw->alg[k];
+        }
+    vw->spin = rw->hb[H_SPIN];
+    vw->cov = rw->hb[H_COV];
+    vw->table = rw->hb[H_TABLE];
+    vw->voids = rw->voids;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the legal actions of a decision, in canonical order (docs/design.md: position, across
+ * before along, tile; then draw, pass, stop), as Legal.action_at lists them
+ * ---------------------------------------------------------------------------------------- */
+static int legal_leads(const Rules *r, int64_t lm, int16_t *out) {
+    int n = 0;
+    for (int t = 0; t < 28; t++)
+        if ((lm >> t) & 1) out[n++] = (int16_t)(t * 6);
+    if (r->inline_single)
+        for (int t = 0; t < 28; t++)
+            if (((lm & DOUBLES28) >> t) & 1) out[n++] = (int16_t)(A_ALONG + t * 6);
+    return n;
+}
+
+static int legal_places(const Rules *r, const Slot *rw, const int64_t *m2, int16_t *out) {
+    int n = 0;
+    for (int k = 0; k < r->npos; k++) {
+        int64_t v = rw->vals[k], m = m2[k];
+        if (v < 0 || m == 0) continue;
+        for (int w = 0; w < 7; w++)
+            if ((m >> w) & 1) out[n++] = (int16_t)(TILE_AT[v][w] * 6 + k);
+        if (r->inline_single && ((m >> v) & 1)) out[n++] = (int16_t)(A_ALONG + TILE_AT[v][v] * 6 + k);
+    }
+    return n;
+}
+
+/* returns the number of legal actions; *nplace of them are placements */
+static int legal_list(const Rules *r, const Slot *rw, int64_t kind, int64_t lm,
+                      const int64_t *m2, int64_t flags, int16_t *out, int *nplace) {
+    int n = kind == ASK_LEAD ? legal_leads(r, lm, out) : legal_places(r, rw, m2, out);
+    *nplace = n;
+    if (flags & F_DRAW) out[n++] = A_DRAW;
+    if (flags & F_PASS) out[n++] = A_PASS;
+    if (flags & F_STOP) out[n++] = A_STOP;
+    return n;
+}
+
+/* strategy.fallback: draw, else pass, else stop, else the first legal action */
+static int64_t fallback_of(const int16_t *acts, int n) {
+    static const int16_t order[3] = {A_DRAW, A_PASS, A_STOP};
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < n; i++)
+            if (acts[i] == order[j]) return order[j];
+    return acts[0];
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the one-move lookahead of scoring.py: ends_after, end_count_after, placement_points
+ * ---------------------------------------------------------------------------------------- */
+typedef struct {
+    int64_t t, lo, hi, pid, along; /* the tile, its halves, the position, laid along */
+    int j;                         /* the position's index among the open ones (-1: lead) */
+} Move;
+
+static inline Move move_of(const View *vw, int64_t a) {
+    Move mv;
+    mv.along = a >= A_ALONG;
+    int64_t base = mv.along ? a - A_ALONG : a;
+    mv.t = base / 6;
+    mv.pid = base % 6;
+    mv.lo = TILE_LOW[mv.t];
+    mv.hi = TILE_HIGH[mv.t];
+    mv.j = -1;
+    for (int i = 0; i < vw->nopen; i++)
+        if (vw->pos[i] == mv.pid) {
+            mv.j = i;
+            break;
+        }
+    return mv;
+}
+
+static inline int64_t other_half(const Move *mv, int64_t v) { return mv->lo + mv->hi - v; }
+
+/* scoring.ends_after: the open end values after the move (returns how many) */
+static int ends_after(const Rules *r, const View *vw, const Move *mv, int64_t *ends) {
+    if (vw->nopen == 0) {
+        ends[0] = mv->lo;
+        ends[1] = mv->hi;
+        return 2;
+    }
+    int n = vw->nopen;
+    for (int i = 0; i < n; i++) ends[i] = vw->val[i];
+    if (mv->j >= 0) {
+        int64_t v = vw->val[mv->j];
+        ends[mv->j] = other_half(mv, v);
+        if (r->spinner && vw->spin < 0 && mv->lo == mv->hi) ends[n++] = v; /* the far side */
+    }
+    return n;
+}
+
+static inline int64_t value_mask(const int64_t *ends, int n) {
+    int64_t m = 0;
+    for (int i = 0; i < n; i++) m |= INT64_C(1) << ends[i];
+    return m;
+}
+
+static inline int64_t spinner_share(const Rules *r, int64_t v, int k) {
+    if (r->us_sniff) return k <= 2 ? 2 * v : (k == 3 ? v : 0);
+    return k <= 1 ? 2 * v : 0;
+}
+
+static inline int64_t end_value(int64_t v, int dbl, int along) {
+    return dbl && !along ? 2 * v : v;
+}
+
+/* the index among the open positions of position id pid (-1: not open) */
+static inline int open_index(const View *vw, int64_t pid) {
+    for (int i = 0; i < vw->nopen; i++)
+        if (vw->pos[i] == pid) return i;
+    return -1;
+}
+
+/* scoring.end_count_after, on a layout without a spinner yet */
+static int64_t count_no_spinner(const Rules *r, const View *vw, const Move *mv) {
+    int64_t v = vw->val[mv->j], w = other_half(mv, v);
+    int d = mv->lo == mv->hi;
+    if (r->spinner && d) { /* the first double becomes the spinner, W covered (§1.9) */
+        int o = open_index(vw, mv->pid == 0 ? 1 : 0);
+        int64_t c_other = o < 0 ? 0 : end_value(vw->val[o], vw->dbl[o], vw->alg[o]);
+        return c_other + spinner_share(r, v, 1);
+    }
+    int64_t c = 0;
+    for (int i = 0; i < vw->nopen; i++)
+        if (i == mv->j)
+            c += end_value(w, d, r->inline_single && mv->along && d);
+        else
+            c += end_value(vw->val[i], vw->dbl[i], vw->alg[i]);
+    return c;
+}
+
+/* scoring.end_count_after around a spinner: the covered arms and the arm played on */
+static int64_t count_spinner(const Rules *r, const View *vw, const Move *mv) {
+    int64_t v = vw->val[mv->j], c = 0;
+    int k = 0;
+    for (int i = 0; i < vw->nopen; i++) {
+        int p = vw->pos[i];
+        int covered = p >= 2 && ((vw->cov >> (p - 2)) & 1);
+        if (i == mv->j) {
+            c += end_value(other_half(mv, v), mv->lo == mv->hi, 0);
+            k++;
+        } else if (covered) {
+            c += end_value(vw->val[i], vw->dbl[i], 0);
+            k++;
+        }
+    }
+    return c + spinner_share(r, vw->spin, k);
+}
+
+static int64_t end_count_after(const Rules *r, const View *vw, const Move *mv) {
+    if (vw->nopen == 0 && vw->table == 0) return mv->lo + mv->hi; /* the lead */
+    if (mv->j < 0) return 0; /* (a placement is always on an open position) */
+    if (vw->spin < 0) return count_no_spinner(r, vw, mv);
+    return count_spinner(r, vw, mv);
+}
+
+/* bergen's headers (§4.8): the ends L and R showing one value */
+static int64_t bergen_points(const View *vw, const Move *mv) {
+    if (vw->nopen == 0) return IS_DBL[mv->t] ? 2 : 0;
+    int64_t v[2] = {-1, -1};
+    int d[2] = {0, 0};
+    for (int i = 0; i < vw->nopen; i++)
+        if (vw->pos[i] < 2) {
+            v[vw->pos[i]] = vw->val[i];
+            d[vw->pos[i]] = vw->dbl[i];
+        }
+    if (mv->pid < 2) {
+        v[mv->pid] = other_half(mv, v[mv->pid]);
+        d[mv->pid] = IS_DBL[mv->t];
+    }
+    return v[0] != v[1] ? 0 : (d[0] || d[1] ? 3 : 2);
+}
+
+/* scoring.placement_points: the in-play points the move would score (no target cap) */
+static int64_t placement_points(const Rules *r, const View *vw, const Move *mv) {
+    if (r->scoring == SC_NONE) return 0;
+    if (r->scoring == SC_BERGEN) return bergen_points(vw, mv);
+    int64_t c = end_count_after(r, vw, mv), m = r->scoring == SC_THREES ? 3 : 5;
+    if (c <= 0 || c % m) return 0;
+    return r->scoring == SC_MUGGINS ? c : c / m;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the rankings (each the key tuple of its strategy file, packed)
+ * ---------------------------------------------------------------------------------------- */
+/* tiles.nondouble_key: the pip sum, then the high half (7 bits) */
+static inline int64_t weight(const Move *mv) { return (mv->lo + mv->hi) * 8 + mv->hi; }
+
+/* heaviest.heaviest_key: pips, double, control, the opponents' void ends (17 bits) */
+static int64_t heaviest_rank(const Rules *r, const View *vw, const Move *mv) {
+    int64_t ends[8];
+    int n = ends_after(r, vw, mv, ends);
+    int64_t rest = vw->hand & ~(INT64_C(1) << mv->t);
+    int64_t control = popc28(rest & carrying(value_mask(ends, n)));
+    int64_t voids = 0;
+    for (int s = 0; s < r->P; s++)
+        if (s != vw->seat)
+            for (int i = 0; i < n; i++) voids += (vw->voids[s] >> ends[i]) & 1;
+    return (((mv->lo + mv->hi) * 2 + (mv->lo == mv->hi)) * 64 + control) * 64 + voids;
+}
+
+/* greedy: the in-play points, then heaviest's key */
+static int64_t greedy_rank(const Rules *r, const View *vw, const Move *mv) {
+    return placement_points(r, vw, mv) * (INT64_C(1) << 17) + heaviest_rank(r, vw, mv);
+}
+
+/* doubles_first: a double, the in-play points, the weight */
+static int64_t doubles_first_rank(const Rules *r, const View *vw, const Move *mv) {
+    return ((mv->lo == mv->hi) * (INT64_C(1) << 12) + placement_points(r, vw, mv)) * 128 +
+           weight(mv);
+}
+
+/* suit_keeper._longest_suit: the value on most of the hand's tiles (ties: the higher), -1
+ * for an empty hand */
+static int64_t longest_suit(int64_t hand) {
+    if (!hand) return -1;
+    int64_t best = 0, most = -1;
+    for (int v = 0; v < 7; v++) {
+        int c = popc28(hand & CARRY28[v]);
+        if (c >= most) {
+            most = c;
+            best = v;
+        }
+    }
+    return best;
+}
+
+/* whether the move keeps every tile of the longest suit (a double of it keeps the end) */
+static inline int keeps_suit(const Move *mv, int64_t suit) {
+    return (suit != mv->lo && suit != mv->hi) || mv->lo == mv->hi;
+}
+
+/* suit_keeper: the in-play points, keeping the suit, control, the weight */
+static int64_t suit_keeper_rank(const Rules *r, const View *vw, const Move *mv, int64_t suit) {
+    int64_t ends[8];
+    int n = ends_after(r, vw, mv, ends);
+    int64_t rest = vw->hand & ~(INT64_C(1) << mv->t), control = 0;
+    for (int i = 0; i < n; i++) control += popc28(rest & CARRY28[ends[i]]);
+    return ((placement_points(r, vw, mv) * 2 + keeps_suit(mv, suit)) * 64 + control) * 128 +
+           weight(mv);
+}
+
+/* blocker._block_terms of the ends: next opponent blocked, opponents blocked, partner not
+ * blocked, opponent-void hits (9 bits; TERMS_NEXT the first term's) */
+enum { TERMS_NEXT = 1 << 8, RANK_NEXT = TERMS_NEXT << 15 }; /* in block_terms, blocker_rank */
+static int64_t block_terms(const Rules *r, const View *vw, const int64_t *ends, int n) {
+    int64_t vals = value_mask(ends, n), me = vw->seat, partner = vw->partner;
+    int64_t nxt = next_seat(me, r->P), next_blocked = 0, blocked = 0, hits = 0;
+    for (int s = 0; s < r->P; s++) {
+        if (s == me || s == partner) continue;
+        int lacks = vals != 0 && (vals & ~vw->voids[s]) == 0;
+        blocked += lacks;
+        if (s == nxt) next_blocked = lacks;
+        for (int i = 0; i < n; i++) hits += (vw->voids[s] >> ends[i]) & 1;
+    }
+    int partner_free =
+        partner < 0 || !(vals != 0 && (vals & ~vw->voids[partner]) == 0);
+    return ((next_blocked * 4 + blocked) * 2 + partner_free) * 32 + hits;
+}
+
+/* blocker: the block terms, the in-play points, the weight */
+static int64_t blocker_rank(const Rules *r, const View *vw, const Move *mv) {
+    int64_t ends[8];
+    int n = ends_after(r, vw, mv, ends);
+    return (block_terms(r, vw, ends, n) * 256 + placement_points(r, vw, mv)) * 128 + weight(mv);
+}
+
+static int64_t rank_of(const Rules *r, int64_t policy, const View *vw, const Move *mv,
+                       int64_t suit) {
+    switch (policy) {
+    case POL_heaviest: return heaviest_rank(r, vw, mv);
+    case POL_greedy: return greedy_rank(r, vw, mv);
+    case POL_doubles_first: return doubles_first_rank(r, vw, mv);
+    case POL_suit_keeper: return suit_keeper_rank(r, vw, mv, suit);
+    default: return blocker_rank(r, vw, mv);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * deciding
+ * ---------------------------------------------------------------------------------------- */
+/* the first of the best placements by the policy's ranking (index into acts) */
+static int best_placement(const Rules *r, int64_t policy, const View *vw, const int16_t *acts,
+                          int nplace, int64_t suit, int64_t *best_rank) {
+    int best = 0;
+    *best_rank = -1;
+    for (int i = 0; i < nplace; i++) {
+        Move mv = move_of(vw, acts[i]);
+        int64_t k = rank_of(r, policy, vw, &mv, suit);
+        if (k > *best_rank) {
+            *best_rank = k;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* blind's open phase (§3.7b): whether the policy stops instead of placing its best tile */
+static int stops(const Rules *r, int64_t policy, const View *vw, int64_t a, int64_t rank,
+                 int64_t suit) {
+    if (policy == POL_suit_keeper) {
+        Move mv = move_of(vw, a);
+        return !keeps_suit(&mv, suit) && vw->held != 1;
+    }
+    if (policy == POL_blocker && vw->held > 1) {
+        int64_t ends[6];
+        for (int i = 0; i < vw->nopen; i++) ends[i] = vw->val[i];
+        int64_t now = block_terms(r, vw, ends, vw->nopen);
+        return (now & TERMS_NEXT) && !(rank & RANK_NEXT); /* keep the next opponent blocked */
+    }
+    return 0;
+}
+
+/* the action policy takes at slot rw's pending decision (kind, masks m2, lead mask lm,
+ * flags), one of its legal actions */
+static int64_t policy_decide(const Rules *r, const Slot *rw, const BSlot *bw, int64_t policy,
+                             int64_t kind, int64_t lm, const int64_t *m2, int64_t flags) {
+    int16_t acts[MAX_LEGAL];
+    int nplace;
+    int n = legal_list(r, rw, kind, lm, m2, flags, acts, &nplace);
+    if (policy == POL_random) {
+        uint64_t h = sm(rw->skey ^ (uint64_t)rw->hb[H_DECISION]);
+        return acts[below(sm(h ^ (uint64_t)rw->to_move), n)];
+    }
+    if (nplace == 0) return fallback_of(acts, n);
+    View vw;
+    make_view(r, rw, bw, &vw);
+    int64_t suit = policy == POL_suit_keeper ? longest_suit(vw.hand) : -1, rank;
+    int64_t a = acts[best_placement(r, policy, &vw, acts, nplace, suit, &rank)];
+    if ((flags & F_STOP) && stops(r, policy, &vw, a, rank, suit)) return A_STOP;
+    return a;
+}
