@@ -1477,13 +1477,17 @@ static int64_t take_choices(Slot *st, const Outputs *o) {
  * action. */
 static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, const Inputs *in,
                             const Outputs *o) {
-    int64_t kind = rw->ask, lm = 0, code = -1, flags = 0, m2[6] = {0, 0, 0, 0, 0, 0};
-    if (kind != ASK_NONE) { /* play the chosen action */
-        if (!legal_act(r, rw, bw, kind, rw->act, rw->to_move)) return -2 - i;
+    int64_t kind = rw->ask, a = rw->act, lm = 0, code = -1, flags = 0;
+    int64_t m2[6] = {0, 0, 0, 0, 0, 0};
+    if (kind != ASK_NONE) { /* the action a strategy in Python chose */
+        if (!legal_act(r, rw, bw, kind, a, rw->to_move)) return -2 - i;
         rw->ask = ASK_NONE;
-        code = answer(r, rw, bw, kind, rw->act, m2);
     }
     for (;;) {
+        if (kind != ASK_NONE) { /* play the chosen action (one call site: one inlined copy) */
+            code = answer(r, rw, bw, kind, a, m2);
+            kind = ASK_NONE;
+        }
         if (code >= 0) { /* blind: a decision posed when the last one was answered */
             kind = ASK_PLAY;
             flags = bw->cflag;
@@ -1517,9 +1521,8 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
             pose_decision(r, rw, bw, i, kind, code, flags, lm, m2, o);
             return -1;
         }
-        int64_t a = policy_decide(r, rw, bw, policy, kind, lm, m2, flags);
+        a = policy_decide(r, in->rules, rw, bw, policy, rw->hb[H_DECISION], kind, lm, m2, flags);
         rw->hb[H_DECISION] += 1;
-        code = answer(r, rw, bw, kind, a, m2);
     }
 }
 
@@ -1591,12 +1594,15 @@ typedef int64_t (*Loop)(const Rules *, const Inputs *, Slot *, BSlot *, int64_t,
 static const Loop LINE_LOOPS[3] = {advance_line2, advance_line3, advance_line4};
 static const Loop BLIND_LOOPS[3] = {advance_blind2, advance_blind3, advance_blind4};
 
-int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B,
+int64_t core_advance(const Rules *r, const Inputs *given, Slot *st, BSlot *bst, int64_t B,
                      const Outputs *o, int64_t start) {
     if (start == 0) {
         int64_t bad = take_choices(st, o);
         if (bad) return bad;
     }
+    Inputs inputs = *given;
+    const Inputs *in = &inputs;
+    inputs.rules = r;
     if (line_shape(r)) return LINE_LOOPS[r->P - 2](r, in, st, bst, B, o, start);
     if (blind_shape(r)) return BLIND_LOOPS[r->P - 2](r, in, st, bst, B, o, start);
     return advance_slots(r, in, st, bst, B, o, start);
@@ -1691,75 +1697,6 @@ int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, in
         out[j] = select28(m, below(strided_u64(keys, j), popc28(m))) * 6;
     }
     return 0;
-}
-
-/* heaviest's scores (strategies/heaviest.py line_score) pack (pips, double, control, the
- * opponents' void ends) into one integer. Per decision, what they read of the hand is its
- * bytes (byte v: the other halves of its tiles carrying v) and their bit counts, all seven at
- * once (a SWAR popcount, byte by byte), and the opponents' voids as a 4-bit count per value */
-typedef struct {
-    uint64_t hand, counts; /* counts: byte v holds the number of tiles carrying v */
-    int64_t voids;
-} HandView;
-
-static inline HandView hand_view(uint64_t h, int64_t cv) {
-    uint64_t x = h - ((h >> 1) & UINT64_C(0x5555555555555555));
-    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
-    HandView hv = {h, x, cv};
-    return hv;
-}
-
-/* the score of placing tile t leaving the open ends e0 (the tile's outer half) and e1 */
-static inline int heaviest_score(const HandView *hv, int t, int e0, int e1) {
-    int c0 = (int)((hv->counts >> (8 * e0)) & 0xFF), c1 = (int)((hv->counts >> (8 * e1)) & 0xFF);
-    int both = (int)((hv->hand >> (8 * e0 + e1)) & 1); /* the tile e0-e1, counted once */
-    int control = c0 - 1 + (e1 != e0 ? c1 - both : 0); /* (less the placed tile itself) */
-    int nv = (int)(((hv->voids >> (4 * e0)) & 15) + ((hv->voids >> (4 * e1)) & 15));
-    return ((TILE_PIPS[t] * 2 + IS_DBL[t]) * HV_CTRL + control) * HV_VOID + nv;
-}
-
-static int64_t heaviest_lead(const HandView *hv, int64_t m) {
-    int best = -1;
-    int64_t choice = -1;
-    while (m) {
-        int t = __builtin_ctzll((unsigned long long)m);
-        m &= m - 1;
-        int score = heaviest_score(hv, t, TILE_LOW[t], TILE_HIGH[t]);
-        if (score > best) {
-            best = score;
-            choice = (int64_t)t * 6;
-        }
-    }
-    return choice;
-}
-
-/* the placements on slot p (open value v; the other end q, -1 closed): tile v-w leaves the
- * ends w and q (w twice where q is closed); what depends on q is read once per slot */
-static inline void heaviest_slot(const HandView *hv, int p, int v, int q, int m, int *best,
-                                 int64_t *choice) {
-    int cq = q >= 0 ? (int)((hv->counts >> (8 * q)) & 0xFF) : 0;
-    int vq = q >= 0 ? (int)((hv->voids >> (4 * q)) & 15) : 0;
-    while (m) {
-        int w = __builtin_ctz((unsigned)m), t = TILE_AT[v][w];
-        m &= m - 1;
-        int c0 = (int)((hv->counts >> (8 * w)) & 0xFF), vw = (int)((hv->voids >> (4 * w)) & 15);
-        int control = c0 - 1, nv = vw + (q >= 0 ? vq : vw);
-        if (q >= 0 && q != w) control += cq - (int)((hv->hand >> (8 * w + q)) & 1);
-        int score = ((TILE_PIPS[t] * 2 + IS_DBL[t]) * HV_CTRL + control) * HV_VOID + nv;
-        if (score > *best) {
-            *best = score;
-            *choice = (int64_t)t * 6 + p;
-        }
-    }
-}
-
-static int64_t heaviest_line(const HandView *hv, int v0, int v1, int m0, int m1) {
-    int best = -1;
-    int64_t choice = -1; /* slot 0 then slot 1, ascending other half: the canonical order */
-    if (v0 >= 0) heaviest_slot(hv, 0, v0, v1, m0, &best, &choice);
-    if (v1 >= 0) heaviest_slot(hv, 1, v1, v0, m1, &best, &choice);
-    return choice;
 }
 
 /* heaviest's choice per decision on a LINE of two slots (-1: no placement). Returns 1 on a

@@ -110,6 +110,9 @@ typedef struct {
     int64_t nq;
     int64_t *qpos;        /* [1] the next queue position */
     const int64_t *policy; /* [4] per seat: its compiled policy (POL_*) or POL_PYTHON */
+    const Rules *rules;    /* the rules as given, for the policies compiled once (a shape's
+                            * constant copy must not escape the shape, or it stops being
+                            * constant); core_advance sets it */
 } Inputs;
 
 typedef struct {
@@ -161,5 +164,9 @@ int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, in
 int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *lead, int is_lead,
                   const StridedU64 *hands, const Strided2 *voids, const Strided1 *seat,
                   int64_t n, int64_t *out);
+
+int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst, int64_t B,
+                const int64_t *slots, const int64_t *decs, int64_t n, int is_lead,
+                const int64_t *lead, const int64_t *masks, const int64_t *flags, int64_t *out);
 
 #endif

@@ -181,7 +181,7 @@ static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t na
     Inputs in = {(const uint64_t *)b[A_SD].view.buf, (const int64_t *)b[A_PRIO].view.buf,
                  items(&b[A_PRIO]), (const int64_t *)b[A_HTMPL].view.buf, items(&b[A_HTMPL]),
                  (const int64_t *)b[A_QUEUE].view.buf, nq, (int64_t *)b[A_QPOS].view.buf,
-                 (const int64_t *)b[A_POLICY].view.buf};
+                 (const int64_t *)b[A_POLICY].view.buf, NULL};
     Outputs o = {B, (int64_t *)b[A_ND].view.buf, (int64_t *)b[A_CD].view.buf,
                  (int64_t *)b[A_CACT].view.buf, (int64_t *)b[A_CVALS].view.buf,
                  (int64_t *)b[A_CMASKS].view.buf, (int32_t *)b[A_HDIR].view.buf,
@@ -342,6 +342,50 @@ static int add_field(PyObject *d, const char *name, size_t offset) {
 
 #define FIELD(d, type, name) add_field(d, #name, offsetof(type, name))
 
+/* decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out): a compiled
+ * policy's choices at decisions posed on the slots (tests compare them with choose_one) */
+static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 11) return PyErr_Format(PyExc_TypeError, "decide takes 11 arguments");
+    Rules r;
+    if (read_rules(args[0], &r) < 0) return NULL;
+    int64_t policy = PyLong_AsLongLong(args[1]);
+    if (policy == -1 && PyErr_Occurred()) return NULL;
+    int is_lead = PyObject_IsTrue(args[6]);
+    if (is_lead < 0) return NULL;
+    enum { D_ST, D_BST, D_SLOTS, D_DECS, D_LEAD, D_MASKS, D_FLAGS, D_OUT, D_COUNT };
+    Buf b[D_COUNT];
+    memset(b, 0, sizeof b);
+    if (take(&b[D_ST], args[2], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        take(&b[D_BST], args[3], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
+        take(&b[D_SLOTS], args[4], "slots", 8, K_INT, 1, 0) < 0 ||
+        take(&b[D_DECS], args[5], "decs", 8, K_INT, 1, 0) < 0 ||
+        take(&b[D_LEAD], args[7], "lead", 8, K_INT, 1, 0) < 0 ||
+        take(&b[D_MASKS], args[8], "masks", 8, K_INT, 2, 0) < 0 ||
+        take(&b[D_FLAGS], args[9], "flags", 8, K_INT, 1, 0) < 0 ||
+        take(&b[D_OUT], args[10], "out", 8, K_INT, 1, 1) < 0) {
+        release(b, D_COUNT);
+        return NULL;
+    }
+    int64_t n = items(&b[D_OUT]), B = items(&b[D_ST]);
+    int shapes = items(&b[D_SLOTS]) == n && items(&b[D_DECS]) == n && items(&b[D_FLAGS]) == n &&
+                 (is_lead ? items(&b[D_LEAD]) == n
+                          : dim(&b[D_MASKS], 0) == n && dim(&b[D_MASKS], 1) == r.npos) &&
+                 items(&b[D_BST]) >= (r.blind ? B : 1);
+    if (!shapes) {
+        release(b, D_COUNT);
+        return PyErr_Format(PyExc_ValueError, "_core: decide's arrays must have one row per decision");
+    }
+    int err = core_decide(&r, policy, (const Slot *)b[D_ST].view.buf,
+                          (const BSlot *)b[D_BST].view.buf, B, (const int64_t *)b[D_SLOTS].view.buf,
+                          (const int64_t *)b[D_DECS].view.buf, n, is_lead,
+                          (const int64_t *)b[D_LEAD].view.buf, (const int64_t *)b[D_MASKS].view.buf,
+                          (const int64_t *)b[D_FLAGS].view.buf, (int64_t *)b[D_OUT].view.buf);
+    release(b, D_COUNT);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: decide: an index or mask out of range");
+    Py_RETURN_NONE;
+}
+
 static PyObject *slot_layout(void) {
     PyObject *d = PyDict_New();
     if (!d) return NULL;
@@ -434,6 +478,9 @@ static PyMethodDef methods[] = {
      "uniform_lead(lead, keys, out): Legal.uniform for leads"},
     {"heaviest", (PyCFunction)(void (*)(void))py_heaviest, METH_FASTCALL,
      "heaviest(values, masks, lead, is_lead, hands, voids, seat, out): heaviest's line loop"},
+    {"decide", (PyCFunction)(void (*)(void))py_decide, METH_FASTCALL,
+     "decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out): a compiled "
+     "policy's choices at posed decisions"},
     {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and field offsets"},
     {"constants", py_constants, METH_NOARGS, "constants() -> the codes shared with kernel.py"},
     {NULL, NULL, 0, NULL},

@@ -343,6 +343,79 @@ static int64_t rank_of(const Rules *r, int64_t policy, const View *vw, const Mov
 }
 
 /* ------------------------------------------------------------------------------------------
+ * heaviest on a LINE of two ends (not blind): the same ranking, counted on the packed hand
+ * (also kernel.heaviest, which strategies/heaviest.py's batch choose calls)
+ * ---------------------------------------------------------------------------------------- */
+/* heaviest's scores (strategies/heaviest.py line_score) pack (pips, double, control, the
+ * opponents' void ends) into one integer. Per decision, what they read of the hand is its
+ * bytes (byte v: the other halves of its tiles carrying v) and their bit counts, all seven at
+ * once (a SWAR popcount, byte by byte), and the opponents' voids as a 4-bit count per value */
+typedef struct {
+    uint64_t hand, counts; /* counts: byte v holds the number of tiles carrying v */
+    int64_t voids;
+} HandView;
+
+static inline HandView hand_view(uint64_t h, int64_t cv) {
+    uint64_t x = h - ((h >> 1) & UINT64_C(0x5555555555555555));
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    HandView hv = {h, x, cv};
+    return hv;
+}
+
+/* the score of placing tile t leaving the open ends e0 (the tile's outer half) and e1 */
+static inline int heaviest_score(const HandView *hv, int t, int e0, int e1) {
+    int c0 = (int)((hv->counts >> (8 * e0)) & 0xFF), c1 = (int)((hv->counts >> (8 * e1)) & 0xFF);
+    int both = (int)((hv->hand >> (8 * e0 + e1)) & 1); /* the tile e0-e1, counted once */
+    int control = c0 - 1 + (e1 != e0 ? c1 - both : 0); /* (less the placed tile itself) */
+    int nv = (int)(((hv->voids >> (4 * e0)) & 15) + ((hv->voids >> (4 * e1)) & 15));
+    return ((TILE_PIPS[t] * 2 + IS_DBL[t]) * HV_CTRL + control) * HV_VOID + nv;
+}
+
+static int64_t heaviest_lead(const HandView *hv, int64_t m) {
+    int best = -1;
+    int64_t choice = -1;
+    while (m) {
+        int t = __builtin_ctzll((unsigned long long)m);
+        m &= m - 1;
+        int score = heaviest_score(hv, t, TILE_LOW[t], TILE_HIGH[t]);
+        if (score > best) {
+            best = score;
+            choice = (int64_t)t * 6;
+        }
+    }
+    return choice;
+}
+
+/* the placements on slot p (open value v; the other end q, -1 closed): tile v-w leaves the
+ * ends w and q (w twice where q is closed); what depends on q is read once per slot */
+static inline void heaviest_slot(const HandView *hv, int p, int v, int q, int m, int *best,
+                                 int64_t *choice) {
+    int cq = q >= 0 ? (int)((hv->counts >> (8 * q)) & 0xFF) : 0;
+    int vq = q >= 0 ? (int)((hv->voids >> (4 * q)) & 15) : 0;
+    while (m) {
+        int w = __builtin_ctz((unsigned)m), t = TILE_AT[v][w];
+        m &= m - 1;
+        int c0 = (int)((hv->counts >> (8 * w)) & 0xFF), vw = (int)((hv->voids >> (4 * w)) & 15);
+        int control = c0 - 1, nv = vw + (q >= 0 ? vq : vw);
+        if (q >= 0 && q != w) control += cq - (int)((hv->hand >> (8 * w + q)) & 1);
+        int score = ((TILE_PIPS[t] * 2 + IS_DBL[t]) * HV_CTRL + control) * HV_VOID + nv;
+        if (score > *best) {
+            *best = score;
+            *choice = (int64_t)t * 6 + p;
+        }
+    }
+}
+
+static int64_t heaviest_line(const HandView *hv, int v0, int v1, int m0, int m1) {
+    int best = -1;
+    int64_t choice = -1; /* slot 0 then slot 1, ascending other half: the canonical order */
+    if (v0 >= 0) heaviest_slot(hv, 0, v0, v1, m0, &best, &choice);
+    if (v1 >= 0) heaviest_slot(hv, 1, v1, v0, m1, &best, &choice);
+    return choice;
+}
+
+/* ------------------------------------------------------------------------------------------
  * deciding
  * ---------------------------------------------------------------------------------------- */
 /* the first of the best placements by the policy's ranking (index into acts) */
@@ -377,17 +450,74 @@ static int stops(const Rules *r, int64_t policy, const View *vw, int64_t a, int6
     return 0;
 }
 
-/* the action policy takes at slot rw's pending decision (kind, masks m2, lead mask lm,
- * flags), one of its legal actions */
-static int64_t policy_decide(const Rules *r, const Slot *rw, const BSlot *bw, int64_t policy,
-                             int64_t kind, int64_t lm, const int64_t *m2, int64_t flags) {
-    int16_t acts[MAX_LEGAL];
-    int nplace;
-    int n = legal_list(r, rw, kind, lm, m2, flags, acts, &nplace);
-    if (policy == POL_random) {
-        uint64_t h = sm(rw->skey ^ (uint64_t)rw->hb[H_DECISION]);
-        return acts[below(sm(h ^ (uint64_t)rw->to_move), n)];
+/* the k-th flag action of the flags (draw, pass, stop in that order) */
+static inline int64_t kth_flag(int64_t flags, int64_t k) {
+    static const int16_t codes[3] = {A_DRAW, A_PASS, A_STOP};
+    for (int j = 0; j < 3; j++)
+        if ((flags >> j) & 1) {
+            if (k == 0) return codes[j];
+            k--;
+        }
+    return -1;
+}
+
+/* the k-th legal action in canonical order (Legal.action_at), without listing them */
+static inline int64_t kth_action(const Rules *r, const Slot *rw, int64_t kind, int64_t lm,
+                                 const int64_t *m2, int64_t flags, int64_t k) {
+    if (kind == ASK_LEAD) {
+        int64_t c = popc28(lm);
+        if (k < c) return select28(lm, k) * 6;
+        k -= c;
+        int64_t dl = r->inline_single ? lm & DOUBLES28 : 0, cd = popc28(dl);
+        if (k < cd) return A_ALONG + select28(dl, k) * 6;
+        return kth_flag(flags, k - cd);
     }
+    for (int p = 0; p < r->npos; p++) {
+        int64_t v = rw->vals[p], m = m2[p], c = POPC7[m];
+        if (v < 0) continue;
+        if (k < c) return TILE_AT[v][SELECT7[m][k]] * 6 + p;
+        k -= c;
+        if (r->inline_single && ((m >> v) & 1)) {
+            if (k == 0) return A_ALONG + TILE_AT[v][v] * 6 + p;
+            k--;
+        }
+    }
+    return kth_flag(flags, k);
+}
+
+/* strategies/random.py: legal[below(key, len(legal))], key the decision's addressed value */
+static inline int64_t random_decide(const Rules *r, const Slot *rw, int64_t dec, int64_t kind,
+                                    int64_t lm, const int64_t *m2, int64_t flags) {
+    int64_t n = POPC7[flags];
+    if (kind == ASK_LEAD)
+        n += lead_count(r, lm);
+    else
+        for (int p = 0; p < r->npos; p++) {
+            n += POPC7[m2[p]];
+            if (r->inline_single && rw->vals[p] >= 0) n += (m2[p] >> rw->vals[p]) & 1;
+        }
+    uint64_t h = sm(rw->skey ^ (uint64_t)dec);
+    return kth_action(r, rw, kind, lm, m2, flags, below(sm(h ^ (uint64_t)rw->to_move), n));
+}
+
+/* heaviest on a LINE of two ends (heaviest_line), else the fallback of strategy.fallback */
+static inline int64_t heaviest_decide(const Rules *r, const Slot *rw, int64_t kind, int64_t lm,
+                                      const int64_t *m2, int64_t flags) {
+    int64_t me = rw->to_move, cv = 0;
+    for (int s = 0; s < r->P; s++) cv += s != me ? SPREAD[rw->voids[s]] : 0;
+    HandView hv = hand_view(rw->hands[me], cv);
+    int64_t a = kind == ASK_LEAD ? heaviest_lead(&hv, lm)
+                                 : heaviest_line(&hv, (int)rw->vals[0], (int)rw->vals[1],
+                                                 (int)m2[0], (int)m2[1]);
+    return a >= 0 ? a : kth_flag(flags, 0);
+}
+
+/* the ranked policies (every one but random), compiled once: not inlined into the shapes,
+ * whose build time it would multiply; the call costs little beside the ranking */
+__attribute__((noinline)) static int64_t ranked_decide(const Rules *r, const Slot *rw,
+                                                       const BSlot *bw, int64_t policy,
+                                                       const int16_t *acts, int n, int nplace,
+                                                       int64_t flags) {
     if (nplace == 0) return fallback_of(acts, n);
     View vw;
     make_view(r, rw, bw, &vw);
@@ -395,4 +525,44 @@ static int64_t policy_decide(const Rules *r, const Slot *rw, const BSlot *bw, in
     int64_t a = acts[best_placement(r, policy, &vw, acts, nplace, suit, &rank)];
     if ((flags & F_STOP) && stops(r, policy, &vw, a, rank, suit)) return A_STOP;
     return a;
+}
+
+/* the action policy takes at slot rw's pending decision number dec (kind, masks m2, lead
+ * mask lm, flags): one of its legal actions. r: the shape's rules; given: the same rules as
+ * given (in->rules), which the policies compiled once read */
+static inline int64_t policy_decide(const Rules *r, const Rules *given, const Slot *rw,
+                                    const BSlot *bw, int64_t policy, int64_t dec, int64_t kind,
+                                    int64_t lm, const int64_t *m2, int64_t flags) {
+    if (policy == POL_random) return random_decide(r, rw, dec, kind, lm, m2, flags);
+    if (policy == POL_heaviest && r->npos == 2 && !r->spinner && !r->single_end && !r->blind)
+        return heaviest_decide(r, rw, kind, lm, m2, flags);
+    int16_t acts[MAX_LEGAL];
+    int nplace;
+    int n = legal_list(r, rw, kind, lm, m2, flags, acts, &nplace);
+    return ranked_decide(given, rw, bw, policy, acts, n, nplace, flags);
+}
+
+/* core_decide (tests): the policy's choice at decisions already posed on slots st, row j
+ * being slot slots[j] at decision number decs[j] with the legal actions of the lead mask
+ * lead[j] (is_lead) or the slot masks masks[j], and the flags flags[j]. Returns 1 on an
+ * index or mask out of range. */
+int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst, int64_t B,
+                const int64_t *slots, const int64_t *decs, int64_t n, int is_lead,
+                const int64_t *lead, const int64_t *masks, const int64_t *flags, int64_t *out) {
+    if (policy < 0 || policy >= POL_COUNT) return 1;
+    for (int64_t j = 0; j < n; j++) {
+        int64_t i = slots[j], m2[6] = {0, 0, 0, 0, 0, 0};
+        if (i < 0 || i >= B || (uint64_t)flags[j] > 7) return 1;
+        if (is_lead && (uint64_t)lead[j] >= (UINT64_C(1) << 28)) return 1;
+        for (int k = 0; !is_lead && k < r->npos; k++) {
+            m2[k] = masks[j * r->npos + k];
+            if ((uint64_t)m2[k] > 127) return 1;
+        }
+        const Slot *rw = &st[i];
+        if (rw->to_move < 0 || rw->to_move >= r->P) return 1;
+        out[j] = policy_decide(r, r, rw, &bst[r->blind ? i : 0], policy, decs[j],
+                               is_lead ? ASK_LEAD : ASK_PLAY, is_lead ? lead[j] : 0, m2,
+                               flags[j]);
+    }
+    return 0;
 }
