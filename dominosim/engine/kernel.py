@@ -12,14 +12,12 @@ engine then asks the strategies for the whole batch through the public interface
 This module holds what Python and C share: the rule knobs (:func:`knobs`, names checked
 against the core's), the records of one game slot (:data:`SLOT`, blind's rows :data:`BSLOT`;
 their layout is checked against the C structs at import), the codes of phases and decision
-rows, and the record columns. The core plays every variant, layout and §15 option; event logs
-(``log=True``) use the numpy path of :mod:`.batch`, which ``DOMINOSIM_KERNEL=0`` also forces
-(for comparisons: same records, slower).
+rows, and the record columns. The core plays every variant, layout and §15 option; the
+reference engine (:mod:`dominosim.reference`) is the readable specification it is tested
+against, decision by decision.
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 
@@ -36,16 +34,10 @@ except ImportError as exc:  # pragma: no cover - a source tree that was never bu
     ) from exc
 
 
-def enabled() -> bool:
-    """True unless ``DOMINOSIM_KERNEL=0`` sends every game to the numpy path."""
-    return os.environ.get("DOMINOSIM_KERNEL", "1") != "0"
-
-
 # ---------------------------------------------------------------------------------------------
 # codes shared with batch.py
 # ---------------------------------------------------------------------------------------------
-# phases (batch.py: LEAD TURN MAYDRAW AFTERDRAW DONE; the core adds START and BOFFER, the
-# offer of bergen_voluntary)
+# phases of a game slot (START: to be dealt; BOFFER: the offer of bergen_voluntary)
 LEAD, TURN, MAYDRAW, AFTERDRAW, DONE, START, BOFFER = range(7)
 DOMINO, BLOCKED, TARGET = 0, 1, 2
 ASK_NONE, ASK_LEAD, ASK_PLAY = 0, 1, 2  # what a pending decision is
@@ -54,9 +46,9 @@ T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, 
 F_DRAW, F_PASS, F_STOP = 1, 2, 4
 PHASES = ("play", "blind_front", "blind_drawn", "continue", "after_draw")  # code -> name
 PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER = range(5)
-RB = 32  # blind's row ring size (engine/blind.py)
+RB = 32  # blind's row ring size (BSLOT.buf)
 
-# rows of the engine's per-hand block (batch.py hand_fields, same order)
+# rows of the engine's per-hand block (batch._HAND_FIELDS, same order)
 H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION = range(9)
 H_LAST, H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT = range(9, 18)
 # rows of the previous-hand block
@@ -211,7 +203,7 @@ SLOT = np.dtype(
     align=True,
 )  # fmt: skip
 # blind's per-slot state, a record array of its own (one unused record for other rules): the
-# turn's sub-phase and pending decision, and the rows (engine/blind.py)
+# turn's sub-phase and pending decision, and the rows (ring buffers of tile indices)
 BSLOT = np.dtype(
     [("tph", np.int64), ("dtile", np.int64), ("cflag", np.int64), ("head", np.int64, (4,)),
      ("span", np.int64, (4,)), ("known", np.int64, (4,)), ("face_up", np.int64),
