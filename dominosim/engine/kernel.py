@@ -24,6 +24,7 @@ import numpy as np
 from .. import actions as A
 from .. import seeding, tiles
 from ..rules import Rules
+from ..variants import OPTION_KNOBS
 
 try:
     from . import _core
@@ -92,10 +93,13 @@ MATCH_ENDS = {"race": 0, "one_hand": 1, "kozel": 2}
 
 
 def knobs(rules: Rules, unit: str) -> np.ndarray:
-    """The rule knobs the core reads, as an int64 vector (a Rules struct in C)."""
+    """The rule knobs the core reads, as an int64 vector (a Rules struct in C): the §15
+    options' own knobs from their rows of ``variants.OPTIONS`` (``OPTION_KNOBS``), then the
+    structural knobs derived from the preset's fields."""
     r = rules
     blind = r.draw_mode == "blind"
-    v = {
+    v = {knob: int(getattr(r, field)) for field, knob in OPTION_KNOBS}
+    v.update({
         "P": r.players,
         "S": r.sides,
         "hand_size": r.hand_size,
@@ -104,40 +108,19 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "limit": 1 if r.draw_mode == "one" else (r.max_draws or 28),
         "scoring": SCORINGS[r.scoring],
         "ftp": r.failed_turn_penalty,
-        "ppm": int(r.penalty_per_miss),
         "lead_first": 0 if r.lead_first in ("lot_any", "ladder", "blind_front") else 1,
         "lead_later": LEAD_LATER[r.lead_later],
         "settlement": SETTLEMENTS[r.settlement],
         "domino_bonus": r.domino_bonus,
-        "partnership": int(r.partnership),
-        "target": r.target,
-        "check_only": int(r.check_only_at_hand_end),
+        "partnership": int(r.partnership),  # (kozel's teams are structural)
+        "target": r.target,  # (two-lane and ladder fix it; sniff's book endgame sets it)
         "match_end": MATCH_ENDS[r.match_end],
         "hands_per_match": r.hands_per_match,
-        "fewest_tiles": int(r.block_winner_fewest_tiles),
-        "bergen_1pt": int(r.bergen_block_lowest_hand_1pt),
-        "bergen_cap": int(r.bergen_near_target_cap),
-        "mug_no_round": int(r.muggins_no_rounding),
-        "mug_per_opp": int(r.muggins_block_difference_per_opponent),
-        "fish_sum_only": int(r.fish_score_sum_only),
-        "fish_diff": int(r.fish_difference_per_opponent),
-        "kozel_redeal": int(r.kozel_redeal),
-        "lone00": r.lone_00_value,
-        "lone66": r.lone_66_value,
-        "eggs_double": int(r.eggs_double_next),
-        "fm_takes_all": int(r.fish_maker_takes_all),
-        "dry_goat": int(r.dry_goat),
-        "kozel_positive": int(r.kozel_positive_scoring),
         "unit_hand": int(unit == "hand"),
         "npoints": r.players if r.match_end == "one_hand" else r.sides,
         "spinner": int(r.layout == "spinner"),
-        "us_sniff": int(r.us_sniff_counting),
-        "open_all_four": int(r.spinner_open_all_four_immediately),
         "npos": 6 if r.layout == "spinner" else 2,
         "blind": int(blind),
-        "bplay_opt": int(blind and r.blind_play_optional),
-        "bdraw_opt": int(blind and r.blind_draw_optional),
-        "bface_up": int(blind and r.blind_unplayable_double_face_up),
         # a tile from the stock starts the layout: single_end (§10.6), and blind_deal=all_tiles
         # with 3 players (§15)
         "start_tile": int(
@@ -145,11 +128,7 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         ),
         # blind_draw_optional: a hand is blocked whatever the stock (§3.9a)
         "block_any": int(blind and r.blind_draw_optional),
-        # voluntary draws (§11.7, §15) and doubles laid along (§5.6, §6.6)
-        "may_draw": int(r.may_draw_when_able),
-        "bergen_vol": int(r.bergen_voluntary),
-        "inline_single": int(r.inline_double_counts_single),
-    }
+    })  # fmt: skip
     return np.array([v[name] for name in _KNOBS], dtype=np.int64)
 
 
