@@ -38,7 +38,7 @@ def test_hands_equal_reference(variant, players):
     """200 deals per variant and player count (random play; then mixed strategies)."""
     rules = make_rules(variant, players)
     assert compare(rules, [get("random")] * players, 200, unit="hand") == []
-    assert compare(rules, _mixed(players), 100, unit="hand", seed=5) == []
+    assert compare(rules, _mixed(players), 50, unit="hand", seed=5) == []
 
 
 @pytest.mark.parametrize(("variant", "players"), _cases())
