@@ -1,13 +1,12 @@
 """Hands per CPU second of the batch engine, as a ratio to the C limit (median of 5 runs).
 
-    python bench/batch_speed.py [--hands N] [--reps 5] [--numpy]
+    python bench/batch_speed.py [--hands N] [--reps 5]
 
-Prints the CPU model, the engine path (the compiled core, or the numpy path with
-DOMINOSIM_KERNEL=0), the C reference (`../shared/limit/run`, games_per_cpu_second, its random and its
+Prints the CPU model, the C reference (`../shared/limit/run`, games_per_cpu_second, its random and its
 heaviest game, each measured beside each repetition), classic 2-player `random` and `heaviest`
 with their ratios to C (heaviest against both C games: the median of the repetitions'
 ratios, each to the C game measured just before it, and the ratio of the medians), and hands/s per
-variant (2 players, `random`; ``--numpy`` adds the numpy path). Unit "hand", one process, CPU
+variant (2 players, `random`). The engine is the compiled core. Unit "hand", one process, CPU
 time from time.process_time(); one untimed repetition of each strategy comes first.
 """
 
@@ -22,7 +21,6 @@ import time
 from pathlib import Path
 
 from dominosim.engine import BatchEngine
-from dominosim.engine import kernel as KN
 from dominosim.errors import RulesError
 from dominosim.strategy import discover, get
 from dominosim.variants import VARIANTS, make_rules
@@ -50,10 +48,10 @@ def c_rate(games: int = 2_000_000, strategy: int = 0) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def engine_rate(variant: str, strategy: str, hands: int, seed: int, kernel: bool) -> float:
+def engine_rate(variant: str, strategy: str, hands: int, seed: int) -> float:
     rules = make_rules(variant, 2)
     eng = BatchEngine(rules, seed, [get(strategy)] * 2, range(hands), unit="hand",
-                      batch_size=10_000, kernel=kernel)  # fmt: skip
+                      batch_size=10_000)  # fmt: skip
     t0 = time.process_time()
     recs, _ = eng.run()
     dt = time.process_time() - t0
@@ -68,17 +66,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=500_000)
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--numpy", action="store_true", help="also time the numpy path per variant")
     a = ap.parse_args()
     print(f"cpu: {cpu_model()}")
-    kernel = KN.enabled()
-    path = "compiled core (dominosim/engine/_core.c)" if kernel else "numpy"
-    print(f"path: {path}")
     strategies = ["random"] + (["heaviest"] if "heaviest" in discover() else [])
     # one untimed repetition of each first: the process's first large allocations are slower
     # (fresh pages)
     for s in strategies:
-        engine_rate("classic", s, a.hands, 0, kernel)
+        engine_rate("classic", s, a.hands, 0)
     # the C limit (its random and its heaviest game) is measured beside every engine
     # repetition (same machine state)
     c_rates = {s: [] for s in strategies}
@@ -88,7 +82,7 @@ def main() -> None:
             r = c_rate(strategy=k)
             if r:
                 c_rates[s].append(r)
-            rates[s].append(engine_rate("classic", s, a.hands, rep + 1, kernel))
+            rates[s].append(engine_rate("classic", s, a.hands, rep + 1))
     c = {s: statistics.median(v) if v else None for s, v in c_rates.items()}
     for s in strategies:
         print(f"C limit, {s}: {c[s]:,.0f} games/s" if c[s] else f"C limit, {s}: not found")
@@ -102,21 +96,14 @@ def main() -> None:
                 per = statistics.median(e / x for e, x in zip(rates[s], c_rates[cs], strict=True))
                 ratio += f"  {per:.3f} x C {cs} ({r / c[cs]:.3f} of medians)"
         print(f"classic 2p {s:9} {r:12,.0f} hands/s{ratio}")
-    print(f"{'variant':10} {'path':>7} {'hands/s (2p random)':>20}" +
-          (f" {'numpy path':>12}" if a.numpy else ""))  # fmt: skip
+    print(f"{'variant':10} {'hands/s (2p random)':>20}")
     for v in VARIANTS:
         try:
-            r = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands, rep + 1, kernel),
-                          a.reps)  # fmt: skip
-            extra = ""
-            if a.numpy:
-                n = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands // 4, rep + 1,
-                                                           False), a.reps)  # fmt: skip
-                extra = f" {n:12,.0f}"
+            r = median_of(lambda rep, v=v: engine_rate(v, "random", a.hands, rep + 1), a.reps)
         except RulesError as exc:
             print(f"{v:10} {'-':>20}  ({str(exc).split(';')[0]})")
             continue
-        print(f"{v:10} {'kernel' if kernel else 'numpy':>7} {r:20,.0f}{extra}")
+        print(f"{v:10} {r:20,.0f}")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,7 @@
 
 from .rules import Rules
 from .variants import make_rules
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["Rules", "__version__", "make_rules"]
 

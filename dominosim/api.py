@@ -60,7 +60,6 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
     Returns:
         The report as a dict (docs/results.md, "Report JSON").
     """
-    from . import report as RP
     from . import runner as RN
 
     timeout = _timeout(flags.pop("strategy_timeout", None))
@@ -73,7 +72,7 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
         else:
             exp, seed, drawn = prepare(config, **flags)
             rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session)
-        return RP.load_report(rd.path)
+        return RN.load_report(rd.path)
 
 
 def _timeout(value) -> float | None:
@@ -108,7 +107,7 @@ def load(run_dir: str | Path) -> RunData:
     """
     import pandas as pd
 
-    from . import report as RP
+    from . import runner as RN
     from .store import RunDir
 
     rd = RunDir.open(run_dir)
@@ -119,13 +118,11 @@ def load(run_dir: str | Path) -> RunData:
                    if files else pd.DataFrame())  # fmt: skip
     except (OSError, ValueError) as e:
         raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
-    rep = RP.load_report(rd.path)
+    rep = RN.load_report(rd.path)
     if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
         aggregates = rd.read_aggregates()
     else:  # an unfinished run: the merge of the chunks it has
-        from .runner import Plan, merge_finished
-
-        aggregates = merge_finished(rd, Plan.from_manifest(manifest))[0].frame()
+        aggregates = RN.merge_finished(rd, RN.Plan.from_manifest(manifest))[0].frame()
     return RunData(records, aggregates, manifest, rep)
 
 
@@ -147,7 +144,6 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
 
 
 def _tournament_run(kind, setup, resume, session, flags) -> dict:
-    from . import report as RP
     from . import runner as RN
     from .errors import ConfigError
     from .store import RunDir
@@ -164,7 +160,7 @@ def _tournament_run(kind, setup, resume, session, flags) -> dict:
         exp, seed, drawn = prepare(None, **exp_flags)
         rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
                           analysis=analysis)  # fmt: skip
-    return RP.load_report(rd.path)
+    return RN.load_report(rd.path)
 
 
 def compare(**kwargs) -> dict:

@@ -14,9 +14,9 @@ import functools
 
 import click
 
-from . import __version__ as _pkg_version
 from . import variants as V
 from .errors import ConfigError, DominosimError
+from .version import __version__ as _pkg_version
 
 
 def _version() -> str:
@@ -362,8 +362,9 @@ def report_cmd(run_dir, as_json) -> None:
     RUN_DIR is the run folder, results/NAME/RUN-ID; docs/results.md describes the report.
     """
     from . import report as RP
+    from . import runner as RN
 
-    data = RP.load_report(run_dir)
+    data = RN.load_report(run_dir)
     click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
 
 

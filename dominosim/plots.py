@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS
+
 DPI = 100
 
 
@@ -138,8 +140,6 @@ def _win_rates(plt, data: Mapping, path: Path) -> Path:
 
 def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
     """Write the figures of a report into ``folder``; returns their paths."""
-    from .runner import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS
-
     plt = _plt()
     folder = Path(folder)
     name = data.get("name", "")

@@ -15,35 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from . import stats as ST
-
-
-class _Agg:
-    """Lookup of one group's aggregate rows: ``(metric, rotation, seat, bin, pair) -> value``."""
-
-    def __init__(self, frame):
-        self.d: dict[tuple, int] = {}
-        cols = ("metric", "rotation", "seat", "bin", "pair", "value")
-        for metric, r, s, b, pair, v in zip(*(frame[c].tolist() for c in cols), strict=True):
-            self.d[(metric, int(r), int(s), int(b), pair)] = int(v)
-
-    def get(self, metric: str, rotation=-1, seat=-1, bin=-1, pair="") -> int:
-        return self.d.get((metric, rotation, seat, bin, pair), 0)
-
-    def hist(self, metric: str, lo: int, hi: int) -> list[int]:
-        return [self.get(metric, bin=i) for i in range(lo, hi + 1)]
-
-
-def _num(x):
-    """A float for JSON: nan becomes None; rounding is left to the presentation."""
-    if x is None:
-        return None
-    x = float(x)
-    return None if math.isnan(x) or math.isinf(x) else x
-
-
-def _ci(lo_hi):
-    lo, hi = lo_hi
-    return [_num(lo), _num(hi)]
+from . import tournament as TM
+from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates, seating
 
 
 def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> dict:
@@ -54,8 +27,6 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
         aggregates: the aggregates DataFrame (columns of ``aggregates.parquet``).
         run_dir: the run folder, reported as ``run_dir``.
     """
-    from .runner import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, seating
-
     P = int(manifest["players"])
     unit = manifest["unit"]
     timings = manifest.get("group_timings") or []
@@ -66,7 +37,7 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
         rotations = [r["offset"] for r in gd.get("rotations", manifest["rotations"])]
         labels = list(dict.fromkeys(seats))
         k = {x: seats.count(x) for x in labels}
-        A = _Agg(aggregates[aggregates["group"] == g])
+        A = Aggregates(aggregates[aggregates["group"] == g])
         rules = gd["rules"]
         sides = 2 if rules["partnership"] else P
         hands, matches = A.get("hands"), A.get("matches")
@@ -91,13 +62,13 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
                 "seats": k[x],
                 "seat_hands": sh,
                 "hand_wins": hw,
-                "hand_win_rate": _num(ST.rate(hw, sh)),
-                "hand_win_ci": _ci(ST.wilson(hw, sh)),
+                "hand_win_rate": ST.finite(ST.rate(hw, sh)),
+                "hand_win_ci": ST.interval(ST.wilson(hw, sh)),
                 "seat_matches": sm,
                 "match_wins": mw,
-                "match_win_rate": _num(ST.rate(mw, sm)),
-                "match_win_ci": _ci(ST.wilson(mw, sm)),
-                "mean_points": _num(ST.rate(sp, sh)),
+                "match_win_rate": ST.finite(ST.rate(mw, sm)),
+                "match_win_ci": ST.interval(ST.wilson(mw, sm)),
+                "mean_points": ST.finite(ST.rate(sp, sh)),
             })  # fmt: skip
         seat_rows = []
         for s in range(P):
@@ -107,10 +78,10 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             mw = sum(A.get("seat_match_wins", r, s) for r in rotations)
             seat_rows.append({
                 "seat": s,
-                "hand_win_rate": _num(ST.rate(hw, sh)),
-                "hand_win_ci": _ci(ST.wilson(hw, sh)),
-                "match_win_rate": _num(ST.rate(mw, sm)),
-                "match_win_ci": _ci(ST.wilson(mw, sm)),
+                "hand_win_rate": ST.finite(ST.rate(hw, sh)),
+                "hand_win_ci": ST.interval(ST.wilson(hw, sh)),
+                "match_win_rate": ST.finite(ST.rate(mw, sm)),
+                "match_win_ci": ST.interval(ST.wilson(mw, sm)),
             })  # fmt: skip
         paired = []
         for i, a in enumerate(labels):
@@ -132,10 +103,10 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
                     "b": b,
                     "deals": n,
                     "rotations": len(rotations),
-                    "hand_win_diff": _num(hm * hs),
-                    "hand_win_diff_ci": [_num(hlo * hs), _num(hhi * hs)],
-                    "match_win_diff": _num(mm * ms),
-                    "match_win_diff_ci": [_num(mlo * ms), _num(mhi * ms)],
+                    "hand_win_diff": ST.finite(hm * hs),
+                    "hand_win_diff_ci": [ST.finite(hlo * hs), ST.finite(hhi * hs)],
+                    "match_win_diff": ST.finite(mm * ms),
+                    "match_win_diff_ci": [ST.finite(mlo * ms), ST.finite(mhi * ms)],
                 })  # fmt: skip
         tm = timings[g] if g < len(timings) else {}
         cpu = float(tm.get("cpu_seconds", 0.0))
@@ -151,29 +122,29 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             "games": int(manifest.get("games_per_group", 0)),
             "hands": hands,
             "matches": matches,
-            "domino_rate": _num(ST.rate(A.get("domino"), hands)),
-            "blocked_rate": _num(ST.rate(A.get("blocked"), hands)),
-            "target_rate": _num(ST.rate(A.get("target"), hands)),
-            "hand_tie_rate": _num(ST.rate(A.get("hand_ties"), hands)),
-            "mean_hand_length": _num(ST.rate(A.get("hand_length_sum"), scored)),
-            "median_hand_length": _num(ST.hist_quantile(hl, 0.5)),
-            "p90_hand_length": _num(ST.hist_quantile(hl, 0.9)),
-            "mean_turns": _num(ST.rate(A.get("turns_sum"), scored)),
-            "median_turns": _num(ST.hist_quantile(tu, 0.5)),
-            "p90_turns": _num(ST.hist_quantile(tu, 0.9)),
-            "mean_draws": _num(ST.rate(A.get("draws_sum"), hands)),
-            "mean_passes": _num(ST.rate(A.get("passes_sum"), hands)),
-            "leader_win_rate": _num(ST.rate(lead_w, lead_n)),
-            "leader_win_ci": _ci(ST.wilson(lead_w, lead_n)),
+            "domino_rate": ST.finite(ST.rate(A.get("domino"), hands)),
+            "blocked_rate": ST.finite(ST.rate(A.get("blocked"), hands)),
+            "target_rate": ST.finite(ST.rate(A.get("target"), hands)),
+            "hand_tie_rate": ST.finite(ST.rate(A.get("hand_ties"), hands)),
+            "mean_hand_length": ST.finite(ST.rate(A.get("hand_length_sum"), scored)),
+            "median_hand_length": ST.finite(ST.hist_quantile(hl, 0.5)),
+            "p90_hand_length": ST.finite(ST.hist_quantile(hl, 0.9)),
+            "mean_turns": ST.finite(ST.rate(A.get("turns_sum"), scored)),
+            "median_turns": ST.finite(ST.hist_quantile(tu, 0.5)),
+            "p90_turns": ST.finite(ST.hist_quantile(tu, 0.9)),
+            "mean_draws": ST.finite(ST.rate(A.get("draws_sum"), hands)),
+            "mean_passes": ST.finite(ST.rate(A.get("passes_sum"), hands)),
+            "leader_win_rate": ST.finite(ST.rate(lead_w, lead_n)),
+            "leader_win_ci": ST.interval(ST.wilson(lead_w, lead_n)),
             "leader_baseline": 1 / sides,
-            "first_leader_match_win_rate": _num(ST.rate(fl_w, fl_n)),
-            "first_leader_match_win_ci": _ci(ST.wilson(fl_w, fl_n)),
-            "first_leader_match_advantage": _num(ST.rate(fl_w, fl_n) - 1 / sides),
-            "match_tie_rate": _num(ST.rate(A.get("match_ties"), matches)),
-            "mean_match_length": _num(ST.hist_mean(ml, 1)),
-            "median_match_length": _num(ST.hist_quantile(ml, 0.5, 1)),
-            "p90_match_length": _num(ST.hist_quantile(ml, 0.9, 1)),
-            "mean_points": [_num(ST.rate(p, hands)) for p in pts],
+            "first_leader_match_win_rate": ST.finite(ST.rate(fl_w, fl_n)),
+            "first_leader_match_win_ci": ST.interval(ST.wilson(fl_w, fl_n)),
+            "first_leader_match_advantage": ST.finite(ST.rate(fl_w, fl_n) - 1 / sides),
+            "match_tie_rate": ST.finite(ST.rate(A.get("match_ties"), matches)),
+            "mean_match_length": ST.finite(ST.hist_mean(ml, 1)),
+            "median_match_length": ST.finite(ST.hist_quantile(ml, 0.5, 1)),
+            "p90_match_length": ST.finite(ST.hist_quantile(ml, 0.9, 1)),
+            "mean_points": [ST.finite(ST.rate(p, hands)) for p in pts],
             "points_per": "seat" if rules["match_end"] == "one_hand" else "side",
             "strategies": strategies,
             "seats": seat_rows,
@@ -181,7 +152,7 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             **({"seat_list": seats} if "seats" in gd else {}),
             "cpu_seconds": cpu,
             "wall_seconds": float(tm.get("wall_seconds", 0.0)),
-            "hands_per_second": _num(hands / cpu) if cpu > 0 else None,
+            "hands_per_second": ST.finite(hands / cpu) if cpu > 0 else None,
         })  # fmt: skip
     chunks = manifest.get("chunks", [])
     data = {
@@ -203,8 +174,6 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
         "groups": groups,
     }
     if manifest.get("analysis"):
-        from . import tournament as TM
-
         data["analysis"] = TM.analyse(manifest, aggregates, data)
     return data
 
@@ -324,8 +293,6 @@ def _sections(data: Mapping):
     ]
     yield "Summary", head, {"groups": T["groups"]}
     if data.get("analysis"):
-        from . import tournament as TM
-
         yield from TM.sections(data)
     for g in data["groups"]:
         label = g["label"]
@@ -418,51 +385,3 @@ def summary_csv(data: Mapping) -> str:
                 "mean_points": s["mean_points"],
             })  # fmt: skip
     return pd.DataFrame(rows).to_csv(index=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# from a run folder
-
-
-def load_report(run_dir) -> dict:
-    """The report of a run folder (finished or not: an unfinished run reports the chunks it
-    has, and its ``status`` says so)."""
-    from .runner import Plan, merge_finished
-    from .store import AGGREGATES, RunDir
-
-    rd = RunDir.open(run_dir)
-    manifest = rd.read_manifest()
-    plan = Plan.from_manifest(manifest)  # (a damaged manifest is one line here)
-    if manifest.get("status") == "done" and (rd.path / AGGREGATES).is_file():
-        return _checked_build(rd, manifest)
-    merger, _ = merge_finished(rd, plan)
-    manifest = dict(manifest)
-    manifest["group_timings"] = [
-        {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
-        for g in range(len(plan.rules))
-    ]
-    manifest["games_played"] = merger.games
-    manifest["hands_played"] = merger.hands
-    return build(manifest, merger.frame(), run_dir=rd.path)
-
-
-def _checked_build(rd, manifest: dict) -> dict:
-    """The report of a finished run, from an aggregates.parquet that is the one it wrote."""
-    from .errors import OutputError
-    from .store import AGGREGATES
-    from .strategy import file_hash
-
-    outputs = manifest.get("outputs")
-    want = outputs.get(AGGREGATES) if isinstance(outputs, dict) else None
-    if want is not None and file_hash(rd.path / AGGREGATES) != want:
-        raise OutputError(
-            f"{rd.path / AGGREGATES} is not the file the run wrote (edited or damaged); "
-            f"write it again from the chunks with: dominosim run --resume {rd.path}"
-        )
-    try:
-        return build(manifest, rd.read_aggregates(), run_dir=rd.path)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise OutputError(
-            f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "
-            "resume with the version that started the run, or start it again"
-        ) from None

@@ -36,7 +36,15 @@ from pathlib import Path
 
 import numpy as np
 
+from . import report as RP
 from . import strategy as S
+from .aggregates import (
+    Merger,
+    add,
+    aggregate_rotation,
+    per_match_wins,
+    seating,
+)
 from .config import Experiment, parse_strategy, resolve_rules
 from .errors import (
     ConfigError,
@@ -48,7 +56,8 @@ from .errors import (
     WorkerError,
 )
 from .rules import Rules
-from .store import RunDir
+from .store import AGGREGATES, RunDir
+from .version import __version__
 
 #: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
 #: have been written in this session (a deterministic hook for the resume tests).
@@ -58,10 +67,6 @@ STOP_ENV = "DOMINOSIM_STOP_AFTER_CHUNKS"
 #: however fast the machine plays.
 HOLD_ENV = "DOMINOSIM_HOLD_AFTER_CHUNKS"
 EXECUTORS = ("local", "dask", "dask-local")
-END_CODES = {"domino": 0, "blocked": 1, "target": 2}
-HAND_LEN_BINS = 29  # 0..28
-TURN_BINS = 256  # 0..255, clipped
-MATCH_LEN_MAX = 500  # 1..500, clipped
 MANIFEST_FORMAT = 1
 BATCH_SIZE = 10_000
 #: The manifest lists the chunks of a plan up to this many (a larger plan is made on the fly).
@@ -72,12 +77,6 @@ MAX_IDS = 2**62
 
 # ---------------------------------------------------------------------------------------------
 # plan
-
-
-def seating(seats: Sequence[str], r: int) -> tuple[str, ...]:
-    """The seat labels of rotation ``r``: seat ``s`` plays ``seats[(s - r) % P]``."""
-    P = len(seats)
-    return tuple(seats[(s - r) % P] for s in range(P))
 
 
 def rotations_of(seats: Sequence[str], rotate: bool) -> tuple[int, ...]:
@@ -548,114 +547,6 @@ def _sorted(d: dict, keys: Sequence[str]) -> dict:
     return {k: v[order] for k, v in d.items()}
 
 
-def _add(agg: Counter, metric: str, value, rotation=-1, seat=-1, bin=-1, pair="") -> None:
-    v = int(value)
-    if v:
-        agg[(metric, int(rotation), int(seat), int(bin), pair)] += v
-
-
-def _counts(values: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """How many of ``values`` equal lo, lo + 1, ..., hi (values beyond count at the ends)."""
-    return np.bincount(np.clip(values, lo, hi) - lo, minlength=hi - lo + 1)
-
-
-def _add_hist(agg: Counter, metric: str, values: np.ndarray, lo: int, hi: int) -> None:
-    counts = _counts(values, lo, hi)
-    for i in np.flatnonzero(counts):
-        _add(agg, metric, counts[i], bin=i + lo)
-
-
-def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches: dict) -> None:
-    """Add one rotation's records to the integer aggregates (docs/results.md). (Counts by one
-    bincount each, the masks only where a hand ended by target: a chunk's aggregation stays a
-    few percent of its time.)"""
-    P = rules.players
-    side_of = np.array([rules.side_of(s) for s in range(P)], dtype=np.int64)
-    n = len(hands["match_id"])
-    er = hands["end_reason"]
-    win = hands["winner"]
-    ends = _counts(er, 0, 2)  # domino, blocked, target
-    wins = _counts(win, -1, 3)  # no winner, side 0, 1, 2, 3
-    hl, tu = hands["hand_length"], hands["turns"]
-    if ends[2]:  # lengths count scored hands only (domino, blocked)
-        scored = er <= 1
-        hl, tu = hl[scored], tu[scored]
-    _add(agg, "hands", n)
-    _add(agg, "domino", ends[0])
-    _add(agg, "blocked", ends[1])
-    _add(agg, "target", ends[2])
-    _add(agg, "hand_ties", wins[0])
-    _add(agg, "hand_length_sum", hl.sum())
-    _add(agg, "turns_sum", tu.sum())
-    _add(agg, "draws_sum", hands["draws"].sum())
-    _add(agg, "passes_sum", hands["passes"].sum())
-    _add(agg, "redeals_sum", hands["redeals"].sum())
-    _add_hist(agg, "hand_length_hist", hl, 0, HAND_LEN_BINS - 1)
-    _add_hist(agg, "turns_hist", tu, 0, TURN_BINS - 1)
-    lead = hands["leader"]
-    ok = lead >= 0
-    _add(agg, "leader_hands", ok.sum())
-    _add(agg, "leader_wins", (ok & (win >= 0) & (side_of[np.where(ok, lead, 0)] == win)).sum())
-    pts = hands["points"].reshape(n, -1)
-    for c in range(pts.shape[1]):
-        _add(agg, "points_sum", pts[:, c].sum(), rotation=r, bin=c)
-    nm = len(matches["match_id"])
-    mwin = matches["winner"]
-    mwins = _counts(mwin, -1, 3)
-    _add(agg, "matches", nm)
-    _add(agg, "match_ties", mwins[0])
-    _add_hist(agg, "match_length_hist", matches["hands"], 1, MATCH_LEN_MAX)
-    h0 = hands["hand_index"] == 0  # the side that led a match's first hand, and the result
-    if nm and h0.any():
-        if nm == n and h0.all():  # (unit hand: hand k is match k's)
-            at = np.arange(n)
-        else:
-            at = np.searchsorted(matches["match_id"], hands["match_id"][h0])
-        lead0 = hands["leader"][h0]
-        ok0 = (lead0 >= 0) & (at < nm)
-        mw0 = mwin[np.minimum(at, nm - 1)]
-        _add(agg, "first_leader_matches", ok0.sum())
-        _add(agg, "first_leader_match_wins",
-             (ok0 & (mw0 >= 0) & (side_of[np.where(ok0, lead0, 0)] == mw0)).sum())  # fmt: skip
-    per_seat_points = rules.match_end == "one_hand"
-    losers = matches["losers"]
-    for s in range(P):
-        side = side_of[s]
-        _add(agg, "seat_hands", n, r, s)
-        _add(agg, "seat_hand_wins", wins[side + 1], r, s)
-        _add(agg, "seat_hand_ties", wins[0], r, s)
-        _add(agg, "seat_matches", nm, r, s)
-        _add(agg, "seat_match_wins", mwins[side + 1], r, s)
-        _add(agg, "seat_match_ties", mwins[0], r, s)
-        if losers.any():
-            _add(agg, "seat_match_losses", ((losers >> side) & 1).sum(), r, s)
-        col = s if per_seat_points else side
-        if col < pts.shape[1]:
-            _add(agg, "seat_points", pts[:, col].sum(), r, s)
-
-
-def _per_match_wins(rules, hands, matches, start, n_ids):
-    """``[P, n_ids]`` hand wins and match wins of each seat per match id, hands per match."""
-    P = rules.players
-    mid = hands["match_id"] - start
-    hw = np.zeros((P, n_ids), dtype=np.int64)
-    mw = np.zeros((P, n_ids), dtype=np.int64)
-    mm = matches["match_id"] - start
-    if len(mid) == n_ids == len(mm) and n_ids and mid[-1] == n_ids - 1 and mm[-1] == n_ids - 1:
-        # one hand per match id, sorted (unit hand): the counts are the comparisons themselves
-        for s in range(P):
-            side = rules.side_of(s)
-            hw[s] = hands["winner"] == side
-            mw[s] = matches["winner"] == side
-        return hw, mw, np.ones(n_ids, dtype=np.int64)
-    for s in range(P):
-        side = rules.side_of(s)
-        hw[s] = np.bincount(mid, weights=(hands["winner"] == side), minlength=n_ids)
-        mw[s] = np.bincount(mm, weights=(matches["winner"] == side), minlength=n_ids)
-    nh = np.bincount(mid, minlength=n_ids).astype(np.int64)
-    return hw, mw, nh
-
-
 def play_item(item: WorkItem, tick=None) -> dict:
     """:func:`_play_item`, with a strategy's prints sent to stderr (on every executor: the
     report alone goes to stdout)."""
@@ -702,7 +593,7 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         matches = _sorted(matches, ("match_id",))
         n_hands += len(hands["match_id"])
         aggregate_rotation(agg, rules, r, hands, matches)
-        hw, mw, nh = _per_match_wins(rules, hands, matches, item.start, n_ids)
+        hw, mw, nh = per_match_wins(rules, hands, matches, item.start, n_ids)
         T += nh
         for s, x in enumerate(seat_labels):
             W[x] += hw[s]
@@ -714,12 +605,12 @@ def _play_item(item: WorkItem, tick=None) -> dict:
             pair = f"{a} vs {b}"
             dh = W[a] * k[b] - W[b] * k[a]
             dm = MW[a] * k[b] - MW[b] * k[a]
-            _add(agg, "pair_deals", n_ids, pair=pair)
-            _add(agg, "pair_hands", T.sum(), pair=pair)
-            _add(agg, "pair_hand_sum", dh.sum(), pair=pair)
-            _add(agg, "pair_hand_sumsq", (dh * dh).sum(), pair=pair)
-            _add(agg, "pair_match_sum", dm.sum(), pair=pair)
-            _add(agg, "pair_match_sumsq", (dm * dm).sum(), pair=pair)
+            add(agg, "pair_deals", n_ids, pair=pair)
+            add(agg, "pair_hands", T.sum(), pair=pair)
+            add(agg, "pair_hand_sum", dh.sum(), pair=pair)
+            add(agg, "pair_hand_sumsq", (dh * dh).sum(), pair=pair)
+            add(agg, "pair_match_sum", dm.sum(), pair=pair)
+            add(agg, "pair_match_sumsq", (dm * dm).sum(), pair=pair)
     records = None
     if parts:
         records = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
@@ -1086,44 +977,12 @@ def versions() -> dict:
             out[pkg] = version(pkg)
         except PackageNotFoundError:
             if pkg == "dominosim":
-                from . import __version__
-
                 out[pkg] = __version__
     return out
 
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
-class Merger:
-    """Integer aggregates merged incrementally, keyed by (group, metric, rotation, seat, bin,
-    pair); per-group timings kept beside them (floats, not aggregates)."""
-
-    def __init__(self, n_groups: int):
-        self.agg: Counter = Counter()
-        self.cpu = [0.0] * n_groups
-        self.wall = [0.0] * n_groups
-        self.games = 0
-        self.hands = 0
-
-    def add(self, group: int, rows, timing: dict, games: int, hands: int) -> None:
-        for metric, rotation, seat, bin_, pair, value in rows:
-            self.agg[(group, metric, rotation, seat, bin_, pair)] += int(value)
-        self.cpu[group] += float(timing.get("cpu_seconds", 0.0))
-        self.wall[group] += float(timing.get("wall_seconds", 0.0))
-        self.games += int(games)
-        self.hands += int(hands)
-
-    def rows(self) -> list[tuple]:
-        return sorted((*k, v) for k, v in self.agg.items() if v)
-
-    def frame(self):
-        import pandas as pd
-
-        from .store import AGG_COLUMNS
-
-        return pd.DataFrame(self.rows(), columns=list(AGG_COLUMNS))
 
 
 def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Merger, set]:
@@ -1524,8 +1383,6 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -
     the manifest ``done`` with the outputs' hashes: a run stopped in between is not done, and
     ``--resume`` writes what is missing. ``phase``: optional callable told what is being done
     (the progress bar)."""
-    from . import report as RP
-
     phase = phase or (lambda text: None)
     phase("merging the aggregates")
     digest = rd.write_aggregates(merger.rows())
@@ -1551,3 +1408,44 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -
         pass
     manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}
     manifest["status"] = "done"
+
+
+# ---------------------------------------------------------------------------------------------
+# from a run folder
+
+
+def load_report(run_dir) -> dict:
+    """The report of a run folder (finished or not: an unfinished run reports the chunks it
+    has, and its ``status`` says so)."""
+    rd = RunDir.open(run_dir)
+    manifest = rd.read_manifest()
+    plan = Plan.from_manifest(manifest)  # (a damaged manifest is one line here)
+    if manifest.get("status") == "done" and (rd.path / AGGREGATES).is_file():
+        return _checked_build(rd, manifest)
+    merger, _ = merge_finished(rd, plan)
+    manifest = dict(manifest)
+    manifest["group_timings"] = [
+        {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
+        for g in range(len(plan.rules))
+    ]
+    manifest["games_played"] = merger.games
+    manifest["hands_played"] = merger.hands
+    return RP.build(manifest, merger.frame(), run_dir=rd.path)
+
+
+def _checked_build(rd, manifest: dict) -> dict:
+    """The report of a finished run, from an aggregates.parquet that is the one it wrote."""
+    outputs = manifest.get("outputs")
+    want = outputs.get(AGGREGATES) if isinstance(outputs, dict) else None
+    if want is not None and S.file_hash(rd.path / AGGREGATES) != want:
+        raise OutputError(
+            f"{rd.path / AGGREGATES} is not the file the run wrote (edited or damaged); "
+            f"write it again from the chunks with: dominosim run --resume {rd.path}"
+        )
+    try:
+        return RP.build(manifest, rd.read_aggregates(), run_dir=rd.path)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise OutputError(
+            f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "
+            "resume with the version that started the run, or start it again"
+        ) from None

@@ -82,3 +82,18 @@ def mean_ci(total: float, total_sq: float, n: int, z: float = Z95) -> tuple[floa
     var = max(0.0, (total_sq - total * total / n) / (n - 1))
     half = z * math.sqrt(var / n)
     return (mean, mean - half, mean + half)
+
+
+def finite(x) -> float | None:
+    """A float for JSON: nan and infinities become None; rounding is left to the
+    presentation."""
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def interval(lo_hi) -> list:
+    """An interval ``(lo, hi)`` as a JSON pair of :func:`finite` floats."""
+    lo, hi = lo_hi
+    return [finite(lo), finite(hi)]

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from .aggregates import AGG_COLUMNS  # (re-exported: the aggregates' schema)
 from .errors import OutputError
 
 MANIFEST = "manifest.json"
@@ -35,10 +36,6 @@ REPORT = "report.md"
 PLOTS = "plots"
 LOCK = ".lock"
 _LOCK_FDS: set[int] = set()  # lock files this process holds (closed in forked workers)
-
-#: Columns of an aggregate row (docs/results.md, "Aggregates").
-AGG_KEYS = ("metric", "rotation", "seat", "bin", "pair")
-AGG_COLUMNS = ("group", *AGG_KEYS, "value")
 
 
 @contextmanager

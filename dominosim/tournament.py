@@ -23,9 +23,9 @@ import numpy as np
 
 from . import stats as ST
 from . import variants as V
+from .aggregates import Aggregates
 from .config import apply_sets, parse_strategies, rules_from_cli
 from .errors import ConfigError
-from .report import _Agg, _ci, _num
 
 KINDS = ("compare", "tune", "tune-target")
 ELO = 400 / math.log(10)  # rating points per unit of log-strength
@@ -285,13 +285,13 @@ def _compare(manifest, aggregates, data) -> dict:
             dec = int(W[i, j] + W[j, i])
             row.append({
                 "wins": int(W[i, j]), "losses": int(W[j, i]), "games": int(N[i, j]),
-                "win_rate": _num(ST.rate(int(W[i, j]), dec)),
-                "win_ci": _ci(ST.wilson(int(W[i, j]), dec)),
+                "win_rate": ST.finite(ST.rate(int(W[i, j]), dec)),
+                "win_ci": ST.interval(ST.wilson(int(W[i, j]), dec)),
             })  # fmt: skip
         cells.append(row)
     # paired differences per pairing, pooled over the legs where the pair met
     groups_m = {gd["index"]: gd for gd in manifest["groups"]}
-    aggs = {g["index"]: _Agg(aggregates[aggregates["group"] == g["index"]])
+    aggs = {g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
             for g in data["groups"]}  # fmt: skip
     paired = []
     for i, x in enumerate(names):
@@ -319,10 +319,10 @@ def _compare(manifest, aggregates, data) -> dict:
             msc = 1 / (kk * R)
             paired.append({
                 "a": x, "b": y, "deals": int(n),
-                "hand_win_diff": _num(hm * hsc),
-                "hand_win_diff_ci": [_num(hlo * hsc), _num(hhi * hsc)],
-                "match_win_diff": _num(mm * msc),
-                "match_win_diff_ci": [_num(mlo * msc), _num(mhi * msc)],
+                "hand_win_diff": ST.finite(hm * hsc),
+                "hand_win_diff_ci": [ST.finite(hlo * hsc), ST.finite(hhi * hsc)],
+                "match_win_diff": ST.finite(mm * msc),
+                "match_win_diff_ci": [ST.finite(mlo * msc), ST.finite(mhi * msc)],
             })  # fmt: skip
     bt = bradley_terry(W)
     order = sorted(range(K), key=lambda i: -bt["theta"][i])
@@ -330,10 +330,10 @@ def _compare(manifest, aggregates, data) -> dict:
         {
             "rank": r + 1,
             "strategy": names[i],
-            "rating": _num(bt["rating"][i]),
-            "rating_ci": _ci(bt["rating_ci"][i]),
-            "theta": _num(bt["theta"][i]),
-            "theta_se": _num(bt["se"][i]),
+            "rating": ST.finite(bt["rating"][i]),
+            "rating_ci": ST.interval(bt["rating_ci"][i]),
+            "theta": ST.finite(bt["theta"][i]),
+            "theta_se": ST.finite(bt["se"][i]),
             "wins": int(W[i].sum()),
             "losses": int(W[:, i].sum()),
         }
@@ -380,7 +380,7 @@ def _sweep(manifest, data) -> dict:
         for s in g["strategies"]:
             won[s["strategy"]] += s["match_wins"]
             played[s["strategy"]] += s["seat_matches"]
-    pooled = {x: _num(ST.rate(won[x], played[x])) for x in names}
+    pooled = {x: ST.finite(ST.rate(won[x], played[x])) for x in names}
     stronger = None
     if len(names) > 1:
         stronger = max(names, key=lambda x: pooled[x] if pooled[x] is not None else -1)

@@ -86,6 +86,12 @@ class Option:
     allowed: object  # a tuple of values, INT_GE1 or OFF_OR_INT_GE2
     sections: str
     help: str
+    #: the Rules field the value is copied to unchanged (None: a structural option, from which
+    #: ``_build`` derives layout, deal, draw mode, leads, ...)
+    field: str | None = None
+    #: the compiled core's knob (``kernel.knobs``) that reads that field as an integer (None:
+    #: the core reads the field through a structural knob, or the Python side reads it)
+    knob: str | None = None
 
     def default_for(self, players: int):
         if isinstance(self.default, tuple) and self.allowed == INT_GE1:
@@ -100,8 +106,12 @@ class Option:
         return ", ".join(format_value(v) for v in self.allowed)
 
 
-def _o(variant, name, default, allowed, sections, help_):
-    return Option(variant, name, default, allowed, sections, help_)
+def _o(variant, name, default, allowed, sections, help_, knob=None, field=None):
+    """A row; ``knob`` (the core's knob) makes the option a field of its own name, or of
+    ``field``."""
+    if knob is not None and field is None:
+        field = name
+    return Option(variant, name, default, allowed, sections, help_, field, knob)
 
 
 _TARGET = (
@@ -115,119 +125,119 @@ OPTIONS: dict[tuple[str, str], Option] = {
     (o.variant, o.name): o
     for o in (
         _o("blind", "blind_deal", "standard", ("standard", "all_tiles"), "§3.2, §3.4, §3.5",
-           "all_tiles: 14 / 9 / 7 each; with 3 players the leftover tile starts the layout"),
+           "all_tiles: 14 / 9 / 7 each; with 3 players the leftover tile starts the layout", field="blind_deal"),
         _o("blind", "blind_draw_optional", False, BOOL, "§3.7a, §3.7c, §3.9a",
-           "the draws of 3.7a and 3.7c are optional"),
+           "the draws of 3.7a and 3.7c are optional", knob="bdraw_opt"),
         _o("blind", "blind_play_optional", False, BOOL, "§3.7a",
-           "a fitting front or drawn tile may be declined in the blind phase"),
+           "a fitting front or drawn tile may be declined in the blind phase", knob="bplay_opt"),
         _o("blind", "blind_unplayable_double_face_up", False, BOOL, "§3.7a",
-           "a double that goes back into a row lies face up"),
+           "a double that goes back into a row lies face up", knob="bface_up"),
         _o("blind", "block_winner_fewest_tiles", False, BOOL, "§3.10",
-           "a block is won by the fewest tiles, scoring the others' pip sum"),
-        _o("blind", "target", (100, 100, 100), INT_GE1, "§3.11", _TARGET),
-        _o("blind", "check_only_at_hand_end", False, BOOL, "§3.11", _CHECK),
-        _o("bergen", "partnership", False, BOOL, "§4.1", _PARTNER),
+           "a block is won by the fewest tiles, scoring the others' pip sum", knob="fewest_tiles"),
+        _o("blind", "target", (100, 100, 100), INT_GE1, "§3.11", _TARGET, knob="target"),
+        _o("blind", "check_only_at_hand_end", False, BOOL, "§3.11", _CHECK, knob="check_only"),
+        _o("bergen", "partnership", False, BOOL, "§4.1", _PARTNER, knob="partnership"),
         _o("bergen", "bergen_highest_double_leads", False, BOOL, "§4.4, §4.5",
            "the holder of the highest double leads it"),
         _o("bergen", "bergen_voluntary", False, BOOL, "§4.7",
-           "a player may decline to play while a drawable tile exists"),
+           "a player may decline to play while a drawable tile exists", knob="bergen_vol"),
         _o("bergen", "bergen_draw_until_playable", False, BOOL, "§4.7",
            "drawing mode UNTIL_PLAYABLE with reserve 2"),
-        _o("bergen", "bergen_domino_bonus", 2, (2, 1), "§4.10", "points for going out"),
+        _o("bergen", "bergen_domino_bonus", 2, (2, 1), "§4.10", "points for going out", knob="domino_bonus", field="domino_bonus"),
         _o("bergen", "bergen_block_lowest_hand_1pt", False, BOOL, "§4.10, §4.10a",
-           "block award 1 point, doubles' pips not counted"),
+           "block award 1 point, doubles' pips not counted", knob="bergen_1pt"),
         _o("bergen", "bergen_near_target_cap", False, BOOL, "§4.8",
-           "headers score 1 when need <= 2 and at most 2 when need = 3"),
-        _o("bergen", "target", (15, 10, 10), INT_GE1, "§4.11", _TARGET),
-        _o("bergen", "check_only_at_hand_end", False, BOOL, "§4.11", _CHECK),
-        _o("fives", "partnership", False, BOOL, "§5.1", _PARTNER),
+           "headers score 1 when need <= 2 and at most 2 when need = 3", knob="bergen_cap"),
+        _o("bergen", "target", (15, 10, 10), INT_GE1, "§4.11", _TARGET, knob="target"),
+        _o("bergen", "check_only_at_hand_end", False, BOOL, "§4.11", _CHECK, knob="check_only"),
+        _o("fives", "partnership", False, BOOL, "§5.1", _PARTNER, knob="partnership"),
         _o("fives", "lead_winner_of_previous_hand", False, BOOL, "§5.5",
            "the previous hand's winner leads any tile"),
-        _o("fives", "reserve_k", 0, (0, 2), "§5.3", "stock tiles never drawn"),
+        _o("fives", "reserve_k", 0, (0, 2), "§5.3", "stock tiles never drawn", field="reserve_k"),
         _o("fives", "inline_double_counts_single", False, BOOL, "§5.6",
-           "a double laid along counts single (§1.11 rule 4)"),
-        _o("fives", "target", (25, 20, 20), INT_GE1, "§5.11", _TARGET),
-        _o("fives", "check_only_at_hand_end", False, BOOL, "§5.11", _CHECK),
-        _o("threes", "partnership", False, BOOL, "§6.1", _PARTNER),
+           "a double laid along counts single (§1.11 rule 4)", knob="inline_single"),
+        _o("fives", "target", (25, 20, 20), INT_GE1, "§5.11", _TARGET, knob="target"),
+        _o("fives", "check_only_at_hand_end", False, BOOL, "§5.11", _CHECK, knob="check_only"),
+        _o("threes", "partnership", False, BOOL, "§6.1", _PARTNER, knob="partnership"),
         _o("threes", "lead_winner_of_previous_hand", False, BOOL, "§6.5",
            "the previous hand's winner leads any tile"),
-        _o("threes", "reserve_k", 0, (0, 2), "§6.3", "stock tiles never drawn"),
+        _o("threes", "reserve_k", 0, (0, 2), "§6.3", "stock tiles never drawn", field="reserve_k"),
         _o("threes", "inline_double_counts_single", False, BOOL, "§6.6",
-           "a double laid along counts single (§1.11 rule 4)"),
-        _o("threes", "target", (33, 22, 22), INT_GE1, "§6.11", _TARGET),
-        _o("threes", "check_only_at_hand_end", False, BOOL, "§6.11", _CHECK),
-        _o("sniff", "partnership", False, BOOL, "§7.1", _PARTNER),
+           "a double laid along counts single (§1.11 rule 4)", knob="inline_single"),
+        _o("threes", "target", (33, 22, 22), INT_GE1, "§6.11", _TARGET, knob="target"),
+        _o("threes", "check_only_at_hand_end", False, BOOL, "§6.11", _CHECK, knob="check_only"),
+        _o("sniff", "partnership", False, BOOL, "§7.1", _PARTNER, knob="partnership"),
         _o("sniff", "sniff_pagat_deal", False, BOOL, "§7.2", "deal 7 / 6 / 5 each"),
-        _o("sniff", "reserve_k", 0, (0, 2), "§7.3", "stock tiles never drawn (2 players only)"),
+        _o("sniff", "reserve_k", 0, (0, 2), "§7.3", "stock tiles never drawn (2 players only)", field="reserve_k"),
         _o("sniff", "max_draws_per_turn", 0, (0, 2, 3), "§7.7",
-           "at most m draws per turn, UNTIL_PLAYABLE(m); 0 = unlimited"),
+           "at most m draws per turn, UNTIL_PLAYABLE(m); 0 = unlimited", field="max_draws"),
         _o("sniff", "spinner_open_all_four_immediately", False, BOOL, "§7.6a",
-           "all four sides of the spinner are playable at once"),
-        _o("sniff", "us_sniff_counting", False, BOOL, "§7.6a", "US spinner counting (§1.11)"),
-        _o("sniff", "target", (61, 61, 61), INT_GE1, "§7.11", _TARGET),
+           "all four sides of the spinner are playable at once", knob="open_all_four"),
+        _o("sniff", "us_sniff_counting", False, BOOL, "§7.6a", "US spinner counting (§1.11)", knob="us_sniff"),
+        _o("sniff", "target", (61, 61, 61), INT_GE1, "§7.11", _TARGET, knob="target"),
         _o("sniff", "sniff_book_endgame", False, BOOL, "§7.10, §7.11",
            "settle as fives (domino +2, block +1) and play to 25 / 20 / 20"),
-        _o("sniff", "check_only_at_hand_end", False, BOOL, "§7.11", _CHECK),
+        _o("sniff", "check_only_at_hand_end", False, BOOL, "§7.11", _CHECK, knob="check_only"),
         _o("basic", "lead_highest_double", False, BOOL, "§8.4, §8.5",
            "every hand is led as in §12.4"),
         _o("basic", "penalty_per_miss", False, BOOL, "§8.10",
-           "+10 penalty per pass; the winner scores the others' penalties minus his own"),
-        _o("basic", "target", (100, 100, 100), INT_GE1, "§8.11", _TARGET),
-        _o("basic", "check_only_at_hand_end", False, BOOL, "§8.11", _CHECK),
+           "+10 penalty per pass; the winner scores the others' penalties minus his own", knob="ppm"),
+        _o("basic", "target", (100, 100, 100), INT_GE1, "§8.11", _TARGET, knob="target"),
+        _o("basic", "check_only_at_hand_end", False, BOOL, "§8.11", _CHECK, knob="check_only"),
         _o("two-lane", "cumulative_hands", 0, OFF_OR_INT_GE2, "§9.5, §9.11",
            "play K hands and sum the penalties"),
         _o("ladder", "cumulative_hands", 0, OFF_OR_INT_GE2, "§10.5, §10.11",
            "play K hands and sum the penalties"),
-        _o("muggins", "partnership", False, BOOL, "§11.1", _PARTNER),
+        _o("muggins", "partnership", False, BOOL, "§11.1", _PARTNER, knob="partnership"),
         _o("muggins", "muggins_deal_7_all", False, BOOL, "§11.2", "7 each for every player count"),
         _o("muggins", "lead_by_lot", False, BOOL, "§11.4, §11.5",
            "every hand's leader is chosen by lot and leads any tile"),
         _o("muggins", "first_double_spinner", False, BOOL, "§11.6",
            "SPINNER layout (§1.9, §1.11 rule 3)"),
         _o("muggins", "spinner_open_all_four_immediately", False, BOOL, "§11.6",
-           "with first_double_spinner: all four sides open at once"),
+           "with first_double_spinner: all four sides open at once", knob="open_all_four"),
         _o("muggins", "us_sniff_counting", False, BOOL, "§11.6",
-           "with first_double_spinner: US spinner counting"),
-        _o("muggins", "reserve_k", 2, (2, 0), "§11.3", "stock tiles never drawn"),
+           "with first_double_spinner: US spinner counting", knob="us_sniff"),
+        _o("muggins", "reserve_k", 2, (2, 0), "§11.3", "stock tiles never drawn", field="reserve_k"),
         _o("muggins", "may_draw_when_able", False, BOOL, "§11.7",
-           "a player may draw before playing while drawable tiles remain"),
-        _o("muggins", "muggins_no_rounding", False, BOOL, "§11.10a", "round5 is not applied"),
+           "a player may draw before playing while drawable tiles remain", knob="may_draw"),
+        _o("muggins", "muggins_no_rounding", False, BOOL, "§11.10a", "round5 is not applied", knob="mug_no_round"),
         _o("muggins", "muggins_block_difference_per_opponent", False, BOOL, "§11.10, §11.10a",
-           "at a block each side scores against every higher side"),
-        _o("muggins", "target", (100, 100, 100), INT_GE1, "§11.11", _TARGET),
-        _o("muggins", "check_only_at_hand_end", False, BOOL, "§11.11", _CHECK),
-        _o("block", "partnership", False, BOOL, "§12.1", _PARTNER),
+           "at a block each side scores against every higher side", knob="mug_per_opp"),
+        _o("muggins", "target", (100, 100, 100), INT_GE1, "§11.11", _TARGET, knob="target"),
+        _o("muggins", "check_only_at_hand_end", False, BOOL, "§11.11", _CHECK, knob="check_only"),
+        _o("block", "partnership", False, BOOL, "§12.1", _PARTNER, knob="partnership"),
         _o("block", "block_deal_7_all", False, BOOL, "§12.2", "7 each for every player count"),
         _o("block", "lead_winner_of_previous_hand", False, BOOL, "§12.5",
            "the previous hand's winner leads any tile"),
         _o("block", "fish_score_sum_only", False, BOOL, "§12.10",
-           "the fish winner scores the others' sum without subtracting his own"),
+           "the fish winner scores the others' sum without subtracting his own", knob="fish_sum_only"),
         _o("block", "fish_difference_per_opponent", False, BOOL, "§12.10",
-           "the fish winner scores the sum of (each other side - his own)"),
-        _o("block", "target", (50, 50, 50), INT_GE1, "§12.11", _TARGET),
-        _o("block", "check_only_at_hand_end", False, BOOL, "§12.11", _CHECK),
-        _o("classic", "partnership", False, BOOL, "§13.1", _PARTNER),
+           "the fish winner scores the sum of (each other side - his own)", knob="fish_diff"),
+        _o("block", "target", (50, 50, 50), INT_GE1, "§12.11", _TARGET, knob="target"),
+        _o("block", "check_only_at_hand_end", False, BOOL, "§12.11", _CHECK, knob="check_only"),
+        _o("classic", "partnership", False, BOOL, "§13.1", _PARTNER, knob="partnership"),
         _o("classic", "lead_winner_of_previous_hand", False, BOOL, "§13.5",
            "the previous hand's winner leads any tile"),
-        _o("classic", "target", (100, 100, 100), INT_GE1, "§13.11", _TARGET),
-        _o("classic", "check_only_at_hand_end", False, BOOL, "§13.11", _CHECK),
+        _o("classic", "target", (100, 100, 100), INT_GE1, "§13.11", _TARGET, knob="target"),
+        _o("classic", "check_only_at_hand_end", False, BOOL, "§13.11", _CHECK, knob="check_only"),
         _o("kozel", "kozel_individual_4p", False, BOOL, "§14.1a", "4 players are 4 sides"),
         _o("kozel", "kozel_redeal", False, BOOL, "§14.2",
-           "redeal when a hand holds 5+ doubles or 6+ tiles of one number"),
-        _o("kozel", "kozel_zero_double_lowest", False, BOOL, "§14.4a", "0-0 is the lowest double"),
-        _o("kozel", "reserve_k", 0, (0, 1), "§14.3", "stock tiles never drawn (2-3 players)"),
-        _o("kozel", "lone_00_value", 10, (10, 25), "§14.12", "value of a hand that is exactly 0-0"),
+           "redeal when a hand holds 5+ doubles or 6+ tiles of one number", knob="kozel_redeal"),
+        _o("kozel", "kozel_zero_double_lowest", False, BOOL, "§14.4a", "0-0 is the lowest double", field="kozel_zero_double_lowest"),
+        _o("kozel", "reserve_k", 0, (0, 1), "§14.3", "stock tiles never drawn (2-3 players)", field="reserve_k"),
+        _o("kozel", "lone_00_value", 10, (10, 25), "§14.12", "value of a hand that is exactly 0-0", knob="lone00"),
         _o("kozel", "lone_66_value", 0, (0, 50), "§14.12",
-           "value of a hand that is exactly 6-6 (0 = off, counts 12)"),
+           "value of a hand that is exactly 6-6 (0 = off, counts 12)", knob="lone66"),
         _o("kozel", "eggs_double_next", False, BOOL, "§14.14",
-           "no pot: charges after e egg hands are multiplied by 2^e"),
+           "no pot: charges after e egg hands are multiplied by 2^e", knob="eggs_double"),
         _o("kozel", "fish_maker_takes_all", False, BOOL, "§14.10",
-           "a fish-maker's side not among the lowest is charged everything"),
+           "a fish-maker's side not among the lowest is charged everything", knob="fm_takes_all"),
         _o("kozel", "kozel_target", (101, 101, 101), INT_GE1, "§14.11, §14.11a",
-           "written score at which a side is the goat"),
-        _o("kozel", "dry_goat", False, BOOL, "§14.11", "report dry losses separately"),
+           "written score at which a side is the goat", knob="target", field="target"),
+        _o("kozel", "dry_goat", False, BOOL, "§14.11", "report dry losses separately", knob="dry_goat"),
         _o("kozel", "kozel_positive_scoring", False, BOOL, "§14.10, §14.11, §14.14",
-           "charges are credited to the hand's winner; highest at the target wins"),
+           "charges are credited to the hand's winner; highest at the target wins", knob="kozel_positive"),
     )
 }  # fmt: skip
 
@@ -366,36 +376,26 @@ def _deal(variant: str, players: int) -> int:
 
 def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
     r = dict(variant=variant, players=P, hand_size=_deal(variant, P), options=changed)
-    part = bool(v.get("partnership", False))
-    r["partnership"] = part
-    if "target" in v:
-        r["target"] = v["target"]
-    if "check_only_at_hand_end" in v:
-        r["check_only_at_hand_end"] = v["check_only_at_hand_end"]
+    for name, o in options_of(variant).items():  # the options that are fields of Rules
+        if o.field is not None:
+            r[o.field] = v[name]
+    # the structural ones (and what a variant fixes)
     if variant == "blind":
         if v["blind_deal"] == "all_tiles":
             r["hand_size"] = (14, 9, 7)[P - 2]
         r.update(draw_mode="blind", lead_first="blind_front", lead_later="next_after_leader")
-        for k in ("blind_deal", "blind_draw_optional", "blind_play_optional",
-                  "blind_unplayable_double_face_up", "block_winner_fewest_tiles"):  # fmt: skip
-            r[k] = v[k]
     elif variant == "bergen":
         r.update(
             draw_mode="until_playable" if v["bergen_draw_until_playable"] else "one",
             reserve_k=2,
             scoring="bergen",
             settlement="bergen",
-            domino_bonus=v["bergen_domino_bonus"],
             lead_first="highest_double" if v["bergen_highest_double_leads"] else "lowest_double",
             lead_later="as_first",
-            bergen_voluntary=v["bergen_voluntary"],
-            bergen_block_lowest_hand_1pt=v["bergen_block_lowest_hand_1pt"],
-            bergen_near_target_cap=v["bergen_near_target_cap"],
         )
     elif variant in ("fives", "threes"):
         r.update(
             draw_mode="one",
-            reserve_k=v["reserve_k"],
             scoring=variant,
             settlement="book",
             domino_bonus=2,
@@ -403,7 +403,6 @@ def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
             lead_later="winner_else_next"
             if v["lead_winner_of_previous_hand"]
             else "next_after_leader",
-            inline_double_counts_single=v["inline_double_counts_single"],
         )
     elif variant == "sniff":
         if v["sniff_pagat_deal"]:
@@ -412,15 +411,11 @@ def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
         r.update(
             layout="spinner",
             draw_mode="until_playable",
-            max_draws=v["max_draws_per_turn"],
-            reserve_k=v["reserve_k"],
             scoring="fives",
             settlement="book" if book else "sniff",
             domino_bonus=2 if book else 0,
             lead_first="lot_any",
             lead_later="out_else_lot",
-            spinner_open_all_four_immediately=v["spinner_open_all_four_immediately"],
-            us_sniff_counting=v["us_sniff_counting"],
         )
         if book:
             r["target"] = (25, 20, 20)[P - 2]
@@ -430,7 +425,6 @@ def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
             draw_mode="until_playable",
             lead_first="highest_double" if hd else "lot_any",
             lead_later="as_first" if hd else "winner_else_lot",
-            penalty_per_miss=v["penalty_per_miss"],
         )
     elif variant in ("two-lane", "ladder"):
         k = v["cumulative_hands"]
@@ -452,16 +446,10 @@ def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
         r.update(
             layout="spinner" if v["first_double_spinner"] else "line",
             draw_mode="until_playable",
-            reserve_k=v["reserve_k"],
             scoring="muggins",
             settlement="muggins",
             lead_first="lot_any" if lot else "highest_double",
             lead_later="lot" if lot else "winner_else_first",
-            spinner_open_all_four_immediately=v["spinner_open_all_four_immediately"],
-            us_sniff_counting=v["us_sniff_counting"],
-            may_draw_when_able=v["may_draw_when_able"],
-            muggins_no_rounding=v["muggins_no_rounding"],
-            muggins_block_difference_per_opponent=v["muggins_block_difference_per_opponent"],
         )
     elif variant in ("block", "classic"):
         if variant == "block" and v["block_deal_7_all"]:
@@ -472,26 +460,25 @@ def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
             lead_first="highest_double",
             lead_later="winner_else_first" if v["lead_winner_of_previous_hand"] else "as_first",
         )
-        if variant == "block":
-            r["fish_score_sum_only"] = v["fish_score_sum_only"]
-            r["fish_difference_per_opponent"] = v["fish_difference_per_opponent"]
     elif variant == "kozel":
         teams = P == 4 and not v["kozel_individual_4p"]
         r.update(
             partnership=teams,
             draw_mode="none" if P == 4 else "until_playable",
-            reserve_k=v["reserve_k"],
             settlement="kozel",
             lead_first="kozel",
             lead_later="out_else_fishmaker",
             match_end="kozel",
-            target=v["kozel_target"],
         )
-        for k in ("kozel_redeal", "kozel_zero_double_lowest", "lone_00_value", "lone_66_value",
-                  "eggs_double_next", "fish_maker_takes_all", "dry_goat",
-                  "kozel_positive_scoring"):  # fmt: skip
-            r[k] = v[k]
     return Rules(**r)
+
+
+#: ``(Rules field, core knob)`` of every option the core reads as an integer knob of its own
+#: (kernel.knobs builds those knobs from this table)
+OPTION_KNOBS: tuple[tuple[str, str], ...] = tuple(
+    sorted({(o.field, o.knob) for o in OPTIONS.values() if o.knob is not None})
+)
+assert len({k for _, k in OPTION_KNOBS}) == len(OPTION_KNOBS), "one field per knob"
 
 
 def check_match_end(rules: Rules, unit: str) -> None:
@@ -524,6 +511,7 @@ def preset(variant: str, players: int) -> Rules:
 __all__ = [
     "INFO",
     "OPTIONS",
+    "OPTION_KNOBS",
     "VARIANTS",
     "Option",
     "check_variant",

@@ -1,85 +1,134 @@
-"""Compare the batch engine with the reference engine, event by event (shared by tests)."""
+"""Compare the compiled core (through BatchEngine) with the reference engine, the readable
+specification: the hand and match records, and every question the strategies were asked
+(what they were shown, the legal actions, the key, what they chose), recorded by
+:class:`Recorder` on both engines (shared by tests)."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
+import numpy as np
 import pytest
 
 from dominosim.engine import BatchEngine
+from dominosim.observe import Observation
 from dominosim.reference import play_match
+from dominosim.strategy import Strategy
 from dominosim.variants import OPTIONS, make_rules
 
 
-def norm(evs) -> list[tuple]:
-    """Events as comparable tuples (the fields both engines must agree on)."""
-    out = []
-    for e in evs:
-        t = e["type"]
-        if t == "deal":
-            out.append((t, tuple(map(tuple, e["hands"])), tuple(e["stock"])))
-        elif t == "place":
-            out.append((t, e["seat"], e["tile"], e["pos"], e["along"]))
-        elif t == "draw":
-            out.append((t, e["seat"], e["tile"]))
-        elif t == "pass":
-            out.append((t, e["seat"]))
-        elif t == "score":
-            out.append((t, e["side"], e["points"], e["reason"]))
-        elif t == "penalty":
-            out.append((t, e["seat"], e["points"]))
-        elif t == "start_tile":
-            out.append((t, e["tile"]))
-        elif t == "hand_end":
-            out.append((t, e["reason"], e["winner"], tuple(e["pips"]), e["fish_maker"],
-                        e["went_out"]))  # fmt: skip
-        elif t == "match_end":
-            out.append((t, e["winner"], tuple(e["scores"])))
-        elif t == "written":
-            out.append((t, tuple(e["written"]), tuple(e["pending"])))
-        elif t == "eggs":
-            out.append((t, e["pot"], e["streak"]))
-        elif t in ("look", "to_back"):
-            out.append((t, e["seat"], e["tile"]))
-        elif t in ("open", "stop"):
-            out.append((t, e["seat"]))
-    return out
+class Recorder(Strategy):
+    """Plays like ``inner`` and writes down every decision it is asked into ``log``:
+    ``(Observation, legal actions, key, chosen action)``. On the batch engine the inner
+    strategy's batch ``choose`` plays (fast strategies override it) and each decision is
+    recorded through ``obs.row(i)`` and ``legal.row_list(i)``."""
+
+    name = "recorder"
+    params = {}
+
+    def __init__(self, inner: Strategy, log: list):
+        super().__init__()
+        self.inner = inner
+        self.log = log
+
+    @property
+    def label(self) -> str:
+        return self.inner.label
+
+    def choose_one(self, obs, legal, key):  # the reference engine
+        action = self.inner.choose_one(obs, legal, key)
+        self.log.append((obs, tuple(legal), int(key), int(action)))
+        return action
+
+    def choose(self, obs, legal, keys):  # the batch engine
+        actions = np.asarray(self.inner.choose(obs, legal, keys))
+        for i in range(len(keys)):
+            self.log.append((obs.row(i), tuple(legal.row_list(i)), int(keys[i]), int(actions[i])))
+        return actions
+
+
+def recorders(strategies, log: list) -> list[Recorder]:
+    """One recorder per distinct strategy object (the engine groups seats by object)."""
+    made: dict[int, Recorder] = {}
+    return [made.setdefault(id(s), Recorder(s, log)) for s in strategies]
+
+
+def _ordered(log: list) -> list:
+    return sorted(log, key=lambda d: (d[0].match_id, d[0].hand_index, d[0].decision))
+
+
+def _decision_difference(a: list, b: list) -> str | None:
+    """The first decision where the reference engine's log ``a`` and the core's ``b`` differ."""
+    for x, y in zip(a, b, strict=False):
+        if x == y:
+            continue
+        o = x[0]
+        where = f"match {o.match_id} hand {o.hand_index} decision {o.decision}"
+        if x[0] != y[0]:
+            diff = [f.name for f in fields(Observation)
+                    if getattr(x[0], f.name) != getattr(y[0], f.name)]  # fmt: skip
+            shown = {k: (getattr(x[0], k), getattr(y[0], k)) for k in diff}
+            return f"{where}: Observation fields differ (reference, core): {shown}"
+        return f"{where}: legal/key/action {x[1:]} vs {y[1:]}"
+    if len(a) != len(b):
+        return f"{len(a)} decisions on the reference engine, {len(b)} on the core"
+    return None
 
 
 HAND_FIELDS = ("hand_index", "leader", "fish_maker", "winner", "went_out", "hand_length",
-               "turns", "draws", "passes")  # fmt: skip
+               "turns", "draws", "passes", "redeals")  # fmt: skip
+LIST_FIELDS = ("points", "pips", "values", "penalties")
+END_REASONS = ("domino", "blocked", "target")
 
 
-def compare(rules, strategies, n: int, *, unit: str, seed: int = 11, batch_size: int = 13):
-    """Play matches 0..n-1 on both engines; return a list of mismatch descriptions."""
-    eng = BatchEngine(rules, seed, strategies, range(n), unit=unit, batch_size=batch_size,
-                      log=True)  # fmt: skip
+def _none(x):
+    return -1 if x is None else x
+
+
+def compare(rules, strategies, n: int, *, unit: str, seed: int = 11, batch_size: int = 13,
+            core_strategies=None) -> list[str]:  # fmt: skip
+    """Play matches 0..n-1 on both engines; return a list of mismatch descriptions: records
+    field by field, then the first question asked differently (``core_strategies``: other
+    strategies for the core, to show that a difference is seen)."""
+    ref_log: list = []
+    core_log: list = []
+    ref_st = recorders(strategies, ref_log)
+    core_st = recorders(strategies if core_strategies is None else core_strategies, core_log)
+    eng = BatchEngine(rules, seed, core_st, range(n), unit=unit, batch_size=batch_size)
     hands, matches = eng.run()
     problems = []
-    by_match = {}
-    for i, m in enumerate(hands["match_id"]):
-        by_match.setdefault(int(m), []).append(i)
+    at = 0
     for m in range(n):
-        ref = play_match(rules, seed, m, strategies, unit=unit)
-        a = norm([e for h in ref.hands for e in h.events])
-        b = norm(eng.finished_events[m])
-        if a != b:
-            i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
-            i = min(len(a), len(b)) if i is None else i
-            problems.append(f"match {m}: first difference at event {i}: "
-                            f"reference {a[i:i + 2]} batch {b[i:i + 2]}")  # fmt: skip
-            continue
-        rows = sorted(by_match[m], key=lambda i: hands["hand_index"][i])
-        if len(rows) != len(ref.hands):
-            problems.append(f"match {m}: {len(ref.hands)} hands vs {len(rows)} records")
-            continue
-        for rec, i in zip(ref.hands, rows, strict=True):
+        ref = play_match(rules, seed, m, ref_st, unit=unit)
+        for rec in ref.hands:
+            where = f"match {m} hand {rec.hand_index}"
+            if at >= len(hands["match_id"]) or int(hands["match_id"][at]) != m:
+                problems.append(f"{where}: no such record on the core")
+                break
             for f in HAND_FIELDS:
-                want = getattr(rec, f)
-                want = -1 if want is None else want
-                if int(hands[f][i]) != want:
-                    problems.append(f"match {m} hand {rec.hand_index}: {f} {want} vs {hands[f][i]}")
-            if (list(hands["points"][i]) != rec.points or list(hands["pips"][i]) != rec.pips
-                    or list(hands["values"][i]) != rec.values):  # fmt: skip
-                problems.append(f"match {m} hand {rec.hand_index}: points/pips/values differ")
+                if int(hands[f][at]) != _none(getattr(rec, f)):
+                    problems.append(f"{where}: {f} {getattr(rec, f)} vs {hands[f][at]}")
+            if END_REASONS[int(hands["end_reason"][at])] != rec.end_reason:
+                problems.append(
+                    f"{where}: end_reason {rec.end_reason} vs {hands['end_reason'][at]}"
+                )
+            for f in LIST_FIELDS:
+                if list(hands[f][at]) != list(getattr(rec, f)):
+                    problems.append(f"{where}: {f} {getattr(rec, f)} vs {list(hands[f][at])}")
+            at += 1
+        want = (_none(ref.winner), list(ref.scores), ref.length, bool(ref.dry),
+                sum(1 << s for s in ref.losers))  # fmt: skip
+        got = (int(matches["winner"][m]), list(matches["scores"][m]), int(matches["hands"][m]),
+               bool(matches["dry"][m]), int(matches["losers"][m]))  # fmt: skip
+        if want != got:
+            problems.append(f"match {m}: (winner, scores, hands, dry, losers) {want} vs {got}")
+    if at != len(hands["match_id"]):
+        problems.append(f"{len(hands['match_id'])} hand records on the core, {at} on the reference")
+    diff = _decision_difference(_ordered(ref_log), _ordered(core_log))
+    if diff:
+        problems.append(diff)
+    if not ref_log and n >= 20:
+        problems.append("no decision was asked (the comparison compared nothing)")
     return problems
 
 

@@ -1,35 +1,28 @@
-"""The compiled core (dominosim/engine/_core.c, its Python side kernel.py) plays the same games
-as the numpy path of the batch engine, and so as the reference engine: identical hand and match
-records for every variant, player count and §15 option, whole matches, from_positions, batch
-sizes and record flushes; an illegal action names the strategy; the C structs match the numpy
-records."""
+"""The compiled core (dominosim/engine/_core.c, its Python side kernel.py, driven by
+engine/batch.py) as a machine: batch sizes and record flushes change nothing, positions from
+elsewhere play like dealt ones, an illegal action names the strategy, the C structs match the
+numpy records, and state or arguments out of range are refused. That it plays the rules of
+the reference engine is tests/test_engine_equality.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dominosim.engine import BatchEngine
+from dominosim import actions as A
+from dominosim import seeding
+from dominosim.engine import BatchEngine, Legal
 from dominosim.engine import kernel as KN
 from dominosim.errors import StrategyError
-from dominosim.reference import play_match
 from dominosim.strategy import Strategy, get
-from dominosim.variants import VARIANTS, make_rules
-
-from engine_compare import option_cases
+from dominosim.variants import make_rules
 
 
-def records(rules, strategies, ids, *, unit, kernel, batch_size=64, seed=11, **kw):
-    eng = BatchEngine(rules, seed, strategies, ids, unit=unit, batch_size=batch_size,
-                      kernel=kernel)  # fmt: skip
+def records(rules, strategies, ids, *, unit, batch_size=64, seed=11, **kw):
+    eng = BatchEngine(rules, seed, strategies, ids, unit=unit, batch_size=batch_size)
     for k, v in kw.items():
         setattr(eng, k, v)
-    hands, matches = eng.run()
-    o = np.lexsort((hands["hand_index"], hands["match_id"]))
-    hands = {k: np.asarray(v)[o] for k, v in hands.items()}
-    o = np.argsort(matches["match_id"], kind="stable")
-    matches = {k: np.asarray(v)[o] for k, v in matches.items()}
-    return hands, matches
+    return eng.run()
 
 
 def differences(a, b) -> list[str]:
@@ -46,134 +39,38 @@ def differences(a, b) -> list[str]:
     return out
 
 
-def both(rules, strategies, n, unit, **kw):
-    ids = range(n)
-    a = records(rules, strategies, ids, unit=unit, kernel=False, **kw)
-    b = records(rules, strategies, ids, unit=unit, kernel=True, **kw)
-    return differences(a, b)
-
-
-def _kernel_cases():
-    cases = []
-    for v in VARIANTS:
-        for p in (2, 3, 4):
-            try:
-                make_rules(v, p)
-            except Exception:
-                continue
-            cases.append(pytest.param(v, p, id=f"{v}-{p}p"))
-    return cases
-
-
-def test_the_core_plays_every_variant_and_option():
-    """Every variant and option runs on the core; only event logs use the numpy path."""
-    every = [(v, 2, {}) for v in VARIANTS] + [case.values for case in option_cases()]
-    for variant, players, opts in every:
-        eng = BatchEngine(make_rules(variant, players, **opts), 1, [get("random")] * players,
-                          range(3))  # fmt: skip
-        assert eng.kernel == KN.enabled(), (variant, opts)
-    with pytest.raises(ValueError, match="cannot play"):
-        BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3), kernel=True,
-                    log=True)  # fmt: skip
-    auto = BatchEngine(make_rules("fives", 2, inline_double_counts_single=True), 1,
-                       [get("random")] * 2, range(3))  # fmt: skip
-    assert auto.kernel == KN.enabled()
-
-
-@pytest.mark.parametrize(("variant", "players"), _kernel_cases())
-@pytest.mark.parametrize("strategy", ["random", "heaviest", "greedy"])
-def test_hands_equal_numpy_path(variant, players, strategy):
-    """200 deals (unit hand) per variant and player count."""
-    rules = make_rules(variant, players)
-    assert both(rules, [get(strategy)] * players, 200, "hand") == []
-
-
-@pytest.mark.parametrize(("variant", "players"), _kernel_cases())
-def test_matches_equal_numpy_path(variant, players):
-    """Whole matches: later-hand leads, settlement, match ends, slots re-dealt in place;
-    mixed strategies per seat."""
-    rules = make_rules(variant, players)
-    strategies = [get("random"), get("heaviest")] * 2
-    assert both(rules, strategies[:players], 25, "match") == []
-
-
-@pytest.mark.parametrize(("variant", "players", "opts"), option_cases())
-def test_options_equal_numpy_path(variant, players, opts):
-    """Every §15 option: 200 deals and whole matches."""
-    rules = make_rules(variant, players, **opts)
-    st = [get("random")] * players
-    assert both(rules, st, 200, "hand") == []
-    assert both(rules, st, 20, "match") == []
-
-
-@pytest.mark.parametrize(
-    ("players", "opts"),
-    [(3, {"blind_deal": "all_tiles"}),
-     (3, {"blind_deal": "all_tiles", "blind_draw_optional": True, "blind_play_optional": True}),
-     (4, {"blind_draw_optional": True, "blind_play_optional": True,
-          "blind_unplayable_double_face_up": True}),
-     (2, {"blind_play_optional": True, "blind_unplayable_double_face_up": True})],
-)  # fmt: skip
-def test_blind_rows_equal_numpy_path(players, opts):
-    """Blind's rows (§3.2, §3.7) with its options together, and the 3-player all_tiles deal
-    whose leftover tile starts the layout (§15): decisions on the front tile, the drawn tile,
-    optional draws, continue or stop."""
-    rules = make_rules("blind", players, **opts)
-    for st in ([get("random")] * players, [get("heaviest"), get("random")] * 2):
-        assert both(rules, st[:players], 200, "hand") == []
-        assert both(rules, st[:players], 20, "match") == []
-
-
-@pytest.mark.parametrize("variant", ["classic", "fives", "kozel", "bergen", "two-lane", "blind"])
-def test_kernel_records_equal_reference(variant):
-    """Directly against the reference engine (not only through the numpy path)."""
-    players = 4 if variant == "kozel" else 2
-    rules = make_rules(variant, players)
-    st = [get("random")] * players
-    hands, matches = records(rules, st, range(15), unit="match", kernel=True, batch_size=4)
-    at = 0
-    for m in range(15):
-        ref = play_match(rules, 11, m, st)
-        for rec in ref.hands:
-            assert (
-                int(hands["match_id"][at]) == m and int(hands["hand_index"][at]) == rec.hand_index
-            )
-            for f in ("leader", "winner", "went_out", "hand_length", "turns", "draws", "passes"):
-                want = getattr(rec, f)
-                assert int(hands[f][at]) == (-1 if want is None else want), (m, rec.hand_index, f)
-            assert list(hands["points"][at]) == rec.points
-            assert list(hands["pips"][at]) == rec.pips
-            assert list(hands["values"][at]) == rec.values  # (kozel's §14.12 hand values)
-            at += 1
-        assert int(matches["winner"][m]) == (-1 if ref.winner is None else ref.winner)
-        assert list(matches["scores"][m]) == list(ref.scores)
-    assert at == len(hands["match_id"])
-
-
 def test_batch_size_and_full_record_buffers_change_nothing():
     """Slots and record flushes are bookkeeping: 1, 7 or 64 slots, buffers of one row."""
     rules = make_rules("kozel", 2)
     st = [get("random")] * 2
-    base = records(rules, st, range(30), unit="match", kernel=True, batch_size=64)
+    base = records(rules, st, range(30), unit="match", batch_size=64)
     for bs, cap in ((1, 1), (7, 1), (7, 3), (64, 1)):
-        other = records(rules, st, range(30), unit="match", kernel=True, batch_size=bs,
+        other = records(rules, st, range(30), unit="match", batch_size=bs,
                         _kcap=cap)  # fmt: skip
         assert differences(base, other) == [], (bs, cap)
 
 
-def test_from_positions_on_the_kernel():
-    """A search strategy's positions play on identically on both paths."""
-    rules = make_rules("fives", 2)
-    positions = [
-        {"hands": [[27, 20, 3], [5, 9]], "stock": [1, 2, 4, 6], "ends": {"L": 6, "R": 3},
-         "to_move": 0, "scores": [10, 5], "match_id": 4},
-        {"hands": [[0, 1], [2, 3, 7]], "stock": [], "ends": {}, "to_move": 1},
-    ]  # fmt: skip
-    out = []
-    for kernel in (False, True):
-        eng = BatchEngine.from_positions(rules, 3, [get("random")] * 2, positions, kernel=kernel)
-        out.append(eng.run())
-    assert differences(out[0], out[1]) == []
+@pytest.mark.parametrize(("variant", "players"), [("fives", 2), ("basic", 3), ("sniff", 4)])
+def test_positions_play_like_the_deals_they_copy(variant, players):
+    """from_positions (a search's sampled hands): each slot given the very deal, leader and
+    match id of a dealt hand plays that hand as the engine plays it from its own deal (lot-led
+    variants: the lead is free)."""
+    rules = make_rules(variant, players)
+    assert rules.lead_first == "lot_any"
+    st = [get("random")] * players
+    n, h = 40, rules.hand_size
+    dealt = records(rules, st, range(n), unit="hand", seed=3)
+    positions = []
+    for m in range(n):
+        order = [int(t) for t in seeding.shuffle(3, players, m, 0, 0)]
+        positions.append({"hands": [order[s * h : (s + 1) * h] for s in range(players)],
+                          "stock": order[players * h :], "ends": {},
+                          "to_move": int(dealt[0]["leader"][m]), "match_id": m})  # fmt: skip
+    played = BatchEngine.from_positions(rules, 3, st, positions).run()
+    assert differences(dealt, played) == []
+    positions[5]["to_move"] = (positions[5]["to_move"] + 1) % players  # (the test can fail)
+    other = BatchEngine.from_positions(rules, 3, st, positions).run()
+    assert differences(dealt, other) != []
 
 
 class _Cheat(Strategy):
@@ -186,54 +83,9 @@ class _Cheat(Strategy):
 
 def test_an_illegal_action_is_refused_by_name():
     rules = make_rules("classic", 2)
-    eng = BatchEngine(rules, 1, [_Cheat(), get("random")], range(20), kernel=True)
+    eng = BatchEngine(rules, 1, [_Cheat(), get("random")], range(20))
     with pytest.raises(StrategyError, match="strategy 'cheat' returned an illegal action"):
         eng.run()
-
-
-@pytest.mark.parametrize(
-    ("variant", "players", "opts"),
-    [("muggins", 2, {"may_draw_when_able": True}), ("muggins", 4, {"may_draw_when_able": True}),
-     ("bergen", 2, {"bergen_voluntary": True}), ("bergen", 3, {"bergen_voluntary": True}),
-     ("fives", 2, {"inline_double_counts_single": True}),
-     ("threes", 4, {"inline_double_counts_single": True, "partnership": True})],
-)  # fmt: skip
-@pytest.mark.parametrize("strategy", ["heaviest", "greedy", "doubles-first"])
-def test_voluntary_draws_and_along_doubles_with_every_kind_of_strategy(
-    variant, players, opts, strategy
-):
-    """The three options the numba kernel left to the numpy path (§11.7 may_draw_when_able,
-    §15 bergen_voluntary, §5.6 / §6.6 inline_double_counts_single): the decisions with a draw
-    or pass flag, the after-draw decision and the along actions, with strategies that choose
-    them differently, mixed with random."""
-    rules = make_rules(variant, players, **opts)
-    st = [get(strategy), get("random")] * 2
-    assert both(rules, st[:players], 200, "hand") == []
-    assert both(rules, st[:players], 15, "match") == []
-
-
-class _Drawer(Strategy):
-    """Draws whenever it may, else plays the last legal action (along ones included)."""
-
-    name = "drawer"
-    params = {}
-
-    def choose_one(self, obs, legal, key):
-        from dominosim import actions as A
-
-        return A.DRAW if A.DRAW in legal else legal[-1]
-
-
-@pytest.mark.parametrize(
-    ("variant", "opts"),
-    [("muggins", {"may_draw_when_able": True}), ("bergen", {"bergen_voluntary": True}),
-     ("threes", {"inline_double_counts_single": True})],
-)  # fmt: skip
-def test_a_strategy_that_always_draws_or_lays_along(variant, opts):
-    """Drawing the stock dry by choice, and every double laid along, on both paths."""
-    rules = make_rules(variant, 2, **opts)
-    assert both(rules, [_Drawer(), get("random")], 150, "hand") == []
-    assert both(rules, [get("random"), _Drawer()], 10, "match") == []
 
 
 class _BadDraw(Strategy):
@@ -241,14 +93,12 @@ class _BadDraw(Strategy):
     params = {}
 
     def choose_one(self, obs, legal, key):
-        from dominosim import actions as A
-
         return A.PASS if A.DRAW in legal else legal[0]  # pass where only drawing is offered
 
 
 def test_an_illegal_flag_is_refused_by_name():
     rules = make_rules("muggins", 2, may_draw_when_able=True)
-    eng = BatchEngine(rules, 1, [_BadDraw(), get("random")], range(20), kernel=True)
+    eng = BatchEngine(rules, 1, [_BadDraw(), get("random")], range(20))
     with pytest.raises(
         StrategyError,
         match=r"strategy 'bad-draw' returned an illegal action 337; legal were .*draw",
@@ -267,7 +117,7 @@ class _Along(Strategy):
 def test_an_illegal_along_action_is_refused_by_name():
     for opts in ({}, {"inline_double_counts_single": True}):
         eng = BatchEngine(make_rules("fives", 2, **opts), 1, [_Along(), get("random")],
-                          range(20), kernel=True)  # fmt: skip
+                          range(20))  # fmt: skip
         with pytest.raises(StrategyError, match="strategy 'along-everywhere' returned an illegal"):
             eng.run()
 
@@ -275,9 +125,6 @@ def test_an_illegal_along_action_is_refused_by_name():
 def test_compiled_uniform_picks_what_the_numpy_helper_picks():
     """Legal.uniform's compiled path (placements and leads) = the k-th legal action in
     canonical order (Legal.action_at), k = below(key, count)."""
-    from dominosim.engine import Legal
-    from dominosim.seeding import below_np
-
     rng = np.random.default_rng(5)
     n = 500
     lead = rng.integers(1, 1 << 28, size=n)
@@ -291,7 +138,7 @@ def test_compiled_uniform_picks_what_the_numpy_helper_picks():
         for ld in (None, lead):
             legal = Legal(values, masks, False, ld, no, no, no)
             legal._no_flags = True
-            want = legal.action_at(below_np(keys, legal.counts()).astype(np.int64))
+            want = legal.action_at(seeding.below_np(keys, legal.counts()).astype(np.int64))
             assert np.array_equal(legal.uniform(keys), want)
             assert np.array_equal(legal.uniform(np.ascontiguousarray(keys[::-1])[::-1]), want)
 
@@ -332,7 +179,7 @@ def test_a_state_out_of_range_is_refused_before_it_is_played():
     rules = make_rules("classic", 2)
     positions = [{"hands": [[27, 20, 3], [5, 9]], "stock": [1, 2], "ends": {"L": 6, "R": 3},
                   "to_move": 0}]  # fmt: skip
-    eng = BatchEngine.from_positions(rules, 3, [get("random")] * 2, positions, kernel=True)
+    eng = BatchEngine.from_positions(rules, 3, [get("random")] * 2, positions)
     eng.vals[0, 0] = 9  # no such value
     with pytest.raises(ValueError, match="state is out of range: slot 0"):
         eng.run()

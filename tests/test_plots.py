@@ -69,10 +69,10 @@ def test_distributions_cover_the_data_without_an_empty_half(runs, monkeypatch):
     import pandas as pd
 
     import dominosim.plots as P
-    from dominosim import report as RP
+    from dominosim import runner as RN
 
     d = runs["run"]
-    data = RP.load_report(d)
+    data = RN.load_report(d)
     agg = pd.read_parquet(d / "aggregates.parquet")
     seen = {}
     real = P._save

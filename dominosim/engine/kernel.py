@@ -13,9 +13,9 @@ public interface (``Strategy.choose(obs, legal, keys)``) and calls :func:`advanc
 This module holds what Python and C share: the rule knobs (:func:`knobs`, names checked
 against the core's), the records of one game slot (:data:`SLOT`, blind's rows :data:`BSLOT`;
 their layout is checked against the C structs at import), the codes of phases and decision
-rows, and the record columns. The core plays every variant, layout and §15 option; event logs
-(``log=True``) use the numpy path of :mod:`.batch`, which ``DOMINOSIM_KERNEL=0`` also forces
-(for comparisons: same records, slower).
+rows, and the record columns. The core plays every variant, layout and §15 option; the
+reference engine (:mod:`dominosim.reference`) is the readable specification it is tested
+against, decision by decision.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import numpy as np
 from .. import actions as A
 from .. import seeding, tiles
 from ..rules import Rules
+from ..variants import OPTION_KNOBS
 
 try:
     from . import _core
@@ -35,11 +36,6 @@ except ImportError as exc:  # pragma: no cover - a source tree that was never bu
         "dominosim's compiled core (dominosim/engine/_core.c) is not built: install the "
         "package with `pip install .` (it needs a C compiler)"
     ) from exc
-
-
-def enabled() -> bool:
-    """True unless ``DOMINOSIM_KERNEL=0`` sends every game to the numpy path."""
-    return os.environ.get("DOMINOSIM_KERNEL", "1") != "0"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -77,8 +73,7 @@ def policy_codes(strategies, compiled: bool = True) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # codes shared with batch.py
 # ---------------------------------------------------------------------------------------------
-# phases (batch.py: LEAD TURN MAYDRAW AFTERDRAW DONE; the core adds START and BOFFER, the
-# offer of bergen_voluntary)
+# phases of a game slot (START: to be dealt; BOFFER: the offer of bergen_voluntary)
 LEAD, TURN, MAYDRAW, AFTERDRAW, DONE, START, BOFFER = range(7)
 DOMINO, BLOCKED, TARGET = 0, 1, 2
 ASK_NONE, ASK_LEAD, ASK_PLAY = 0, 1, 2  # what a pending decision is
@@ -87,9 +82,9 @@ T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, 
 F_DRAW, F_PASS, F_STOP = 1, 2, 4
 PHASES = ("play", "blind_front", "blind_drawn", "continue", "after_draw")  # code -> name
 PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER = range(5)
-RB = 32  # blind's row ring size (engine/blind.py)
+RB = 32  # blind's row ring size (BSLOT.buf)
 
-# rows of the engine's per-hand block (batch.py hand_fields, same order)
+# rows of the engine's per-hand block (batch._HAND_FIELDS, same order)
 H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION = range(9)
 H_LAST, H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT = range(9, 18)
 # rows of the previous-hand block
@@ -133,10 +128,13 @@ MATCH_ENDS = {"race": 0, "one_hand": 1, "kozel": 2}
 
 
 def knobs(rules: Rules, unit: str) -> np.ndarray:
-    """The rule knobs the core reads, as an int64 vector (a Rules struct in C)."""
+    """The rule knobs the core reads, as an int64 vector (a Rules struct in C): the §15
+    options' own knobs from their rows of ``variants.OPTIONS`` (``OPTION_KNOBS``), then the
+    structural knobs derived from the preset's fields."""
     r = rules
     blind = r.draw_mode == "blind"
-    v = {
+    v = {knob: int(getattr(r, field)) for field, knob in OPTION_KNOBS}
+    v.update({
         "P": r.players,
         "S": r.sides,
         "hand_size": r.hand_size,
@@ -145,40 +143,19 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "limit": 1 if r.draw_mode == "one" else (r.max_draws or 28),
         "scoring": SCORINGS[r.scoring],
         "ftp": r.failed_turn_penalty,
-        "ppm": int(r.penalty_per_miss),
         "lead_first": 0 if r.lead_first in ("lot_any", "ladder", "blind_front") else 1,
         "lead_later": LEAD_LATER[r.lead_later],
         "settlement": SETTLEMENTS[r.settlement],
         "domino_bonus": r.domino_bonus,
-        "partnership": int(r.partnership),
-        "target": r.target,
-        "check_only": int(r.check_only_at_hand_end),
+        "partnership": int(r.partnership),  # (kozel's teams are structural)
+        "target": r.target,  # (two-lane and ladder fix it; sniff's book endgame sets it)
         "match_end": MATCH_ENDS[r.match_end],
         "hands_per_match": r.hands_per_match,
-        "fewest_tiles": int(r.block_winner_fewest_tiles),
-        "bergen_1pt": int(r.bergen_block_lowest_hand_1pt),
-        "bergen_cap": int(r.bergen_near_target_cap),
-        "mug_no_round": int(r.muggins_no_rounding),
-        "mug_per_opp": int(r.muggins_block_difference_per_opponent),
-        "fish_sum_only": int(r.fish_score_sum_only),
-        "fish_diff": int(r.fish_difference_per_opponent),
-        "kozel_redeal": int(r.kozel_redeal),
-        "lone00": r.lone_00_value,
-        "lone66": r.lone_66_value,
-        "eggs_double": int(r.eggs_double_next),
-        "fm_takes_all": int(r.fish_maker_takes_all),
-        "dry_goat": int(r.dry_goat),
-        "kozel_positive": int(r.kozel_positive_scoring),
         "unit_hand": int(unit == "hand"),
         "npoints": r.players if r.match_end == "one_hand" else r.sides,
         "spinner": int(r.layout == "spinner"),
-        "us_sniff": int(r.us_sniff_counting),
-        "open_all_four": int(r.spinner_open_all_four_immediately),
         "npos": 6 if r.layout == "spinner" else 2,
         "blind": int(blind),
-        "bplay_opt": int(blind and r.blind_play_optional),
-        "bdraw_opt": int(blind and r.blind_draw_optional),
-        "bface_up": int(blind and r.blind_unplayable_double_face_up),
         # a tile from the stock starts the layout: single_end (§10.6), and blind_deal=all_tiles
         # with 3 players (§15)
         "start_tile": int(
@@ -186,11 +163,7 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         ),
         # blind_draw_optional: a hand is blocked whatever the stock (§3.9a)
         "block_any": int(blind and r.blind_draw_optional),
-        # voluntary draws (§11.7, §15) and doubles laid along (§5.6, §6.6)
-        "may_draw": int(r.may_draw_when_able),
-        "bergen_vol": int(r.bergen_voluntary),
-        "inline_single": int(r.inline_double_counts_single),
-    }
+    })  # fmt: skip
     return np.array([v[name] for name in _KNOBS], dtype=np.int64)
 
 
@@ -244,7 +217,7 @@ SLOT = np.dtype(
     align=True,
 )  # fmt: skip
 # blind's per-slot state, a record array of its own (one unused record for other rules): the
-# turn's sub-phase and pending decision, and the rows (engine/blind.py)
+# turn's sub-phase and pending decision, and the rows (ring buffers of tile indices)
 BSLOT = np.dtype(
     [("tph", np.int64), ("dtile", np.int64), ("cflag", np.int64), ("head", np.int64, (4,)),
      ("span", np.int64, (4,)), ("known", np.int64, (4,)), ("face_up", np.int64),

@@ -18,8 +18,8 @@ import dominosim  # noqa: E402
 
 from runs import strip  # noqa: E402
 
-# (name, flags of dominosim.run): every variant once, the options the core took over from
-# the numpy path, partnerships, 3 and 4 players, hands and matches
+# (name, flags of dominosim.run): every variant once, the options the core took over last
+# (voluntary draws, doubles laid along), partnerships, 3 and 4 players, hands and matches
 CASES = [
     (
         "classic-2p",

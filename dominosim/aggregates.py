@@ -1,0 +1,184 @@
+"""The integer aggregates of a run (docs/results.md, "Aggregates"): their schema (metrics,
+keys, histogram bins), one rotation's aggregation of a chunk's records, the merge of chunks,
+and the lookup the report and the figures read.
+
+Data flows one way: ``runner`` plays chunks and aggregates them here; ``report`` builds the
+report from the manifest and the merged aggregates; ``plots`` draws figures from (report,
+aggregates). This module imports none of them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from .rules import Rules
+
+#: the key columns of an aggregate row, and the columns of aggregates.parquet
+AGG_KEYS = ("metric", "rotation", "seat", "bin", "pair")
+AGG_COLUMNS = ("group", *AGG_KEYS, "value")
+END_CODES = {"domino": 0, "blocked": 1, "target": 2}
+HAND_LEN_BINS = 29  # 0..28
+TURN_BINS = 256  # 0..255, clipped
+MATCH_LEN_MAX = 500  # 1..500, clipped
+
+
+def seating(seats: Sequence[str], r: int) -> tuple[str, ...]:
+    """The seat labels of rotation ``r``: seat ``s`` plays ``seats[(s - r) % P]``."""
+    P = len(seats)
+    return tuple(seats[(s - r) % P] for s in range(P))
+
+
+def add(agg: Counter, metric: str, value, rotation=-1, seat=-1, bin=-1, pair="") -> None:
+    v = int(value)
+    if v:
+        agg[(metric, int(rotation), int(seat), int(bin), pair)] += v
+
+
+def counts(values: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """How many of ``values`` equal lo, lo + 1, ..., hi (values beyond count at the ends)."""
+    return np.bincount(np.clip(values, lo, hi) - lo, minlength=hi - lo + 1)
+
+
+def add_hist(agg: Counter, metric: str, values: np.ndarray, lo: int, hi: int) -> None:
+    n = counts(values, lo, hi)
+    for i in np.flatnonzero(n):
+        add(agg, metric, n[i], bin=i + lo)
+
+
+def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches: dict) -> None:
+    """Add one rotation's records to the integer aggregates (docs/results.md). (Counts by one
+    bincount each, the masks only where a hand ended by target: a chunk's aggregation stays a
+    few percent of its time.)"""
+    P = rules.players
+    side_of = np.array([rules.side_of(s) for s in range(P)], dtype=np.int64)
+    n = len(hands["match_id"])
+    er = hands["end_reason"]
+    win = hands["winner"]
+    ends = counts(er, 0, 2)  # domino, blocked, target
+    wins = counts(win, -1, 3)  # no winner, side 0, 1, 2, 3
+    hl, tu = hands["hand_length"], hands["turns"]
+    if ends[2]:  # lengths count scored hands only (domino, blocked)
+        scored = er <= 1
+        hl, tu = hl[scored], tu[scored]
+    add(agg, "hands", n)
+    add(agg, "domino", ends[0])
+    add(agg, "blocked", ends[1])
+    add(agg, "target", ends[2])
+    add(agg, "hand_ties", wins[0])
+    add(agg, "hand_length_sum", hl.sum())
+    add(agg, "turns_sum", tu.sum())
+    add(agg, "draws_sum", hands["draws"].sum())
+    add(agg, "passes_sum", hands["passes"].sum())
+    add(agg, "redeals_sum", hands["redeals"].sum())
+    add_hist(agg, "hand_length_hist", hl, 0, HAND_LEN_BINS - 1)
+    add_hist(agg, "turns_hist", tu, 0, TURN_BINS - 1)
+    lead = hands["leader"]
+    ok = lead >= 0
+    add(agg, "leader_hands", ok.sum())
+    add(agg, "leader_wins", (ok & (win >= 0) & (side_of[np.where(ok, lead, 0)] == win)).sum())
+    pts = hands["points"].reshape(n, -1)
+    for c in range(pts.shape[1]):
+        add(agg, "points_sum", pts[:, c].sum(), rotation=r, bin=c)
+    nm = len(matches["match_id"])
+    mwin = matches["winner"]
+    mwins = counts(mwin, -1, 3)
+    add(agg, "matches", nm)
+    add(agg, "match_ties", mwins[0])
+    add_hist(agg, "match_length_hist", matches["hands"], 1, MATCH_LEN_MAX)
+    h0 = hands["hand_index"] == 0  # the side that led a match's first hand, and the result
+    if nm and h0.any():
+        if nm == n and h0.all():  # (unit hand: hand k is match k's)
+            at = np.arange(n)
+        else:
+            at = np.searchsorted(matches["match_id"], hands["match_id"][h0])
+        lead0 = hands["leader"][h0]
+        ok0 = (lead0 >= 0) & (at < nm)
+        mw0 = mwin[np.minimum(at, nm - 1)]
+        add(agg, "first_leader_matches", ok0.sum())
+        add(agg, "first_leader_match_wins",
+             (ok0 & (mw0 >= 0) & (side_of[np.where(ok0, lead0, 0)] == mw0)).sum())  # fmt: skip
+    per_seat_points = rules.match_end == "one_hand"
+    losers = matches["losers"]
+    for s in range(P):
+        side = side_of[s]
+        add(agg, "seat_hands", n, r, s)
+        add(agg, "seat_hand_wins", wins[side + 1], r, s)
+        add(agg, "seat_hand_ties", wins[0], r, s)
+        add(agg, "seat_matches", nm, r, s)
+        add(agg, "seat_match_wins", mwins[side + 1], r, s)
+        add(agg, "seat_match_ties", mwins[0], r, s)
+        if losers.any():
+            add(agg, "seat_match_losses", ((losers >> side) & 1).sum(), r, s)
+        col = s if per_seat_points else side
+        if col < pts.shape[1]:
+            add(agg, "seat_points", pts[:, col].sum(), r, s)
+
+
+def per_match_wins(rules: Rules, hands: dict, matches: dict, start: int, n_ids: int) -> tuple:
+    """``[P, n_ids]`` hand wins and match wins of each seat per match id, hands per match."""
+    P = rules.players
+    mid = hands["match_id"] - start
+    hw = np.zeros((P, n_ids), dtype=np.int64)
+    mw = np.zeros((P, n_ids), dtype=np.int64)
+    mm = matches["match_id"] - start
+    if len(mid) == n_ids == len(mm) and n_ids and mid[-1] == n_ids - 1 and mm[-1] == n_ids - 1:
+        # one hand per match id, sorted (unit hand): the counts are the comparisons themselves
+        for s in range(P):
+            side = rules.side_of(s)
+            hw[s] = hands["winner"] == side
+            mw[s] = matches["winner"] == side
+        return hw, mw, np.ones(n_ids, dtype=np.int64)
+    for s in range(P):
+        side = rules.side_of(s)
+        hw[s] = np.bincount(mid, weights=(hands["winner"] == side), minlength=n_ids)
+        mw[s] = np.bincount(mm, weights=(matches["winner"] == side), minlength=n_ids)
+    nh = np.bincount(mid, minlength=n_ids).astype(np.int64)
+    return hw, mw, nh
+
+
+class Merger:
+    """Integer aggregates merged incrementally, keyed by (group, metric, rotation, seat, bin,
+    pair); per-group timings kept beside them (floats, not aggregates)."""
+
+    def __init__(self, n_groups: int):
+        self.agg: Counter = Counter()
+        self.cpu = [0.0] * n_groups
+        self.wall = [0.0] * n_groups
+        self.games = 0
+        self.hands = 0
+
+    def add(self, group: int, rows, timing: dict, games: int, hands: int) -> None:
+        for metric, rotation, seat, bin_, pair, value in rows:
+            self.agg[(group, metric, rotation, seat, bin_, pair)] += int(value)
+        self.cpu[group] += float(timing.get("cpu_seconds", 0.0))
+        self.wall[group] += float(timing.get("wall_seconds", 0.0))
+        self.games += int(games)
+        self.hands += int(hands)
+
+    def rows(self) -> list[tuple]:
+        return sorted((*k, v) for k, v in self.agg.items() if v)
+
+    def frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.rows(), columns=list(AGG_COLUMNS))
+
+
+class Aggregates:
+    """Lookup of one group's aggregate rows: ``(metric, rotation, seat, bin, pair) -> value``."""
+
+    def __init__(self, frame) -> None:
+        self.d: dict[tuple, int] = {}
+        cols = (*AGG_KEYS, "value")
+        for metric, r, s, b, pair, v in zip(*(frame[c].tolist() for c in cols), strict=True):
+            self.d[(metric, int(r), int(s), int(b), pair)] = int(v)
+
+    def get(self, metric: str, rotation: int = -1, seat: int = -1, bin: int = -1,
+            pair: str = "") -> int:  # fmt: skip
+        return self.d.get((metric, rotation, seat, bin, pair), 0)
+
+    def hist(self, metric: str, lo: int, hi: int) -> list[int]:
+        return [self.get(metric, bin=i) for i in range(lo, hi + 1)]

@@ -1,0 +1,118 @@
+"""The package's import graph flows one way (docs/design.md, "Layout of the package"): no
+cycle between its modules, counting every import, at module level or inside a function (so a
+function-level import cannot hide one), and no module imports another module's private
+names."""
+
+import ast
+from pathlib import Path
+
+import dominosim
+
+ROOT = Path(dominosim.__file__).resolve().parent
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+MODULES = _modules()
+# compiled modules (the core) are modules too, though not ones this test reads
+EXTENSIONS = {
+    ".".join((*p.relative_to(ROOT.parent).parent.parts, p.name.split(".")[0]))
+    for p in ROOT.rglob("*.so")
+}
+
+
+def _imports(name: str, path: Path):
+    """(imported module, imported names, line) for every import of the package's modules."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "dominosim":
+                    yield a.name, [], node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] != "dominosim":
+                continue
+            names = [a.name for a in node.names]
+            subs = [f"{mod}.{n}" for n in names if f"{mod}.{n}" in MODULES]
+            plain = [
+                n for n in names if f"{mod}.{n}" not in MODULES and f"{mod}.{n}" not in EXTENSIONS
+            ]
+            if plain:
+                yield mod, plain, node.lineno
+            for sub in subs:
+                yield sub, [], node.lineno
+
+
+def graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {m: set() for m in MODULES}
+    for name, path in MODULES.items():
+        for mod, _, _ in _imports(name, path):
+            if mod in MODULES and mod != name:
+                edges[name].add(mod)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_import_graph_has_no_cycle():
+    assert cycles(graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_another_modules_private_names():
+    bad = []
+    for name, path in MODULES.items():
+        for mod, names, line in _imports(name, path):
+            for n in names:
+                if n.startswith("_") and not n.startswith("__"):
+                    bad.append(f"{path.name}:{line} imports {n} from {mod}")
+    assert bad == []
+
+
+def test_the_graph_sees_function_level_imports():
+    assert "dominosim.trace" in graph()["dominosim.cli"]  # (cli imports trace in a command)
