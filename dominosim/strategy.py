@@ -35,6 +35,7 @@ _LOADED: set[Path] = set()
 _HASHES: dict[Path, str] = {}  # the content hash of each loaded file, as it was loaded
 _STAMPS: dict[Path, tuple] = {}  # its size, modification time and inode when last hashed
 _CURRENT_FILE: list[str] = []
+_FILE_CLASSES: dict[str, list[type]] = {}  # the classes each file registered
 PACKAGE = "dominosim.strategies"  # the built-in strategy files' package
 
 
@@ -142,6 +143,9 @@ def register(cls: type) -> type:
         )
     _REGISTRY[name] = cls
     _ORIGIN[name] = origin
+    classes = _FILE_CLASSES.setdefault(origin, [])
+    if cls not in classes:
+        classes.append(cls)
     return cls
 
 
@@ -231,6 +235,9 @@ def load_file(path: Path) -> None:
     # strategy that builds on it) is that file, not loaded a second time
     public = _public_name(path)
     if public and path not in _LOADED and _module_file(public) == str(path):
+        for cls in _FILE_CLASSES.get(str(path), ()):  # (registered again if taken out)
+            if _REGISTRY.get(cls.name) is not cls:
+                register(cls)
         _LOADED.add(path)
         _HASHES[path] = digest
         _STAMPS[path] = stamp
@@ -240,6 +247,7 @@ def load_file(path: Path) -> None:
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
     _CURRENT_FILE.append(str(path))
+    _FILE_CLASSES.pop(str(path), None)
     try:
         sys.modules[mod_name] = module
         spec.loader.exec_module(module)
