@@ -535,5 +535,46 @@ def strategies_cmd(strategy_path, show_files) -> None:
     click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
 
 
+@main.command("check-strategy")
+@click.argument("target", metavar="PATH")
+@click.option("--deals", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Hands per rule set and check (default 8).")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
+@click.option("--variant", "variants", multiple=True, metavar="NAME",
+              help="Check only this variant (repeatable; default: all twelve).")  # fmt: skip
+@click.option("--check", "checks", multiple=True, metavar="NAME",
+              help="Run only this check (repeatable): legal, batch, deterministic, spawn, "
+                   "inputs.")  # fmt: skip
+@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
+              help="Extra strategy file or folder (repeatable), for a NAME.")  # fmt: skip
+@click.pass_context
+def check_strategy_cmd(ctx, target, deals, seed, variants, checks, strategy_path) -> None:
+    """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
+    strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
+
+    Checks, in every variant and player count: only legal actions; batch answers (choose)
+    equal one-by-one answers (choose_one); the same answers for the same keys; the same games
+    in a spawned worker; the Observation, legal actions and keys left unchanged. Prints one line
+    per failure (the check, the rule set, a position that shows it) and exits 1 when any
+    failed (docs/strategies.md, "Checking your strategy").
+    """
+    from . import check as C
+
+    kw = {"deals": deals} if deals is not None else {}
+    report = C.check_strategy(target, seed=seed, paths=list(strategy_path),
+                              variants=list(variants) or None, checks=checks or C.CHECKS,
+                              **kw)  # fmt: skip
+    for failure in report:
+        click.echo(_one_line(str(failure)))
+    names = ", ".join(report.strategies)
+    if report:
+        n = len(report)
+        click.echo(f"{names}: {n} failure{'s' * (n != 1)} ({report.decisions} decisions "
+                   f"checked in {report.rule_sets} rule sets)", err=True)  # fmt: skip
+        ctx.exit(1)
+    click.echo(f"{names}: passed {', '.join(report.checks)} ({report.decisions} decisions "
+               f"checked in {report.rule_sets} rule sets)")  # fmt: skip
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,8 +1,11 @@
 """Strategies: the protocol, the registry, and discovery of strategy files (DESIGN §6).
 
 A strategy is a class registered by name with :func:`register`, in one file of ``strategies/``
-(shipped inside the package as ``dominosim/strategies``) or of a user folder. Files are loaded
-by path, so the folder needs no ``__init__.py`` and no import name.
+(shipped inside the package as ``dominosim/strategies``) or of a user folder. A user's files are
+loaded by path, so their folder needs no ``__init__.py`` and no import name; the built-in files
+are the modules ``dominosim.strategies.<file>`` (one module object whether a file is loaded by
+path or imported), so a strategy builds on another with ``from dominosim.strategies import
+heaviest``.
 
 The per-game interface, used by the reference engine::
 
@@ -19,6 +22,7 @@ turn it into a choice, so that decisions are reproducible.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.util
 import sys
 from pathlib import Path
@@ -31,6 +35,8 @@ _LOADED: set[Path] = set()
 _HASHES: dict[Path, str] = {}  # the content hash of each loaded file, as it was loaded
 _STAMPS: dict[Path, tuple] = {}  # its size, modification time and inode when last hashed
 _CURRENT_FILE: list[str] = []
+_FILE_CLASSES: dict[str, list[type]] = {}  # the classes each file registered
+PACKAGE = "dominosim.strategies"  # the built-in strategy files' package
 
 
 class Strategy:
@@ -132,7 +138,8 @@ def action_type_message(name: str, value) -> str:
 def register(cls: type) -> type:
     """Class decorator: add a strategy to the registry under ``cls.name``."""
     name = cls.name
-    origin = _CURRENT_FILE[-1] if _CURRENT_FILE else cls.__module__
+    origin = _module_file(cls.__module__) or (_CURRENT_FILE[-1] if _CURRENT_FILE else
+                                              cls.__module__)  # fmt: skip
     if not isinstance(name, str) or not name:
         raise StrategyError(
             f"strategy class {cls.__name__} in {origin} has no name; "
@@ -149,7 +156,16 @@ def register(cls: type) -> type:
         )
     _REGISTRY[name] = cls
     _ORIGIN[name] = origin
+    classes = _FILE_CLASSES.setdefault(origin, [])
+    if cls not in classes:
+        classes.append(cls)
     return cls
+
+
+def _module_file(module_name: str) -> str | None:
+    """The resolved file of a loaded module (None for one without a file)."""
+    file = getattr(sys.modules.get(module_name), "__file__", None)
+    return str(Path(file).resolve()) if file else None
 
 
 def builtin_dir() -> Path:
@@ -157,6 +173,38 @@ def builtin_dir() -> Path:
     here = Path(__file__).resolve().parent
     installed = here / "strategies"
     return installed if installed.is_dir() else here.parent / "strategies"
+
+
+def _bind_package() -> None:
+    """Make ``dominosim.strategies`` the package of the built-in files of :func:`builtin_dir`
+    (an editable install maps it there too; this also holds in a source tree run by path)."""
+    if PACKAGE in sys.modules:
+        return
+    folder = builtin_dir()
+    init = folder / "__init__.py"
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(
+            PACKAGE, init, submodule_search_locations=[str(folder)]
+        )
+    else:
+        spec = importlib.machinery.ModuleSpec(PACKAGE, None, is_package=True)
+        spec.submodule_search_locations = [str(folder)]
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[PACKAGE] = package
+    if spec.loader is not None:
+        spec.loader.exec_module(package)
+    parent = sys.modules.get("dominosim")
+    if parent is not None:
+        parent.strategies = package
+
+
+def _public_name(path: Path) -> str | None:
+    """``dominosim.strategies.<stem>`` for a built-in strategy file, else None."""
+    package = sys.modules.get(PACKAGE)
+    folders = [Path(f).resolve() for f in getattr(package, "__path__", ())]
+    if path.parent in folders and path.stem.isidentifier():
+        return f"{PACKAGE}.{path.stem}"
+    return None
 
 
 def load_folder(folder: str | Path) -> None:
@@ -196,20 +244,38 @@ def load_file(path: Path) -> None:
     if path in _LOADED and _HASHES.get(path) == digest:
         _STAMPS[path] = stamp
         return
-    mod_name = f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"
+    # a built-in file is the module dominosim.strategies.<stem>: one imported already (by a
+    # strategy that builds on it) is that file, not loaded a second time
+    public = _public_name(path)
+    if public and path not in _LOADED and _module_file(public) == str(path):
+        for cls in _FILE_CLASSES.get(str(path), ()):  # (registered again if taken out)
+            if _REGISTRY.get(cls.name) is not cls:
+                register(cls)
+        _LOADED.add(path)
+        _HASHES[path] = digest
+        _STAMPS[path] = stamp
+        return
+    mod_name = public or \
+        f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"  # fmt: skip
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
     _CURRENT_FILE.append(str(path))
+    _FILE_CLASSES.pop(str(path), None)
     try:
         sys.modules[mod_name] = module
         spec.loader.exec_module(module)
+        if public:
+            setattr(sys.modules[PACKAGE], path.stem, module)
     except StrategyError:
+        sys.modules.pop(mod_name, None)
         raise
     except SyntaxError as exc:
+        sys.modules.pop(mod_name, None)
         raise StrategyError(
             f"strategy file {path} has a syntax error at line {exc.lineno}: {exc.msg}; fix it"
         ) from None
     except Exception as exc:
+        sys.modules.pop(mod_name, None)
         raise StrategyError(
             f"strategy file {path} failed to load: {type(exc).__name__}: {exc}; fix it"
         ) from None
@@ -271,3 +337,6 @@ def get(name: str, paths=(), **params) -> Strategy:
         raise StrategyError(
             f"strategy '{name}' failed to start: {type(exc).__name__}: {msg}; fix its __init__"
         ) from None
+
+
+_bind_package()

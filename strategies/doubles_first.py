@@ -14,19 +14,17 @@ what makes a player fail a turn or keep pips. Without a placement it draws where
 choice, else passes or stops.
 """
 
-import sys
-
 import numpy as np
 
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.scoring import placement_points
-from dominosim.strategy import Strategy, fallback, get, register
+from dominosim.strategies import greedy, heaviest
+from dominosim.strategy import Strategy, fallback, register
 
 _HIGH = tiles.HIGH.astype(np.int64)
 _PIPS = tiles.PIPS.astype(np.int64)
 _DOUBLE = np.asarray(tiles.IS_DOUBLE, dtype=np.int64)
-_MODULES = {}
 
 
 def doubles_first_choice(obs, legal):
@@ -55,10 +53,7 @@ class DoublesFirst(Strategy):
 
     def choose(self, obs, legal, keys):
         # whole batches with heaviest's array passes on a LINE (a cheap playout policy for mc)
-        if not _MODULES:  # the strategy files are loaded by path, not imported
-            for name in ("heaviest", "greedy"):
-                _MODULES[name] = sys.modules[type(get(name)).__module__]
-        h, g = _MODULES["heaviest"], _MODULES["greedy"]
+        h, g = heaviest, greedy
         if not h.batch_ok(obs, legal):
             return super().choose(obs, legal, keys)
         points = g._points_fn(obs, legal) if obs.rules.scoring != "none" else None

@@ -8,30 +8,20 @@ known to lack, then the first in canonical order. In games without in-play scori
 exactly like ``heaviest``.
 """
 
-import sys
-
 import numpy as np
 
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.scoring import placement_points
-from dominosim.strategy import Strategy, fallback, get, register
-
-_MODULES = {}
-
-
-def _heaviest():
-    """The module of the ``heaviest`` strategy (files are loaded by path, not imported)."""
-    if "heaviest" not in _MODULES:
-        _MODULES["heaviest"] = sys.modules[type(get("heaviest")).__module__]
-    return _MODULES["heaviest"]
+from dominosim.strategies import heaviest
+from dominosim.strategy import Strategy, fallback, register
 
 
 def greedy_choice(obs, legal):
     places = [a for a in legal if A.is_placement(a)]
     if not places:
         return fallback(legal)
-    key = _heaviest().heaviest_key
+    key = heaviest.heaviest_key
     scored = [(placement_points(obs, a), *key(obs, a)) for a in places]
     return places[scored.index(max(scored))]  # the first of the best in canonical order
 
@@ -49,7 +39,7 @@ class Greedy(Strategy):
 
     def choose(self, obs, legal, keys):
         r = obs.rules
-        h = _heaviest()
+        h = heaviest
         if r.scoring == "none":
             return h.Heaviest().choose(obs, legal, keys)
         if h.batch_ok(obs, legal):

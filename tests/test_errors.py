@@ -499,6 +499,29 @@ CASES = [
         r"strategy path .*nowhere does not exist; check --strategy-path",
     ),
     Case(
+        "`check-strategy` of a file that does not exist",
+        lambda t: ["check-strategy", str(t / "mine.py")],
+        4,
+        r"strategy file .*mine\.py does not exist; check the path",
+    ),
+    Case(
+        "`check-strategy` of a file without a strategy",
+        lambda t: [
+            "check-strategy",
+            str((t / "plain.py").write_text("x = 1\n") and t / "plain.py"),
+        ],
+        4,
+        r"strategy file .*plain\.py registers no strategy; decorate a Strategy subclass with "
+        r"@register \(docs/strategies\.md\)",
+    ),
+    Case(
+        "`check-strategy --check` unknown",
+        ["check-strategy", "random", "--check", "legl"],
+        2,
+        r"unknown check 'legl' \(did you mean 'legal'\?\); the checks are: legal, batch, "
+        r"deterministic, spawn, inputs",
+    ),
+    Case(
         "strategy file with a syntax error",
         lambda t: [*RUN, "--strategy-path", strategy_folder(t, "def f(:\n    pass\n")],
         4,

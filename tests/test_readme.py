@@ -43,7 +43,8 @@ def finished_run(tmp_path_factory):
 
 
 @pytest.mark.parametrize("cmd", readme_commands())
-def test_readme_command_runs(cmd, finished_run, tmp_path, monkeypatch):
+def test_readme_command_runs(cmd, finished_run, tmp_path, monkeypatch, clean_registry):
+    # (clean_registry: a strategy file a command loads, check-strategy's, is forgotten after it)
     monkeypatch.chdir(ROOT)
     args = shlex.split(cmd)[1:]
     if "--scheduler" in args:

@@ -1,5 +1,6 @@
-"""Conformance of every registered strategy (DESIGN §6): legal actions only, the same answers for a
-batch as one by one, deterministic given the keys, usable from a spawned worker, and one real
+"""Conformance of every built-in strategy (DESIGN §6): the checks of ``dominosim check-strategy``
+(dominosim/check.py: legal actions only, the same answers for a batch as one by one,
+deterministic given the keys, usable from a spawned worker, inputs left unchanged), and one real
 decision each in blind's open phase and on a spinner. Plus strategy discovery and the CLI."""
 
 from __future__ import annotations
@@ -9,18 +10,18 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from dominosim import actions as A
 from dominosim import seeding, tiles
+from dominosim.check import check_strategy, rule_sets
 from dominosim.cli import main as cli
 from dominosim.errors import StrategyError
 from dominosim.layout import Layout
 from dominosim.reference import Hand, play_match
 from dominosim.strategy import Strategy, discover, get
-from dominosim.variants import VARIANTS, make_rules
+from dominosim.variants import make_rules
 
 from helpers import line, t
 
@@ -53,20 +54,22 @@ class Checking(Strategy):
 
 
 # ---------------------------------------------------------------------------------------------
-# legal actions, in every variant and player count (reference engine)
+# the checks of dominosim/check.py (dominosim check-strategy), on every built-in: only legal
+# actions in every variant and player count; a batch answers as its rows one by one; the same
+# answers for the same keys; the same games in a spawned worker; inputs left unchanged (checked
+# wherever the strategy is asked, so in the legal and batch runs)
+
+# hands per rule set and check (mc decides slowly, so fewer)
+DEALS = {"mc": 2}
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("check", ["legal", "batch", "deterministic", "spawn"])
 @pytest.mark.parametrize("name", ALL)
-def test_only_legal_actions(name, variant, players):
-    rules = make_rules(variant, players)
-    strat = Checking(make(name))
-    seats = [strat] + [get("random")] * (players - 1)
-    for m in range(2):
-        play_match(rules, 11, m, seats, unit="hand")
-        play_match(rules, 12, m, [strat] * players, unit="hand")
-    assert strat.seen
+def test_conformance(name, check):
+    params = "".join(f":{k}={v}" for k, v in FAST.get(name, {}).items())
+    report = check_strategy(name + params, deals=DEALS.get(name, 4), checks=[check])
+    assert report == [], "\n".join(str(f) for f in report)
+    assert report.decisions > 0 and report.rule_sets == len(rule_sets())
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -120,119 +123,6 @@ def test_decision_on_a_spinner(name):
     assert {A.pos_of(a) for a in legal} >= {"N", "S", "W", "E"}
     a = make(name).choose_one(obs, legal, seeding.strategy_key(1, 0, 0, 5, 0))
     assert a in legal
-
-
-# ---------------------------------------------------------------------------------------------
-# determinism: the same keys give the same decisions
-
-
-@pytest.mark.parametrize("variant", ["fives", "classic", "two-lane", "blind", "sniff"])
-@pytest.mark.parametrize("name", ALL)
-def test_same_keys_same_decisions(name, variant):
-    rules = make_rules(variant, 3)
-    runs = []
-    for _ in range(2):
-        strat = Checking(make(name))  # a fresh instance each time: no hidden state carries over
-        for m in range(2):
-            play_match(rules, 5, m, [strat, get("random"), strat], unit="hand")
-        runs.append([(o.seat, o.decision, a) for o, _, _, a in strat.seen])
-    assert runs[0] == runs[1] and runs[0]
-    # and asked again, the same answers
-    again = make(name)
-    for obs, legal, key, a in strat.seen[:20]:
-        assert again.choose_one(obs, legal, key) == a
-
-
-# ---------------------------------------------------------------------------------------------
-# a batch answers as its games one by one (batch engine)
-
-
-class Comparing(Strategy):
-    """Answers with ``inner.choose`` for the batch and checks every row against
-    ``inner.choose_one`` on that row's Observation and legal list."""
-
-    name = "comparing"
-    params = {}
-
-    def __init__(self, inner):
-        super().__init__()
-        self.inner = inner
-        self.rows = 0
-
-    def choose(self, obs, legal, keys):
-        out = np.asarray(self.inner.choose(obs, legal, keys), dtype=np.int64)
-        for i in range(len(keys)):
-            one = self.inner.choose_one(obs.row(i), legal.row_list(i), int(keys[i]))
-            assert one == out[i], (self.inner.name, i, A.describe(one), A.describe(out[i]))
-        self.rows += len(keys)
-        return out
-
-
-def _row_works() -> bool:
-    from dominosim.engine.batch import BatchEngine
-
-    rules = make_rules("classic", 2)
-    seen = []
-
-    class Probe(Strategy):
-        name = "probe"
-        params = {}
-
-        def choose(self, obs, legal, keys):
-            if not seen:
-                try:
-                    obs.row(0)
-                    seen.append(True)
-                except AttributeError:
-                    seen.append(False)
-            return legal.uniform(keys)
-
-    BatchEngine(rules, 0, [Probe()] * 2, range(4), unit="hand", batch_size=4).run()
-    return bool(seen and seen[0])
-
-
-@pytest.mark.parametrize("players", [2, 3])
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("name", ALL)
-def test_batch_equals_one_by_one(name, variant, players):
-    from dominosim.engine.batch import BatchEngine
-
-    if not _row_works():
-        pytest.skip("BatchObservation.row() is not available in this engine build")
-    rules = make_rules(variant, players)
-    strat = Comparing(make(name))
-    seats = [strat] + [get("greedy")] * (players - 1)
-    BatchEngine(rules, 9, seats, range(12), unit="hand", batch_size=12).run()
-    assert strat.rows > 0
-
-
-# ---------------------------------------------------------------------------------------------
-# from a spawned worker
-
-
-def _play_in_worker(args):
-    name, params, variant = args
-    from dominosim.reference import play_match as pm
-    from dominosim.strategy import get as g
-    from dominosim.variants import make_rules as mr
-
-    rules = mr(variant, 2)
-    s = g(name, **params)
-    return [pm(rules, 21, m, [s, g("random")], unit="hand").hands[0].winner for m in range(3)]
-
-
-@pytest.fixture(scope="module")
-def spawned_results():
-    import multiprocess as mp
-
-    jobs = [(name, FAST.get(name, {}), "fives") for name in ALL]
-    with mp.get_context("spawn").Pool(2) as pool:
-        return dict(zip(ALL, pool.map(_play_in_worker, jobs), strict=True))
-
-
-@pytest.mark.parametrize("name", ALL)
-def test_works_in_a_spawned_worker(name, spawned_results):
-    assert spawned_results[name] == _play_in_worker((name, FAST.get(name, {}), "fives"))
 
 
 # ---------------------------------------------------------------------------------------------

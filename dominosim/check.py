@@ -1,0 +1,559 @@
+"""Conformance checks for a strategy: the checks the test suite runs on the built-ins, for any
+strategy file (``dominosim check-strategy PATH``, docs/strategies.md "Checking your strategy").
+
+:func:`check_strategy` plays a strategy in every variant and player count (and the §15 options
+that add decision kinds) and returns one :class:`Failure` per problem found, each naming the
+check, the rule set and a position that shows it:
+
+* ``legal``: every answer is one of the legal actions, an integer code, and nothing raises;
+* ``batch``: ``choose`` on a batch (the batch engine) answers as ``choose_one`` row by row
+  (the default ``Strategy.choose``);
+* ``deterministic``: two fresh instances give the same answers for the same keys, and a
+  position asked again (in another order) gets the same answer;
+* ``spawn``: a spawned worker process that loads the file by path plays the same games;
+* ``inputs``: the strategy leaves the Observation, the legal actions and the keys it is given
+  unchanged (``choose_one``'s list, ``choose``'s arrays).
+
+A run of a rule set stops at its first failure, and each check reports at most one failure per
+rule set (the one-by-one run checks ``legal`` and ``inputs`` of ``choose_one``, the batch run
+``batch``, ``legal`` and ``inputs`` of ``choose``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import actions as A
+from . import strategy as S
+from . import tiles
+from .errors import ConfigError, StrategyError, did_you_mean
+from .rules import Rules
+from .variants import VARIANTS, check_variant, make_rules, options_of
+
+CHECKS = ("legal", "batch", "deterministic", "spawn", "inputs")
+DEALS = 8  # hands per rule set and check (the command's --deals)
+PLAYERS = (2, 3, 4)
+# §15 options that add decision kinds: voluntary draws and plays, a second decision after a draw,
+# a double laid along
+DECISION_OPTIONS = (
+    ("blind", 2, {"blind_draw_optional": True, "blind_play_optional": True}),
+    ("bergen", 2, {"bergen_voluntary": True}),
+    ("muggins", 2, {"may_draw_when_able": True}),
+    ("fives", 2, {"inline_double_counts_single": True}),
+)
+REASK = 30  # positions asked again by a fresh instance (deterministic)
+SPAWN_RULE_SETS = 2  # rule sets played in the spawned worker
+
+
+class Report(list):
+    """The failures (a list of :class:`Failure`, empty when every check passed), with what was
+    checked: ``strategies`` (labels), ``checks``, ``rule_sets`` and ``decisions`` (how many
+    decisions the checks looked at)."""
+
+    def __init__(self, failures=(), *, strategies=(), checks=(), rule_sets=0, decisions=0):
+        super().__init__(failures)
+        self.strategies = list(strategies)
+        self.checks = tuple(checks)
+        self.rule_sets = rule_sets
+        self.decisions = decisions
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One problem: the check, the strategy (its label), the rule set (``fives 3p``), what went
+    wrong and the position that shows it (:func:`show_position`)."""
+
+    check: str
+    strategy: str
+    rules: str
+    message: str
+    position: str = ""
+
+    def __str__(self) -> str:
+        at = f"; at {self.position}" if self.position else ""
+        return f"{self.strategy}: {self.check}: {self.rules}: {self.message}{at}"
+
+
+def rules_label(rules: Rules) -> str:
+    """``fives 3p``, ``fives[partnership=on] 4p``."""
+    return f"{rules.label} {rules.players}p"
+
+
+def show_action(a) -> str:
+    """An action as ``6-5@R`` (or its repr when it is not an action code)."""
+    try:
+        if not isinstance(a, bool) and 0 <= int(a) <= A.STOP and int(a) == a:
+            return A.describe(int(a))
+    except (TypeError, ValueError, OverflowError):
+        pass
+    shown = " ".join(repr(a).split())
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def show_position(obs, legal: Sequence[int] = (), seed: int | None = None) -> str:
+    """One decision on one line: where it is (seed, match, hand, decision, seat, phase), the
+    seat's hand, the open positions, the table and stock sizes and the legal actions."""
+    where = [] if seed is None else [f"seed {seed}"]
+    where += [f"match {obs.match_id}", f"hand {obs.hand_index}", f"decision {obs.decision}",
+              f"seat {obs.seat}", obs.phase]  # fmt: skip
+    ends = " ".join(f"{p}={v}" for p, v in obs.positions) or "(empty table)"
+    parts = [
+        " ".join(where),
+        "hand " + (" ".join(tiles.name(x) for x in obs.hand) or "-"),
+        "ends " + ends,
+        f"table {len(obs.table)}, stock {obs.stock_size}",
+    ]
+    if legal:
+        parts.append("legal " + " ".join(show_action(a) for a in legal))
+    return ", ".join(parts)
+
+
+def rule_sets(variants: Iterable[str] | None = None, players: Iterable[int] | None = None):
+    """The rule sets the checks play: every variant at every player count, partnership play at
+    4 players where §15 allows it, and the options of :data:`DECISION_OPTIONS`."""
+    variants = list(VARIANTS if variants is None else variants)
+    players = tuple(PLAYERS if players is None else players)
+    for v in variants:
+        check_variant(v)
+    for p in players:
+        if isinstance(p, bool) or p not in PLAYERS:
+            raise ConfigError(f"players must be 2, 3 or 4, not {p!r}")
+    out = []
+    for v in variants:
+        out += [make_rules(v, p) for p in players]
+        if 4 in players and "partnership" in options_of(v):
+            out.append(make_rules(v, 4, partnership=True))
+    for v, p, opts in DECISION_OPTIONS:
+        if v in variants and p in players:
+            out.append(make_rules(v, p, **opts))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# what the checker plays
+
+
+class _Found(Exception):
+    """A rule set's first failure (ends that rule set's run)."""
+
+
+class _Recorder:
+    """The failures of one strategy; ``report`` keeps the first of each check and rule set
+    and (``stop``) ends the rule set's run."""
+
+    def __init__(self, label: str, seed: int):
+        self.label = label
+        self.seed = seed
+        self.failures: list[Failure] = []
+        self.found: set[tuple[str, str]] = set()
+        self.decisions = 0  # decisions checked
+
+    def report(self, check, rules, message, obs=None, legal=(), *, stop=True):
+        where = rules if isinstance(rules, str) else rules_label(rules)
+        if (check, where) not in self.found:
+            self.found.add((check, where))
+            pos = show_position(obs, legal, self.seed) if obs is not None else ""
+            self.failures.append(Failure(check, self.label, where, message, pos))
+        if stop:
+            raise _Found
+
+
+def _raised(where: str, exc: BaseException) -> str:
+    msg = " ".join(str(exc).split())
+    return f"{where} raised {type(exc).__name__}: {msg}" if msg else \
+        f"{where} raised {type(exc).__name__}"  # fmt: skip
+
+
+class _Watch(S.Strategy):
+    """One by one (reference engine): checks each answer of ``inner.choose_one`` and keeps the
+    decisions, in order, as ``(obs, legal, key, action)``."""
+
+    name = "check"
+    params = {}
+
+    def __init__(self, inner, rules: Rules, rec: _Recorder):
+        super().__init__()
+        self.inner, self.rules, self.rec = inner, rules, rec
+        self.seen: list[tuple] = []
+        self.stopped = False
+
+    def choose_one(self, obs, legal, key):
+        if self.stopped:
+            return legal[0]
+        shown, before = list(legal), dataclasses.replace(obs)
+        try:
+            a = self._ask(obs, legal, key, shown, before)
+        except _Found:
+            self.stopped = True
+            return shown[0]
+        self.seen.append((obs, tuple(shown), key, a))
+        self.rec.decisions += 1
+        return a
+
+    def _ask(self, obs, legal, key, shown, before):
+        rep, r = self.rec.report, self.rules
+        try:
+            a = self.inner.choose_one(obs, legal, key)
+        except (Exception, SystemExit) as exc:
+            rep("legal", r, _raised("choose_one", exc), before, shown)
+        if list(legal) != shown:
+            rep("inputs", r, "choose_one changed the list of legal actions it was given",
+                before, shown)  # fmt: skip
+        if obs != before:
+            rep("inputs", r, "choose_one changed the Observation it was given", before, shown)
+        if isinstance(a, bool) or not hasattr(a, "__index__"):
+            rep("legal", r, f"choose_one returned {show_action(a)} ({type(a).__name__}), not an "
+                "action; an action is an integer code of dominosim.actions", before, shown)  # fmt: skip
+        if a not in shown:
+            rep("legal", r, f"choose_one returned an illegal action {show_action(a)}", before,
+                shown)  # fmt: skip
+        return int(a)
+
+
+def _play(rules: Rules, strat, seed: int, deals: int, rec: _Recorder) -> _Watch:
+    """``deals`` hands on the reference engine: the strategy at every seat in odd deals, at
+    seat 0 against ``random`` in even ones."""
+    from .reference import play_match
+
+    w = _Watch(strat, rules, rec)
+    other = S.get("random")
+    for m in range(deals):
+        seats = [w] * rules.players if m % 2 else [w] + [other] * (rules.players - 1)
+        try:
+            play_match(rules, seed, m, seats, unit="hand")
+        except StrategyError as exc:  # (the engine's own refusal; _Watch answers legally)
+            rec.report("legal", rules, exc.message, stop=False)
+            w.stopped = True
+        if w.stopped:
+            break
+    return w
+
+
+def _sequence(w: _Watch) -> list[tuple]:
+    return [(o.match_id, o.hand_index, o.decision, o.seat, a) for o, _, _, a in w.seen]
+
+
+def _first_difference(a: list, b: list) -> int | None:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+_BATCH_ARRAYS = ("seat", "hand", "hand_mask", "values", "table", "counts", "voids",
+                 "stock_size", "drawable", "scores", "penalties", "leader", "match_id",
+                 "hand_index", "decision", "doubles", "along", "table_count")  # fmt: skip
+
+
+def _snapshot(obs, legal, keys) -> dict:
+    """Copies of every array a batch decision gives the strategy."""
+    for name in _BATCH_ARRAYS:  # (read now: the fields are read lazily)
+        try:
+            getattr(obs, name)
+        except Exception:  # noqa: BLE001 - a field this engine does not give is not compared
+            pass
+    snap = {f"obs.{k}": np.array(v) for k, v in vars(obs).items()
+            if isinstance(v, np.ndarray)}  # fmt: skip
+    for f in dataclasses.fields(legal):
+        v = getattr(legal, f.name)
+        if isinstance(v, np.ndarray):
+            snap[f"legal.{f.name}"] = np.array(v)
+    snap["keys"] = np.array(keys)
+    return snap
+
+
+def _changed(snap: dict, obs, legal, keys) -> list[str]:
+    now = {k: v for k, v in vars(obs).items() if isinstance(v, np.ndarray)}
+    out = []
+    for name, old in snap.items():
+        kind, _, field = name.partition(".")
+        cur = keys if kind == "keys" else now.get(field) if kind == "obs" else \
+            getattr(legal, field, None)  # fmt: skip
+        if cur is None or np.shape(cur) != old.shape or not np.array_equal(cur, old):
+            out.append(name)
+    return out
+
+
+class _Compare(S.Strategy):
+    """For the batch engine: answers with ``inner.choose`` and checks each row against
+    ``inner.choose_one`` on that row (computed first, on inputs nothing has touched)."""
+
+    name = "check"
+    params = {}
+
+    def __init__(self, inner, rules: Rules, rec: _Recorder):
+        super().__init__()
+        self.inner, self.rules, self.rec = inner, rules, rec
+        self.stopped = False
+
+    def choose(self, obs, legal, keys):
+        if self.stopped:
+            return legal.uniform(keys)
+        try:
+            return self._check(obs, legal, keys)
+        except _Found:
+            self.stopped = True
+            return legal.uniform(keys)
+
+    def _check(self, obs, legal, keys):
+        rep, r, n = self.rec.report, self.rules, len(keys)
+        if n == 0:
+            return self.inner.choose(obs, legal, keys)
+        snap = _snapshot(obs, legal, keys)
+        rows = [(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(n)]
+        one = []
+        for o, lg, k in rows:
+            try:
+                a = self.inner.choose_one(o, list(lg), k)
+            except (Exception, SystemExit) as exc:
+                rep("legal", r, _raised("choose_one", exc), o, lg)
+            if isinstance(a, bool) or not hasattr(a, "__index__") or a not in lg:
+                rep("legal", r, f"choose_one returned {show_action(a)}, not a legal action", o, lg)
+            one.append(int(a))
+        try:
+            out = self.inner.choose(obs, legal, keys)
+        except (Exception, SystemExit) as exc:
+            rep("batch", r, _raised(f"choose on a batch of {n}", exc), *rows[0][:2])
+        moved = _changed(snap, obs, legal, keys)
+        if moved:
+            rep("inputs", r, f"choose changed the arrays it was given: {', '.join(moved)}",
+                *rows[0][:2])  # fmt: skip
+        try:
+            out = S.check_actions(self.inner.label, out, n)
+        except StrategyError as exc:
+            rep("legal", r, f"choose: {exc.message}", *rows[0][:2])
+        if out.shape != (n,):
+            rep("batch", r, f"choose returned an array of shape {out.shape} for a batch of {n}",
+                *rows[0][:2])  # fmt: skip
+        for i, (o, lg, _) in enumerate(rows):
+            if int(out[i]) not in lg:
+                rep("legal", r, f"choose returned an illegal action {show_action(int(out[i]))} "
+                    f"(row {i} of {n})", o, lg)  # fmt: skip
+            if int(out[i]) != one[i]:
+                rep("batch", r, f"choose answered {show_action(int(out[i]))} (row {i} of {n}) "
+                    f"where choose_one answers {show_action(one[i])}", o, lg)  # fmt: skip
+        self.rec.decisions += n
+        return np.asarray(one, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# the checks
+
+
+def _check_legal(make, sets, seed, deals, rec, runs) -> None:
+    for rules in sets:
+        runs[rules] = _play(rules, make(), seed, deals, rec)
+
+
+def _check_deterministic(make, sets, seed, deals, rec, runs) -> None:
+    for rules in sets:
+        first = runs.get(rules) or _play(rules, make(), seed, deals, rec)
+        if first.stopped:
+            continue  # (its failure is reported)
+        second = _play(rules, make(), seed, deals, _Recorder(rec.label, seed))
+        a, b = _sequence(first), _sequence(second)
+        i = _first_difference(a, b)
+        try:
+            if i is not None:
+                o, lg, _, x = first.seen[min(i, len(first.seen) - 1)]
+                y = show_action(b[i][-1]) if i < len(b) else "nothing (it stopped)"
+                rec.report("deterministic", rules, "two fresh instances answered differently: "
+                           f"{show_action(x)}, then {y}", o, lg)  # fmt: skip
+            again = make()
+            for o, lg, k, x in reversed(first.seen[:REASK]):
+                y = again.choose_one(o, list(lg), k)
+                if y != x:
+                    rec.report("deterministic", rules, f"asked again (a fresh instance, in "
+                               f"another order) it answered {show_action(y)}, first "
+                               f"{show_action(x)}", o, lg)  # fmt: skip
+        except _Found:
+            continue
+        except (Exception, SystemExit) as exc:
+            rec.report("deterministic", rules, _raised("choose_one", exc), stop=False)
+
+
+def _check_batch(make, sets, seed, deals, rec) -> None:
+    from .engine.batch import BatchEngine
+
+    for rules in sets:
+        cmp = _Compare(make(), rules, rec)
+        try:
+            BatchEngine(rules, seed, [cmp] * rules.players, range(deals), unit="hand",
+                        batch_size=deals).run()  # fmt: skip
+        except StrategyError as exc:
+            if not cmp.stopped:
+                rec.report("batch", rules, f"the batch engine stopped: {exc.message}", stop=False)
+
+
+def _rules_args(rules: Rules) -> tuple:
+    return rules.variant, rules.players, dict(rules.options)
+
+
+def _spawn_worker(conn, job) -> None:
+    """In a spawned process: load the strategy as ``job`` says and play its rule sets."""
+    try:
+        load, name, params, sets, seed, deals = job
+        kind, where, paths = load
+        if kind == "file":
+            S.load_file(Path(where)) if Path(where).is_file() else S.load_folder(where)
+        rec = _Recorder(name, seed)
+        out = []
+        for args in sets:
+            rules = make_rules(args[0], args[1], **args[2])
+            out.append(_sequence(_play(rules, S.get(name, paths, **params), seed, deals, rec)))
+        conn.send(("ok", out, rec.failures))
+    except BaseException as exc:  # noqa: BLE001 - whatever fails there is the finding
+        conn.send(("error", _raised("loading and playing", exc), []))
+    finally:
+        conn.close()
+
+
+def _check_spawn(make, load, name, params, sets, seed, deals, rec, runs, timeout) -> None:
+    import multiprocess as mp
+
+    sets = [r for r in sets if r.players == 2][:SPAWN_RULE_SETS] or list(sets)[:1]
+    if not sets:
+        return
+    ctx = mp.get_context("spawn")
+    recv, send = ctx.Pipe(duplex=False)
+    job = (load, name, params, [_rules_args(r) for r in sets], seed, deals)
+    proc = ctx.Process(target=_spawn_worker, args=(send, job))  # (it may start processes)
+    proc.start()
+    send.close()
+    try:
+        got = recv.recv() if recv.poll(timeout) else None
+    except (EOFError, OSError):
+        got = None
+    proc.join(5)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join(5)
+    recv.close()
+    first = sets[0]
+    if got is None:
+        why = f"did not answer within {timeout:g} s" if proc.exitcode in (None, -15) else \
+            f"died (exit code {proc.exitcode}) before answering"  # fmt: skip
+        rec.report("spawn", first, f"the spawned worker {why}", stop=False)
+        return
+    status, seqs, failures = got
+    if status != "ok":
+        rec.report("spawn", first, f"in a spawned worker: {seqs}", stop=False)
+        return
+    for f in failures:  # (those this process found too are reported already)
+        if (f.check, f.rules) not in rec.found:
+            rec.found.add(("spawn", f.rules))
+            rec.failures.append(
+                dataclasses.replace(f, check="spawn", message=f"in a spawned worker: {f.message}")
+            )
+    rec.decisions += sum(len(x) for x in seqs)
+    bad = {f.rules for f in failures}
+    for rules, theirs in zip(sets, seqs, strict=True):
+        if rules_label(rules) in bad:
+            continue
+        here = runs.get(rules) or _play(rules, make(), seed, deals, _Recorder(rec.label, seed))
+        ours = _sequence(here)
+        i = _first_difference(ours, theirs)
+        if i is not None and not here.stopped:
+            o, lg, _, x = here.seen[min(i, len(here.seen) - 1)]
+            y = show_action(theirs[i][-1]) if i < len(theirs) else "nothing"
+            rec.report("spawn", rules, f"a spawned worker answered {y} where this process "
+                       f"answered {show_action(x)}", o, lg, stop=False)  # fmt: skip
+
+
+def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
+    """The strategies to check, ``[(name, params)]``, and how a worker loads them."""
+    from .config import parse_strategy
+
+    text = str(target)
+    path = Path(text).expanduser()
+    as_path = text.endswith(".py") or "/" in text or "\\" in text or \
+        (path.is_dir() and text not in S.discover(paths))  # fmt: skip
+    if as_path:
+        if not path.exists():
+            raise StrategyError(f"strategy file {path} does not exist; check the path")
+        if path.is_dir():
+            files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
+            S.load_folder(path)
+        elif path.suffix == ".py":
+            files = [path]
+            S.load_file(path)
+        else:
+            raise StrategyError(f"strategy path {path} is not a folder or a .py file; "
+                                "give a strategy file")  # fmt: skip
+        S.discover(paths)
+        mine = {str(f.resolve()) for f in files}
+        names = sorted(n for n, cls in S.discover(paths).items() if S.origin(n) in mine)
+        if not names:
+            kind = "folder" if path.is_dir() else "file"
+            raise StrategyError(
+                f"strategy {kind} {path} registers no strategy; decorate a Strategy subclass "
+                "with @register (docs/strategies.md)"
+            )
+        return [(n, {}) for n in names], ("file", str(path.resolve()), tuple(paths))
+    spec = parse_strategy(text, where="check-strategy")
+    S.get(spec.name, paths, **spec.kwargs)  # (an unknown name or parameter: its error now)
+    return [(spec.name, spec.kwargs)], ("label", text, tuple(paths))
+
+
+def check_strategy(target, *, deals: int = DEALS, seed: int = 0, paths: Sequence[str] = (),
+                   variants: Iterable[str] | None = None, players: Iterable[int] | None = None,
+                   checks: Iterable[str] = CHECKS, timeout: float = 300.0) -> Report:  # fmt: skip
+    """Check the strategies of a file (every strategy it registers) or one registered strategy.
+
+    ``target`` is a strategy file (``.py``), a folder of them, or a strategy label
+    ``NAME[:KEY=VALUE...]`` (a built-in, or one of ``paths``). ``deals`` hands are played per
+    rule set and check, from ``seed``; ``variants`` and ``players`` narrow the rule sets
+    (default: all, see :func:`rule_sets`), ``checks`` the checks (:data:`CHECKS`);
+    ``timeout`` bounds the spawned worker, in seconds. Returns the failures (a :class:`Report`,
+    empty when the strategy passes). A path that does not exist, a file that fails to load or registers no
+    strategy, an unknown name or parameter is a StrategyError.
+    """
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ConfigError(f"deals must be an integer >= 1, not {deals!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError(f"seed must be an integer, not {seed!r}")
+    checks = tuple(checks)
+    unknown = [c for c in checks if c not in CHECKS]
+    if unknown:
+        raise ConfigError(
+            f"unknown check '{unknown[0]}'{did_you_mean(unknown[0], CHECKS)}; the checks are: "
+            f"{', '.join(CHECKS)}"
+        )
+    sets = rule_sets(variants, players)
+    todo, load = _targets(target, paths)
+    report = Report(checks=checks, rule_sets=len(sets))
+    for name, params in todo:
+        rec = _check_one(name, params, load, sets, seed, deals, checks, timeout)
+        report += rec.failures
+        report.strategies.append(rec.label)
+        report.decisions += rec.decisions
+    return report
+
+
+def _check_one(name, params, load, sets, seed, deals, checks, timeout) -> _Recorder:
+    paths = load[2]
+
+    def make():
+        return S.get(name, paths, **params)
+
+    rec = _Recorder(make().label, seed)
+    runs: dict = {}
+    steps: dict[str, Callable[[], None]] = {
+        "legal": lambda: _check_legal(make, sets, seed, deals, rec, runs),
+        "deterministic": lambda: _check_deterministic(make, sets, seed, deals, rec, runs),
+        "batch": lambda: _check_batch(make, sets, seed, deals, rec),
+        "spawn": lambda: _check_spawn(
+            make, load, name, params, sets, seed, deals, rec, runs, timeout
+        ),  # fmt: skip
+    }
+    for check in ("legal", "deterministic", "batch", "spawn"):
+        if check in checks:
+            steps[check]()
+    if "inputs" in checks and not {"legal", "batch"} & set(checks):
+        _check_legal(make, sets, seed, deals, rec, runs)  # (the inputs are checked there)
+    return rec

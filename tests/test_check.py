@@ -1,0 +1,300 @@
+"""The strategy checker (dominosim/check.py, ``dominosim check-strategy``): each kind of
+failure is found and reported with its rule set and a position; a good strategy passes; the
+command's output and exit codes. The built-ins are checked in test_strategy_conformance.py."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dominosim.check import CHECKS, check_strategy, rule_sets
+from dominosim.cli import main as cli
+from dominosim.errors import ConfigError, StrategyError
+from dominosim.variants import VARIANTS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HEAD = """
+import numpy as np
+from dominosim import actions as A
+from dominosim.strategy import Strategy, register
+"""
+
+# name -> (body of the strategy class, the check that must fail, what its message says)
+BAD = {
+    "illegal": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    return 999 if obs.variant == 'sniff' else legal[0]",
+        "legal",
+        "illegal action 999",
+    ),
+    "raises": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    if obs.variant == 'sniff':\n"
+        "        raise ValueError('no sniffing')\n"
+        "    return legal[0]",
+        "legal",
+        "raised ValueError: no sniffing",
+    ),
+    "floaty": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    return float(legal[0]) if obs.variant == 'sniff' else legal[0]",
+        "legal",
+        "(float), not an action",
+    ),
+    "batch-differs": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    return legal[-1]\n"
+        "def choose(self, obs, legal, keys):\n"
+        "    if obs.rules.variant != 'sniff':\n"
+        "        return super().choose(obs, legal, keys)\n"
+        "    return legal.action_at(np.zeros(len(keys), dtype=np.int64))",
+        "batch",
+        "where choose_one answers",
+    ),
+    "batch-illegal": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    return legal[0]\n"
+        "def choose(self, obs, legal, keys):\n"
+        "    out = super().choose(obs, legal, keys)\n"
+        "    return np.where(obs.rules.variant == 'sniff', 999, out)",
+        "legal",
+        "choose returned an illegal action 999",
+    ),
+    "nondeterministic": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    import random\n"
+        "    return random.choice(legal) if obs.variant == 'sniff' else legal[0]",
+        "deterministic",
+        "answered",
+    ),
+    "stateful": (  # two fresh instances agree; asked again in another order, it does not
+        "def __init__(self, **kw):\n"
+        "    super().__init__(**kw)\n"
+        "    self.n = 0\n"
+        "def choose_one(self, obs, legal, key):\n"
+        "    self.n += obs.variant == 'sniff'\n"
+        "    return legal[self.n % len(legal)]",
+        "deterministic",
+        "asked again",
+    ),
+    "mutates-legal": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    if obs.variant == 'sniff':\n"
+        "        legal.reverse()\n"
+        "    return legal[0]",
+        "inputs",
+        "changed the list of legal actions",
+    ),
+    "mutates-arrays": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    return legal[0]\n"
+        "def choose(self, obs, legal, keys):\n"
+        "    out = super().choose(obs, legal, keys)\n"
+        "    if obs.rules.variant == 'sniff':\n"
+        "        keys[:] = 0\n"
+        "        obs.values[:] = 6\n"
+        "    return out",
+        "inputs",
+        "choose changed the arrays it was given: obs.values, ",
+    ),
+    "no-workers": (
+        "def choose_one(self, obs, legal, key):\n"
+        "    import multiprocess\n"
+        "    if obs.variant == 'sniff' and multiprocess.parent_process() is not None:\n"
+        "        raise RuntimeError('only in the main process')\n"
+        "    return legal[0]",
+        "spawn",
+        "in a spawned worker: choose_one raised RuntimeError: only in the main process",
+    ),
+    "salted": (  # a process-wide random salt: every process plays other games
+        "import random as _r\n"
+        "SALT = _r.getrandbits(40)\n"
+        "def choose_one(self, obs, legal, key):\n"
+        "    return legal[(key ^ self.SALT) % len(legal)] if obs.variant == 'sniff' "
+        "else legal[0]",
+        "spawn",
+        "a spawned worker answered",
+    ),
+}
+
+
+def bad_file(folder: Path, name: str) -> Path:
+    body = BAD[name][0]
+    cls = name.title().replace("-", "")
+    text = (
+        HEAD
+        + textwrap.dedent(f'''
+
+        @register
+        class {cls}(Strategy):
+            """A strategy that is wrong on purpose."""
+
+            name = "{name}"
+            params = {{}}
+
+    ''')
+        + textwrap.indent(body, "    ")
+        + "\n"
+    )
+    path = folder / f"{name.replace('-', '_')}.py"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_each_kind_of_failure_is_reported_with_its_rule_set(name, tmp_path, clean_registry):
+    """Each strategy is wrong in sniff only: the failure names sniff (never fives) and a
+    position, and the check that catches it."""
+    check, says = BAD[name][1:]
+    path = bad_file(tmp_path, name)
+    only = ["legal", "batch"] if check in ("legal", "inputs") else [check]
+    report = check_strategy(path, deals=4, variants=["fives", "sniff"], players=[2],
+                            checks=only)  # fmt: skip
+    assert report.strategies == [name] and report.decisions > 0
+    assert report, f"{name}: no failure found"
+    assert {f.rules for f in report} == {"sniff 2p"}, [str(f) for f in report]
+    hit = [f for f in report if f.check == check and says in f.message]
+    assert hit, [str(f) for f in report]
+    f = hit[0]
+    if name == "mutates-arrays":
+        assert f.message.endswith(", keys"), f.message
+    assert f.strategy == name and "seat " in f.position and "legal " in f.position, str(f)
+    assert str(f).startswith(f"{name}: {check}: sniff 2p: ") and "\n" not in str(f)
+
+
+def test_a_worker_that_dies_is_reported(tmp_path, clean_registry):
+    (tmp_path / "dies.py").write_text(HEAD + textwrap.dedent('''
+        import os
+        import multiprocess
+
+        @register
+        class Dies(Strategy):
+            """Ends its process when it is a worker."""
+            name = "dies"
+            def choose_one(self, obs, legal, key):
+                if multiprocess.parent_process() is not None:
+                    os._exit(3)
+                return legal[0]
+    '''))  # fmt: skip
+    report = check_strategy(tmp_path / "dies.py", deals=2, variants=["fives"], checks=["spawn"])
+    assert [(f.check, f.rules) for f in report] == [("spawn", "fives 2p")]
+    assert "died (exit code 3)" in report[0].message
+
+
+def test_the_example_strategy_passes_every_check(tmp_path, clean_registry):
+    path = tmp_path / "example_strategy.py"
+    shutil.copy(ROOT / "docs" / "example_strategy.py", path)
+    report = check_strategy(path, deals=2)
+    assert report == [], [str(f) for f in report]
+    assert report.strategies == ["lightest"] and report.checks == CHECKS
+    assert report.rule_sets == len(rule_sets()) and report.decisions > 500
+
+
+def test_rule_sets_cover_every_variant_player_count_and_partnership():
+    labels = {f"{r.label} {r.players}p" for r in rule_sets()}
+    for v in VARIANTS:
+        assert {f"{v} 2p", f"{v} 3p", f"{v} 4p"} <= labels
+    assert "fives[partnership=on] 4p" in labels
+    assert "blind[blind_draw_optional=on,blind_play_optional=on] 2p" in labels
+    assert "kozel[partnership=on] 4p" not in labels  # (kozel has no partnership option)
+    assert {f"{r.label} {r.players}p" for r in rule_sets(["fives"], [3])} == {"fives 3p"}
+
+
+def test_a_file_that_builds_on_a_built_in_by_its_module_path(tmp_path, clean_registry):
+    """``from dominosim.strategies import heaviest`` works in a user's file, here and in a
+    spawned worker, and gives the module the registry's ``heaviest`` comes from."""
+    (tmp_path / "heavier.py").write_text(textwrap.dedent('''
+        from dominosim.strategies import heaviest
+        from dominosim.strategy import register
+
+        @register
+        class Heavier(heaviest.Heaviest):
+            """heaviest, under another name."""
+            name = "heavier"
+    '''))  # fmt: skip
+    report = check_strategy(tmp_path / "heavier.py", deals=2, variants=["fives"],
+                            checks=["legal", "spawn"])  # fmt: skip
+    assert report == [] and report.strategies == ["heavier"] and report.decisions > 0
+    from dominosim.strategy import get
+
+    assert type(get("heaviest")) is sys.modules["dominosim.strategies.heaviest"].Heaviest
+
+
+def test_built_in_files_are_one_module_each():
+    from dominosim.strategy import builtin_dir, discover
+
+    reg = discover()
+    import dominosim.strategies.doubles_first as df
+    import dominosim.strategies.greedy as greedy
+    import dominosim.strategies.heaviest as heaviest
+
+    assert reg["greedy"] is greedy.Greedy and reg["heaviest"] is heaviest.Heaviest
+    assert reg["doubles-first"] is df.DoublesFirst
+    assert greedy.heaviest is heaviest and df.greedy is greedy
+    folder = builtin_dir().resolve()
+    for name, cls in reg.items():
+        file = Path(sys.modules[cls.__module__].__file__).resolve()
+        if file.parent == folder:
+            assert cls.__module__ == f"dominosim.strategies.{file.stem}", name
+            same = [m for m in list(sys.modules.values())
+                    if getattr(m, "__file__", None) and Path(m.__file__).resolve() == file]  # fmt: skip
+            assert len(same) == 1, (name, [m.__name__ for m in same])
+    for path in builtin_dir().glob("*.py"):  # no built-in reaches into sys.modules any more
+        assert "sys.modules" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path, clean_registry):
+    with pytest.raises(StrategyError, match="does not exist; check the path"):
+        check_strategy(tmp_path / "nope.py")
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    with pytest.raises(StrategyError, match="registers no strategy; decorate"):
+        check_strategy(tmp_path / "empty.py")
+    with pytest.raises(StrategyError, match="unknown strategy 'gready' .did you mean 'greedy'"):
+        check_strategy("gready")
+    with pytest.raises(ConfigError, match="unknown check 'legl' .did you mean 'legal'"):
+        check_strategy("random", checks=["legl"])
+    with pytest.raises(ConfigError, match="deals must be an integer >= 1, not 0"):
+        check_strategy("random", deals=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the command
+
+
+def test_the_command_prints_each_failure_and_exits_1(tmp_path, clean_registry):
+    path = bad_file(tmp_path, "illegal")
+    r = CliRunner().invoke(cli, ["check-strategy", str(path), "--deals", "2", "--variant",
+                                 "sniff", "--variant", "fives", "--check", "legal"])  # fmt: skip
+    assert r.exit_code == 1, r.output
+    lines = r.stdout.splitlines()
+    assert lines and all(x.startswith("illegal: legal: sniff") for x in lines), r.stdout
+    assert {x.split(": ")[2] for x in lines} == {"sniff 2p", "sniff 3p", "sniff 4p",
+                                                 "sniff[partnership=on] 4p"}  # fmt: skip
+    assert "Traceback" not in r.output
+    assert r.stderr.strip().startswith(f"illegal: {len(lines)} failures (")
+
+
+def test_the_command_passes_a_good_strategy(clean_registry):
+    r = CliRunner().invoke(cli, ["check-strategy", "random", "--deals", "2", "--variant",
+                                 "classic"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("random: passed legal, batch, deterministic, spawn, inputs (")
+
+
+@pytest.mark.parametrize("args, code, says", [
+    (["nope.py"], 4, "error: strategy file nope.py does not exist; check the path"),
+    (["random", "--check", "legl"], 2, "error: unknown check 'legl'"),
+    (["random", "--deals", "0"], 2, "error: Invalid value for '--deals'"),
+    (["random", "--variant", "fivs"], 3, "error: unknown variant 'fivs'"),
+])  # fmt: skip
+def test_the_command_refuses_bad_arguments(args, code, says, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["check-strategy", *args])
+    assert r.exit_code == code, r.output
+    assert r.stderr.startswith(says) and len(r.stderr.strip().splitlines()) == 1, r.stderr
