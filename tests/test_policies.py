@@ -1,0 +1,174 @@
+"""The compiled policies (docs/strategies.md, "Compiled policies"; engine/_policy.h) decide as
+their strategy files do: every built-in heuristic on every variant, player count, partnership
+and the options that add decisions or layouts (blind's rows and open phase, voluntary draws,
+doubles laid along, the spinner's options).
+
+Each rule set is played twice on the core, 200 deals per strategy. First with every strategy
+asked in Python through a ``Twin`` wrapper, which plays its per-game ``choose_one`` (the
+specification) and compares it at each decision with the compiled policy's choice on the same
+position (``kernel.decide``); then with the strategies themselves, which the engine hands to
+their compiled policies, so that no decision comes back to Python. The records of the two runs
+must be equal field by field. (That a strategy's batch ``choose`` equals its ``choose_one`` is
+the conformance checks' part, ``check.py``.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dominosim.engine import kernel as KN
+from dominosim.engine.batch import BatchEngine
+from dominosim.errors import RulesError
+from dominosim.strategy import Strategy, get
+from dominosim.variants import VARIANTS, make_rules
+
+HEURISTICS = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
+DEALS = 200
+
+
+class Twin(Strategy):
+    """Asks ``inner`` in Python and checks its compiled policy against it at every decision."""
+
+    name = "twin"
+
+    def __init__(self, inner: Strategy, found: list):
+        super().__init__()
+        self.inner = inner
+        self.found = found
+        self.code = KN.POLICIES.index(inner.compiled_policy())
+        self.asked = 0
+
+    def choose(self, obs, legal, keys):
+        e = obs._e
+        lead = legal.lead if legal.lead is not None else np.zeros(len(keys), dtype=np.int64)
+        flags = legal.draw * KN.F_DRAW + legal.pass_ * KN.F_PASS + legal.stop * KN.F_STOP
+        compiled = np.empty(len(keys), dtype=np.int64)
+        KN.decide(KN.knobs(e.r, e.unit), self.code, e._kst, e._kbst,
+                  np.ascontiguousarray(obs._g, dtype=np.int64),
+                  np.ascontiguousarray(obs.decision, dtype=np.int64), legal.lead is not None,
+                  np.ascontiguousarray(lead, dtype=np.int64),
+                  np.ascontiguousarray(legal.masks, dtype=np.int64),
+                  np.ascontiguousarray(flags, dtype=np.int64), compiled)  # fmt: skip
+        spec = np.empty(len(keys), dtype=np.int64)
+        for i in range(len(keys)):
+            row = obs.row(i)
+            legal_i = legal.row_list(i)
+            spec[i] = self.inner.choose_one(row, legal_i, int(keys[i]))
+            if spec[i] != compiled[i] and len(self.found) < 3:
+                self.found.append(f"{self.inner.name} at {row.phase} decision {row.decision} of "
+                                  f"match {row.match_id}: choose_one {spec[i]}, compiled "
+                                  f"{compiled[i]}; legal {legal_i}, hand {row.hand}, "
+                                  f"positions {row.positions}, voids {row.voids}")  # fmt: skip
+        self.asked += len(keys)
+        return spec
+
+
+def _tables(players: int) -> list[list[str]]:
+    """Seatings in which every heuristic sits (each strategy plays every deal of one)."""
+    rot = list(HEURISTICS)
+    tables = []
+    while rot:
+        table, rot = rot[:players], rot[players:]
+        tables.append(table + list(HEURISTICS[: players - len(table)]))
+    return tables
+
+
+def _rule_sets():
+    cases = []
+    for variant in VARIANTS:
+        for players in (2, 3, 4):
+            for opts in ({}, {"partnership": True}):
+                if opts and players != 4:
+                    continue
+                try:
+                    make_rules(variant, players, **opts)
+                except RulesError:
+                    continue
+                tag = "-partners" if opts else ""
+                cases.append(pytest.param(variant, players, opts, id=f"{variant}-{players}p{tag}"))
+    extra = (("blind", 2, {"blind_draw_optional": True}),
+             ("blind", 2, {"blind_play_optional": True}),
+             ("blind", 3, {"blind_unplayable_double_face_up": True, "blind_play_optional": True,
+                           "blind_draw_optional": True}),
+             ("blind", 3, {"blind_deal": "all_tiles"}),
+             ("bergen", 2, {"bergen_voluntary": True}),
+             ("muggins", 2, {"may_draw_when_able": True}),
+             ("fives", 2, {"inline_double_counts_single": True}),
+             ("muggins", 2, {"first_double_spinner": True}),
+             ("muggins", 3, {"first_double_spinner": True, "us_sniff_counting": True}),
+             ("sniff", 2, {"spinner_open_all_four_immediately": True}))  # fmt: skip
+    for variant, players, opts in extra:
+        name = ",".join(f"{k}={v}" for k, v in opts.items())
+        cases.append(pytest.param(variant, players, opts, id=f"{variant}-{players}p-{name}"))
+    return cases
+
+
+def _records_differ(a: dict, b: dict) -> list[str]:
+    return [k for k in a if not np.array_equal(a[k], b[k])]
+
+
+@pytest.mark.parametrize(("variant", "players", "opts"), _rule_sets())
+def test_compiled_policies_decide_as_their_files(variant, players, opts):
+    rules = make_rules(variant, players, **opts)
+    for t, table in enumerate(_tables(players)):
+        found: list = []
+        twins = [Twin(get(name), found) for name in table]
+        seed = 5 + t
+        ids = range(DEALS)
+        asked = BatchEngine(rules, seed, twins, ids, unit="hand", batch_size=64)
+        hands_py, _ = asked.run()
+        assert not found, "\n".join(found)
+        assert all(tw.asked > 0 for tw in twins), "a seat was never asked"
+        inside = BatchEngine(rules, seed, [get(name) for name in table], ids, unit="hand",
+                             batch_size=64)  # fmt: skip
+        assert (inside._policy[:players] >= 0).all()  # every seat decided in the core
+        hands_c, _ = inside.run()
+        assert not _records_differ(hands_py, hands_c), (table, _records_differ(hands_py, hands_c))
+
+
+@pytest.mark.parametrize("variant", ["fives", "blind", "sniff", "kozel"])
+def test_whole_matches_with_compiled_policies_equal_python(variant):
+    rules = make_rules(variant, 2)
+    strats = [get("greedy"), get("suit-keeper")]
+    runs = [BatchEngine(rules, 3, strats, range(40), unit="match", batch_size=16,
+                        compiled=c).run() for c in (True, False)]  # fmt: skip
+    (h1, m1), (h2, m2) = runs
+    assert not _records_differ(h1, h2) and not _records_differ(m1, m2)
+    assert len(h1["match_id"]) > 40  # matches of several hands
+
+
+def test_a_mixed_table_sends_only_the_python_seat_back():
+    """A user's strategy beside compiled ones: only its decisions are asked in Python, and the
+    games are those of an all-Python table."""
+
+    class Lowest(Strategy):
+        name = "lowest-test"
+
+        def choose_one(self, obs, legal, key):
+            return legal[0]
+
+    rules = make_rules("fives", 3)
+    lowest = Lowest()
+    strats = [get("heaviest"), lowest, get("blocker")]
+    eng = BatchEngine(rules, 9, strats, range(300), unit="hand")
+    assert list(eng._policy[:3]) == [KN.POLICIES.index("heaviest"), KN.POL_PYTHON,
+                                     KN.POLICIES.index("blocker")]  # fmt: skip
+    h1, _ = eng.run()
+    h2, _ = BatchEngine(rules, 9, strats, range(300), unit="hand", compiled=False).run()
+    assert not _records_differ(h1, h2)
+
+
+def test_a_subclass_or_other_parameters_are_asked_in_python():
+    """The compiled policy belongs to the class that declares it, with its defaults only."""
+    Greedy = type(get("greedy"))
+
+    class Tweaked(Greedy):
+        name = "tweaked-test"
+
+        def choose_one(self, obs, legal, key):
+            return legal[-1]
+
+    assert get("greedy").compiled_policy() == "greedy"
+    assert Tweaked().compiled_policy() is None
+    assert get("mc").compiled_policy() is None
