@@ -32,6 +32,7 @@ static int HI_MASK[7];            /* other halves w >= v */
 static int64_t SPREAD[128];       /* a 1 in the 4-bit count of each value of a value mask */
 static int64_t DOUBLES28;         /* 28-bit mask of the doubles */
 static int64_t CARRY28[7];        /* 28-bit mask of the tiles carrying value v */
+static int64_t FIT28[128];        /* 28-bit mask of the tiles carrying a value of a value mask */
 static uint64_t PACK00, PACK66;
 
 static int tile_index(int a, int b) {
@@ -81,6 +82,11 @@ void core_init_tables(void) {
         DOUBLES28 |= INT64_C(1) << tile_index(v, v);
         CARRY28[v] = 0;
         for (int w = 0; w < 7; w++) CARRY28[v] |= INT64_C(1) << tile_index(v, w);
+    }
+    for (int m = 0; m < 128; m++) {
+        FIT28[m] = 0;
+        for (int v = 0; v < 7; v++)
+            if ((m >> v) & 1) FIT28[m] |= CARRY28[v];
     }
     PACK00 = PACK[0];
     PACK66 = PACK[27];

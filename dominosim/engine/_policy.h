@@ -34,12 +34,7 @@ typedef struct {
 static inline int64_t tiles28(uint64_t h) { return mask28(h); }
 
 /* tiles carrying any value of the 7-bit mask vm */
-static inline int64_t carrying(int64_t vm) {
-    int64_t m = 0;
-    for (int v = 0; v < 7; v++)
-        if ((vm >> v) & 1) m |= CARRY28[v];
-    return m;
-}
+static inline int64_t carrying(int64_t vm) { return FIT28[vm]; }
 
 static void make_view(const Rules *r, const Slot *rw, const BSlot *bw, View *vw) {
     int64_t seat = rw->to_move;
@@ -265,9 +260,12 @@ static int64_t heaviest_rank(const Rules *r, const View *vw, const Move *mv) {
     return (((mv->lo + mv->hi) * 2 + (mv->lo == mv->hi)) * 64 + control) * 64 + voids;
 }
 
-/* greedy: the in-play points, then heaviest's key */
-static int64_t greedy_rank(const Rules *r, const View *vw, const Move *mv) {
-    return placement_points(r, vw, mv) * (INT64_C(1) << 17) + heaviest_rank(r, vw, mv);
+/* greedy: the in-play points, then heaviest's key (17 bits). A move whose points cannot
+ * beat the best rank so far is not ranked further (-1). */
+static int64_t greedy_rank(const Rules *r, const View *vw, const Move *mv, int64_t best) {
+    int64_t head = placement_points(r, vw, mv) * (INT64_C(1) << 17);
+    if (head + (INT64_C(1) << 17) - 1 <= best) return -1;
+    return head + heaviest_rank(r, vw, mv);
 }
 
 /* doubles_first: a double, the in-play points, the weight */
@@ -296,14 +294,17 @@ static inline int keeps_suit(const Move *mv, int64_t suit) {
     return (suit != mv->lo && suit != mv->hi) || mv->lo == mv->hi;
 }
 
-/* suit_keeper: the in-play points, keeping the suit, control, the weight */
-static int64_t suit_keeper_rank(const Rules *r, const View *vw, const Move *mv, int64_t suit) {
+/* suit_keeper: the in-play points, keeping the suit, control, the weight (-1: the points
+ * and keeping cannot beat the best rank so far) */
+static int64_t suit_keeper_rank(const Rules *r, const View *vw, const Move *mv, int64_t suit,
+                                int64_t best) {
+    int64_t head = (placement_points(r, vw, mv) * 2 + keeps_suit(mv, suit)) * (64 * 128);
+    if (head + 64 * 128 - 1 <= best) return -1;
     int64_t ends[8];
     int n = ends_after(r, vw, mv, ends);
     int64_t rest = vw->hand & ~(INT64_C(1) << mv->t), control = 0;
     for (int i = 0; i < n; i++) control += popc28(rest & CARRY28[ends[i]]);
-    return ((placement_points(r, vw, mv) * 2 + keeps_suit(mv, suit)) * 64 + control) * 128 +
-           weight(mv);
+    return head + control * 128 + weight(mv);
 }
 
 /* blocker._block_terms of the ends: next opponent blocked, opponents blocked, partner not
@@ -324,21 +325,25 @@ static int64_t block_terms(const Rules *r, const View *vw, const int64_t *ends, 
     return ((next_blocked * 4 + blocked) * 2 + partner_free) * 32 + hits;
 }
 
-/* blocker: the block terms, the in-play points, the weight */
-static int64_t blocker_rank(const Rules *r, const View *vw, const Move *mv) {
+/* blocker: the block terms, the in-play points, the weight (-1: the terms cannot beat the
+ * best rank so far) */
+static int64_t blocker_rank(const Rules *r, const View *vw, const Move *mv, int64_t best) {
     int64_t ends[8];
     int n = ends_after(r, vw, mv, ends);
-    return (block_terms(r, vw, ends, n) * 256 + placement_points(r, vw, mv)) * 128 + weight(mv);
+    int64_t head = block_terms(r, vw, ends, n) * (256 * 128);
+    if (head + 256 * 128 - 1 <= best) return -1;
+    return head + placement_points(r, vw, mv) * 128 + weight(mv);
 }
 
+/* the move's rank under the policy (-1 where it cannot beat best, the best rank so far) */
 static int64_t rank_of(const Rules *r, int64_t policy, const View *vw, const Move *mv,
-                       int64_t suit) {
+                       int64_t suit, int64_t best) {
     switch (policy) {
     case POL_heaviest: return heaviest_rank(r, vw, mv);
-    case POL_greedy: return greedy_rank(r, vw, mv);
+    case POL_greedy: return greedy_rank(r, vw, mv, best);
     case POL_doubles_first: return doubles_first_rank(r, vw, mv);
-    case POL_suit_keeper: return suit_keeper_rank(r, vw, mv, suit);
-    default: return blocker_rank(r, vw, mv);
+    case POL_suit_keeper: return suit_keeper_rank(r, vw, mv, suit, best);
+    default: return blocker_rank(r, vw, mv, best);
     }
 }
 
@@ -425,7 +430,7 @@ static int best_placement(const Rules *r, int64_t policy, const View *vw, const 
     *best_rank = -1;
     for (int i = 0; i < nplace; i++) {
         Move mv = move_of(vw, acts[i]);
-        int64_t k = rank_of(r, policy, vw, &mv, suit);
+        int64_t k = rank_of(r, policy, vw, &mv, suit, *best_rank);
         if (k > *best_rank) {
             *best_rank = k;
             best = i;
@@ -534,6 +539,7 @@ static inline int64_t policy_decide(const Rules *r, const Rules *given, const Sl
                                     const BSlot *bw, int64_t policy, int64_t dec, int64_t kind,
                                     int64_t lm, const int64_t *m2, int64_t flags) {
     if (policy == POL_random) return random_decide(r, rw, dec, kind, lm, m2, flags);
+    if (policy == POL_greedy && r->scoring == SC_NONE) policy = POL_heaviest; /* (greedy.py) */
     if (policy == POL_heaviest && r->npos == 2 && !r->spinner && !r->single_end && !r->blind)
         return heaviest_decide(r, rw, kind, lm, m2, flags);
     int16_t acts[MAX_LEGAL];
