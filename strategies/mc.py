@@ -33,10 +33,13 @@ decision (256), ``policy`` the playout policy (``random``, ``heaviest``, ``greed
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 import numpy as np
 
 from dominosim import actions as A
 from dominosim import seeding
+from dominosim.engine.tables import PACK
 from dominosim.errors import StrategyError
 from dominosim.strategy import Strategy, get, register
 from dominosim.tiles import HIGH, LOW
@@ -45,9 +48,23 @@ _MID_MASK = (1 << 62) - 1
 POLICIES = ("random", "heaviest", "greedy", "doubles-first")
 
 
-def sample_deals(obs, key: int, samples: int, tries: int = 4):
-    """Up to ``samples`` hidden deals ``(hands, stock)`` consistent with ``obs`` (hands indexed
-    by seat, the own hand included); None when the counts do not add up (blind's rows)."""
+@dataclass
+class _Draw:
+    """The first try of every sample at once (:func:`_draw`): per sample, the unseen tiles in
+    key order; per other seat the tiles it takes (by position in that order); what stays free
+    (the stock); whether every seat got its count."""
+
+    unseen: np.ndarray
+    order: np.ndarray
+    takes: dict
+    free: np.ndarray
+    ok: np.ndarray
+    allowed: dict
+    need: dict
+    order_seats: list
+
+
+def _draw(obs, key: int, samples: int) -> _Draw | None:
     r = obs.rules
     P = r.players
     me = obs.seat
@@ -65,8 +82,7 @@ def sample_deals(obs, key: int, samples: int, tries: int = 4):
             vm |= 1 << v
         allowed[s] = ((vm >> lo) & 1 | (vm >> hi) & 1) == 0
     order_seats = sorted(others, key=lambda s: (int(allowed[s].sum()) - need[s], s))
-    # first try of every sample at once: each seat, in turn, takes the first tiles (by key) it
-    # may hold that are still free
+    # each seat, in turn, takes the first tiles (by key) it may hold that are still free
     S, U = samples, len(unseen)
     order = np.argsort(seeding.key_np(key, np.arange(S)[:, None], 0, unseen[None, :]),
                        axis=1, kind="stable")  # fmt: skip
@@ -79,21 +95,67 @@ def sample_deals(obs, key: int, samples: int, tries: int = 4):
         takes[s] = el & (cs <= need[s])
         ok &= (cs[:, -1] if U else np.zeros(S, dtype=np.int64)) >= need[s]
         free &= ~takes[s]
+    return _Draw(unseen, order, takes, free, ok, allowed, need, order_seats)
+
+
+def _retry(obs, key, d: _Draw, j: int, tries: int):
+    """A deal for sample ``j`` whose first try failed (rare: other keys), or None."""
+    for attempt in range(1, tries):
+        deal = _one_deal(obs, key, j, attempt, d.unseen, d.allowed, d.need, d.order_seats)
+        if deal is not None:
+            return deal
+    return None
+
+
+def sample_deals(obs, key: int, samples: int, tries: int = 4):
+    """Up to ``samples`` hidden deals ``(hands, stock)`` consistent with ``obs`` (hands indexed
+    by seat, the own hand included); None when the counts do not add up (blind's rows)."""
+    d = _draw(obs, key, samples)
+    if d is None:
+        return None
     deals = []
-    for j in range(S):
-        if ok[j]:
-            hands = [[] for _ in range(P)]
-            hands[me] = list(obs.hand)
-            for s in others:
-                hands[s] = unseen[order[j][takes[s][j]]].tolist()
-            deals.append((hands, unseen[order[j][free[j]]].tolist()))
-            continue
-        for attempt in range(1, tries):  # rare: try again with other keys
-            deal = _one_deal(obs, key, j, attempt, unseen, allowed, need, order_seats)
+    for j in range(samples):
+        if not d.ok[j]:
+            deal = _retry(obs, key, d, j, tries)
             if deal is not None:
                 deals.append(deal)
-                break
+            continue
+        hands = [[] for _ in range(obs.rules.players)]
+        hands[obs.seat] = list(obs.hand)
+        for s in d.takes:
+            hands[s] = d.unseen[d.order[j][d.takes[s][j]]].tolist()
+        deals.append((hands, d.unseen[d.order[j][d.free[j]]].tolist()))
     return deals
+
+
+def sample_arrays(obs, key: int, samples: int, tries: int = 4):
+    """:func:`sample_deals` as arrays: ``(hands, stock)``, the hands packed ``[n, P]``
+    (tables.PACK) and the stock ``[n, stock size]`` in draw order, the same deals in the same
+    order; None where :func:`sample_deals` gives None."""
+    d = _draw(obs, key, samples)
+    if d is None:
+        return None
+    P, k = obs.rules.players, obs.stock_size
+    tiles_in_order = d.unseen[d.order]  # [S, U]
+    packs = PACK[tiles_in_order]
+    hands = np.zeros((samples, P), dtype=np.uint64)
+    hands[:, obs.seat] = PACK[np.asarray(obs.hand, dtype=np.int64)].sum(dtype=np.uint64)
+    for s, take in d.takes.items():
+        hands[:, s] = np.where(take, packs, np.uint64(0)).sum(axis=1, dtype=np.uint64)
+    stock = np.zeros((samples, k), dtype=np.int64)
+    okr = np.flatnonzero(d.ok)
+    if k and len(okr):
+        stock[okr] = tiles_in_order[okr][d.free[okr]].reshape(len(okr), k)
+    keep = d.ok.copy()
+    for j in np.flatnonzero(~d.ok):
+        deal = _retry(obs, key, d, int(j), tries)
+        if deal is None:
+            continue
+        keep[j] = True
+        for s, h in enumerate(deal[0]):
+            hands[j, s] = PACK[np.asarray(h, dtype=np.int64)].sum(dtype=np.uint64)
+        stock[j] = deal[1]
+    return hands[keep], stock[keep]
 
 
 def _one_deal(obs, key, j, attempt, unseen, allowed, need, order_seats):
@@ -141,6 +203,34 @@ class _Root(Strategy):
         return out
 
 
+@dataclass
+class _Plan:
+    """Playouts as rows of arrays (BatchEngine.from_arrays' fields, and per row the tested
+    candidate's index in the legal list and the root seat)."""
+
+    hands: np.ndarray
+    stock: np.ndarray
+    vals: np.ndarray
+    dbl: np.ndarray
+    to_move: np.ndarray
+    leader: np.ndarray
+    scores: np.ndarray
+    mids: np.ndarray
+    first: np.ndarray
+    cand: np.ndarray
+    seat: np.ndarray
+
+    def rows(self, sel) -> _Plan:
+        return _Plan(**{f.name: getattr(self, f.name)[sel] for f in fields(self)})
+
+    @staticmethod
+    def concat(plans: list) -> _Plan:
+        if len(plans) == 1:
+            return plans[0]
+        return _Plan(**{f.name: np.concatenate([getattr(p, f.name) for p in plans])
+                        for f in fields(_Plan)})  # fmt: skip
+
+
 #: The largest ``samples`` and ``max_batch`` (beyond them a decision needs gigabytes).
 MAX_PARAM = {"samples": 100_000, "max_batch": 1_000_000}
 
@@ -182,55 +272,79 @@ class MonteCarlo(Strategy):
                 and obs.phase == "play" and not obs.face_up)  # fmt: skip
 
     def _positions(self, obs, legal, key):
-        """(positions, root seats, tested actions, match ids) of one decision, or None."""
-        deals = sample_deals(obs, key, self.settings["samples"])
-        if not deals:
+        """The playouts of one decision as arrays (:class:`_Plan`), or None without a deal."""
+        drawn = sample_arrays(obs, key, self.settings["samples"])
+        if drawn is None or not len(drawn[0]):
             return None
+        packed, dealt_stock = drawn
         ends = dict(obs.positions)
         doubles = {p: bool(obs.doubles[i]) if obs.doubles else False
                    for i, (p, _) in enumerate(obs.positions)}  # fmt: skip
-        leader = obs.leader if ends else obs.seat
-        cands = [c for c, a in enumerate(legal) if not _mirror(a, legal, ends, doubles)]
-        out = []
-        for j, (hands, stock) in enumerate(deals):
-            for c in cands:
-                a = legal[c]
-                mid = seeding.key(key, j, c) & _MID_MASK
-                out.append((
-                    {"hands": hands, "stock": stock, "ends": ends, "doubles": doubles,
-                     "to_move": obs.seat, "leader": leader, "scores": list(obs.scores),
-                     "match_id": mid},
-                    obs.seat, a, mid, c,
-                ))  # fmt: skip
-        return out
+        cands = np.array([c for c, a in enumerate(legal) if not _mirror(a, legal, ends, doubles)],
+                         dtype=np.int64)  # fmt: skip
+        S, C = len(packed), len(cands)
+        stock = np.full((S, 28), -1, dtype=np.int64)
+        k = obs.stock_size
+        if k:
+            stock[:, 28 - k :] = dealt_stock
+        j = np.repeat(np.arange(S, dtype=np.int64), C)
+        c = np.tile(cands, S)
+        n = S * C
+        return _Plan(
+            hands=np.repeat(packed, C, axis=0),
+            stock=np.repeat(stock, C, axis=0),
+            vals=np.tile([ends.get("L", -1), ends.get("R", -1)], (n, 1)),
+            dbl=np.tile([doubles.get("L", False), doubles.get("R", False)], (n, 1)),
+            to_move=np.full(n, obs.seat),
+            leader=np.full(n, obs.leader if ends else obs.seat),
+            scores=np.tile(np.asarray(obs.scores, dtype=np.int64), (n, 1)),
+            mids=(seeding.key_np(key, j, c) & np.uint64(_MID_MASK)).astype(np.int64),
+            first=np.asarray(legal, dtype=np.int64)[c],
+            cand=c,
+            seat=np.full(n, obs.seat),
+        )
 
-    def _values(self, rules, items):
-        """Playout value for each item of ``items`` (from :meth:`_positions`)."""
+    def _values(self, rules, plan, root_in_python: bool | None = None):
+        """The playout value of each row of ``plan`` (every decision's playouts together).
+        The tested action is the position's first decision, played by the core; where a turn
+        may start with a voluntary draw (or ``root_in_python``) a Python wrapper of the policy
+        (``_Root``) plays it instead (the same values: tested)."""
         from dominosim.engine.batch import BatchEngine
 
         if self._policy is None:
             self._policy = get(self.settings["policy"])
-        n = len(items)
+        n = len(plan.mids)
         vals = np.zeros(n)
         P = rules.players
         cap = self.settings["max_batch"]
+        flags = rules.may_draw_when_able or rules.bergen_voluntary  # a turn may start drawing
+        if root_in_python is not None:
+            flags = root_in_python
         for lo in range(0, n, cap):
-            chunk = items[lo : lo + cap]
-            mids = np.array([it[3] for it in chunk], dtype=np.int64)
-            root = _Root(self._policy, mids, [it[1] for it in chunk], [it[2] for it in chunk])
-            eng = BatchEngine.from_positions(rules, 0, [root] * P, [it[0] for it in chunk])
+            part = plan.rows(slice(lo, lo + cap))
+            mids = part.mids
+            if flags:
+                strats = [_Root(self._policy, mids, part.seat, part.first)] * P
+                first = None
+            else:  # the tested action as the position's first decision: the playouts run
+                # inside the core (the policy's compiled twin decides every other decision)
+                strats = [self._policy] * P
+                first = part.first
+            eng = BatchEngine.from_arrays(rules, 0, strats, hands=part.hands, stock=part.stock,
+                                          vals=part.vals, dbl=part.dbl, to_move=part.to_move,
+                                          leader=part.leader, match_ids=mids, first=first,
+                                          scores=part.scores)  # fmt: skip
             hands, _ = eng.run()
             order = np.argsort(mids)
             where = order[np.searchsorted(mids[order], hands["match_id"])]
             pts = np.asarray(hands["points"], dtype=np.float64)
-            seats = np.array([it[1] for it in chunk], dtype=np.int64)[where]
-            vals[lo + where] = _value(rules, pts, seats)
+            vals[lo + where] = _value(rules, pts, part.seat[where])
         return vals
 
     def _decide(self, rows):
         """Actions for ``rows`` of (obs, legal, key), searched together."""
         out = [None] * len(rows)
-        items, owner = [], []
+        plans, owner = [], []
         rules = None
         for i, (obs, legal, key) in enumerate(rows):
             plan = self._positions(obs, legal, key) if self.searchable(obs, legal) else None
@@ -238,12 +352,13 @@ class MonteCarlo(Strategy):
                 out[i] = self._fallback(obs, legal, key)
                 continue
             rules = obs.rules
-            items += plan
-            owner += [i] * len(plan)
-        if items:
-            vals = self._values(rules, items)
-            owner = np.array(owner)
-            cand = np.array([it[4] for it in items])
+            plans.append(plan)
+            owner.append(np.full(len(plan.mids), i))
+        if plans:
+            plan = _Plan.concat(plans)
+            vals = self._values(rules, plan)
+            owner = np.concatenate(owner)
+            cand = plan.cand
             for i in np.unique(owner):
                 legal = rows[i][1]
                 sel = owner == i

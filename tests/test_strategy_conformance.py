@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -182,15 +183,18 @@ def test_mc_samples_under_tight_voids():
 
 
 def test_mc_plays_out_the_tested_action():
-    """Every playout position's first decision of the root seat is the tested action."""
+    """Every playout position's first decision of the root seat is the tested action: the core
+    plays it as the seat's first answer, and a Python wrapper that answers it (``_Root``) gives
+    the same playout values."""
     mod = _mc_module()
     mc = get("mc", samples=4)
     rules = make_rules("fives", 2)
     w = Checking(get("random"))
     play_match(rules, 2, 0, [w, w], unit="hand")
     obs, legal, key, _ = next(x for x in w.seen if len(x[1]) >= 2 and x[0].phase == "play")
-    items = mc._positions(obs, legal, key)
-    assert len(items) == 4 * len(legal)
+    plan = mc._positions(obs, legal, key)
+    assert len(plan.mids) == 4 * len(legal)
+    assert sorted(set(plan.first.tolist())) == sorted(legal)
     roots = []
     orig = mod._Root.choose
 
@@ -200,10 +204,14 @@ def test_mc_plays_out_the_tested_action():
 
     mod._Root.choose = spy
     try:
-        mc._values(rules, items)
+        in_python = mc._values(rules, plan, root_in_python=True)
     finally:
         mod._Root.choose = orig
     assert roots and not roots[0].pending.any()
+    in_core = mc._values(rules, plan)
+    assert np.array_equal(in_python, in_core)
+    other = mc._values(rules, plan.rows(slice(None)))  # (a copy plays the same)
+    assert np.array_equal(other, in_core)
 
 
 def test_mc_parameters():

@@ -100,6 +100,7 @@ class BatchEngine:
         else:
             self.queue = np.asarray(list(match_ids), dtype=np.int64)
         self._qmatch = None  # from_positions: the match id of each queue position
+        self._first = None  # from_positions: a first action per slot (-1 none)
         self.next_q = 0
         self.unit = unit
         P = rules.players
@@ -185,21 +186,15 @@ class BatchEngine:
         ``ends`` (a dict ``{"L": v, "R": v}`` of open values, or ``{}`` for an empty table;
         LINE and SINGLE_END layouts, optional ``doubles`` dict of ends formed by a double),
         ``to_move``, and optionally ``scores``, ``leader``, ``match_id`` and ``hand_index``
-        (which address the strategies' random draws).
+        (which address the strategies' random draws), and ``first``: a placement the seat to
+        move makes as its first decision (a search's tested action; the core plays it as that
+        seat's answer to decision 0, so the strategies, compiled policies included, decide the
+        rest; not where a turn may start with a voluntary draw: ``may_draw_when_able``,
+        ``bergen_voluntary``).
         """
-        n = len(positions)
-        e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, compiled=compiled,
-                _positions=True)  # fmt: skip
-        e.next_q = n
-        g = np.arange(n)
-        e.active[g] = True
-        e.match[g] = [p.get("match_id", i) for i, p in enumerate(positions)]
-        e.hand_idx[g] = [p.get("hand_index", 0) for p in positions]
-        e._qmatch = e.match.copy()
-        e.skey[g] = seeding.key_np(seed, seeding.STRATEGY, e.match[g], e.hand_idx[g])
         # built as Python lists, converted once (a search builds thousands per decision)
         P = rules.players
-        hands, stock, to_move, leader, vals, dbl = [], [], [], [], [], []
+        hands, stock, vals, dbl = [], [], [], []
         for p in positions:
             seat_hands = list(p["hands"]) + [()] * (P - len(p["hands"]))
             row = []
@@ -211,27 +206,66 @@ class BatchEngine:
             hands.append(row)
             st = list(p.get("stock", ()))
             stock.append([-1] * (28 - len(st)) + st)
-            to_move.append(p["to_move"])
-            leader.append(p.get("leader", p["to_move"]))
             ends = p.get("ends", {})
             doubles = p.get("doubles", {})
             vals.append([ends.get("L", -1), ends.get("R", -1)])
             dbl.append([bool(doubles.get("L", False)), bool(doubles.get("R", False))])
-        e.hands[:] = np.array(hands, dtype=np.uint64).reshape(n, P)
-        e.stock[:] = np.array(stock, dtype=np.int64).reshape(n, 28)
+        n = len(positions)
+        col = lambda key, default: np.array([p.get(key, default(i, p)) for i, p in  # noqa: E731
+                                             enumerate(positions)], dtype=np.int64)  # fmt: skip
+        scores = None
+        if any("scores" in p for p in positions):
+            scores = [p.get("scores", [0] * 4) for p in positions]
+        return cls.from_arrays(
+            rules, seed, strategies, hands=np.array(hands, dtype=np.uint64).reshape(n, P),
+            stock=np.array(stock, dtype=np.int64).reshape(n, 28),
+            vals=np.array(vals, dtype=np.int64).reshape(n, 2),
+            dbl=np.array(dbl, dtype=bool).reshape(n, 2),
+            to_move=col("to_move", lambda i, p: 0),
+            leader=col("leader", lambda i, p: p["to_move"]),
+            match_ids=col("match_id", lambda i, p: i), hand_index=col("hand_index", lambda i, p: 0),
+            first=col("first", lambda i, p: -1), scores=scores, compiled=compiled)  # fmt: skip
+
+    @classmethod
+    def from_arrays(cls, rules: Rules, seed: int, strategies: Sequence, *, hands: np.ndarray,
+                    stock: np.ndarray, vals: np.ndarray, dbl: np.ndarray, to_move: np.ndarray,
+                    leader: np.ndarray, match_ids: np.ndarray, hand_index: np.ndarray | None = None,
+                    first: np.ndarray | None = None, scores=None,
+                    compiled: bool | None = None) -> BatchEngine:  # fmt: skip
+        """:meth:`from_positions` from arrays, one row per position: ``hands`` ``[n, P]`` packed
+        (tiles.PACK), ``stock`` ``[n, 28]`` (the draw order at the end, -1 before it), ``vals``
+        and ``dbl`` ``[n, 2]`` (the ends L R, -1 closed), ``to_move``, ``leader``, ``match_ids``,
+        optionally ``hand_index``, ``first`` (-1: none) and ``scores`` (a search builds its
+        positions as arrays: no Python loop per position)."""
+        n = len(to_move)
+        e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, compiled=compiled,
+                _positions=True)  # fmt: skip
+        e.next_q = n
+        g = np.arange(n)
+        e.active[g] = True
+        e.match[g] = match_ids
+        e.hand_idx[g] = 0 if hand_index is None else hand_index
+        e._qmatch = e.match.copy()
+        e.skey[g] = seeding.key_np(seed, seeding.STRATEGY, e.match[g], e.hand_idx[g])
+        e.hands[:] = hands
+        e.stock[:] = stock
         e.sp[:] = (e.stock < 0).sum(axis=1)
         drawable = rules.stock_in_play and rules.draw_mode != "none"
         e.send[:] = np.maximum(e.sp, 28 - rules.reserve_k) if drawable else e.sp
         e.to_move[:] = to_move
         e.leader[:] = leader
-        e.vals[:, :2] = np.array(vals, dtype=np.int64).reshape(n, 2)
-        e.dbl[:, :2] = np.array(dbl, dtype=bool).reshape(n, 2)
+        e.vals[:, :2] = vals
+        e.dbl[:, :2] = dbl
         e.ntable[:] = np.where((e.vals[:, :2] >= 0).any(axis=1), 2, 0)
-        for i, p in enumerate(positions):
-            if "scores" in p:
-                e.scores[i] = p["scores"]
+        if scores is not None:
+            e.scores[:] = np.asarray(scores, dtype=np.int64)[:, : e.scores.shape[1]]
         e.phase[g] = np.where(e.ntable[g] > 0, TURN, LEAD)
         e.lead_tile[g] = -1
+        if first is not None and (np.asarray(first) >= 0).any():
+            if rules.may_draw_when_able or rules.bergen_voluntary:
+                raise ValueError("from_positions: a first action needs a turn without a "
+                                 "voluntary draw (may_draw_when_able, bergen_voluntary)")  # fmt: skip
+            e._first = np.asarray(first, dtype=np.int64).copy()
         return e
 
     # ------------------------------------------------------------------------------------------
@@ -342,6 +376,13 @@ class BatchEngine:
         st = self._kst
         st["ask"] = KN.ASK_NONE
         ask, act = st["ask"], st["act"]
+        if self._first is not None:  # from_positions: the seat's first decision, answered
+            sel = self._first >= 0
+            ask[sel] = np.where(self.phase[sel] == LEAD, KN.ASK_LEAD, KN.ASK_PLAY)
+            act[sel] = self._first[sel]
+            self.turns[sel] += 1  # (its turn began, and decision 0 was asked)
+            self.decision[sel] += 1
+            self._first = None
         # slot -> queue position (from_positions fills slot i with queue entry i)
         st["qidx"] = np.arange(B, dtype=np.int64)
         bad = KN.check_slots(R, st, self._kbst, len(self.queue))
