@@ -23,10 +23,12 @@ lower is better: two-lane, ladder, kozel); in-play points of the tested action c
 randomness comes from the decision's key (samples and the playouts' match ids), so a decision is
 reproducible and does not depend on the batch it is part of.
 
-Where the batch engine cannot start from the position it plays like ``greedy``: spinner layouts
-(sniff), ladder's single end, blind (row tiles and the open phase's continue/stop), and decisions
-after a voluntary draw. (The playouts start without the layout's history: an end formed by a
-double laid along under ``inline_double_counts_single`` counts as across there.) Parameters: ``samples`` deals per
+The positions are rows of arrays (:meth:`BatchEngine.from_arrays`): every open layout (line,
+two lanes, single end, spinner with its arms; doubles laid along), the tested action as the
+seat's first decision, which the core plays, and the policy's compiled twin for the rest, so a
+decision's playouts run inside the core. It plays like ``greedy`` where it cannot start from the
+position: blind (row tiles and the open phase's continue/stop), decisions after a voluntary
+draw, and observations with face-up tiles. Parameters: ``samples`` deals per
 decision (256), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
 ``doubles-first``), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 """
@@ -212,6 +214,10 @@ class _Plan:
     stock: np.ndarray
     vals: np.ndarray
     dbl: np.ndarray
+    alg: np.ndarray
+    spinner: np.ndarray
+    covered: np.ndarray
+    table: np.ndarray
     to_move: np.ndarray
     leader: np.ndarray
     scores: np.ndarray
@@ -268,8 +274,8 @@ class MonteCarlo(Strategy):
     @staticmethod
     def searchable(obs, legal) -> bool:
         r = obs.rules
-        return (len(legal) >= 2 and r.layout == "line" and r.draw_mode != "blind"
-                and obs.phase == "play" and not obs.face_up)  # fmt: skip
+        return (len(legal) >= 2 and r.draw_mode != "blind" and obs.phase == "play"
+                and not obs.face_up)  # fmt: skip
 
     def _positions(self, obs, legal, key):
         """The playouts of one decision as arrays (:class:`_Plan`), or None without a deal."""
@@ -290,11 +296,16 @@ class MonteCarlo(Strategy):
         j = np.repeat(np.arange(S, dtype=np.int64), C)
         c = np.tile(cands, S)
         n = S * C
+        lay = _layout_row(obs)
         return _Plan(
             hands=np.repeat(packed, C, axis=0),
             stock=np.repeat(stock, C, axis=0),
-            vals=np.tile([ends.get("L", -1), ends.get("R", -1)], (n, 1)),
-            dbl=np.tile([doubles.get("L", False), doubles.get("R", False)], (n, 1)),
+            vals=np.tile(lay["vals"], (n, 1)),
+            dbl=np.tile(lay["dbl"], (n, 1)),
+            alg=np.tile(lay["alg"], (n, 1)),
+            spinner=np.full(n, lay["spinner"]),
+            covered=np.full(n, lay["covered"]),
+            table=np.full(n, lay["table"]),
             to_move=np.full(n, obs.seat),
             leader=np.full(n, obs.leader if ends else obs.seat),
             scores=np.tile(np.asarray(obs.scores, dtype=np.int64), (n, 1)),
@@ -331,7 +342,9 @@ class MonteCarlo(Strategy):
                 strats = [self._policy] * P
                 first = part.first
             eng = BatchEngine.from_arrays(rules, 0, strats, hands=part.hands, stock=part.stock,
-                                          vals=part.vals, dbl=part.dbl, to_move=part.to_move,
+                                          vals=part.vals, dbl=part.dbl, alg=part.alg,
+                                          spinner=part.spinner, covered=part.covered,
+                                          table=part.table, to_move=part.to_move,
                                           leader=part.leader, match_ids=mids, first=first,
                                           scores=part.scores)  # fmt: skip
             hands, _ = eng.run()
@@ -375,6 +388,25 @@ class MonteCarlo(Strategy):
     def choose(self, obs, legal, keys):
         rows = [(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(len(keys))]
         return np.array(self._decide(rows), dtype=np.int64)
+
+
+_NAMES = ("L", "R", "W", "E", "N", "S")
+
+
+def _layout_row(obs) -> dict:
+    """The layout of ``obs`` as one row of BatchEngine.from_arrays' layout fields."""
+    K = 6 if obs.rules.layout == "spinner" else 2
+    vals, dbl, alg = [-1] * K, [False] * K, [False] * K
+    for i, (p, v) in enumerate(obs.positions):
+        k = _NAMES.index(p)
+        vals[k] = v
+        dbl[k] = bool(obs.doubles[i]) if obs.doubles else False
+        alg[k] = bool(obs.along[i]) if obs.along else False
+    covered = sum(1 << "WENS".index(p) for p in obs.covered)
+    table = sum(1 << t for t in obs.table)
+    spinner = -1 if obs.spinner is None else obs.spinner
+    return {"vals": vals, "dbl": dbl, "alg": alg, "spinner": spinner, "covered": covered,
+            "table": table}  # fmt: skip
 
 
 def _mirror(a, legal, ends, doubles) -> bool:

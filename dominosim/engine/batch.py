@@ -230,13 +230,21 @@ class BatchEngine:
     def from_arrays(cls, rules: Rules, seed: int, strategies: Sequence, *, hands: np.ndarray,
                     stock: np.ndarray, vals: np.ndarray, dbl: np.ndarray, to_move: np.ndarray,
                     leader: np.ndarray, match_ids: np.ndarray, hand_index: np.ndarray | None = None,
-                    first: np.ndarray | None = None, scores=None,
+                    first: np.ndarray | None = None, scores=None, alg: np.ndarray | None = None,
+                    spinner: np.ndarray | None = None, covered: np.ndarray | None = None,
+                    table: np.ndarray | None = None, points: np.ndarray | None = None,
+                    penalties: np.ndarray | None = None,
                     compiled: bool | None = None) -> BatchEngine:  # fmt: skip
         """:meth:`from_positions` from arrays, one row per position: ``hands`` ``[n, P]`` packed
         (tiles.PACK), ``stock`` ``[n, 28]`` (the draw order at the end, -1 before it), ``vals``
-        and ``dbl`` ``[n, 2]`` (the ends L R, -1 closed), ``to_move``, ``leader``, ``match_ids``,
-        optionally ``hand_index``, ``first`` (-1: none) and ``scores`` (a search builds its
-        positions as arrays: no Python loop per position)."""
+        and ``dbl`` ``[n, K]`` (the open positions ``L R`` or, on a SPINNER, ``L R W E N S``;
+        -1 closed; formed by a double), ``to_move``, ``leader``, ``match_ids``, optionally
+        ``hand_index``, ``first`` (-1: none), ``scores``, and for any layout's state ``alg``
+        (``[n, K]``: a double laid along), ``spinner`` (its value, -1 none), ``covered`` (bits
+        W E N S of the spinner's covered arms) and ``table`` (28-bit tiles on the table; the
+        end count of a lone tile reads it), ``points`` and ``penalties`` (this hand's so far, by
+        side or seat as the records give them; 0 else). A search builds its positions as arrays: no Python
+        loop per position."""
         n = len(to_move)
         e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, compiled=compiled,
                 _positions=True)  # fmt: skip
@@ -254,11 +262,31 @@ class BatchEngine:
         e.send[:] = np.maximum(e.sp, 28 - rules.reserve_k) if drawable else e.sp
         e.to_move[:] = to_move
         e.leader[:] = leader
-        e.vals[:, :2] = vals
-        e.dbl[:, :2] = dbl
-        e.ntable[:] = np.where((e.vals[:, :2] >= 0).any(axis=1), 2, 0)
+        K = np.shape(vals)[1]
+        e.vals[:, :K] = vals
+        e.dbl[:, :K] = dbl
+        if alg is not None:
+            e.alg[:, :K] = alg
+        if spinner is not None and e.NP == 6:  # the arms: a covered one shows its tile's end
+            e.spin[:] = spinner
+            e.cov[:] = covered
+            arms = (np.asarray(covered)[:, None] >> np.arange(4)) & 1 == 1
+            e.armv[:] = np.where(arms, e.vals[:, 2:6], -1)
+            e.armd[:] = arms & e.dbl[:, 2:6]
+        if table is None:
+            e.ntable[:] = np.where((e.vals >= 0).any(axis=1), 2, 0)
+        else:
+            t = np.asarray(table, dtype=np.int64)
+            e.table[:] = t
+            e.ntable[:] = np.bitwise_count(t)
+            lone = e.ntable == 1
+            e.first[:] = np.where(lone, np.log2(np.maximum(t, 1)).astype(np.int64), -1)
         if scores is not None:
             e.scores[:] = np.asarray(scores, dtype=np.int64)[:, : e.scores.shape[1]]
+        if points is not None:
+            e.points[:] = points
+        if penalties is not None:
+            e.penalties[:] = penalties
         e.phase[g] = np.where(e.ntable[g] > 0, TURN, LEAD)
         e.lead_tile[g] = -1
         if first is not None and (np.asarray(first) >= 0).any():
