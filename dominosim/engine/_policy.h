@@ -20,6 +20,7 @@ enum { MAX_LEGAL = 6 * 8 + 3 }; /* 6 positions x (7 across + 1 along), draw, pas
 typedef struct {
     int64_t seat, partner; /* partner -1 without partnership */
     int64_t hand;          /* 28-bit own tiles (in blind only the row tiles it has seen) */
+    uint64_t counts;       /* byte v: how many of those tiles carry value v (value_counts) */
     int64_t held;          /* tiles the seat holds (obs.counts[seat]) */
     int nopen;             /* open positions, in position order */
     int pos[6];
@@ -33,6 +34,16 @@ typedef struct {
 /* the 28-bit mask of the tiles of a packed hand */
 static inline int64_t tiles28(uint64_t h) { return mask28(h); }
 
+/* byte v: the number of tiles of the packed hand h carrying value v (a SWAR popcount of each
+ * byte: byte v of a packed hand holds the other halves of its tiles carrying v) */
+static inline uint64_t value_counts(uint64_t h) {
+    uint64_t x = h - ((h >> 1) & UINT64_C(0x5555555555555555));
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    return (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+}
+
+static inline int count_at(uint64_t counts, int64_t v) { return (int)((counts >> (8 * v)) & 0xFF); }
+
 /* tiles carrying any value of the 7-bit mask vm */
 static inline int64_t carrying(int64_t vm) { return FIT28[vm]; }
 
@@ -44,6 +55,12 @@ static void make_view(const Rules *r, const Slot *rw, const BSlot *bw, View *vw)
     if (r->blind) /* §3.2: only the row tiles looked at (all of them once the row is open) */
         own &= bw->opened[seat] ? INT64_C(0xFFFFFFF) : bw->known[seat];
     vw->hand = own;
+    uint64_t packed = rw->hands[seat];
+    if (r->blind) {
+        packed = 0;
+        for (int64_t m = own; m; m &= m - 1) packed |= PACK[__builtin_ctzll((unsigned long long)m)];
+    }
+    vw->counts = value_counts(packed);
     vw->held = count_of(rw->hands[seat]);
     vw->nopen = 0;
     for (int k = 0; k < r->npos; k++)
@@ -276,11 +293,11 @@ static int64_t doubles_first_rank(const Rules *r, const View *vw, const Move *mv
 
 /* suit_keeper._longest_suit: the value on most of the hand's tiles (ties: the higher), -1
  * for an empty hand */
-static int64_t longest_suit(int64_t hand) {
-    if (!hand) return -1;
+static int64_t longest_suit(const View *vw) {
+    if (!vw->hand) return -1;
     int64_t best = 0, most = -1;
     for (int v = 0; v < 7; v++) {
-        int c = popc28(hand & CARRY28[v]);
+        int c = count_at(vw->counts, v);
         if (c >= most) {
             most = c;
             best = v;
@@ -302,8 +319,10 @@ static int64_t suit_keeper_rank(const Rules *r, const View *vw, const Move *mv, 
     if (head + 64 * 128 - 1 <= best) return -1;
     int64_t ends[8];
     int n = ends_after(r, vw, mv, ends);
-    int64_t rest = vw->hand & ~(INT64_C(1) << mv->t), control = 0;
-    for (int i = 0; i < n; i++) control += popc28(rest & CARRY28[ends[i]]);
+    int64_t control = 0; /* the tiles left carrying each end (the placed one is not left) */
+    int held_t = (vw->hand >> mv->t) & 1;
+    for (int i = 0; i < n; i++)
+        control += count_at(vw->counts, ends[i]) - (held_t && (mv->lo == ends[i] || mv->hi == ends[i]));
     return head + control * 128 + weight(mv);
 }
 
@@ -361,10 +380,7 @@ typedef struct {
 } HandView;
 
 static inline HandView hand_view(uint64_t h, int64_t cv) {
-    uint64_t x = h - ((h >> 1) & UINT64_C(0x5555555555555555));
-    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
-    HandView hv = {h, x, cv};
+    HandView hv = {h, value_counts(h), cv};
     return hv;
 }
 
@@ -526,7 +542,7 @@ __attribute__((noinline)) static int64_t ranked_decide(const Rules *r, const Slo
     if (nplace == 0) return fallback_of(acts, n);
     View vw;
     make_view(r, rw, bw, &vw);
-    int64_t suit = policy == POL_suit_keeper ? longest_suit(vw.hand) : -1, rank;
+    int64_t suit = policy == POL_suit_keeper ? longest_suit(&vw) : -1, rank;
     int64_t a = acts[best_placement(r, policy, &vw, acts, nplace, suit, &rank)];
     if ((flags & F_STOP) && stops(r, policy, &vw, a, rank, suit)) return A_STOP;
     return a;
