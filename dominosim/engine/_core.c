@@ -166,9 +166,12 @@ static int64_t count_of(uint64_t h) {
     return c / 2;
 }
 
-static inline int popc28(int64_t m) {
-    return POPC7[m & 0x7F] + POPC7[(m >> 7) & 0x7F] + POPC7[(m >> 14) & 0x7F] +
-           POPC7[(m >> 21) & 0x7F];
+static inline int popc28(int64_t m) { /* (SWAR on 32 bits: no table loads) */
+    uint32_t x = (uint32_t)m & 0x0FFFFFFFu;
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
 }
 
 /* index of the k-th set bit of a 28-bit mask (k < its popcount), by 7-bit chunks */
