@@ -1,10 +1,11 @@
 """Strength of the built-in strategies: hand win rates on duplicate deals (not run in tests).
 
     python bench/strength.py [--deals 50000] [--mc-deals 1000] [--samples N] [--workers 2]
-                             [--time-mc]
+                             [--time-mc] [--variants all] [--players 2,4] [--mc-against greedy]
 
-For block, classic and fives with 2 players it plays each heuristic against ``random`` and
-``mc`` against each heuristic. Every pair plays the same deals twice, once in each seat order
+For block, classic and fives (``--variants all``: every variant) with 2 players (``--players
+2,4``: also 4, in partnership where RULES §15 allows it, A in seats 0 and 2) it plays each
+heuristic against ``random`` and ``mc`` against each heuristic (``--mc-against``: only those). Every pair plays the same deals twice, once in each seat order
 (duplicate deals with seat rotation), one hand per deal (unit "hand"), on the batch engine.
 Per deal, the paired score is A's wins minus B's wins over the two seatings, divided by two; the
 table gives each side's hand win rate (draws, i.e. blocked hands without a winner, count for
@@ -34,29 +35,44 @@ HEURISTICS = ("heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
 Z95 = 1.959963984540054
 
 
-def _play(job):
-    """Winners of deals ``lo..hi`` with (A, B) in seats (0, 1) and then (1, 0)."""
-    variant, a, b, params_a, lo, hi, seed = job
-    from dominosim.engine import BatchEngine
-    from dominosim.strategy import get
+def _rules(variant: str, players: int):
+    from dominosim.errors import RulesError
     from dominosim.variants import make_rules
 
-    rules = make_rules(variant, 2)
+    if players == 4:
+        try:
+            return make_rules(variant, 4, partnership=True)
+        except RulesError:
+            pass
+    return make_rules(variant, players)
+
+
+def _play(job):
+    """Winners of deals ``lo..hi`` with A in the even seats and B in the odd ones, then the
+    other way round."""
+    variant, players, a, b, params_a, lo, hi, seed = job
+    from dominosim.engine import BatchEngine
+    from dominosim.strategy import get
+
+    rules = _rules(variant, players)
     sa, sb = get(a, **params_a), get(b)
     out = []
-    for seats, a_seat in (([sa, sb], 0), ([sb, sa], 1)):
+    for a_parity in (0, 1):
+        seats = [sa if s % 2 == a_parity else sb for s in range(players)]
+        a_sides = {rules.side_of(s) for s in range(players) if s % 2 == a_parity}
+        b_sides = {rules.side_of(s) for s in range(players) if s % 2 != a_parity}
         hands, _ = BatchEngine(rules, seed, seats, range(lo, hi), unit="hand",
                                batch_size=hi - lo).run()  # fmt: skip
         order = np.argsort(hands["match_id"])
         w = np.asarray(hands["winner"])[order]
-        out.append((w == a_seat).astype(int) - (w == 1 - a_seat).astype(int))
-        out.append((w == a_seat).astype(int))
-        out.append((w == 1 - a_seat).astype(int))
+        win_a = np.isin(w, list(a_sides)).astype(int)
+        win_b = np.isin(w, list(b_sides)).astype(int)
+        out += [win_a - win_b, win_a, win_b]
     return out
 
 
-def run_pair(pool, variant, a, b, params_a, deals, seed, chunk):
-    jobs = [(variant, a, b, params_a, lo, min(lo + chunk, deals), seed)
+def run_pair(pool, variant, a, b, params_a, deals, seed, chunk, players=2):
+    jobs = [(variant, players, a, b, params_a, lo, min(lo + chunk, deals), seed)
             for lo in range(0, deals, chunk)]  # fmt: skip
     parts = pool.map(_play, jobs)
     diff = np.concatenate([(p[0] + p[3]) / 2 for p in parts])
@@ -88,24 +104,33 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--no-mc", action="store_true", help="only the heuristics against random")
+    ap.add_argument("--players", default="2", help="player counts, e.g. 2,4")
+    ap.add_argument("--mc-against", default=",".join(HEURISTICS), help="mc's opponents")
     args = ap.parse_args()
+    if args.variants == "all":
+        from dominosim.variants import VARIANTS as ALL
+
+        args.variants = ",".join(ALL)
 
     import multiprocess as mp
 
     rows = []
     with mp.get_context("spawn").Pool(args.workers) as pool:
-        for variant in args.variants.split(","):
+        for variant, players in ((v, int(p)) for v in args.variants.split(",")
+                                 for p in args.players.split(",")):  # fmt: skip
             pairs = [(h, "random", {}, args.deals) for h in HEURISTICS]
             if not args.no_mc:
                 pa = {} if args.samples is None else {"samples": args.samples}
-                pairs += [("mc", h, pa, args.mc_deals) for h in HEURISTICS]
+                pairs += [("mc", h, pa, args.mc_deals) for h in args.mc_against.split(",")]
+            name = _rules(variant, players).label
             for a, b, pa, deals in pairs:
                 t0 = time.time()
                 chunk = max(1, math.ceil(deals / (4 * args.workers)))
-                wa, wb, m, lo, hi = run_pair(pool, variant, a, b, pa, deals, args.seed, chunk)
+                wa, wb, m, lo, hi = run_pair(pool, variant, a, b, pa, deals, args.seed, chunk,
+                                             players)  # fmt: skip
                 label = a + "".join(f":{k}={v}" for k, v in pa.items())
-                rows.append((variant, label, b, deals, wa, wb, m, lo, hi, time.time() - t0))
-                print(f"{variant:8} {label:>16} vs {b:14} {deals:5} deals  "
+                rows.append((name, label, b, deals, wa, wb, m, lo, hi, time.time() - t0))
+                print(f"{name:8} {label:>16} vs {b:14} {deals:5} deals  "
                       f"{100 * wa:5.1f}% {100 * wb:5.1f}%  diff {100 * m:+6.1f} pp "
                       f"[{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {time.time() - t0:6.1f} s",
                       flush=True)  # fmt: skip
