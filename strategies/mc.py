@@ -29,7 +29,7 @@ seat's first decision, which the core plays, and the policy's compiled twin for 
 decision's playouts run inside the core. It plays like ``greedy`` where it cannot start from the
 position: blind (row tiles and the open phase's continue/stop), decisions after a voluntary
 draw, and observations with face-up tiles. Parameters: ``samples`` deals per
-decision (256), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
+decision (1024), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
 ``doubles-first``), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 """
 
@@ -246,7 +246,7 @@ class MonteCarlo(Strategy):
     """Determinized Monte Carlo: sample hidden hands, play each action out, best mean points."""
 
     name = "mc"
-    params = {"samples": 256, "policy": "doubles-first", "max_batch": 4096}
+    params = {"samples": 1024, "policy": "doubles-first", "max_batch": 4096}
 
     def __init__(self, **params):
         super().__init__(**params)
