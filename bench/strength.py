@@ -122,7 +122,7 @@ def main() -> None:
             if not args.no_mc:
                 pa = {} if args.samples is None else {"samples": args.samples}
                 pairs += [("mc", h, pa, args.mc_deals) for h in args.mc_against.split(",")]
-            name = _rules(variant, players).label
+            name = f"{_rules(variant, players).label} {players}p"
             for a, b, pa, deals in pairs:
                 t0 = time.time()
                 chunk = max(1, math.ceil(deals / (4 * args.workers)))
