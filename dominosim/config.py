@@ -403,6 +403,7 @@ def experiment_from_cli(
     strategy_path: Sequence[str] | None = None,
     name: str | None = None,
     known_strategies: Iterable[str] | None = None,
+    option_values: Mapping[str, Mapping[str, Sequence[object]]] | None = None,
 ) -> Experiment:
     """Build an Experiment from command-line flags, optionally on top of an experiment file.
 
@@ -410,6 +411,8 @@ def experiment_from_cli(
     file's variant list; ``sets`` are applied after the file's ``[options.*]`` tables and win
     over them. Integer flags may be given as strings (``"42"``). ``known_strategies``, when
     given, checks every seat's strategy name against it (StrategyError with a suggestion).
+    ``option_values`` (``{variant: {option: [values]}}``, values as ``--set`` parses them) is
+    applied after ``sets``: a command that sweeps an option gives its values directly.
     """
     raw = read_toml(config) if config is not None else {}
     source = str(config) if config is not None else "command line"
@@ -447,6 +450,7 @@ def experiment_from_cli(
         flags=True,
         known_strategies=known_strategies,
         seats_overridden=strategies is not None,
+        option_values=option_values,
     )
 
 
@@ -458,11 +462,13 @@ def build_experiment(
     flags: bool = False,
     known_strategies: Iterable[str] | None = None,
     seats_overridden: bool = False,
+    option_values: Mapping[str, Mapping[str, Sequence[object]]] | None = None,
 ) -> Experiment:
     """Validate a settings dict (the shape of an experiment file) into an Experiment.
 
     ``seats_overridden`` (set when ``--strategies`` replaces a file's seats) lets
-    ``[strategy.NAME]`` tables name strategies that no seat plays.
+    ``[strategy.NAME]`` tables name strategies that no seat plays. ``option_values``: see
+    :func:`experiment_from_cli`.
     """
     w = _Where(source, flags)
     unknown = [k for k in raw if k not in TOP_KEYS]
@@ -508,10 +514,25 @@ def build_experiment(
     names = [v for v, _ in entries]
     table_opts = _options_tables(raw.get("options", {}), names, w)
     cli_opts = apply_sets(sets, names)
+    given = {
+        v: {o: list(xs) for o, xs in opts.items()} for v, opts in (option_values or {}).items()
+    }
+    for variant, opts in given.items():
+        if variant not in names:
+            raise ConfigError(f"variant '{variant}' is not in this experiment ({', '.join(names)})")
+        for option in opts:
+            if option not in V.options_of(variant):
+                raise RulesError(f"unknown option '{option}' for {variant}")
     specs = []
     for variant, own in entries:
         merged: dict[str, list[object]] = {}
-        for layer in (table_opts.get(variant, {}), own, cli_opts.get(variant, {})):
+        layers = (
+            table_opts.get(variant, {}),
+            own,
+            cli_opts.get(variant, {}),
+            given.get(variant, {}),
+        )
+        for layer in layers:
             merged.update(layer)
         groups = []
         for g in expand_groups(merged):

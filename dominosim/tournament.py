@@ -161,8 +161,8 @@ def setup_tune_target(*, variant: str, players=2, targets=None, share=None, sets
         raise ConfigError(
             f"tune-target sets {variant}.{option} itself (from --targets); drop that --set"
         )
-    sets = [*sets, f"{variant}.{option}=" + ",".join(map(str, ts))]
-    exp_flags = dict(variants=[variant], players=players, sets=sets, unit="match",
+    exp_flags = dict(variants=[variant], players=players, sets=list(sets), unit="match",
+                     option_values={variant: {option: ts}},
                      name=name or f"tune-target-{variant}", **flags)  # fmt: skip
     analysis = {"kind": "tune-target", "variant": variant, "option": option, "targets": ts,
                 "share": frac}  # fmt: skip
