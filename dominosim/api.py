@@ -68,11 +68,11 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
                          echo=echo, strategy_timeout=timeout)  # fmt: skip
     with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
         if resume is not None:
-            rd = RN.resume_run(resume, session)
+            _, report = RN.resume_run(resume, session)
         else:
             exp, seed, drawn = prepare(config, **flags)
-            rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session)
-        return RN.load_report(rd.path)
+            _, report = RN.start_run(exp, seed, seed_drawn=drawn, session=session)
+        return report
 
 
 def _timeout(value) -> float | None:
@@ -153,14 +153,14 @@ def _tournament_run(kind, setup, resume, session, flags) -> dict:
         if found != kind:
             how = f"dominosim {found} --resume" if found else "dominosim run --resume"
             raise ConfigError(f"{resume} is not a {kind} run; finish it with {how}")
-        rd = RN.resume_run(resume, session)
+        _, report = RN.resume_run(resume, session)
     else:
         out = setup(**flags)
         exp_flags, legs, analysis = out if len(out) == 3 else (out[0], None, out[1])
         exp, seed, drawn = prepare(None, **exp_flags)
-        rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
-                          analysis=analysis)  # fmt: skip
-    return RN.load_report(rd.path)
+        _, report = RN.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
+                                 analysis=analysis)  # fmt: skip
+    return report
 
 
 def compare(**kwargs) -> dict:

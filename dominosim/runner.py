@@ -30,7 +30,7 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1045,8 +1045,9 @@ def _check_workers(session: Session) -> None:
 
 def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
               session: Session | None = None, legs: Sequence[Sequence[str]] | None = None,
-              analysis: dict | None = None) -> RunDir:  # fmt: skip
-    """Create the run folder for ``exp`` and play it; returns the finished run folder.
+              analysis: dict | None = None) -> tuple[RunDir, dict]:  # fmt: skip
+    """Create the run folder for ``exp`` and play it; returns the finished run folder and
+    its report.
 
     ``legs`` (a round robin: one seat list per leg) and ``analysis`` (the command's own report
     section, ``{"kind": ...}``, stored in the manifest) serve compare / tune / tune-target.
@@ -1100,14 +1101,14 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
             note = games_note(plan, analysis)
             if note:
                 _echo(session, note)
-            execute(rd, plan, manifest, session)
+            report = execute(rd, plan, manifest, session)
     except Interrupted:
         raise
     except BaseException:
         if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
             rd.remove()
         raise
-    return rd
+    return rd, report
 
 
 def check_inputs(rd: RunDir, manifest: dict) -> None:
@@ -1160,9 +1161,10 @@ def outputs_complete(rd: RunDir, manifest: dict) -> bool:
     return digest is None or digest == S.file_hash(rd.path / AGGREGATES)
 
 
-def resume_run(path, session: Session | None = None) -> RunDir:
+def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir, dict]:
     """Finish the missing chunks of a run folder (a finished run is left as it is, unless a
-    chunk or an output is missing or damaged: those are played or written again)."""
+    chunk or an output is missing or damaged: those are played or written again); returns the
+    run folder and its report."""
     session = session or Session()
     rd = RunDir.open(path)
     with rd.locked():
@@ -1175,20 +1177,20 @@ def resume_run(path, session: Session | None = None) -> RunDir:
             bad: list = []
             _, done = merge_finished(rd, plan, bad)
             if not bad and len(done) == len(plan.items):
-                return rd
+                return rd, _checked_build(rd, manifest)
         check_inputs(rd, manifest)
         _check_workers(session)
         load_strategy_paths(plan.strategy_paths)
-        execute(rd, plan, manifest, session)
-    return rd
+        return rd, execute(rd, plan, manifest, session)
 
 
 def _on_sigterm(signum, frame):
     raise KeyboardInterrupt  # handled as Ctrl-C: status interrupted, the resume command
 
 
-def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
-    """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs."""
+def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
+    """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs; returns
+    the report (built once, by :func:`finish`)."""
     import threading
 
     plan.strategy_timeout = float(session.strategy_timeout or 0.0)
@@ -1203,12 +1205,10 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
     workers = session.workers or os.cpu_count() or 1
     stop_after = os.environ.get(STOP_ENV)
     stop_after = int(stop_after) if stop_after else None
-    t0 = time.perf_counter()
-    started = _now()
+    clock = _SessionClock(manifest)
     played_games = played_hands = written = 0
     bar = _Progress(session, total_games, merger.games, rd.path)
     ex = None
-    status = "interrupted"
     old_term = None
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -1233,14 +1233,15 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
                 if stop_after is not None and written >= stop_after and written < n_pending:
                     raise KeyboardInterrupt
                 _hold(written, n_pending)
-        status = "done"
         _stop(ex)
         ex = None
-        finish(rd, plan, manifest, merger, phase=bar.phase)  # (the bar closes in finally)
+        report = finish(rd, plan, manifest, merger, lambda: clock.end(written, "done"),
+                        phase=bar.phase)  # (the bar closes in finally)  # fmt: skip
     except KeyboardInterrupt:
         _stop(ex)
         bar.close()
-        _close_session(rd, manifest, started, t0, written, "interrupted")
+        clock.end(written, "interrupted")
+        rd.write_manifest(manifest)
         n_done = len(done) + written
         raise Interrupted(
             f"interrupted: {n_done} of {len(plan.items)} chunks kept in {rd.path}; "
@@ -1250,7 +1251,8 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
         _stop(ex)
         bar.close()
         try:
-            _close_session(rd, manifest, started, t0, written, "failed")
+            clock.end(written, "failed")
+            rd.write_manifest(manifest)
         except OutputError:
             pass
         if len(done) + written:
@@ -1268,11 +1270,11 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
         bar.close()
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
-    wall = time.perf_counter() - t0
-    _close_session(rd, manifest, started, t0, written, status)
+    wall = clock.end(written, "done")
     rate = played_games / wall if wall > 0 else 0.0
     _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "
                    f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
+    return report
 
 
 class _Progress:
@@ -1367,22 +1369,41 @@ def _stop(ex) -> None:
             pass
 
 
-def _close_session(rd: RunDir, manifest: dict, started: str, t0: float, chunks: int,
-                   status: str) -> None:  # fmt: skip
-    wall = time.perf_counter() - t0
-    timings = manifest.setdefault("timings", {"wall_seconds": 0.0, "sessions": []})
-    timings["sessions"].append({"started": started, "ended": _now(), "wall_seconds": wall,
-                                "chunks": chunks, "status": status})  # fmt: skip
-    timings["wall_seconds"] = sum(s["wall_seconds"] for s in timings["sessions"])
-    manifest["status"] = status
-    rd.write_manifest(manifest)
+class _SessionClock:
+    """This session's entry in the manifest's ``timings``: its wall time and chunks are fixed
+    by the first :meth:`end` (when the play and the merge are over, before the report is built,
+    so the report carries the run's whole wall time); a later call (writing the outputs
+    failed, or was interrupted) changes only its status. The caller writes the manifest."""
+
+    def __init__(self, manifest: dict) -> None:
+        self.manifest = manifest
+        self.started = _now()
+        self.t0 = time.perf_counter()
+        self.entry: dict | None = None
+
+    def end(self, chunks: int, status: str) -> float:
+        """End the session (once) with ``status``; its wall seconds."""
+        timings = self.manifest.setdefault("timings", {"wall_seconds": 0.0, "sessions": []})
+        if self.entry is None:
+            self.entry = {"started": self.started, "ended": _now(),
+                          "wall_seconds": time.perf_counter() - self.t0, "chunks": chunks,
+                          "status": status}  # fmt: skip
+            timings["sessions"].append(self.entry)
+            timings["wall_seconds"] = sum(s["wall_seconds"] for s in timings["sessions"])
+        self.entry["status"] = status
+        self.manifest["status"] = status
+        return self.entry["wall_seconds"]
 
 
-def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -> None:
-    """Write aggregates.parquet, report.md, summary.csv and plots (each atomically), then mark
-    the manifest ``done`` with the outputs' hashes: a run stopped in between is not done, and
+def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
+           end_session: Callable[[], object], phase: Callable[[str], None] | None = None,
+           ) -> dict:  # fmt: skip
+    """Write aggregates.parquet, then end the session (``end_session``: the manifest's
+    timings and status ``done``), build the report once from the manifest and the merged
+    aggregates, write report.md, summary.csv and plots (each atomically) and last the
+    manifest, ``done`` with the outputs' hashes: a run stopped in between is not done, and
     ``--resume`` writes what is missing. ``phase``: optional callable told what is being done
-    (the progress bar)."""
+    (the progress bar). Returns the report (what :func:`load_report` reads back)."""
     phase = phase or (lambda text: None)
     phase("merging the aggregates")
     digest = rd.write_aggregates(merger.rows())
@@ -1392,9 +1413,10 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -
     ]
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
+    end_session()
     phase("writing the report")
-    done = {**manifest, "status": "done"}
-    data = RP.build(done, merger.frame(), run_dir=rd.path)
+    frame = merger.frame()
+    data = RP.build(manifest, frame, run_dir=rd.path)
     rd.write_outputs(RP.render_markdown(data), RP.summary_csv(data))
     plotted = False
     try:
@@ -1402,12 +1424,14 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -
 
         phase("drawing the plots")
         with rd.staged_plots() as folder:
-            plots.write_plots(data, merger.frame(), folder)
+            plots.write_plots(data, frame, folder)
         plotted = True
     except ImportError:  # matplotlib missing: the report stands without figures
         pass
     manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}
     manifest["status"] = "done"
+    rd.write_manifest(manifest)
+    return data
 
 
 # ---------------------------------------------------------------------------------------------
