@@ -60,18 +60,18 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
     Returns:
         The report as a dict (docs/results.md, "Report JSON").
     """
-    from . import runner as RN
+    from . import runner
 
     timeout = _timeout(flags.pop("strategy_timeout", None))
-    session = RN.Session(workers=flags.get("workers") if resume is not None else None,
+    session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
                          echo=echo, strategy_timeout=timeout)  # fmt: skip
     with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
         if resume is not None:
-            _, report = RN.resume_run(resume, session)
+            _, report = runner.resume_run(resume, session)
         else:
             exp, seed, drawn = prepare(config, **flags)
-            _, report = RN.start_run(exp, seed, seed_drawn=drawn, session=session)
+            _, report = runner.start_run(exp, seed, seed_drawn=drawn, session=session)
         return report
 
 
@@ -107,7 +107,7 @@ def load(run_dir: str | Path) -> RunData:
     """
     import pandas as pd
 
-    from . import runner as RN
+    from . import runner
     from .store import RunDir
 
     rd = RunDir.open(run_dir)
@@ -118,11 +118,11 @@ def load(run_dir: str | Path) -> RunData:
                    if files else pd.DataFrame())  # fmt: skip
     except (OSError, ValueError) as e:
         raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
-    rep = RN.load_report(rd.path)
+    rep = runner.load_report(rd.path)
     if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
         aggregates = rd.read_aggregates()
     else:  # an unfinished run: the merge of the chunks it has
-        aggregates = RN.merge_finished(rd, RN.Plan.from_manifest(manifest))[0].frame()
+        aggregates = runner.merge_finished(rd, runner.Plan.from_manifest(manifest))[0].frame()
     return RunData(records, aggregates, manifest, rep)
 
 
@@ -133,10 +133,10 @@ def load(run_dir: str | Path) -> RunData:
 def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
                 scheduler: str | None = None, progress: bool = False, echo=None,
                 **flags) -> dict:  # fmt: skip
-    from . import runner as RN
+    from . import runner
 
     timeout = _timeout(flags.pop("strategy_timeout", None))
-    session = RN.Session(workers=flags.get("workers") if resume is not None else None,
+    session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
                          echo=echo, strategy_timeout=timeout)  # fmt: skip
     with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
@@ -144,7 +144,7 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
 
 
 def _tournament_run(kind, setup, resume, session, flags) -> dict:
-    from . import runner as RN
+    from . import runner
     from .errors import ConfigError
     from .store import RunDir
 
@@ -153,12 +153,12 @@ def _tournament_run(kind, setup, resume, session, flags) -> dict:
         if found != kind:
             how = f"dominosim {found} --resume" if found else "dominosim run --resume"
             raise ConfigError(f"{resume} is not a {kind} run; finish it with {how}")
-        _, report = RN.resume_run(resume, session)
+        _, report = runner.resume_run(resume, session)
     else:
         out = setup(**flags)
         exp_flags, legs, analysis = out if len(out) == 3 else (out[0], None, out[1])
         exp, seed, drawn = prepare(None, **exp_flags)
-        _, report = RN.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
+        _, report = runner.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
                                  analysis=analysis)  # fmt: skip
     return report
 

@@ -14,7 +14,7 @@ import functools
 
 import click
 
-from . import variants as V
+from . import variants
 from .errors import ConfigError, DominosimError
 from .version import __version__ as _pkg_version
 
@@ -137,13 +137,13 @@ def seed_option(f):
 # variants
 
 
-def _default_text(opt: V.Option) -> str:
+def _default_text(opt: variants.Option) -> str:
     d = opt.default
-    if isinstance(d, tuple) and opt.allowed == V.INT_GE1:
+    if isinstance(d, tuple) and opt.allowed == variants.INT_GE1:
         if len(set(d)) == 1:
-            return V.format_value(d[0])
-        return " / ".join(V.format_value(x) for x in d) + " (2/3/4 pl.)"
-    return V.format_value(d)
+            return variants.format_value(d[0])
+        return " / ".join(variants.format_value(x) for x in d) + " (2/3/4 pl.)"
+    return variants.format_value(d)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -178,19 +178,19 @@ def variants_cmd(variant: str | None) -> None:
                 i.match,
                 i.russian,
             ]  # fmt: skip
-            for i in (V.INFO[s] for s in V.VARIANTS)
+            for i in (variants.INFO[s] for s in variants.VARIANTS)
         ]
         click.echo(_table(header, rows))
         click.echo("\nOptions of one variant: dominosim variants VARIANT")
         return
-    V.check_variant(variant)
-    info = V.INFO[variant]
+    variants.check_variant(variant)
+    info = variants.INFO[variant]
     click.echo(f"{info.slug}: {info.name} ({info.russian}), RULES §{info.section}")
     click.echo(
         f"players 2-4; deal {'/'.join(map(str, info.deal))} (2/3/4 pl.); layout {info.layout}; "
         f"drawing {info.drawing}; scoring {info.scoring}; match end {info.match}"
     )
-    opts = V.options_of(variant)
+    opts = variants.options_of(variant)
     click.echo("")
     rows = [
         [name, _default_text(o), o.allowed_text(), o.sections, o.help] for name, o in opts.items()
@@ -231,12 +231,12 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
     after each placement, every score event with its reason and running totals, the hand end
     and the settlement. --json prints the same as JSON Lines, described in docs/trace.md.
     """
-    from . import trace as T
+    from . import trace
 
     if run_dir is not None:
         if hand is None:
             raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
-        records = T.trace_from_run(run_dir, hand, whole_match=whole_match)
+        records = trace.trace_from_run(run_dir, hand, whole_match=whole_match)
     else:
         if variant is None:
             raise ConfigError(
@@ -246,11 +246,11 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
             raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
         if not 0 <= seed < 2**64:
             raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-        records = T.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
+        records = trace.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
                                    hand=None if hand is None else int(hand),
                                    whole_match=whole_match, strategies=strategies, sets=sets,
                                    strategy_path=strategy_path)  # fmt: skip
-    click.echo(T.to_jsonl(records) if as_json else T.render_text(records), nl=False)
+    click.echo(trace.to_jsonl(records) if as_json else trace.render_text(records), nl=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,7 +259,7 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 
 @main.command("run")
 @click.argument("config", required=False, type=click.Path())
-@click.option("--variant", "variants", multiple=True, metavar="VARIANT",
+@click.option("--variant", "variant_names", multiple=True, metavar="VARIANT",
               help="Variant (repeatable or comma-separated); replaces the file's list.")  # fmt: skip
 @click.option("--players", "-p", type=int, default=None, help="Number of players, 2 to 4.")
 @click.option("--strategies", default=None, metavar="SPEC",
@@ -297,7 +297,7 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 @click.option("--strategy-timeout", "strategy_timeout", default=None, metavar="SECONDS",
               help="End the run when a strategy takes longer for one decision batch "
                    "(default: no limit).")  # fmt: skip
-def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chunk_size, workers,
+def run_cmd(config, variant_names, players, strategies, sets, games, unit, seed, chunk_size, workers,
             out, name, rotate, records, executor, scheduler, resume, as_json,
             strategy_path, strategy_timeout) -> None:  # fmt: skip
     """Run an experiment: every option group x seat rotation, chunked over workers.
@@ -307,11 +307,10 @@ def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chun
     plots/; docs/results.md) and the report is printed. Ctrl-C keeps finished chunks;
     --resume RUN_DIR finishes them with the same numbers.
     """
-    from . import api
-    from . import report as RP
+    from . import api, report
 
     if resume is not None:
-        given = [f for f, v in (("CONFIG", config), ("--variant", variants), ("--players", players),
+        given = [f for f, v in (("CONFIG", config), ("--variant", variant_names), ("--players", players),
                                 ("--strategies", strategies), ("--set", sets), ("--games", games),
                                 ("--unit", unit), ("--seed", seed), ("--chunk-size", chunk_size),
                                 ("--out", out), ("--name", name), ("--rotate", rotate),
@@ -329,14 +328,14 @@ def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chun
                        strategy_timeout=strategy_timeout)  # fmt: skip
     else:
         data = api.run(
-            config, variants=list(variants) or None, players=players, sets=sets,
+            config, variants=list(variant_names) or None, players=players, sets=sets,
             strategies=strategies, games=games, unit=unit, seed=seed, chunk_size=chunk_size,
             workers=workers, out=out, name=name, rotate=rotate,
             records=None if records is None else records == "all",
             strategy_path=list(strategy_path) or None, executor=executor,
             scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout,
         )  # fmt: skip
-    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
 
 
 def _int_flag(value, flag: str):
@@ -361,11 +360,10 @@ def report_cmd(run_dir, as_json) -> None:
 
     RUN_DIR is the run folder, results/NAME/RUN-ID; docs/results.md describes the report.
     """
-    from . import report as RP
-    from . import runner as RN
+    from . import report, runner
 
-    data = RN.load_report(run_dir)
-    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+    data = runner.load_report(run_dir)
+    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,7 +413,7 @@ def tournament_options(f):
 
 def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, workers,
                     variant, strategy_timeout, **flags) -> None:  # fmt: skip
-    from . import report as RP
+    from . import report
     from .errors import ConfigError
 
     if resume is not None:
@@ -442,7 +440,7 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                   strategy_path=list(flags.pop("strategy_path")) or None,
                   sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
                   progress=None, strategy_timeout=strategy_timeout, **flags)  # fmt: skip
-    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
 
 
 @main.command("compare")
@@ -521,16 +519,16 @@ def strategies_cmd(strategy_path, show_files) -> None:
     Built-in strategies live in strategies/; --strategy-path adds files or folders of your own
     (docs/strategies.md). Set parameters with --strategies NAME:KEY=VALUE.
     """
-    from . import strategy as S
+    from . import strategy
 
-    reg = S.discover(list(strategy_path))
+    reg = strategy.discover(list(strategy_path))
     header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
     rows = []
     for name in sorted(reg):
         cls = reg[name]
-        params = ", ".join(f"{k}={V.format_value(v)}" for k, v in cls.params.items()) or "-"
-        row = [name, params, S.describe(cls)]
-        rows.append(row + ([S.origin(name)] if show_files else []))
+        params = ", ".join(f"{k}={variants.format_value(v)}" for k, v in cls.params.items()) or "-"
+        row = [name, params, strategy.describe(cls)]
+        rows.append(row + ([strategy.origin(name)] if show_files else []))
     click.echo(_table(header, rows))
     click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
 
@@ -540,7 +538,7 @@ def strategies_cmd(strategy_path, show_files) -> None:
 @click.option("--deals", type=click.IntRange(min=1), default=None, metavar="N",
               help="Hands per rule set and check (default 8).")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
-@click.option("--variant", "variants", multiple=True, metavar="NAME",
+@click.option("--variant", "variant_names", multiple=True, metavar="NAME",
               help="Check only this variant (repeatable; default: all twelve).")  # fmt: skip
 @click.option("--check", "checks", multiple=True, metavar="NAME",
               help="Run only this check (repeatable): legal, batch, deterministic, spawn, "
@@ -548,7 +546,7 @@ def strategies_cmd(strategy_path, show_files) -> None:
 @click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
               help="Extra strategy file or folder (repeatable), for a NAME.")  # fmt: skip
 @click.pass_context
-def check_strategy_cmd(ctx, target, deals, seed, variants, checks, strategy_path) -> None:
+def check_strategy_cmd(ctx, target, deals, seed, variant_names, checks, strategy_path) -> None:
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
     strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
 
@@ -558,22 +556,22 @@ def check_strategy_cmd(ctx, target, deals, seed, variants, checks, strategy_path
     per failure (the check, the rule set, a position that shows it) and exits 1 when any
     failed (docs/strategies.md, "Checking your strategy").
     """
-    from . import check as C
+    from . import check
 
     kw = {"deals": deals} if deals is not None else {}
-    report = C.check_strategy(target, seed=seed, paths=list(strategy_path),
-                              variants=list(variants) or None, checks=checks or C.CHECKS,
+    result = check.check_strategy(target, seed=seed, paths=list(strategy_path),
+                              variants=list(variant_names) or None, checks=checks or check.CHECKS,
                               **kw)  # fmt: skip
-    for failure in report:
+    for failure in result:
         click.echo(_one_line(str(failure)))
-    names = ", ".join(report.strategies)
-    if report:
-        n = len(report)
-        click.echo(f"{names}: {n} failure{'s' * (n != 1)} ({report.decisions} decisions "
-                   f"checked in {report.rule_sets} rule sets)", err=True)  # fmt: skip
+    names = ", ".join(result.strategies)
+    if result:
+        n = len(result)
+        click.echo(f"{names}: {n} failure{'s' * (n != 1)} ({result.decisions} decisions "
+                   f"checked in {result.rule_sets} rule sets)", err=True)  # fmt: skip
         ctx.exit(1)
-    click.echo(f"{names}: passed {', '.join(report.checks)} ({report.decisions} decisions "
-               f"checked in {report.rule_sets} rule sets)")  # fmt: skip
+    click.echo(f"{names}: passed {', '.join(result.checks)} ({result.decisions} decisions "
+               f"checked in {result.rule_sets} rule sets)")  # fmt: skip
 
 
 if __name__ == "__main__":  # pragma: no cover

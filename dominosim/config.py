@@ -30,9 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import variants as V
 from .errors import ConfigError, RulesError, StrategyError, did_you_mean
 from .rules import Rules
+from .variants import check_variant, format_value, make_rules, options_of, parse_value
 
 UNITS = ("hand", "match")
 
@@ -196,7 +196,7 @@ def resolve_rules(experiment: Experiment) -> list[Rules]:
     out: dict[Rules, None] = {}
     for spec in experiment.variants:
         for group in spec.option_dicts():
-            out[V.make_rules(spec.variant, experiment.players, **group)] = None
+            out[make_rules(spec.variant, experiment.players, **group)] = None
     return list(out)
 
 
@@ -309,9 +309,9 @@ def apply_sets(
     for text in sets:
         variant, option, raw_values = parse_set(text)
         if variant is None:
-            owners = [v for v in names if option in V.options_of(v)]
+            owners = [v for v in names if option in options_of(v)]
             if not owners:
-                every = sorted({o for v in names for o in V.options_of(v)})
+                every = sorted({o for v in names for o in options_of(v)})
                 raise ConfigError(
                     f"--set '{text}': no variant of this experiment ({', '.join(names)}) has an "
                     f"option '{option}'{did_you_mean(option, every)}; "
@@ -324,19 +324,19 @@ def apply_sets(
                 )
             variant = owners[0]
         else:
-            V.check_variant(variant)
+            check_variant(variant)
             if variant not in names:
                 raise ConfigError(
                     f"--set '{text}': variant '{variant}' is not in this experiment "
                     f"({', '.join(names)}); add it with --variant {variant}"
                 )
-        opts = V.options_of(variant)
+        opts = options_of(variant)
         if option not in opts:
             raise RulesError(
                 f"unknown option '{option}' for {variant}{did_you_mean(option, opts)}; "
                 f"its options are: {', '.join(opts) or 'none'}"
             )
-        out.setdefault(variant, {})[option] = [V.parse_value(opts[option], v) for v in raw_values]
+        out.setdefault(variant, {})[option] = [parse_value(opts[option], v) for v in raw_values]
     return out
 
 
@@ -521,7 +521,7 @@ def build_experiment(
         if variant not in names:
             raise ConfigError(f"variant '{variant}' is not in this experiment ({', '.join(names)})")
         for option in opts:
-            if option not in V.options_of(variant):
+            if option not in options_of(variant):
                 raise RulesError(f"unknown option '{option}' for {variant}")
     specs = []
     for variant, own in entries:
@@ -537,7 +537,7 @@ def build_experiment(
         groups = []
         for g in expand_groups(merged):
             try:
-                r = V.make_rules(variant, players, **g)
+                r = make_rules(variant, players, **g)
             except RulesError as e:
                 if source == "command line":
                     raise
@@ -612,7 +612,7 @@ def _type_name(v) -> str:
 
 
 def _fmt(v) -> str:
-    return V.format_value(v)
+    return format_value(v)
 
 
 def _fmt_param(v) -> str:
@@ -682,7 +682,7 @@ def _str_list(raw, key, w) -> tuple[str, ...]:
 
 def _values(variant: str, option: str, value, where: str) -> list[object]:
     """Typed value list of one option (a TOML list or a scalar)."""
-    opts = V.options_of(variant)
+    opts = options_of(variant)
     if option not in opts:
         raise RulesError(
             f"unknown option '{option}' for {variant} ({where}){did_you_mean(option, opts)}; "
@@ -696,7 +696,7 @@ def _values(variant: str, option: str, value, where: str) -> list[object]:
             raise ConfigError(
                 f"{variant}.{option} ({where}) must be a value or a list of values, not {_show(x)}"
             )
-    return [V.parse_value(opts[option], x) for x in items]
+    return [parse_value(opts[option], x) for x in items]
 
 
 def _variant_entries(value, w) -> list[tuple[str, dict[str, list[object]]]]:
@@ -711,7 +711,7 @@ def _variant_entries(value, w) -> list[tuple[str, dict[str, list[object]]]]:
     entries = []
     for item in value:
         if isinstance(item, str):
-            entries.append((V.check_variant(item.strip()), {}))
+            entries.append((check_variant(item.strip()), {}))
         elif isinstance(item, Mapping):
             if "variant" not in item:
                 raise ConfigError(
@@ -723,7 +723,7 @@ def _variant_entries(value, w) -> list[tuple[str, dict[str, list[object]]]]:
                 raise ConfigError(
                     f"'variant' in {w('variants')} must be a string, not {_show(slug)}"
                 )
-            V.check_variant(slug)
+            check_variant(slug)
             own = {k: _values(slug, k, v, w("variants")) for k, v in item.items() if k != "variant"}
             entries.append((slug, own))
         else:
@@ -738,7 +738,7 @@ def _options_tables(value, names, w) -> dict[str, dict[str, list[object]]]:
         raise ConfigError(f"{w('options')} must be a table of [options.VARIANT] tables")
     out = {}
     for variant, table in value.items():
-        V.check_variant(variant)
+        check_variant(variant)
         if variant not in names:
             raise ConfigError(
                 f"[options.{variant}] in {w.source} but {variant} is not in variants "

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import stats as ST
-from . import variants as V
+from . import stats, variants
 from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates, seating
 
 
@@ -64,13 +63,13 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
                 "seats": k[x],
                 "seat_hands": sh,
                 "hand_wins": hw,
-                "hand_win_rate": ST.finite(ST.rate(hw, sh)),
-                "hand_win_ci": ST.interval(ST.wilson(hw, sh)),
+                "hand_win_rate": stats.finite(stats.rate(hw, sh)),
+                "hand_win_ci": stats.interval(stats.wilson(hw, sh)),
                 "seat_matches": sm,
                 "match_wins": mw,
-                "match_win_rate": ST.finite(ST.rate(mw, sm)),
-                "match_win_ci": ST.interval(ST.wilson(mw, sm)),
-                "mean_points": ST.finite(ST.rate(sp, sh)),
+                "match_win_rate": stats.finite(stats.rate(mw, sm)),
+                "match_win_ci": stats.interval(stats.wilson(mw, sm)),
+                "mean_points": stats.finite(stats.rate(sp, sh)),
             })  # fmt: skip
         seat_rows = []
         for s in range(P):
@@ -80,10 +79,10 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             mw = sum(A.get("seat_match_wins", r, s) for r in rotations)
             seat_rows.append({
                 "seat": s,
-                "hand_win_rate": ST.finite(ST.rate(hw, sh)),
-                "hand_win_ci": ST.interval(ST.wilson(hw, sh)),
-                "match_win_rate": ST.finite(ST.rate(mw, sm)),
-                "match_win_ci": ST.interval(ST.wilson(mw, sm)),
+                "hand_win_rate": stats.finite(stats.rate(hw, sh)),
+                "hand_win_ci": stats.interval(stats.wilson(hw, sh)),
+                "match_win_rate": stats.finite(stats.rate(mw, sm)),
+                "match_win_ci": stats.interval(stats.wilson(mw, sm)),
             })  # fmt: skip
         paired = []
         for i, a in enumerate(labels):
@@ -94,9 +93,9 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
                     continue
                 kk = k[a] * k[b]
                 th = A.get("pair_hands", pair=pair)
-                hm, hlo, hhi = ST.mean_ci(A.get("pair_hand_sum", pair=pair),
+                hm, hlo, hhi = stats.mean_ci(A.get("pair_hand_sum", pair=pair),
                                           A.get("pair_hand_sumsq", pair=pair), n)  # fmt: skip
-                mm, mlo, mhi = ST.mean_ci(A.get("pair_match_sum", pair=pair),
+                mm, mlo, mhi = stats.mean_ci(A.get("pair_match_sum", pair=pair),
                                           A.get("pair_match_sumsq", pair=pair), n)  # fmt: skip
                 hs = n / (kk * th) if th else math.nan  # per-deal wins -> rate per seat-hand
                 ms = 1 / (kk * len(rotations))
@@ -105,10 +104,10 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
                     "b": b,
                     "deals": n,
                     "rotations": len(rotations),
-                    "hand_win_diff": ST.finite(hm * hs),
-                    "hand_win_diff_ci": [ST.finite(hlo * hs), ST.finite(hhi * hs)],
-                    "match_win_diff": ST.finite(mm * ms),
-                    "match_win_diff_ci": [ST.finite(mlo * ms), ST.finite(mhi * ms)],
+                    "hand_win_diff": stats.finite(hm * hs),
+                    "hand_win_diff_ci": [stats.finite(hlo * hs), stats.finite(hhi * hs)],
+                    "match_win_diff": stats.finite(mm * ms),
+                    "match_win_diff_ci": [stats.finite(mlo * ms), stats.finite(mhi * ms)],
                 })  # fmt: skip
         tm = timings[g] if g < len(timings) else {}
         cpu = float(tm.get("cpu_seconds", 0.0))
@@ -124,29 +123,29 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             "games": int(manifest.get("games_per_group", 0)),
             "hands": hands,
             "matches": matches,
-            "domino_rate": ST.finite(ST.rate(A.get("domino"), hands)),
-            "blocked_rate": ST.finite(ST.rate(A.get("blocked"), hands)),
-            "target_rate": ST.finite(ST.rate(A.get("target"), hands)),
-            "hand_tie_rate": ST.finite(ST.rate(A.get("hand_ties"), hands)),
-            "mean_hand_length": ST.finite(ST.rate(A.get("hand_length_sum"), scored)),
-            "median_hand_length": ST.finite(ST.hist_quantile(hl, 0.5)),
-            "p90_hand_length": ST.finite(ST.hist_quantile(hl, 0.9)),
-            "mean_turns": ST.finite(ST.rate(A.get("turns_sum"), scored)),
-            "median_turns": ST.finite(ST.hist_quantile(tu, 0.5)),
-            "p90_turns": ST.finite(ST.hist_quantile(tu, 0.9)),
-            "mean_draws": ST.finite(ST.rate(A.get("draws_sum"), hands)),
-            "mean_passes": ST.finite(ST.rate(A.get("passes_sum"), hands)),
-            "leader_win_rate": ST.finite(ST.rate(lead_w, lead_n)),
-            "leader_win_ci": ST.interval(ST.wilson(lead_w, lead_n)),
+            "domino_rate": stats.finite(stats.rate(A.get("domino"), hands)),
+            "blocked_rate": stats.finite(stats.rate(A.get("blocked"), hands)),
+            "target_rate": stats.finite(stats.rate(A.get("target"), hands)),
+            "hand_tie_rate": stats.finite(stats.rate(A.get("hand_ties"), hands)),
+            "mean_hand_length": stats.finite(stats.rate(A.get("hand_length_sum"), scored)),
+            "median_hand_length": stats.finite(stats.hist_quantile(hl, 0.5)),
+            "p90_hand_length": stats.finite(stats.hist_quantile(hl, 0.9)),
+            "mean_turns": stats.finite(stats.rate(A.get("turns_sum"), scored)),
+            "median_turns": stats.finite(stats.hist_quantile(tu, 0.5)),
+            "p90_turns": stats.finite(stats.hist_quantile(tu, 0.9)),
+            "mean_draws": stats.finite(stats.rate(A.get("draws_sum"), hands)),
+            "mean_passes": stats.finite(stats.rate(A.get("passes_sum"), hands)),
+            "leader_win_rate": stats.finite(stats.rate(lead_w, lead_n)),
+            "leader_win_ci": stats.interval(stats.wilson(lead_w, lead_n)),
             "leader_baseline": 1 / sides,
-            "first_leader_match_win_rate": ST.finite(ST.rate(fl_w, fl_n)),
-            "first_leader_match_win_ci": ST.interval(ST.wilson(fl_w, fl_n)),
-            "first_leader_match_advantage": ST.finite(ST.rate(fl_w, fl_n) - 1 / sides),
-            "match_tie_rate": ST.finite(ST.rate(A.get("match_ties"), matches)),
-            "mean_match_length": ST.finite(ST.hist_mean(ml, 1)),
-            "median_match_length": ST.finite(ST.hist_quantile(ml, 0.5, 1)),
-            "p90_match_length": ST.finite(ST.hist_quantile(ml, 0.9, 1)),
-            "mean_points": [ST.finite(ST.rate(p, hands)) for p in pts],
+            "first_leader_match_win_rate": stats.finite(stats.rate(fl_w, fl_n)),
+            "first_leader_match_win_ci": stats.interval(stats.wilson(fl_w, fl_n)),
+            "first_leader_match_advantage": stats.finite(stats.rate(fl_w, fl_n) - 1 / sides),
+            "match_tie_rate": stats.finite(stats.rate(A.get("match_ties"), matches)),
+            "mean_match_length": stats.finite(stats.hist_mean(ml, 1)),
+            "median_match_length": stats.finite(stats.hist_quantile(ml, 0.5, 1)),
+            "p90_match_length": stats.finite(stats.hist_quantile(ml, 0.9, 1)),
+            "mean_points": [stats.finite(stats.rate(p, hands)) for p in pts],
             "points_per": "seat" if rules["match_end"] == "one_hand" else "side",
             "strategies": strategies,
             "seats": seat_rows,
@@ -154,7 +153,7 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             **({"seat_list": seats} if "seats" in gd else {}),
             "cpu_seconds": cpu,
             "wall_seconds": float(tm.get("wall_seconds", 0.0)),
-            "hands_per_second": ST.finite(hands / cpu) if cpu > 0 else None,
+            "hands_per_second": stats.finite(hands / cpu) if cpu > 0 else None,
         })  # fmt: skip
     chunks = manifest.get("chunks", [])
     data = {
@@ -221,8 +220,8 @@ def _compare(manifest, aggregates, data) -> dict:
             dec = int(W[i, j] + W[j, i])
             row.append({
                 "wins": int(W[i, j]), "losses": int(W[j, i]), "games": int(N[i, j]),
-                "win_rate": ST.finite(ST.rate(int(W[i, j]), dec)),
-                "win_ci": ST.interval(ST.wilson(int(W[i, j]), dec)),
+                "win_rate": stats.finite(stats.rate(int(W[i, j]), dec)),
+                "win_ci": stats.interval(stats.wilson(int(W[i, j]), dec)),
             })  # fmt: skip
         cells.append(row)
     # paired differences per pairing, pooled over the legs where the pair met
@@ -249,27 +248,27 @@ def _compare(manifest, aggregates, data) -> dict:
                     k = {s["strategy"]: s["seats"] for s in g["strategies"]}
                     kk = k[x] * k[y]
                     R = len(groups_m[g["index"]].get("rotations", manifest["rotations"]))
-            hm, hlo, hhi = ST.mean_ci(hs, hq, n)
-            mm, mlo, mhi = ST.mean_ci(ms, mq, n)
+            hm, hlo, hhi = stats.mean_ci(hs, hq, n)
+            mm, mlo, mhi = stats.mean_ci(ms, mq, n)
             hsc = n / (kk * th) if th else math.nan
             msc = 1 / (kk * R)
             paired.append({
                 "a": x, "b": y, "deals": int(n),
-                "hand_win_diff": ST.finite(hm * hsc),
-                "hand_win_diff_ci": [ST.finite(hlo * hsc), ST.finite(hhi * hsc)],
-                "match_win_diff": ST.finite(mm * msc),
-                "match_win_diff_ci": [ST.finite(mlo * msc), ST.finite(mhi * msc)],
+                "hand_win_diff": stats.finite(hm * hsc),
+                "hand_win_diff_ci": [stats.finite(hlo * hsc), stats.finite(hhi * hsc)],
+                "match_win_diff": stats.finite(mm * msc),
+                "match_win_diff_ci": [stats.finite(mlo * msc), stats.finite(mhi * msc)],
             })  # fmt: skip
-    bt = ST.bradley_terry(W)
+    bt = stats.bradley_terry(W)
     order = sorted(range(K), key=lambda i: -bt["theta"][i])
     ratings = [
         {
             "rank": r + 1,
             "strategy": names[i],
-            "rating": ST.finite(bt["rating"][i]),
-            "rating_ci": ST.interval(bt["rating_ci"][i]),
-            "theta": ST.finite(bt["theta"][i]),
-            "theta_se": ST.finite(bt["se"][i]),
+            "rating": stats.finite(bt["rating"][i]),
+            "rating_ci": stats.interval(bt["rating_ci"][i]),
+            "theta": stats.finite(bt["theta"][i]),
+            "theta_se": stats.finite(bt["se"][i]),
             "wins": int(W[i].sum()),
             "losses": int(W[:, i].sum()),
         }
@@ -292,7 +291,7 @@ def _value_label(manifest, g, analysis) -> str:
     gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
     if analysis["kind"] == "tune-target":
         return str(gd["rules"]["target"])
-    opts = V.options_of(gd["variant"])
+    opts = variants.options_of(gd["variant"])
     parts = []
     for opt in analysis.get("swept", ()):
         if opt in gd["options"]:
@@ -301,7 +300,7 @@ def _value_label(manifest, g, analysis) -> str:
             v = opts[opt].default
             if isinstance(v, tuple):
                 v = v[int(manifest["players"]) - 2]
-        parts.append(f"{opt}={V.format_value(v)}")
+        parts.append(f"{opt}={variants.format_value(v)}")
     return ", ".join(parts) or gd["label"]
 
 
@@ -316,7 +315,7 @@ def _sweep(manifest, data) -> dict:
         for s in g["strategies"]:
             won[s["strategy"]] += s["match_wins"]
             played[s["strategy"]] += s["seat_matches"]
-    pooled = {x: ST.finite(ST.rate(won[x], played[x])) for x in names}
+    pooled = {x: stats.finite(stats.rate(won[x], played[x])) for x in names}
     stronger = None
     if len(names) > 1:
         stronger = max(names, key=lambda x: pooled[x] if pooled[x] is not None else -1)
@@ -638,21 +637,21 @@ def _analysis_sections(data: Mapping):
         return
     rows = a["rows"]
     cols = [r["value"] for r in rows]
-    stats = {}
+    by_stat = {}
     for s_i, x in enumerate(a["strategies"]):
-        stats[f"{x} match wins"] = [_pct(r["strategies"][s_i]["match_win_rate"]) for r in rows]
-        stats[f"{x} 95% CI"] = [_ci_text(r["strategies"][s_i]["match_win_ci"]) for r in rows]
+        by_stat[f"{x} match wins"] = [_pct(r["strategies"][s_i]["match_win_rate"]) for r in rows]
+        by_stat[f"{x} 95% CI"] = [_ci_text(r["strategies"][s_i]["match_win_ci"]) for r in rows]
     if a["stronger"]:
-        stats["stronger"] = [a["stronger"] for _ in rows]
-    stats["leading side match wins"] = [_pct(r["leading_side_match_win_rate"]) for r in rows]
-    stats["leading side advantage"] = [_diff(r["leading_side_match_advantage"]) for r in rows]
-    stats["mean match length"] = [_f(r["mean_match_length"]) for r in rows]
-    stats["median match length"] = [_f(r["median_match_length"], 0) for r in rows]
-    stats["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
-    stats["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
-    stats["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
+        by_stat["stronger"] = [a["stronger"] for _ in rows]
+    by_stat["leading side match wins"] = [_pct(r["leading_side_match_win_rate"]) for r in rows]
+    by_stat["leading side advantage"] = [_diff(r["leading_side_match_advantage"]) for r in rows]
+    by_stat["mean match length"] = [_f(r["mean_match_length"]) for r in rows]
+    by_stat["median match length"] = [_f(r["median_match_length"], 0) for r in rows]
+    by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
+    by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
+    by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
     table = pd.DataFrame([{"statistic": k, **dict(zip(cols, v, strict=True))}
-                          for k, v in stats.items()])  # fmt: skip
+                          for k, v in by_stat.items()])  # fmt: skip
     if a["kind"] == "tune-target":
         head = f"target sweep ({a['option']}) on common deals: {', '.join(map(str, cols))}"
         lines = [head]

@@ -36,8 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import report as RP
-from . import strategy as S
+from . import report, strategy
 from .aggregates import (
     Merger,
     add,
@@ -429,9 +428,9 @@ def load_strategy_paths(paths: Iterable[str]) -> None:
     for p in paths:
         path = Path(p).expanduser()
         if path.is_file():
-            S.load_file(path)
+            strategy.load_file(path)
         elif path.is_dir():
-            S.load_folder(path)
+            strategy.load_folder(path)
         else:
             raise StrategyError(f"strategy path {p} does not exist; check --strategy-path")
 
@@ -439,20 +438,20 @@ def load_strategy_paths(paths: Iterable[str]) -> None:
 def strategy_files(paths: Iterable[str]) -> dict[str, str]:
     """``{path: sha256}`` of every strategy file a run loads: the built-in ones and those of
     ``paths`` (files, and the ``*.py`` files of folders)."""
-    files = [S.builtin_dir(), *(Path(p).expanduser() for p in paths)]
+    files = [strategy.builtin_dir(), *(Path(p).expanduser() for p in paths)]
     out = {}
     for f in files:
         group = sorted(x for x in f.glob("*.py") if not x.name.startswith("_")) \
             if f.is_dir() else [f]  # fmt: skip
         for x in group:
-            out[str(x.resolve())] = S.file_hash(x)
+            out[str(x.resolve())] = strategy.file_hash(x)
     return out
 
 
 def changed_strategy_file(recorded: Iterable[tuple[str, str]]) -> str | None:
     """The first recorded strategy file whose content is not what the run began with."""
     for path, digest in recorded:
-        if S.file_hash(path) != digest:
+        if strategy.file_hash(path) != digest:
             return path
     return None
 
@@ -495,7 +494,7 @@ def _guard(inst, name: str):
             if armed:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, old)
-        return S.check_actions(name, out, len(keys))
+        return strategy.check_actions(name, out, len(keys))
 
     inst.choose = guarded
     return inst
@@ -506,12 +505,12 @@ def make_strategy(label: str, paths: Sequence[str] = ()):
     a strategy file changed since it was loaded is loaded again (a long-lived process plays
     the file as it is now)."""
     load_strategy_paths(paths)
-    S.discover()
+    strategy.discover()
     spec = parse_strategy(label)
-    origin = S._ORIGIN.get(spec.name)
-    key = (label, tuple(paths), origin, S._HASHES.get(Path(origin)) if origin else None)
+    origin = strategy._ORIGIN.get(spec.name)
+    key = (label, tuple(paths), origin, strategy._HASHES.get(Path(origin)) if origin else None)
     if key not in _STRATEGY_CACHE:
-        inst = S.get(spec.name, **spec.kwargs)
+        inst = strategy.get(spec.name, **spec.kwargs)
         _STRATEGY_CACHE[key] = _guard(inst, getattr(inst, "label", spec.name))
     return _STRATEGY_CACHE[key]
 
@@ -1064,10 +1063,10 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
     load_strategy_paths(exp.strategy_path)
     for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
-        S.get(spec.name, **spec.kwargs)
+        strategy.get(spec.name, **spec.kwargs)
     for label in dict.fromkeys(x for leg in legs or () for x in leg):
         spec = parse_strategy(label)
-        S.get(spec.name, **spec.kwargs)
+        strategy.get(spec.name, **spec.kwargs)
     plan = Plan.from_experiment(exp, seed, legs=legs)
     files = strategy_files(plan.strategy_paths)
     plan.strategy_files = tuple(files.items())
@@ -1101,14 +1100,14 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
             note = games_note(plan, analysis)
             if note:
                 _echo(session, note)
-            report = execute(rd, plan, manifest, session)
+            data = execute(rd, plan, manifest, session)
     except Interrupted:
         raise
     except BaseException:
         if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
             rd.remove()
         raise
-    return rd, report
+    return rd, data
 
 
 def check_inputs(rd: RunDir, manifest: dict) -> None:
@@ -1158,7 +1157,7 @@ def outputs_complete(rd: RunDir, manifest: dict) -> bool:
     if want.get("plots") and not (rd.path / "plots").is_dir():
         return False
     digest = want.get(AGGREGATES)
-    return digest is None or digest == S.file_hash(rd.path / AGGREGATES)
+    return digest is None or digest == strategy.file_hash(rd.path / AGGREGATES)
 
 
 def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir, dict]:
@@ -1235,7 +1234,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
                 _hold(written, n_pending)
         _stop(ex)
         ex = None
-        report = finish(rd, plan, manifest, merger, lambda: clock.end(written, "done"),
+        data = finish(rd, plan, manifest, merger, lambda: clock.end(written, "done"),
                         phase=bar.phase)  # (the bar closes in finally)  # fmt: skip
     except KeyboardInterrupt:
         _stop(ex)
@@ -1274,7 +1273,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     rate = played_games / wall if wall > 0 else 0.0
     _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "
                    f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
-    return report
+    return data
 
 
 class _Progress:
@@ -1416,8 +1415,8 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
     end_session()
     phase("writing the report")
     frame = merger.frame()
-    data = RP.build(manifest, frame, run_dir=rd.path)
-    rd.write_outputs(RP.render_markdown(data), RP.summary_csv(data))
+    data = report.build(manifest, frame, run_dir=rd.path)
+    rd.write_outputs(report.render_markdown(data), report.summary_csv(data))
     plotted = False
     try:
         from . import plots
@@ -1454,20 +1453,20 @@ def load_report(run_dir) -> dict:
     ]
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
-    return RP.build(manifest, merger.frame(), run_dir=rd.path)
+    return report.build(manifest, merger.frame(), run_dir=rd.path)
 
 
 def _checked_build(rd, manifest: dict) -> dict:
     """The report of a finished run, from an aggregates.parquet that is the one it wrote."""
     outputs = manifest.get("outputs")
     want = outputs.get(AGGREGATES) if isinstance(outputs, dict) else None
-    if want is not None and S.file_hash(rd.path / AGGREGATES) != want:
+    if want is not None and strategy.file_hash(rd.path / AGGREGATES) != want:
         raise OutputError(
             f"{rd.path / AGGREGATES} is not the file the run wrote (edited or damaged); "
             f"write it again from the chunks with: dominosim run --resume {rd.path}"
         )
     try:
-        return RP.build(manifest, rd.read_aggregates(), run_dir=rd.path)
+        return report.build(manifest, rd.read_aggregates(), run_dir=rd.path)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise OutputError(
             f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "

@@ -10,7 +10,7 @@ Bradley–Terry in :mod:`dominosim.stats`).
   with 2 players every pairing ``a,b`` (both seatings); in partnership every pair of teams
   ``a,b,a,b`` (both seatings); with 3-4 players otherwise every subset of P strategies in every
   cyclic rotation. Pairwise wins give a win-rate matrix and Bradley–Terry ratings.
-* ``tune``: option groups of one variant (``--set V.OPT=a,b``) on the same deals, side by side.
+* ``tune``: option groups of one variant (``--set variants.OPT=a,b``) on the same deals, side by side.
 * ``tune-target``: ``tune`` over the match target (``kozel_target`` for kozel).
 """
 
@@ -20,7 +20,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from . import variants as V
+from . import variants
 from .config import apply_sets, parse_strategies, rules_from_cli
 from .errors import ConfigError
 
@@ -97,7 +97,7 @@ def setup_compare(*, variant: str, players=2, strategies=None, sets=(), games=No
 def setup_tune(*, variant: str, sets=(), name: str | None = None, unit: str | None = None,
                **flags):  # fmt: skip
     """``(experiment flags, analysis)`` of ``dominosim tune``: at least two option groups."""
-    V.check_variant(variant)
+    variants.check_variant(variant)
     swept = [opt for opt, vals in apply_sets(sets, [variant]).get(variant, {}).items()
              if len(vals) > 1]  # fmt: skip
     if not swept:
@@ -149,13 +149,13 @@ def setup_tune_target(*, variant: str, players=2, targets=None, share=None, sets
                       name: str | None = None, **flags):  # fmt: skip
     """``(experiment flags, analysis)`` of ``dominosim tune-target``: one group per target,
     matches (``unit = match``) on the same deals."""
-    V.check_variant(variant)
+    variants.check_variant(variant)
     if targets is None:
         raise ConfigError("tune-target needs --targets, e.g. --targets 50,100,150,200")
     ts = parse_targets(targets)
     frac = parse_share(share)
     base = rules_from_cli(variant, players, sets)
-    V.with_target(base, ts[0])  # RulesError for the one-hand variants (two-lane, ladder)
+    variants.with_target(base, ts[0])  # RulesError for the one-hand variants (two-lane, ladder)
     option = "kozel_target" if variant == "kozel" else "target"
     if option in apply_sets(sets, [variant]).get(variant, {}):
         raise ConfigError(

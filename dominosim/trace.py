@@ -15,8 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from . import strategy as S
-from . import tiles
+from . import strategy, tiles
 from .errors import ConfigError
 from .layout import Layout
 from .reference import KozelBook, MatchRecord, play_match
@@ -251,7 +250,7 @@ def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | No
     random everywhere).
     """
     if strategies is None:
-        strategies = [S.get("random")] * rules.players
+        strategies = [strategy.get("random")] * rules.players
     if labels is None:
         labels = [getattr(s, "label", getattr(s, "name", type(s).__name__)) for s in strategies]
     # the whole match is played: under unit="hand" the engine closes the match after one hand
@@ -281,11 +280,11 @@ def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
         from .variants import check_match_end
 
         check_match_end(rules, "match")
-    known = S.discover(strategy_path)
+    known = strategy.discover(strategy_path)
     exp = config.experiment_from_cli(variants=[variant], players=players,
                                      strategies=strategies or "random", seed=seed,
                                      known_strategies=known)  # fmt: skip
-    seats = [S.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
+    seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
     labels = [s.label for s in exp.seats]
     k = None if whole_match else (hand or 0)
     return make_trace(rules, seed=exp.seed, match_id=match_id, hand=k, strategies=seats,
@@ -333,7 +332,7 @@ def trace_from_run(run_dir, hand_id: str, whole_match: bool = False) -> list[dic
         raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
     paths = list(m.get("strategy_paths") or ())
     specs = [config.parse_strategy(label) for label in rots[rotation]]
-    seats = [S.get(sp.name, paths, **sp.kwargs) for sp in specs]
+    seats = [strategy.get(sp.name, paths, **sp.kwargs) for sp in specs]
     return make_trace(rules, seed=int(m["seed"]), match_id=match_id,
                       hand=None if whole_match else k, strategies=seats,
                       labels=list(rots[rotation]))  # fmt: skip

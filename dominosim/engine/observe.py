@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from ..observe import Observation
-from . import tables as TB
+from . import tables
 
 
 class BatchObservation:
@@ -51,8 +51,8 @@ class BatchObservation:
         h = e.hands[self._g, self.seat]
         if e.blind:
             seen = e.known[self._g, self.seat]
-            seen = np.where(e.opened[self._g, self.seat], TB.ALL28, seen)
-            h = h & TB.pack28(seen)
+            seen = np.where(e.opened[self._g, self.seat], tables.ALL28, seen)
+            h = h & tables.pack28(seen)
         return h
 
     @cached_property
@@ -117,11 +117,11 @@ class BatchObservation:
 
     @cached_property
     def hand_mask(self) -> np.ndarray:
-        return TB.mask28_of(self.hand)
+        return tables.mask28_of(self.hand)
 
     @cached_property
     def counts(self) -> np.ndarray:
-        return TB.count_of(self._hands_all)
+        return tables.count_of(self._hands_all)
 
     def take(self, rows) -> BatchObservation:
         sub = BatchObservation(self._e, self._g[rows], self.seat[rows], self.phase,
