@@ -11,12 +11,16 @@ handling of :class:`DominosimGroup` covers it automatically.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from . import variants
 from .errors import ConfigError, DominosimError
 from .version import __version__ as _pkg_version
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _version() -> str:
@@ -127,10 +131,74 @@ def strategies_option(f):
 
 def seed_option(f):
     """``--seed`` (an integer, the root of every random stream)."""
-    return click.option(
-        "--seed", type=int, default=0, show_default=True,
-        help="Seed: the root of every random stream (same seed, same games).",
-    )(f)  # fmt: skip
+    return option("seed", type=int, default=0, show_default=True, metavar=None,
+                  help="Seed: the root of every random stream (same seed, same games).")(f)  # fmt: skip
+
+
+#: The options several commands take, declared once: (flag and destination, click settings).
+#: :func:`option` gives one (a command may change a setting, e.g. its help), :func:`options`
+#: several in the order given.
+SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "players": (("--players", "-p"), dict(type=int, default=None,
+                                          help="Number of players, 2 to 4.")),
+    "seed": (("--seed",), dict(default=None, metavar="N",
+                               help="Root of every random stream; drawn (and printed) when not "
+                                    "given.")),
+    "chunk_size": (("--chunk-size", "chunk_size"), dict(
+        default=None, metavar="N",
+        help="Games per work item (default 100000 hands or 10000 matches; smaller when that "
+             "leaves a worker idle).")),
+    "workers": (("--workers",), dict(default=None, metavar="N",
+                                     help="Worker processes (default: all cores; 1 runs "
+                                          "in-process).")),
+    "out": (("--out",), dict(default=None, metavar="DIR",
+                             help="Results root folder (default results).")),
+    "name": (("--name",), dict(default=None,
+                               help="Experiment name; results go to OUT/NAME/.")),
+    "records": (("--records",), dict(type=click.Choice(["all", "none"]), default=None,
+                                     help="Write per-hand records (all) or only aggregates "
+                                          "(none).")),
+    "executor": (("--executor",), dict(type=click.Choice(["local", "dask", "dask-local"]),
+                                       default="local", show_default=True,
+                                       help="Where work items run.")),
+    "scheduler": (("--scheduler",), dict(default=None, metavar="tcp://HOST:PORT",
+                                         help="Dask scheduler address (with --executor "
+                                              "dask).")),
+    "resume": (("--resume",), dict(default=None, metavar="RUN_DIR",
+                                   type=click.Path(file_okay=False),
+                                   help="Finish an interrupted run (a finished one: print its "
+                                        "report).")),
+    "json": (("--json", "as_json"), dict(is_flag=True,
+                                         help="Print the report as one JSON object.")),
+    "strategy_path": (("--strategy-path", "strategy_path"), dict(
+        multiple=True, metavar="PATH", help="Extra strategy file or folder (repeatable).")),
+    "strategy_timeout": (("--strategy-timeout", "strategy_timeout"), dict(
+        default=None, metavar="SECONDS",
+        help="End the run when a strategy takes longer for one decision batch (default: no "
+             "limit).")),
+}  # fmt: skip
+
+#: what run, compare, tune and tune-target share after their own options
+RUN_OPTIONS = ("records", "executor", "scheduler", "resume", "json", "strategy_path",
+               "strategy_timeout")  # fmt: skip
+
+
+def option(name: str, **changes: Any) -> Callable[[F], F]:
+    """The shared option ``name`` of :data:`SHARED_OPTIONS`, with ``changes`` to its
+    settings."""
+    decls, settings = SHARED_OPTIONS[name]
+    return click.option(*decls, **{**settings, **changes})
+
+
+def options(*names: str) -> Callable[[F], F]:
+    """The shared options ``names``, shown in ``--help`` in that order."""
+
+    def decorate(f: F) -> F:
+        for name in reversed(names):
+            f = option(name)(f)
+        return f
+
+    return decorate
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,10 +287,8 @@ def variants_cmd(variant: str | None) -> None:
               help="Replay a hand recorded by 'dominosim run' in RUN_DIR (with --hand ID).")  # fmt: skip
 @click.option("--match", "whole_match", is_flag=True,
               help="Print every hand of the match and its result.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True,
-              help="Print JSON Lines, one object per event (docs/trace.md).")  # fmt: skip
-@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-              help="Extra strategy file folder (repeatable).")  # fmt: skip
+@option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
+@option("strategy_path")
 def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir, whole_match,
               as_json, strategy_path) -> None:  # fmt: skip
     """Play one hand (or with --match one match) move by move and print it.
@@ -261,7 +327,7 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 @click.argument("config", required=False, type=click.Path())
 @click.option("--variant", "variant_names", multiple=True, metavar="VARIANT",
               help="Variant (repeatable or comma-separated); replaces the file's list.")  # fmt: skip
-@click.option("--players", "-p", type=int, default=None, help="Number of players, 2 to 4.")
+@option("players")
 @click.option("--strategies", default=None, metavar="SPEC",
               help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.")  # fmt: skip
 @click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE[,VALUE...]",
@@ -272,31 +338,10 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
               help="What a game is (default hand, or the file's unit). A hand still ends when "
                    "a side reaches the match target; --set V.target=none plays hands without "
                    "one.")  # fmt: skip
-@click.option("--seed", default=None, metavar="N",
-              help="Root of every random stream; drawn (and printed) when not given.")  # fmt: skip
-@click.option("--chunk-size", "chunk_size", default=None, metavar="N",
-              help="Games per work item (default 100000 hands or 10000 matches; smaller when "
-                   "that leaves a worker idle).")  # fmt: skip
-@click.option("--workers", default=None, metavar="N",
-              help="Worker processes (default: all cores; 1 runs in-process).")  # fmt: skip
-@click.option("--out", default=None, metavar="DIR", help="Results root folder (default results).")
-@click.option("--name", default=None, help="Experiment name: results go to OUT/NAME/RUN-ID.")
+@options("seed", "chunk_size", "workers", "out", "name")
 @click.option("--rotate/--no-rotate", default=None,
               help="Play every seat rotation of the strategies (default on).")  # fmt: skip
-@click.option("--records", type=click.Choice(["all", "none"]), default=None,
-              help="Write per-hand records (all) or only aggregates (none).")  # fmt: skip
-@click.option("--executor", type=click.Choice(["local", "dask", "dask-local"]), default="local",
-              show_default=True, help="Where work items run.")  # fmt: skip
-@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="Dask scheduler address (with --executor dask).")  # fmt: skip
-@click.option("--resume", default=None, metavar="RUN_DIR", type=click.Path(file_okay=False),
-              help="Finish an interrupted run (a finished one: print its report).")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-              help="Extra strategy file or folder (repeatable).")  # fmt: skip
-@click.option("--strategy-timeout", "strategy_timeout", default=None, metavar="SECONDS",
-              help="End the run when a strategy takes longer for one decision batch "
-                   "(default: no limit).")  # fmt: skip
+@options(*RUN_OPTIONS)
 def run_cmd(config, variant_names, players, strategies, sets, games, unit, seed, chunk_size, workers,
             out, name, rotate, records, executor, scheduler, resume, as_json,
             strategy_path, strategy_timeout) -> None:  # fmt: skip
@@ -354,7 +399,7 @@ def _int_flag(value, flag: str):
 
 @main.command("report")
 @click.argument("run_dir", type=click.Path(file_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+@option("json")
 def report_cmd(run_dir, as_json) -> None:
     """Print the report of a finished run.
 
@@ -371,44 +416,14 @@ def report_cmd(run_dir, as_json) -> None:
 # report section; the same results folder, executors and --resume as run.
 
 
-def tournament_options(f):
+def tournament_options(f: F) -> F:
     """The options compare, tune and tune-target share with run."""
-    for deco in reversed([
-        click.option("--variant", "variant", default=None, metavar="VARIANT",
-                     help="Variant slug, e.g. fives (required unless --resume)."),
-        click.option("--players", "-p", type=int, default=None,
-                     help="Number of players, 2 to 4 (default 2)."),
-        click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
-                     help="Set a RULES §15 option (repeatable)."),
-        click.option("--seed", default=None, metavar="N",
-                     help="Root of every random stream; drawn (and printed) when not given."),
-        click.option("--chunk-size", "chunk_size", default=None, metavar="N",
-                     help="Games per work item (default 100000 hands or 10000 matches; "
-                          "smaller when that leaves a worker idle)."),
-        click.option("--workers", default=None, metavar="N",
-                     help="Worker processes (default: all cores; 1 runs in-process)."),
-        click.option("--out", default=None, metavar="DIR",
-                     help="Results root folder (default results)."),
-        click.option("--name", default=None, help="Experiment name: OUT/NAME/RUN-ID."),
-        click.option("--records", type=click.Choice(["all", "none"]), default=None,
-                     help="Write per-hand records (all) or only aggregates (none)."),
-        click.option("--executor", type=click.Choice(["local", "dask", "dask-local"]),
-                     default="local", show_default=True, help="Where work items run."),
-        click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                     help="Dask scheduler address (with --executor dask)."),
-        click.option("--resume", default=None, metavar="RUN_DIR",
-                     type=click.Path(file_okay=False),
-                     help="Finish an interrupted run (a finished one: print its report)."),
-        click.option("--json", "as_json", is_flag=True,
-                     help="Print the report as one JSON object."),
-        click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-                     help="Extra strategy file or folder (repeatable)."),
-        click.option("--strategy-timeout", "strategy_timeout", default=None, metavar="SECONDS",
-                     help="End the run when a strategy takes longer for one decision batch "
-                          "(default: no limit)."),
-    ]):  # fmt: skip
-        f = deco(f)
-    return f
+    f = options("seed", "chunk_size", "workers", "out", "name", *RUN_OPTIONS)(f)
+    f = click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
+                     help="Set a RULES §15 option (repeatable).")(f)  # fmt: skip
+    f = option("players", help="Number of players, 2 to 4 (default 2).")(f)
+    return click.option("--variant", "variant", default=None, metavar="VARIANT",
+                        help="Variant slug, e.g. fives (required unless --resume).")(f)  # fmt: skip
 
 
 def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, workers,
@@ -510,8 +525,7 @@ def tune_target_cmd(**kw) -> None:
 
 
 @main.command("strategies")
-@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-              help="Extra strategy file or folder (repeatable).")  # fmt: skip
+@option("strategy_path")
 @click.option("--files", "show_files", is_flag=True, help="Also show the file of each strategy.")
 def strategies_cmd(strategy_path, show_files) -> None:
     """List every strategy with its parameters (defaults) and one-line description.
@@ -537,14 +551,13 @@ def strategies_cmd(strategy_path, show_files) -> None:
 @click.argument("target", metavar="PATH")
 @click.option("--deals", type=click.IntRange(min=1), default=None, metavar="N",
               help="Hands per rule set and check (default 8).")  # fmt: skip
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
+@option("seed", type=int, default=0, show_default=True, metavar=None, help="Seed of the deals.")
 @click.option("--variant", "variant_names", multiple=True, metavar="NAME",
               help="Check only this variant (repeatable; default: all twelve).")  # fmt: skip
 @click.option("--check", "checks", multiple=True, metavar="NAME",
               help="Run only this check (repeatable): legal, batch, deterministic, spawn, "
                    "inputs.")  # fmt: skip
-@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-              help="Extra strategy file or folder (repeatable), for a NAME.")  # fmt: skip
+@option("strategy_path", help="Extra strategy file or folder (repeatable), for a NAME.")
 @click.pass_context
 def check_strategy_cmd(ctx, target, deals, seed, variant_names, checks, strategy_path) -> None:
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
