@@ -17,14 +17,15 @@ from __future__ import annotations
 import contextlib
 import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .config import Experiment, experiment_from_cli, read_toml
 from .errors import OutputError
 
 
-def prepare(config=None, **flags) -> tuple[Experiment, int, bool]:
+def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
     """The Experiment of a config file and/or flags, its seed, and whether it was drawn.
 
     When neither the flags nor the file give a seed, one is drawn at random (and recorded in
@@ -41,7 +42,7 @@ def prepare(config=None, **flags) -> tuple[Experiment, int, bool]:
 
 def run(config: str | Path | None = None, *, resume: str | Path | None = None,
         executor: str = "local", scheduler: str | None = None, progress: bool = False,
-        echo=None, **flags) -> dict:  # fmt: skip
+        echo: Callable[[str], None] | None = None, **flags: Any) -> dict:  # fmt: skip
     """Run an experiment (or finish one with ``resume=RUN_DIR``) and return its report.
 
     Args:
@@ -163,7 +164,7 @@ def _tournament_run(kind, setup, resume, session, flags) -> dict:
     return report
 
 
-def compare(**kwargs) -> dict:
+def compare(**kwargs: Any) -> dict:
     """A round robin on duplicate deals (``dominosim compare``); returns the report, whose
     ``analysis`` holds the win-rate matrix, paired differences and Bradley–Terry ratings.
 
@@ -178,7 +179,7 @@ def compare(**kwargs) -> dict:
     return _tournament("compare", setup_compare, **kwargs)
 
 
-def tune(**kwargs) -> dict:
+def tune(**kwargs: Any) -> dict:
     """An option sweep on the same deals (``dominosim tune``): the keywords of :func:`run`
     for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""
     from .tournament import setup_tune
@@ -186,7 +187,7 @@ def tune(**kwargs) -> dict:
     return _tournament("tune", setup_tune, **kwargs)
 
 
-def tune_target(**kwargs) -> dict:
+def tune_target(**kwargs: Any) -> dict:
     """A target sweep on the same deals (``dominosim tune-target``): ``variant``,
     ``targets`` (``"50,100"`` or a list), ``share`` (default 0.75), ``games`` (matches per
     target) and the other keywords of :func:`run`."""

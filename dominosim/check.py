@@ -30,6 +30,7 @@ import numpy as np
 
 from . import actions, strategy, tiles
 from .errors import ConfigError, StrategyError, did_you_mean
+from .observe import Observation
 from .rules import Rules
 from .variants import VARIANTS, check_variant, make_rules, options_of
 
@@ -53,7 +54,8 @@ class Report(list):
     checked: ``strategies`` (labels), ``checks``, ``rule_sets`` and ``decisions`` (how many
     decisions the checks looked at)."""
 
-    def __init__(self, failures=(), *, strategies=(), checks=(), rule_sets=0, decisions=0):
+    def __init__(self, failures: Iterable[Failure] = (), *, strategies: Iterable[str] = (),
+                 checks: Iterable[str] = (), rule_sets: int = 0, decisions: int = 0) -> None:  # fmt: skip
         super().__init__(failures)
         self.strategies = list(strategies)
         self.checks = tuple(checks)
@@ -82,7 +84,7 @@ def rules_label(rules: Rules) -> str:
     return f"{rules.label} {rules.players}p"
 
 
-def show_action(a) -> str:
+def show_action(a: object) -> str:
     """An action as ``6-5@R`` (or its repr when it is not an action code)."""
     try:
         if not isinstance(a, bool) and 0 <= int(a) <= actions.STOP and int(a) == a:
@@ -93,7 +95,7 @@ def show_action(a) -> str:
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
-def show_position(obs, legal: Sequence[int] = (), seed: int | None = None) -> str:
+def show_position(obs: Observation, legal: Sequence[int] = (), seed: int | None = None) -> str:
     """One decision on one line: where it is (seed, match, hand, decision, seat, phase), the
     seat's hand, the open positions, the table and stock sizes and the legal actions."""
     where = [] if seed is None else [f"seed {seed}"]
@@ -111,7 +113,8 @@ def show_position(obs, legal: Sequence[int] = (), seed: int | None = None) -> st
     return ", ".join(parts)
 
 
-def rule_sets(variants: Iterable[str] | None = None, players: Iterable[int] | None = None):
+def rule_sets(variants: Iterable[str] | None = None,
+              players: Iterable[int] | None = None) -> list[Rules]:  # fmt: skip
     """The rule sets the checks play: every variant at every player count, partnership play at
     4 players where §15 allows it, and the options of :data:`DECISION_OPTIONS`."""
     variants = list(VARIANTS if variants is None else variants)
@@ -504,7 +507,7 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
     return [(spec.name, spec.kwargs)], ("label", text, tuple(paths))
 
 
-def check_strategy(target, *, deals: int = DEALS, seed: int = 0, paths: Sequence[str] = (),
+def check_strategy(target: str | Path, *, deals: int = DEALS, seed: int = 0, paths: Sequence[str] = (),
                    variants: Iterable[str] | None = None, players: Iterable[int] | None = None,
                    checks: Iterable[str] = CHECKS, timeout: float = 300.0) -> Report:  # fmt: skip
     """Check the strategies of a file (every strategy it registers) or one registered strategy.

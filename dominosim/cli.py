@@ -39,7 +39,7 @@ def _one_line(message: str) -> str:
 class DominosimGroup(click.Group):
     """A click group that turns user errors into one line on stderr and an exit code."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except DominosimError as e:
@@ -102,7 +102,7 @@ def main() -> None:
 # The values are parsed by dominosim.config (rules_from_cli / experiment_from_cli), never here.
 
 
-def rules_options(f, variant_required: bool = True):
+def rules_options(f: F, variant_required: bool = True) -> F:
     """``--variant``, ``--players`` and repeatable ``--set VARIANT.OPTION=VALUE``."""
     f = click.option(
         "--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
@@ -120,7 +120,7 @@ def rules_options(f, variant_required: bool = True):
     return f
 
 
-def strategies_option(f):
+def strategies_option(f: F) -> F:
     """``--strategies name:key=value,...`` (one entry per seat, or one for every seat)."""
     return click.option(
         "--strategies", "strategies", default="random", show_default=True, metavar="SPEC",
@@ -129,7 +129,7 @@ def strategies_option(f):
     )(f)  # fmt: skip
 
 
-def seed_option(f):
+def seed_option(f: F) -> F:
     """``--seed`` (an integer, the root of every random stream)."""
     return option("seed", type=int, default=0, show_default=True, metavar=None,
                   help="Seed: the root of every random stream (same seed, same games).")(f)  # fmt: skip
@@ -289,8 +289,9 @@ def variants_cmd(variant: str | None) -> None:
               help="Print every hand of the match and its result.")  # fmt: skip
 @option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
 @option("strategy_path")
-def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir, whole_match,
-              as_json, strategy_path) -> None:  # fmt: skip
+def trace_cmd(variant: str | None, players: int, sets: tuple[str, ...], strategies: str,
+              seed: int, match_id: int, hand: str | None, run_dir: str | None,
+              whole_match: bool, as_json: bool, strategy_path: tuple[str, ...]) -> None:  # fmt: skip
     """Play one hand (or with --match one match) move by move and print it.
 
     Shows the deal, every turn (lead, placement and position, draws, passes), the open ends
@@ -342,9 +343,12 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 @click.option("--rotate/--no-rotate", default=None,
               help="Play every seat rotation of the strategies (default on).")  # fmt: skip
 @options(*RUN_OPTIONS)
-def run_cmd(config, variant_names, players, strategies, sets, games, unit, seed, chunk_size, workers,
-            out, name, rotate, records, executor, scheduler, resume, as_json,
-            strategy_path, strategy_timeout) -> None:  # fmt: skip
+def run_cmd(config: str | None, variant_names: tuple[str, ...], players: int | None,
+            strategies: str | None, sets: tuple[str, ...], games: str | None, unit: str | None,
+            seed: str | None, chunk_size: str | None, workers: str | None, out: str | None,
+            name: str | None, rotate: bool | None, records: str | None, executor: str,
+            scheduler: str | None, resume: str | None, as_json: bool,
+            strategy_path: tuple[str, ...], strategy_timeout: str | None) -> None:  # fmt: skip
     """Run an experiment: every option group x seat rotation, chunked over workers.
 
     CONFIG is an experiment file (docs/config.md); flags override it. Results go to
@@ -400,7 +404,7 @@ def _int_flag(value, flag: str):
 @main.command("report")
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @option("json")
-def report_cmd(run_dir, as_json) -> None:
+def report_cmd(run_dir: str, as_json: bool) -> None:
     """Print the report of a finished run.
 
     RUN_DIR is the run folder, results/NAME/RUN-ID; docs/results.md describes the report.
@@ -466,7 +470,7 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
               help="Total games over all tables and seatings (default 1000).")  # fmt: skip
 @click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
               help="What a game is (default hand).")  # fmt: skip
-def compare_cmd(**kw) -> None:
+def compare_cmd(**kw: Any) -> None:
     """A round robin of strategies on duplicate deals: win-rate matrix, paired differences,
     Bradley–Terry ratings.
 
@@ -487,7 +491,7 @@ def compare_cmd(**kw) -> None:
               help="Games per value, over all seat rotations (default 1000).")  # fmt: skip
 @click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
               help="What a game is (default match).")  # fmt: skip
-def tune_cmd(**kw) -> None:
+def tune_cmd(**kw: Any) -> None:
     """Sweep variant options (--set V.OPTION=A,B) on the same deals, side by side.
 
     Per value: each strategy's match win rate (Wilson 95%), the stronger strategy, the leading
@@ -509,7 +513,7 @@ def tune_cmd(**kw) -> None:
                    "reaches X (default 0.75).")  # fmt: skip
 @click.option("--games", default=None, metavar="N",
               help="Matches at each target, over all seat rotations (default 1000).")  # fmt: skip
-def tune_target_cmd(**kw) -> None:
+def tune_target_cmd(**kw: Any) -> None:
     """Play the same matches at several targets: win rates and match length vs target.
 
     Every (match, hand) has the same deal at every target. Two-lane and ladder have no target.
@@ -527,7 +531,7 @@ def tune_target_cmd(**kw) -> None:
 @main.command("strategies")
 @option("strategy_path")
 @click.option("--files", "show_files", is_flag=True, help="Also show the file of each strategy.")
-def strategies_cmd(strategy_path, show_files) -> None:
+def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     """List every strategy with its parameters (defaults) and one-line description.
 
     Built-in strategies live in strategies/; --strategy-path adds files or folders of your own
@@ -559,7 +563,9 @@ def strategies_cmd(strategy_path, show_files) -> None:
                    "inputs.")  # fmt: skip
 @option("strategy_path", help="Extra strategy file or folder (repeatable), for a NAME.")
 @click.pass_context
-def check_strategy_cmd(ctx, target, deals, seed, variant_names, checks, strategy_path) -> None:
+def check_strategy_cmd(ctx: click.Context, target: str, deals: int | None, seed: int,
+                       variant_names: tuple[str, ...], checks: tuple[str, ...],
+                       strategy_path: tuple[str, ...]) -> None:  # fmt: skip
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
     strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
 

@@ -200,7 +200,7 @@ def resolve_rules(experiment: Experiment) -> list[Rules]:
     return list(out)
 
 
-def rules_from_cli(variant: str, players, sets: Sequence[str] = ()) -> Rules:
+def rules_from_cli(variant: str, players: int | str, sets: Sequence[str] = ()) -> Rules:
     """The one Rules of ``--variant V --players N --set ...`` (for commands such as ``trace``).
 
     Same grammar as experiments; a value list that expands to several option groups is a
@@ -221,7 +221,7 @@ def rules_from_cli(variant: str, players, sets: Sequence[str] = ()) -> Rules:
 # small parsers (also used directly by commands)
 
 
-def parse_scalar(text: str):
+def parse_scalar(text: str) -> object:
     """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``on/off/true/false`` -> bool, anything else unchanged."""
     s = text.strip()
     low = s.lower()
@@ -389,14 +389,14 @@ def experiment_from_cli(
     config: str | Path | None = None,
     *,
     variants: Sequence[str] | str | None = None,
-    players=None,
+    players: int | str | None = None,
     sets: Sequence[str] = (),
     strategies: str | Sequence[str] | None = None,
-    games=None,
+    games: int | str | None = None,
     unit: str | None = None,
-    seed=None,
-    chunk_size=None,
-    workers=None,
+    seed: int | str | None = None,
+    chunk_size: int | str | None = None,
+    workers: int | str | None = None,
     out: str | None = None,
     rotate: bool | None = None,
     records: bool | None = None,

@@ -18,7 +18,9 @@ questions asked so far in the hand.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import actions, seeding, tiles
 from .errors import StrategyError
@@ -140,7 +142,8 @@ class Hand:
 
     def __init__(self, rules: Rules, hands: list[list[int]], stock: list[int], *,
                  scores: list[int] | None = None, match_id: int = 0, hand_index: int = 0,
-                 seed: int = 0, strategies=None, kozel: KozelBook | None = None):  # fmt: skip
+                 seed: int = 0, strategies: Sequence[object] | None = None,
+                 kozel: KozelBook | None = None) -> None:  # fmt: skip
         self.rules = rules
         P = rules.players
         self.P = P
@@ -169,7 +172,7 @@ class Hand:
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
-    def deal(cls, rules: Rules, seed: int, match_id: int, hand_index: int, **kw) -> Hand:
+    def deal(cls, rules: Rules, seed: int, match_id: int, hand_index: int, **kw: Any) -> Hand:
         """Deal hand ``hand_index`` of match ``match_id`` from the addressed shuffle (§1.5)."""
         attempt = 0
         while True:
@@ -187,9 +190,12 @@ class Hand:
         return hand
 
     @classmethod
-    def from_position(cls, rules: Rules, hands, *, stock=(), layout: Layout | None = None,
-                      to_move: int = 0, scores=None, leader: int = 0, strategies=None,
-                      kozel: KozelBook | None = None, opened=None, known=None) -> Hand:  # fmt: skip
+    def from_position(cls, rules: Rules, hands: Sequence[Sequence[int | str]], *,
+                      stock: Sequence[int | str] = (), layout: Layout | None = None,
+                      to_move: int = 0, scores: list[int] | None = None, leader: int = 0,
+                      strategies: Sequence[object] | None = None,
+                      kozel: KozelBook | None = None, opened: Sequence[int] | None = None,
+                      known: Sequence[Sequence[int]] | None = None) -> Hand:  # fmt: skip
         """A hand in a position built by hand: ``hands`` as lists of tiles (``"6-5"`` or
         indices), an optional ``layout`` (``Layout.from_ends``), the seat ``to_move``."""
         hands = [[tiles.parse(t) if isinstance(t, str) else t for t in h] for h in hands]
@@ -317,7 +323,7 @@ class Hand:
             )
         return int(a)
 
-    def event(self, **ev) -> dict:
+    def event(self, **ev: object) -> dict:
         self.record.events.append(ev)
         return ev
 
@@ -655,7 +661,8 @@ def _holder(hands, tile) -> int | None:
     return None
 
 
-def lead_by_double(hands, highest: bool, order=None) -> tuple[int, int]:
+def lead_by_double(hands: Sequence[Sequence[int]], highest: bool,
+                   order: Sequence[int] | None = None) -> tuple[int, int]:  # fmt: skip
     """The holder of the lowest/highest double leads it; with no double dealt, the holder of
     the lowest/highest non-double (§1.2, §4.4, §12.4, §14.4a)."""
     doubles = list(order or tiles.DOUBLES)
@@ -977,8 +984,9 @@ def settle_kozel(hand: Hand, book: KozelBook) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def play_match(rules: Rules, seed: int, match_id: int, strategies, *, unit: str = "match",
-               on_hand=None) -> MatchRecord:  # fmt: skip
+def play_match(rules: Rules, seed: int, match_id: int, strategies: Sequence[object], *,
+               unit: str = "match",
+               on_hand: Callable[[Hand], None] | None = None) -> MatchRecord:  # fmt: skip
     """Play match ``match_id`` (or only its first hand with ``unit="hand"``).
 
     ``strategies`` is one strategy per seat. ``on_hand(hand_record)`` is called after each hand.

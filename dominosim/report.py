@@ -13,14 +13,18 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import stats, variants
 from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates, seating
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> dict:
+
+def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | None = None) -> dict:
     """The report as data (see docs/results.md, "Report JSON").
 
     Args:
@@ -183,7 +187,7 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
 # the analysis of compare / tune / tune-target (docs/compare.md)
 
 
-def analysis(manifest: Mapping, aggregates, data: Mapping) -> dict:
+def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict:
     """The ``analysis`` object of a compare / tune / tune-target report (docs/compare.md)."""
     a = manifest["analysis"]
     kind = a.get("kind")

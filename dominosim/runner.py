@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -57,6 +58,9 @@ from .errors import (
 from .rules import Rules
 from .store import AGGREGATES, RunDir
 from .version import __version__
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
 #: have been written in this session (a deterministic hook for the resume tests).
@@ -500,7 +504,7 @@ def _guard(inst, name: str):
     return inst
 
 
-def make_strategy(label: str, paths: Sequence[str] = ()):
+def make_strategy(label: str, paths: Sequence[str] = ()) -> strategy.Strategy:
     """A strategy instance from a seat label (``name:key=value``), loading ``paths`` first;
     a strategy file changed since it was loaded is loaded again (a long-lived process plays
     the file as it is now)."""
@@ -526,7 +530,8 @@ def _play_batch(rules, seed, strategies, ids, unit, batch_size):
     return eng.run()
 
 
-def play(rules: Rules, seed: int, strategies, ids, unit: str, batch_size: int = BATCH_SIZE):
+def play(rules: Rules, seed: int, strategies: Sequence[strategy.Strategy], ids: Sequence[int] | range,
+         unit: str, batch_size: int = BATCH_SIZE) -> tuple[dict, dict]:  # fmt: skip
     """Play match ids ``ids`` on the batch engine. Returns (hands, matches) dicts of arrays."""
     return _play_batch(rules, seed, strategies, ids, unit, batch_size)
 
@@ -546,7 +551,7 @@ def _sorted(d: dict, keys: Sequence[str]) -> dict:
     return {k: v[order] for k, v in d.items()}
 
 
-def play_item(item: WorkItem, tick=None) -> dict:
+def play_item(item: WorkItem, tick: Callable[[int], None] | None = None) -> dict:
     """:func:`_play_item`, with a strategy's prints sent to stderr (on every executor: the
     report alone goes to stdout)."""
     import contextlib
@@ -687,7 +692,8 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
     return cols
 
 
-def deal_keys(seed: int, players: int, match_id, hand_index, redeals) -> np.ndarray:
+def deal_keys(seed: int, players: int, match_id: np.ndarray, hand_index: np.ndarray,
+              redeals: np.ndarray) -> np.ndarray:  # fmt: skip
     """The ``deal`` record column: the 64-bit key (as int64) the 28-tile shuffle of each hand
     is drawn from (``seeding``: seed, players, match id, hand index, redeal attempt), so two
     records with equal ``deal`` were dealt the same tiles."""
@@ -701,7 +707,7 @@ def deal_keys(seed: int, players: int, match_id, hand_index, redeals) -> np.ndar
     return np.broadcast_to(h, m.shape).astype(np.uint64).view(np.int64)
 
 
-def records_table(records: dict, seats: Sequence[str]):
+def records_table(records: dict, seats: Sequence[str]) -> pa.Table:
     """A pyarrow Table of a chunk's record columns; the ``strategy_<seat>`` codes become
     dictionary-encoded strings (the labels of ``seats``)."""
     import pyarrow as pa
@@ -1437,7 +1443,7 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
 # from a run folder
 
 
-def load_report(run_dir) -> dict:
+def load_report(run_dir: str | Path) -> dict:
     """The report of a run folder (finished or not: an unfinished run reports the chunks it
     has, and its ``status`` says so)."""
     rd = RunDir.open(run_dir)

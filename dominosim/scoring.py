@@ -7,10 +7,13 @@ target cap. Strategies use it to look one move ahead; the engines score for them
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from . import actions, tiles
+from .observe import Observation
 
 
-def end_count_after(obs, action: int) -> int | None:
+def end_count_after(obs: Observation, action: int) -> int | None:
     """The end count c after ``action`` (None for a non-placement)."""
     if not actions.is_placement(action):
         return None
@@ -47,7 +50,7 @@ def _spinner_share(r, v: int, k: int) -> int:
     return 2 * v if k <= 1 else 0
 
 
-def placement_points(obs, action: int) -> int:
+def placement_points(obs: Observation, action: int) -> int:
     """In-play points the placement would score for the placer's side (0 if none)."""
     r = obs.rules
     if not actions.is_placement(action) or r.scoring == "none":
@@ -68,7 +71,7 @@ def placement_points(obs, action: int) -> int:
     return c if r.scoring == "muggins" else c // m
 
 
-def ends_after(obs, action: int) -> list[int]:
+def ends_after(obs: Observation, action: int) -> list[int]:
     """The open end values after the placement ``action`` (strategies' one-move lookahead).
 
     The lead opens both halves of its tile; a placement replaces the value of its position by
@@ -93,7 +96,7 @@ def ends_after(obs, action: int) -> list[int]:
     return ends
 
 
-def suit_counts(hand) -> list[int]:
+def suit_counts(hand: Iterable[int]) -> list[int]:
     """Per value 0..6, how many tiles of ``hand`` carry it (a double counts once)."""
     out = [0] * 7
     for t in hand:

@@ -86,7 +86,7 @@ def mean_ci(total: float, total_sq: float, n: int, z: float = Z95) -> tuple[floa
     return (mean, mean - half, mean + half)
 
 
-def finite(x) -> float | None:
+def finite(x: float | None) -> float | None:
     """A float for JSON: nan and infinities become None; rounding is left to the
     presentation."""
     if x is None:
@@ -95,7 +95,7 @@ def finite(x) -> float | None:
     return None if math.isnan(x) or math.isinf(x) else x
 
 
-def interval(lo_hi) -> list:
+def interval(lo_hi: Sequence[float | None]) -> list:
     """An interval ``(lo, hi)`` as a JSON pair of :func:`finite` floats."""
     lo, hi = lo_hi
     return [finite(lo), finite(hi)]
@@ -117,7 +117,12 @@ def _strongly_connected(W: np.ndarray) -> bool:
     return bool(R.all())
 
 
-def bradley_terry(wins, z: float = Z95, tol: float = 1e-12, max_iter: int = 100_000) -> dict:
+def bradley_terry(
+    wins: np.ndarray | Sequence[Sequence[int]],
+    z: float = Z95,
+    tol: float = 1e-12,
+    max_iter: int = 100_000,
+) -> dict:
     """Fit Bradley–Terry strengths to pairwise win counts.
 
     Model: ``P(i beats j) = p_i / (p_i + p_j)`` with ``theta = log p`` centred (mean 0). The

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from . import variants
 from .config import apply_sets, parse_strategies, rules_from_cli
@@ -75,8 +76,10 @@ def _strategy_labels(strategies) -> list[str]:
     return labels
 
 
-def setup_compare(*, variant: str, players=2, strategies=None, sets=(), games=None,
-                  unit: str | None = None, name: str | None = None, **flags):  # fmt: skip
+def setup_compare(*, variant: str, players: int | str = 2, strategies: str | Sequence[str] | None = None,
+                  sets: Sequence[str] = (), games: int | str | None = None,
+                  unit: str | None = None, name: str | None = None,
+                  **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
     """``(experiment flags, legs, analysis)`` of ``dominosim compare``.
 
     ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``.
@@ -94,8 +97,8 @@ def setup_compare(*, variant: str, players=2, strategies=None, sets=(), games=No
     return exp_flags, legs, analysis
 
 
-def setup_tune(*, variant: str, sets=(), name: str | None = None, unit: str | None = None,
-               **flags):  # fmt: skip
+def setup_tune(*, variant: str, sets: Sequence[str] = (), name: str | None = None,
+               unit: str | None = None, **flags: Any) -> tuple[dict, dict]:  # fmt: skip
     """``(experiment flags, analysis)`` of ``dominosim tune``: at least two option groups."""
     variants.check_variant(variant)
     swept = [opt for opt, vals in apply_sets(sets, [variant]).get(variant, {}).items()
@@ -110,7 +113,7 @@ def setup_tune(*, variant: str, sets=(), name: str | None = None, unit: str | No
     return exp_flags, {"kind": "tune", "variant": variant, "swept": swept}
 
 
-def parse_targets(text) -> list[int]:
+def parse_targets(text: str | Sequence[int | str] | None) -> list[int]:
     """``"50,100,150"`` -> ``[50, 100, 150]`` (sorted); integers >= 1, each once."""
     if isinstance(text, str):
         items = [x.strip() for x in text.split(",")]
@@ -135,7 +138,7 @@ def parse_targets(text) -> list[int]:
     return sorted(out)
 
 
-def parse_share(share) -> float:
+def parse_share(share: float | str | None) -> float:
     try:
         x = float(0.75 if share is None else share)
     except (TypeError, ValueError):
@@ -145,8 +148,10 @@ def parse_share(share) -> float:
     return x
 
 
-def setup_tune_target(*, variant: str, players=2, targets=None, share=None, sets=(),
-                      name: str | None = None, **flags):  # fmt: skip
+def setup_tune_target(*, variant: str, players: int | str = 2,
+                      targets: str | Sequence[int | str] | None = None,
+                      share: float | str | None = None, sets: Sequence[str] = (),
+                      name: str | None = None, **flags: Any) -> tuple[dict, dict]:  # fmt: skip
     """``(experiment flags, analysis)`` of ``dominosim tune-target``: one group per target,
     matches (``unit = match``) on the same deals."""
     variants.check_variant(variant)

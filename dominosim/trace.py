@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import strategy, tiles
 from .errors import ConfigError
@@ -242,7 +243,8 @@ def to_jsonl(records: Sequence[dict]) -> str:
 
 
 def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | None = 0,
-               strategies=None, labels: Sequence[str] | None = None) -> list[dict]:  # fmt: skip
+               strategies: Sequence[object] | None = None,
+               labels: Sequence[str] | None = None) -> list[dict]:  # fmt: skip
     """Play match ``match_id`` on the reference engine and return its trace records.
 
     ``hand=K`` keeps hand K only (the hands before it are played, since they fix its leader and
@@ -263,9 +265,10 @@ def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | No
     return trace_records(rules, m, seed=seed, strategies=labels, hand=hand)
 
 
-def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
-                   whole_match=False, strategies=None, sets=(), strategy_path=()
-                   ) -> list[dict]:  # fmt: skip
+def trace_from_cli(variant: str, *, players: int = 2, seed: int = 0, match_id: int = 0,
+                   hand: int | None = None, whole_match: bool = False,
+                   strategies: str | None = None, sets: Sequence[str] = (),
+                   strategy_path: Sequence[str] = ()) -> list[dict]:  # fmt: skip
     """Resolve command-line settings with :mod:`dominosim.config` and play the trace."""
     from . import config
 
@@ -291,7 +294,7 @@ def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
                       labels=labels)  # fmt: skip
 
 
-def trace_from_run(run_dir, hand_id: str, whole_match: bool = False) -> list[dict]:
+def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False) -> list[dict]:
     """Replay a hand recorded by ``dominosim run`` from its coordinates.
 
     ``hand_id`` is ``GROUP:ROTATION:MATCH:HAND`` (the record columns ``group``, ``rotation``,

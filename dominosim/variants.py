@@ -93,7 +93,7 @@ class Option:
     #: the core reads the field through a structural knob, or the Python side reads it)
     knob: str | None = None
 
-    def default_for(self, players: int):
+    def default_for(self, players: int) -> object:
         if isinstance(self.default, tuple) and self.allowed == INT_GE1:
             return self.default[players - 2]
         return self.default
@@ -261,7 +261,7 @@ _TRUE = {"on", "true", "yes", "1"}
 _FALSE = {"off", "false", "no", "0"}
 
 
-def parse_value(opt: Option, raw):
+def parse_value(opt: Option, raw: object) -> object:
     """Convert a TOML or command-line value to the option's type and check it is allowed."""
     where = f"{opt.variant}.{opt.name}"
     allowed = opt.allowed
@@ -314,14 +314,14 @@ def parse_value(opt: Option, raw):
     return s
 
 
-def check_players(variant: str, players) -> int:
+def check_players(variant: str, players: object) -> int:
     check_variant(variant)
     if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
         raise RulesError(f"{variant} is played by 2, 3 or 4 players, not {players}; use 2, 3 or 4")
     return players
 
 
-def make_rules(variant: str, players: int, **options) -> Rules:
+def make_rules(variant: str, players: int, **options: object) -> Rules:
     """The Rules of ``variant`` for ``players`` with §15 ``options`` applied.
 
     Option values may be typed values or strings as written on the command line

@@ -21,6 +21,8 @@ against, decision by decision.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from types import ModuleType
 
 import numpy as np
 
@@ -52,7 +54,7 @@ def policies_enabled() -> bool:
     return os.environ.get("DOMINOSIM_POLICIES", "1") != "0"
 
 
-def policy_codes(strategies, compiled: bool = True) -> np.ndarray:
+def policy_codes(strategies: Sequence[object], compiled: bool = True) -> np.ndarray:
     """Per seat (4 entries), the code of the compiled policy that decides for its strategy,
     or ``POL_PYTHON``: where ``compiled`` is False, or the strategy declares none."""
     out = np.full(4, POL_PYTHON, dtype=np.int64)
@@ -245,7 +247,7 @@ decide = _core.decide
 BAD_STATE = "a game slot's state is out of range"
 
 
-def check_layout(core=_core) -> None:
+def check_layout(core: ModuleType = _core) -> None:
     """Fail at import when the C structs, knobs or codes do not match this module's (a core
     built from other sources): one message saying so and how to rebuild."""
     problems = []
