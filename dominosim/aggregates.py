@@ -10,11 +10,15 @@ aggregates). This module imports none of them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .rules import Rules
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: the key columns of an aggregate row, and the columns of aggregates.parquet
 AGG_KEYS = ("metric", "rotation", "seat", "bin", "pair")
@@ -31,7 +35,8 @@ def seating(seats: Sequence[str], r: int) -> tuple[str, ...]:
     return tuple(seats[(s - r) % P] for s in range(P))
 
 
-def add(agg: Counter, metric: str, value, rotation=-1, seat=-1, bin=-1, pair="") -> None:
+def add(agg: Counter, metric: str, value: int, rotation: int = -1, seat: int = -1, bin: int = -1,
+        pair: str = "") -> None:  # fmt: skip
     v = int(value)
     if v:
         agg[(metric, int(rotation), int(seat), int(bin), pair)] += v
@@ -150,7 +155,9 @@ class Merger:
         self.games = 0
         self.hands = 0
 
-    def add(self, group: int, rows, timing: dict, games: int, hands: int) -> None:
+    def add(
+        self, group: int, rows: Iterable[Sequence], timing: dict, games: int, hands: int
+    ) -> None:
         for metric, rotation, seat, bin_, pair, value in rows:
             self.agg[(group, metric, rotation, seat, bin_, pair)] += int(value)
         self.cpu[group] += float(timing.get("cpu_seconds", 0.0))
@@ -161,7 +168,7 @@ class Merger:
     def rows(self) -> list[tuple]:
         return sorted((*k, v) for k, v in self.agg.items() if v)
 
-    def frame(self):
+    def frame(self) -> pd.DataFrame:
         import pandas as pd
 
         return pd.DataFrame(self.rows(), columns=list(AGG_COLUMNS))
@@ -170,7 +177,7 @@ class Merger:
 class Aggregates:
     """Lookup of one group's aggregate rows: ``(metric, rotation, seat, bin, pair) -> value``."""
 
-    def __init__(self, frame) -> None:
+    def __init__(self, frame: pd.DataFrame) -> None:
         self.d: dict[tuple, int] = {}
         cols = (*AGG_KEYS, "value")
         for metric, r, s, b, pair, v in zip(*(frame[c].tolist() for c in cols), strict=True):

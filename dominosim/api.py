@@ -17,14 +17,15 @@ from __future__ import annotations
 import contextlib
 import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .config import Experiment, experiment_from_cli, read_toml
 from .errors import OutputError
 
 
-def prepare(config=None, **flags) -> tuple[Experiment, int, bool]:
+def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
     """The Experiment of a config file and/or flags, its seed, and whether it was drawn.
 
     When neither the flags nor the file give a seed, one is drawn at random (and recorded in
@@ -41,7 +42,7 @@ def prepare(config=None, **flags) -> tuple[Experiment, int, bool]:
 
 def run(config: str | Path | None = None, *, resume: str | Path | None = None,
         executor: str = "local", scheduler: str | None = None, progress: bool = False,
-        echo=None, **flags) -> dict:  # fmt: skip
+        echo: Callable[[str], None] | None = None, **flags: Any) -> dict:  # fmt: skip
     """Run an experiment (or finish one with ``resume=RUN_DIR``) and return its report.
 
     Args:
@@ -60,19 +61,19 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
     Returns:
         The report as a dict (docs/results.md, "Report JSON").
     """
-    from . import runner as RN
+    from . import runner
 
     timeout = _timeout(flags.pop("strategy_timeout", None))
-    session = RN.Session(workers=flags.get("workers") if resume is not None else None,
+    session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
                          echo=echo, strategy_timeout=timeout)  # fmt: skip
     with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
         if resume is not None:
-            rd = RN.resume_run(resume, session)
+            _, report = runner.resume_run(resume, session)
         else:
             exp, seed, drawn = prepare(config, **flags)
-            rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session)
-        return RN.load_report(rd.path)
+            _, report = runner.start_run(exp, seed, seed_drawn=drawn, session=session)
+        return report
 
 
 def _timeout(value) -> float | None:
@@ -107,7 +108,7 @@ def load(run_dir: str | Path) -> RunData:
     """
     import pandas as pd
 
-    from . import runner as RN
+    from . import runner
     from .store import RunDir
 
     rd = RunDir.open(run_dir)
@@ -118,11 +119,11 @@ def load(run_dir: str | Path) -> RunData:
                    if files else pd.DataFrame())  # fmt: skip
     except (OSError, ValueError) as e:
         raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
-    rep = RN.load_report(rd.path)
+    rep = runner.load_report(rd.path)
     if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
         aggregates = rd.read_aggregates()
     else:  # an unfinished run: the merge of the chunks it has
-        aggregates = RN.merge_finished(rd, RN.Plan.from_manifest(manifest))[0].frame()
+        aggregates = runner.merge_finished(rd, runner.Plan.from_manifest(manifest))[0].frame()
     return RunData(records, aggregates, manifest, rep)
 
 
@@ -133,10 +134,10 @@ def load(run_dir: str | Path) -> RunData:
 def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
                 scheduler: str | None = None, progress: bool = False, echo=None,
                 **flags) -> dict:  # fmt: skip
-    from . import runner as RN
+    from . import runner
 
     timeout = _timeout(flags.pop("strategy_timeout", None))
-    session = RN.Session(workers=flags.get("workers") if resume is not None else None,
+    session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
                          echo=echo, strategy_timeout=timeout)  # fmt: skip
     with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
@@ -144,7 +145,7 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
 
 
 def _tournament_run(kind, setup, resume, session, flags) -> dict:
-    from . import runner as RN
+    from . import runner
     from .errors import ConfigError
     from .store import RunDir
 
@@ -153,17 +154,17 @@ def _tournament_run(kind, setup, resume, session, flags) -> dict:
         if found != kind:
             how = f"dominosim {found} --resume" if found else "dominosim run --resume"
             raise ConfigError(f"{resume} is not a {kind} run; finish it with {how}")
-        rd = RN.resume_run(resume, session)
+        _, report = runner.resume_run(resume, session)
     else:
         out = setup(**flags)
         exp_flags, legs, analysis = out if len(out) == 3 else (out[0], None, out[1])
         exp, seed, drawn = prepare(None, **exp_flags)
-        rd = RN.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
-                          analysis=analysis)  # fmt: skip
-    return RN.load_report(rd.path)
+        _, report = runner.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
+                                 analysis=analysis)  # fmt: skip
+    return report
 
 
-def compare(**kwargs) -> dict:
+def compare(**kwargs: Any) -> dict:
     """A round robin on duplicate deals (``dominosim compare``); returns the report, whose
     ``analysis`` holds the win-rate matrix, paired differences and Bradley–Terry ratings.
 
@@ -178,7 +179,7 @@ def compare(**kwargs) -> dict:
     return _tournament("compare", setup_compare, **kwargs)
 
 
-def tune(**kwargs) -> dict:
+def tune(**kwargs: Any) -> dict:
     """An option sweep on the same deals (``dominosim tune``): the keywords of :func:`run`
     for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""
     from .tournament import setup_tune
@@ -186,7 +187,7 @@ def tune(**kwargs) -> dict:
     return _tournament("tune", setup_tune, **kwargs)
 
 
-def tune_target(**kwargs) -> dict:
+def tune_target(**kwargs: Any) -> dict:
     """A target sweep on the same deals (``dominosim tune-target``): ``variant``,
     ``targets`` (``"50,100"`` or a list), ``share`` (default 0.75), ``games`` (matches per
     target) and the other keywords of :func:`run`."""

@@ -28,10 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import actions as A
-from . import strategy as S
-from . import tiles
+from . import actions, strategy, tiles
 from .errors import ConfigError, StrategyError, did_you_mean
+from .observe import Observation
 from .rules import Rules
 from .variants import VARIANTS, check_variant, make_rules, options_of
 
@@ -55,7 +54,8 @@ class Report(list):
     checked: ``strategies`` (labels), ``checks``, ``rule_sets`` and ``decisions`` (how many
     decisions the checks looked at)."""
 
-    def __init__(self, failures=(), *, strategies=(), checks=(), rule_sets=0, decisions=0):
+    def __init__(self, failures: Iterable[Failure] = (), *, strategies: Iterable[str] = (),
+                 checks: Iterable[str] = (), rule_sets: int = 0, decisions: int = 0) -> None:  # fmt: skip
         super().__init__(failures)
         self.strategies = list(strategies)
         self.checks = tuple(checks)
@@ -84,18 +84,18 @@ def rules_label(rules: Rules) -> str:
     return f"{rules.label} {rules.players}p"
 
 
-def show_action(a) -> str:
+def show_action(a: object) -> str:
     """An action as ``6-5@R`` (or its repr when it is not an action code)."""
     try:
-        if not isinstance(a, bool) and 0 <= int(a) <= A.STOP and int(a) == a:
-            return A.describe(int(a))
+        if not isinstance(a, bool) and 0 <= int(a) <= actions.STOP and int(a) == a:
+            return actions.describe(int(a))
     except (TypeError, ValueError, OverflowError):
         pass
     shown = " ".join(repr(a).split())
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
-def show_position(obs, legal: Sequence[int] = (), seed: int | None = None) -> str:
+def show_position(obs: Observation, legal: Sequence[int] = (), seed: int | None = None) -> str:
     """One decision on one line: where it is (seed, match, hand, decision, seat, phase), the
     seat's hand, the open positions, the table and stock sizes and the legal actions."""
     where = [] if seed is None else [f"seed {seed}"]
@@ -113,7 +113,8 @@ def show_position(obs, legal: Sequence[int] = (), seed: int | None = None) -> st
     return ", ".join(parts)
 
 
-def rule_sets(variants: Iterable[str] | None = None, players: Iterable[int] | None = None):
+def rule_sets(variants: Iterable[str] | None = None,
+              players: Iterable[int] | None = None) -> list[Rules]:  # fmt: skip
     """The rule sets the checks play: every variant at every player count, partnership play at
     4 players where §15 allows it, and the options of :data:`DECISION_OPTIONS`."""
     variants = list(VARIANTS if variants is None else variants)
@@ -169,7 +170,7 @@ def _raised(where: str, exc: BaseException) -> str:
         f"{where} raised {type(exc).__name__}"  # fmt: skip
 
 
-class _Watch(S.Strategy):
+class _Watch(strategy.Strategy):
     """One by one (reference engine): checks each answer of ``inner.choose_one`` and keeps the
     decisions, in order, as ``(obs, legal, key, action)``."""
 
@@ -221,7 +222,7 @@ def _play(rules: Rules, strat, seed: int, deals: int, rec: _Recorder) -> _Watch:
     from .reference import play_match
 
     w = _Watch(strat, rules, rec)
-    other = S.get("random")
+    other = strategy.get("random")
     for m in range(deals):
         seats = [w] * rules.players if m % 2 else [w] + [other] * (rules.players - 1)
         try:
@@ -279,7 +280,7 @@ def _changed(snap: dict, obs, legal, keys) -> list[str]:
     return out
 
 
-class _Compare(S.Strategy):
+class _Compare(strategy.Strategy):
     """For the batch engine: answers with ``inner.choose`` and checks each row against
     ``inner.choose_one`` on that row (computed first, on inputs nothing has touched)."""
 
@@ -324,7 +325,7 @@ class _Compare(S.Strategy):
             rep("inputs", r, f"choose changed the arrays it was given: {', '.join(moved)}",
                 *rows[0][:2])  # fmt: skip
         try:
-            out = S.check_actions(self.inner.label, out, n)
+            out = strategy.check_actions(self.inner.label, out, n)
         except StrategyError as exc:
             rep("legal", r, f"choose: {exc.message}", *rows[0][:2])
         if out.shape != (n,):
@@ -400,12 +401,16 @@ def _spawn_worker(conn, job) -> None:
         load, name, params, sets, seed, deals = job
         kind, where, paths = load
         if kind == "file":
-            S.load_file(Path(where)) if Path(where).is_file() else S.load_folder(where)
+            strategy.load_file(Path(where)) if Path(where).is_file() else strategy.load_folder(
+                where
+            )
         rec = _Recorder(name, seed)
         out = []
         for args in sets:
             rules = make_rules(args[0], args[1], **args[2])
-            out.append(_sequence(_play(rules, S.get(name, paths, **params), seed, deals, rec)))
+            out.append(
+                _sequence(_play(rules, strategy.get(name, paths, **params), seed, deals, rec))
+            )
         conn.send(("ok", out, rec.failures))
     except BaseException as exc:  # noqa: BLE001 - whatever fails there is the finding
         conn.send(("error", _raised("loading and playing", exc), []))
@@ -472,22 +477,24 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
     text = str(target)
     path = Path(text).expanduser()
     as_path = text.endswith(".py") or "/" in text or "\\" in text or \
-        (path.is_dir() and text not in S.discover(paths))  # fmt: skip
+        (path.is_dir() and text not in strategy.discover(paths))  # fmt: skip
     if as_path:
         if not path.exists():
             raise StrategyError(f"strategy file {path} does not exist; check the path")
         if path.is_dir():
             files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
-            S.load_folder(path)
+            strategy.load_folder(path)
         elif path.suffix == ".py":
             files = [path]
-            S.load_file(path)
+            strategy.load_file(path)
         else:
             raise StrategyError(f"strategy path {path} is not a folder or a .py file; "
                                 "give a strategy file")  # fmt: skip
-        S.discover(paths)
+        strategy.discover(paths)
         mine = {str(f.resolve()) for f in files}
-        names = sorted(n for n, cls in S.discover(paths).items() if S.origin(n) in mine)
+        names = sorted(
+            n for n, cls in strategy.discover(paths).items() if strategy.origin(n) in mine
+        )
         if not names:
             kind = "folder" if path.is_dir() else "file"
             raise StrategyError(
@@ -496,11 +503,11 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
             )
         return [(n, {}) for n in names], ("file", str(path.resolve()), tuple(paths))
     spec = parse_strategy(text, where="check-strategy")
-    S.get(spec.name, paths, **spec.kwargs)  # (an unknown name or parameter: its error now)
+    strategy.get(spec.name, paths, **spec.kwargs)  # (an unknown name or parameter: its error now)
     return [(spec.name, spec.kwargs)], ("label", text, tuple(paths))
 
 
-def check_strategy(target, *, deals: int = DEALS, seed: int = 0, paths: Sequence[str] = (),
+def check_strategy(target: str | Path, *, deals: int = DEALS, seed: int = 0, paths: Sequence[str] = (),
                    variants: Iterable[str] | None = None, players: Iterable[int] | None = None,
                    checks: Iterable[str] = CHECKS, timeout: float = 300.0) -> Report:  # fmt: skip
     """Check the strategies of a file (every strategy it registers) or one registered strategy.
@@ -539,7 +546,7 @@ def _check_one(name, params, load, sets, seed, deals, checks, timeout) -> _Recor
     paths = load[2]
 
     def make():
-        return S.get(name, paths, **params)
+        return strategy.get(name, paths, **params)
 
     rec = _Recorder(make().label, seed)
     runs: dict = {}

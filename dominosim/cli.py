@@ -11,12 +11,16 @@ handling of :class:`DominosimGroup` covers it automatically.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
-from . import variants as V
+from . import variants
 from .errors import ConfigError, DominosimError
 from .version import __version__ as _pkg_version
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _version() -> str:
@@ -35,7 +39,7 @@ def _one_line(message: str) -> str:
 class DominosimGroup(click.Group):
     """A click group that turns user errors into one line on stderr and an exit code."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except DominosimError as e:
@@ -98,7 +102,7 @@ def main() -> None:
 # The values are parsed by dominosim.config (rules_from_cli / experiment_from_cli), never here.
 
 
-def rules_options(f, variant_required: bool = True):
+def rules_options(f: F, variant_required: bool = True) -> F:
     """``--variant``, ``--players`` and repeatable ``--set VARIANT.OPTION=VALUE``."""
     f = click.option(
         "--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
@@ -116,7 +120,7 @@ def rules_options(f, variant_required: bool = True):
     return f
 
 
-def strategies_option(f):
+def strategies_option(f: F) -> F:
     """``--strategies name:key=value,...`` (one entry per seat, or one for every seat)."""
     return click.option(
         "--strategies", "strategies", default="random", show_default=True, metavar="SPEC",
@@ -125,25 +129,89 @@ def strategies_option(f):
     )(f)  # fmt: skip
 
 
-def seed_option(f):
+def seed_option(f: F) -> F:
     """``--seed`` (an integer, the root of every random stream)."""
-    return click.option(
-        "--seed", type=int, default=0, show_default=True,
-        help="Seed: the root of every random stream (same seed, same games).",
-    )(f)  # fmt: skip
+    return option("seed", type=int, default=0, show_default=True, metavar=None,
+                  help="Seed: the root of every random stream (same seed, same games).")(f)  # fmt: skip
+
+
+#: The options several commands take, declared once: (flag and destination, click settings).
+#: :func:`option` gives one (a command may change a setting, e.g. its help), :func:`options`
+#: several in the order given.
+SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "players": (("--players", "-p"), dict(type=int, default=None,
+                                          help="Number of players, 2 to 4.")),
+    "seed": (("--seed",), dict(default=None, metavar="N",
+                               help="Root of every random stream; drawn (and printed) when not "
+                                    "given.")),
+    "chunk_size": (("--chunk-size", "chunk_size"), dict(
+        default=None, metavar="N",
+        help="Games per work item (default 100000 hands or 10000 matches; smaller when that "
+             "leaves a worker idle).")),
+    "workers": (("--workers",), dict(default=None, metavar="N",
+                                     help="Worker processes (default: all cores; 1 runs "
+                                          "in-process).")),
+    "out": (("--out",), dict(default=None, metavar="DIR",
+                             help="Results root folder (default results).")),
+    "name": (("--name",), dict(default=None,
+                               help="Experiment name; results go to OUT/NAME/.")),
+    "records": (("--records",), dict(type=click.Choice(["all", "none"]), default=None,
+                                     help="Write per-hand records (all) or only aggregates "
+                                          "(none).")),
+    "executor": (("--executor",), dict(type=click.Choice(["local", "dask", "dask-local"]),
+                                       default="local", show_default=True,
+                                       help="Where work items run.")),
+    "scheduler": (("--scheduler",), dict(default=None, metavar="tcp://HOST:PORT",
+                                         help="Dask scheduler address (with --executor "
+                                              "dask).")),
+    "resume": (("--resume",), dict(default=None, metavar="RUN_DIR",
+                                   type=click.Path(file_okay=False),
+                                   help="Finish an interrupted run (a finished one: print its "
+                                        "report).")),
+    "json": (("--json", "as_json"), dict(is_flag=True,
+                                         help="Print the report as one JSON object.")),
+    "strategy_path": (("--strategy-path", "strategy_path"), dict(
+        multiple=True, metavar="PATH", help="Extra strategy file or folder (repeatable).")),
+    "strategy_timeout": (("--strategy-timeout", "strategy_timeout"), dict(
+        default=None, metavar="SECONDS",
+        help="End the run when a strategy takes longer for one decision batch (default: no "
+             "limit).")),
+}  # fmt: skip
+
+#: what run, compare, tune and tune-target share after their own options
+RUN_OPTIONS = ("records", "executor", "scheduler", "resume", "json", "strategy_path",
+               "strategy_timeout")  # fmt: skip
+
+
+def option(name: str, **changes: Any) -> Callable[[F], F]:
+    """The shared option ``name`` of :data:`SHARED_OPTIONS`, with ``changes`` to its
+    settings."""
+    decls, settings = SHARED_OPTIONS[name]
+    return click.option(*decls, **{**settings, **changes})
+
+
+def options(*names: str) -> Callable[[F], F]:
+    """The shared options ``names``, shown in ``--help`` in that order."""
+
+    def decorate(f: F) -> F:
+        for name in reversed(names):
+            f = option(name)(f)
+        return f
+
+    return decorate
 
 
 # ---------------------------------------------------------------------------------------------
 # variants
 
 
-def _default_text(opt: V.Option) -> str:
+def _default_text(opt: variants.Option) -> str:
     d = opt.default
-    if isinstance(d, tuple) and opt.allowed == V.INT_GE1:
+    if isinstance(d, tuple) and opt.allowed == variants.INT_GE1:
         if len(set(d)) == 1:
-            return V.format_value(d[0])
-        return " / ".join(V.format_value(x) for x in d) + " (2/3/4 pl.)"
-    return V.format_value(d)
+            return variants.format_value(d[0])
+        return " / ".join(variants.format_value(x) for x in d) + " (2/3/4 pl.)"
+    return variants.format_value(d)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -178,19 +246,19 @@ def variants_cmd(variant: str | None) -> None:
                 i.match,
                 i.russian,
             ]  # fmt: skip
-            for i in (V.INFO[s] for s in V.VARIANTS)
+            for i in (variants.INFO[s] for s in variants.VARIANTS)
         ]
         click.echo(_table(header, rows))
         click.echo("\nOptions of one variant: dominosim variants VARIANT")
         return
-    V.check_variant(variant)
-    info = V.INFO[variant]
+    variants.check_variant(variant)
+    info = variants.INFO[variant]
     click.echo(f"{info.slug}: {info.name} ({info.russian}), RULES §{info.section}")
     click.echo(
         f"players 2-4; deal {'/'.join(map(str, info.deal))} (2/3/4 pl.); layout {info.layout}; "
         f"drawing {info.drawing}; scoring {info.scoring}; match end {info.match}"
     )
-    opts = V.options_of(variant)
+    opts = variants.options_of(variant)
     click.echo("")
     rows = [
         [name, _default_text(o), o.allowed_text(), o.sections, o.help] for name, o in opts.items()
@@ -219,24 +287,23 @@ def variants_cmd(variant: str | None) -> None:
               help="Replay a hand recorded by 'dominosim run' in RUN_DIR (with --hand ID).")  # fmt: skip
 @click.option("--match", "whole_match", is_flag=True,
               help="Print every hand of the match and its result.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True,
-              help="Print JSON Lines, one object per event (docs/trace.md).")  # fmt: skip
-@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-              help="Extra strategy file folder (repeatable).")  # fmt: skip
-def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir, whole_match,
-              as_json, strategy_path) -> None:  # fmt: skip
+@option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
+@option("strategy_path")
+def trace_cmd(variant: str | None, players: int, sets: tuple[str, ...], strategies: str,
+              seed: int, match_id: int, hand: str | None, run_dir: str | None,
+              whole_match: bool, as_json: bool, strategy_path: tuple[str, ...]) -> None:  # fmt: skip
     """Play one hand (or with --match one match) move by move and print it.
 
     Shows the deal, every turn (lead, placement and position, draws, passes), the open ends
     after each placement, every score event with its reason and running totals, the hand end
     and the settlement. --json prints the same as JSON Lines, described in docs/trace.md.
     """
-    from . import trace as T
+    from . import trace
 
     if run_dir is not None:
         if hand is None:
             raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
-        records = T.trace_from_run(run_dir, hand, whole_match=whole_match)
+        records = trace.trace_from_run(run_dir, hand, whole_match=whole_match)
     else:
         if variant is None:
             raise ConfigError(
@@ -246,11 +313,11 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
             raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
         if not 0 <= seed < 2**64:
             raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-        records = T.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
+        records = trace.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
                                    hand=None if hand is None else int(hand),
                                    whole_match=whole_match, strategies=strategies, sets=sets,
                                    strategy_path=strategy_path)  # fmt: skip
-    click.echo(T.to_jsonl(records) if as_json else T.render_text(records), nl=False)
+    click.echo(trace.to_jsonl(records) if as_json else trace.render_text(records), nl=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,9 +326,9 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
 
 @main.command("run")
 @click.argument("config", required=False, type=click.Path())
-@click.option("--variant", "variants", multiple=True, metavar="VARIANT",
+@click.option("--variant", "variant_names", multiple=True, metavar="VARIANT",
               help="Variant (repeatable or comma-separated); replaces the file's list.")  # fmt: skip
-@click.option("--players", "-p", type=int, default=None, help="Number of players, 2 to 4.")
+@option("players")
 @click.option("--strategies", default=None, metavar="SPEC",
               help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.")  # fmt: skip
 @click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE[,VALUE...]",
@@ -272,34 +339,16 @@ def trace_cmd(variant, players, sets, strategies, seed, match_id, hand, run_dir,
               help="What a game is (default hand, or the file's unit). A hand still ends when "
                    "a side reaches the match target; --set V.target=none plays hands without "
                    "one.")  # fmt: skip
-@click.option("--seed", default=None, metavar="N",
-              help="Root of every random stream; drawn (and printed) when not given.")  # fmt: skip
-@click.option("--chunk-size", "chunk_size", default=None, metavar="N",
-              help="Games per work item (default 100000 hands or 10000 matches; smaller when "
-                   "that leaves a worker idle).")  # fmt: skip
-@click.option("--workers", default=None, metavar="N",
-              help="Worker processes (default: all cores; 1 runs in-process).")  # fmt: skip
-@click.option("--out", default=None, metavar="DIR", help="Results root folder (default results).")
-@click.option("--name", default=None, help="Experiment name: results go to OUT/NAME/RUN-ID.")
+@options("seed", "chunk_size", "workers", "out", "name")
 @click.option("--rotate/--no-rotate", default=None,
               help="Play every seat rotation of the strategies (default on).")  # fmt: skip
-@click.option("--records", type=click.Choice(["all", "none"]), default=None,
-              help="Write per-hand records (all) or only aggregates (none).")  # fmt: skip
-@click.option("--executor", type=click.Choice(["local", "dask", "dask-local"]), default="local",
-              show_default=True, help="Where work items run.")  # fmt: skip
-@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="Dask scheduler address (with --executor dask).")  # fmt: skip
-@click.option("--resume", default=None, metavar="RUN_DIR", type=click.Path(file_okay=False),
-              help="Finish an interrupted run (a finished one: print its report).")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-              help="Extra strategy file or folder (repeatable).")  # fmt: skip
-@click.option("--strategy-timeout", "strategy_timeout", default=None, metavar="SECONDS",
-              help="End the run when a strategy takes longer for one decision batch "
-                   "(default: no limit).")  # fmt: skip
-def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chunk_size, workers,
-            out, name, rotate, records, executor, scheduler, resume, as_json,
-            strategy_path, strategy_timeout) -> None:  # fmt: skip
+@options(*RUN_OPTIONS)
+def run_cmd(config: str | None, variant_names: tuple[str, ...], players: int | None,
+            strategies: str | None, sets: tuple[str, ...], games: str | None, unit: str | None,
+            seed: str | None, chunk_size: str | None, workers: str | None, out: str | None,
+            name: str | None, rotate: bool | None, records: str | None, executor: str,
+            scheduler: str | None, resume: str | None, as_json: bool,
+            strategy_path: tuple[str, ...], strategy_timeout: str | None) -> None:  # fmt: skip
     """Run an experiment: every option group x seat rotation, chunked over workers.
 
     CONFIG is an experiment file (docs/config.md); flags override it. Results go to
@@ -307,11 +356,10 @@ def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chun
     plots/; docs/results.md) and the report is printed. Ctrl-C keeps finished chunks;
     --resume RUN_DIR finishes them with the same numbers.
     """
-    from . import api
-    from . import report as RP
+    from . import api, report
 
     if resume is not None:
-        given = [f for f, v in (("CONFIG", config), ("--variant", variants), ("--players", players),
+        given = [f for f, v in (("CONFIG", config), ("--variant", variant_names), ("--players", players),
                                 ("--strategies", strategies), ("--set", sets), ("--games", games),
                                 ("--unit", unit), ("--seed", seed), ("--chunk-size", chunk_size),
                                 ("--out", out), ("--name", name), ("--rotate", rotate),
@@ -329,14 +377,14 @@ def run_cmd(config, variants, players, strategies, sets, games, unit, seed, chun
                        strategy_timeout=strategy_timeout)  # fmt: skip
     else:
         data = api.run(
-            config, variants=list(variants) or None, players=players, sets=sets,
+            config, variants=list(variant_names) or None, players=players, sets=sets,
             strategies=strategies, games=games, unit=unit, seed=seed, chunk_size=chunk_size,
             workers=workers, out=out, name=name, rotate=rotate,
             records=None if records is None else records == "all",
             strategy_path=list(strategy_path) or None, executor=executor,
             scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout,
         )  # fmt: skip
-    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
 
 
 def _int_flag(value, flag: str):
@@ -355,17 +403,16 @@ def _int_flag(value, flag: str):
 
 @main.command("report")
 @click.argument("run_dir", type=click.Path(file_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def report_cmd(run_dir, as_json) -> None:
+@option("json")
+def report_cmd(run_dir: str, as_json: bool) -> None:
     """Print the report of a finished run.
 
     RUN_DIR is the run folder, results/NAME/RUN-ID; docs/results.md describes the report.
     """
-    from . import report as RP
-    from . import runner as RN
+    from . import report, runner
 
-    data = RN.load_report(run_dir)
-    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+    data = runner.load_report(run_dir)
+    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,49 +420,19 @@ def report_cmd(run_dir, as_json) -> None:
 # report section; the same results folder, executors and --resume as run.
 
 
-def tournament_options(f):
+def tournament_options(f: F) -> F:
     """The options compare, tune and tune-target share with run."""
-    for deco in reversed([
-        click.option("--variant", "variant", default=None, metavar="VARIANT",
-                     help="Variant slug, e.g. fives (required unless --resume)."),
-        click.option("--players", "-p", type=int, default=None,
-                     help="Number of players, 2 to 4 (default 2)."),
-        click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
-                     help="Set a RULES §15 option (repeatable)."),
-        click.option("--seed", default=None, metavar="N",
-                     help="Root of every random stream; drawn (and printed) when not given."),
-        click.option("--chunk-size", "chunk_size", default=None, metavar="N",
-                     help="Games per work item (default 100000 hands or 10000 matches; "
-                          "smaller when that leaves a worker idle)."),
-        click.option("--workers", default=None, metavar="N",
-                     help="Worker processes (default: all cores; 1 runs in-process)."),
-        click.option("--out", default=None, metavar="DIR",
-                     help="Results root folder (default results)."),
-        click.option("--name", default=None, help="Experiment name: OUT/NAME/RUN-ID."),
-        click.option("--records", type=click.Choice(["all", "none"]), default=None,
-                     help="Write per-hand records (all) or only aggregates (none)."),
-        click.option("--executor", type=click.Choice(["local", "dask", "dask-local"]),
-                     default="local", show_default=True, help="Where work items run."),
-        click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                     help="Dask scheduler address (with --executor dask)."),
-        click.option("--resume", default=None, metavar="RUN_DIR",
-                     type=click.Path(file_okay=False),
-                     help="Finish an interrupted run (a finished one: print its report)."),
-        click.option("--json", "as_json", is_flag=True,
-                     help="Print the report as one JSON object."),
-        click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-                     help="Extra strategy file or folder (repeatable)."),
-        click.option("--strategy-timeout", "strategy_timeout", default=None, metavar="SECONDS",
-                     help="End the run when a strategy takes longer for one decision batch "
-                          "(default: no limit)."),
-    ]):  # fmt: skip
-        f = deco(f)
-    return f
+    f = options("seed", "chunk_size", "workers", "out", "name", *RUN_OPTIONS)(f)
+    f = click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
+                     help="Set a RULES §15 option (repeatable).")(f)  # fmt: skip
+    f = option("players", help="Number of players, 2 to 4 (default 2).")(f)
+    return click.option("--variant", "variant", default=None, metavar="VARIANT",
+                        help="Variant slug, e.g. fives (required unless --resume).")(f)  # fmt: skip
 
 
 def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, workers,
                     variant, strategy_timeout, **flags) -> None:  # fmt: skip
-    from . import report as RP
+    from . import report
     from .errors import ConfigError
 
     if resume is not None:
@@ -442,7 +459,7 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                   strategy_path=list(flags.pop("strategy_path")) or None,
                   sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
                   progress=None, strategy_timeout=strategy_timeout, **flags)  # fmt: skip
-    click.echo(RP.to_json(data) if as_json else RP.render_text(data), nl=not not as_json)
+    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
 
 
 @main.command("compare")
@@ -453,7 +470,7 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
               help="Total games over all tables and seatings (default 1000).")  # fmt: skip
 @click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
               help="What a game is (default hand).")  # fmt: skip
-def compare_cmd(**kw) -> None:
+def compare_cmd(**kw: Any) -> None:
     """A round robin of strategies on duplicate deals: win-rate matrix, paired differences,
     Bradley–Terry ratings.
 
@@ -474,7 +491,7 @@ def compare_cmd(**kw) -> None:
               help="Games per value, over all seat rotations (default 1000).")  # fmt: skip
 @click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
               help="What a game is (default match).")  # fmt: skip
-def tune_cmd(**kw) -> None:
+def tune_cmd(**kw: Any) -> None:
     """Sweep variant options (--set V.OPTION=A,B) on the same deals, side by side.
 
     Per value: each strategy's match win rate (Wilson 95%), the stronger strategy, the leading
@@ -496,7 +513,7 @@ def tune_cmd(**kw) -> None:
                    "reaches X (default 0.75).")  # fmt: skip
 @click.option("--games", default=None, metavar="N",
               help="Matches at each target, over all seat rotations (default 1000).")  # fmt: skip
-def tune_target_cmd(**kw) -> None:
+def tune_target_cmd(**kw: Any) -> None:
     """Play the same matches at several targets: win rates and match length vs target.
 
     Every (match, hand) has the same deal at every target. Two-lane and ladder have no target.
@@ -512,25 +529,24 @@ def tune_target_cmd(**kw) -> None:
 
 
 @main.command("strategies")
-@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-              help="Extra strategy file or folder (repeatable).")  # fmt: skip
+@option("strategy_path")
 @click.option("--files", "show_files", is_flag=True, help="Also show the file of each strategy.")
-def strategies_cmd(strategy_path, show_files) -> None:
+def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     """List every strategy with its parameters (defaults) and one-line description.
 
     Built-in strategies live in strategies/; --strategy-path adds files or folders of your own
     (docs/strategies.md). Set parameters with --strategies NAME:KEY=VALUE.
     """
-    from . import strategy as S
+    from . import strategy
 
-    reg = S.discover(list(strategy_path))
+    reg = strategy.discover(list(strategy_path))
     header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
     rows = []
     for name in sorted(reg):
         cls = reg[name]
-        params = ", ".join(f"{k}={V.format_value(v)}" for k, v in cls.params.items()) or "-"
-        row = [name, params, S.describe(cls)]
-        rows.append(row + ([S.origin(name)] if show_files else []))
+        params = ", ".join(f"{k}={variants.format_value(v)}" for k, v in cls.params.items()) or "-"
+        row = [name, params, strategy.describe(cls)]
+        rows.append(row + ([strategy.origin(name)] if show_files else []))
     click.echo(_table(header, rows))
     click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
 
@@ -539,16 +555,17 @@ def strategies_cmd(strategy_path, show_files) -> None:
 @click.argument("target", metavar="PATH")
 @click.option("--deals", type=click.IntRange(min=1), default=None, metavar="N",
               help="Hands per rule set and check (default 8).")  # fmt: skip
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
-@click.option("--variant", "variants", multiple=True, metavar="NAME",
+@option("seed", type=int, default=0, show_default=True, metavar=None, help="Seed of the deals.")
+@click.option("--variant", "variant_names", multiple=True, metavar="NAME",
               help="Check only this variant (repeatable; default: all twelve).")  # fmt: skip
 @click.option("--check", "checks", multiple=True, metavar="NAME",
               help="Run only this check (repeatable): legal, batch, deterministic, spawn, "
                    "inputs.")  # fmt: skip
-@click.option("--strategy-path", "strategy_path", multiple=True, metavar="PATH",
-              help="Extra strategy file or folder (repeatable), for a NAME.")  # fmt: skip
+@option("strategy_path", help="Extra strategy file or folder (repeatable), for a NAME.")
 @click.pass_context
-def check_strategy_cmd(ctx, target, deals, seed, variants, checks, strategy_path) -> None:
+def check_strategy_cmd(ctx: click.Context, target: str, deals: int | None, seed: int,
+                       variant_names: tuple[str, ...], checks: tuple[str, ...],
+                       strategy_path: tuple[str, ...]) -> None:  # fmt: skip
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
     strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
 
@@ -558,22 +575,22 @@ def check_strategy_cmd(ctx, target, deals, seed, variants, checks, strategy_path
     per failure (the check, the rule set, a position that shows it) and exits 1 when any
     failed (docs/strategies.md, "Checking your strategy").
     """
-    from . import check as C
+    from . import check
 
     kw = {"deals": deals} if deals is not None else {}
-    report = C.check_strategy(target, seed=seed, paths=list(strategy_path),
-                              variants=list(variants) or None, checks=checks or C.CHECKS,
+    result = check.check_strategy(target, seed=seed, paths=list(strategy_path),
+                              variants=list(variant_names) or None, checks=checks or check.CHECKS,
                               **kw)  # fmt: skip
-    for failure in report:
+    for failure in result:
         click.echo(_one_line(str(failure)))
-    names = ", ".join(report.strategies)
-    if report:
-        n = len(report)
-        click.echo(f"{names}: {n} failure{'s' * (n != 1)} ({report.decisions} decisions "
-                   f"checked in {report.rule_sets} rule sets)", err=True)  # fmt: skip
+    names = ", ".join(result.strategies)
+    if result:
+        n = len(result)
+        click.echo(f"{names}: {n} failure{'s' * (n != 1)} ({result.decisions} decisions "
+                   f"checked in {result.rule_sets} rule sets)", err=True)  # fmt: skip
         ctx.exit(1)
-    click.echo(f"{names}: passed {', '.join(report.checks)} ({report.decisions} decisions "
-               f"checked in {report.rule_sets} rule sets)")  # fmt: skip
+    click.echo(f"{names}: passed {', '.join(result.checks)} ({result.decisions} decisions "
+               f"checked in {result.rule_sets} rule sets)")  # fmt: skip
 
 
 if __name__ == "__main__":  # pragma: no cover

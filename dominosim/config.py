@@ -30,9 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import variants as V
 from .errors import ConfigError, RulesError, StrategyError, did_you_mean
 from .rules import Rules
+from .variants import check_variant, format_value, make_rules, options_of, parse_value
 
 UNITS = ("hand", "match")
 
@@ -196,11 +196,11 @@ def resolve_rules(experiment: Experiment) -> list[Rules]:
     out: dict[Rules, None] = {}
     for spec in experiment.variants:
         for group in spec.option_dicts():
-            out[V.make_rules(spec.variant, experiment.players, **group)] = None
+            out[make_rules(spec.variant, experiment.players, **group)] = None
     return list(out)
 
 
-def rules_from_cli(variant: str, players, sets: Sequence[str] = ()) -> Rules:
+def rules_from_cli(variant: str, players: int | str, sets: Sequence[str] = ()) -> Rules:
     """The one Rules of ``--variant V --players N --set ...`` (for commands such as ``trace``).
 
     Same grammar as experiments; a value list that expands to several option groups is a
@@ -221,7 +221,7 @@ def rules_from_cli(variant: str, players, sets: Sequence[str] = ()) -> Rules:
 # small parsers (also used directly by commands)
 
 
-def parse_scalar(text: str):
+def parse_scalar(text: str) -> object:
     """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``on/off/true/false`` -> bool, anything else unchanged."""
     s = text.strip()
     low = s.lower()
@@ -309,9 +309,9 @@ def apply_sets(
     for text in sets:
         variant, option, raw_values = parse_set(text)
         if variant is None:
-            owners = [v for v in names if option in V.options_of(v)]
+            owners = [v for v in names if option in options_of(v)]
             if not owners:
-                every = sorted({o for v in names for o in V.options_of(v)})
+                every = sorted({o for v in names for o in options_of(v)})
                 raise ConfigError(
                     f"--set '{text}': no variant of this experiment ({', '.join(names)}) has an "
                     f"option '{option}'{did_you_mean(option, every)}; "
@@ -324,19 +324,19 @@ def apply_sets(
                 )
             variant = owners[0]
         else:
-            V.check_variant(variant)
+            check_variant(variant)
             if variant not in names:
                 raise ConfigError(
                     f"--set '{text}': variant '{variant}' is not in this experiment "
                     f"({', '.join(names)}); add it with --variant {variant}"
                 )
-        opts = V.options_of(variant)
+        opts = options_of(variant)
         if option not in opts:
             raise RulesError(
                 f"unknown option '{option}' for {variant}{did_you_mean(option, opts)}; "
                 f"its options are: {', '.join(opts) or 'none'}"
             )
-        out.setdefault(variant, {})[option] = [V.parse_value(opts[option], v) for v in raw_values]
+        out.setdefault(variant, {})[option] = [parse_value(opts[option], v) for v in raw_values]
     return out
 
 
@@ -389,20 +389,21 @@ def experiment_from_cli(
     config: str | Path | None = None,
     *,
     variants: Sequence[str] | str | None = None,
-    players=None,
+    players: int | str | None = None,
     sets: Sequence[str] = (),
     strategies: str | Sequence[str] | None = None,
-    games=None,
+    games: int | str | None = None,
     unit: str | None = None,
-    seed=None,
-    chunk_size=None,
-    workers=None,
+    seed: int | str | None = None,
+    chunk_size: int | str | None = None,
+    workers: int | str | None = None,
     out: str | None = None,
     rotate: bool | None = None,
     records: bool | None = None,
     strategy_path: Sequence[str] | None = None,
     name: str | None = None,
     known_strategies: Iterable[str] | None = None,
+    option_values: Mapping[str, Mapping[str, Sequence[object]]] | None = None,
 ) -> Experiment:
     """Build an Experiment from command-line flags, optionally on top of an experiment file.
 
@@ -410,6 +411,8 @@ def experiment_from_cli(
     file's variant list; ``sets`` are applied after the file's ``[options.*]`` tables and win
     over them. Integer flags may be given as strings (``"42"``). ``known_strategies``, when
     given, checks every seat's strategy name against it (StrategyError with a suggestion).
+    ``option_values`` (``{variant: {option: [values]}}``, values as ``--set`` parses them) is
+    applied after ``sets``: a command that sweeps an option gives its values directly.
     """
     raw = read_toml(config) if config is not None else {}
     source = str(config) if config is not None else "command line"
@@ -447,6 +450,7 @@ def experiment_from_cli(
         flags=True,
         known_strategies=known_strategies,
         seats_overridden=strategies is not None,
+        option_values=option_values,
     )
 
 
@@ -458,11 +462,13 @@ def build_experiment(
     flags: bool = False,
     known_strategies: Iterable[str] | None = None,
     seats_overridden: bool = False,
+    option_values: Mapping[str, Mapping[str, Sequence[object]]] | None = None,
 ) -> Experiment:
     """Validate a settings dict (the shape of an experiment file) into an Experiment.
 
     ``seats_overridden`` (set when ``--strategies`` replaces a file's seats) lets
-    ``[strategy.NAME]`` tables name strategies that no seat plays.
+    ``[strategy.NAME]`` tables name strategies that no seat plays. ``option_values``: see
+    :func:`experiment_from_cli`.
     """
     w = _Where(source, flags)
     unknown = [k for k in raw if k not in TOP_KEYS]
@@ -508,15 +514,30 @@ def build_experiment(
     names = [v for v, _ in entries]
     table_opts = _options_tables(raw.get("options", {}), names, w)
     cli_opts = apply_sets(sets, names)
+    given = {
+        v: {o: list(xs) for o, xs in opts.items()} for v, opts in (option_values or {}).items()
+    }
+    for variant, opts in given.items():
+        if variant not in names:
+            raise ConfigError(f"variant '{variant}' is not in this experiment ({', '.join(names)})")
+        for option in opts:
+            if option not in options_of(variant):
+                raise RulesError(f"unknown option '{option}' for {variant}")
     specs = []
     for variant, own in entries:
         merged: dict[str, list[object]] = {}
-        for layer in (table_opts.get(variant, {}), own, cli_opts.get(variant, {})):
+        layers = (
+            table_opts.get(variant, {}),
+            own,
+            cli_opts.get(variant, {}),
+            given.get(variant, {}),
+        )
+        for layer in layers:
             merged.update(layer)
         groups = []
         for g in expand_groups(merged):
             try:
-                r = V.make_rules(variant, players, **g)
+                r = make_rules(variant, players, **g)
             except RulesError as e:
                 if source == "command line":
                     raise
@@ -591,7 +612,7 @@ def _type_name(v) -> str:
 
 
 def _fmt(v) -> str:
-    return V.format_value(v)
+    return format_value(v)
 
 
 def _fmt_param(v) -> str:
@@ -661,7 +682,7 @@ def _str_list(raw, key, w) -> tuple[str, ...]:
 
 def _values(variant: str, option: str, value, where: str) -> list[object]:
     """Typed value list of one option (a TOML list or a scalar)."""
-    opts = V.options_of(variant)
+    opts = options_of(variant)
     if option not in opts:
         raise RulesError(
             f"unknown option '{option}' for {variant} ({where}){did_you_mean(option, opts)}; "
@@ -675,7 +696,7 @@ def _values(variant: str, option: str, value, where: str) -> list[object]:
             raise ConfigError(
                 f"{variant}.{option} ({where}) must be a value or a list of values, not {_show(x)}"
             )
-    return [V.parse_value(opts[option], x) for x in items]
+    return [parse_value(opts[option], x) for x in items]
 
 
 def _variant_entries(value, w) -> list[tuple[str, dict[str, list[object]]]]:
@@ -690,7 +711,7 @@ def _variant_entries(value, w) -> list[tuple[str, dict[str, list[object]]]]:
     entries = []
     for item in value:
         if isinstance(item, str):
-            entries.append((V.check_variant(item.strip()), {}))
+            entries.append((check_variant(item.strip()), {}))
         elif isinstance(item, Mapping):
             if "variant" not in item:
                 raise ConfigError(
@@ -702,7 +723,7 @@ def _variant_entries(value, w) -> list[tuple[str, dict[str, list[object]]]]:
                 raise ConfigError(
                     f"'variant' in {w('variants')} must be a string, not {_show(slug)}"
                 )
-            V.check_variant(slug)
+            check_variant(slug)
             own = {k: _values(slug, k, v, w("variants")) for k, v in item.items() if k != "variant"}
             entries.append((slug, own))
         else:
@@ -717,7 +738,7 @@ def _options_tables(value, names, w) -> dict[str, dict[str, list[object]]]:
         raise ConfigError(f"{w('options')} must be a table of [options.VARIANT] tables")
     out = {}
     for variant, table in value.items():
-        V.check_variant(variant)
+        check_variant(variant)
         if variant not in names:
             raise ConfigError(
                 f"[options.{variant}] in {w.source} but {variant} is not in variants "

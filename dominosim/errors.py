@@ -7,6 +7,7 @@ The CLI catches :class:`DominosimError` and prints ``error: <message>`` to stder
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 
 
 class DominosimError(Exception):
@@ -52,7 +53,7 @@ class Interrupted(DominosimError):
     exit_code = 130
 
 
-def did_you_mean(word: str, choices) -> str:
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A suggestion suffix such as ``" (did you mean 'target'?)"``, or ``""``."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""

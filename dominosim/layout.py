@@ -9,6 +9,7 @@ then the single end ``R`` (§1.10).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import tiles
 
@@ -52,7 +53,8 @@ class Layout:
         self.ends = {"L": End(lo, d), "R": End(hi, d)}
 
     @classmethod
-    def from_ends(cls, kind: str, ends: dict, table: list[int] | None = None, **kw) -> Layout:
+    def from_ends(cls, kind: str, ends: dict, table: list[int] | None = None,
+                  **kw: Any) -> Layout:  # fmt: skip
         """A position built by hand (tests, searches): ``ends`` maps ids to ``End`` or ints."""
         lay = cls(kind, **kw)
         lay.ends = {k: (v if isinstance(v, End) else End(v)) for k, v in ends.items()}
@@ -111,7 +113,8 @@ class Layout:
         return out
 
     # --- placement --------------------------------------------------------------------------
-    def place(self, tile: int, pos: str | None, along: bool = False, spinners: bool = False):
+    def place(self, tile: int, pos: str | None, along: bool = False,
+              spinners: bool = False) -> int:  # fmt: skip
         """Place ``tile`` on position ``pos`` (the lead when the table is empty).
 
         ``spinners``: the first double placed becomes the spinner (SPINNER layout).

@@ -22,8 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DPI = 100
 
@@ -138,7 +142,7 @@ def _win_rates(plt, data: Mapping, path: Path) -> Path:
     return _save(plt, fig, path)
 
 
-def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
+def write_plots(data: Mapping, aggregates: pd.DataFrame, folder: str | Path) -> list[Path]:
     """Write the figures of a report into ``folder``; returns their paths."""
     plt = _plt()
     folder = Path(folder)

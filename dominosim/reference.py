@@ -18,10 +18,11 @@ questions asked so far in the hand.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from . import actions as A
-from . import seeding, tiles
+from . import actions, seeding, tiles
 from .errors import StrategyError
 from .layout import Layout
 from .observe import Observation
@@ -141,7 +142,8 @@ class Hand:
 
     def __init__(self, rules: Rules, hands: list[list[int]], stock: list[int], *,
                  scores: list[int] | None = None, match_id: int = 0, hand_index: int = 0,
-                 seed: int = 0, strategies=None, kozel: KozelBook | None = None):  # fmt: skip
+                 seed: int = 0, strategies: Sequence[object] | None = None,
+                 kozel: KozelBook | None = None) -> None:  # fmt: skip
         self.rules = rules
         P = rules.players
         self.P = P
@@ -170,7 +172,7 @@ class Hand:
 
     # --- construction ---------------------------------------------------------------------
     @classmethod
-    def deal(cls, rules: Rules, seed: int, match_id: int, hand_index: int, **kw) -> Hand:
+    def deal(cls, rules: Rules, seed: int, match_id: int, hand_index: int, **kw: Any) -> Hand:
         """Deal hand ``hand_index`` of match ``match_id`` from the addressed shuffle (§1.5)."""
         attempt = 0
         while True:
@@ -188,9 +190,12 @@ class Hand:
         return hand
 
     @classmethod
-    def from_position(cls, rules: Rules, hands, *, stock=(), layout: Layout | None = None,
-                      to_move: int = 0, scores=None, leader: int = 0, strategies=None,
-                      kozel: KozelBook | None = None, opened=None, known=None) -> Hand:  # fmt: skip
+    def from_position(cls, rules: Rules, hands: Sequence[Sequence[int | str]], *,
+                      stock: Sequence[int | str] = (), layout: Layout | None = None,
+                      to_move: int = 0, scores: list[int] | None = None, leader: int = 0,
+                      strategies: Sequence[object] | None = None,
+                      kozel: KozelBook | None = None, opened: Sequence[int] | None = None,
+                      known: Sequence[Sequence[int]] | None = None) -> Hand:  # fmt: skip
         """A hand in a position built by hand: ``hands`` as lists of tiles (``"6-5"`` or
         indices), an optional ``layout`` (``Layout.from_ends``), the seat ``to_move``."""
         hands = [[tiles.parse(t) if isinstance(t, str) else t for t in h] for h in hands]
@@ -231,16 +236,18 @@ class Hand:
         cands = self.hands[seat] if only is None else only
         out = []
         if self.layout.empty:
-            out = [A.place(t, "L") for t in sorted(cands)]
+            out = [actions.place(t, "L") for t in sorted(cands)]
             if r.inline_double_counts_single:
-                out += [A.place(t, "L", along=True) for t in sorted(cands) if tiles.is_double(t)]
+                out += [
+                    actions.place(t, "L", along=True) for t in sorted(cands) if tiles.is_double(t)
+                ]
             return out
         # canonical order: position (L R W E N S), then across before along, then tile
         for pid, v in self.layout.positions():
             fitting = [t for t in sorted(cands) if tiles.fits(t, v)]
-            out.extend(A.place(t, pid) for t in fitting)
+            out.extend(actions.place(t, pid) for t in fitting)
             if r.inline_double_counts_single:
-                out.extend(A.place(t, pid, along=True) for t in fitting if tiles.is_double(t))
+                out.extend(actions.place(t, pid, along=True) for t in fitting if tiles.is_double(t))
         return out
 
     def observe(self, seat: int, phase: str = "play") -> Observation:
@@ -312,11 +319,11 @@ class Hand:
         if a not in legal:
             raise StrategyError(
                 f"strategy '{name}' returned an illegal action {a!r} at seat {seat}; "
-                f"legal were {[A.describe(x) for x in legal]}; fix the strategy"
+                f"legal were {[actions.describe(x) for x in legal]}; fix the strategy"
             )
         return int(a)
 
-    def event(self, **ev) -> dict:
+    def event(self, **ev: object) -> dict:
         self.record.events.append(ev)
         return ev
 
@@ -367,16 +374,16 @@ class Hand:
     # --- the turn -----------------------------------------------------------------------------
     def place(self, seat: int, action: int, lead: bool = False) -> None:
         """Apply a placement: layout, in-play points, domino, block test (§1.12, §1.14)."""
-        t = A.tile_of(action)
-        pos = None if lead else A.pos_of(action)
+        t = actions.tile_of(action)
+        pos = None if lead else actions.pos_of(action)
         self.hands[seat].remove(t)
         self.known[seat].discard(t)
         self.face_up.discard(t)
-        self.layout.place(t, pos, A.is_along(action), self.spinners)
+        self.layout.place(t, pos, actions.is_along(action), self.spinners)
         self.record.hand_length += 1
         self.last_placer = seat
         self.event(type="place", seat=seat, tile=t, pos="L" if lead else pos,
-                   along=A.is_along(action), lead=lead, open=self.layout.snapshot())  # fmt: skip
+                   along=actions.is_along(action), lead=lead, open=self.layout.snapshot())  # fmt: skip
         if self.rules.draw_mode == "blind" and not self.opened[seat] and len(self.hands[seat]) <= 3:
             self.opened[seat] = True  # §3.7b: the row is turned up for its owner
             self.event(type="open", seat=seat)
@@ -458,21 +465,21 @@ class Hand:
             # §11.7 may_draw_when_able: draw one at a time while drawable, then place.
             if r.may_draw_when_able:
                 while self.drawable() > 0:
-                    a = self.ask(seat, self.placements(seat) + [A.DRAW])
-                    if a != A.DRAW:
+                    a = self.ask(seat, self.placements(seat) + [actions.DRAW])
+                    if a != actions.DRAW:
                         self.place(seat, a)
                         return True
                     self.draw(seat)
                 self.place(seat, self.ask(seat, self.placements(seat)))
                 return True
             # §15 bergen_voluntary: decline, draw one, then place any playable tile or pass.
-            a = self.ask(seat, legal + [A.DRAW])
-            if a != A.DRAW:
+            a = self.ask(seat, legal + [actions.DRAW])
+            if a != actions.DRAW:
                 self.place(seat, a)
                 return True
             self.draw(seat)
-            a = self.ask(seat, self.placements(seat) + [A.PASS], "after_draw")
-            if a == A.PASS:
+            a = self.ask(seat, self.placements(seat) + [actions.PASS], "after_draw")
+            if a == actions.PASS:
                 return False
             self.place(seat, a)
             return True
@@ -510,8 +517,8 @@ class Hand:
         declined = False
         if options:
             if r.blind_play_optional and self.stock:
-                a = self.ask(seat, options + [A.DRAW], "blind_front")
-                declined = a == A.DRAW
+                a = self.ask(seat, options + [actions.DRAW], "blind_front")
+                declined = a == actions.DRAW
             else:
                 a = self.ask(seat, options)
             if not declined:
@@ -522,7 +529,7 @@ class Hand:
         if not self.stock:
             return False
         if r.blind_draw_optional and not declined:
-            if self.ask(seat, [A.DRAW, A.PASS]) == A.PASS:
+            if self.ask(seat, [actions.DRAW, actions.PASS]) == actions.PASS:
                 return False
         t = self.stock.pop(0)
         self.known[seat].add(t)
@@ -530,9 +537,9 @@ class Hand:
         self.event(type="draw", seat=seat, tile=t)
         options = self.placements(seat, only=[t])
         if options:
-            legal = options + [A.PASS] if r.blind_play_optional else options
+            legal = options + [actions.PASS] if r.blind_play_optional else options
             a = self.ask(seat, legal, "blind_drawn")
-            if a != A.PASS:
+            if a != actions.PASS:
                 # the drawn tile is placed straight from the hand; it never joins the row
                 self.hands[seat].append(t)
                 self.place(seat, a)
@@ -547,7 +554,8 @@ class Hand:
         if not legal:
             vals = self.layout.values()
             if not self.stock or (
-                r.blind_draw_optional and self.ask(seat, [A.DRAW, A.PASS]) == A.PASS
+                r.blind_draw_optional
+                and self.ask(seat, [actions.DRAW, actions.PASS]) == actions.PASS
             ):
                 self.reveal_void(seat, vals, kept=False)
                 return False
@@ -561,8 +569,8 @@ class Hand:
             legal = self.placements(seat)
             if not legal:
                 break
-            a = self.ask(seat, legal + [A.STOP], "continue")
-            if a == A.STOP:
+            a = self.ask(seat, legal + [actions.STOP], "continue")
+            if a == actions.STOP:
                 self.event(type="stop", seat=seat)
                 break
             self.place(seat, a)
@@ -625,7 +633,7 @@ class Hand:
             options = self.placements(seat, only=[tile])
             action = self.ask(seat, options)
         if self.rules.draw_mode == "blind":
-            self.known[seat].add(A.tile_of(action))
+            self.known[seat].add(actions.tile_of(action))
         self.place(seat, action, lead=True)
         self.to_move = (seat + 1) % self.P
 
@@ -653,7 +661,8 @@ def _holder(hands, tile) -> int | None:
     return None
 
 
-def lead_by_double(hands, highest: bool, order=None) -> tuple[int, int]:
+def lead_by_double(hands: Sequence[Sequence[int]], highest: bool,
+                   order: Sequence[int] | None = None) -> tuple[int, int]:  # fmt: skip
     """The holder of the lowest/highest double leads it; with no double dealt, the holder of
     the lowest/highest non-double (§1.2, §4.4, §12.4, §14.4a)."""
     doubles = list(order or tiles.DOUBLES)
@@ -975,8 +984,9 @@ def settle_kozel(hand: Hand, book: KozelBook) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def play_match(rules: Rules, seed: int, match_id: int, strategies, *, unit: str = "match",
-               on_hand=None) -> MatchRecord:  # fmt: skip
+def play_match(rules: Rules, seed: int, match_id: int, strategies: Sequence[object], *,
+               unit: str = "match",
+               on_hand: Callable[[Hand], None] | None = None) -> MatchRecord:  # fmt: skip
     """Play match ``match_id`` (or only its first hand with ``unit="hand"``).
 
     ``strategies`` is one strategy per seat. ``on_hand(hand_record)`` is called after each hand.

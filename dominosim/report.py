@@ -13,13 +13,18 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import stats as ST
-from . import tournament as TM
+import numpy as np
+
+from . import stats, variants
 from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates, seating
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> dict:
+
+def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | None = None) -> dict:
     """The report as data (see docs/results.md, "Report JSON").
 
     Args:
@@ -62,13 +67,13 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
                 "seats": k[x],
                 "seat_hands": sh,
                 "hand_wins": hw,
-                "hand_win_rate": ST.finite(ST.rate(hw, sh)),
-                "hand_win_ci": ST.interval(ST.wilson(hw, sh)),
+                "hand_win_rate": stats.finite(stats.rate(hw, sh)),
+                "hand_win_ci": stats.interval(stats.wilson(hw, sh)),
                 "seat_matches": sm,
                 "match_wins": mw,
-                "match_win_rate": ST.finite(ST.rate(mw, sm)),
-                "match_win_ci": ST.interval(ST.wilson(mw, sm)),
-                "mean_points": ST.finite(ST.rate(sp, sh)),
+                "match_win_rate": stats.finite(stats.rate(mw, sm)),
+                "match_win_ci": stats.interval(stats.wilson(mw, sm)),
+                "mean_points": stats.finite(stats.rate(sp, sh)),
             })  # fmt: skip
         seat_rows = []
         for s in range(P):
@@ -78,10 +83,10 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             mw = sum(A.get("seat_match_wins", r, s) for r in rotations)
             seat_rows.append({
                 "seat": s,
-                "hand_win_rate": ST.finite(ST.rate(hw, sh)),
-                "hand_win_ci": ST.interval(ST.wilson(hw, sh)),
-                "match_win_rate": ST.finite(ST.rate(mw, sm)),
-                "match_win_ci": ST.interval(ST.wilson(mw, sm)),
+                "hand_win_rate": stats.finite(stats.rate(hw, sh)),
+                "hand_win_ci": stats.interval(stats.wilson(hw, sh)),
+                "match_win_rate": stats.finite(stats.rate(mw, sm)),
+                "match_win_ci": stats.interval(stats.wilson(mw, sm)),
             })  # fmt: skip
         paired = []
         for i, a in enumerate(labels):
@@ -92,9 +97,9 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
                     continue
                 kk = k[a] * k[b]
                 th = A.get("pair_hands", pair=pair)
-                hm, hlo, hhi = ST.mean_ci(A.get("pair_hand_sum", pair=pair),
+                hm, hlo, hhi = stats.mean_ci(A.get("pair_hand_sum", pair=pair),
                                           A.get("pair_hand_sumsq", pair=pair), n)  # fmt: skip
-                mm, mlo, mhi = ST.mean_ci(A.get("pair_match_sum", pair=pair),
+                mm, mlo, mhi = stats.mean_ci(A.get("pair_match_sum", pair=pair),
                                           A.get("pair_match_sumsq", pair=pair), n)  # fmt: skip
                 hs = n / (kk * th) if th else math.nan  # per-deal wins -> rate per seat-hand
                 ms = 1 / (kk * len(rotations))
@@ -103,10 +108,10 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
                     "b": b,
                     "deals": n,
                     "rotations": len(rotations),
-                    "hand_win_diff": ST.finite(hm * hs),
-                    "hand_win_diff_ci": [ST.finite(hlo * hs), ST.finite(hhi * hs)],
-                    "match_win_diff": ST.finite(mm * ms),
-                    "match_win_diff_ci": [ST.finite(mlo * ms), ST.finite(mhi * ms)],
+                    "hand_win_diff": stats.finite(hm * hs),
+                    "hand_win_diff_ci": [stats.finite(hlo * hs), stats.finite(hhi * hs)],
+                    "match_win_diff": stats.finite(mm * ms),
+                    "match_win_diff_ci": [stats.finite(mlo * ms), stats.finite(mhi * ms)],
                 })  # fmt: skip
         tm = timings[g] if g < len(timings) else {}
         cpu = float(tm.get("cpu_seconds", 0.0))
@@ -122,29 +127,29 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             "games": int(manifest.get("games_per_group", 0)),
             "hands": hands,
             "matches": matches,
-            "domino_rate": ST.finite(ST.rate(A.get("domino"), hands)),
-            "blocked_rate": ST.finite(ST.rate(A.get("blocked"), hands)),
-            "target_rate": ST.finite(ST.rate(A.get("target"), hands)),
-            "hand_tie_rate": ST.finite(ST.rate(A.get("hand_ties"), hands)),
-            "mean_hand_length": ST.finite(ST.rate(A.get("hand_length_sum"), scored)),
-            "median_hand_length": ST.finite(ST.hist_quantile(hl, 0.5)),
-            "p90_hand_length": ST.finite(ST.hist_quantile(hl, 0.9)),
-            "mean_turns": ST.finite(ST.rate(A.get("turns_sum"), scored)),
-            "median_turns": ST.finite(ST.hist_quantile(tu, 0.5)),
-            "p90_turns": ST.finite(ST.hist_quantile(tu, 0.9)),
-            "mean_draws": ST.finite(ST.rate(A.get("draws_sum"), hands)),
-            "mean_passes": ST.finite(ST.rate(A.get("passes_sum"), hands)),
-            "leader_win_rate": ST.finite(ST.rate(lead_w, lead_n)),
-            "leader_win_ci": ST.interval(ST.wilson(lead_w, lead_n)),
+            "domino_rate": stats.finite(stats.rate(A.get("domino"), hands)),
+            "blocked_rate": stats.finite(stats.rate(A.get("blocked"), hands)),
+            "target_rate": stats.finite(stats.rate(A.get("target"), hands)),
+            "hand_tie_rate": stats.finite(stats.rate(A.get("hand_ties"), hands)),
+            "mean_hand_length": stats.finite(stats.rate(A.get("hand_length_sum"), scored)),
+            "median_hand_length": stats.finite(stats.hist_quantile(hl, 0.5)),
+            "p90_hand_length": stats.finite(stats.hist_quantile(hl, 0.9)),
+            "mean_turns": stats.finite(stats.rate(A.get("turns_sum"), scored)),
+            "median_turns": stats.finite(stats.hist_quantile(tu, 0.5)),
+            "p90_turns": stats.finite(stats.hist_quantile(tu, 0.9)),
+            "mean_draws": stats.finite(stats.rate(A.get("draws_sum"), hands)),
+            "mean_passes": stats.finite(stats.rate(A.get("passes_sum"), hands)),
+            "leader_win_rate": stats.finite(stats.rate(lead_w, lead_n)),
+            "leader_win_ci": stats.interval(stats.wilson(lead_w, lead_n)),
             "leader_baseline": 1 / sides,
-            "first_leader_match_win_rate": ST.finite(ST.rate(fl_w, fl_n)),
-            "first_leader_match_win_ci": ST.interval(ST.wilson(fl_w, fl_n)),
-            "first_leader_match_advantage": ST.finite(ST.rate(fl_w, fl_n) - 1 / sides),
-            "match_tie_rate": ST.finite(ST.rate(A.get("match_ties"), matches)),
-            "mean_match_length": ST.finite(ST.hist_mean(ml, 1)),
-            "median_match_length": ST.finite(ST.hist_quantile(ml, 0.5, 1)),
-            "p90_match_length": ST.finite(ST.hist_quantile(ml, 0.9, 1)),
-            "mean_points": [ST.finite(ST.rate(p, hands)) for p in pts],
+            "first_leader_match_win_rate": stats.finite(stats.rate(fl_w, fl_n)),
+            "first_leader_match_win_ci": stats.interval(stats.wilson(fl_w, fl_n)),
+            "first_leader_match_advantage": stats.finite(stats.rate(fl_w, fl_n) - 1 / sides),
+            "match_tie_rate": stats.finite(stats.rate(A.get("match_ties"), matches)),
+            "mean_match_length": stats.finite(stats.hist_mean(ml, 1)),
+            "median_match_length": stats.finite(stats.hist_quantile(ml, 0.5, 1)),
+            "p90_match_length": stats.finite(stats.hist_quantile(ml, 0.9, 1)),
+            "mean_points": [stats.finite(stats.rate(p, hands)) for p in pts],
             "points_per": "seat" if rules["match_end"] == "one_hand" else "side",
             "strategies": strategies,
             "seats": seat_rows,
@@ -152,7 +157,7 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
             **({"seat_list": seats} if "seats" in gd else {}),
             "cpu_seconds": cpu,
             "wall_seconds": float(tm.get("wall_seconds", 0.0)),
-            "hands_per_second": ST.finite(hands / cpu) if cpu > 0 else None,
+            "hands_per_second": stats.finite(hands / cpu) if cpu > 0 else None,
         })  # fmt: skip
     chunks = manifest.get("chunks", [])
     data = {
@@ -174,8 +179,217 @@ def build(manifest: Mapping, aggregates, run_dir: str | Path | None = None) -> d
         "groups": groups,
     }
     if manifest.get("analysis"):
-        data["analysis"] = TM.analyse(manifest, aggregates, data)
+        data["analysis"] = analysis(manifest, aggregates, data)
     return data
+
+
+# ---------------------------------------------------------------------------------------------
+# the analysis of compare / tune / tune-target (docs/compare.md)
+
+
+def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict:
+    """The ``analysis`` object of a compare / tune / tune-target report (docs/compare.md)."""
+    a = manifest["analysis"]
+    kind = a.get("kind")
+    if kind == "compare":
+        return _compare(manifest, aggregates, data)
+    if kind in ("tune", "tune-target"):
+        return _sweep(manifest, data)
+    return {"kind": kind}
+
+
+def _compare(manifest, aggregates, data) -> dict:
+    a = manifest["analysis"]
+    names = list(a["strategies"])
+    K = len(names)
+    idx = {x: i for i, x in enumerate(names)}
+    match = data["unit"] == "match"
+    W = np.zeros((K, K), dtype=np.int64)  # W[i, j]: games i won with j at the table
+    N = np.zeros((K, K), dtype=np.int64)  # games i and j played at one table
+    for g in data["groups"]:
+        games = g["matches"] if match else g["hands"]
+        for sx in g["strategies"]:
+            wins = (sx["match_wins"] if match else sx["hand_wins"]) // sx["seats"]
+            for sy in g["strategies"]:
+                if sy is not sx:
+                    W[idx[sx["strategy"]], idx[sy["strategy"]]] += wins
+                    N[idx[sx["strategy"]], idx[sy["strategy"]]] += games
+    cells = []
+    for i in range(K):
+        row = []
+        for j in range(K):
+            if i == j:
+                row.append(None)
+                continue
+            dec = int(W[i, j] + W[j, i])
+            row.append({
+                "wins": int(W[i, j]), "losses": int(W[j, i]), "games": int(N[i, j]),
+                "win_rate": stats.finite(stats.rate(int(W[i, j]), dec)),
+                "win_ci": stats.interval(stats.wilson(int(W[i, j]), dec)),
+            })  # fmt: skip
+        cells.append(row)
+    # paired differences per pairing, pooled over the legs where the pair met
+    groups_m = {gd["index"]: gd for gd in manifest["groups"]}
+    aggs = {g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
+            for g in data["groups"]}  # fmt: skip
+    paired = []
+    for i, x in enumerate(names):
+        for y in names[i + 1 :]:
+            n = th = hs = hq = ms = mq = 0
+            kk = R = 1
+            for g in data["groups"]:
+                A = aggs[g["index"]]
+                for pair, sign in ((f"{x} vs {y}", 1), (f"{y} vs {x}", -1)):
+                    d = A.get("pair_deals", pair=pair)
+                    if not d:
+                        continue
+                    n += d
+                    th += A.get("pair_hands", pair=pair)
+                    hs += sign * A.get("pair_hand_sum", pair=pair)
+                    hq += A.get("pair_hand_sumsq", pair=pair)
+                    ms += sign * A.get("pair_match_sum", pair=pair)
+                    mq += A.get("pair_match_sumsq", pair=pair)
+                    k = {s["strategy"]: s["seats"] for s in g["strategies"]}
+                    kk = k[x] * k[y]
+                    R = len(groups_m[g["index"]].get("rotations", manifest["rotations"]))
+            hm, hlo, hhi = stats.mean_ci(hs, hq, n)
+            mm, mlo, mhi = stats.mean_ci(ms, mq, n)
+            hsc = n / (kk * th) if th else math.nan
+            msc = 1 / (kk * R)
+            paired.append({
+                "a": x, "b": y, "deals": int(n),
+                "hand_win_diff": stats.finite(hm * hsc),
+                "hand_win_diff_ci": [stats.finite(hlo * hsc), stats.finite(hhi * hsc)],
+                "match_win_diff": stats.finite(mm * msc),
+                "match_win_diff_ci": [stats.finite(mlo * msc), stats.finite(mhi * msc)],
+            })  # fmt: skip
+    bt = stats.bradley_terry(W)
+    order = sorted(range(K), key=lambda i: -bt["theta"][i])
+    ratings = [
+        {
+            "rank": r + 1,
+            "strategy": names[i],
+            "rating": stats.finite(bt["rating"][i]),
+            "rating_ci": stats.interval(bt["rating_ci"][i]),
+            "theta": stats.finite(bt["theta"][i]),
+            "theta_se": stats.finite(bt["se"][i]),
+            "wins": int(W[i].sum()),
+            "losses": int(W[:, i].sum()),
+        }
+        for r, i in enumerate(order)
+    ]
+    return {
+        "kind": "compare",
+        "strategies": names,
+        "unit": data["unit"],
+        "legs": [list(x) for x in a.get("legs", [])],
+        "games_requested": a.get("games_requested"),
+        "matrix": cells,
+        "paired": paired,
+        "ratings": ratings,
+        "bt_regularized": bt["regularized"],
+    }
+
+
+def _value_label(manifest, g, analysis) -> str:
+    gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
+    if analysis["kind"] == "tune-target":
+        return str(gd["rules"]["target"])
+    opts = variants.options_of(gd["variant"])
+    parts = []
+    for opt in analysis.get("swept", ()):
+        if opt in gd["options"]:
+            v = gd["options"][opt]
+        else:
+            v = opts[opt].default
+            if isinstance(v, tuple):
+                v = v[int(manifest["players"]) - 2]
+        parts.append(f"{opt}={variants.format_value(v)}")
+    return ", ".join(parts) or gd["label"]
+
+
+def _sweep(manifest, data) -> dict:
+    a = manifest["analysis"]
+    kind = a["kind"]
+    groups = data["groups"]
+    names = [s["strategy"] for s in groups[0]["strategies"]] if groups else []
+    won = {x: 0 for x in names}
+    played = {x: 0 for x in names}
+    for g in groups:
+        for s in g["strategies"]:
+            won[s["strategy"]] += s["match_wins"]
+            played[s["strategy"]] += s["seat_matches"]
+    pooled = {x: stats.finite(stats.rate(won[x], played[x])) for x in names}
+    stronger = None
+    if len(names) > 1:
+        stronger = max(names, key=lambda x: pooled[x] if pooled[x] is not None else -1)
+    rows = []
+    for g in groups:
+        st = {s["strategy"]: s for s in g["strategies"]}
+        row = {
+            "group": g["index"],
+            "label": g["label"],
+            "value": _value_label(manifest, g, a),
+            "strategies": [
+                {
+                    k: st[x][k]
+                    for k in (
+                        "strategy",
+                        "match_win_rate",
+                        "match_win_ci",
+                        "hand_win_rate",
+                        "hand_win_ci",
+                        "seat_matches",
+                    )
+                }
+                for x in names
+            ],  # fmt: skip
+            "stronger": stronger,
+            "stronger_match_win_rate": st[stronger]["match_win_rate"] if stronger else None,
+            "stronger_match_win_ci": st[stronger]["match_win_ci"] if stronger else [None, None],
+            "paired": g["paired"],
+            "leading_side_match_win_rate": g["first_leader_match_win_rate"],
+            "leading_side_match_win_ci": g["first_leader_match_win_ci"],
+            "leading_side_match_advantage": g["first_leader_match_advantage"],
+            "baseline": 1 / g["sides"],
+            "matches": g["matches"],
+            "hands": g["hands"],
+            "mean_match_length": g["mean_match_length"],
+            "median_match_length": g["median_match_length"],
+            "p90_match_length": g["p90_match_length"],
+            "blocked_rate": g["blocked_rate"],
+            "mean_hand_length": g["mean_hand_length"],
+            "match_tie_rate": g["match_tie_rate"],
+        }
+        if kind == "tune-target":
+            gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
+            row["target"] = int(gd["rules"]["target"])
+        rows.append(row)
+    out = {"kind": kind, "strategies": names, "pooled_match_win_rate": pooled,
+           "stronger": stronger, "rows": rows}  # fmt: skip
+    if kind == "tune":
+        out["swept"] = list(a.get("swept", ()))
+    else:
+        share = float(a["share"])
+        rows_t = sorted(rows, key=lambda r: r["target"])
+        hit = [r["target"] for r in rows_t
+               if stronger and r["stronger_match_win_ci"][0] is not None
+               and r["stronger_match_win_ci"][0] >= share]  # fmt: skip
+        out.update(option=a["option"], targets=[r["target"] for r in rows_t], share=share,
+                   smallest_target=hit[0] if hit else None)  # fmt: skip
+        if stronger is None:
+            out["sentence"] = "One strategy plays every seat, so no strategy is stronger."
+        elif hit:
+            out["sentence"] = (
+                f"The smallest target at which {stronger}'s match win rate has a Wilson 95% "
+                f"lower bound of at least {100 * share:.0f}% is {hit[0]}."
+            )
+        else:
+            out["sentence"] = (
+                f"No target reached a Wilson 95% lower bound of {100 * share:.0f}% for "
+                f"{stronger}'s match win rate (largest target {rows_t[-1]['target']})."
+            )
+    return out
 
 
 def _points_sense(rules: Mapping) -> str:
@@ -293,7 +507,7 @@ def _sections(data: Mapping):
     ]
     yield "Summary", head, {"groups": T["groups"]}
     if data.get("analysis"):
-        yield from TM.sections(data)
+        yield from _analysis_sections(data)
     for g in data["groups"]:
         label = g["label"]
         lines = [
@@ -385,3 +599,72 @@ def summary_csv(data: Mapping) -> str:
                 "mean_points": s["mean_points"],
             })  # fmt: skip
     return pd.DataFrame(rows).to_csv(index=False)
+
+
+def _analysis_sections(data: Mapping):
+    """(heading, lines, {title: DataFrame}) of the analysis, for report._sections."""
+    import pandas as pd
+
+    a = data["analysis"]
+    if a["kind"] == "compare":
+        names = a["strategies"]
+        what = "matches" if a["unit"] == "match" else "hands"
+        lines = [
+            f"round robin of {len(names)} strategies on duplicate deals: {len(a['legs'])} "
+            f"table(s), each in every seating, {data['games_per_group']} {what} per table",
+            f"win rate of ROW against COLUMN: share of the {what} that one of the two won, "
+            "with both at the table, won by ROW (Wilson 95%)",
+            "ratings: Bradley–Terry on those pairwise wins, Elo scale (mean 0), 95% intervals "
+            "from the observed information"
+            + (" (regularized: +0.5 per pair)" if a["bt_regularized"] else ""),  # fmt: skip
+        ]
+        ratings = pd.DataFrame([
+            {"rank": r["rank"], "strategy": r["strategy"], "rating": _f(r["rating"], 1),
+             "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]",
+             "wins": r["wins"], "losses": r["losses"]}
+            for r in a["ratings"]
+        ])  # fmt: skip
+        matrix = pd.DataFrame([
+            {"": x, **{y: ("-" if c is None else f"{_pct(c['win_rate'])} {_ci_text(c['win_ci'])}")
+                       for y, c in zip(names, row, strict=True)}}
+            for x, row in zip(names, a["matrix"], strict=True)
+        ])  # fmt: skip
+        key = "match" if a["unit"] == "match" else "hand"
+        paired = pd.DataFrame([
+            {"pair": f"{p['a']} - {p['b']}", "deals": p["deals"],
+             f"{key} win diff": _diff(p[f"{key}_win_diff"]),
+             "95% CI": "[" + ", ".join(_diff(x) for x in p[f"{key}_win_diff_ci"]) + "]"}
+            for p in a["paired"]
+        ])  # fmt: skip
+        yield "Round robin", lines, {"ratings": ratings, "win rates (row vs column)": matrix,
+                                     "paired differences (same deals)": paired}  # fmt: skip
+        return
+    rows = a["rows"]
+    cols = [r["value"] for r in rows]
+    by_stat = {}
+    for s_i, x in enumerate(a["strategies"]):
+        by_stat[f"{x} match wins"] = [_pct(r["strategies"][s_i]["match_win_rate"]) for r in rows]
+        by_stat[f"{x} 95% CI"] = [_ci_text(r["strategies"][s_i]["match_win_ci"]) for r in rows]
+    if a["stronger"]:
+        by_stat["stronger"] = [a["stronger"] for _ in rows]
+    by_stat["leading side match wins"] = [_pct(r["leading_side_match_win_rate"]) for r in rows]
+    by_stat["leading side advantage"] = [_diff(r["leading_side_match_advantage"]) for r in rows]
+    by_stat["mean match length"] = [_f(r["mean_match_length"]) for r in rows]
+    by_stat["median match length"] = [_f(r["median_match_length"], 0) for r in rows]
+    by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
+    by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
+    by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
+    table = pd.DataFrame([{"statistic": k, **dict(zip(cols, v, strict=True))}
+                          for k, v in by_stat.items()])  # fmt: skip
+    if a["kind"] == "tune-target":
+        head = f"target sweep ({a['option']}) on common deals: {', '.join(map(str, cols))}"
+        lines = [head]
+        if a["stronger"]:
+            lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
+        lines.append(a["sentence"])
+        yield "Target sweep", lines, {"by target": table}
+    else:
+        lines = [f"option sweep ({', '.join(a['swept'])}) on common deals"]
+        if a["stronger"]:
+            lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
+        yield "Option sweep", lines, {"side by side": table}

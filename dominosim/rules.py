@@ -130,7 +130,7 @@ class Rules:
 NO_TARGET = 1_000_000_000
 
 
-def format_value(v) -> str:
+def format_value(v: object) -> str:
     """An option value as written on the command line: ``on``/``off`` for booleans, ``none``
     for :data:`NO_TARGET`."""
     if v == NO_TARGET and type(v) is int:

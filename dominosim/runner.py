@@ -30,14 +30,14 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import report as RP
-from . import strategy as S
+from . import report, strategy
 from .aggregates import (
     Merger,
     add,
@@ -58,6 +58,9 @@ from .errors import (
 from .rules import Rules
 from .store import AGGREGATES, RunDir
 from .version import __version__
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
 #: have been written in this session (a deterministic hook for the resume tests).
@@ -429,9 +432,9 @@ def load_strategy_paths(paths: Iterable[str]) -> None:
     for p in paths:
         path = Path(p).expanduser()
         if path.is_file():
-            S.load_file(path)
+            strategy.load_file(path)
         elif path.is_dir():
-            S.load_folder(path)
+            strategy.load_folder(path)
         else:
             raise StrategyError(f"strategy path {p} does not exist; check --strategy-path")
 
@@ -439,20 +442,20 @@ def load_strategy_paths(paths: Iterable[str]) -> None:
 def strategy_files(paths: Iterable[str]) -> dict[str, str]:
     """``{path: sha256}`` of every strategy file a run loads: the built-in ones and those of
     ``paths`` (files, and the ``*.py`` files of folders)."""
-    files = [S.builtin_dir(), *(Path(p).expanduser() for p in paths)]
+    files = [strategy.builtin_dir(), *(Path(p).expanduser() for p in paths)]
     out = {}
     for f in files:
         group = sorted(x for x in f.glob("*.py") if not x.name.startswith("_")) \
             if f.is_dir() else [f]  # fmt: skip
         for x in group:
-            out[str(x.resolve())] = S.file_hash(x)
+            out[str(x.resolve())] = strategy.file_hash(x)
     return out
 
 
 def changed_strategy_file(recorded: Iterable[tuple[str, str]]) -> str | None:
     """The first recorded strategy file whose content is not what the run began with."""
     for path, digest in recorded:
-        if S.file_hash(path) != digest:
+        if strategy.file_hash(path) != digest:
             return path
     return None
 
@@ -495,23 +498,23 @@ def _guard(inst, name: str):
             if armed:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, old)
-        return S.check_actions(name, out, len(keys))
+        return strategy.check_actions(name, out, len(keys))
 
     inst.choose = guarded
     return inst
 
 
-def make_strategy(label: str, paths: Sequence[str] = ()):
+def make_strategy(label: str, paths: Sequence[str] = ()) -> strategy.Strategy:
     """A strategy instance from a seat label (``name:key=value``), loading ``paths`` first;
     a strategy file changed since it was loaded is loaded again (a long-lived process plays
     the file as it is now)."""
     load_strategy_paths(paths)
-    S.discover()
+    strategy.discover()
     spec = parse_strategy(label)
-    origin = S._ORIGIN.get(spec.name)
-    key = (label, tuple(paths), origin, S._HASHES.get(Path(origin)) if origin else None)
+    origin = strategy._ORIGIN.get(spec.name)
+    key = (label, tuple(paths), origin, strategy._HASHES.get(Path(origin)) if origin else None)
     if key not in _STRATEGY_CACHE:
-        inst = S.get(spec.name, **spec.kwargs)
+        inst = strategy.get(spec.name, **spec.kwargs)
         _STRATEGY_CACHE[key] = _guard(inst, getattr(inst, "label", spec.name))
     return _STRATEGY_CACHE[key]
 
@@ -527,7 +530,8 @@ def _play_batch(rules, seed, strategies, ids, unit, batch_size):
     return eng.run()
 
 
-def play(rules: Rules, seed: int, strategies, ids, unit: str, batch_size: int = BATCH_SIZE):
+def play(rules: Rules, seed: int, strategies: Sequence[strategy.Strategy], ids: Sequence[int] | range,
+         unit: str, batch_size: int = BATCH_SIZE) -> tuple[dict, dict]:  # fmt: skip
     """Play match ids ``ids`` on the batch engine. Returns (hands, matches) dicts of arrays."""
     return _play_batch(rules, seed, strategies, ids, unit, batch_size)
 
@@ -547,7 +551,7 @@ def _sorted(d: dict, keys: Sequence[str]) -> dict:
     return {k: v[order] for k, v in d.items()}
 
 
-def play_item(item: WorkItem, tick=None) -> dict:
+def play_item(item: WorkItem, tick: Callable[[int], None] | None = None) -> dict:
     """:func:`_play_item`, with a strategy's prints sent to stderr (on every executor: the
     report alone goes to stdout)."""
     import contextlib
@@ -688,7 +692,8 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
     return cols
 
 
-def deal_keys(seed: int, players: int, match_id, hand_index, redeals) -> np.ndarray:
+def deal_keys(seed: int, players: int, match_id: np.ndarray, hand_index: np.ndarray,
+              redeals: np.ndarray) -> np.ndarray:  # fmt: skip
     """The ``deal`` record column: the 64-bit key (as int64) the 28-tile shuffle of each hand
     is drawn from (``seeding``: seed, players, match id, hand index, redeal attempt), so two
     records with equal ``deal`` were dealt the same tiles."""
@@ -702,7 +707,7 @@ def deal_keys(seed: int, players: int, match_id, hand_index, redeals) -> np.ndar
     return np.broadcast_to(h, m.shape).astype(np.uint64).view(np.int64)
 
 
-def records_table(records: dict, seats: Sequence[str]):
+def records_table(records: dict, seats: Sequence[str]) -> pa.Table:
     """A pyarrow Table of a chunk's record columns; the ``strategy_<seat>`` codes become
     dictionary-encoded strings (the labels of ``seats``)."""
     import pyarrow as pa
@@ -1045,8 +1050,9 @@ def _check_workers(session: Session) -> None:
 
 def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
               session: Session | None = None, legs: Sequence[Sequence[str]] | None = None,
-              analysis: dict | None = None) -> RunDir:  # fmt: skip
-    """Create the run folder for ``exp`` and play it; returns the finished run folder.
+              analysis: dict | None = None) -> tuple[RunDir, dict]:  # fmt: skip
+    """Create the run folder for ``exp`` and play it; returns the finished run folder and
+    its report.
 
     ``legs`` (a round robin: one seat list per leg) and ``analysis`` (the command's own report
     section, ``{"kind": ...}``, stored in the manifest) serve compare / tune / tune-target.
@@ -1063,10 +1069,10 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
     load_strategy_paths(exp.strategy_path)
     for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
-        S.get(spec.name, **spec.kwargs)
+        strategy.get(spec.name, **spec.kwargs)
     for label in dict.fromkeys(x for leg in legs or () for x in leg):
         spec = parse_strategy(label)
-        S.get(spec.name, **spec.kwargs)
+        strategy.get(spec.name, **spec.kwargs)
     plan = Plan.from_experiment(exp, seed, legs=legs)
     files = strategy_files(plan.strategy_paths)
     plan.strategy_files = tuple(files.items())
@@ -1100,14 +1106,14 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
             note = games_note(plan, analysis)
             if note:
                 _echo(session, note)
-            execute(rd, plan, manifest, session)
+            data = execute(rd, plan, manifest, session)
     except Interrupted:
         raise
     except BaseException:
         if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
             rd.remove()
         raise
-    return rd
+    return rd, data
 
 
 def check_inputs(rd: RunDir, manifest: dict) -> None:
@@ -1157,12 +1163,13 @@ def outputs_complete(rd: RunDir, manifest: dict) -> bool:
     if want.get("plots") and not (rd.path / "plots").is_dir():
         return False
     digest = want.get(AGGREGATES)
-    return digest is None or digest == S.file_hash(rd.path / AGGREGATES)
+    return digest is None or digest == strategy.file_hash(rd.path / AGGREGATES)
 
 
-def resume_run(path, session: Session | None = None) -> RunDir:
+def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir, dict]:
     """Finish the missing chunks of a run folder (a finished run is left as it is, unless a
-    chunk or an output is missing or damaged: those are played or written again)."""
+    chunk or an output is missing or damaged: those are played or written again); returns the
+    run folder and its report."""
     session = session or Session()
     rd = RunDir.open(path)
     with rd.locked():
@@ -1175,20 +1182,20 @@ def resume_run(path, session: Session | None = None) -> RunDir:
             bad: list = []
             _, done = merge_finished(rd, plan, bad)
             if not bad and len(done) == len(plan.items):
-                return rd
+                return rd, _checked_build(rd, manifest)
         check_inputs(rd, manifest)
         _check_workers(session)
         load_strategy_paths(plan.strategy_paths)
-        execute(rd, plan, manifest, session)
-    return rd
+        return rd, execute(rd, plan, manifest, session)
 
 
 def _on_sigterm(signum, frame):
     raise KeyboardInterrupt  # handled as Ctrl-C: status interrupted, the resume command
 
 
-def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
-    """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs."""
+def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
+    """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs; returns
+    the report (built once, by :func:`finish`)."""
     import threading
 
     plan.strategy_timeout = float(session.strategy_timeout or 0.0)
@@ -1203,12 +1210,10 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
     workers = session.workers or os.cpu_count() or 1
     stop_after = os.environ.get(STOP_ENV)
     stop_after = int(stop_after) if stop_after else None
-    t0 = time.perf_counter()
-    started = _now()
+    clock = _SessionClock(manifest)
     played_games = played_hands = written = 0
     bar = _Progress(session, total_games, merger.games, rd.path)
     ex = None
-    status = "interrupted"
     old_term = None
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -1233,14 +1238,15 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
                 if stop_after is not None and written >= stop_after and written < n_pending:
                     raise KeyboardInterrupt
                 _hold(written, n_pending)
-        status = "done"
         _stop(ex)
         ex = None
-        finish(rd, plan, manifest, merger, phase=bar.phase)  # (the bar closes in finally)
+        data = finish(rd, plan, manifest, merger, lambda: clock.end(written, "done"),
+                        phase=bar.phase)  # (the bar closes in finally)  # fmt: skip
     except KeyboardInterrupt:
         _stop(ex)
         bar.close()
-        _close_session(rd, manifest, started, t0, written, "interrupted")
+        clock.end(written, "interrupted")
+        rd.write_manifest(manifest)
         n_done = len(done) + written
         raise Interrupted(
             f"interrupted: {n_done} of {len(plan.items)} chunks kept in {rd.path}; "
@@ -1250,7 +1256,8 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
         _stop(ex)
         bar.close()
         try:
-            _close_session(rd, manifest, started, t0, written, "failed")
+            clock.end(written, "failed")
+            rd.write_manifest(manifest)
         except OutputError:
             pass
         if len(done) + written:
@@ -1268,11 +1275,11 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> None:
         bar.close()
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
-    wall = time.perf_counter() - t0
-    _close_session(rd, manifest, started, t0, written, status)
+    wall = clock.end(written, "done")
     rate = played_games / wall if wall > 0 else 0.0
     _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "
                    f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
+    return data
 
 
 class _Progress:
@@ -1367,22 +1374,41 @@ def _stop(ex) -> None:
             pass
 
 
-def _close_session(rd: RunDir, manifest: dict, started: str, t0: float, chunks: int,
-                   status: str) -> None:  # fmt: skip
-    wall = time.perf_counter() - t0
-    timings = manifest.setdefault("timings", {"wall_seconds": 0.0, "sessions": []})
-    timings["sessions"].append({"started": started, "ended": _now(), "wall_seconds": wall,
-                                "chunks": chunks, "status": status})  # fmt: skip
-    timings["wall_seconds"] = sum(s["wall_seconds"] for s in timings["sessions"])
-    manifest["status"] = status
-    rd.write_manifest(manifest)
+class _SessionClock:
+    """This session's entry in the manifest's ``timings``: its wall time and chunks are fixed
+    by the first :meth:`end` (when the play and the merge are over, before the report is built,
+    so the report carries the run's whole wall time); a later call (writing the outputs
+    failed, or was interrupted) changes only its status. The caller writes the manifest."""
+
+    def __init__(self, manifest: dict) -> None:
+        self.manifest = manifest
+        self.started = _now()
+        self.t0 = time.perf_counter()
+        self.entry: dict | None = None
+
+    def end(self, chunks: int, status: str) -> float:
+        """End the session (once) with ``status``; its wall seconds."""
+        timings = self.manifest.setdefault("timings", {"wall_seconds": 0.0, "sessions": []})
+        if self.entry is None:
+            self.entry = {"started": self.started, "ended": _now(),
+                          "wall_seconds": time.perf_counter() - self.t0, "chunks": chunks,
+                          "status": status}  # fmt: skip
+            timings["sessions"].append(self.entry)
+            timings["wall_seconds"] = sum(s["wall_seconds"] for s in timings["sessions"])
+        self.entry["status"] = status
+        self.manifest["status"] = status
+        return self.entry["wall_seconds"]
 
 
-def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -> None:
-    """Write aggregates.parquet, report.md, summary.csv and plots (each atomically), then mark
-    the manifest ``done`` with the outputs' hashes: a run stopped in between is not done, and
+def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
+           end_session: Callable[[], object], phase: Callable[[str], None] | None = None,
+           ) -> dict:  # fmt: skip
+    """Write aggregates.parquet, then end the session (``end_session``: the manifest's
+    timings and status ``done``), build the report once from the manifest and the merged
+    aggregates, write report.md, summary.csv and plots (each atomically) and last the
+    manifest, ``done`` with the outputs' hashes: a run stopped in between is not done, and
     ``--resume`` writes what is missing. ``phase``: optional callable told what is being done
-    (the progress bar)."""
+    (the progress bar). Returns the report (what :func:`load_report` reads back)."""
     phase = phase or (lambda text: None)
     phase("merging the aggregates")
     digest = rd.write_aggregates(merger.rows())
@@ -1392,29 +1418,32 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger, phase=None) -
     ]
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
+    end_session()
     phase("writing the report")
-    done = {**manifest, "status": "done"}
-    data = RP.build(done, merger.frame(), run_dir=rd.path)
-    rd.write_outputs(RP.render_markdown(data), RP.summary_csv(data))
+    frame = merger.frame()
+    data = report.build(manifest, frame, run_dir=rd.path)
+    rd.write_outputs(report.render_markdown(data), report.summary_csv(data))
     plotted = False
     try:
         from . import plots
 
         phase("drawing the plots")
         with rd.staged_plots() as folder:
-            plots.write_plots(data, merger.frame(), folder)
+            plots.write_plots(data, frame, folder)
         plotted = True
     except ImportError:  # matplotlib missing: the report stands without figures
         pass
     manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}
     manifest["status"] = "done"
+    rd.write_manifest(manifest)
+    return data
 
 
 # ---------------------------------------------------------------------------------------------
 # from a run folder
 
 
-def load_report(run_dir) -> dict:
+def load_report(run_dir: str | Path) -> dict:
     """The report of a run folder (finished or not: an unfinished run reports the chunks it
     has, and its ``status`` says so)."""
     rd = RunDir.open(run_dir)
@@ -1430,20 +1459,20 @@ def load_report(run_dir) -> dict:
     ]
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
-    return RP.build(manifest, merger.frame(), run_dir=rd.path)
+    return report.build(manifest, merger.frame(), run_dir=rd.path)
 
 
 def _checked_build(rd, manifest: dict) -> dict:
     """The report of a finished run, from an aggregates.parquet that is the one it wrote."""
     outputs = manifest.get("outputs")
     want = outputs.get(AGGREGATES) if isinstance(outputs, dict) else None
-    if want is not None and S.file_hash(rd.path / AGGREGATES) != want:
+    if want is not None and strategy.file_hash(rd.path / AGGREGATES) != want:
         raise OutputError(
             f"{rd.path / AGGREGATES} is not the file the run wrote (edited or damaged); "
             f"write it again from the chunks with: dominosim run --resume {rd.path}"
         )
     try:
-        return RP.build(manifest, rd.read_aggregates(), run_dir=rd.path)
+        return report.build(manifest, rd.read_aggregates(), run_dir=rd.path)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise OutputError(
             f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "

@@ -7,22 +7,24 @@ target cap. Strategies use it to look one move ahead; the engines score for them
 
 from __future__ import annotations
 
-from . import actions as A
-from . import tiles
+from collections.abc import Iterable
+
+from . import actions, tiles
+from .observe import Observation
 
 
-def end_count_after(obs, action: int) -> int | None:
+def end_count_after(obs: Observation, action: int) -> int | None:
     """The end count c after ``action`` (None for a non-placement)."""
-    if not A.is_placement(action):
+    if not actions.is_placement(action):
         return None
     r = obs.rules
-    t = A.tile_of(action)
+    t = actions.tile_of(action)
     lo, hi = tiles.halves(t)
     d = lo == hi
     if not obs.positions and not obs.table:  # the lead: rule 1
         return lo + hi
     along_ok = r.inline_double_counts_single
-    pid = A.pos_of(action)
+    pid = actions.pos_of(action)
     ends = {p: [v, obs.doubles[i] if obs.doubles else False,
                 obs.along[i] if obs.along else False]
             for i, (p, v) in enumerate(obs.positions)}  # fmt: skip
@@ -34,7 +36,7 @@ def end_count_after(obs, action: int) -> int | None:
             other = ends["R" if pid == "L" else "L"]
             c_other = other[0] * (2 if other[1] and not other[2] else 1)
             return c_other + _spinner_share(r, v, 1)
-        ends[pid] = [w, d, along_ok and A.is_along(action) and d]
+        ends[pid] = [w, d, along_ok and actions.is_along(action) and d]
         return sum(e[0] * (2 if e[1] and not e[2] else 1) for e in ends.values())
     arms = {p: e for p, e in ends.items() if p in obs.covered}
     arms[pid] = [w, d, False]
@@ -48,17 +50,17 @@ def _spinner_share(r, v: int, k: int) -> int:
     return 2 * v if k <= 1 else 0
 
 
-def placement_points(obs, action: int) -> int:
+def placement_points(obs: Observation, action: int) -> int:
     """In-play points the placement would score for the placer's side (0 if none)."""
     r = obs.rules
-    if not A.is_placement(action) or r.scoring == "none":
+    if not actions.is_placement(action) or r.scoring == "none":
         return 0
     if r.scoring == "bergen":
-        t = A.tile_of(action)
+        t = actions.tile_of(action)
         if not obs.positions:
             return 2 if tiles.is_double(t) else 0
         ends = {p: [v, obs.doubles[i]] for i, (p, v) in enumerate(obs.positions)}
-        pid = A.pos_of(action)
+        pid = actions.pos_of(action)
         ends[pid] = [tiles.other_half(t, ends[pid][0]), tiles.is_double(t)]
         (v1, d1), (v2, d2) = ends["L"], ends["R"]
         return 0 if v1 != v2 else (3 if d1 or d2 else 2)
@@ -69,7 +71,7 @@ def placement_points(obs, action: int) -> int:
     return c if r.scoring == "muggins" else c // m
 
 
-def ends_after(obs, action: int) -> list[int]:
+def ends_after(obs: Observation, action: int) -> list[int]:
     """The open end values after the placement ``action`` (strategies' one-move lookahead).
 
     The lead opens both halves of its tile; a placement replaces the value of its position by
@@ -78,13 +80,13 @@ def ends_after(obs, action: int) -> list[int]:
     ends as they are.
     """
     ends = [v for _, v in obs.positions]
-    if not A.is_placement(action):
+    if not actions.is_placement(action):
         return ends
-    t = A.tile_of(action)
+    t = actions.tile_of(action)
     lo, hi = tiles.halves(t)
     if not obs.positions:
         return [lo, hi]
-    pid = A.pos_of(action)
+    pid = actions.pos_of(action)
     for i, (p, v) in enumerate(obs.positions):
         if p == pid:
             ends[i] = tiles.other_half(t, v)
@@ -94,7 +96,7 @@ def ends_after(obs, action: int) -> list[int]:
     return ends
 
 
-def suit_counts(hand) -> list[int]:
+def suit_counts(hand: Iterable[int]) -> list[int]:
     """Per value 0..6, how many tiles of ``hand`` carry it (a double counts once)."""
     out = [0] * 7
     for t in hand:

@@ -67,7 +67,7 @@ def splitmix64_np(x: np.ndarray) -> np.ndarray:
     return z
 
 
-def key_np(seed: int, *coords) -> np.ndarray:
+def key_np(seed: int, *coords: int | np.ndarray) -> np.ndarray:
     """Vectorized :func:`key`: each coordinate is a scalar or an integer array (broadcast)."""
     h = splitmix64(seed & M64)
     coords = list(coords)
@@ -87,7 +87,7 @@ def below(h: int, n: int) -> int:
     return ((h >> 32) * n) >> 32
 
 
-def below_np(h: np.ndarray, n) -> np.ndarray:
+def below_np(h: np.ndarray, n: int | np.ndarray) -> np.ndarray:
     return ((h >> np.uint64(32)) * np.asarray(n, dtype=np.uint64)) >> np.uint64(32)
 
 
@@ -105,7 +105,8 @@ def shuffle(seed: int, players: int, match: int, hand: int, attempt: int = 0) ->
     return order
 
 
-def shuffle_np(seed: int, players: int, match, hand, attempt=0) -> np.ndarray:
+def shuffle_np(seed: int, players: int, match: int | np.ndarray, hand: int | np.ndarray,
+               attempt: int | np.ndarray = 0) -> np.ndarray:  # fmt: skip
     """Vectorized :func:`shuffle`: ``[B, 28]`` tile orders for arrays of coordinates."""
     match = np.atleast_1d(np.asarray(match))
     h = key_np(seed, DEAL, players, match, np.asarray(hand), np.asarray(attempt))

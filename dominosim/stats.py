@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 #: The two-sided 95% normal quantile.
 Z95 = 1.959963984540054
 
@@ -84,7 +86,7 @@ def mean_ci(total: float, total_sq: float, n: int, z: float = Z95) -> tuple[floa
     return (mean, mean - half, mean + half)
 
 
-def finite(x) -> float | None:
+def finite(x: float | None) -> float | None:
     """A float for JSON: nan and infinities become None; rounding is left to the
     presentation."""
     if x is None:
@@ -93,7 +95,85 @@ def finite(x) -> float | None:
     return None if math.isnan(x) or math.isinf(x) else x
 
 
-def interval(lo_hi) -> list:
+def interval(lo_hi: Sequence[float | None]) -> list:
     """An interval ``(lo, hi)`` as a JSON pair of :func:`finite` floats."""
     lo, hi = lo_hi
     return [finite(lo), finite(hi)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Bradley–Terry (the ratings of dominosim compare)
+
+ELO = 400 / math.log(10)  # rating points per unit of log-strength
+
+
+def _strongly_connected(W: np.ndarray) -> bool:
+    """Whether the directed graph i -> j (i beat j at least once) is strongly connected."""
+    K = len(W)
+    A = (W > 0) | np.eye(K, dtype=bool)
+    R = A.copy()
+    for k in range(K):  # transitive closure (Floyd–Warshall on booleans)
+        R |= R[:, [k]] & R[[k], :]
+    return bool(R.all())
+
+
+def bradley_terry(
+    wins: np.ndarray | Sequence[Sequence[int]],
+    z: float = Z95,
+    tol: float = 1e-12,
+    max_iter: int = 100_000,
+) -> dict:
+    """Fit Bradley–Terry strengths to pairwise win counts.
+
+    Model: ``P(i beats j) = p_i / (p_i + p_j)`` with ``theta = log p`` centred (mean 0). The
+    maximum-likelihood fit uses Hunter's MM iterations
+    ``p_i <- W_i / sum_j n_ij / (p_i + p_j)``; the covariance of ``theta`` is the
+    Moore–Penrose inverse of the observed information (a weighted graph Laplacian,
+    ``I_ij = -n_ij q_ij (1 - q_ij)``), which is the covariance under the sum-zero constraint.
+    When the maximum does not exist (some set of strategies never beat the rest), half a win
+    is added to both directions of every compared pair and ``regularized`` is true.
+
+    Args:
+        wins: ``[K, K]`` counts, ``wins[i, j]`` = times i beat j.
+
+    Returns:
+        ``{"theta", "se", "ci", "rating", "rating_ci", "regularized", "iterations"}``:
+        ``rating`` is ``theta`` in Elo points (``400 / ln 10`` per unit).
+    """
+    W = np.asarray(wins, dtype=float)
+    K = W.shape[0]
+    np.fill_diagonal(W, 0)
+    regularized = K > 1 and not _strongly_connected(W)
+    if regularized:
+        W = W + 0.5 * ((W + W.T) > 0)
+    N = W + W.T
+    won = W.sum(axis=1)
+    p = np.ones(K)
+    it = 0
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
+        den = (N / (p[:, None] + p[None, :])).sum(axis=1)
+        new = np.where(den > 0, won / np.where(den > 0, den, 1), 1.0)
+        new = np.maximum(new, 1e-300)
+        new /= np.exp(np.log(new).mean())
+        done = np.max(np.abs(np.log(new) - np.log(p))) < tol
+        p = new
+        if done:
+            break
+    theta = np.log(p)
+    theta -= theta.mean()
+    q = 1 / (1 + np.exp(-(theta[:, None] - theta[None, :])))
+    off = N * q * (1 - q)
+    info = np.diag(off.sum(axis=1)) - off
+    cov = np.linalg.pinv(info)
+    se = np.sqrt(np.maximum(np.diag(cov), 0))
+    se = np.where(off.sum(axis=1) > 0, se, np.inf)
+    lo, hi = theta - z * se, theta + z * se
+    return {
+        "theta": theta.tolist(),
+        "se": se.tolist(),
+        "ci": np.stack([lo, hi], axis=1).tolist(),
+        "rating": (ELO * theta).tolist(),
+        "rating_ci": np.stack([ELO * lo, ELO * hi], axis=1).tolist(),
+        "regularized": bool(regularized),
+        "iterations": int(it),
+    }

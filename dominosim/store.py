@@ -21,12 +21,17 @@ import os
 import secrets
 import shutil
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .aggregates import AGG_COLUMNS  # (re-exported: the aggregates' schema)
 from .errors import OutputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 MANIFEST = "manifest.json"
 CHUNKS = "chunks"
@@ -39,7 +44,7 @@ _LOCK_FDS: set[int] = set()  # lock files this process holds (closed in forked w
 
 
 @contextmanager
-def output_errors(what: str):
+def output_errors(what: str) -> Iterator[None]:
     """Turn any OSError raised inside the block into a one-line OutputError."""
     try:
         yield
@@ -65,7 +70,7 @@ def write_text(path: Path, text: str) -> None:
         os.replace(tmp, path)
 
 
-def write_json(path: Path, obj, compact: bool = False) -> None:
+def write_json(path: Path, obj: object, compact: bool = False) -> None:
     if compact:
         write_text(path, json.dumps(obj, separators=(",", ":")) + "\n")
     else:
@@ -88,7 +93,7 @@ def close_locks_in_child() -> None:
     _LOCK_FDS.clear()
 
 
-def read_json(path: Path):
+def read_json(path: Path) -> Any:
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -150,7 +155,7 @@ class RunDir:
         return m
 
     @contextmanager
-    def locked(self):
+    def locked(self) -> Iterator[None]:
         """Hold the folder's lock file for the block: a second process playing the same folder
         is refused (the lock goes with the process, so a killed run leaves none behind)."""
         try:
@@ -191,7 +196,9 @@ class RunDir:
     def chunk_path(self, group: int, chunk: int, suffix: str) -> Path:
         return self.path / CHUNKS / f"{group}-{chunk}{suffix}"
 
-    def write_chunk(self, group: int, chunk: int, agg: Mapping, records=None) -> None:
+    def write_chunk(
+        self, group: int, chunk: int, agg: Mapping, records: pa.Table | None = None
+    ) -> None:
         """Write a chunk: its records (a pyarrow Table, or None) first, then its aggregates.
 
         The ``.agg.json`` file is written last: its presence marks the chunk finished.
@@ -214,7 +221,8 @@ class RunDir:
             agg["checksum"] = checksum(agg)
             write_json(self.chunk_path(group, chunk, ".agg.json"), agg, compact=True)
 
-    def check_chunk(self, group: int, chunk: int, expect: Mapping, records: bool):
+    def check_chunk(self, group: int, chunk: int, expect: Mapping,
+                    records: bool) -> tuple[dict | None, str | None]:  # fmt: skip
         """``(doc, None)`` when chunk ``group-chunk`` is whole and is the chunk ``expect``
         describes (``group``, ``chunk``, ``start``, ``stop``, ``games``), with its records file
         when ``records``; else ``(None, reason)``: missing, truncated, altered, swapped."""
@@ -314,7 +322,7 @@ class RunDir:
             os.replace(tmp, path)
         return hashlib.sha256(data).hexdigest()
 
-    def read_aggregates(self):
+    def read_aggregates(self) -> pd.DataFrame:
         """``aggregates.parquet`` as a pandas DataFrame (columns of docs/results.md)."""
         import pandas as pd
 
@@ -331,7 +339,7 @@ class RunDir:
         write_text(self.path / SUMMARY, summary_csv)
 
     @contextmanager
-    def staged_plots(self):
+    def staged_plots(self) -> Iterator[Path]:
         """A folder to write the plots into; on success it replaces ``plots/`` (a run stopped
         while plotting leaves the old folder or none, never half of one)."""
         final = self.path / PLOTS

@@ -25,9 +25,18 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import StrategyError, did_you_mean
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .engine.legal import Legal
+    from .engine.observe import BatchObservation
+    from .observe import Observation
 
 _REGISTRY: dict[str, type] = {}
 _ORIGIN: dict[str, str] = {}
@@ -53,7 +62,7 @@ class Strategy:
     # inherits none (compiled_policy), so it is asked in Python.
     compiled: str | None = None
 
-    def __init__(self, **params):
+    def __init__(self, **params: object) -> None:
         unknown = set(params) - set(self.params)
         if unknown:
             bad = sorted(unknown)[0]
@@ -79,12 +88,12 @@ class Strategy:
             return None
         return name
 
-    def choose_one(self, obs, legal: list[int], key: int) -> int:
+    def choose_one(self, obs: Observation, legal: list[int], key: int) -> int:
         """One decision: ``obs`` an Observation, ``legal`` the legal action codes in canonical
         order, ``key`` the decision's 64-bit random value. Returns one of ``legal``."""
         raise NotImplementedError
 
-    def choose(self, obs, legal, keys):
+    def choose(self, obs: BatchObservation, legal: Legal, keys: np.ndarray) -> np.ndarray:
         """Decisions for a batch: ``obs`` a BatchObservation, ``legal`` a
         :class:`~dominosim.engine.legal.Legal`, ``keys`` ``[n]`` uint64. Returns ``[n]`` action
         codes. The default runs :meth:`choose_one` game by game; fast strategies override it
@@ -106,7 +115,7 @@ def fallback(legal: list[int]) -> int:
     return next((a for a in (DRAW, PASS, STOP) if a in legal), legal[0])
 
 
-def check_actions(name: str, actions, n: int):
+def check_actions(name: str, actions: object, n: int) -> np.ndarray:
     """``actions`` as ``[n]`` int64 when it is ``n`` integer action codes; else the
     StrategyError every engine path gives (a float or a string is never truncated)."""
     import numpy as np
@@ -124,7 +133,7 @@ def check_actions(name: str, actions, n: int):
     raise StrategyError(action_type_message(name, bad))
 
 
-def action_type_message(name: str, value) -> str:
+def action_type_message(name: str, value: object) -> str:
     """The message for a strategy returning something that is not an action code."""
     shown = " ".join(repr(value).split())
     if len(shown) > 60:
@@ -286,7 +295,7 @@ def load_file(path: Path) -> None:
     _STAMPS[path] = stamp
 
 
-def discover(paths=()) -> dict[str, type]:
+def discover(paths: Iterable[str | Path] = ()) -> dict[str, type]:
     """Load the built-in strategies and those in ``paths`` (folders or ``.py`` files, as given
     to ``--strategy-path``); return the registry."""
     load_folder(builtin_dir())
@@ -320,7 +329,7 @@ def describe(cls: type) -> str:
     return lines[0] if lines else ""
 
 
-def get(name: str, paths=(), **params) -> Strategy:
+def get(name: str, paths: Iterable[str | Path] = (), **params: object) -> Strategy:
     """An instance of the strategy registered as ``name``."""
     reg = discover(paths)
     if name not in reg:

@@ -7,6 +7,8 @@ uses these indices.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 T = 28  # tiles in the set
@@ -82,11 +84,11 @@ def nondouble_key(t: int) -> tuple[int, int]:
     return (pips(t), int(HIGH[t]))
 
 
-def hand_pips(tiles) -> int:
+def hand_pips(tiles: Iterable[int]) -> int:
     return sum(pips(t) for t in tiles)
 
 
-def to_mask(tiles) -> int:
+def to_mask(tiles: Iterable[int]) -> int:
     """28-bit mask of a tile collection."""
     m = 0
     for t in tiles:

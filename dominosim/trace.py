@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
-from . import strategy as S
-from . import tiles
+from . import strategy, tiles
 from .errors import ConfigError
 from .layout import Layout
 from .reference import KozelBook, MatchRecord, play_match
@@ -243,7 +243,8 @@ def to_jsonl(records: Sequence[dict]) -> str:
 
 
 def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | None = 0,
-               strategies=None, labels: Sequence[str] | None = None) -> list[dict]:  # fmt: skip
+               strategies: Sequence[object] | None = None,
+               labels: Sequence[str] | None = None) -> list[dict]:  # fmt: skip
     """Play match ``match_id`` on the reference engine and return its trace records.
 
     ``hand=K`` keeps hand K only (the hands before it are played, since they fix its leader and
@@ -251,7 +252,7 @@ def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | No
     random everywhere).
     """
     if strategies is None:
-        strategies = [S.get("random")] * rules.players
+        strategies = [strategy.get("random")] * rules.players
     if labels is None:
         labels = [getattr(s, "label", getattr(s, "name", type(s).__name__)) for s in strategies]
     # the whole match is played: under unit="hand" the engine closes the match after one hand
@@ -264,9 +265,10 @@ def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | No
     return trace_records(rules, m, seed=seed, strategies=labels, hand=hand)
 
 
-def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
-                   whole_match=False, strategies=None, sets=(), strategy_path=()
-                   ) -> list[dict]:  # fmt: skip
+def trace_from_cli(variant: str, *, players: int = 2, seed: int = 0, match_id: int = 0,
+                   hand: int | None = None, whole_match: bool = False,
+                   strategies: str | None = None, sets: Sequence[str] = (),
+                   strategy_path: Sequence[str] = ()) -> list[dict]:  # fmt: skip
     """Resolve command-line settings with :mod:`dominosim.config` and play the trace."""
     from . import config
 
@@ -281,18 +283,18 @@ def trace_from_cli(variant: str, *, players=2, seed=0, match_id=0, hand=None,
         from .variants import check_match_end
 
         check_match_end(rules, "match")
-    known = S.discover(strategy_path)
+    known = strategy.discover(strategy_path)
     exp = config.experiment_from_cli(variants=[variant], players=players,
                                      strategies=strategies or "random", seed=seed,
                                      known_strategies=known)  # fmt: skip
-    seats = [S.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
+    seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
     labels = [s.label for s in exp.seats]
     k = None if whole_match else (hand or 0)
     return make_trace(rules, seed=exp.seed, match_id=match_id, hand=k, strategies=seats,
                       labels=labels)  # fmt: skip
 
 
-def trace_from_run(run_dir, hand_id: str, whole_match: bool = False) -> list[dict]:
+def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False) -> list[dict]:
     """Replay a hand recorded by ``dominosim run`` from its coordinates.
 
     ``hand_id`` is ``GROUP:ROTATION:MATCH:HAND`` (the record columns ``group``, ``rotation``,
@@ -333,7 +335,7 @@ def trace_from_run(run_dir, hand_id: str, whole_match: bool = False) -> list[dic
         raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
     paths = list(m.get("strategy_paths") or ())
     specs = [config.parse_strategy(label) for label in rots[rotation]]
-    seats = [S.get(sp.name, paths, **sp.kwargs) for sp in specs]
+    seats = [strategy.get(sp.name, paths, **sp.kwargs) for sp in specs]
     return make_trace(rules, seed=int(m["seed"]), match_id=match_id,
                       hand=None if whole_match else k, strategies=seats,
                       labels=list(rots[rotation]))  # fmt: skip

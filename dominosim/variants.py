@@ -93,7 +93,7 @@ class Option:
     #: the core reads the field through a structural knob, or the Python side reads it)
     knob: str | None = None
 
-    def default_for(self, players: int):
+    def default_for(self, players: int) -> object:
         if isinstance(self.default, tuple) and self.allowed == INT_GE1:
             return self.default[players - 2]
         return self.default
@@ -127,11 +127,11 @@ OPTIONS: dict[tuple[str, str], Option] = {
         _o("blind", "blind_deal", "standard", ("standard", "all_tiles"), "§3.2, §3.4, §3.5",
            "all_tiles: 14 / 9 / 7 each; with 3 players the leftover tile starts the layout", field="blind_deal"),
         _o("blind", "blind_draw_optional", False, BOOL, "§3.7a, §3.7c, §3.9a",
-           "the draws of 3.7a and 3.7c are optional", knob="bdraw_opt"),
+           "the draws of 3.7a and 3.7c are optional", knob="blind_draw_optional"),
         _o("blind", "blind_play_optional", False, BOOL, "§3.7a",
-           "a fitting front or drawn tile may be declined in the blind phase", knob="bplay_opt"),
+           "a fitting front or drawn tile may be declined in the blind phase", knob="blind_play_optional"),
         _o("blind", "blind_unplayable_double_face_up", False, BOOL, "§3.7a",
-           "a double that goes back into a row lies face up", knob="bface_up"),
+           "a double that goes back into a row lies face up", knob="blind_face_up"),
         _o("blind", "block_winner_fewest_tiles", False, BOOL, "§3.10",
            "a block is won by the fewest tiles, scoring the others' pip sum", knob="fewest_tiles"),
         _o("blind", "target", (100, 100, 100), INT_GE1, "§3.11", _TARGET, knob="target"),
@@ -140,7 +140,7 @@ OPTIONS: dict[tuple[str, str], Option] = {
         _o("bergen", "bergen_highest_double_leads", False, BOOL, "§4.4, §4.5",
            "the holder of the highest double leads it"),
         _o("bergen", "bergen_voluntary", False, BOOL, "§4.7",
-           "a player may decline to play while a drawable tile exists", knob="bergen_vol"),
+           "a player may decline to play while a drawable tile exists", knob="bergen_voluntary"),
         _o("bergen", "bergen_draw_until_playable", False, BOOL, "§4.7",
            "drawing mode UNTIL_PLAYABLE with reserve 2"),
         _o("bergen", "bergen_domino_bonus", 2, (2, 1), "§4.10", "points for going out", knob="domino_bonus", field="domino_bonus"),
@@ -181,7 +181,7 @@ OPTIONS: dict[tuple[str, str], Option] = {
         _o("basic", "lead_highest_double", False, BOOL, "§8.4, §8.5",
            "every hand is led as in §12.4"),
         _o("basic", "penalty_per_miss", False, BOOL, "§8.10",
-           "+10 penalty per pass; the winner scores the others' penalties minus his own", knob="ppm"),
+           "+10 penalty per pass; the winner scores the others' penalties minus his own", knob="penalty_per_miss"),
         _o("basic", "target", (100, 100, 100), INT_GE1, "§8.11", _TARGET, knob="target"),
         _o("basic", "check_only_at_hand_end", False, BOOL, "§8.11", _CHECK, knob="check_only"),
         _o("two-lane", "cumulative_hands", 0, OFF_OR_INT_GE2, "§9.5, §9.11",
@@ -201,9 +201,9 @@ OPTIONS: dict[tuple[str, str], Option] = {
         _o("muggins", "reserve_k", 2, (2, 0), "§11.3", "stock tiles never drawn", field="reserve_k"),
         _o("muggins", "may_draw_when_able", False, BOOL, "§11.7",
            "a player may draw before playing while drawable tiles remain", knob="may_draw"),
-        _o("muggins", "muggins_no_rounding", False, BOOL, "§11.10a", "round5 is not applied", knob="mug_no_round"),
+        _o("muggins", "muggins_no_rounding", False, BOOL, "§11.10a", "round5 is not applied", knob="muggins_no_rounding"),
         _o("muggins", "muggins_block_difference_per_opponent", False, BOOL, "§11.10, §11.10a",
-           "at a block each side scores against every higher side", knob="mug_per_opp"),
+           "at a block each side scores against every higher side", knob="muggins_block_per_opponent"),
         _o("muggins", "target", (100, 100, 100), INT_GE1, "§11.11", _TARGET, knob="target"),
         _o("muggins", "check_only_at_hand_end", False, BOOL, "§11.11", _CHECK, knob="check_only"),
         _o("block", "partnership", False, BOOL, "§12.1", _PARTNER, knob="partnership"),
@@ -226,13 +226,13 @@ OPTIONS: dict[tuple[str, str], Option] = {
            "redeal when a hand holds 5+ doubles or 6+ tiles of one number", knob="kozel_redeal"),
         _o("kozel", "kozel_zero_double_lowest", False, BOOL, "§14.4a", "0-0 is the lowest double", field="kozel_zero_double_lowest"),
         _o("kozel", "reserve_k", 0, (0, 1), "§14.3", "stock tiles never drawn (2-3 players)", field="reserve_k"),
-        _o("kozel", "lone_00_value", 10, (10, 25), "§14.12", "value of a hand that is exactly 0-0", knob="lone00"),
+        _o("kozel", "lone_00_value", 10, (10, 25), "§14.12", "value of a hand that is exactly 0-0", knob="lone_00_value"),
         _o("kozel", "lone_66_value", 0, (0, 50), "§14.12",
-           "value of a hand that is exactly 6-6 (0 = off, counts 12)", knob="lone66"),
+           "value of a hand that is exactly 6-6 (0 = off, counts 12)", knob="lone_66_value"),
         _o("kozel", "eggs_double_next", False, BOOL, "§14.14",
            "no pot: charges after e egg hands are multiplied by 2^e", knob="eggs_double"),
         _o("kozel", "fish_maker_takes_all", False, BOOL, "§14.10",
-           "a fish-maker's side not among the lowest is charged everything", knob="fm_takes_all"),
+           "a fish-maker's side not among the lowest is charged everything", knob="fish_maker_takes_all"),
         _o("kozel", "kozel_target", (101, 101, 101), INT_GE1, "§14.11, §14.11a",
            "written score at which a side is the goat", knob="target", field="target"),
         _o("kozel", "dry_goat", False, BOOL, "§14.11", "report dry losses separately", knob="dry_goat"),
@@ -261,7 +261,7 @@ _TRUE = {"on", "true", "yes", "1"}
 _FALSE = {"off", "false", "no", "0"}
 
 
-def parse_value(opt: Option, raw):
+def parse_value(opt: Option, raw: object) -> object:
     """Convert a TOML or command-line value to the option's type and check it is allowed."""
     where = f"{opt.variant}.{opt.name}"
     allowed = opt.allowed
@@ -314,14 +314,14 @@ def parse_value(opt: Option, raw):
     return s
 
 
-def check_players(variant: str, players) -> int:
+def check_players(variant: str, players: object) -> int:
     check_variant(variant)
     if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
         raise RulesError(f"{variant} is played by 2, 3 or 4 players, not {players}; use 2, 3 or 4")
     return players
 
 
-def make_rules(variant: str, players: int, **options) -> Rules:
+def make_rules(variant: str, players: int, **options: object) -> Rules:
     """The Rules of ``variant`` for ``players`` with §15 ``options`` applied.
 
     Option values may be typed values or strings as written on the command line

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 import dominosim
 from dominosim.cli import main
 from dominosim.runner import STOP_ENV
-from dominosim.tournament import bradley_terry, compare_legs
+from dominosim.stats import bradley_terry
+from dominosim.tournament import compare_legs
 
 from runs import strip
 

@@ -46,7 +46,7 @@ def test_batch_size_and_full_record_buffers_change_nothing():
     base = records(rules, st, range(30), unit="match", batch_size=64)
     for bs, cap in ((1, 1), (7, 1), (7, 3), (64, 1)):
         other = records(rules, st, range(30), unit="match", batch_size=bs,
-                        _kcap=cap)  # fmt: skip
+                        _record_rows=cap)  # fmt: skip
         assert differences(base, other) == [], (bs, cap)
 
 

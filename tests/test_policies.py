@@ -44,7 +44,7 @@ class Twin(Strategy):
         lead = legal.lead if legal.lead is not None else np.zeros(len(keys), dtype=np.int64)
         flags = legal.draw * KN.F_DRAW + legal.pass_ * KN.F_PASS + legal.stop * KN.F_STOP
         compiled = np.empty(len(keys), dtype=np.int64)
-        KN.decide(KN.knobs(e.r, e.unit), self.code, e._kst, e._kbst,
+        KN.decide(KN.knobs(e.r, e.unit), self.code, e._slots, e._blind_slots,
                   np.ascontiguousarray(obs._g, dtype=np.int64),
                   np.ascontiguousarray(obs.decision, dtype=np.int64), legal.lead is not None,
                   np.ascontiguousarray(lead, dtype=np.int64),

@@ -158,6 +158,11 @@ def test_api_run_and_load(tmp_path):
     assert set(data.aggregates.columns) == {"group", "metric", "rotation", "seat", "bin", "pair",
                                             "value"}  # fmt: skip
     assert data.report["groups"][0]["hands"] == 10
+    # the report is built once, when the run finishes; the folder gives the same one back,
+    # with the run's wall time
+    assert data.report == rep
+    assert rep["status"] == "done"
+    assert rep["wall_seconds"] == data.manifest["timings"]["wall_seconds"] > 0
 
 
 @pytest.mark.parametrize(

@@ -398,10 +398,10 @@ static void place(const Rules *r, Slot *rw, int64_t seat, int64_t act, int lead)
 
 static void pass_turn_rules(const Rules *r, Slot *rw, int64_t seat) {
     rw->hb[H_PASSES] += 1;
-    if (r->ftp) {
-        rw->penalties[seat] += r->ftp;
-        rw->points[seat] += r->ftp;
-    } else if (r->ppm) {
+    if (r->failed_turn_penalty) {
+        rw->penalties[seat] += r->failed_turn_penalty;
+        rw->points[seat] += r->failed_turn_penalty;
+    } else if (r->penalty_per_miss) {
         rw->penalties[seat] += 10;
     }
     block_test(r, rw);
@@ -550,7 +550,7 @@ static void deal_rows(const Rules *r, BSlot *bw, const int64_t *order) {
         bw->opened[s] = 0;
     }
     bw->face_up = 0;
-    bw->tph = T_START;
+    bw->turn_phase = T_START;
 }
 
 /* the starting tile from the stock (§10.6; blind_deal=all_tiles with 3 players, §15) */
@@ -643,7 +643,7 @@ static void muggins_per_opponent(const Rules *r, Slot *rw, const int64_t *pips) 
         if (rw->target_hit) break;
         int64_t pts = 0;
         for (int o = 0; o < r->S; o++)
-            if (pips[o] > pips[best]) pts += round5(pips[o] - pips[best], r->mug_no_round == 1);
+            if (pips[o] > pips[best]) pts += round5(pips[o] - pips[best], r->muggins_no_rounding == 1);
         award(r, rw, best, pts);
     }
 }
@@ -710,9 +710,9 @@ static void settle_kozel(const Rules *r, Slot *rw, const int64_t *seat_pips) {
         uint64_t h = rw->hands[s];
         int64_t v = seat_pips[s];
         if (h == PACK00)
-            v = r->lone00;
-        else if (h == PACK66 && r->lone66)
-            v = r->lone66;
+            v = r->lone_00_value;
+        else if (h == PACK66 && r->lone_66_value)
+            v = r->lone_66_value;
         value[side_of(r, s)] += v;
     }
     for (int s = 0; s < n; s++) rw->end_values[s] = value[s]; /* end_pips keeps the pips */
@@ -749,7 +749,7 @@ static void settle_kozel(const Rules *r, Slot *rw, const int64_t *seat_pips) {
         }
         rw->hb[H_WINNER] = nlow == 1 ? first_low : -1;
         int64_t fm = rw->hb[H_FISH], fm_side = fm >= 0 ? side_of(r, fm) : -1;
-        if (r->fm_takes_all && fm_side >= 0 && !winners[fm_side]) {
+        if (r->fish_maker_takes_all && fm_side >= 0 && !winners[fm_side]) {
             charged[fm_side] = 1;
             charges[fm_side] = total;
         } else {
@@ -822,7 +822,7 @@ static void settle(const Rules *r, Slot *rw, Tally *ty) {
         settle_kozel(r, rw, ty->seat_pips);
         return;
     }
-    if (r->settlement == ST_PENALTIES || (r->settlement == ST_PIPS && r->ppm)) {
+    if (r->settlement == ST_PENALTIES || (r->settlement == ST_PIPS && r->penalty_per_miss)) {
         settle_penalties(r, rw, ty);
         return;
     }
@@ -847,7 +847,7 @@ static void settle(const Rules *r, Slot *rw, Tally *ty) {
             pts = (dom ? round5(others, 0) : round5(others - own, 0)) / 5; /* (exact) */
         }
     } else if (r->settlement == ST_MUGGINS) {
-        int nr = r->mug_no_round == 1;
+        int nr = r->muggins_no_rounding == 1;
         winner = dom ? out_side : unique_min(pips, r->S, ty->valid);
         if (dom) {
             for (int s = 0; s < r->S; s++) pts += round5(pips[s], nr);
@@ -855,7 +855,7 @@ static void settle(const Rules *r, Slot *rw, Tally *ty) {
         } else if (winner >= 0) {
             pts = round5(total - 2 * pips[winner], nr);
         }
-        if (r->mug_per_opp && !dom) {
+        if (r->muggins_block_per_opponent && !dom) {
             rw->hb[H_WINNER] = winner;
             muggins_per_opponent(r, rw, pips);
             return;
@@ -1029,9 +1029,9 @@ static inline void single_masks(const Slot *rw, int64_t t, int64_t *m2) {
 
 /* A decision of the turn: -1 when it has two or more legal actions (the strategy is
  * asked), else its one legal action (placements first, then draw, pass, stop). */
-static int64_t pose(const Rules *r, const Slot *rw, BSlot *bw, int64_t tph, int64_t flags,
+static int64_t pose(const Rules *r, const Slot *rw, BSlot *bw, int64_t turn_phase, int64_t flags,
                     const int64_t *m2) {
-    bw->tph = tph;
+    bw->turn_phase = turn_phase;
     bw->cflag = flags;
     int n = POPC7[m2[0]] + POPC7[m2[1]];
     if (n + POPC7[flags] >= 2) return -1;
@@ -1044,7 +1044,7 @@ static int64_t pose(const Rules *r, const Slot *rw, BSlot *bw, int64_t tph, int6
 static inline void to_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t t) {
     append_row(bw, seat, t);
     rw->hands[seat] |= PACK[t];
-    if (r->bface_up && IS_DBL[t]) bw->face_up |= INT64_C(1) << t;
+    if (r->blind_face_up && IS_DBL[t]) bw->face_up |= INT64_C(1) << t;
 }
 
 static inline void blind_place(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t a) {
@@ -1063,7 +1063,7 @@ static inline int64_t blind_draw(Slot *rw, BSlot *bw, int64_t seat) {
 
 static inline int64_t turn_over(const Rules *r, Slot *rw, BSlot *bw, int64_t seat) {
     rw->to_move = next_seat(seat, r->P);
-    bw->tph = T_START;
+    bw->turn_phase = T_START;
     return -1;
 }
 
@@ -1073,9 +1073,9 @@ static inline int64_t blind_pass(const Rules *r, Slot *rw, BSlot *bw, int64_t se
 }
 
 /* the optional draw (blind_draw_optional, §3.7): draw or pass, the strategy's choice */
-static inline int64_t draw_or_pass(BSlot *bw, int64_t tph, int64_t *m2) {
+static inline int64_t draw_or_pass(BSlot *bw, int64_t turn_phase, int64_t *m2) {
     m2[0] = m2[1] = 0;
-    bw->tph = tph;
+    bw->turn_phase = turn_phase;
     bw->cflag = F_DRAW | F_PASS;
     return PH_PLAY;
 }
@@ -1088,8 +1088,8 @@ static int64_t blind_start(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, in
             return *a < 0 ? PH_PLAY : -2;
         }
         if (28 - rw->hb[H_SP] > 0) {
-            if (r->bdraw_opt) return draw_or_pass(bw, T_ODRAWQ, m2);
-            bw->tph = T_ODRAWQ;
+            if (r->blind_draw_optional) return draw_or_pass(bw, T_ODRAWQ, m2);
+            bw->turn_phase = T_ODRAWQ;
             *a = A_DRAW;
             return -2;
         }
@@ -1099,26 +1099,26 @@ static int64_t blind_start(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, in
     int64_t front = row_front(bw, seat);
     bw->known[seat] |= INT64_C(1) << front;
     if (fits(front, open_values(r, rw))) {
-        int declinable = r->bplay_opt && 28 - rw->hb[H_SP] > 0;
+        int declinable = r->blind_play_optional && 28 - rw->hb[H_SP] > 0;
         single_masks(rw, front, m2);
         bw->dtile = front;
         *a = pose(r, rw, bw, T_FRONT, declinable ? F_DRAW : 0, m2);
         if (*a < 0) return declinable ? PH_FRONT : PH_PLAY;
         return -2;
     }
-    bw->tph = T_BACK;
+    bw->turn_phase = T_BACK;
     return -2;
 }
 
-static int64_t blind_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t tph,
+static int64_t blind_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t turn_phase,
                           int64_t *a, int64_t *m2) {
     int64_t front = row_front(bw, seat);
     pop_front(bw, seat);
     to_back(r, rw, bw, seat, front);
     int stock = 28 - rw->hb[H_SP] > 0;
-    if (r->bdraw_opt && stock && tph == T_BACK) return draw_or_pass(bw, T_DRAWQ, m2);
+    if (r->blind_draw_optional && stock && turn_phase == T_BACK) return draw_or_pass(bw, T_DRAWQ, m2);
     if (!stock) return blind_pass(r, rw, bw, seat);
-    bw->tph = T_DRAWQ;
+    bw->turn_phase = T_DRAWQ;
     *a = A_DRAW;
     return -2;
 }
@@ -1130,7 +1130,7 @@ static int64_t blind_drawq(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, in
     if (fits(t, open_values(r, rw))) {
         single_masks(rw, t, m2);
         bw->dtile = t;
-        *a = pose(r, rw, bw, T_DRAWN, r->bplay_opt ? F_PASS : 0, m2);
+        *a = pose(r, rw, bw, T_DRAWN, r->blind_play_optional ? F_PASS : 0, m2);
         return *a < 0 ? PH_DRAWN : -2;
     }
     to_back(r, rw, bw, seat, t);
@@ -1157,28 +1157,28 @@ static int64_t blind_open_drawq(const Rules *r, Slot *rw, BSlot *bw, int64_t sea
     return *a < 0 ? PH_PLAY : -2;
 }
 
-/* A blind turn (§3.7a-c) from where it stands (bw->tph), with a the answer to its pending
+/* A blind turn (§3.7a-c) from where it stands (bw->turn_phase), with a the answer to its pending
  * decision. Forced decisions are taken here; returns the phase code of the next decision
  * with a choice (its masks in m2, flags in bw->cflag), or -1 when the turn is over. Each
  * step returns -2 to go on with the action it leaves in a. */
 static int64_t blind_run(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t a,
                          int64_t *m2) {
     for (;;) {
-        int64_t tph = bw->tph, code;
-        if (tph == T_START) {
+        int64_t turn_phase = bw->turn_phase, code;
+        if (turn_phase == T_START) {
             code = blind_start(r, rw, bw, seat, &a, m2);
-        } else if (tph == T_FRONT) {
+        } else if (turn_phase == T_FRONT) {
             if (a == A_DRAW) { /* declined (blind_play_optional) */
-                bw->tph = T_BACK_DECLINED;
+                bw->turn_phase = T_BACK_DECLINED;
                 continue;
             }
             blind_place(r, rw, bw, seat, a);
             return turn_over(r, rw, bw, seat);
-        } else if (tph == T_BACK || tph == T_BACK_DECLINED) {
-            code = blind_back(r, rw, bw, seat, tph, &a, m2);
-        } else if (tph == T_DRAWQ) {
+        } else if (turn_phase == T_BACK || turn_phase == T_BACK_DECLINED) {
+            code = blind_back(r, rw, bw, seat, turn_phase, &a, m2);
+        } else if (turn_phase == T_DRAWQ) {
             code = blind_drawq(r, rw, bw, seat, &a, m2);
-        } else if (tph == T_DRAWN) {
+        } else if (turn_phase == T_DRAWN) {
             int64_t t = bw->dtile;
             if (a == A_PASS) {
                 to_back(r, rw, bw, seat, t);
@@ -1187,7 +1187,7 @@ static int64_t blind_run(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int6
             rw->hands[seat] |= PACK[t];
             blind_place(r, rw, bw, seat, a);
             return turn_over(r, rw, bw, seat);
-        } else if (tph == T_ODRAWQ) {
+        } else if (turn_phase == T_ODRAWQ) {
             code = blind_open_drawq(r, rw, bw, seat, &a, m2);
         } else { /* T_OPLAY, T_CONT: a placement, then continue or stop (§3.7b) */
             if (a == A_STOP) return turn_over(r, rw, bw, seat);
@@ -1208,18 +1208,18 @@ static inline int fits_at(const Slot *rw, int64_t t, int64_t p) {
     return v >= 0 && (TILE_LOW[t] == v || TILE_HIGH[t] == v);
 }
 
-/* whether a is legal at the blind turn's pending decision (bw->tph, bw->cflag) */
+/* whether a is legal at the blind turn's pending decision (bw->turn_phase, bw->cflag) */
 static int blind_legal(const Slot *rw, const BSlot *bw, int64_t a, int64_t seat) {
-    int64_t f = bw->cflag, tph = bw->tph;
+    int64_t f = bw->cflag, turn_phase = bw->turn_phase;
     if (a == A_DRAW) return (f & F_DRAW) != 0;
     if (a == A_PASS) return (f & F_PASS) != 0;
     if (a == A_STOP) return (f & F_STOP) != 0;
     if (a < 0 || a >= A_ALONG) return 0;
     int64_t t = a / 6, p = a % 6;
     if (p >= 2) return 0;
-    if (tph == T_FRONT || tph == T_DRAWN) { /* the one tile looked at */
+    if (turn_phase == T_FRONT || turn_phase == T_DRAWN) { /* the one tile looked at */
         if (t != bw->dtile) return 0;
-    } else if (tph == T_OPLAY || tph == T_CONT) {
+    } else if (turn_phase == T_OPLAY || turn_phase == T_CONT) {
         if (!(rw->hands[seat] & PACK[t])) return 0;
     } else { /* draw or pass only */
         return 0;
@@ -1383,11 +1383,11 @@ static int open_turn(const Rules *r, Slot *rw, int64_t seat, int64_t *m2, int64_
                 return 0;
             }
             n = play_masks(r, rw, seat, m2);
-        } else if ((r->may_draw || r->bergen_vol) && drawable(rw) > 0) {
+        } else if ((r->may_draw || r->bergen_voluntary) && drawable(rw) > 0) {
             rw->phase = r->may_draw ? MAYDRAW : BOFFER;
         }
     }
-    *flags = (r->may_draw || r->bergen_vol) ? turn_flags(rw) : 0;
+    *flags = (r->may_draw || r->bergen_voluntary) ? turn_flags(rw) : 0;
     if (n + POPC7[*flags] >= 2) return 1;
     if (n == 1) {
         place(r, rw, seat, only_play(r, rw, m2), 0);
@@ -1467,13 +1467,13 @@ static void pose_decision(const Rules *r, Slot *rw, const BSlot *bw, int64_t i, 
     rw->ask = kind;
 }
 
-/* the strategies' choices of the last round (cact, in list order) to their slots */
+/* the strategies' choices of the last round (chosen, in list order) to their slots */
 static int64_t take_choices(Slot *st, const Outputs *o) {
     for (int li = 0; li < 2; li++) {
         for (int64_t j = 0; j < o->nd[li]; j++) {
             int64_t slot = o->cd[(li * o->B + j) * CDW + CD_SLOT];
             if (slot < 0 || slot >= o->B) return CORE_BAD_STATE;
-            st[slot].act = o->cact[li * o->B + j];
+            st[slot].act = o->chosen[li * o->B + j];
         }
         o->nd[li] = 0;
     }
@@ -1555,13 +1555,13 @@ static inline int64_t advance_slots(const Rules *r, const Inputs *in, Slot *st, 
  * already have the fixed values, so it plays exactly what the general loop plays. */
 static inline int line_shape(const Rules *r) { /* a LINE of two ends, no blind, no options */
     return r->npos == 2 && !r->spinner && !r->single_end && !r->blind && !r->may_draw &&
-           !r->bergen_vol && !r->inline_single && !r->start_tile && !r->block_any;
+           !r->bergen_voluntary && !r->inline_single && !r->start_tile && !r->block_any;
 }
 
 static inline void fix_line(Rules *k, int64_t P) {
     k->P = P;
     k->npos = 2;
-    k->spinner = k->single_end = k->blind = k->may_draw = k->bergen_vol = 0;
+    k->spinner = k->single_end = k->blind = k->may_draw = k->bergen_voluntary = 0;
     k->inline_single = k->start_tile = k->block_any = 0;
 }
 
@@ -1569,14 +1569,14 @@ static inline void fix_line(Rules *k, int64_t P) {
  * the starting tile of all_tiles with 3 seats) stay run-time knobs */
 static inline int blind_shape(const Rules *r) {
     return r->npos == 2 && !r->spinner && !r->single_end && r->blind && !r->may_draw &&
-           !r->bergen_vol && !r->inline_single;
+           !r->bergen_voluntary && !r->inline_single;
 }
 
 static inline void fix_blind(Rules *k, int64_t P) {
     k->P = P;
     k->npos = 2;
     k->blind = 1;
-    k->spinner = k->single_end = k->may_draw = k->bergen_vol = k->inline_single = 0;
+    k->spinner = k->single_end = k->may_draw = k->bergen_voluntary = k->inline_single = 0;
 }
 
 /* The loop of one shape and seat count, e.g. advance_line2: fix_<kind> makes its knobs
@@ -1643,7 +1643,7 @@ static int slot_ok(const Rules *r, const Slot *rw, const BSlot *bw) {
         for (int k = 0; k < RB; k++)
             if (!in_range(bw->buf[s][k], -1, 27)) return 0;
     }
-    return in_range(bw->tph, T_START, T_CONT) && in_range(bw->dtile, -1, 27);
+    return in_range(bw->turn_phase, T_START, T_CONT) && in_range(bw->dtile, -1, 27);
 }
 
 /* the index of the first active slot whose state is out of range, or -1 (nq: the queue

@@ -13,7 +13,7 @@
 enum { LEAD = 0, TURN = 1, MAYDRAW = 2, AFTERDRAW = 3, DONE = 4, START = 5, BOFFER = 6 };
 enum { DOMINO = 0, BLOCKED = 1, TARGET = 2 };
 enum { ASK_NONE = 0, ASK_LEAD = 1, ASK_PLAY = 2 };
-/* blind (§3.7): where a turn stands (BSlot.tph) */
+/* blind (§3.7): where a turn stands (BSlot.turn_phase) */
 enum { T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, T_CONT };
 enum { F_DRAW = 1, F_PASS = 2, F_STOP = 4 };                 /* a decision's flags */
 enum { PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER };       /* its phase name */
@@ -61,7 +61,7 @@ typedef struct {
 
 /* ---- blind's rows of one slot (kernel.BSLOT) ---- */
 typedef struct {
-    int64_t tph, dtile, cflag; /* the turn's sub-phase, the tile looked at, the flags */
+    int64_t turn_phase, dtile, cflag; /* the turn's sub-phase, the tile looked at, the flags */
     int64_t head[4], span[4], known[4];
     int64_t face_up;
     int8_t opened[4];
@@ -70,14 +70,15 @@ typedef struct {
 
 /* ---- the rule knobs, in kernel._KNOBS order ---- */
 #define KNOBS(X)                                                                              \
-    X(P) X(S) X(hand_size) X(single_end) X(draw_mode) X(limit) X(scoring) X(ftp) X(ppm)       \
-    X(lead_first) X(lead_later) X(settlement) X(domino_bonus) X(partnership) X(target)        \
-    X(check_only) X(match_end) X(hands_per_match) X(fewest_tiles) X(bergen_1pt)              \
-    X(bergen_cap) X(mug_no_round) X(mug_per_opp) X(fish_sum_only) X(fish_diff)               \
-    X(kozel_redeal) X(lone00) X(lone66) X(eggs_double) X(fm_takes_all) X(dry_goat)            \
-    X(kozel_positive) X(unit_hand) X(npoints) X(spinner) X(us_sniff) X(open_all_four)        \
-    X(npos) X(blind) X(bplay_opt) X(bdraw_opt) X(bface_up) X(start_tile) X(block_any)         \
-    X(may_draw) X(bergen_vol) X(inline_single)
+    X(P) X(S) X(hand_size) X(single_end) X(draw_mode) X(limit) X(scoring)                     \
+    X(failed_turn_penalty) X(penalty_per_miss) X(lead_first) X(lead_later) X(settlement)      \
+    X(domino_bonus) X(partnership) X(target) X(check_only) X(match_end) X(hands_per_match)    \
+    X(fewest_tiles) X(bergen_1pt) X(bergen_cap) X(muggins_no_rounding)                        \
+    X(muggins_block_per_opponent) X(fish_sum_only) X(fish_diff) X(kozel_redeal)               \
+    X(lone_00_value) X(lone_66_value) X(eggs_double) X(fish_maker_takes_all) X(dry_goat)      \
+    X(kozel_positive) X(unit_hand) X(npoints) X(spinner) X(us_sniff) X(open_all_four)         \
+    X(npos) X(blind) X(blind_play_optional) X(blind_draw_optional) X(blind_face_up)           \
+    X(start_tile) X(block_any) X(may_draw) X(bergen_voluntary) X(inline_single)
 
 #define KNOB_ENUM(name) K_##name,
 enum { KNOBS(KNOB_ENUM) K_COUNT };
@@ -119,7 +120,7 @@ typedef struct {
     int64_t B;       /* game slots (rows of each decision list) */
     int64_t *nd;     /* [2] decisions per list (0 placements, 1 leads) */
     int64_t *cd;     /* [2, B, CDW] decision rows */
-    int64_t *cact;   /* [2, B] the strategies' choices, in list order */
+    int64_t *chosen;   /* [2, B] the strategies' choices, in list order */
     int64_t *cvals;  /* [B, npos] a placement's open values */
     int64_t *cmasks; /* [B, npos] and its slot masks */
     int32_t *hdir;   /* [cols, nq] hand records by queue position (unit hand) */

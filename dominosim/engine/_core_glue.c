@@ -101,7 +101,7 @@ static int read_rules(PyObject *obj, Rules *r) {
 /* ------------------------------------------------------------------------------------------
  * advance and check_slots
  * ---------------------------------------------------------------------------------------- */
-enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_POLICY, A_ST, A_BST, A_ND, A_CD, A_CACT,
+enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_POLICY, A_ST, A_BST, A_ND, A_CD, A_CHOSEN,
        A_CVALS, A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_START, A_COUNT };
 
 static int take_advance_args(PyObject *const *args, Buf *b) {
@@ -114,7 +114,7 @@ static int take_advance_args(PyObject *const *args, Buf *b) {
         {"htmpl", 8, K_INT, 1, 0},   {"queue", 8, K_INT, 1, 0},   {"qpos", 8, K_INT, 1, 1},
         {"policy", 8, K_INT, 1, 0},
         {"st", sizeof(Slot), K_RECORD, 1, 1}, {"bst", sizeof(BSlot), K_RECORD, 1, 1},
-        {"nd", 8, K_INT, 1, 1},      {"cd", 8, K_INT, 3, 1},      {"cact", 8, K_INT, 2, 1},
+        {"nd", 8, K_INT, 1, 1},      {"cd", 8, K_INT, 3, 1},      {"chosen", 8, K_INT, 2, 1},
         {"cvals", 8, K_INT, 2, 1},   {"cmasks", 8, K_INT, 2, 1},  {"hdir", 4, K_INT, 2, 1},
         {"hrec", 4, K_INT, 2, 1},    {"mdir", 4, K_INT, 2, 1},    {"nrec", 8, K_INT, 1, 1},
     };
@@ -144,7 +144,8 @@ static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     if (items(&b[A_BST]) < (r->blind ? B : 1)) return bad("bst must hold a record per slot");
     if (dim(&b[A_CD], 0) != 2 || dim(&b[A_CD], 1) != B || dim(&b[A_CD], 2) != CDW)
         return bad("cd must be [2, slots, CDW]");
-    if (dim(&b[A_CACT], 0) != 2 || dim(&b[A_CACT], 1) != B) return bad("cact must be [2, slots]");
+    if (dim(&b[A_CHOSEN], 0) != 2 || dim(&b[A_CHOSEN], 1) != B)
+        return bad("chosen must be [2, slots]");
     for (int k = A_CVALS; k <= A_CMASKS; k++)
         if (dim(&b[k], 0) != B || dim(&b[k], 1) != r->npos)
             return bad("cvals and cmasks must be [slots, open positions]");
@@ -183,7 +184,7 @@ static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t na
                  (const int64_t *)b[A_QUEUE].view.buf, nq, (int64_t *)b[A_QPOS].view.buf,
                  (const int64_t *)b[A_POLICY].view.buf, NULL};
     Outputs o = {B, (int64_t *)b[A_ND].view.buf, (int64_t *)b[A_CD].view.buf,
-                 (int64_t *)b[A_CACT].view.buf, (int64_t *)b[A_CVALS].view.buf,
+                 (int64_t *)b[A_CHOSEN].view.buf, (int64_t *)b[A_CVALS].view.buf,
                  (int64_t *)b[A_CMASKS].view.buf, (int32_t *)b[A_HDIR].view.buf,
                  (int32_t *)b[A_HREC].view.buf, dim(&b[A_HREC], 1), (int32_t *)b[A_MDIR].view.buf,
                  nq, (int64_t *)b[A_NREC].view.buf};
@@ -411,7 +412,7 @@ static PyObject *slot_layout(void) {
 static PyObject *bslot_layout(void) {
     PyObject *d = PyDict_New();
     if (!d) return NULL;
-    int rc = FIELD(d, BSlot, tph) | FIELD(d, BSlot, dtile) | FIELD(d, BSlot, cflag) |
+    int rc = FIELD(d, BSlot, turn_phase) | FIELD(d, BSlot, dtile) | FIELD(d, BSlot, cflag) |
              FIELD(d, BSlot, head) | FIELD(d, BSlot, span) | FIELD(d, BSlot, known) |
              FIELD(d, BSlot, face_up) | FIELD(d, BSlot, opened) | FIELD(d, BSlot, buf);
     if (rc) {
@@ -466,7 +467,7 @@ static PyObject *name_tuple(const char *const *names, int n) {
 
 static PyMethodDef methods[] = {
     {"advance", (PyCFunction)(void (*)(void))py_advance, METH_FASTCALL,
-     "advance(R, sd, prio, htmpl, queue, qpos, policy, st, bst, nd, cd, cact, cvals, cmasks, "
+     "advance(R, sd, prio, htmpl, queue, qpos, policy, st, bst, nd, cd, chosen, cvals, cmasks, "
      "hdir, hrec, mdir, nrec, start) -> -1 (every slot at a decision or idle), the slot to resume "
      "from (hand records full), or -2 - i (slot i's chosen action is illegal)"},
     {"check_slots", (PyCFunction)(void (*)(void))py_check_slots, METH_FASTCALL,

@@ -19,17 +19,15 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .. import actions as A
-from .. import seeding
+from .. import actions, seeding
 from ..errors import StrategyError
 from ..rules import Rules
-from . import kernel as KN
-from . import tables as TB
+from . import kernel, tables
 from .legal import Legal
 from .observe import BatchObservation
 
 # phases of a game slot (the core's codes, kernel.py)
-LEAD, TURN, DONE = KN.LEAD, KN.TURN, KN.DONE
+LEAD, TURN, DONE = kernel.LEAD, kernel.TURN, kernel.DONE
 U64 = np.uint64
 
 # The engine's state arrays: (name, per-slot width or None, dtype, initial value). Each is a
@@ -82,7 +80,7 @@ class BatchEngine:
                  _positions: bool = False) -> None:  # fmt: skip
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
-        self._kcap = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
+        self._record_rows = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
         self._kblocks: list = []  # kernel hand records of unit "match", column by column
         self.r = rules
         self.seed = int(seed)
@@ -93,8 +91,8 @@ class BatchEngine:
         self._strategy_groups = list(groups.values())
         self._one_strategy = self.strategies[0] if len(groups) == 1 else None
         if compiled is None:
-            compiled = KN.policies_enabled()
-        self._policy = KN.policy_codes(self.strategies, compiled)
+            compiled = kernel.policies_enabled()
+        self._policy = kernel.policy_codes(self.strategies, compiled)
         if isinstance(match_ids, range):  # (no list of Python ints for a chunk's ids)
             self.queue = np.arange(match_ids.start, match_ids.stop, match_ids.step, dtype=np.int64)
         else:
@@ -110,7 +108,7 @@ class BatchEngine:
         self.kozel = rules.match_end == "kozel"
         self.npoints = P if rules.match_end == "one_hand" else self.S
         if not _positions:  # the state stays in the core's cache at this size
-            batch_size = min(batch_size, KN.MAX_SLOTS)
+            batch_size = min(batch_size, kernel.MAX_SLOTS)
         self.B = max(1, min(batch_size, len(self.queue)))
         h0 = P * rules.hand_size
         drawable = rules.stock_in_play and rules.draw_mode != "none"
@@ -134,9 +132,9 @@ class BatchEngine:
         cost a run a few milliseconds per chunk)."""
         B, P = self.B, self.P
         width = {"P": P, "S": self.S, "NP": self.NP, "NPOINTS": self.npoints}
-        st = self._kst = np.empty(B, dtype=KN.SLOT)
-        bst = self._kbst = np.empty(B if self.blind else 1, dtype=KN.BSLOT)
-        tmpl, btmpl = np.zeros(1, dtype=KN.SLOT), np.zeros(1, dtype=KN.BSLOT)
+        st = self._slots = np.empty(B, dtype=kernel.SLOT)
+        bst = self._blind_slots = np.empty(B if self.blind else 1, dtype=kernel.BSLOT)
+        tmpl, btmpl = np.zeros(1, dtype=kernel.SLOT), np.zeros(1, dtype=kernel.BSLOT)
         for name, _, _, fill in _SLOT_STATE:
             if fill:
                 tmpl[name] = fill
@@ -304,7 +302,7 @@ class BatchEngine:
         reads byte 7 of the hand, always empty)."""
         vals = np.take(self.vals, g, axis=0)
         h = self.hands[g, seats]
-        return ((h[:, None] >> np.take(TB.SHIFT_OF, vals)) & _7F).astype(np.int64)
+        return ((h[:, None] >> np.take(tables.SHIFT_OF, vals)) & _7F).astype(np.int64)
 
     def _drawable(self, g: np.ndarray) -> np.ndarray:
         return self.send[g] - self.sp[g]
@@ -334,7 +332,7 @@ class BatchEngine:
         """The error for strategy ``strat`` choosing ``action`` at decision ``i`` of ``legal``."""
         return StrategyError(
             f"strategy '{self._name(strat)}' returned an illegal action {action!r}; "
-            f"legal were {[A.describe(x) for x in legal.row_list(i)]}; fix the strategy"
+            f"legal were {[actions.describe(x) for x in legal.row_list(i)]}; fix the strategy"
         )
 
     def _call(self, strat, obs, legal: Legal, keys, check: bool = True):
@@ -367,7 +365,7 @@ class BatchEngine:
         f = np.zeros(len(g), dtype=bool)
         vals = self.vals[g]
         shift = (np.maximum(vals, 0) * 8).astype(np.uint64)
-        m = ((TB.PACK[tiles_][:, None] >> shift) & _7F).astype(np.int64)
+        m = ((tables.PACK[tiles_][:, None] >> shift) & _7F).astype(np.int64)
         m = np.where(vals >= 0, m, 0)
         return Legal(vals, m, False, None, f if draw is None else draw,
                      f if pass_ is None else pass_, f)  # fmt: skip
@@ -381,7 +379,7 @@ class BatchEngine:
         """Blind: the row front to back as its owner sees it (None for unseen tiles)."""
         out = []
         for j in range(int(self.span[gi, seat])):
-            t = int(self.buf[gi, seat, (self.head[gi, seat] + j) % KN.RB])
+            t = int(self.buf[gi, seat, (self.head[gi, seat] + j) % kernel.RB])
             if t < 0:
                 continue
             seen = self.opened[gi, seat] or (int(self.known[gi, seat]) >> t & 1)
@@ -395,14 +393,14 @@ class BatchEngine:
         B, P, S, npts = self.B, self.P, self.S, self.npoints
         if not self.active.any():
             self.active[:] = True
-            self.phase[:] = KN.START
-        R = KN.knobs(self.r, self.unit)
-        sd = KN.seeds(self.seed, P)
-        prio = KN.first_priority(self.r)
+            self.phase[:] = kernel.START
+        R = kernel.knobs(self.r, self.unit)
+        sd = kernel.seeds(self.seed, P)
+        prio = kernel.first_priority(self.r)
         htmpl = np.ascontiguousarray(self._htmpl[:, 0])
         qpos = np.array([self.next_q], dtype=np.int64)
-        st = self._kst
-        st["ask"] = KN.ASK_NONE
+        st = self._slots
+        st["ask"] = kernel.ASK_NONE
         ask, act = st["ask"], st["act"]
         if self._first is not None:  # from_positions: the seat's first decision, answered
             sel = self._first >= 0
@@ -413,14 +411,14 @@ class BatchEngine:
             self._first = None
         # slot -> queue position (from_positions fills slot i with queue entry i)
         st["qidx"] = np.arange(B, dtype=np.int64)
-        bad = KN.check_slots(R, st, self._kbst, len(self.queue))
+        bad = kernel.check_slots(R, st, self._blind_slots, len(self.queue))
         if bad >= 0:
-            raise ValueError(f"{KN.BAD_STATE}: slot {bad}")
+            raise ValueError(f"{kernel.BAD_STATE}: slot {bad}")
         # the decisions of a round, as two lists (0: placements, 1: leads): a row of cd each
-        # (columns KN.CD_*), a placement's values and slot masks in cvals, cmasks
+        # (columns kernel.CD_*), a placement's values and slot masks in cvals, cmasks
         nd = np.zeros(2, dtype=np.int64)
-        cd = np.zeros((2, B, KN.CDW), dtype=np.int64)
-        cact = np.zeros((2, B), dtype=np.int64)  # the strategies' choices, in list order
+        cd = np.zeros((2, B, kernel.CDW), dtype=np.int64)
+        chosen = np.zeros((2, B), dtype=np.int64)  # the strategies' choices, in list order
         cvals = np.zeros((B, self.NP), dtype=np.int64)
         cmasks = np.zeros((B, self.NP), dtype=np.int64)
         no = np.zeros(B, dtype=bool)
@@ -431,18 +429,18 @@ class BatchEngine:
         flagged = self.blind or self._flags
         # records, column by column: matches (and hands, with unit "hand") in queue order
         nq = len(self.queue)
-        hcols = len(KN.HREC) + npts + S + P + S
+        hcols = len(kernel.HREC) + npts + S + P + S
         direct = self.unit == "hand"
         # (int32: half the memory to touch; the match id column holds the queue position)
         hdir = np.zeros((hcols, nq if direct else 0), dtype=np.int32)
-        hrec = np.zeros((hcols, 0 if direct else self._kcap), dtype=np.int32)
-        mdir = np.zeros((len(KN.MREC) + npts, nq), dtype=np.int32)
+        hrec = np.zeros((hcols, 0 if direct else self._record_rows), dtype=np.int32)
+        mdir = np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32)
         nrec = np.zeros(2, dtype=np.int64)
         while True:
             start = 0
             while start >= 0:
-                start = KN.advance(R, sd, prio, htmpl, self.queue, qpos, self._policy, st,
-                                   self._kbst, nd, cd, cact, cvals, cmasks, hdir, hrec, mdir, nrec,
+                start = kernel.advance(R, sd, prio, htmpl, self.queue, qpos, self._policy, st,
+                                   self._blind_slots, nd, cd, chosen, cvals, cmasks, hdir, hrec, mdir, nrec,
                                    start)  # fmt: skip
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
@@ -453,7 +451,7 @@ class BatchEngine:
             if not n_play + n_lead:
                 break
             if flagged:  # placements and flags, by phase name
-                self._kernel_flag_round(n_play, cd, cvals, cmasks, cact, along)
+                self._kernel_flag_round(n_play, cd, cvals, cmasks, chosen, along)
                 n_play = 0
             for kind, n in ((0, n_play), (1, n_lead)):
                 if not n:
@@ -462,62 +460,62 @@ class BatchEngine:
                 if kind == 0:
                     legal = Legal(cvals[:n], cmasks[:n], along, None, no[:n], no[:n], no[:n])
                 else:
-                    legal = Legal(lead_vals[:n], lead_masks[:n], along, c[:, KN.CD_LEAD],
+                    legal = Legal(lead_vals[:n], lead_masks[:n], along, c[:, kernel.CD_LEAD],
                                   no[:n], no[:n], no[:n])  # fmt: skip
                 legal._no_flags = True
-                pre = {"voids": c[:, KN.CD_VOIDS : KN.CD_VOIDS + P], "values": legal.values}
+                pre = {"voids": c[:, kernel.CD_VOIDS : kernel.CD_VOIDS + P], "values": legal.values}
                 if not self.blind:  # (in blind the owner sees only the row tiles he looked at)
-                    pre["hand"] = c[:, KN.CD_HAND].view(U64)
-                cact[kind, :n] = self._ask_rows(c, legal, "play", pre)
+                    pre["hand"] = c[:, kernel.CD_HAND].view(U64)
+                chosen[kind, :n] = self._ask_rows(c, legal, "play", pre)
         self.next_q = int(qpos[0])
         self._kernel_fields(hdir if direct else None, mdir)
         return self._collect()
 
-    def _kernel_flag_round(self, n, cd, cvals, cmasks, cact, along):
+    def _kernel_flag_round(self, n, cd, cvals, cmasks, chosen, along):
         """A round of placement decisions that may carry flags (blind's turn, §3.7; voluntary
         draws, §11.7 and §15): one ask per phase name."""
         if not n:
             return
-        ph = cd[0, :n, KN.CD_PHASE]
+        ph = cd[0, :n, kernel.CD_PHASE]
         for code in np.unique(ph):
             sel = np.flatnonzero(ph == code)
             c = cd[0, sel]
-            flags = _kernel_flags(c[:, KN.CD_FLAGS])
+            flags = _kernel_flags(c[:, kernel.CD_FLAGS])
             legal = Legal(cvals[sel], cmasks[sel], along, None, *flags)
-            cact[0, sel] = self._ask_rows(c, legal, KN.PHASES[code])
+            chosen[0, sel] = self._ask_rows(c, legal, kernel.PHASES[code])
 
     def _ask_rows(self, c, legal: Legal, phase_name: str, pre=None):
-        """The strategies' choices for the kernel's decision rows ``c`` (columns KN.CD_*);
+        """The strategies' choices for the kernel's decision rows ``c`` (columns kernel.CD_*);
         the kernel checks that they are legal."""
-        return self._ask(c[:, KN.CD_SLOT], c[:, KN.CD_SEAT], legal, c[:, KN.CD_KEY].view(U64),
-                         c[:, KN.CD_DEC], phase_name, check=False, pre=pre)  # fmt: skip
+        return self._ask(c[:, kernel.CD_SLOT], c[:, kernel.CD_SEAT], legal, c[:, kernel.CD_KEY].view(U64),
+                         c[:, kernel.CD_DEC], phase_name, check=False, pre=pre)  # fmt: skip
 
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
         """The error for the illegal action the core refused at slot ``i``."""
         g = np.array([i])
         seat = self.to_move[g]
         no = np.zeros(1, dtype=bool)
-        if self.blind and ask[i] == KN.ASK_PLAY:  # the blind turn's pending decision
-            bw = self._kbst[i]
+        if self.blind and ask[i] == kernel.ASK_PLAY:  # the blind turn's pending decision
+            bw = self._blind_slots[i]
             draw, pass_, stop = _kernel_flags(np.array([int(bw["cflag"])]))
-            tph = int(bw["tph"])
-            if tph in (KN.T_FRONT, KN.T_DRAWN):
+            turn_phase = int(bw["turn_phase"])
+            if turn_phase in (kernel.T_FRONT, kernel.T_DRAWN):
                 legal = self._single_legal(g, np.array([int(bw["dtile"])]), draw=draw,
                                            pass_=pass_)  # fmt: skip
-            elif tph in (KN.T_OPLAY, KN.T_CONT):
+            elif turn_phase in (kernel.T_OPLAY, kernel.T_CONT):
                 legal = Legal(self.vals[g], self._masks(g, seat), False, None, no, no, stop)
             else:
                 legal = self._flags_legal(g, draw, pass_)
-        elif ask[i] == KN.ASK_LEAD:
+        elif ask[i] == kernel.ASK_LEAD:
             t = int(self.lead_tile[i])
-            lead = np.array([1 << t]) if t >= 0 else TB.mask28_of(self.hands[g, seat])
+            lead = np.array([1 << t]) if t >= 0 else tables.mask28_of(self.hands[g, seat])
             legal = Legal(self.vals[g], np.zeros((1, self.NP), dtype=np.int64),
                           self.r.inline_double_counts_single, lead, no, no, no)  # fmt: skip
         else:  # (voluntary draws: the flags follow from the turn's phase)
             ph = int(self.phase[i])
-            draw = ph == KN.BOFFER or (ph == KN.MAYDRAW and int(self._drawable(g)[0]) > 0)
+            draw = ph == kernel.BOFFER or (ph == kernel.MAYDRAW and int(self._drawable(g)[0]) > 0)
             legal = self._legal(g, seat, draw=np.array([draw]),
-                                pass_=np.array([ph == KN.AFTERDRAW]))  # fmt: skip
+                                pass_=np.array([ph == kernel.AFTERDRAW]))  # fmt: skip
         return self._illegal(self.strategies[int(seat[0])], legal, 0, int(act[i]))
 
     def _kernel_fields(self, hdir, mdir) -> None:
@@ -535,9 +533,9 @@ class BatchEngine:
             if hdir is None or not np.all(mid[1:] > mid[:-1]):
                 o = np.lexsort((h[1], mid))
                 h, mid = h[:, o], mid[o]
-            col = {name: h[j] for j, name in enumerate(KN.HREC)}
+            col = {name: h[j] for j, name in enumerate(kernel.HREC)}
             col["match_id"] = mid
-            c = len(KN.HREC)
+            c = len(kernel.HREC)
             for name, w in (("points", self.npoints), ("pips", self.S), ("penalties", self.P),
                             ("values", self.S)):  # fmt: skip
                 col[name] = h[c : c + w].T
@@ -549,10 +547,10 @@ class BatchEngine:
             if not np.all(mid[1:] > mid[:-1]):
                 o = np.argsort(mid, kind="stable")
                 m, mid = m[:, o], mid[o]
-            col = {name: m[j] for j, name in enumerate(KN.MREC)}
+            col = {name: m[j] for j, name in enumerate(kernel.MREC)}
             col["match_id"] = mid
             col["dry"] = col["dry"].astype(bool)
-            col["scores"] = m[len(KN.MREC) :].T
+            col["scores"] = m[len(kernel.MREC) :].T
             self.match_rows.append({name: col[name] for name in _MATCH_KEYS})
 
     def _collect(self):
@@ -580,7 +578,7 @@ class BatchEngine:
 
 
 _7F = U64(0x7F)
-_PACK_INT = [int(x) for x in TB.PACK]
+_PACK_INT = [int(x) for x in tables.PACK]
 # record fields, in the order of _record_hands / _record_matches
 _HAND_KEYS = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner",
               "went_out", "hand_length", "turns", "draws", "passes", "points", "pips",
@@ -589,8 +587,8 @@ _MATCH_KEYS = ("match_id", "winner", "hands", "scores", "dry", "losers")
 
 
 def _kernel_flags(f: np.ndarray) -> tuple:
-    """A blind decision's flag bits (KN.F_*) as Legal's draw, pass and stop arrays."""
-    return (f & KN.F_DRAW) != 0, (f & KN.F_PASS) != 0, (f & KN.F_STOP) != 0
+    """A blind decision's flag bits (kernel.F_*) as Legal's draw, pass and stop arrays."""
+    return (f & kernel.F_DRAW) != 0, (f & kernel.F_PASS) != 0, (f & kernel.F_STOP) != 0
 
 
 def _one_line(text: str, limit: int = 200) -> str:

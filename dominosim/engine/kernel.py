@@ -21,11 +21,12 @@ against, decision by decision.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from types import ModuleType
 
 import numpy as np
 
-from .. import actions as A
-from .. import seeding, tiles
+from .. import actions, seeding, tiles
 from ..rules import Rules
 from ..variants import OPTION_KNOBS
 
@@ -53,7 +54,7 @@ def policies_enabled() -> bool:
     return os.environ.get("DOMINOSIM_POLICIES", "1") != "0"
 
 
-def policy_codes(strategies, compiled: bool = True) -> np.ndarray:
+def policy_codes(strategies: Sequence[object], compiled: bool = True) -> np.ndarray:
     """Per seat (4 entries), the code of the compiled policy that decides for its strategy,
     or ``POL_PYTHON``: where ``compiled`` is False, or the strategy declares none."""
     out = np.full(4, POL_PYTHON, dtype=np.int64)
@@ -77,7 +78,7 @@ def policy_codes(strategies, compiled: bool = True) -> np.ndarray:
 LEAD, TURN, MAYDRAW, AFTERDRAW, DONE, START, BOFFER = range(7)
 DOMINO, BLOCKED, TARGET = 0, 1, 2
 ASK_NONE, ASK_LEAD, ASK_PLAY = 0, 1, 2  # what a pending decision is
-# blind (§3.7): where a turn stands (bw.tph), the flags of a decision and its phase name
+# blind (§3.7): where a turn stands (bw.turn_phase), the flags of a decision and its phase name
 T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, T_CONT = range(9)
 F_DRAW, F_PASS, F_STOP = 1, 2, 4
 PHASES = ("play", "blind_front", "blind_drawn", "continue", "after_draw")  # code -> name
@@ -97,13 +98,13 @@ CDW = CD_VOIDS + 4
 
 # rule knobs, as one int64 vector (index names)
 _KNOBS = (
-    "P", "S", "hand_size", "single_end", "draw_mode", "limit", "scoring", "ftp", "ppm",
+    "P", "S", "hand_size", "single_end", "draw_mode", "limit", "scoring", "failed_turn_penalty", "penalty_per_miss",
     "lead_first", "lead_later", "settlement", "domino_bonus", "partnership", "target",
     "check_only", "match_end", "hands_per_match", "fewest_tiles", "bergen_1pt", "bergen_cap",
-    "mug_no_round", "mug_per_opp", "fish_sum_only", "fish_diff", "kozel_redeal", "lone00",
-    "lone66", "eggs_double", "fm_takes_all", "dry_goat", "kozel_positive", "unit_hand",
-    "npoints", "spinner", "us_sniff", "open_all_four", "npos", "blind", "bplay_opt",
-    "bdraw_opt", "bface_up", "start_tile", "block_any", "may_draw", "bergen_vol",
+    "muggins_no_rounding", "muggins_block_per_opponent", "fish_sum_only", "fish_diff", "kozel_redeal", "lone_00_value",
+    "lone_66_value", "eggs_double", "fish_maker_takes_all", "dry_goat", "kozel_positive", "unit_hand",
+    "npoints", "spinner", "us_sniff", "open_all_four", "npos", "blind", "blind_play_optional",
+    "blind_draw_optional", "blind_face_up", "start_tile", "block_any", "may_draw", "bergen_voluntary",
     "inline_single",
 )  # fmt: skip
 # the knobs' indices in R (compile-time constants inside the kernel)
@@ -142,7 +143,7 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "draw_mode": DRAW_MODES[r.draw_mode],
         "limit": 1 if r.draw_mode == "one" else (r.max_draws or 28),
         "scoring": SCORINGS[r.scoring],
-        "ftp": r.failed_turn_penalty,
+        "failed_turn_penalty": r.failed_turn_penalty,
         "lead_first": 0 if r.lead_first in ("lot_any", "ladder", "blind_front") else 1,
         "lead_later": LEAD_LATER[r.lead_later],
         "settlement": SETTLEMENTS[r.settlement],
@@ -219,7 +220,7 @@ SLOT = np.dtype(
 # blind's per-slot state, a record array of its own (one unused record for other rules): the
 # turn's sub-phase and pending decision, and the rows (ring buffers of tile indices)
 BSLOT = np.dtype(
-    [("tph", np.int64), ("dtile", np.int64), ("cflag", np.int64), ("head", np.int64, (4,)),
+    [("turn_phase", np.int64), ("dtile", np.int64), ("cflag", np.int64), ("head", np.int64, (4,)),
      ("span", np.int64, (4,)), ("known", np.int64, (4,)), ("face_up", np.int64),
      ("opened", np.int8, (4,)), ("buf", np.int8, (4, 32))],
     align=True,
@@ -246,7 +247,7 @@ decide = _core.decide
 BAD_STATE = "a game slot's state is out of range"
 
 
-def check_layout(core=_core) -> None:
+def check_layout(core: ModuleType = _core) -> None:
     """Fail at import when the C structs, knobs or codes do not match this module's (a core
     built from other sources): one message saying so and how to rebuild."""
     problems = []
@@ -263,8 +264,8 @@ def check_layout(core=_core) -> None:
     shared = {"LEAD": LEAD, "TURN": TURN, "DONE": DONE, "START": START, "ASK_NONE": ASK_NONE,
               "ASK_LEAD": ASK_LEAD, "ASK_PLAY": ASK_PLAY, "T_FRONT": T_FRONT,
               "T_DRAWN": T_DRAWN, "T_OPLAY": T_OPLAY, "T_CONT": T_CONT, "F_DRAW": F_DRAW,
-              "F_PASS": F_PASS, "F_STOP": F_STOP, "PH_AFTER": PH_AFTER, "A_DRAW": A.DRAW,
-              "A_PASS": A.PASS, "A_STOP": A.STOP, "A_ALONG": A.ALONG, "RB": RB, "CDW": CDW,
+              "F_PASS": F_PASS, "F_STOP": F_STOP, "PH_AFTER": PH_AFTER, "A_DRAW": actions.DRAW,
+              "A_PASS": actions.PASS, "A_STOP": actions.STOP, "A_ALONG": actions.ALONG, "RB": RB, "CDW": CDW,
               "CD_FLAGS": CD_FLAGS, "CD_PHASE": CD_PHASE, "CD_VOIDS": CD_VOIDS,
               "H_COUNT": H_OUT + 1, "HREC_HEAD": len(HREC), "MREC_HEAD": len(MREC)}  # fmt: skip
     theirs = core.constants()

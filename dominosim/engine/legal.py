@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import actions as A
+from .. import actions
 from ..seeding import below_np
-from . import kernel as KN
-from . import tables as TB
+from . import kernel, tables
 
 
 @dataclass
@@ -67,13 +66,13 @@ class Legal:
             n = np.bitwise_count(self.lead).astype(np.int64)
             out = n + np.bitwise_count(self._lead_along()) + extra
         elif not self.along and self.masks.shape[1] == 2:
-            out = TB.POPC7[self.masks[:, 0]] + TB.POPC7[self.masks[:, 1]]
+            out = tables.POPC7[self.masks[:, 0]] + tables.POPC7[self.masks[:, 1]]
             if not self._no_flags:
                 out += extra
         elif not self.along:
             out = np.bitwise_count(self.masks).sum(axis=1, dtype=np.int64) + extra
         else:
-            out = (TB.POPC7[self.masks] + self._along_bits()).sum(axis=1) + extra
+            out = (tables.POPC7[self.masks] + self._along_bits()).sum(axis=1) + extra
         self._counts = out
         return out
 
@@ -87,32 +86,36 @@ class Legal:
         if self.lead is not None:
             c = np.bitwise_count(self.lead).astype(np.int64)
             here = k < c
-            t = TB.select28(self.lead, np.where(here, k, 0))
-            out = np.where(here, t * A.NPOS, out)
+            t = tables.select28(self.lead, np.where(here, k, 0))
+            out = np.where(here, t * actions.NPOS, out)
             k = np.where(here, -1, k - c)
             if self.along:  # (without along actions the next block changes nothing)
                 al = self._lead_along()
                 ca = np.bitwise_count(al).astype(np.int64)
                 here = (k >= 0) & (k < ca)
-                t = TB.select28(al, np.where(here, k, 0))
-                out = np.where(here, t * A.NPOS + A.ALONG, out)
+                t = tables.select28(al, np.where(here, k, 0))
+                out = np.where(here, t * actions.NPOS + actions.ALONG, out)
                 k = np.where(here | (k < 0), -1, k - ca)
         else:
             ab = self._along_bits()
             for p in range(self.masks.shape[1]):
                 m = self.masks[:, p]
-                c = TB.POPC7[m]
+                c = tables.POPC7[m]
                 v = self.values[:, p]
                 here = (k >= 0) & (k < c)
-                w = TB.SELECT7[m, np.where(here, k, 0)]
-                t = TB.TILE_AT[np.maximum(v, 0), np.maximum(w, 0)]
-                out = np.where(here, t * A.NPOS + p, out)
+                w = tables.SELECT7[m, np.where(here, k, 0)]
+                t = tables.TILE_AT[np.maximum(v, 0), np.maximum(w, 0)]
+                out = np.where(here, t * actions.NPOS + p, out)
                 k = np.where(here | (k < 0), -1, k - c)
                 here = (k >= 0) & (k < ab[:, p])
-                t = TB.TILE_AT[np.maximum(v, 0), np.maximum(v, 0)]
-                out = np.where(here, t * A.NPOS + p + A.ALONG, out)
+                t = tables.TILE_AT[np.maximum(v, 0), np.maximum(v, 0)]
+                out = np.where(here, t * actions.NPOS + p + actions.ALONG, out)
                 k = np.where(here | (k < 0), -1, k - ab[:, p])
-        for flag, code in ((self.draw, A.DRAW), (self.pass_, A.PASS), (self.stop, A.STOP)):
+        for flag, code in (
+            (self.draw, actions.DRAW),
+            (self.pass_, actions.PASS),
+            (self.stop, actions.STOP),
+        ):
             here = flag & (k == 0)
             out = np.where(here, code, out)
             k = np.where(here | (k < 0), -1, k - flag)
@@ -122,21 +125,25 @@ class Legal:
         """:meth:`action_at` for two slots (LINE, SINGLE_END) and no along actions."""
         m0 = self.masks[:, 0]
         m1 = self.masks[:, 1]
-        c0 = TB.POPC7[m0]
+        c0 = tables.POPC7[m0]
         in0 = k < c0
         k1 = k - c0
-        c1 = TB.POPC7[m1]
+        c1 = tables.POPC7[m1]
         place = k1 < c1
         kk = np.where(in0, k, k1)
         mm = np.where(in0, m0, m1)
-        w = TB.SELECT7_FLAT[mm * 8 + np.minimum(kk, 7)]
+        w = tables.SELECT7_FLAT[mm * 8 + np.minimum(kk, 7)]
         vv = np.where(in0, self.values[:, 0], self.values[:, 1])
-        out = TB.ACT_AT_FLAT[(vv * 8 + w) * 2 + ~in0]
+        out = tables.ACT_AT_FLAT[(vv * 8 + w) * 2 + ~in0]
         if self._no_flags or not (self.draw.any() or self.pass_.any() or self.stop.any()):
             return np.where(place & (k >= 0), out, -1)
         k = k1 - c1
         fl = np.full(len(k), -1, dtype=np.int64)
-        for flag, code in ((self.draw, A.DRAW), (self.pass_, A.PASS), (self.stop, A.STOP)):
+        for flag, code in (
+            (self.draw, actions.DRAW),
+            (self.pass_, actions.PASS),
+            (self.stop, actions.STOP),
+        ):
             here = flag & (k == 0)
             fl = np.where(here, code, fl)
             k = np.where(here | (k < 0), -1, k - flag)
@@ -148,9 +155,9 @@ class Legal:
             out = np.empty(len(self), dtype=np.int64)
             keys = np.asarray(keys, dtype=np.uint64)  # (any layout: a column of the kernel's)
             if self.lead is None:
-                KN.uniform_slots(_c64(self.values), _c64(self.masks), keys, out)
+                kernel.uniform_slots(_c64(self.values), _c64(self.masks), keys, out)
             else:
-                KN.uniform_lead(_c64(self.lead), keys, out)
+                kernel.uniform_lead(_c64(self.lead), keys, out)
             return out
         return self.action_at(below_np(keys, self.counts()).astype(np.int64))
 
@@ -159,47 +166,47 @@ class Legal:
         act = np.asarray(act, dtype=np.int64)
         if self.lead is None and not self.along and self.masks.shape[1] == 2:
             return self._contains2(act)
-        ok = (self.draw & (act == A.DRAW)) | (self.pass_ & (act == A.PASS))
-        ok |= self.stop & (act == A.STOP)
-        place = (act >= 0) & (act < A.DRAW)
-        base = np.where(place, act % A.ALONG, 0)
-        along = place & (act >= A.ALONG)
-        t = base // A.NPOS
-        p = base % A.NPOS
+        ok = (self.draw & (act == actions.DRAW)) | (self.pass_ & (act == actions.PASS))
+        ok |= self.stop & (act == actions.STOP)
+        place = (act >= 0) & (act < actions.DRAW)
+        base = np.where(place, act % actions.ALONG, 0)
+        along = place & (act >= actions.ALONG)
+        t = base // actions.NPOS
+        p = base % actions.NPOS
         rows = np.arange(len(act))
         if self.lead is not None:
             held = (self.lead >> t) & 1
-            ok |= place & (p == 0) & (held == 1) & (~along | (self.along & TB.IS_DOUBLE[t]))
+            ok |= place & (p == 0) & (held == 1) & (~along | (self.along & tables.IS_DOUBLE[t]))
             return ok
         K = self.masks.shape[1]
         pk = np.minimum(p, K - 1)
         v = self.values[rows, pk]
-        lo, hi = TB.TILE_LOW[t], TB.TILE_HIGH[t]
+        lo, hi = tables.TILE_LOW[t], tables.TILE_HIGH[t]
         w = np.where(lo == v, hi, lo)
         fits = (p < K) & (v >= 0) & ((lo == v) | (hi == v))
         bit = (self.masks[rows, pk] >> np.maximum(w, 0)) & 1
-        ok |= place & fits & (bit == 1) & (~along | (self.along & TB.IS_DOUBLE[t]))
+        ok |= place & fits & (bit == 1) & (~along | (self.along & tables.IS_DOUBLE[t]))
         return ok
 
     def _contains2(self, act: np.ndarray) -> np.ndarray:
         """:meth:`contains` for two slots and no along actions."""
-        a = np.clip(act, -1, A.NUM_ACTIONS)  # out-of-range codes read the sentinel entries
+        a = np.clip(act, -1, actions.NUM_ACTIONS)  # out-of-range codes read the sentinel entries
         t = _ACT_TILE_X[a]
         p = _ACT_POS_X[a]
         in0 = p == 0
         m = np.where(in0, self.masks[:, 0], np.where(p == 1, self.masks[:, 1], 0))
         v = np.where(in0, self.values[:, 0], self.values[:, 1])
         # bit w of the slot's mask, w the tile's other half (7: the tile lacks v, never set)
-        ok = ((m >> TB.OTHER_HALF[t * 8 + (v & 7)]) & 1).astype(bool)
+        ok = ((m >> tables.OTHER_HALF[t * 8 + (v & 7)]) & 1).astype(bool)
         if not self._no_flags:
-            ok |= (self.draw & (act == A.DRAW)) | (self.pass_ & (act == A.PASS))
-            ok |= self.stop & (act == A.STOP)
+            ok |= (self.draw & (act == actions.DRAW)) | (self.pass_ & (act == actions.PASS))
+            ok |= self.stop & (act == actions.STOP)
         return ok
 
     def to_mask(self) -> np.ndarray:
         """Boolean ``[n, 339]`` mask of legal actions (costly; only for strategies that ask)."""
         n = len(self)
-        out = np.zeros((n, A.NUM_ACTIONS), dtype=bool)
+        out = np.zeros((n, actions.NUM_ACTIONS), dtype=bool)
         counts = self.counts()
         for j in range(int(counts.max(initial=0))):
             rows = np.flatnonzero(counts > j)
@@ -232,13 +239,13 @@ class Legal:
         return sub
 
 
-TB_DOUBLES28 = sum(1 << t for t in range(28) if TB.IS_DOUBLE[t])
+TB_DOUBLES28 = sum(1 << t for t in range(28) if tables.IS_DOUBLE[t])
 # action code -> tile / position of across placements; along codes, draw, pass, stop and the
 # out-of-range sentinels (index -1 and NUM_ACTIONS) read tile 0 at position 6 (never legal)
-_ACT_TILE_X = np.zeros(A.NUM_ACTIONS + 2, dtype=np.int64)
-_ACT_POS_X = np.full(A.NUM_ACTIONS + 2, 6, dtype=np.int64)
-_ACT_TILE_X[: A.ALONG] = np.arange(A.ALONG) // A.NPOS
-_ACT_POS_X[: A.ALONG] = np.arange(A.ALONG) % A.NPOS
+_ACT_TILE_X = np.zeros(actions.NUM_ACTIONS + 2, dtype=np.int64)
+_ACT_POS_X = np.full(actions.NUM_ACTIONS + 2, 6, dtype=np.int64)
+_ACT_TILE_X[: actions.ALONG] = np.arange(actions.ALONG) // actions.NPOS
+_ACT_POS_X[: actions.ALONG] = np.arange(actions.ALONG) % actions.NPOS
 
 
 def _take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:

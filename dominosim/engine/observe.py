@@ -4,11 +4,12 @@ Observation`, as arrays over the decisions, built lazily from the engine's state
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 from ..observe import Observation
-from . import tables as TB
+from . import tables
 
 
 class BatchObservation:
@@ -28,7 +29,8 @@ class BatchObservation:
                "drawable", "scores", "penalties", "leader", "match_id", "hand_index",
                "decision", "doubles", "along", "table_count")  # fmt: skip
 
-    def __init__(self, engine, g, seats, phase: str, decision=None, known=None):
+    def __init__(self, engine: Any, g: np.ndarray, seats: np.ndarray, phase: str,
+                 decision: np.ndarray | None = None, known: np.ndarray | None = None) -> None:  # fmt: skip
         # Fields are read from the engine on first use (most strategies read few of them);
         # ``decision`` is taken now because the engine numbers the next decisions right after.
         # ``known``: fields the caller already holds (the kernel's decision lists), by name.
@@ -51,8 +53,8 @@ class BatchObservation:
         h = e.hands[self._g, self.seat]
         if e.blind:
             seen = e.known[self._g, self.seat]
-            seen = np.where(e.opened[self._g, self.seat], TB.ALL28, seen)
-            h = h & TB.pack28(seen)
+            seen = np.where(e.opened[self._g, self.seat], tables.ALL28, seen)
+            h = h & tables.pack28(seen)
         return h
 
     @cached_property
@@ -117,13 +119,13 @@ class BatchObservation:
 
     @cached_property
     def hand_mask(self) -> np.ndarray:
-        return TB.mask28_of(self.hand)
+        return tables.mask28_of(self.hand)
 
     @cached_property
     def counts(self) -> np.ndarray:
-        return TB.count_of(self._hands_all)
+        return tables.count_of(self._hands_all)
 
-    def take(self, rows) -> BatchObservation:
+    def take(self, rows: np.ndarray) -> BatchObservation:
         sub = BatchObservation(self._e, self._g[rows], self.seat[rows], self.phase,
                                self.decision[rows])  # fmt: skip
         for k, v in self.__dict__.items():  # fields already read

@@ -8,6 +8,8 @@ indices, which is why the canonical action order (docs/design.md) can be read of
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from .. import tiles
@@ -93,12 +95,12 @@ _SH8 = [np.uint64(8 * v) for v in range(7)]
 _7F = np.uint64(0x7F)
 
 
-def byte(hand: np.ndarray, v) -> np.ndarray:
+def byte(hand: np.ndarray, v: int | np.ndarray) -> np.ndarray:
     """7-bit mask of the other halves of the tiles in ``hand`` that carry value ``v`` ([n])."""
     return ((hand >> (np.asarray(v, dtype=np.uint64) * U64(8))) & _7F).astype(np.int64)
 
 
-def pack(tile_lists) -> np.ndarray:
+def pack(tile_lists: Iterable[Iterable[int]]) -> np.ndarray:
     out = np.zeros(len(tile_lists), dtype=np.uint64)
     for i, ts in enumerate(tile_lists):
         for t in ts:
