@@ -404,7 +404,7 @@ class BatchEngine:
         ask, act = st["ask"], st["act"]
         if self._first is not None:  # from_positions: the seat's first decision, answered
             sel = self._first >= 0
-            ask[sel] = np.where(self.phase[sel] == LEAD, KN.ASK_LEAD, KN.ASK_PLAY)
+            ask[sel] = np.where(self.phase[sel] == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
             act[sel] = self._first[sel]
             self.turns[sel] += 1  # (its turn began, and decision 0 was asked)
             self.decision[sel] += 1
