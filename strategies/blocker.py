@@ -19,8 +19,7 @@ next opponent and no further placement would keep that block (unless the placeme
 Without a placement it draws where drawing is a choice, else passes or stops.
 """
 
-from dominosim import actions as A
-from dominosim import tiles
+from dominosim import actions, tiles
 from dominosim.scoring import ends_after, placement_points
 from dominosim.strategy import Strategy, fallback, register
 
@@ -43,22 +42,22 @@ def _block_terms(obs, ends):
 
 
 def blocker_choice(obs, legal):
-    places = [a for a in legal if A.is_placement(a)]
+    places = [a for a in legal if actions.is_placement(a)]
     if not places:
         return fallback(legal)
 
     def key(i):
         a = places[i]
-        t = A.tile_of(a)
+        t = actions.tile_of(a)
         terms = _block_terms(obs, ends_after(obs, a))
         return (*terms, placement_points(obs, a), tiles.nondouble_key(t), -i)
 
     best = max(range(len(places)), key=key)
     a = places[best]
-    if A.STOP in legal and obs.counts[obs.seat] > 1:
+    if actions.STOP in legal and obs.counts[obs.seat] > 1:
         now = _block_terms(obs, [v for _, v in obs.positions])
         if now[0] and not key(best)[0]:
-            return A.STOP  # blind's open phase: keep the next opponent blocked
+            return actions.STOP  # blind's open phase: keep the next opponent blocked
     return a
 
 

@@ -16,8 +16,7 @@ choice, else passes or stops.
 
 import numpy as np
 
-from dominosim import actions as A
-from dominosim import tiles
+from dominosim import actions, tiles
 from dominosim.scoring import placement_points
 from dominosim.strategies import greedy, heaviest
 from dominosim.strategy import Strategy, fallback, register
@@ -28,13 +27,13 @@ _DOUBLE = np.asarray(tiles.IS_DOUBLE, dtype=np.int64)
 
 
 def doubles_first_choice(obs, legal):
-    places = [a for a in legal if A.is_placement(a)]
+    places = [a for a in legal if actions.is_placement(a)]
     if not places:
         return fallback(legal)
 
     def key(i):
         a = places[i]
-        t = A.tile_of(a)
+        t = actions.tile_of(a)
         return (tiles.is_double(t), placement_points(obs, a), tiles.nondouble_key(t), -i)
 
     return places[max(range(len(places)), key=key)]

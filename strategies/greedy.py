@@ -10,15 +10,14 @@ exactly like ``heaviest``.
 
 import numpy as np
 
-from dominosim import actions as A
-from dominosim import tiles
+from dominosim import actions, tiles
 from dominosim.scoring import placement_points
 from dominosim.strategies import heaviest
 from dominosim.strategy import Strategy, fallback, register
 
 
 def greedy_choice(obs, legal):
-    places = [a for a in legal if A.is_placement(a)]
+    places = [a for a in legal if actions.is_placement(a)]
     if not places:
         return fallback(legal)
     key = heaviest.heaviest_key

@@ -13,26 +13,24 @@ passes or stops.
 
 import numpy as np
 
-from dominosim import actions as A
-from dominosim import tiles
-from dominosim.engine import kernel as core
-from dominosim.engine import tables as TB
+from dominosim import actions, tiles
+from dominosim.engine import kernel, tables
 from dominosim.scoring import ends_after
 from dominosim.strategy import Strategy, fallback, register
 
 # a tie-break score packs (pips, double, control, opponents' void ends) into one integer
 _CTRL, _VOID = 64, 16
 SCORE_SPAN = 32 * _CTRL * _VOID  # every heaviest score is below this
-PIPS = TB.TILE_PIPS
-IS_DOUBLE = np.asarray(TB.IS_DOUBLE, dtype=np.int64)
-TBIT = TB.TBIT
-FIT28 = TB.FIT28
-TILE_AT = TB.TILE_AT
+PIPS = tables.TILE_PIPS
+IS_DOUBLE = np.asarray(tables.IS_DOUBLE, dtype=np.int64)
+TBIT = tables.TBIT
+FIT28 = tables.FIT28
+TILE_AT = tables.TILE_AT
 
 
 def heaviest_key(obs, a: int) -> tuple:
     """The ranking of a placement (larger is better): pips, double, control, void ends."""
-    t = A.tile_of(a)
+    t = actions.tile_of(a)
     ends = ends_after(obs, a)
     vals = set(ends)
     control = sum(1 for x in obs.hand if x != t and vals & set(tiles.halves(x)))
@@ -42,7 +40,7 @@ def heaviest_key(obs, a: int) -> tuple:
 
 def heaviest_first(legal_list, obs):
     """The per-game rule."""
-    places = [a for a in legal_list if A.is_placement(a)]
+    places = [a for a in legal_list if actions.is_placement(a)]
     if not places:
         return fallback(legal_list)
     keys = [heaviest_key(obs, a) for a in places]
@@ -88,7 +86,7 @@ def line_batch(obs, legal, extra=None, base=line_score):
                 if extra is not None:
                     score = score + extra(t, None, along) * SCORE_SPAN
                 better = held & (score > best)
-                out = np.where(better, t * A.NPOS + (A.ALONG if along else 0), out)
+                out = np.where(better, t * actions.NPOS + (actions.ALONG if along else 0), out)
                 best = np.where(better, score, best)
     else:
         vals = legal.values
@@ -109,7 +107,7 @@ def line_batch(obs, legal, extra=None, base=line_score):
                     if extra is not None:
                         score = score + extra((v, w), p, along) * SCORE_SPAN
                     better = ok & (score > best)
-                    code = t * A.NPOS + p + (A.ALONG if along else 0)
+                    code = t * actions.NPOS + p + (actions.ALONG if along else 0)
                     out = np.where(better, code, out)
                     best = np.where(better, score, best)
     return _no_placement(out, legal)
@@ -130,7 +128,7 @@ def line_batch_fast(obs, legal):
     out = np.empty(n, dtype=np.int64)
     is_lead = legal.lead is not None
     lead = np.ascontiguousarray(legal.lead, dtype=np.int64) if is_lead else np.zeros(n, np.int64)
-    core.heaviest(np.ascontiguousarray(legal.values, dtype=np.int64),
+    kernel.heaviest(np.ascontiguousarray(legal.values, dtype=np.int64),
                   np.ascontiguousarray(legal.masks, dtype=np.int64), lead, is_lead,
                   np.asarray(obs.hand, dtype=np.uint64), np.asarray(obs.voids, dtype=np.int64),
                   np.asarray(obs.seat, dtype=np.int64), out)  # fmt: skip
@@ -141,9 +139,9 @@ def _no_placement(out, legal):
     """Where no placement was chosen (-1): draw, else pass, else stop (as ``fallback``)."""
     if out.min(initial=0) >= 0:
         return out
-    out = np.where((out < 0) & legal.draw, A.DRAW, out)
-    out = np.where((out < 0) & legal.pass_, A.PASS, out)
-    out = np.where((out < 0) & legal.stop, A.STOP, out)
+    out = np.where((out < 0) & legal.draw, actions.DRAW, out)
+    out = np.where((out < 0) & legal.pass_, actions.PASS, out)
+    out = np.where((out < 0) & legal.stop, actions.STOP, out)
     return out
 
 

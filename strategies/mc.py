@@ -39,8 +39,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from dominosim import actions as A
-from dominosim import seeding
+from dominosim import actions, seeding
 from dominosim.engine.tables import PACK
 from dominosim.errors import StrategyError
 from dominosim.strategy import Strategy, get, register
@@ -413,7 +412,7 @@ def _mirror(a, legal, ends, doubles) -> bool:
     """Whether placement ``a`` on R mirrors the same placement on L (both ends show the same
     value, both formed by a double or neither): the positions are the same up to left and
     right, so only the one on L is played out."""
-    if not A.is_placement(a) or A.pos_of(a) != "R" or ends.get("L") != ends.get("R"):
+    if not actions.is_placement(a) or actions.pos_of(a) != "R" or ends.get("L") != ends.get("R"):
         return False
     return doubles.get("L") == doubles.get("R") and a - 1 in legal
 

@@ -19,8 +19,7 @@ penalty. In blind's open phase it continues only with a placement that keeps the
 placement it draws where drawing is a choice, else passes or stops.
 """
 
-from dominosim import actions as A
-from dominosim import tiles
+from dominosim import actions, tiles
 from dominosim.scoring import ends_after, placement_points, suit_counts
 from dominosim.strategy import Strategy, fallback, register
 
@@ -32,7 +31,7 @@ def _longest_suit(hand) -> int:
 
 def suit_keeper_ranked(obs, legal):
     """(key, action) of the best placement, or None without one."""
-    places = [a for a in legal if A.is_placement(a)]
+    places = [a for a in legal if actions.is_placement(a)]
     if not places:
         return None
     hand = list(obs.hand)
@@ -41,7 +40,7 @@ def suit_keeper_ranked(obs, legal):
 
     def key(i):
         a = places[i]
-        t = A.tile_of(a)
+        t = actions.tile_of(a)
         lo, hi = tiles.halves(t)
         rest = [x for x in hand if x != t]
         counts = suit_counts(rest)
@@ -59,8 +58,8 @@ def suit_keeper_choice(obs, legal):
     if ranked is None:
         return fallback(legal)
     (going_out, _pts, keeps, *_), a = ranked
-    if A.STOP in legal and not keeps and not going_out:
-        return A.STOP  # blind's open phase: keep the suit for later turns
+    if actions.STOP in legal and not keeps and not going_out:
+        return actions.STOP  # blind's open phase: keep the suit for later turns
     return a
 
 
