@@ -370,14 +370,15 @@ class MonteCarlo(Strategy):
             plan = _Plan.concat(plans)
             vals = self._values(rules, plan)
             owner = np.concatenate(owner)
-            cand = plan.cand
+            width = max(len(legal) for _, legal, _ in rows)
+            at = owner * width + plan.cand  # (decision, candidate) -> one bin
+            cells = len(rows) * width
+            sums = np.bincount(at, weights=vals, minlength=cells).reshape(len(rows), width)
+            n = np.bincount(at, minlength=cells).reshape(len(rows), width)
+            mean = np.where(n > 0, sums / np.maximum(n, 1), -np.inf)  # mirrors: not played
+            best = np.argmax(mean, axis=1)  # ties: the first in canonical order
             for i in np.unique(owner):
-                legal = rows[i][1]
-                sel = owner == i
-                sums = np.bincount(cand[sel], weights=vals[sel], minlength=len(legal))
-                n = np.bincount(cand[sel], minlength=len(legal))
-                mean = np.where(n > 0, sums / np.maximum(n, 1), -np.inf)  # mirrors: not played
-                out[i] = legal[int(np.argmax(mean))]  # ties: the first in canonical order
+                out[i] = rows[i][1][int(best[i])]
         return out
 
     # -- interface -------------------------------------------------------------------------
