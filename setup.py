@@ -23,7 +23,7 @@ LINK = []
 if SANITIZE:
     flags = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
              "-fno-omit-frame-pointer", "-g"]  # fmt: skip
-    COMPILE = ["-std=c11", "-O1", "-Wall", "-Wextra", *flags]
+    COMPILE = ["-std=c11", "-O1", "-Wall", "-Wextra", "-DDOMINOSIM_SANITIZE", *flags]
     LINK = flags
 
 
