@@ -1589,7 +1589,7 @@ static inline void fix_blind(Rules *k, int64_t P) {
 #define SHAPE_INLINE __attribute__((flatten))
 #endif
 #define SHAPE(kind, P_)                                                                     \
-    SHAPE_INLINE static int64_t advance_##kind##P_(                                          \
+    SHAPE_INLINE static int64_t advance_##kind##P_(                                         \
         const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B, const Outputs *o, \
         int64_t start) {                                                                    \
         Rules k = *r;                                                                       \
