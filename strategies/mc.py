@@ -35,7 +35,7 @@ decision (1024), ``policy`` the playout policy (``random``, ``heaviest``, ``gree
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -206,8 +206,10 @@ class _Root(Strategy):
 
 @dataclass
 class _Plan:
-    """Playouts as rows of arrays (BatchEngine.from_arrays' fields, and per row the tested
-    candidate's index in the legal list and the root seat)."""
+    """Playouts as arrays: per sampled deal its position (BatchEngine.from_arrays' fields and
+    the root seat), and per playout the deal it starts from, its match id, the tested action
+    and that action's index in the legal list. A deal's row is shared by its candidates (not
+    copied for each)."""
 
     hands: np.ndarray
     stock: np.ndarray
@@ -220,20 +222,31 @@ class _Plan:
     to_move: np.ndarray
     leader: np.ndarray
     scores: np.ndarray
+    seat: np.ndarray
+    deal: np.ndarray  # per playout from here on
     mids: np.ndarray
     first: np.ndarray
     cand: np.ndarray
-    seat: np.ndarray
+
+    PER_PLAYOUT = ("deal", "mids", "first", "cand")
 
     def rows(self, sel) -> _Plan:
-        return _Plan(**{f.name: getattr(self, f.name)[sel] for f in fields(self)})
+        """The playouts ``sel`` (the deals stay shared)."""
+        return replace(self, **{k: getattr(self, k)[sel] for k in self.PER_PLAYOUT})
+
+    def expand(self, name: str) -> np.ndarray:
+        """A deal field, one row per playout."""
+        return getattr(self, name)[self.deal]
 
     @staticmethod
     def concat(plans: list) -> _Plan:
         if len(plans) == 1:
             return plans[0]
-        return _Plan(**{f.name: np.concatenate([getattr(p, f.name) for p in plans])
-                        for f in fields(_Plan)})  # fmt: skip
+        offsets = np.cumsum([0] + [len(p.hands) for p in plans[:-1]])
+        out = {f.name: np.concatenate([getattr(p, f.name) for p in plans])
+               for f in fields(_Plan) if f.name != "deal"}  # fmt: skip
+        out["deal"] = np.concatenate([p.deal + o for p, o in zip(plans, offsets, strict=True)])
+        return _Plan(**out)
 
 
 #: The largest ``samples`` and ``max_batch`` (beyond them a decision needs gigabytes).
@@ -294,24 +307,24 @@ class MonteCarlo(Strategy):
             stock[:, 28 - k :] = dealt_stock
         j = np.repeat(np.arange(S, dtype=np.int64), C)
         c = np.tile(cands, S)
-        n = S * C
         lay = _layout_row(obs)
         return _Plan(
-            hands=np.repeat(packed, C, axis=0),
-            stock=np.repeat(stock, C, axis=0),
-            vals=np.tile(lay["vals"], (n, 1)),
-            dbl=np.tile(lay["dbl"], (n, 1)),
-            alg=np.tile(lay["alg"], (n, 1)),
-            spinner=np.full(n, lay["spinner"]),
-            covered=np.full(n, lay["covered"]),
-            table=np.full(n, lay["table"]),
-            to_move=np.full(n, obs.seat),
-            leader=np.full(n, obs.leader if ends else obs.seat),
-            scores=np.tile(np.asarray(obs.scores, dtype=np.int64), (n, 1)),
+            hands=packed,
+            stock=stock,
+            vals=np.tile(lay["vals"], (S, 1)),
+            dbl=np.tile(lay["dbl"], (S, 1)),
+            alg=np.tile(lay["alg"], (S, 1)),
+            spinner=np.full(S, lay["spinner"]),
+            covered=np.full(S, lay["covered"]),
+            table=np.full(S, lay["table"]),
+            to_move=np.full(S, obs.seat),
+            leader=np.full(S, obs.leader if ends else obs.seat),
+            scores=np.tile(np.asarray(obs.scores, dtype=np.int64), (S, 1)),
+            seat=np.full(S, obs.seat),
+            deal=j,
             mids=(seeding.key_np(key, j, c) & np.uint64(_MID_MASK)).astype(np.int64),
             first=np.asarray(legal, dtype=np.int64)[c],
             cand=c,
-            seat=np.full(n, obs.seat),
         )
 
     def _values(self, rules, plan, root_in_python: bool | None = None):
@@ -333,24 +346,23 @@ class MonteCarlo(Strategy):
         for lo in range(0, n, cap):
             part = plan.rows(slice(lo, lo + cap))
             mids = part.mids
+            seat = part.expand("seat")
             if flags:
-                strats = [_Root(self._policy, mids, part.seat, part.first)] * P
+                strats = [_Root(self._policy, mids, seat, part.first)] * P
                 first = None
             else:  # the tested action as the position's first decision: the playouts run
                 # inside the core (the policy's compiled twin decides every other decision)
                 strats = [self._policy] * P
                 first = part.first
-            eng = BatchEngine.from_arrays(rules, 0, strats, hands=part.hands, stock=part.stock,
-                                          vals=part.vals, dbl=part.dbl, alg=part.alg,
-                                          spinner=part.spinner, covered=part.covered,
-                                          table=part.table, to_move=part.to_move,
-                                          leader=part.leader, match_ids=mids, first=first,
-                                          scores=part.scores)  # fmt: skip
+            deal = {k: part.expand(k) for k in ("hands", "stock", "vals", "dbl", "alg", "spinner",
+                                                 "covered", "table", "to_move", "leader",
+                                                 "scores")}  # fmt: skip
+            eng = BatchEngine.from_arrays(rules, 0, strats, match_ids=mids, first=first, **deal)
             hands, _ = eng.run()
             order = np.argsort(mids)
             where = order[np.searchsorted(mids[order], hands["match_id"])]
             pts = np.asarray(hands["points"], dtype=np.float64)
-            vals[lo + where] = _value(rules, pts, part.seat[where])
+            vals[lo + where] = _value(rules, pts, seat[where])
         return vals
 
     def _decide(self, rows):
