@@ -270,7 +270,7 @@ def test_blocker_stops_to_keep_a_block():
 # discovery: --strategy-path, duplicates, syntax errors, the CLI
 
 
-def test_example_strategy_loads_from_a_strategy_path(tmp_path):
+def test_example_strategy_loads_from_a_strategy_path(tmp_path, clean_registry):
     folder = tmp_path / "mine"
     folder.mkdir()
     shutil.copy(ROOT / "docs" / "example_strategy.py", folder / "example_strategy.py")
