@@ -345,6 +345,8 @@ class MonteCarlo(Strategy):
             flags = root_in_python
         for lo in range(0, n, cap):
             part = plan.rows(slice(lo, lo + cap))
+            order = np.argsort(part.mids)  # by match id: the records come back in this order
+            part = part.rows(order)
             mids = part.mids
             seat = part.expand("seat")
             if flags:
@@ -359,10 +361,10 @@ class MonteCarlo(Strategy):
                                                  "scores")}  # fmt: skip
             eng = BatchEngine.from_arrays(rules, 0, strats, match_ids=mids, first=first, **deal)
             hands, _ = eng.run()
-            order = np.argsort(mids)
-            where = order[np.searchsorted(mids[order], hands["match_id"])]
+            if not np.array_equal(hands["match_id"], mids):  # (one record per playout, in order)
+                raise RuntimeError("mc: the playouts' records do not match their positions")
             pts = np.asarray(hands["points"], dtype=np.float64)
-            vals[lo + where] = _value(rules, pts, seat[where])
+            vals[lo + order] = _value(rules, pts, seat)
         return vals
 
     def _decide(self, rows):
