@@ -307,7 +307,7 @@ class MonteCarlo(Strategy):
             stock[:, 28 - k :] = dealt_stock
         j = np.repeat(np.arange(S, dtype=np.int64), C)
         c = np.tile(cands, S)
-        lay = _layout_row(obs)
+        lay = layout_row(obs)
         return _Plan(
             hands=packed,
             stock=stock,
@@ -407,7 +407,7 @@ class MonteCarlo(Strategy):
 _NAMES = ("L", "R", "W", "E", "N", "S")
 
 
-def _layout_row(obs) -> dict:
+def layout_row(obs) -> dict:
     """The layout of ``obs`` as one row of BatchEngine.from_arrays' layout fields."""
     K = 6 if obs.rules.layout == "spinner" else 2
     vals, dbl, alg = [-1] * K, [False] * K, [False] * K

@@ -8,14 +8,9 @@ import numpy as np
 import pytest
 
 from dominosim.engine.batch import BatchEngine
+from dominosim.strategies.mc import layout_row
 from dominosim.strategy import Strategy, get
 from dominosim.variants import make_rules
-
-
-def _layout_row(obs):
-    from dominosim.strategies import mc
-
-    return mc._layout_row(obs)
 
 
 class Snapshot(Strategy):
@@ -40,7 +35,7 @@ class Snapshot(Strategy):
             row = obs.row(int(i))
             self.taken.append({"match": int(e.match[g]), "hands": e.hands[g].copy(),
                                "stock": stock, "seat": int(obs.seat[i]), "first": int(out[i]),
-                               "leader": int(e.leader[g]), "layout": _layout_row(row),
+                               "leader": int(e.leader[g]), "layout": layout_row(row),
                                "points": e.points[g].copy(),
                                "penalties": e.penalties[g].copy()})  # fmt: skip
         return out

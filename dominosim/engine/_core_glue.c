@@ -236,6 +236,50 @@ static void as_strided1(const Buf *b, StridedU64 *v) {
     v->stride = b->view.strides[0];
 }
 
+/* decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out): a compiled
+ * policy's choices at decisions posed on the slots (tests compare them with choose_one) */
+static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 11) return PyErr_Format(PyExc_TypeError, "decide takes 11 arguments");
+    Rules r;
+    if (read_rules(args[0], &r) < 0) return NULL;
+    int64_t policy = PyLong_AsLongLong(args[1]);
+    if (policy == -1 && PyErr_Occurred()) return NULL;
+    int is_lead = PyObject_IsTrue(args[6]);
+    if (is_lead < 0) return NULL;
+    enum { D_ST, D_BST, D_SLOTS, D_DECS, D_LEAD, D_MASKS, D_FLAGS, D_OUT, D_COUNT };
+    Buf b[D_COUNT];
+    memset(b, 0, sizeof b);
+    if (take(&b[D_ST], args[2], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        take(&b[D_BST], args[3], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
+        take(&b[D_SLOTS], args[4], "slots", 8, K_INT, 1, 0) < 0 ||
+        take(&b[D_DECS], args[5], "decs", 8, K_INT, 1, 0) < 0 ||
+        take(&b[D_LEAD], args[7], "lead", 8, K_INT, 1, 0) < 0 ||
+        take(&b[D_MASKS], args[8], "masks", 8, K_INT, 2, 0) < 0 ||
+        take(&b[D_FLAGS], args[9], "flags", 8, K_INT, 1, 0) < 0 ||
+        take(&b[D_OUT], args[10], "out", 8, K_INT, 1, 1) < 0) {
+        release(b, D_COUNT);
+        return NULL;
+    }
+    int64_t n = items(&b[D_OUT]), B = items(&b[D_ST]);
+    int shapes = items(&b[D_SLOTS]) == n && items(&b[D_DECS]) == n && items(&b[D_FLAGS]) == n &&
+                 (is_lead ? items(&b[D_LEAD]) == n
+                          : dim(&b[D_MASKS], 0) == n && dim(&b[D_MASKS], 1) == r.npos) &&
+                 items(&b[D_BST]) >= (r.blind ? B : 1);
+    if (!shapes) {
+        release(b, D_COUNT);
+        return PyErr_Format(PyExc_ValueError, "_core: decide's arrays must have one row per decision");
+    }
+    int err = core_decide(&r, policy, (const Slot *)b[D_ST].view.buf,
+                          (const BSlot *)b[D_BST].view.buf, B, (const int64_t *)b[D_SLOTS].view.buf,
+                          (const int64_t *)b[D_DECS].view.buf, n, is_lead,
+                          (const int64_t *)b[D_LEAD].view.buf, (const int64_t *)b[D_MASKS].view.buf,
+                          (const int64_t *)b[D_FLAGS].view.buf, (int64_t *)b[D_OUT].view.buf);
+    release(b, D_COUNT);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: decide: an index or mask out of range");
+    Py_RETURN_NONE;
+}
+
 static PyObject *finish_pick(int err, Buf *b, int n) {
     release(b, n);
     if (err) return PyErr_Format(PyExc_ValueError, "_core: a decision without a legal action or with a value out of range");
@@ -342,50 +386,6 @@ static int add_field(PyObject *d, const char *name, size_t offset) {
 }
 
 #define FIELD(d, type, name) add_field(d, #name, offsetof(type, name))
-
-/* decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out): a compiled
- * policy's choices at decisions posed on the slots (tests compare them with choose_one) */
-static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 11) return PyErr_Format(PyExc_TypeError, "decide takes 11 arguments");
-    Rules r;
-    if (read_rules(args[0], &r) < 0) return NULL;
-    int64_t policy = PyLong_AsLongLong(args[1]);
-    if (policy == -1 && PyErr_Occurred()) return NULL;
-    int is_lead = PyObject_IsTrue(args[6]);
-    if (is_lead < 0) return NULL;
-    enum { D_ST, D_BST, D_SLOTS, D_DECS, D_LEAD, D_MASKS, D_FLAGS, D_OUT, D_COUNT };
-    Buf b[D_COUNT];
-    memset(b, 0, sizeof b);
-    if (take(&b[D_ST], args[2], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
-        take(&b[D_BST], args[3], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
-        take(&b[D_SLOTS], args[4], "slots", 8, K_INT, 1, 0) < 0 ||
-        take(&b[D_DECS], args[5], "decs", 8, K_INT, 1, 0) < 0 ||
-        take(&b[D_LEAD], args[7], "lead", 8, K_INT, 1, 0) < 0 ||
-        take(&b[D_MASKS], args[8], "masks", 8, K_INT, 2, 0) < 0 ||
-        take(&b[D_FLAGS], args[9], "flags", 8, K_INT, 1, 0) < 0 ||
-        take(&b[D_OUT], args[10], "out", 8, K_INT, 1, 1) < 0) {
-        release(b, D_COUNT);
-        return NULL;
-    }
-    int64_t n = items(&b[D_OUT]), B = items(&b[D_ST]);
-    int shapes = items(&b[D_SLOTS]) == n && items(&b[D_DECS]) == n && items(&b[D_FLAGS]) == n &&
-                 (is_lead ? items(&b[D_LEAD]) == n
-                          : dim(&b[D_MASKS], 0) == n && dim(&b[D_MASKS], 1) == r.npos) &&
-                 items(&b[D_BST]) >= (r.blind ? B : 1);
-    if (!shapes) {
-        release(b, D_COUNT);
-        return PyErr_Format(PyExc_ValueError, "_core: decide's arrays must have one row per decision");
-    }
-    int err = core_decide(&r, policy, (const Slot *)b[D_ST].view.buf,
-                          (const BSlot *)b[D_BST].view.buf, B, (const int64_t *)b[D_SLOTS].view.buf,
-                          (const int64_t *)b[D_DECS].view.buf, n, is_lead,
-                          (const int64_t *)b[D_LEAD].view.buf, (const int64_t *)b[D_MASKS].view.buf,
-                          (const int64_t *)b[D_FLAGS].view.buf, (int64_t *)b[D_OUT].view.buf);
-    release(b, D_COUNT);
-    if (err) return PyErr_Format(PyExc_ValueError, "_core: decide: an index or mask out of range");
-    Py_RETURN_NONE;
-}
 
 static PyObject *slot_layout(void) {
     PyObject *d = PyDict_New();

@@ -14,7 +14,7 @@
  * significant down, each in a field wide enough for its largest value.
  */
 
-enum { MAX_LEGAL = 6 * 8 + 3 }; /* 6 positions x (7 across + 1 along), draw, pass, stop */
+enum { MAX_PLACES = 6 * 8 }; /* 6 positions x (7 across + 1 along); leads: 28 + 7 */
 
 /* what a seat sees of a slot at a decision (observe.Observation's fields the policies read) */
 typedef struct {
@@ -31,8 +31,6 @@ typedef struct {
     const int64_t *voids;  /* per seat, 7-bit value masks */
 } View;
 
-/* the 28-bit mask of the tiles of a packed hand */
-static inline int64_t tiles28(uint64_t h) { return mask28(h); }
 
 /* byte v: the number of tiles of the packed hand h carrying value v (a SWAR popcount of each
  * byte: byte v of a packed hand holds the other halves of its tiles carrying v) */
@@ -44,14 +42,12 @@ static inline uint64_t value_counts(uint64_t h) {
 
 static inline int count_at(uint64_t counts, int64_t v) { return (int)((counts >> (8 * v)) & 0xFF); }
 
-/* tiles carrying any value of the 7-bit mask vm */
-static inline int64_t carrying(int64_t vm) { return FIT28[vm]; }
 
 static void make_view(const Rules *r, const Slot *rw, const BSlot *bw, View *vw) {
     int64_t seat = rw->to_move;
     vw->seat = seat;
     vw->partner = r->partnership ? (seat + 2) % 4 : -1;
-    int64_t own = tiles28(rw->hands[seat]);
+    int64_t own = mask28(rw->hands[seat]);
     if (r->blind) /* §3.2: only the row tiles looked at (all of them once the row is open) */
         own &= bw->opened[seat] ? INT64_C(0xFFFFFFF) : bw->known[seat];
     vw->hand = own;
@@ -103,26 +99,6 @@ static int legal_places(const Rules *r, const Slot *rw, const int64_t *m2, int16
     return n;
 }
 
-/* returns the number of legal actions; *nplace of them are placements */
-static int legal_list(const Rules *r, const Slot *rw, int64_t kind, int64_t lm,
-                      const int64_t *m2, int64_t flags, int16_t *out, int *nplace) {
-    int n = kind == ASK_LEAD ? legal_leads(r, lm, out) : legal_places(r, rw, m2, out);
-    *nplace = n;
-    if (flags & F_DRAW) out[n++] = A_DRAW;
-    if (flags & F_PASS) out[n++] = A_PASS;
-    if (flags & F_STOP) out[n++] = A_STOP;
-    return n;
-}
-
-/* strategy.fallback: draw, else pass, else stop, else the first legal action */
-static int64_t fallback_of(const int16_t *acts, int n) {
-    static const int16_t order[3] = {A_DRAW, A_PASS, A_STOP};
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < n; i++)
-            if (acts[i] == order[j]) return order[j];
-    return acts[0];
-}
-
 /* ------------------------------------------------------------------------------------------
  * the one-move lookahead of scoring.py: ends_after, end_count_after, placement_points
  * ---------------------------------------------------------------------------------------- */
@@ -130,6 +106,13 @@ typedef struct {
     int64_t t, lo, hi, pid, along; /* the tile, its halves, the position, laid along */
     int j;                         /* the position's index among the open ones (-1: lead) */
 } Move;
+
+/* the index among the open positions of position id pid (-1: not open) */
+static inline int open_index(const View *vw, int64_t pid) {
+    for (int i = 0; i < vw->nopen; i++)
+        if (vw->pos[i] == pid) return i;
+    return -1;
+}
 
 static inline Move move_of(const View *vw, int64_t a) {
     Move mv;
@@ -139,12 +122,7 @@ static inline Move move_of(const View *vw, int64_t a) {
     mv.pid = base % 6;
     mv.lo = TILE_LOW[mv.t];
     mv.hi = TILE_HIGH[mv.t];
-    mv.j = -1;
-    for (int i = 0; i < vw->nopen; i++)
-        if (vw->pos[i] == mv.pid) {
-            mv.j = i;
-            break;
-        }
+    mv.j = open_index(vw, mv.pid);
     return mv;
 }
 
@@ -180,13 +158,6 @@ static inline int64_t spinner_share(const Rules *r, int64_t v, int k) {
 
 static inline int64_t end_value(int64_t v, int dbl, int along) {
     return dbl && !along ? 2 * v : v;
-}
-
-/* the index among the open positions of position id pid (-1: not open) */
-static inline int open_index(const View *vw, int64_t pid) {
-    for (int i = 0; i < vw->nopen; i++)
-        if (vw->pos[i] == pid) return i;
-    return -1;
 }
 
 /* scoring.end_count_after, on a layout without a spinner yet */
@@ -269,7 +240,7 @@ static int64_t heaviest_rank(const Rules *r, const View *vw, const Move *mv) {
     int64_t ends[8];
     int n = ends_after(r, vw, mv, ends);
     int64_t rest = vw->hand & ~(INT64_C(1) << mv->t);
-    int64_t control = popc28(rest & carrying(value_mask(ends, n)));
+    int64_t control = popc28(rest & FIT28[value_mask(ends, n)]);
     int64_t voids = 0;
     for (int s = 0; s < r->P; s++)
         if (s != vw->seat)
@@ -386,7 +357,7 @@ static inline HandView hand_view(uint64_t h, int64_t cv) {
 
 /* the score of placing tile t leaving the open ends e0 (the tile's outer half) and e1 */
 static inline int heaviest_score(const HandView *hv, int t, int e0, int e1) {
-    int c0 = (int)((hv->counts >> (8 * e0)) & 0xFF), c1 = (int)((hv->counts >> (8 * e1)) & 0xFF);
+    int c0 = count_at(hv->counts, e0), c1 = count_at(hv->counts, e1);
     int both = (int)((hv->hand >> (8 * e0 + e1)) & 1); /* the tile e0-e1, counted once */
     int control = c0 - 1 + (e1 != e0 ? c1 - both : 0); /* (less the placed tile itself) */
     int nv = (int)(((hv->voids >> (4 * e0)) & 15) + ((hv->voids >> (4 * e1)) & 15));
@@ -412,12 +383,12 @@ static int64_t heaviest_lead(const HandView *hv, int64_t m) {
  * ends w and q (w twice where q is closed); what depends on q is read once per slot */
 static inline void heaviest_slot(const HandView *hv, int p, int v, int q, int m, int *best,
                                  int64_t *choice) {
-    int cq = q >= 0 ? (int)((hv->counts >> (8 * q)) & 0xFF) : 0;
+    int cq = q >= 0 ? count_at(hv->counts, q) : 0;
     int vq = q >= 0 ? (int)((hv->voids >> (4 * q)) & 15) : 0;
     while (m) {
         int w = __builtin_ctz((unsigned)m), t = TILE_AT[v][w];
         m &= m - 1;
-        int c0 = (int)((hv->counts >> (8 * w)) & 0xFF), vw = (int)((hv->voids >> (4 * w)) & 15);
+        int c0 = count_at(hv->counts, w), vw = (int)((hv->voids >> (4 * w)) & 15);
         int control = c0 - 1, nv = vw + (q >= 0 ? vq : vw);
         if (q >= 0 && q != w) control += cq - (int)((hv->hand >> (8 * w + q)) & 1);
         int score = ((TILE_PIPS[t] * 2 + IS_DBL[t]) * HV_CTRL + control) * HV_VOID + nv;
@@ -537,9 +508,9 @@ static inline int64_t heaviest_decide(const Rules *r, const Slot *rw, int64_t ki
  * whose build time it would multiply; the call costs little beside the ranking */
 __attribute__((noinline)) static int64_t ranked_decide(const Rules *r, const Slot *rw,
                                                        const BSlot *bw, int64_t policy,
-                                                       const int16_t *acts, int n, int nplace,
+                                                       const int16_t *acts, int nplace,
                                                        int64_t flags) {
-    if (nplace == 0) return fallback_of(acts, n);
+    if (nplace == 0) return kth_flag(flags, 0); /* strategy.fallback: draw, pass, stop */
     View vw;
     make_view(r, rw, bw, &vw);
     int64_t suit = policy == POL_suit_keeper ? longest_suit(&vw) : -1, rank;
@@ -558,10 +529,9 @@ static inline int64_t policy_decide(const Rules *r, const Rules *given, const Sl
     if (policy == POL_greedy && r->scoring == SC_NONE) policy = POL_heaviest; /* (greedy.py) */
     if (policy == POL_heaviest && r->npos == 2 && !r->spinner && !r->single_end && !r->blind)
         return heaviest_decide(r, rw, kind, lm, m2, flags);
-    int16_t acts[MAX_LEGAL];
-    int nplace;
-    int n = legal_list(r, rw, kind, lm, m2, flags, acts, &nplace);
-    return ranked_decide(given, rw, bw, policy, acts, n, nplace, flags);
+    int16_t acts[MAX_PLACES]; /* the legal placements; the flags come after them */
+    int nplace = kind == ASK_LEAD ? legal_leads(r, lm, acts) : legal_places(r, rw, m2, acts);
+    return ranked_decide(given, rw, bw, policy, acts, nplace, flags);
 }
 
 /* core_decide (tests): the policy's choice at decisions already posed on slots st, row j
