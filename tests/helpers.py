@@ -7,6 +7,23 @@ from dominosim.layout import End, Layout
 from dominosim.reference import Hand, MatchOver, MatchRecord, PrevHand, play_match
 from dominosim.strategy import Strategy
 
+# a one-file strategy whose choose_one is ``body`` (tests write it into a strategy folder; sys
+# and numpy are there for bodies that use them)
+BOT = """import sys
+
+import numpy as np
+
+from dominosim.strategy import Strategy, register
+
+
+@register
+class Bot(Strategy):
+    name = "{name}"
+
+    def choose_one(self, obs, legal, key):
+        {body}
+"""
+
 
 class Script(Strategy):
     """Plays a fixed list of actions, written as ``"6-5@R"``, ``"draw"``, ``"pass"``, ``"stop"``

@@ -34,6 +34,8 @@ from dominosim.cli import main
 from dominosim.errors import DominosimError
 from dominosim.runner import STOP_ENV
 
+from helpers import BOT
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "errors.md"
 STATUS = ("seed: ", "run folder: ", "games: ")
@@ -64,22 +66,6 @@ def strategy_folder(t: Path, body: str, name: str = "mine") -> str:
     d.mkdir(exist_ok=True)
     (d / "bot.py").write_text(body, encoding="utf-8")
     return str(d)
-
-
-BOT = """import sys
-
-import numpy as np
-
-from dominosim.strategy import Strategy, register
-
-
-@register
-class Bot(Strategy):
-    name = "{name}"
-
-    def choose_one(self, obs, legal, key):
-        {body}
-"""
 
 
 def bot(t: Path, name: str, body: str) -> str:

@@ -21,6 +21,7 @@ from dominosim import store
 from dominosim.cli import main
 from dominosim.runner import STOP_ENV
 
+from helpers import BOT
 from runs import aggregates, strip
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,18 +51,6 @@ def unfinish(d: Path) -> None:
     m = manifest(d)
     m["status"] = "interrupted"
     (d / "manifest.json").write_text(json.dumps(m))
-
-
-BOT = """from dominosim.strategy import Strategy, register
-
-
-@register
-class Bot(Strategy):
-    name = "{name}"
-
-    def choose_one(self, obs, legal, key):
-        {body}
-"""
 
 
 def bot_file(t: Path, name: str, body: str) -> Path:
