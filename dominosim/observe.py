@@ -24,7 +24,8 @@ class Observation:
         table: the tiles on the table, sorted by index (a starting tile included).
         counts: tiles held per seat.
         voids: per seat, the values the rules have revealed it lacks (a forced pass or draw).
-        face_up: tiles in hands that lie face up for everyone (blind option).
+        face_up: tiles in hands that lie face up for everyone (blind option); ``face_up_seats``
+            gives, per tile, the seat whose row holds it (public: everyone saw it go back).
         stock_size / drawable: tiles in the stock, and how many of them may still be drawn.
         scores: match totals per side (penalties where ``rules.points_sense == "lower"``).
         penalties: this hand's penalty points per seat (two-lane, ladder, basic option).
@@ -34,6 +35,8 @@ class Observation:
             when a blind-phase tile may be declined.
         doubles / along: per position, formed by a double, and laid along (§1.11 rule 4).
         spinner / covered: the spinner's value and covered sides (§1.9), for end counts.
+        opened: in blind, per seat, whether its row is turned up (§3.7b: public, since every
+            seat sees a row shrink to 3 tiles); ``()`` elsewhere.
     """
 
     rules: Rules
@@ -59,6 +62,8 @@ class Observation:
     spinner: int | None = None  # the spinner's value once it exists (§1.9)
     covered: tuple[str, ...] = ()  # the spinner's covered sides
     along: tuple[bool, ...] = ()  # per position: a double laid along (counts v)
+    opened: tuple[bool, ...] = ()  # blind: per seat, the row turned up (§3.7b)
+    face_up_seats: tuple[int, ...] = ()  # blind: per face_up tile, the seat holding it
 
     @property
     def variant(self) -> str:

@@ -250,6 +250,9 @@ class Hand:
                 out.extend(actions.place(t, pid, along=True) for t in fitting if tiles.is_double(t))
         return out
 
+    def _holder(self, t: int) -> int:
+        return next(s for s, h in enumerate(self.hands) if t in h)
+
     def observe(self, seat: int, phase: str = "play") -> Observation:
         r = self.rules
         blind = r.draw_mode == "blind"
@@ -271,6 +274,8 @@ class Hand:
             counts=tuple(len(h) for h in self.hands),
             voids=tuple(frozenset(v) for v in self.voids),
             face_up=tuple(sorted(self.face_up)),
+            face_up_seats=tuple(self._holder(t) for t in sorted(self.face_up)),
+            opened=tuple(self.opened) if blind else (),
             stock_size=len(self.stock),
             drawable=self.drawable(),
             scores=tuple(self.scores),

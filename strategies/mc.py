@@ -24,11 +24,11 @@ randomness comes from the decision's key (samples and the playouts' match ids), 
 reproducible and does not depend on the batch it is part of.
 
 The positions are rows of arrays (:meth:`BatchEngine.from_arrays`): every open layout (line,
-two lanes, single end, spinner with its arms; doubles laid along), the tested action as the
-seat's first decision, which the core plays, and the policy's compiled twin for the rest, so a
-decision's playouts run inside the core. It plays like ``greedy`` where it cannot start from the
-position: blind (row tiles and the open phase's continue/stop), decisions after a voluntary
-draw, and observations with face-up tiles. Parameters: ``samples`` deals per
+two lanes, single end, spinner with its arms; doubles laid along), the voluntary draws (the
+draw is a tested action; the after-draw decision a position of its own) and blind (sampled
+rows: the own row keeps its looked-at tiles in place; :func:`sample_rows`), the tested action
+as the seat's first decision, which the core plays, and the policy's compiled twin for the
+rest, so a decision's playouts run inside the core. Parameters: ``samples`` deals per
 decision (1024), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
 ``doubles-first``), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 """
@@ -40,6 +40,8 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from dominosim import actions, seeding
+from dominosim.engine.batch import pending_state
+from dominosim.engine.kernel import T_DRAWN
 from dominosim.engine.tables import PACK
 from dominosim.errors import StrategyError
 from dominosim.strategy import Strategy, get, register
@@ -65,14 +67,22 @@ class _Draw:
     order_seats: list
 
 
-def _draw(obs, key: int, samples: int) -> _Draw | None:
+def _draw(obs, key: int, samples: int, seen=()) -> _Draw | None:
+    """``seen``: tiles the seat knows besides its hand, the table and the face-up tiles (blind:
+    a drawn tile it is deciding on)."""
     r = obs.rules
     P = r.players
     me = obs.seat
-    known = set(obs.hand) | set(obs.table) | set(obs.face_up)
+    known = set(obs.hand) | set(obs.table) | set(obs.face_up) | set(seen)
     unseen = np.array([t for t in range(28) if t not in known], dtype=np.int64)
     others = [s for s in range(P) if s != me]
     need = {s: obs.counts[s] for s in others}
+    if obs.row is not None:  # blind: the own row's unseen tiles too; face-up tiles are known
+        need[me] = sum(t is None for t in obs.row)
+        for s in obs.face_up_seats:  # (the own ones were looked at: in obs.hand)
+            if s != me:
+                need[s] -= 1
+        others = [s for s in range(P) if s != me or need[me] > 0]
     if len(unseen) != sum(need.values()) + obs.stock_size:
         return None
     lo, hi = LOW[unseen].astype(np.int64), HIGH[unseen].astype(np.int64)
@@ -111,7 +121,7 @@ def _retry(obs, key, d: _Draw, j: int, tries: int):
 def sample_deals(obs, key: int, samples: int, tries: int = 4):
     """Up to ``samples`` hidden deals ``(hands, stock)`` consistent with ``obs`` (hands indexed
     by seat, the own hand included); None when the counts do not add up (blind's rows)."""
-    d = _draw(obs, key, samples)
+    d = None if obs.row is not None else _draw(obs, key, samples)
     if d is None:
         return None
     deals = []
@@ -133,7 +143,7 @@ def sample_arrays(obs, key: int, samples: int, tries: int = 4):
     """:func:`sample_deals` as arrays: ``(hands, stock)``, the hands packed ``[n, P]``
     (tables.PACK) and the stock ``[n, stock size]`` in draw order, the same deals in the same
     order; None where :func:`sample_deals` gives None."""
-    d = _draw(obs, key, samples)
+    d = None if obs.row is not None else _draw(obs, key, samples)
     if d is None:
         return None
     P, k = obs.rules.players, obs.stock_size
@@ -159,6 +169,52 @@ def sample_arrays(obs, key: int, samples: int, tries: int = 4):
     return hands[keep], stock[keep]
 
 
+def sample_rows(obs, key: int, samples: int, seen=(), tries: int = 4):
+    """Blind's hidden state, sampled as :func:`sample_arrays` samples hands: per sample the rows
+    ``[n, P, L]`` front to back (-1 after a row's end) and the stock ``[n, stock size]``. The
+    own row keeps the tiles the seat has looked at where they lie and takes sampled tiles where
+    it has not looked; another seat's row is its sampled tiles in key order (its order is
+    hidden) with its face-up tiles at the back, where each went. ``seen``: a drawn tile the
+    seat is deciding on (it is in no row). None when the counts do not add up."""
+    d = _draw(obs, key, samples, seen)
+    if d is None:
+        return None
+    P, me, k = obs.rules.players, obs.seat, obs.stock_size
+    L = max(obs.counts) if P else 0
+    own = np.array([-1 if t is None else t for t in obs.row], dtype=np.int64)
+    holes = np.flatnonzero(own < 0)
+    tiles_in_order = d.unseen[d.order]
+    rows = np.full((samples, P, L), -1, dtype=np.int64)
+    ok = np.flatnonzero(d.ok)
+    per_seat = {s: tiles_in_order[ok][d.takes[s][ok]].reshape(len(ok), d.need[s])
+                for s in d.takes}  # fmt: skip
+    stock = np.zeros((samples, k), dtype=np.int64)
+    if k and len(ok):
+        stock[ok] = tiles_in_order[ok][d.free[ok]].reshape(len(ok), k)
+    retried = {int(j): _retry(obs, key, d, int(j), tries) for j in np.flatnonzero(~d.ok)}
+    retried = {j: deal for j, deal in retried.items() if deal is not None}
+    for s in range(P):
+        if s == me:
+            rows[:, s, : len(own)] = own
+            if len(holes):
+                rows[ok[:, None], s, holes[None, :]] = per_seat[s]
+        else:
+            up = [t for t, h in zip(obs.face_up, obs.face_up_seats, strict=True) if h == s]
+            n = d.need[s]
+            rows[ok, s, :n] = per_seat[s]
+            rows[:, s, n : n + len(up)] = up
+    keep = d.ok.copy()
+    for j, (hands, rest) in retried.items():  # (the samples whose first try failed)
+        keep[j] = True
+        stock[j] = rest
+        if len(holes):
+            rows[j, me, holes] = hands[me]
+        for s in d.takes:
+            if s != me:
+                rows[j, s, : d.need[s]] = hands[s]
+    return rows[keep], stock[keep]
+
+
 def _one_deal(obs, key, j, attempt, unseen, allowed, need, order_seats):
     prio = seeding.key_np(key, j, attempt, unseen)
     order = np.argsort(prio, kind="stable")
@@ -172,36 +228,6 @@ def _one_deal(obs, key, j, attempt, unseen, allowed, need, order_seats):
         free[cand] = False
         hands[s] = [int(t) for t in unseen[cand]]
     return hands, [int(t) for t in unseen[order[free[order]]]]
-
-
-class _Root(Strategy):
-    """Playout strategy: the tested action at each position's first decision of the root seat,
-    the policy everywhere else."""
-
-    name = "mc-playout"
-    params = {}
-
-    def __init__(self, policy, mids, seats, acts):
-        super().__init__()
-        self.policy = policy
-        order = np.argsort(mids)
-        self.mids = np.asarray(mids, dtype=np.int64)[order]
-        self.seats = np.asarray(seats, dtype=np.int64)[order]
-        self.acts = np.asarray(acts, dtype=np.int64)[order]
-        self.pending = np.ones(len(order), dtype=bool)
-
-    def choose(self, obs, legal, keys):
-        out = np.asarray(self.policy.choose(obs, legal, keys), dtype=np.int64).copy()
-        m = np.asarray(obs.match_id, dtype=np.int64)
-        idx = np.minimum(np.searchsorted(self.mids, m), len(self.mids) - 1)
-        hit = (self.mids[idx] == m) & self.pending[idx] & (self.seats[idx] == obs.seat)
-        if hit.any():
-            rows = np.flatnonzero(hit)
-            act = self.acts[idx[rows]]
-            ok = legal.take(rows).contains(act)
-            out[rows[ok]] = act[ok]
-            self.pending[idx[rows]] = False
-        return out
 
 
 @dataclass
@@ -223,12 +249,16 @@ class _Plan:
     leader: np.ndarray
     scores: np.ndarray
     seat: np.ndarray
+    phase: np.ndarray
     deal: np.ndarray  # per playout from here on
     mids: np.ndarray
     first: np.ndarray
     cand: np.ndarray
+    blind: dict | None = None  # blind's rows and turn step per deal (from_arrays' blind)
 
     PER_PLAYOUT = ("deal", "mids", "first", "cand")
+    PER_DEAL = ("hands", "stock", "vals", "dbl", "alg", "spinner", "covered", "table", "to_move",
+                "leader", "scores", "phase")  # fmt: skip
 
     def rows(self, sel) -> _Plan:
         """The playouts ``sel`` (the deals stay shared)."""
@@ -238,14 +268,24 @@ class _Plan:
         """A deal field, one row per playout."""
         return getattr(self, name)[self.deal]
 
+    def expand_blind(self) -> dict | None:
+        return None if self.blind is None else {k: v[self.deal] for k, v in self.blind.items()}
+
     @staticmethod
     def concat(plans: list) -> _Plan:
         if len(plans) == 1:
             return plans[0]
         offsets = np.cumsum([0] + [len(p.hands) for p in plans[:-1]])
         out = {f.name: np.concatenate([getattr(p, f.name) for p in plans])
-               for f in fields(_Plan) if f.name != "deal"}  # fmt: skip
+               for f in fields(_Plan) if f.name not in ("deal", "blind")}  # fmt: skip
         out["deal"] = np.concatenate([p.deal + o for p, o in zip(plans, offsets, strict=True)])
+        if plans[0].blind is not None:  # (one rule set per call: all blind or none)
+            width = max(p.blind["rows"].shape[2] for p in plans)
+            rows = [np.pad(p.blind["rows"], ((0, 0), (0, 0), (0, width - p.blind["rows"].shape[2])),
+                           constant_values=-1) for p in plans]  # fmt: skip
+            out["blind"] = {k: np.concatenate([p.blind[k] for p in plans])
+                            for k in plans[0].blind if k != "rows"}  # fmt: skip
+            out["blind"]["rows"] = np.concatenate(rows)
         return _Plan(**out)
 
 
@@ -279,22 +319,30 @@ class MonteCarlo(Strategy):
 
     # -- helpers ---------------------------------------------------------------------------
     def _fallback(self, obs, legal, key):
+        """Where no hidden deal fits what the seat knows (not seen in play: a guard)."""
         if self._greedy is None:
             self._greedy = get("greedy")
         return self._greedy.choose_one(obs, legal, key)
 
-    @staticmethod
-    def searchable(obs, legal) -> bool:
-        r = obs.rules
-        return (len(legal) >= 2 and r.draw_mode != "blind" and obs.phase == "play"
-                and not obs.face_up)  # fmt: skip
-
     def _positions(self, obs, legal, key):
         """The playouts of one decision as arrays (:class:`_Plan`), or None without a deal."""
-        drawn = sample_arrays(obs, key, self.settings["samples"])
-        if drawn is None or not len(drawn[0]):
-            return None
-        packed, dealt_stock = drawn
+        state = pending_state(obs.rules, obs.phase, legal,
+                              bool(obs.opened[obs.seat]) if obs.opened else False,
+                              obs.row[0] if obs.row else None)  # fmt: skip
+        blind = None
+        if obs.row is not None:
+            drawn_tile = [state["dtile"]] if state["turn_phase"] == T_DRAWN else []
+            drawn = sample_rows(obs, key, self.settings["samples"], seen=drawn_tile)
+            if drawn is None or not len(drawn[0]):
+                return None
+            rows, dealt_stock = drawn
+            blind = _blind_rows(obs, rows, state, drawn_tile)
+            packed = blind.pop("hands")
+        else:
+            drawn = sample_arrays(obs, key, self.settings["samples"])
+            if drawn is None or not len(drawn[0]):
+                return None
+            packed, dealt_stock = drawn
         ends = dict(obs.positions)
         doubles = {p: bool(obs.doubles[i]) if obs.doubles else False
                    for i, (p, _) in enumerate(obs.positions)}  # fmt: skip
@@ -321,45 +369,36 @@ class MonteCarlo(Strategy):
             leader=np.full(S, obs.leader if ends else obs.seat),
             scores=np.tile(np.asarray(obs.scores, dtype=np.int64), (S, 1)),
             seat=np.full(S, obs.seat),
+            phase=np.full(S, state["phase"]),
+            blind=blind,
             deal=j,
             mids=(seeding.key_np(key, j, c) & np.uint64(_MID_MASK)).astype(np.int64),
             first=np.asarray(legal, dtype=np.int64)[c],
             cand=c,
         )
 
-    def _values(self, rules, plan, root_in_python: bool | None = None):
+    def _values(self, rules, plan):
         """The playout value of each row of ``plan`` (every decision's playouts together).
-        The tested action is the position's first decision, played by the core; where a turn
-        may start with a voluntary draw (or ``root_in_python``) a Python wrapper of the policy
-        (``_Root``) plays it instead (the same values: tested)."""
+        The tested action is the position's first decision, played by the core, and the
+        policy's compiled twin decides every other decision: the playouts run inside the
+        core."""
         from dominosim.engine.batch import BatchEngine
 
         if self._policy is None:
             self._policy = get(self.settings["policy"])
         n = len(plan.mids)
         vals = np.zeros(n)
-        P = rules.players
         cap = self.settings["max_batch"]
-        flags = rules.may_draw_when_able or rules.bergen_voluntary  # a turn may start drawing
-        if root_in_python is not None:
-            flags = root_in_python
         for lo in range(0, n, cap):
             part = plan.rows(slice(lo, lo + cap))
             order = np.argsort(part.mids)  # by match id: the records come back in this order
             part = part.rows(order)
             mids = part.mids
             seat = part.expand("seat")
-            if flags:
-                strats = [_Root(self._policy, mids, seat, part.first)] * P
-                first = None
-            else:  # the tested action as the position's first decision: the playouts run
-                # inside the core (the policy's compiled twin decides every other decision)
-                strats = [self._policy] * P
-                first = part.first
-            deal = {k: part.expand(k) for k in ("hands", "stock", "vals", "dbl", "alg", "spinner",
-                                                 "covered", "table", "to_move", "leader",
-                                                 "scores")}  # fmt: skip
-            eng = BatchEngine.from_arrays(rules, 0, strats, match_ids=mids, first=first, **deal)
+            deal = {k: part.expand(k) for k in _Plan.PER_DEAL}
+            eng = BatchEngine.from_arrays(rules, 0, [self._policy] * rules.players,
+                                          match_ids=mids, first=part.first,
+                                          blind=part.expand_blind(), **deal)  # fmt: skip
             hands, _ = eng.run()
             if not np.array_equal(hands["match_id"], mids):  # (one record per playout, in order)
                 raise RuntimeError("mc: the playouts' records do not match their positions")
@@ -373,7 +412,7 @@ class MonteCarlo(Strategy):
         plans, owner = [], []
         rules = None
         for i, (obs, legal, key) in enumerate(rows):
-            plan = self._positions(obs, legal, key) if self.searchable(obs, legal) else None
+            plan = self._positions(obs, legal, key) if len(legal) >= 2 else None
             if plan is None:
                 out[i] = self._fallback(obs, legal, key)
                 continue
@@ -405,6 +444,25 @@ class MonteCarlo(Strategy):
 
 
 _NAMES = ("L", "R", "W", "E", "N", "S")
+
+
+def _blind_rows(obs, rows: np.ndarray, state: dict, drawn_tile: list) -> dict:
+    """from_arrays' blind fields for sampled rows ``[n, P, L]``, and the packed hands (the row
+    tiles; a drawn tile being decided on is in none). A seat knows its own looked-at tiles
+    (and the drawn one); another seat's knowledge of its row is not sampled: none in the
+    blind phase, all once opened (what its policy sees)."""
+    n, P, _ = rows.shape
+    packs = np.where(rows >= 0, PACK[np.maximum(rows, 0)], np.uint64(0))
+    hands = packs.sum(axis=2, dtype=np.uint64)
+    known = np.zeros((n, P), dtype=np.int64)
+    known[:, obs.seat] = sum(1 << t for t in (*obs.hand, *drawn_tile))
+    opened = np.tile(np.asarray(obs.opened, dtype=bool), (n, 1))
+    face_up = sum(1 << t for t in obs.face_up)
+    return {"hands": hands, "rows": rows.astype(np.int8), "known": known, "opened": opened,
+            "face_up": np.full(n, face_up, dtype=np.int64),
+            "turn_phase": np.full(n, state["turn_phase"], dtype=np.int64),
+            "dtile": np.full(n, state["dtile"], dtype=np.int64),
+            "cflag": np.full(n, state["cflag"], dtype=np.int64)}  # fmt: skip
 
 
 def layout_row(obs) -> dict:

@@ -183,10 +183,10 @@ def test_mc_samples_under_tight_voids():
 
 
 def test_mc_plays_out_the_tested_action():
-    """Every playout position's first decision of the root seat is the tested action: the core
-    plays it as the seat's first answer, and a Python wrapper that answers it (``_Root``) gives
-    the same playout values."""
-    mod = _mc_module()
+    """Every playout position's first decision of the root seat is the tested action (the core
+    plays it as the seat's first answer; tests/test_positions.py checks that a position so
+    started plays on as the game): every legal action but a mirrored one is tested on every
+    sample, and a copy of the plan plays the same."""
     mc = get("mc", samples=4)
     rules = make_rules("fives", 2)
     w = Checking(get("random"))
@@ -195,23 +195,71 @@ def test_mc_plays_out_the_tested_action():
     plan = mc._positions(obs, legal, key)
     assert len(plan.mids) == 4 * len(legal)
     assert sorted(set(plan.first.tolist())) == sorted(legal)
-    roots = []
-    orig = mod._Root.choose
-
-    def spy(self, o, lg, k):
-        roots.append(self)
-        return orig(self, o, lg, k)
-
-    mod._Root.choose = spy
-    try:
-        in_python = mc._values(rules, plan, root_in_python=True)
-    finally:
-        mod._Root.choose = orig
-    assert roots and not roots[0].pending.any()
     in_core = mc._values(rules, plan)
-    assert np.array_equal(in_python, in_core)
     other = mc._values(rules, plan.rows(slice(None)))  # (a copy plays the same)
     assert np.array_equal(other, in_core)
+
+
+@pytest.mark.parametrize(("variant", "opts"), [("bergen", {"bergen_voluntary": True}),
+                                              ("muggins", {"may_draw_when_able": True})])  # fmt: skip
+def test_mc_searches_the_voluntary_draws(variant, opts):
+    """§15 bergen_voluntary, §11.7 may_draw_when_able: the draw is one of the tested actions,
+    and the after-draw decision is searched too (no fallback)."""
+    mc = get("mc", samples=4)
+    rules = make_rules(variant, 2, **opts)
+    w = Checking(get("random"))
+    for m in range(4):
+        play_match(rules, 3, m, [w, w], unit="hand")
+    draws = [x for x in w.seen if A.DRAW in x[1]]
+    after = [x for x in w.seen if x[0].phase == "after_draw" and len(x[1]) >= 2]
+    assert draws and (after or variant == "muggins")
+    for obs, legal, key, _ in draws[:3] + after[:3]:
+        plan = mc._positions(obs, legal, key)
+        assert plan is not None
+        tested = set(plan.first.tolist())
+        assert tested <= set(legal) and (A.DRAW in tested) == (A.DRAW in legal)
+        assert np.isfinite(mc._values(rules, plan)).all()
+
+
+@pytest.mark.parametrize("opts", [{}, {"blind_play_optional": True, "blind_draw_optional": True},
+                                  {"blind_unplayable_double_face_up": True}])  # fmt: skip
+def test_mc_samples_blind_rows_consistent_with_what_the_seat_knows(opts):
+    """§3.2, §3.7: a sampled row keeps the own looked-at tiles where they lie, every other
+    tile is the seat's own or another's or the stock's, each row has its count, a face-up tile
+    stays in its holder's row (§15 blind_unplayable_double_face_up), the voids of the open
+    phase are kept, and each decision is searched (no fallback)."""
+    mod = _mc_module()
+    rules = make_rules("blind", 3, **opts)
+    w = Checking(get("greedy"))
+    for m in range(6):
+        play_match(rules, 8, m, [w] * 3, unit="hand")
+    mc = get("mc", samples=5)
+    phases, face_up = set(), 0
+    for obs, legal, key, _ in w.seen:
+        drawn = [A.tile_of(legal[0])] if obs.phase == "blind_drawn" else []
+        rows, stock = mod.sample_rows(obs, key, 5, seen=drawn)
+        assert len(rows) == 5
+        phases.add(obs.phase)
+        face_up += len(obs.face_up) > 0
+        for j in range(len(rows)):
+            held = [[x for x in rows[j, s] if x >= 0] for s in range(3)]
+            assert [len(h) for h in held] == list(obs.counts)
+            own = held[obs.seat]
+            assert all(x is None or x == own[i] for i, x in enumerate(obs.row))
+            every = sorted([x for h in held for x in h] + list(stock[j]) + list(obs.table) + drawn)
+            assert every == list(range(28))
+            for x, s in zip(obs.face_up, obs.face_up_seats, strict=True):
+                assert x in held[s]
+            for s in range(3):
+                if s != obs.seat:
+                    assert not any(set(tiles.halves(x)) & obs.voids[s] for x in held[s]
+                                   if x not in obs.face_up)  # fmt: skip
+        assert mc._positions(obs, legal, key) is not None
+    assert "play" in phases and ("continue" in phases or not opts)
+    if opts.get("blind_play_optional"):
+        assert {"blind_front", "blind_drawn"} <= phases
+    if opts.get("blind_unplayable_double_face_up"):
+        assert face_up > 5
 
 
 def test_mc_parameters():

@@ -59,6 +59,40 @@ _HAND_FIELDS = ("attempt", "sp", "send", "spin", "cov", "ntable", "first", "tabl
 _PREV_FIELDS = ("prev_leader", "prev_winner", "prev_out", "prev_fish")  # kernel.P_*
 
 
+def pending_state(
+    rules: Rules, phase_name: str, legal: Sequence[int], opened: bool, front: int | None
+) -> dict:
+    """The core's state of a pending decision as the seat to move sees it (a search's
+    positions, :meth:`BatchEngine.from_arrays`): the slot's ``phase`` (voluntary draws) and, in
+    blind, the step of the turn ``turn_phase``, the tile looked at ``dtile`` and the flags
+    ``cflag``. ``phase_name`` and ``legal`` are the decision's (Observation.phase, the legal
+    actions), ``opened`` whether the seat's row is turned up and ``front`` its front tile
+    (blind)."""
+    places = [a for a in legal if actions.is_placement(a)]
+    if rules.draw_mode != "blind":
+        if phase_name == "after_draw":
+            phase = kernel.AFTERDRAW
+        elif actions.DRAW in legal:
+            phase = kernel.MAYDRAW if rules.may_draw_when_able else kernel.BOFFER
+        else:
+            phase = TURN
+        return {"phase": phase}
+    flags = {actions.DRAW: kernel.F_DRAW, actions.PASS: kernel.F_PASS, actions.STOP: kernel.F_STOP}
+    cflag = sum(f for a, f in flags.items() if a in legal)
+    steps = {"continue": kernel.T_CONT, "blind_front": kernel.T_FRONT,
+             "blind_drawn": kernel.T_DRAWN}  # fmt: skip
+    if phase_name in steps:
+        step = steps[phase_name]
+    elif opened:
+        step = kernel.T_OPLAY if places else kernel.T_ODRAWQ
+    else:
+        step = kernel.T_FRONT if places else kernel.T_DRAWQ
+    dtile = -1
+    if step in (kernel.T_FRONT, kernel.T_DRAWN):
+        dtile = actions.tile_of(places[0]) if places else int(front)
+    return {"phase": TURN, "turn_phase": step, "dtile": dtile, "cflag": cflag}
+
+
 class BatchEngine:
     """Play the matches (or single hands) of a range of match ids on one batch.
 
@@ -231,7 +265,8 @@ class BatchEngine:
                     first: np.ndarray | None = None, scores=None, alg: np.ndarray | None = None,
                     spinner: np.ndarray | None = None, covered: np.ndarray | None = None,
                     table: np.ndarray | None = None, points: np.ndarray | None = None,
-                    penalties: np.ndarray | None = None,
+                    penalties: np.ndarray | None = None, phase: np.ndarray | None = None,
+                    blind: dict | None = None,
                     compiled: bool | None = None) -> BatchEngine:  # fmt: skip
         """:meth:`from_positions` from arrays, one row per position: ``hands`` ``[n, P]`` packed
         (tiles.PACK), ``stock`` ``[n, 28]`` (the draw order at the end, -1 before it), ``vals``
@@ -241,8 +276,18 @@ class BatchEngine:
         (``[n, K]``: a double laid along), ``spinner`` (its value, -1 none), ``covered`` (bits
         W E N S of the spinner's covered arms) and ``table`` (28-bit tiles on the table; the
         end count of a lone tile reads it), ``points`` and ``penalties`` (this hand's so far, by
-        side or seat as the records give them; 0 else). A search builds its positions as arrays: no Python
-        loop per position."""
+        side or seat as the records give them; 0 else), ``phase`` (the seat to move's point in
+        its turn, a ``kernel`` phase: ``TURN``, the default; ``MAYDRAW`` / ``BOFFER``, a turn
+        that may start with a voluntary draw; ``AFTERDRAW``, after one) and for blind
+        ``blind``, a dict of arrays: ``rows`` ``[n, P, L]`` (each seat's row front to back, -1
+        after its end), ``known`` ``[n, P]`` (28-bit: the row tiles its owner has looked at),
+        ``opened`` ``[n, P]``, ``face_up`` (28-bit), and the pending decision's ``turn_phase``
+        (a ``kernel.T_*`` step of the turn), ``dtile`` (the tile looked at, -1 none) and
+        ``cflag`` (its flags, ``kernel.F_*``): :func:`pending_state` derives those from what
+        the seat sees. A search builds its positions as arrays: no Python loop per position.
+        With a ``first`` action the position's turn counts as begun there (``turns`` + 1)
+        unless it stands after a draw of this turn (``AFTERDRAW``; blind's ``T_DRAWQ``,
+        ``T_DRAWN``, ``T_CONT``)."""
         n = len(to_move)
         e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, compiled=compiled,
                 _positions=True)  # fmt: skip
@@ -285,14 +330,32 @@ class BatchEngine:
             e.points[:] = points
         if penalties is not None:
             e.penalties[:] = penalties
-        e.phase[g] = np.where(e.ntable[g] > 0, TURN, LEAD)
+        e.phase[g] = np.where(e.ntable[g] > 0, TURN if phase is None else phase, LEAD)
         e.lead_tile[g] = -1
+        if e.blind:
+            if blind is None:
+                raise ValueError("from_arrays: blind positions need their rows (blind=...)")
+            e._set_rows(blind)
         if first is not None and (np.asarray(first) >= 0).any():
-            if rules.may_draw_when_able or rules.bergen_voluntary:
-                raise ValueError("from_positions: a first action needs a turn without a "
-                                 "voluntary draw (may_draw_when_able, bergen_voluntary)")  # fmt: skip
             e._first = np.asarray(first, dtype=np.int64).copy()
         return e
+
+    def _set_rows(self, b: dict) -> None:
+        """Blind's rows and the pending decision's step of the turn (from_arrays)."""
+        rows = np.asarray(b["rows"], dtype=np.int64)
+        n, P, L = rows.shape
+        if P != self.P or L > kernel.RB:
+            raise ValueError(f"from_arrays: blind rows must be [n, {self.P}, <= {kernel.RB}]")
+        self.head[:] = 0
+        self.span[:] = (rows >= 0).sum(axis=2)
+        self.buf[:] = -1
+        self.buf[:, :, :L] = rows
+        self.known[:] = b["known"]
+        self.opened[:] = b["opened"]
+        self.face_up[:] = b["face_up"]
+        bs = self._blind_slots
+        for name in ("turn_phase", "dtile", "cflag"):
+            bs[name] = b[name]
 
     # ------------------------------------------------------------------------------------------
     # decisions: the strategies' choices through the public interface
@@ -406,7 +469,11 @@ class BatchEngine:
             sel = self._first >= 0
             ask[sel] = np.where(self.phase[sel] == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
             act[sel] = self._first[sel]
-            self.turns[sel] += 1  # (its turn began, and decision 0 was asked)
+            begun = self.phase == kernel.AFTERDRAW  # (the turn began before the position)
+            if self.blind:
+                tp = self._blind_slots["turn_phase"]
+                begun = np.isin(tp, (kernel.T_DRAWQ, kernel.T_DRAWN, kernel.T_CONT))
+            self.turns[sel & ~begun] += 1  # (its turn began, and decision 0 was asked)
             self.decision[sel] += 1
             self._first = None
         # slot -> queue position (from_positions fills slot i with queue entry i)

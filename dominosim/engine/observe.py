@@ -139,14 +139,18 @@ class BatchObservation:
         m = int(self.hand_mask[i])
         t = int(self.table[i])
         names = ("L", "R", "W", "E", "N", "S")
-        row, face_up = None, ()
+        row, face_up, face_up_seats, opened = None, (), (), ()
         own = tuple(x for x in range(28) if m >> x & 1)
         if self._e.blind:
-            gi = int(self._g[i])
-            row = self._e._row_view(gi, seat)
+            e, gi = self._e, int(self._g[i])
+            row = e._row_view(gi, seat)
             own = tuple(x for x in row if x is not None)
-            fu = int(self._e.face_up[gi])
+            fu = int(e.face_up[gi])
             face_up = tuple(x for x in range(28) if fu >> x & 1)
+            held = tables.mask28_of(e.hands[gi, : r.players]).tolist()
+            face_up_seats = tuple(next(s for s, h in enumerate(held) if h >> x & 1)
+                                  for x in face_up)  # fmt: skip
+            opened = tuple(bool(x) for x in e.opened[gi])
         return Observation(
             rules=r,
             seat=seat,
@@ -160,6 +164,8 @@ class BatchObservation:
                 frozenset(v for v in range(7) if int(m7) >> v & 1) for m7 in self.voids[i]
             ),  # fmt: skip
             face_up=face_up,
+            face_up_seats=face_up_seats,
+            opened=opened,
             stock_size=int(self.stock_size[i]),
             drawable=int(self.drawable[i]),
             scores=tuple(int(x) for x in self.scores[i]),
