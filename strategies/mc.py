@@ -41,6 +41,7 @@ import numpy as np
 
 from dominosim import actions, seeding
 from dominosim.engine.batch import pending_state
+from dominosim.engine import kernel
 from dominosim.engine.kernel import T_DRAWN
 from dominosim.engine.tables import PACK
 from dominosim.errors import StrategyError
@@ -67,9 +68,22 @@ class _Draw:
     order_seats: list
 
 
-def _draw(obs, key: int, samples: int, seen=()) -> _Draw | None:
+@dataclass
+class _Ask:
+    """What a sample must respect: the unseen tiles (sorted), per seat to deal to its count,
+    its void values (a 7-bit mask) and the unseen tiles it may hold; the seats in dealing
+    order (the most constrained first)."""
+
+    unseen: np.ndarray
+    need: dict
+    voids: dict
+    allowed: dict
+    order_seats: list
+
+
+def _ask(obs, seen=()) -> _Ask | None:
     """``seen``: tiles the seat knows besides its hand, the table and the face-up tiles (blind:
-    a drawn tile it is deciding on)."""
+    a drawn tile it is deciding on). None when the counts do not add up."""
     r = obs.rules
     P = r.players
     me = obs.seat
@@ -86,13 +100,23 @@ def _draw(obs, key: int, samples: int, seen=()) -> _Draw | None:
     if len(unseen) != sum(need.values()) + obs.stock_size:
         return None
     lo, hi = LOW[unseen].astype(np.int64), HIGH[unseen].astype(np.int64)
-    allowed = {}
+    allowed, voids = {}, {}
     for s in others:
         vm = 0
         for v in obs.voids[s]:
             vm |= 1 << v
+        voids[s] = vm
         allowed[s] = ((vm >> lo) & 1 | (vm >> hi) & 1) == 0
     order_seats = sorted(others, key=lambda s: (int(allowed[s].sum()) - need[s], s))
+    return _Ask(unseen, need, voids, allowed, order_seats)
+
+
+def _draw(obs, key: int, samples: int, seen=()) -> _Draw | None:
+    """The first try of every sample (the readable definition of core_sample_deals)."""
+    a = _ask(obs, seen)
+    if a is None:
+        return None
+    unseen, need, allowed, order_seats = a.unseen, a.need, a.allowed, a.order_seats
     # each seat, in turn, takes the first tiles (by key) it may hold that are still free
     S, U = samples, len(unseen)
     order = np.argsort(seeding.key_np(key, np.arange(S)[:, None], 0, unseen[None, :]),
@@ -140,32 +164,25 @@ def sample_deals(obs, key: int, samples: int, tries: int = 4):
 
 
 def sample_arrays(obs, key: int, samples: int, tries: int = 4):
-    """:func:`sample_deals` as arrays: ``(hands, stock)``, the hands packed ``[n, P]``
-    (tables.PACK) and the stock ``[n, stock size]`` in draw order, the same deals in the same
-    order; None where :func:`sample_deals` gives None."""
-    d = None if obs.row is not None else _draw(obs, key, samples)
-    if d is None:
+    """:func:`sample_deals` as arrays, dealt by the core (``kernel.sample_deals``, the same
+    rule step for step): ``(hands, stock)``, the hands packed ``[n, P]`` (tables.PACK) and
+    the stock ``[n, 28]`` int8 with the draw order at its end and -1 before it (the engine's
+    own layout), the same deals in the same order; None where :func:`sample_deals` gives
+    None."""
+    a = None if obs.row is not None else _ask(obs)
+    if a is None:
         return None
     P, k = obs.rules.players, obs.stock_size
-    tiles_in_order = d.unseen[d.order]  # [S, U]
-    packs = PACK[tiles_in_order]
     hands = np.zeros((samples, P), dtype=np.uint64)
     hands[:, obs.seat] = PACK[np.asarray(obs.hand, dtype=np.int64)].sum(dtype=np.uint64)
-    for s, take in d.takes.items():
-        hands[:, s] = np.where(take, packs, np.uint64(0)).sum(axis=1, dtype=np.uint64)
-    stock = np.zeros((samples, k), dtype=np.int64)
-    okr = np.flatnonzero(d.ok)
-    if k and len(okr):
-        stock[okr] = tiles_in_order[okr][d.free[okr]].reshape(len(okr), k)
-    keep = d.ok.copy()
-    for j in np.flatnonzero(~d.ok):
-        deal = _retry(obs, key, d, int(j), tries)
-        if deal is None:
-            continue
-        keep[j] = True
-        for s, h in enumerate(deal[0]):
-            hands[j, s] = PACK[np.asarray(h, dtype=np.int64)].sum(dtype=np.uint64)
-        stock[j] = deal[1]
+    stock = np.full((samples, 28), -1, dtype=np.int8)
+    ok = np.zeros(samples, dtype=np.int8)
+    seats = np.array(a.order_seats, dtype=np.int64)
+    kernel.sample_deals(key, tries, a.unseen, seats,
+                        np.array([a.need[s] for s in a.order_seats], dtype=np.int64),
+                        np.array([a.voids[s] for s in a.order_seats], dtype=np.int64), k,
+                        hands, stock, ok)  # fmt: skip
+    keep = ok.astype(bool)
     return hands[keep], stock[keep]
 
 
@@ -268,9 +285,6 @@ class _Plan:
         """A deal field, one row per playout."""
         return getattr(self, name)[self.deal]
 
-    def expand_blind(self) -> dict | None:
-        return None if self.blind is None else {k: v[self.deal] for k, v in self.blind.items()}
-
     @staticmethod
     def concat(plans: list) -> _Plan:
         if len(plans) == 1:
@@ -338,21 +352,20 @@ class MonteCarlo(Strategy):
             rows, dealt_stock = drawn
             blind = _blind_rows(obs, rows, state, drawn_tile)
             packed = blind.pop("hands")
+            stock = np.full((len(rows), 28), -1, dtype=np.int8)
+            if obs.stock_size:
+                stock[:, 28 - obs.stock_size :] = dealt_stock
         else:
             drawn = sample_arrays(obs, key, self.settings["samples"])
             if drawn is None or not len(drawn[0]):
                 return None
-            packed, dealt_stock = drawn
+            packed, stock = drawn
         ends = dict(obs.positions)
         doubles = {p: bool(obs.doubles[i]) if obs.doubles else False
                    for i, (p, _) in enumerate(obs.positions)}  # fmt: skip
         cands = np.array([c for c, a in enumerate(legal) if not _mirror(a, legal, ends, doubles)],
                          dtype=np.int64)  # fmt: skip
         S, C = len(packed), len(cands)
-        stock = np.full((S, 28), -1, dtype=np.int8)  # (the engine's own type: less to copy)
-        k = obs.stock_size
-        if k:
-            stock[:, 28 - k :] = dealt_stock
         j = np.repeat(np.arange(S, dtype=np.int64), C)
         c = np.tile(cands, S)
         lay = layout_row(obs)
@@ -389,16 +402,18 @@ class MonteCarlo(Strategy):
         n = len(plan.mids)
         vals = np.zeros(n)
         cap = self.settings["max_batch"]
+        # every sampled deal's position once; each run of playouts copies its deals' slots
+        deals = BatchEngine.from_arrays(rules, 0, [self._policy] * rules.players,
+                                        match_ids=np.zeros(len(plan.hands), dtype=np.int64),
+                                        blind=plan.blind,
+                                        **{k: getattr(plan, k) for k in _Plan.PER_DEAL})  # fmt: skip
         for lo in range(0, n, cap):
             part = plan.rows(slice(lo, lo + cap))
             order = np.argsort(part.mids)  # by match id: the records come back in this order
             part = part.rows(order)
             mids = part.mids
             seat = part.expand("seat")
-            deal = {k: part.expand(k) for k in _Plan.PER_DEAL}
-            eng = BatchEngine.from_arrays(rules, 0, [self._policy] * rules.players,
-                                          match_ids=mids, first=part.first,
-                                          blind=part.expand_blind(), **deal)  # fmt: skip
+            eng = deals.spread(part.deal, mids, part.first)
             hands, _ = eng.run()
             if not np.array_equal(hands["match_id"], mids):  # (one record per playout, in order)
                 raise RuntimeError("mc: the playouts' records do not match their positions")

@@ -166,16 +166,48 @@ def test_mc_samples_avoid_voids_and_public_tiles():
     assert checked > 20  # decisions with a known void
 
 
-def test_mc_samples_under_tight_voids():
-    """An opponent void in five values must get the only tiles it can hold."""
+def test_mc_deals_from_the_core_equal_the_readable_sampler():
+    """kernel.sample_deals (mc's deals in C) deals what sample_deals (numpy, _draw and
+    _one_deal) deals, sample for sample, retried samples included."""
+    from dominosim.engine.tables import PACK, tiles_of
+
+    mod = _mc_module()
+    compared = 0
+    for variant, players in (("fives", 3), ("classic", 2), ("block", 4), ("two-lane", 3)):
+        rules = make_rules(variant, players)
+        w = Checking(get("greedy"))
+        for m in range(3):
+            play_match(rules, 8, m, [w] * players, unit="hand")
+        for obs, _, key, _ in w.seen[::3]:
+            deals = mod.sample_deals(obs, key, 12)
+            hands, stock = mod.sample_arrays(obs, key, 12)
+            assert len(hands) == len(deals)
+            for j, (h, st) in enumerate(deals):
+                assert [sorted(x) for x in h] == [tiles_of(int(x)) for x in hands[j]]
+                assert list(stock[j][28 - len(st) :]) == st and (stock[j][: 28 - len(st)] < 0).all()
+                compared += 1
+    # a tight void: most first tries fail, and the retries must agree too
+    obs, key = _tight_void_position()
+    deals = mod.sample_deals(obs, key, 40)
+    hands, _ = mod.sample_arrays(obs, key, 40)
+    assert [sorted(h[1]) for h, _ in deals] == [tiles_of(int(x)) for x in hands[:, 1]]
+    assert PACK is not None and compared > 100
+
+
+def _tight_void_position():
     rules = make_rules("classic", 2)
     hands = [["6-6", "6-5", "5-5", "4-4", "3-4"], ["0-0", "0-1", "1-1"]]
     held = {t(x) for h in hands for x in h}
     rest = [x for x in range(28) if x not in held]
     hand = Hand.from_position(rules, hands, layout=line("[6 | 4]"), stock=rest)
     hand.voids[1] = {2, 3, 4, 5, 6}
-    obs = hand.observe(0)
-    deals = _mc_module().sample_deals(obs, 12345, 20)
+    return hand.observe(0), 12345
+
+
+def test_mc_samples_under_tight_voids():
+    """An opponent void in five values must get the only tiles it can hold."""
+    obs, key = _tight_void_position()
+    deals = _mc_module().sample_deals(obs, key, 20)
     assert len(deals) == 20
     _check_deals(obs, deals)
     allowed = {x for x in range(28) if set(tiles.halves(x)) <= {0, 1}} - set(obs.table)

@@ -1741,3 +1741,76 @@ int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *le
     }
     return 0;
 }
+
+/* ------------------------------------------------------------------------------------------
+ * mc's hidden deals (strategies/mc.py: _draw and _one_deal are the readable definition)
+ * ---------------------------------------------------------------------------------------- */
+/* the unseen tiles' positions in key order for sample j, try a: a stable sort of the keys
+ * key(key, j, a, tile) (seeding.key_np), smallest first */
+static void key_order(uint64_t h0, int64_t j, int64_t a, const int64_t *unseen, int64_t U,
+                      int64_t *order) {
+    uint64_t prio[28], ha = sm(sm(h0 ^ (uint64_t)j) ^ (uint64_t)a);
+    for (int64_t i = 0; i < U; i++) {
+        uint64_t p = sm(ha ^ (uint64_t)unseen[i]);
+        int64_t k = i;
+        for (; k > 0 && prio[k - 1] > p; k--) { /* insertion: equal keys keep index order */
+            prio[k] = prio[k - 1];
+            order[k] = order[k - 1];
+        }
+        prio[k] = p;
+        order[k] = i;
+    }
+}
+
+/* One try: each seat of seats (in that order) takes the first free tiles in key order that
+ * carry none of its void values; the rest, in key order, is the stock. 0 when a seat cannot
+ * get its count. */
+static int deal_try(const int64_t *unseen, const int64_t *order, int64_t U, const DealAsk *ask,
+                    uint64_t *hands, int8_t *stock) {
+    int64_t taken = 0; /* bits: positions in unseen */
+    for (int64_t q = 0; q < ask->nseats; q++) {
+        int64_t s = ask->seats[q], got = 0, allowed = ~FIT28[ask->voids[q]];
+        uint64_t h = 0;
+        for (int64_t i = 0; i < U && got < ask->need[q]; i++) {
+            int64_t u = order[i], t = unseen[u];
+            if (((taken >> u) & 1) || !((allowed >> t) & 1)) continue;
+            taken |= INT64_C(1) << u;
+            h |= PACK[t];
+            got++;
+        }
+        if (got < ask->need[q]) return 0;
+        hands[s] = h;
+    }
+    int64_t n = 0;
+    for (int64_t i = 0; i < U; i++)
+        if (!((taken >> order[i]) & 1)) stock[28 - ask->k + n++] = (int8_t)unseen[order[i]];
+    return n == ask->k;
+}
+
+/* Up to S deals of the unseen tiles (sorted tile indices) for the seats of ask, each from
+ * the first of `tries` tries that works: hands [S, P] (the seats' columns written), stock
+ * [S, 28] (the last k entries written), ok [S]. Returns 1 on an argument out of range. */
+int core_sample_deals(uint64_t key, int64_t S, int64_t tries, const int64_t *unseen, int64_t U,
+                      const DealAsk *ask, int64_t P, uint64_t *hands, int8_t *stock, int8_t *ok) {
+    int64_t total = ask->k;
+    if (U > 28 || ask->k < 0 || ask->k > 28 || ask->nseats > 4) return 1;
+    for (int64_t i = 0; i < U; i++)
+        if (!in_range(unseen[i], 0, 27) || (i > 0 && unseen[i] <= unseen[i - 1])) return 1;
+    for (int64_t q = 0; q < ask->nseats; q++) {
+        if (!in_range(ask->seats[q], 0, P - 1) || !in_range(ask->voids[q], 0, 127) ||
+            !in_range(ask->need[q], 0, U))
+            return 1;
+        total += ask->need[q];
+    }
+    if (total != U) return 1;
+    uint64_t h0 = sm(key);
+    int64_t order[28];
+    for (int64_t j = 0; j < S; j++) {
+        ok[j] = 0;
+        for (int64_t a = 0; a < tries && !ok[j]; a++) {
+            key_order(h0, j, a, unseen, U, order);
+            ok[j] = (int8_t)deal_try(unseen, order, U, ask, hands + j * P, stock + j * 28);
+        }
+    }
+    return 0;
+}

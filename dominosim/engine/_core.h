@@ -152,6 +152,12 @@ static inline int64_t strided2(const Strided2 *a, int64_t i, int64_t j) {
     return *(const int64_t *)(a->buf + i * a->s0 + j * a->s1);
 }
 
+/* ---- mc's hidden deals: the seats to deal to, in order, with their counts and void masks ---- */
+typedef struct {
+    int64_t nseats, k;  /* k: the stock's size */
+    int64_t seats[4], need[4], voids[4];
+} DealAsk;
+
 /* ---- entry points ---- */
 void core_init_tables(void);
 const char *core_rules(const int64_t *knobs, Rules *r);
@@ -165,6 +171,9 @@ int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, in
 int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *lead, int is_lead,
                   const StridedU64 *hands, const Strided2 *voids, const Strided1 *seat,
                   int64_t n, int64_t *out);
+
+int core_sample_deals(uint64_t key, int64_t S, int64_t tries, const int64_t *unseen, int64_t U,
+                      const DealAsk *ask, int64_t P, uint64_t *hands, int8_t *stock, int8_t *ok);
 
 int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst, int64_t B,
                 const int64_t *slots, const int64_t *decs, int64_t n, int is_lead,

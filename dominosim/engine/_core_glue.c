@@ -375,6 +375,49 @@ static PyObject *py_heaviest(PyObject *self, PyObject *const *args, Py_ssize_t n
     return finish_pick(err, b, 7);
 }
 
+/* sample_deals(key, tries, unseen, seats, need, voids, k, hands, stock, ok): mc's hidden
+ * deals (core_sample_deals), one row of hands [S, P], stock [S, 28] and ok [S] per sample */
+static PyObject *py_sample_deals(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 10) return PyErr_Format(PyExc_TypeError, "sample_deals takes 10 arguments");
+    unsigned long long key = PyLong_AsUnsignedLongLongMask(args[0]);
+    long long tries = PyLong_AsLongLong(args[1]), k = PyLong_AsLongLong(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    Buf b[7];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[2], "unseen", 8, K_INT, 1, 0) < 0 ||
+        take(&b[1], args[3], "seats", 8, K_INT, 1, 0) < 0 ||
+        take(&b[2], args[4], "need", 8, K_INT, 1, 0) < 0 ||
+        take(&b[3], args[5], "voids", 8, K_INT, 1, 0) < 0 ||
+        take(&b[4], args[7], "hands", 8, K_UINT, 2, 1) < 0 ||
+        take(&b[5], args[8], "stock", 1, K_INT, 2, 1) < 0 ||
+        take(&b[6], args[9], "ok", 1, K_INT, 1, 1) < 0) {
+        release(b, 7);
+        return NULL;
+    }
+    int64_t S = items(&b[6]), nseats = items(&b[1]), P = dim(&b[4], 1);
+    if (dim(&b[4], 0) != S || dim(&b[5], 0) != S || dim(&b[5], 1) != 28 || nseats > 4 ||
+        items(&b[2]) != nseats || items(&b[3]) != nseats || P < 1 || P > 4 || tries < 1) {
+        release(b, 7);
+        return PyErr_Format(PyExc_ValueError, "_core: sample_deals' arrays do not fit together");
+    }
+    DealAsk ask = {nseats, k, {0}, {0}, {0}};
+    for (int64_t q = 0; q < nseats; q++) {
+        ask.seats[q] = ((const int64_t *)b[1].view.buf)[q];
+        ask.need[q] = ((const int64_t *)b[2].view.buf)[q];
+        ask.voids[q] = ((const int64_t *)b[3].view.buf)[q];
+    }
+    int err;
+    Py_BEGIN_ALLOW_THREADS
+    err = core_sample_deals((uint64_t)key, S, tries, (const int64_t *)b[0].view.buf, items(&b[0]),
+                            &ask, P, (uint64_t *)b[4].view.buf, (int8_t *)b[5].view.buf,
+                            (int8_t *)b[6].view.buf);
+    Py_END_ALLOW_THREADS
+    release(b, 7);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: sample_deals' values are out of range");
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------------------------------
  * what the Python side checks at import: the records' layout, the knobs and the codes
  * ---------------------------------------------------------------------------------------- */
@@ -479,6 +522,8 @@ static PyMethodDef methods[] = {
      "uniform_lead(lead, keys, out): Legal.uniform for leads"},
     {"heaviest", (PyCFunction)(void (*)(void))py_heaviest, METH_FASTCALL,
      "heaviest(values, masks, lead, is_lead, hands, voids, seat, out): heaviest's line loop"},
+    {"sample_deals", (PyCFunction)(void (*)(void))py_sample_deals, METH_FASTCALL,
+     "sample_deals(key, tries, unseen, seats, need, voids, k, hands, stock, ok): mc's deals"},
     {"decide", (PyCFunction)(void (*)(void))py_decide, METH_FASTCALL,
      "decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out): a compiled "
      "policy's choices at posed decisions"},

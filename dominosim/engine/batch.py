@@ -59,6 +59,13 @@ _HAND_FIELDS = ("attempt", "sp", "send", "spin", "cov", "ntable", "first", "tabl
 _PREV_FIELDS = ("prev_leader", "prev_winner", "prev_out", "prev_fish")  # kernel.P_*
 
 
+def _gather(records: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``records[rows]`` of a record array, copied as bytes (numpy copies a record array's
+    rows field by field, ten times slower)."""
+    raw = records.view(np.uint8).reshape(len(records), records.dtype.itemsize)
+    return np.take(raw, rows, axis=0).view(records.dtype).reshape(len(rows))
+
+
 def pending_state(
     rules: Rules, phase_name: str, legal: Sequence[int], opened: bool, front: int | None
 ) -> dict:
@@ -111,7 +118,7 @@ class BatchEngine:
 
     def __init__(self, rules: Rules, seed: int, strategies: Sequence, match_ids: Iterable[int],
                  *, unit: str = "match", batch_size: int = 10_000, compiled: bool | None = None,
-                 _positions: bool = False) -> None:  # fmt: skip
+                 _positions: bool = False, _records: tuple | None = None) -> None:  # fmt: skip
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
         self._record_rows = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
@@ -126,6 +133,7 @@ class BatchEngine:
         self._one_strategy = self.strategies[0] if len(groups) == 1 else None
         if compiled is None:
             compiled = kernel.policies_enabled()
+        self._compiled = compiled
         self._policy = kernel.policy_codes(self.strategies, compiled)
         if isinstance(match_ids, range):  # (no list of Python ints for a chunk's ids)
             self.queue = np.arange(match_ids.start, match_ids.stop, match_ids.step, dtype=np.int64)
@@ -153,31 +161,34 @@ class BatchEngine:
         self._htmpl = np.array([[starts.get(n, 0)] for n in _HAND_FIELDS], dtype=np.int64)
         self._flags = rules.may_draw_when_able or rules.bergen_voluntary
         self.blind = rules.draw_mode == "blind"
-        self._bind_slots()
+        self._bind_slots(_records)
         self.hand_rows: list[dict] = []
         self.match_rows: list[dict] = []
 
-    def _bind_slots(self) -> None:
+    def _bind_slots(self, records: tuple | None = None) -> None:
         """The state arrays as views of one record per game slot (``kernel.SLOT``, blind's rows
         ``kernel.BSLOT``), with the rules' widths and the engine's dtypes: the core reaches
         one slot's state through one record, and Python code reads and writes the same state.
 
         Every slot starts as one template record, copied in as bytes (a strided copy per field
-        cost a run a few milliseconds per chunk)."""
+        cost a run a few milliseconds per chunk), or as the given ``records`` (:meth:`spread`)."""
         B, P = self.B, self.P
         width = {"P": P, "S": self.S, "NP": self.NP, "NPOINTS": self.npoints}
-        st = self._slots = np.empty(B, dtype=kernel.SLOT)
-        bst = self._blind_slots = np.empty(B if self.blind else 1, dtype=kernel.BSLOT)
-        tmpl, btmpl = np.zeros(1, dtype=kernel.SLOT), np.zeros(1, dtype=kernel.BSLOT)
-        for name, _, _, fill in _SLOT_STATE:
-            if fill:
-                tmpl[name] = fill
-        tmpl["hb"][0] = self._htmpl[:, 0]
-        tmpl["prev"][0] = (0, -1, -1, -1)
-        if self.blind:
-            btmpl["buf"][0, :P] = -1
-        for t, rec in ((tmpl, st), (btmpl, bst)):
-            rec.view(np.uint8).reshape(len(rec), -1)[:] = t.view(np.uint8)
+        if records is not None:
+            st, bst = self._slots, self._blind_slots = records
+        else:
+            st = self._slots = np.empty(B, dtype=kernel.SLOT)
+            bst = self._blind_slots = np.empty(B if self.blind else 1, dtype=kernel.BSLOT)
+            tmpl, btmpl = np.zeros(1, dtype=kernel.SLOT), np.zeros(1, dtype=kernel.BSLOT)
+            for name, _, _, fill in _SLOT_STATE:
+                if fill:
+                    tmpl[name] = fill
+            tmpl["hb"][0] = self._htmpl[:, 0]
+            tmpl["prev"][0] = (0, -1, -1, -1)
+            if self.blind:
+                btmpl["buf"][0, :P] = -1
+            for t, rec in ((tmpl, st), (btmpl, bst)):
+                rec.view(np.uint8).reshape(len(rec), -1)[:] = t.view(np.uint8)
         state = [(st, *f) for f in _SLOT_STATE]
         if self.blind:  # blind's rows: a record array of their own (one unused record else)
             state += [(bst, *f) for f in _BLIND_STATE]
@@ -336,6 +347,26 @@ class BatchEngine:
             if blind is None:
                 raise ValueError("from_arrays: blind positions need their rows (blind=...)")
             e._set_rows(blind)
+        if first is not None and (np.asarray(first) >= 0).any():
+            e._first = np.asarray(first, dtype=np.int64).copy()
+        return e
+
+    def spread(self, rows: np.ndarray, match_ids: np.ndarray,
+               first: np.ndarray | None = None) -> BatchEngine:  # fmt: skip
+        """An engine whose slot i starts as a copy of this engine's position ``rows[i]`` (built
+        by :meth:`from_arrays`, not yet run), with its own match id (which addresses its
+        strategies' random draws) and ``first`` action: a search plays each sampled deal once
+        per candidate action without building the deal's position again."""
+        rows = np.asarray(rows, dtype=np.int64)
+        n = len(rows)
+        recs = (_gather(self._slots, rows),
+                _gather(self._blind_slots, rows) if self.blind else self._blind_slots)
+        e = BatchEngine(self.r, self.seed, self.strategies, range(n), unit="hand", batch_size=n,
+                        compiled=self._compiled, _positions=True, _records=recs)  # fmt: skip
+        e.next_q = n
+        e.match[:] = match_ids
+        e._qmatch = e.match.copy()
+        e.skey[:] = seeding.key_np(self.seed, seeding.STRATEGY, e.match, e.hand_idx)
         if first is not None and (np.asarray(first) >= 0).any():
             e._first = np.asarray(first, dtype=np.int64).copy()
         return e

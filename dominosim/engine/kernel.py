@@ -243,6 +243,7 @@ check_slots = _core.check_slots
 uniform_slots = _core.uniform_slots
 uniform_lead = _core.uniform_lead
 heaviest = _core.heaviest
+sample_deals = _core.sample_deals  # mc's hidden deals (strategies/mc.py)
 decide = _core.decide
 BAD_STATE = "a game slot's state is out of range"
 
