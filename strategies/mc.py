@@ -40,9 +40,8 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from dominosim import actions, seeding
-from dominosim.engine.batch import pending_state
 from dominosim.engine import kernel
-from dominosim.engine.kernel import T_DRAWN
+from dominosim.engine.batch import pending_state
 from dominosim.engine.tables import PACK
 from dominosim.errors import StrategyError
 from dominosim.strategy import Strategy, get, register
@@ -345,7 +344,7 @@ class MonteCarlo(Strategy):
                               obs.row[0] if obs.row else None)  # fmt: skip
         blind = None
         if obs.row is not None:
-            drawn_tile = [state["dtile"]] if state["turn_phase"] == T_DRAWN else []
+            drawn_tile = [state["dtile"]] if state["turn_phase"] == kernel.T_DRAWN else []
             drawn = sample_rows(obs, key, self.settings["samples"], seen=drawn_tile)
             if drawn is None or not len(drawn[0]):
                 return None
