@@ -359,8 +359,10 @@ class BatchEngine:
         per candidate action without building the deal's position again."""
         rows = np.asarray(rows, dtype=np.int64)
         n = len(rows)
-        recs = (_gather(self._slots, rows),
-                _gather(self._blind_slots, rows) if self.blind else self._blind_slots)
+        recs = (
+            _gather(self._slots, rows),
+            _gather(self._blind_slots, rows) if self.blind else self._blind_slots,
+        )
         e = BatchEngine(self.r, self.seed, self.strategies, range(n), unit="hand", batch_size=n,
                         compiled=self._compiled, _positions=True, _records=recs)  # fmt: skip
         e.next_q = n
