@@ -256,10 +256,12 @@ static int64_t greedy_rank(const Rules *r, const View *vw, const Move *mv, int64
     return head + heaviest_rank(r, vw, mv);
 }
 
-/* doubles_first: a double, the in-play points, the weight */
-static int64_t doubles_first_rank(const Rules *r, const View *vw, const Move *mv) {
-    return ((mv->lo == mv->hi) * (INT64_C(1) << 12) + placement_points(r, vw, mv)) * 128 +
-           weight(mv);
+/* doubles_first: a double, the in-play points (below 2^12), the weight (-1: not a double
+ * where the best so far is one) */
+static int64_t doubles_first_rank(const Rules *r, const View *vw, const Move *mv, int64_t best) {
+    int64_t head = (mv->lo == mv->hi) * (INT64_C(1) << 12);
+    if ((head + (INT64_C(1) << 12)) * 128 - 1 <= best) return -1;
+    return (head + placement_points(r, vw, mv)) * 128 + weight(mv);
 }
 
 /* suit_keeper._longest_suit: the value on most of the hand's tiles (ties: the higher), -1
@@ -331,7 +333,7 @@ static int64_t rank_of(const Rules *r, int64_t policy, const View *vw, const Mov
     switch (policy) {
     case POL_heaviest: return heaviest_rank(r, vw, mv);
     case POL_greedy: return greedy_rank(r, vw, mv, best);
-    case POL_doubles_first: return doubles_first_rank(r, vw, mv);
+    case POL_doubles_first: return doubles_first_rank(r, vw, mv, best);
     case POL_suit_keeper: return suit_keeper_rank(r, vw, mv, suit, best);
     default: return blocker_rank(r, vw, mv, best);
     }

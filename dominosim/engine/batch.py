@@ -63,7 +63,7 @@ def _gather(records: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``records[rows]`` of a record array, copied as bytes (numpy copies a record array's
     rows field by field, ten times slower)."""
     raw = records.view(np.uint8).reshape(len(records), records.dtype.itemsize)
-    return np.take(raw, rows, axis=0).view(records.dtype).reshape(len(rows))
+    return raw[rows].view(records.dtype).reshape(len(rows))
 
 
 def pending_state(
@@ -134,6 +134,7 @@ class BatchEngine:
         if compiled is None:
             compiled = kernel.policies_enabled()
         self._compiled = compiled
+        self._checked = False  # the slots' state checked (kernel.check_slots)
         self._policy = kernel.policy_codes(self.strategies, compiled)
         if isinstance(match_ids, range):  # (no list of Python ints for a chunk's ids)
             self.queue = np.arange(match_ids.start, match_ids.stop, match_ids.step, dtype=np.int64)
@@ -351,12 +352,22 @@ class BatchEngine:
             e._first = np.asarray(first, dtype=np.int64).copy()
         return e
 
+    def _check_slots(self, R: np.ndarray) -> None:
+        """The state a caller built, refused where out of range (kernel.check_slots)."""
+        bad = kernel.check_slots(R, self._slots, self._blind_slots, len(self.queue))
+        if bad >= 0:
+            raise ValueError(f"{kernel.BAD_STATE}: slot {bad}")
+
     def spread(self, rows: np.ndarray, match_ids: np.ndarray,
                first: np.ndarray | None = None) -> BatchEngine:  # fmt: skip
         """An engine whose slot i starts as a copy of this engine's position ``rows[i]`` (built
         by :meth:`from_arrays`, not yet run), with its own match id (which addresses its
         strategies' random draws) and ``first`` action: a search plays each sampled deal once
         per candidate action without building the deal's position again."""
+        if not self._checked:  # the deals, once (their copies differ in match ids only)
+            self._slots["qidx"] = 0
+            self._check_slots(kernel.knobs(self.r, "hand"))
+            self._checked = True
         rows = np.asarray(rows, dtype=np.int64)
         n = len(rows)
         recs = (
@@ -366,6 +377,7 @@ class BatchEngine:
         e = BatchEngine(self.r, self.seed, self.strategies, range(n), unit="hand", batch_size=n,
                         compiled=self._compiled, _positions=True, _records=recs)  # fmt: skip
         e.next_q = n
+        e._checked = True
         e.match[:] = match_ids
         e._qmatch = e.match.copy()
         e.skey[:] = seeding.key_np(self.seed, seeding.STRATEGY, e.match, e.hand_idx)
@@ -511,9 +523,8 @@ class BatchEngine:
             self._first = None
         # slot -> queue position (from_positions fills slot i with queue entry i)
         st["qidx"] = np.arange(B, dtype=np.int64)
-        bad = kernel.check_slots(R, st, self._blind_slots, len(self.queue))
-        if bad >= 0:
-            raise ValueError(f"{kernel.BAD_STATE}: slot {bad}")
+        if not self._checked:  # (spread's copies: their deals were checked once)
+            self._check_slots(R)
         # the decisions of a round, as two lists (0: placements, 1: leads): a row of cd each
         # (columns kernel.CD_*), a placement's values and slot masks in cvals, cmasks
         nd = np.zeros(2, dtype=np.int64)

@@ -217,8 +217,7 @@ class Legal:
     def row_list(self, i: int) -> list[int]:
         """The legal actions of decision ``i`` as a list in canonical order."""
         n = int(self.counts()[i])
-        sub = self.take(np.array([i]))
-        return [int(sub.action_at(np.array([j]))[0]) for j in range(n)]
+        return self.take(np.full(n, i)).action_at(np.arange(n)).tolist()
 
     def take(self, rows: np.ndarray) -> Legal:
         rows = np.asarray(rows)
