@@ -179,6 +179,22 @@ def compare(**kwargs: Any) -> dict:
     return _tournament("compare", setup_compare, **kwargs)
 
 
+def skill(**kwargs: Any) -> dict:
+    """Luck against skill (``dominosim skill``, docs/skill.md): a ladder of strategies on
+    duplicate deals, every pair in every seating; returns the report, whose ``analysis``
+    holds each strategy's results against random, the share of deals decided by the deal and
+    the Bradley–Terry ratings of the ladder.
+
+    Keywords: ``variant``, ``players``, ``strategies`` (default: random, every built-in
+    heuristic, mc), ``deals`` (per table, default 1000), ``sets``, ``seed``, ``chunk_size``,
+    ``workers``, ``out``, ``name``, ``records``, ``strategy_path``; or ``resume=RUN_DIR``; and
+    ``executor``, ``scheduler``, ``progress``, ``echo`` as in :func:`run`.
+    """
+    from .tournament import setup_skill
+
+    return _tournament("skill", setup_skill, **kwargs)
+
+
 def tune(**kwargs: Any) -> dict:
     """An option sweep on the same deals (``dominosim tune``): the keywords of :func:`run`
     for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""

@@ -483,6 +483,26 @@ def compare_cmd(**kw: Any) -> None:
     _run_tournament("compare", api.compare, **kw)
 
 
+@main.command("skill")
+@tournament_options
+@click.option("--strategies", default=None, metavar="SPEC",
+              help="The ladder, comma-separated, random among them (default: random, every "
+                   "built-in heuristic, mc).")  # fmt: skip
+@click.option("--deals", default=None, metavar="N",
+              help="Deals per pair of strategies, each played in every seating (default 1000).")  # fmt: skip
+def skill_cmd(**kw: Any) -> None:
+    """Luck against skill on duplicate deals: each strategy against random and against each
+    other in every seating.
+
+    Reports each strategy's hand win rate and points per hand against random (95%
+    intervals), the share of deals decided by the deal, and Bradley–Terry ratings of the
+    ladder. Results go to OUT/NAME/RUN-ID/ like run, with plots/ladder.png (docs/skill.md).
+    """
+    from . import api
+
+    _run_tournament("skill", api.skill, **kw)
+
+
 @main.command("tune")
 @tournament_options
 @click.option("--strategies", default=None, metavar="SPEC",

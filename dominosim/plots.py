@@ -161,11 +161,34 @@ def write_plots(data: Mapping, aggregates: pd.DataFrame, folder: str | Path) -> 
                                 folder / "match_length.png"))  # fmt: skip
     paths.append(_win_rates(plt, data, folder / "win_rates.png"))
     a = data.get("analysis")
-    if a and a.get("kind") == "compare":
+    if a and a.get("kind") in ("compare", "skill"):
         paths.append(_heatmap(plt, a, folder / "win_matrix.png"))
+    if a and a.get("kind") == "skill":
+        paths.append(_ladder(plt, a, folder / "ladder.png"))
     elif a and a.get("kind") in ("tune", "tune-target"):
         paths += _sweep_plots(plt, a, folder)
     return paths
+
+
+def _ladder(plt, a: Mapping, path: Path) -> Path:
+    """Each strategy's hand win rate against random, with its 95% interval."""
+    rows = a["ladder"]
+    fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.45 * max(1, len(rows))))
+    for i, r in enumerate(rows):
+        if r["hand_win_rate"] is None:
+            continue
+        lo, hi = r["hand_win_ci"]
+        ax.errorbar(100 * r["hand_win_rate"], i, xerr=[[100 * (r["hand_win_rate"] - lo)],
+                                                      [100 * (hi - r["hand_win_rate"])]],
+                    fmt="o", color="C0", capsize=3)  # fmt: skip
+    ax.axvline(50, color="0.6", lw=0.8)
+    ax.set_yticks(range(len(rows)), [r["strategy"] for r in rows])
+    ax.set_xlabel("hand win rate against random (%), 95% interval")
+    ax.set_title("the ladder: each strategy against random on the same deals")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def _heatmap(plt, a: Mapping, path: Path) -> Path:

@@ -193,6 +193,8 @@ def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict
     kind = a.get("kind")
     if kind == "compare":
         return _compare(manifest, aggregates, data)
+    if kind == "skill":
+        return _skill(manifest, aggregates, data)
     if kind in ("tune", "tune-target"):
         return _sweep(manifest, data)
     return {"kind": kind}
@@ -289,6 +291,83 @@ def _compare(manifest, aggregates, data) -> dict:
         "ratings": ratings,
         "bt_regularized": bt["regularized"],
     }
+
+
+HEURISTICS = ("heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
+
+
+def _skill(manifest, aggregates, data) -> dict:
+    """``dominosim skill``'s analysis (docs/skill.md): the round robin's (win rates, paired
+    differences, Bradley–Terry), each strategy against random (hand win rate and points per
+    hand, with the paired difference from random's), and the share of deals the deal decided
+    for the best heuristic against random and for mc against random."""
+    a = manifest["analysis"]
+    rr = _compare(manifest, aggregates, data)
+    aggs = {g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
+            for g in data["groups"]}  # fmt: skip
+    rot = {
+        gd["index"]: len(gd.get("rotations", manifest["rotations"])) for gd in manifest["groups"]
+    }
+    paired = {(p["a"], p["b"]): p for p in rr["paired"]}
+    ladder = []
+    for g in data["groups"]:
+        st = {s["strategy"]: s for s in g["strategies"]}
+        if "random" not in st or len(st) != 2:
+            continue
+        x = next(n for n in st if n != "random")
+        A, k = aggs[g["index"]], {n: st[n]["seats"] for n in st}
+        pair = f"{x} vs random" if f"{x} vs random" in _pairs(A) else f"random vs {x}"
+        sign = 1 if pair.startswith(f"{x} vs") else -1
+        n = A.get("pair_deals", pair=pair)
+        pm, plo, phi = stats.mean_ci(sign * A.get("pair_points_sum", pair=pair),
+                                     A.get("pair_points_sumsq", pair=pair), n)  # fmt: skip
+        scale = 1 / (k[x] * k["random"] * rot[g["index"]])
+        diff = paired.get((x, "random")) or _flip(paired.get(("random", x)))
+        seated, decided = A.get("deals_seated"), A.get("deals_decided")
+        ladder.append({
+            "strategy": x,
+            "deals": int(n),
+            "hand_win_rate": st[x]["hand_win_rate"], "hand_win_ci": st[x]["hand_win_ci"],
+            "random_hand_win_rate": st["random"]["hand_win_rate"],
+            "hand_win_diff": diff["hand_win_diff"], "hand_win_diff_ci": diff["hand_win_diff_ci"],
+            "points_per_hand": st[x]["mean_points"],
+            "random_points_per_hand": st["random"]["mean_points"],
+            "points_diff": stats.finite(pm * scale),
+            "points_diff_ci": [stats.finite(plo * scale), stats.finite(phi * scale)],
+            "deals_decided": int(decided),
+            "decided_share": stats.finite(stats.rate(decided, seated)),
+            "decided_ci": stats.interval(stats.wilson(decided, seated)),
+        })  # fmt: skip
+    rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
+    best = max((x for x in rates if x in HEURISTICS), key=lambda x: rates[x], default=None)
+    decided = [{"pair": f"{x} / random", "strategy": x,
+                **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
+               for x in (best, "mc") for r in ladder if r["strategy"] == x]  # fmt: skip
+    return {
+        "kind": "skill",
+        "strategies": rr["strategies"],
+        "legs": rr["legs"],
+        "deals_requested": a.get("deals_requested"),
+        "points_sense": data["groups"][0]["points_sense"] if data["groups"] else "higher",
+        "ladder": ladder,
+        "best_heuristic": best,
+        "decided": decided,
+        "matrix": rr["matrix"],
+        "paired": rr["paired"],
+        "ratings": rr["ratings"],
+        "bt_regularized": rr["bt_regularized"],
+    }
+
+
+def _pairs(A: Aggregates) -> set:
+    return {key[4] for key in A.d if key[0] == "pair_deals"}
+
+
+def _flip(p):
+    """A paired difference seen from its other strategy."""
+    neg = lambda x: None if x is None else -x  # noqa: E731
+    lo, hi = p["hand_win_diff_ci"]
+    return {"hand_win_diff": neg(p["hand_win_diff"]), "hand_win_diff_ci": [neg(hi), neg(lo)]}
 
 
 def _value_label(manifest, g, analysis) -> str:
@@ -601,11 +680,48 @@ def summary_csv(data: Mapping) -> str:
     return pd.DataFrame(rows).to_csv(index=False)
 
 
+def _skill_sections(data: Mapping, a: Mapping):
+    import pandas as pd
+
+    lower = " (lower is better)" if a["points_sense"] == "lower" else ""
+    lines = [
+        f"luck against skill: {len(a['strategies'])} strategies, every pair at one table on "
+        f"the same {data['games_per_group'] // max(1, len(data['seats']))} deals in every "
+        "seating, one hand per deal",
+        "against random: hand win rate (Wilson 95%), the paired difference from random's on "
+        f"the same deals, points per hand{lower} and their paired difference (normal 95%)",
+        "decided by the deal: the share of deals whose hand the same side won in every "
+        "seating, whoever sat there (Wilson 95%)",
+    ]
+    ladder = pd.DataFrame([
+        {"strategy": r["strategy"], "deals": r["deals"],
+         "hand wins": f"{_pct(r['hand_win_rate'])} {_ci_text(r['hand_win_ci'])}",
+         "vs random": _diff(r["hand_win_diff"]),
+         "95% CI": "[" + ", ".join(_diff(x) for x in r["hand_win_diff_ci"]) + "]",
+         "points/hand": _f(r["points_per_hand"], 2),
+         "points diff": _f(r["points_diff"], 2),
+         "points 95% CI": "[" + ", ".join(_f(x, 2) for x in r["points_diff_ci"]) + "]",
+         "decided by deal": f"{_pct(r['decided_share'])} {_ci_text(r['decided_ci'])}"}
+        for r in a["ladder"]
+    ])  # fmt: skip
+    ratings = pd.DataFrame([
+        {"rank": r["rank"], "strategy": r["strategy"], "rating": _f(r["rating"], 1),
+         "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
+        for r in a["ratings"]
+    ])  # fmt: skip
+    if a["best_heuristic"]:
+        lines.append(f"best heuristic against random: {a['best_heuristic']}")
+    yield "Luck and skill", lines, {"against random": ladder, "ratings (Bradley–Terry)": ratings}
+
+
 def _analysis_sections(data: Mapping):
     """(heading, lines, {title: DataFrame}) of the analysis, for report._sections."""
     import pandas as pd
 
     a = data["analysis"]
+    if a["kind"] == "skill":
+        yield from _skill_sections(data, a)
+        return
     if a["kind"] == "compare":
         names = a["strategies"]
         what = "matches" if a["unit"] == "match" else "hands"

@@ -587,6 +587,8 @@ def _play_item(item: WorkItem, tick=None) -> dict:
     W = {x: np.zeros(n_ids, dtype=np.int64) for x in labels}
     MW = {x: np.zeros(n_ids, dtype=np.int64) for x in labels}
     T = np.zeros(n_ids, dtype=np.int64)
+    PT = {x: np.zeros(n_ids, dtype=np.int64) for x in labels}  # points of its seats' sides
+    winners = []  # per rotation, the side that won each deal's hand (unit hand)
     parts = []
     n_hands = 0
     for r in item.rotations:
@@ -602,6 +604,13 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         for s, x in enumerate(seat_labels):
             W[x] += hw[s]
             MW[x] += mw[s]
+        one_each = len(hands["match_id"]) == n_ids  # (sorted: one hand per match id)
+        if one_each:
+            pts = hands["points"].reshape(n_ids, -1)
+            per_seat = rules.match_end == "one_hand"  # (points by seat, as aggregate_rotation)
+            for s, x in enumerate(seat_labels):
+                PT[x] += pts[:, s if per_seat else rules.side_of(s)]
+            winners.append(hands["winner"])
         if item.records:
             parts.append(_record_columns(item, r, seat_labels, hands))
     for i, a in enumerate(labels):
@@ -615,6 +624,15 @@ def _play_item(item: WorkItem, tick=None) -> dict:
             add(agg, "pair_hand_sumsq", (dh * dh).sum(), pair=pair)
             add(agg, "pair_match_sum", dm.sum(), pair=pair)
             add(agg, "pair_match_sumsq", (dm * dm).sum(), pair=pair)
+            if len(winners) == len(item.rotations):
+                dp = PT[a] * k[b] - PT[b] * k[a]
+                add(agg, "pair_points_sum", dp.sum(), pair=pair)
+                add(agg, "pair_points_sumsq", (dp * dp).sum(), pair=pair)
+    if len(item.rotations) > 1 and len(winners) == len(item.rotations):
+        # the deal decided it: the same side won the hand in every seating
+        w = np.array(winners)
+        add(agg, "deals_seated", n_ids)
+        add(agg, "deals_decided", ((w[0] >= 0) & (w == w[0]).all(axis=0)).sum())
     records = None
     if parts:
         records = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}

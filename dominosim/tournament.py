@@ -12,6 +12,9 @@ Bradley–Terry in :mod:`dominosim.stats`).
   cyclic rotation. Pairwise wins give a win-rate matrix and Bradley–Terry ratings.
 * ``tune``: option groups of one variant (``--set variants.OPT=a,b``) on the same deals, side by side.
 * ``tune-target``: ``tune`` over the match target (``kozel_target`` for kozel).
+* ``skill``: luck against skill (docs/skill.md): a ladder of strategies, each pair at one
+  table (``a,b`` with 2 players, ``a,b,a,b`` with 4: A in seats 0 and 2, ``a,b,b`` with 3) on
+  the same deals in every seating, one hand per deal.
 """
 
 from __future__ import annotations
@@ -25,7 +28,10 @@ from . import variants
 from .config import apply_sets, parse_strategies, rules_from_cli
 from .errors import ConfigError
 
-KINDS = ("compare", "tune", "tune-target")
+KINDS = ("compare", "tune", "tune-target", "skill")
+
+#: ``dominosim skill``'s default ladder: random, every built-in heuristic, mc (docs/skill.md)
+LADDER = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker", "mc")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,3 +178,35 @@ def setup_tune_target(*, variant: str, players: int | str = 2,
     analysis = {"kind": "tune-target", "variant": variant, "option": option, "targets": ts,
                 "share": frac}  # fmt: skip
     return exp_flags, analysis
+
+
+def skill_legs(strategies: Sequence[str], players: int) -> list[tuple]:
+    """The tables of ``dominosim skill``: every pair of the ladder, A and B alternating round
+    the table (``a,b,b`` with 3 players), each played in all its cyclic rotations."""
+    out = []
+    for a, b in itertools.combinations(list(strategies), 2):
+        out.append((a, b, b) if players == 3 else (a, b) * (players // 2))
+    return out
+
+
+def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Sequence[str] | None = None,
+                sets: Sequence[str] = (), deals: int | str | None = None,
+                name: str | None = None, **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
+    """``(experiment flags, legs, analysis)`` of ``dominosim skill``: ``deals`` per table
+    (default 1000), each in every seating, unit hand."""
+    labels = _strategy_labels(LADDER if strategies is None else strategies)
+    if "random" not in labels:
+        raise ConfigError(
+            "skill measures every strategy against random, so --strategies must name random "
+            f"(it names {', '.join(labels)}); add random to the list"
+        )
+    rules = rules_from_cli(variant, players, sets)
+    legs = skill_legs(labels, rules.players)
+    n = _games(deals)
+    seatings = len({legs[0][r:] + legs[0][:r] for r in range(rules.players)})  # (a,b,a,b): 2
+    exp_flags = dict(variants=[variant], players=players, sets=list(sets),
+                     strategies=",".join(legs[0]), games=n * seatings, unit="hand",
+                     name=name or f"skill-{variant}", rotate=True, **flags)  # fmt: skip
+    analysis = {"kind": "skill", "strategies": labels, "deals_requested": n,
+                "legs": [list(x) for x in legs]}  # fmt: skip
+    return exp_flags, legs, analysis

@@ -602,6 +602,22 @@ CASES = [
         needs="compare",
     ),
     Case(
+        "`skill` without random in the ladder",
+        lambda t: [
+            "skill",
+            "--variant",
+            "fives",
+            "--strategies",
+            "greedy,heaviest",
+            "--out",
+            str(t),
+        ],  # fmt: skip
+        2,
+        r"skill measures every strategy against random, so --strategies must name random "
+        r"\(it names greedy, heaviest\); add random to the list",
+        needs="skill",
+    ),
+    Case(
         "`compare` with a strategy twice",
         ["compare", "--variant", "fives", "--strategies", "random,random", "--workers", "1"],
         2,

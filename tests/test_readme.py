@@ -50,6 +50,9 @@ def test_readme_command_runs(cmd, finished_run, tmp_path, monkeypatch, clean_reg
     if "--scheduler" in args:
         pytest.skip("needs a running Dask scheduler (covered by tests/test_run.py)")
     args = [finished_run if "RUN_ID" in a else a for a in args]
+    if args[0] == "skill":
+        args[args.index("--deals") + 1] = "2"
+        args += ["--out", str(tmp_path)]
     if args[0] in ("run", "compare", "tune", "tune-target"):
         if "--resume" not in args:
             if "--games" in args:

@@ -1,0 +1,84 @@
+"""`dominosim skill`: the ladder of strategies on duplicate deals, each against random, the
+share of deals decided by the deal, Bradley–Terry ratings (docs/skill.md). The figures are
+checked against the same games played directly on the batch engine."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from dominosim.cli import main
+from dominosim.engine.batch import BatchEngine
+from dominosim.strategy import get
+from dominosim.tournament import LADDER, skill_legs
+from dominosim.variants import make_rules
+
+
+def skill(tmp_path, *args, sub="r"):
+    r = CliRunner().invoke(main, ["skill", *args, "--out", str(tmp_path / sub), "--json"])
+    assert r.exit_code == 0, r.output + r.stderr
+    return json.loads(r.stdout)
+
+
+def test_legs_and_default_ladder():
+    assert skill_legs("abc", 2) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert skill_legs("ab", 4) == [("a", "b", "a", "b")]
+    assert skill_legs("ab", 3) == [("a", "b", "b")]
+    assert LADDER[0] == "random" and "mc" in LADDER and len(LADDER) == 7
+
+
+def _hands(rules, seed, seats, n):
+    h, _ = BatchEngine(rules, seed, [get(x) for x in seats], range(n), unit="hand").run()
+    return h
+
+
+@pytest.mark.parametrize(("variant", "players"), [("fives", 2), ("block", 4)])
+def test_against_random_and_decided_by_the_deal_as_the_games_say(tmp_path, variant, players):
+    """Each figure of the ladder equals what the same deals give played directly: in each
+    seating the strategy's hand wins and points (its seats' sides), and a deal is decided by
+    the deal when the same side won its hand in every seating (§1.15: duplicate deals)."""
+    n, seed = 60, 11
+    data = skill(tmp_path, "--variant", variant, "--players", str(players), "--strategies",
+                 "random,greedy", "--deals", str(n), "--seed", str(seed), "--workers", "1")  # fmt: skip
+    a = data["analysis"]
+    (row,) = a["ladder"]
+    assert row["strategy"] == "greedy" and row["deals"] == n
+    rules = make_rules(variant, players)
+    seats = ("random", "greedy") * (players // 2)
+    rotations = list(dict.fromkeys(seats[r:] + seats[:r] for r in range(players)))
+    wins = pts = rpts = 0
+    winners = []
+    for seating in rotations:
+        h = _hands(rules, seed, seating, n)
+        winners.append(h["winner"])
+        for s, x in enumerate(seating):
+            side = rules.side_of(s)
+            col = h["points"][:, side]
+            if x == "greedy":
+                wins += int((h["winner"] == side).sum())
+                pts += int(col.sum())
+            else:
+                rpts += int(col.sum())
+    seat_hands = n * len(rotations) * (players // 2)
+    assert row["hand_win_rate"] == pytest.approx(wins / seat_hands)
+    assert row["points_per_hand"] == pytest.approx(pts / seat_hands)
+    assert row["points_diff"] == pytest.approx((pts - rpts) / seat_hands)
+    w = np.array(winners)
+    decided = int(((w[0] >= 0) & (w == w[0]).all(axis=0)).sum())
+    assert row["deals_decided"] == decided and row["decided_share"] == pytest.approx(decided / n)
+    assert 0 < decided < n
+    assert [d["strategy"] for d in a["decided"]] == ["greedy"] == [a["best_heuristic"]]
+    lo, hi = row["points_diff_ci"]
+    assert lo < row["points_diff"] < hi
+
+
+def test_ladder_ratings_and_reproducible_with_two_workers(tmp_path):
+    args = ["--variant", "classic", "--strategies", "random,heaviest,greedy", "--deals", "40",
+            "--seed", "5"]  # fmt: skip
+    one = skill(tmp_path, *args, "--workers", "1", sub="one")["analysis"]
+    two = skill(tmp_path, *args, "--workers", "2", "--chunk-size", "20", sub="two")["analysis"]
+    assert one == two
+    assert [r["strategy"] for r in one["ladder"]] == ["heaviest", "greedy"]
+    assert {r["strategy"] for r in one["ratings"]} == {"random", "heaviest", "greedy"}
+    assert len(one["legs"]) == 3
