@@ -288,8 +288,10 @@ def test_the_node_budget_marks_a_deal_unsolved_never_a_guess():
         assert (mid.nodes[~ok] > budget).all()
 
 
-@pytest.mark.parametrize("variant,players,opts", [("fives", 2, {}), ("two-lane", 2, {}),
-                                                  ("block", 4, {"partnership": True})])
+@pytest.mark.parametrize(
+    "variant,players,opts",
+    [("fives", 2, {}), ("two-lane", 2, {}), ("block", 4, {"partnership": True})],
+)
 def test_two_sides_are_zero_sum(variant, players, opts):
     """RULES §1.4: with two sides the value is exact and zero-sum: a side's value is minus the
     other side's, whichever seat of it is the root."""
