@@ -70,12 +70,13 @@ def paranoid(rules: Rules) -> bool:
 
 
 def solve_slots(rules: Rules, st: np.ndarray, bst: np.ndarray, *, seats=None,
-                budget: int = DEFAULT_BUDGET) -> Solution:  # fmt: skip
+                budget: int = DEFAULT_BUDGET, plain: bool = False) -> Solution:  # fmt: skip
     """Solve positions given as the core's slot records (``kernel.SLOT``; blind's rows
     ``kernel.BSLOT``, one per slot), e.g. from :meth:`BatchEngine.first_deals` or
     :meth:`BatchEngine.play_prefixes`. A slot waiting on a posed decision is solved from it;
     any other from where it stands, run forward through the forced moves. ``seats``: the root
-    seat per position (-1 or None: the seat to move)."""
+    seat per position (-1 or None: the seat to move). ``plain``: by a plain minimax (no table,
+    no pruning; the same value, slowly: tests check the search against it)."""
     n = len(st)
     st = np.ascontiguousarray(st)
     bst = np.ascontiguousarray(bst)
@@ -83,7 +84,7 @@ def solve_slots(rules: Rules, st: np.ndarray, bst: np.ndarray, *, seats=None,
         seats = np.full(n, -1, dtype=np.int64)
     seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,)))
     out = np.zeros((n, kernel.SV_COLS), dtype=np.int64)
-    kernel.solve(kernel.knobs(rules, "hand"), st, bst, seats, int(budget), out)
+    kernel.solve(kernel.knobs(rules, "hand"), st, bst, seats, int(budget), bool(plain), out)
     return Solution(value=out[:, kernel.SV_VALUE], win=out[:, kernel.SV_WIN].astype(bool),
                     action=out[:, kernel.SV_ACTION], solved=out[:, kernel.SV_SOLVED].astype(bool),
                     nodes=out[:, kernel.SV_NODES], seat=out[:, kernel.SV_SEAT],
@@ -110,12 +111,12 @@ def solve_deals(rules: Rules, seed: int, match_ids: Sequence[int], *, seats=None
 
 def solve_after(rules: Rules, seed: int, match_ids: Sequence[int],
                 scripts: Sequence[Sequence[int]], *, seats=None,
-                budget: int = DEFAULT_BUDGET) -> Solution:  # fmt: skip
+                budget: int = DEFAULT_BUDGET, plain: bool = False) -> Solution:  # fmt: skip
     """The perfect-information value of the first hand of each match id after its first
     decisions were answered with the actions of its script (``scripts[i]``, in decision
     order), solved from the decision that follows. ``seats``: the root seat per position
-    (default: the seat to move at that decision)."""
+    (default: the seat to move at that decision); ``plain`` as for :func:`solve_slots`."""
     if not len(match_ids):
         return solve_deals(rules, seed, [])
     st, bst = _engine(rules, seed, match_ids).play_prefixes(scripts)
-    return solve_slots(rules, st, bst, seats=seats, budget=budget)
+    return solve_slots(rules, st, bst, seats=seats, budget=budget, plain=plain)

@@ -160,7 +160,7 @@ def minimax(rules, start, script, root_side, budget):
     return best(kids.values()), kids
 
 
-def endgames(rules, n, rng, want, max_left=3, max_turns=6, max_nodes=40):
+def endgames(rules, n, rng, want, max_left=3, max_turns=6, max_nodes=32):
     """``n`` endgames (match id, prefix, minimax value, child values) whose first decision
     satisfies ``want(seat, opened, drawable)``: the first hand of a match played at random,
     cut 1 to ``max_left`` decisions and at most ``max_turns`` turns before the end of that
@@ -254,6 +254,61 @@ def test_the_solver_equals_an_exhaustive_minimax_over_the_reference_engine(mode)
             assert kids.get(int(a)) == value, (rules.label, mid, prefix, actions.describe(int(a)))
         count += len(games)
     assert count >= PER_MODE, sections
+
+
+def random_lines(rules, n, rng, want, left):
+    """``n`` positions (match id, prefix, root seat): the first hand of a match played at
+    random, cut ``left`` (a range) decisions before the end of that line."""
+    out, mid = [], 10_000
+    while len(out) < n:
+        mid += 1
+        line = _Play([], pick=rng.choice)
+        replay(rules, mid, line)
+        log = line.log
+        cuts = [len(log) - j for j in left if j <= len(log) and want(*_at(log[len(log) - j]))]
+        if cuts:
+            k = rng.choice(cuts)
+            out.append((mid, line.script[:k], log[k][0]))
+    return out
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_the_search_equals_a_plain_minimax_on_larger_positions(mode):
+    """The table and the pruning change nothing: on positions 3 to 10 decisions before the end
+    of a random line (trees the Python minimax cannot afford), the solver's value equals the
+    core's plain minimax (no table, no pruning: solve(plain=True)) wherever that one finishes
+    within its budget, and the solver's best action leads to a child of the same value."""
+    _, rule_sets, want = MODES[mode]
+    rng = random.Random(f"{SEED}-{mode}-plain")
+    compared = 0
+    for variant, players, opts in rule_sets:
+        rules = make_rules(variant, players, **opts)
+        pos = random_lines(rules, 40, rng, want, range(3, 11))
+        mids, scripts, seats = ([p[i] for p in pos] for i in range(3))
+        fast = solver.solve_after(rules, SEED, mids, scripts, budget=200_000)
+        plain = solver.solve_after(rules, SEED, mids, scripts, budget=50_000, plain=True)
+        ok = plain.solved
+        assert fast.solved[ok].all()
+        assert (2 * fast.value + fast.win == 2 * plain.value + plain.win)[ok].all(), rules.label
+        assert (fast.seat == np.array(seats)).all()
+        sel, ends = [], []
+        for i in np.flatnonzero(ok & (fast.action >= 0)):
+            kid = [*scripts[i], int(fast.action[i])]
+            res = replay(rules, mids[i], _Play(kid))  # (the best action may end the hand)
+            if isinstance(res, _Need):
+                sel.append(i)
+            else:
+                ends.append(leaf_value(rules, res, rules.side_of(seats[i])) == 2 * plain.value[i]
+                            + plain.win[i])  # fmt: skip
+        assert all(ends)
+        kids = solver.solve_after(rules, SEED, [mids[i] for i in sel],
+                                  [[*scripts[i], int(fast.action[i])] for i in sel],
+                                  seats=fast.seat[sel], budget=50_000, plain=True)  # fmt: skip
+        assert kids.solved.all()
+        assert (2 * kids.value + kids.win == 2 * plain.value[sel] + plain.win[sel]).all()
+        compared += int(ok.sum())
+        assert (plain.nodes[ok] > 200).sum() >= 5, rules.label  # (trees of some size)
+    assert compared >= 15 * len(rule_sets)
 
 
 def test_a_deal_is_solved_from_before_its_first_turn_as_after_an_empty_script():

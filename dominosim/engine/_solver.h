@@ -45,6 +45,7 @@ typedef struct {
     int64_t root_side, lower_better;
     int64_t nodes, budget;
     int aborted;
+    int plain; /* a plain minimax: no table, no pruning (tests check the search with it) */
     uint64_t salt; /* the position's share of every key (one table serves a call's positions) */
     TTEntry *tt;
     uint64_t mask;
@@ -199,7 +200,7 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
         sr->aborted = 1;
         return 0;
     }
-    uint64_t key = state_key(r, rw, bw, d) ^ sr->salt;
+    uint64_t key = sr->plain ? 0 : state_key(r, rw, bw, d) ^ sr->salt;
     TTEntry *e = &sr->tt[key & sr->mask];
     int16_t acts[SOLVE_MAX_ACTS];
     int n = solve_actions(r, rw, d, acts);
@@ -207,7 +208,7 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
         sr->aborted = 1;
         return 0;
     }
-    if (e->bound != B_NONE && e->key == key) {
+    if (!sr->plain && e->bound != B_NONE && e->key == key) {
         int32_t v = e->value;
         if (e->bound == B_EXACT || (e->bound == B_LOWER && v >= beta) ||
             (e->bound == B_UPPER && v <= alpha)) {
@@ -231,9 +232,14 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
             best = v;
             bm = acts[j];
         }
+        if (sr->plain) continue;
         if (maxing && best > alpha) alpha = best;
         if (!maxing && best < beta) beta = best;
         if (alpha >= beta) break;
+    }
+    if (sr->plain) {
+        if (best_out) *best_out = bm;
+        return best;
     }
     e->key = key;
     e->value = best;
@@ -251,12 +257,13 @@ static uint64_t table_size(int64_t budget) {
 }
 
 /* Solve positions st[0..n) (blind's rows bst[i]) for root seats seats[i] (-1: the seat to
- * move), each with at most `budget` nodes; row i of out (SV_COLS columns): value d, win w,
- * best action (-1: no decision), solved, nodes, root seat. A slot waiting on a posed decision
+ * move), each with at most `budget` nodes (plain: by a plain minimax, for tests); row i of
+ * out (SV_COLS columns): value d, win w, best action (-1: no decision), solved, nodes, root
+ * seat. A slot waiting on a posed decision
  * (ask) is solved from it; any other from where it stands, run forward. Returns -1, or the
  * index of a position out of range, or -2 when the table cannot be allocated. */
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
-                   const int64_t *seats, int64_t budget, int64_t *out) {
+                   const int64_t *seats, int64_t budget, int plain, int64_t *out) {
     for (int64_t i = 0; i < n; i++) {
         const Slot *rw = &st[i];
         if (rw->phase == START || rw->phase == DONE || !in_range(seats[i], -1, r->P - 1) ||
@@ -270,7 +277,7 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                 return i;
         }
     }
-    uint64_t size = table_size(budget);
+    uint64_t size = plain ? 1 : table_size(budget);
     TTEntry *tt = calloc(size, sizeof *tt);
     if (!tt) return -2;
     for (int64_t i = 0; i < n; i++) {
@@ -279,7 +286,7 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
         memset(&cb, 0, sizeof cb);
         if (r->blind) cb = bst[i];
         int64_t seat = seats[i] >= 0 ? seats[i] : c.to_move, best = -1;
-        Search sr = {r, side_of(r, seat), points_lower(r), 0, budget, 0,
+        Search sr = {r, side_of(r, seat), points_lower(r), 0, budget, 0, plain,
                      sm(UINT64_C(0x5EED) + (uint64_t)i), tt, size - 1};
         Dec d;
         int32_t v;
