@@ -29,7 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import BatchEngine, kernel
+from .errors import StrategyError
 from .rules import Rules
+from .strategy import Strategy
 
 DEFAULT_BUDGET = 2_000_000  # nodes per position
 
@@ -120,3 +122,33 @@ def solve_after(rules: Rules, seed: int, match_ids: Sequence[int],
         return solve_deals(rules, seed, [])
     st, bst = _engine(rules, seed, match_ids).play_prefixes(scripts)
     return solve_slots(rules, st, bst, seats=seats, budget=budget, plain=plain)
+
+
+class Oracle(Strategy):
+    """``oracle``: the solver's move, seeing everything (every hand and the stock order).
+
+    A **cheating reference**, not a strategy a player could follow: it reads the batch
+    engine's true state behind the observation and plays the solver's best action for its
+    seat's side (the paranoid bound's with three or more sides). It is never a default and is
+    not one of the built-in strategy files; whatever shows its results must mark them as
+    perfect-information play. Where the solver's ``budget`` runs out it plays the first legal
+    action (strategy.fallback's choice). It plays on the batch engine only: the reference
+    engine's Observation holds nothing hidden, so ``choose_one`` refuses.
+    """
+
+    name = "oracle"
+    params = {"budget": DEFAULT_BUDGET}
+    cheating = True  # (a mark for reports: perfect information)
+
+    def choose_one(self, obs, legal, key):
+        raise StrategyError("strategy 'oracle' sees the true deal, which only the batch engine "
+                            "holds: play it on dominosim.engine.BatchEngine")  # fmt: skip
+
+    def choose(self, obs, legal, keys):
+        e, g = obs._e, np.asarray(obs._g)  # the true state: this strategy cheats by design
+        st = e._slots[g]
+        bst = e._blind_slots[g] if e.blind else e._blind_slots[:1]
+        sol = solve_slots(e.r, st, bst, seats=np.asarray(obs.seat), budget=self.settings["budget"])
+        first = legal.action_at(np.zeros(len(g), dtype=np.int64))
+        self.unsolved = getattr(self, "unsolved", 0) + int((~sol.solved).sum())
+        return np.where(sol.solved, sol.action, first)

@@ -86,6 +86,21 @@ static int solve_actions(const Rules *r, const Slot *rw, const Dec *d, int16_t *
     return n;
 }
 
+/* Move ordering: the placements heaviest tile first (a heavy tile left in hand costs most
+ * at a domino or a block), an insertion sort of the few actions; the flags stay last. */
+static void order_actions(int16_t *acts, int n) {
+    for (int j = 1; j < n; j++) {
+        int16_t a = acts[j];
+        if (a >= A_DRAW) break;
+        int w = TILE_PIPS[(a % A_ALONG) / 6], k = j;
+        while (k > 0 && TILE_PIPS[(acts[k - 1] % A_ALONG) / 6] < w) {
+            acts[k] = acts[k - 1];
+            k--;
+        }
+        acts[k] = a;
+    }
+}
+
 /* whether the hand's points are penalties (Rules.points_sense "lower") */
 static inline int64_t points_lower(const Rules *r) {
     return (r->match_end == ME_ONE_HAND || r->match_end == ME_KOZEL) && !r->kozel_positive;
@@ -208,6 +223,7 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
         sr->aborted = 1;
         return 0;
     }
+    if (!sr->plain) order_actions(acts, n);
     if (!sr->plain && e->bound != B_NONE && e->key == key) {
         int32_t v = e->value;
         if (e->bound == B_EXACT || (e->bound == B_LOWER && v >= beta) ||
