@@ -24,7 +24,10 @@ import numpy as np
 import pytest
 
 from dominosim import actions, reference, solver
-from dominosim.variants import make_rules
+from dominosim.engine import BatchEngine
+from dominosim.errors import StrategyError
+from dominosim.strategy import discover, get
+from dominosim.variants import VARIANTS, make_rules
 
 SEED = 20
 
@@ -376,11 +379,74 @@ def test_three_sides_give_the_paranoid_bound_and_say_so():
     assert (total < 1).any()  # (the bound is not always reached)
 
 
+def side_value(rules, hands, seat):
+    """2d + w of seat's side in each hand record (the solver's objective, played out)."""
+    me = rules.side_of(seat)
+    pts = hands["points"]
+    d = pts[:, me] - (pts.sum(axis=1) - pts[:, me])
+    if rules.points_sense == "lower":
+        d = -d
+    return 2 * d + (hands["winner"] == me)
+
+
+BUILT_IN = ["random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker"]
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_oracle_never_scores_below_the_solvers_value(variant):
+    """Issue 20: the oracle plays the solver's move seeing everything; against built-in
+    strategies (two per variant, in both seatings) its side scores at least the solver's value
+    of the deal (RULES §1.13-§1.15 points, the win as tie-break), so no built-in strategy
+    scores above that value against it (the hand's points are zero-sum between two sides)."""
+    rules = make_rules(variant, 2)
+    k = sorted(VARIANTS).index(variant)
+    mids = list(range(1, 4))
+    for opp in (BUILT_IN[k % 6], BUILT_IN[(k + 3) % 6]):
+        for seat in (0, 1):
+            oracle = solver.Oracle()
+            strats = [oracle, get(opp)] if seat == 0 else [get(opp), oracle]
+            value = solver.solve_deals(rules, SEED, mids, seats=seat)
+            hands, _ = BatchEngine(rules, SEED, strats, mids, unit="hand").run()
+            ok = value.solved
+            assert ok.sum() >= 2 and getattr(oracle, "unsolved", 0) == 0
+            got = side_value(rules, hands, seat)
+            assert (got[ok] >= (2 * value.value + value.win)[ok]).all(), (opp, seat)
+
+
+def test_the_oracle_keeps_the_paranoid_bound_and_plays_for_its_partner():
+    """With three sides the oracle's seat gets at least the paranoid bound; in partnership
+    (RULES §1.4) two oracles, one per partner, get at least their side's value."""
+    rules = make_rules("block", 3)
+    mids = list(range(1, 9))
+    for seat in range(3):
+        strats = [get("heaviest"), get("random"), get("blocker")]
+        strats[seat] = solver.Oracle()
+        value = solver.solve_deals(rules, SEED, mids, seats=seat)
+        hands, _ = BatchEngine(rules, SEED, strats, mids, unit="hand").run()
+        assert value.paranoid and value.solved.all()
+        assert (side_value(rules, hands, seat) >= 2 * value.value + value.win).all()
+    rules = make_rules("fives", 4, partnership=True)
+    oracle = solver.Oracle()
+    value = solver.solve_deals(rules, SEED, mids, seats=0)
+    hands, _ = BatchEngine(rules, SEED, [oracle, get("greedy"), oracle, get("heaviest")], mids,
+                           unit="hand").run()  # fmt: skip
+    assert value.solved.all() and not value.paranoid
+    assert (side_value(rules, hands, 0) >= 2 * value.value + value.win).all()
+
+
+def test_the_oracle_is_marked_and_refuses_the_reference_engine():
+    """The oracle cheats by design: it is marked so, and the reference engine, whose
+    observations hold nothing hidden, cannot play it."""
+    oracle = solver.Oracle()
+    assert oracle.cheating and oracle.name == "oracle" and oracle.compiled_policy() is None
+    assert "oracle" not in discover()
+    with pytest.raises(StrategyError, match="batch engine"):
+        reference.play_match(make_rules("block", 2), SEED, 1, [oracle, get("random")])
+
+
 def test_solve_refuses_a_position_out_of_range():
     """The core checks every position it is given (a seat, a tile, a phase out of range)."""
     rules = make_rules("fives", 2)
-    from dominosim.engine import BatchEngine
-
     st, bst = BatchEngine(rules, SEED, [None, None], [1], unit="hand").first_deals()
     bad = st.copy()
     bad["to_move"] = 7

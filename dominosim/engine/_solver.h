@@ -265,10 +265,10 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
     return best;
 }
 
-/* the table's size: about two entries per node of the budget, 2^12 to 2^22 entries */
+/* the table's size: about two entries per node of the budget, 2^12 to 2^20 entries (16 MB) */
 static uint64_t table_size(int64_t budget) {
     uint64_t n = UINT64_C(1) << 12;
-    while (n < (UINT64_C(1) << 22) && (int64_t)n < 2 * budget) n <<= 1;
+    while (n < (UINT64_C(1) << 20) && (int64_t)n < 2 * budget) n <<= 1;
     return n;
 }
 
