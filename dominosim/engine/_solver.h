@@ -107,10 +107,11 @@ static inline int64_t points_lower(const Rules *r) {
 }
 
 /* One step of the search on slot c (a copy): answer action a of a decision of kind `kind`
- * (ASK_NONE: none), then run forward to the next decision (*d), or to the hand's end, which
- * it settles as end_hand does (returns 1). The only place the solver calls the rules:
- * flattened (the rules inlined here as into a shape), so that the turn loop's functions keep
- * one call site each in the general loop, which inlines them. */
+ * (ASK_NONE: none), then run forward to the next decision (*d), or to the hand's end
+ * (returns 1; solve_settle settles it). The only place the solver calls the turn loop:
+ * flattened (the rules inlined here as into a shape), so that the loop's functions keep one
+ * call site each in the general loop, which inlines them (settle, called once a hand, is
+ * left out of line: a shorter build). */
 SHAPE_INLINE static int solve_step(const Rules *r, Slot *c, BSlot *cb, int64_t kind, int64_t a,
                                    Dec *d) {
     d->code = -1;
@@ -119,10 +120,13 @@ SHAPE_INLINE static int solve_step(const Rules *r, Slot *c, BSlot *cb, int64_t k
     for (int k = 0; k < 6; k++) d->m2[k] = 0;
     if (kind != ASK_NONE) d->code = answer(r, c, cb, kind, a, d->m2);
     d->kind = next_decision(r, c, cb, &d->code, &d->lm, d->m2, &d->flags);
-    if (d->kind != ASK_NONE || c->phase == START) return 0;
+    return d->kind == ASK_NONE && c->phase != START;
+}
+
+/* the hand over on slot c (solve_step returned 1), settled as end_hand settles it */
+static void solve_settle(const Rules *r, Slot *c) {
     Tally ty = {{0}, {0}, {0}, {0}};
     settle_hand(r, c, &ty);
-    return 1;
 }
 
 /* the value of a hand over and settled */
@@ -197,6 +201,7 @@ static int32_t search_child(Search *sr, const Slot *rw, const BSlot *bw, const D
     if (sr->r->blind) cb = *bw;
     Dec cd;
     if (solve_step(sr->r, &c, &cb, d->kind, a, &cd)) { /* the hand is over */
+        solve_settle(sr->r, &c);
         sr->nodes += 1;
         return leaf_value(sr, &c);
     }
@@ -311,6 +316,7 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
             c.ask = ASK_NONE;
             v = search_at(&sr, &c, &cb, &d, -SOLVE_INF, SOLVE_INF, 0, &best);
         } else if (solve_step(r, &c, &cb, ASK_NONE, -1, &d)) {
+            solve_settle(r, &c);
             v = leaf_value(&sr, &c);
         } else if (d.kind != ASK_NONE) {
             v = search_at(&sr, &c, &cb, &d, -SOLVE_INF, SOLVE_INF, 0, &best);
