@@ -209,9 +209,10 @@ def stock_left(seat, opened, drawable):
 
 # (mode, RULES sections, the rule sets: variant, players, options; the first decision's kind)
 MODES = {
-    "line": ("§1.8 LINE, §1.11 end count, §4.8 headers, §5.8, §6.8, §11.8, §1.13 settlement",
+    "line": ("§1.8 LINE, §1.11 end count, §4.8 headers, §5.8, §6.8, §11.8, §1.13, §1.14",
              [("fives", 2, {}), ("block", 2, {}), ("bergen", 2, {}), ("threes", 3, {}),
-              ("muggins", 4, {"partnership": True}), ("fives", 2, {"inline_double_counts_single": True})],
+              ("muggins", 4, {"partnership": True}), ("fives", 2, {"inline_double_counts_single": True}),
+              ("fives", 2, {"target": 4})],  # (§1.14: a target reached in play ends the hand)
              anywhere),
     "two-lane": ("§9 two-lane: penalties per failed turn, lower is better",
                  [("two-lane", 2, {}), ("two-lane", 3, {}), ("two-lane", 4, {})], anywhere),
