@@ -43,7 +43,11 @@ class BuildCore(build_ext):
 EXTENSION = Extension(
     "dominosim.engine._core",
     sources=["dominosim/engine/_core.c", "dominosim/engine/_core_glue.c"],
-    depends=["dominosim/engine/_core.h", "dominosim/engine/_policy.h"],
+    depends=[
+        "dominosim/engine/_core.h",
+        "dominosim/engine/_policy.h",
+        "dominosim/engine/_solver.h",
+    ],
     extra_compile_args=COMPILE,
     extra_link_args=LINK,
 )

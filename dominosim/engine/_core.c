@@ -15,6 +15,7 @@
  */
 #include "_core.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------------------------
@@ -1288,16 +1289,22 @@ static void write_match(const Rules *r, const Slot *rw, const Outputs *o, int64_
             (int32_t)(r->match_end == ME_KOZEL ? nonneg(rw->written[s]) : rw->scores[s]);
 }
 
+/* the hand just over: the pips per seat and side (end_pips, end_values) and, unless the
+ * target ended it in play (§1.14), its settlement (Slot.points, H_WINNER); no record */
+static inline void settle_hand(const Rules *r, Slot *rw, Tally *ty) {
+    for (int s = 0; s < r->P; s++) ty->seat_pips[s] = pips_of(rw->hands[s]);
+    for (int s = 0; s < r->S; s++) ty->pips[s] = 0;
+    for (int s = 0; s < r->P; s++) ty->pips[side_of(r, s)] += ty->seat_pips[s];
+    for (int s = 0; s < r->S; s++) rw->end_pips[s] = rw->end_values[s] = ty->pips[s];
+    if (rw->hb[H_REASON] != TARGET) settle(r, rw, ty);
+}
+
 /* the hand is over: settle, record; returns 1 when the match is over too */
 static int end_hand(const Rules *r, Slot *rw, const Outputs *o) {
     if (r->P > 4 || r->S > 4 || r->npoints > 4) return 1; /* (core_rules refused these: the
                                                            * bound the per-seat arrays need) */
     Tally ty = {{0}, {0}, {0}, {0}};
-    for (int s = 0; s < r->P; s++) ty.seat_pips[s] = pips_of(rw->hands[s]);
-    for (int s = 0; s < r->S; s++) ty.pips[s] = 0;
-    for (int s = 0; s < r->P; s++) ty.pips[side_of(r, s)] += ty.seat_pips[s];
-    for (int s = 0; s < r->S; s++) rw->end_pips[s] = rw->end_values[s] = ty.pips[s];
-    if (rw->hb[H_REASON] != TARGET) settle(r, rw, &ty);
+    settle_hand(r, rw, &ty);
     if (r->unit_hand) {
         write_hand(r, rw, o->hdir, o->nq, rw->qidx);
     } else {
@@ -1440,6 +1447,35 @@ static int64_t answer(const Rules *r, Slot *rw, BSlot *bw, int64_t kind, int64_t
     return -1;
 }
 
+/* Run slot rw forward from where it stands through the forced moves (forced draws and passes,
+ * blind's rows, single legal actions) to its next decision with two or more legal actions, and
+ * return its kind: ASK_LEAD (the lead mask in *lm) or ASK_PLAY (the slot masks in m2, the
+ * flags in *flags, blind's phase code in *code). ASK_NONE: the hand is over (settle_hand
+ * settles it) or the slot waits for a deal (START). *code comes in as the last answer's
+ * (blind: the decision it posed, else -1). It writes no record and deals nothing:
+ * advance_slot does, and the solver (_solver.h) stops at the hand's end. */
+static inline int64_t next_decision(const Rules *r, Slot *rw, BSlot *bw, int64_t *code,
+                                    int64_t *lm, int64_t *m2, int64_t *flags) {
+    for (;;) {
+        if (*code >= 0) { /* blind: a decision posed when the last one was answered */
+            *flags = bw->cflag;
+            return ASK_PLAY;
+        }
+        if (rw->phase == START || rw->over) return ASK_NONE;
+        if (rw->phase == LEAD) {
+            if (lead_turn(r, rw, bw, lm)) {
+                *flags = 0;
+                return ASK_LEAD;
+            }
+        } else if (r->blind) {
+            rw->hb[H_TURNS] += 1;
+            *code = blind_run(r, rw, bw, rw->to_move, -1, m2);
+        } else if (open_turn(r, rw, rw->to_move, m2, flags)) {
+            return ASK_PLAY;
+        }
+    }
+}
+
 /* append the decision slot i stops at to its list (0: placements, 1: leads) */
 static void pose_decision(const Rules *r, Slot *rw, const BSlot *bw, int64_t i, int64_t kind,
                           int64_t code, int64_t flags, int64_t lm, const int64_t *m2,
@@ -1493,14 +1529,10 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
         rw->ask = ASK_NONE;
     }
     for (;;) {
-        if (kind != ASK_NONE) { /* play the chosen action (one call site: one inlined copy) */
+        if (kind != ASK_NONE) /* play the chosen action (one call site: one inlined copy) */
             code = answer(r, rw, bw, kind, a, m2);
-            kind = ASK_NONE;
-        }
-        if (code >= 0) { /* blind: a decision posed when the last one was answered */
-            kind = ASK_PLAY;
-            flags = bw->cflag;
-        } else if (rw->phase == START || rw->over) {
+        kind = next_decision(r, rw, bw, &code, &lm, m2, &flags);
+        if (kind == ASK_NONE) { /* the hand is over, or the slot waits for a deal */
             if (!r->unit_hand && o->nrec[0] >= o->cap) return i; /* flush, then resume */
             int first = 1;
             if (rw->phase != START) first = end_hand(r, rw, o);
@@ -1511,19 +1543,6 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
             }
             if (deal(r, rw, bw, first, in)) return CORE_BAD_STATE;
             continue;
-        } else if (rw->phase == LEAD) {
-            if (!lead_turn(r, rw, bw, &lm)) continue;
-            kind = ASK_LEAD;
-            flags = 0;
-        } else if (r->blind) {
-            rw->hb[H_TURNS] += 1;
-            code = blind_run(r, rw, bw, rw->to_move, -1, m2);
-            if (code < 0) continue;
-            kind = ASK_PLAY;
-            flags = bw->cflag;
-        } else {
-            if (!open_turn(r, rw, rw->to_move, m2, &flags)) continue;
-            kind = ASK_PLAY;
         }
         int64_t policy = in->policy[rw->to_move];
         if (policy == POL_PYTHON) {
@@ -1664,6 +1683,20 @@ int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64
     }
     return -1;
 }
+
+/* Deal the first hand of each slot's match (Slot.match; the slot's other fields as a new
+ * match has them) as advance deals it, and stop before its first turn: the deals the solver
+ * solves. Returns -1, or the index of a slot no seat can lead. */
+int64_t core_deal(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B) {
+    for (int64_t i = 0; i < B; i++) {
+        st[i].hand_idx = 0;
+        if (deal(r, &st[i], &bst[r->blind ? i : 0], 1, in)) return i;
+    }
+    return -1;
+}
+
+/* the perfect-information solver (core_solve), compiled once */
+#include "_solver.h"
 
 /* ------------------------------------------------------------------------------------------
  * Legal.uniform and heaviest's line loop (strategies' helpers)

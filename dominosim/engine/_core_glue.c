@@ -419,6 +419,83 @@ static PyObject *py_sample_deals(PyObject *self, PyObject *const *args, Py_ssize
 }
 
 /* ------------------------------------------------------------------------------------------
+ * the solver
+ * ---------------------------------------------------------------------------------------- */
+/* deal(R, sd, prio, htmpl, st, bst): the first hand of each slot's match, dealt */
+static PyObject *py_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "deal takes 6 arguments");
+    Rules r;
+    if (read_rules(args[0], &r) < 0) return NULL;
+    Buf b[5];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[1], "sd", 8, K_UINT, 1, 0) < 0 ||
+        take(&b[1], args[2], "prio", 8, K_INT, 1, 0) < 0 ||
+        take(&b[2], args[3], "htmpl", 8, K_INT, 1, 0) < 0 ||
+        take(&b[3], args[4], "st", sizeof(Slot), K_RECORD, 1, 1) < 0 ||
+        take(&b[4], args[5], "bst", sizeof(BSlot), K_RECORD, 1, 1) < 0) {
+        release(b, 5);
+        return NULL;
+    }
+    int64_t B = items(&b[3]);
+    const int64_t *prio = (const int64_t *)b[1].view.buf;
+    int ok = items(&b[0]) == 3 && items(&b[2]) == H_COUNT && items(&b[4]) >= (r.blind ? B : 1);
+    for (Py_ssize_t j = 0; ok && j < items(&b[1]); j++) ok = prio[j] >= -1 && prio[j] <= 27;
+    if (!ok) {
+        release(b, 5);
+        return PyErr_Format(PyExc_ValueError, "_core: deal's arrays: 3 hash prefixes, tiles of "
+                            "the priority list, the whole per-hand block, a record per slot");
+    }
+    Inputs in = {(const uint64_t *)b[0].view.buf, prio, items(&b[1]),
+                 (const int64_t *)b[2].view.buf, items(&b[2]), NULL, 0, NULL, NULL, &r};
+    int64_t res = core_deal(&r, &in, (Slot *)b[3].view.buf, (BSlot *)b[4].view.buf, B);
+    release(b, 5);
+    if (res >= 0) return PyErr_Format(PyExc_ValueError, "_core: deal: no seat can lead slot %lld",
+                                      (long long)res);
+    Py_RETURN_NONE;
+}
+
+/* solve(R, st, bst, seats, budget, plain, out): the perfect-information values of the
+ * positions st (blind's rows bst), out [n, SV_COLS]; plain: by a plain minimax (tests) */
+static PyObject *py_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 7) return PyErr_Format(PyExc_TypeError, "solve takes 7 arguments");
+    Rules r;
+    if (read_rules(args[0], &r) < 0) return NULL;
+    int64_t budget = PyLong_AsLongLong(args[4]);
+    if (budget == -1 && PyErr_Occurred()) return NULL;
+    if (budget < 1) return PyErr_Format(PyExc_ValueError, "_core: solve's budget must be >= 1");
+    int plain = PyObject_IsTrue(args[5]);
+    if (plain < 0) return NULL;
+    Buf b[4];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
+        take(&b[2], args[3], "seats", 8, K_INT, 1, 0) < 0 ||
+        take(&b[3], args[6], "out", 8, K_INT, 2, 1) < 0) {
+        release(b, 4);
+        return NULL;
+    }
+    int64_t n = items(&b[0]);
+    if (items(&b[1]) < (r.blind ? n : 1) || items(&b[2]) != n || dim(&b[3], 0) != n ||
+        dim(&b[3], 1) != SV_COLS) {
+        release(b, 4);
+        return PyErr_Format(PyExc_ValueError, "_core: solve's arrays must have one row per position");
+    }
+    int64_t res;
+    Py_BEGIN_ALLOW_THREADS
+    res = core_solve(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, n,
+                     (const int64_t *)b[2].view.buf, budget, plain, (int64_t *)b[3].view.buf);
+    Py_END_ALLOW_THREADS
+    release(b, 4);
+    if (res == -2) return PyErr_NoMemory();
+    if (res >= 0)
+        return PyErr_Format(PyExc_ValueError, "_core: solve: position %lld is out of range (a "
+                            "seat, tile, value, phase or row)", (long long)res);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------------------------
  * what the Python side checks at import: the records' layout, the knobs and the codes
  * ---------------------------------------------------------------------------------------- */
 static int add_field(PyObject *d, const char *name, size_t offset) {
@@ -484,14 +561,14 @@ static PyObject *py_constants(PyObject *self, PyObject *unused) {
     (void)unused;
     return Py_BuildValue(
         "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,"
-        "s:i,s:i,s:i,s:i,s:i,s:i}",
+        "s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
         "LEAD", LEAD, "TURN", TURN, "DONE", DONE, "START", START, "ASK_NONE", ASK_NONE,
         "ASK_LEAD", ASK_LEAD, "ASK_PLAY", ASK_PLAY, "T_FRONT", T_FRONT, "T_DRAWN", T_DRAWN,
         "T_OPLAY", T_OPLAY, "T_CONT", T_CONT, "F_DRAW", F_DRAW, "F_PASS", F_PASS, "F_STOP",
         F_STOP, "PH_AFTER", PH_AFTER, "A_DRAW", A_DRAW, "A_PASS", A_PASS, "A_STOP", A_STOP,
         "A_ALONG", A_ALONG, "RB", RB, "CDW", CDW, "CD_FLAGS", CD_FLAGS, "CD_PHASE", CD_PHASE,
         "CD_VOIDS", CD_VOIDS, "H_COUNT", H_COUNT, "HREC_HEAD", HREC_HEAD, "MREC_HEAD",
-        MREC_HEAD);
+        MREC_HEAD, "SV_COLS", SV_COLS);
 }
 
 static PyObject *name_tuple(const char *const *names, int n) {
@@ -527,6 +604,12 @@ static PyMethodDef methods[] = {
     {"decide", (PyCFunction)(void (*)(void))py_decide, METH_FASTCALL,
      "decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out): a compiled "
      "policy's choices at posed decisions"},
+    {"deal", (PyCFunction)(void (*)(void))py_deal, METH_FASTCALL,
+     "deal(R, sd, prio, htmpl, st, bst): the first hand of each slot's match, dealt as advance "
+     "deals it, before its first turn"},
+    {"solve", (PyCFunction)(void (*)(void))py_solve, METH_FASTCALL,
+     "solve(R, st, bst, seats, budget, plain, out): the perfect-information values of positions "
+     "(out [n, SV_COLS]: value, win, best action, solved, nodes, root seat)"},
     {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and field offsets"},
     {"constants", py_constants, METH_NOARGS, "constants() -> the codes shared with kernel.py"},
     {NULL, NULL, 0, NULL},

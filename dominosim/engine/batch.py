@@ -403,6 +403,79 @@ class BatchEngine:
             bs[name] = b[name]
 
     # ------------------------------------------------------------------------------------------
+    # slot records for the solver (dominosim.solver): deals, and positions after given play
+    # ------------------------------------------------------------------------------------------
+    def first_deals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each slot's match id dealt its first hand as the core deals it (the addressed
+        shuffle, kozel's redeals, the leader), stopped before the hand's first turn: copies of
+        the slot records (``kernel.SLOT``, blind's rows ``kernel.BSLOT``), slot i holding match
+        id ``match_ids[i]`` (one slot per match id: build the engine with ``batch_size`` at
+        least their number)."""
+        if self.B != len(self.queue):
+            raise ValueError("first_deals: one slot per match id (batch_size too small)")
+        self.match[:] = self.queue
+        self.active[:] = True
+        R = kernel.knobs(self.r, self.unit)
+        kernel.deal(R, kernel.seeds(self.seed, self.P), kernel.first_priority(self.r),
+                    np.ascontiguousarray(self._htmpl[:, 0]), self._slots,
+                    self._blind_slots)  # fmt: skip
+        return self._slots.copy(), self._blind_slots.copy()
+
+    def play_prefixes(self, scripts: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Play each slot's first hand from its deal, answering its decisions (those with two
+        or more legal actions, in order) with the actions of its script, and stop it at the
+        decision after its script's last action: copies of the slot records (as
+        :meth:`first_deals`), each waiting on that decision (``ask``: its kind). Raises
+        ValueError when a scripted action is illegal or a hand ends within its script."""
+        B, P = self.B, self.P
+        if B != len(self.queue) or len(scripts) != B:
+            raise ValueError("play_prefixes: one slot and one script per match id")
+        R = kernel.knobs(self.r, self.unit)
+        sd, prio = kernel.seeds(self.seed, P), kernel.first_priority(self.r)
+        htmpl = np.ascontiguousarray(self._htmpl[:, 0])
+        st, bst = self._slots, self._blind_slots
+        self.active[:] = True
+        self.phase[:] = kernel.START
+        st["ask"] = kernel.ASK_NONE
+        qpos = np.zeros(1, dtype=np.int64)
+        policy = np.full(4, kernel.POL_PYTHON, dtype=np.int64)  # every decision is posed
+        nd = np.zeros(2, dtype=np.int64)
+        cd = np.zeros((2, B, kernel.CDW), dtype=np.int64)
+        chosen = np.zeros((2, B), dtype=np.int64)
+        cvals, cmasks = (np.zeros((B, self.NP), dtype=np.int64) for _ in range(2))
+        hcols = len(kernel.HREC) + self.npoints + self.S + P + self.S
+        hdir = np.zeros((hcols, B), dtype=np.int32)
+        hrec = np.zeros((hcols, 0 if self.unit == "hand" else self._record_rows), dtype=np.int32)
+        mdir = np.zeros((len(kernel.MREC) + self.npoints, B), dtype=np.int32)
+        nrec = np.zeros(2, dtype=np.int64)
+        taken = np.zeros(B, dtype=np.int64)
+        todo = np.array([len(s) for s in scripts], dtype=np.int64)
+        while True:
+            res = kernel.advance(R, sd, prio, htmpl, self.queue, qpos, policy, st, bst, nd, cd,
+                                 chosen, cvals, cmasks, hdir, hrec, mdir, nrec, 0)  # fmt: skip
+            nrec[0] = 0
+            if res <= -2:
+                raise ValueError(f"play_prefixes: the scripted action {int(st['act'][-2 - res])} "
+                                 f"of match id {int(self.queue[-2 - res])} is illegal")  # fmt: skip
+            answered = 0
+            for li in (0, 1):
+                for j in range(int(nd[li])):
+                    i = int(cd[li, j, kernel.CD_SLOT])
+                    if taken[i] < todo[i]:
+                        chosen[li, j] = scripts[i][taken[i]]
+                        taken[i] += 1
+                        answered += 1
+                    else:  # its script is played: it waits here
+                        self.active[i] = False
+            if not answered:
+                break
+        ended = np.flatnonzero(self.phase == DONE)
+        if len(ended):
+            raise ValueError(f"play_prefixes: the hand of match id {int(self.queue[ended[0]])} "
+                             "ended within its script")  # fmt: skip
+        return st.copy(), bst.copy()
+
+    # ------------------------------------------------------------------------------------------
     # decisions: the strategies' choices through the public interface
     # ------------------------------------------------------------------------------------------
     def _masks(self, g: np.ndarray, seats: np.ndarray) -> np.ndarray:

@@ -245,6 +245,12 @@ uniform_lead = _core.uniform_lead
 heaviest = _core.heaviest
 sample_deals = _core.sample_deals  # mc's hidden deals (strategies/mc.py)
 decide = _core.decide
+solve = _core.solve
+deal = _core.deal
+# columns of solve's output rows (SV_* in _core.h): the value (points difference), the win
+# bit, the best first action (-1: none), solved, nodes searched, the root seat
+SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT = range(6)
+SV_COLS = 6
 BAD_STATE = "a game slot's state is out of range"
 
 
@@ -268,7 +274,8 @@ def check_layout(core: ModuleType = _core) -> None:
               "F_PASS": F_PASS, "F_STOP": F_STOP, "PH_AFTER": PH_AFTER, "A_DRAW": actions.DRAW,
               "A_PASS": actions.PASS, "A_STOP": actions.STOP, "A_ALONG": actions.ALONG, "RB": RB, "CDW": CDW,
               "CD_FLAGS": CD_FLAGS, "CD_PHASE": CD_PHASE, "CD_VOIDS": CD_VOIDS,
-              "H_COUNT": H_OUT + 1, "HREC_HEAD": len(HREC), "MREC_HEAD": len(MREC)}  # fmt: skip
+              "H_COUNT": H_OUT + 1, "HREC_HEAD": len(HREC), "MREC_HEAD": len(MREC),
+              "SV_COLS": SV_COLS}  # fmt: skip
     theirs = core.constants()
     problems += [f"the code {k} (C {theirs.get(k)}, Python {v})" for k, v in shared.items()
                  if theirs.get(k) != v]  # fmt: skip

@@ -1,0 +1,338 @@
+/* The perfect-information solver of a hand (docs/design.md, "The solver"; issue 20).
+ *
+ * Every hand and the stock order are visible: the "double-dummy" value of a position. The
+ * search plays the core's own rules on copies of the core's own state (Slot, BSlot): a child
+ * is the slot with one legal action applied as answer() applies it, run forward by
+ * next_decision() through the forced moves to its next decision with two or more legal
+ * actions, or to the hand's end, which settle_hand() settles as end_hand() does. Nothing is
+ * recorded and nothing is dealt, so the solver cannot play other rules than the engine.
+ *
+ * The value of a position for a root seat: 2 * d + w, where d is the hand's points of the
+ * root seat's side minus those of every other side together (negated where points are
+ * penalties: two-lane, ladder, kozel without kozel_positive_scoring), and w is 1 when the root
+ * side wins the hand; the root side maximises it, every other seat minimises it. With two
+ * sides (2 players, or 4 in partnership) this is the exact value; with 3 or more sides it is
+ * the paranoid bound (each seat against the rest together).
+ *
+ * Alpha-beta (fail-soft) with a transposition table: a fixed-size table of 16-byte entries
+ * keyed by a 64-bit hash of everything the rest of the hand depends on (hands, open
+ * positions, spinner, stock pointer, seat to move and turn phase, last placer, points,
+ * scores and penalties so far, blind's rows), storing a bound and the best action. A search
+ * that passes its node budget stops and marks the position unsolved: never a guess.
+ */
+
+enum { B_NONE, B_EXACT, B_LOWER, B_UPPER };           /* the bound of a table entry */
+enum { SOLVE_MAX_DEPTH = 512, SOLVE_MAX_ACTS = MAX_PLACES + 3 };
+#define SOLVE_INF (INT32_C(1) << 30)
+#define SOLVE_CAP (INT64_C(1) << 27) /* |d| is clamped there (no overflow of 2d + w) */
+
+typedef struct {
+    uint64_t key;
+    int32_t value;
+    int16_t best;
+    int8_t bound;
+    int8_t pad;
+} TTEntry;
+
+/* a decision as next_decision returns it */
+typedef struct {
+    int64_t kind, code, lm, flags;
+    int64_t m2[6];
+} Dec;
+
+typedef struct {
+    const Rules *r;
+    int64_t root_side, lower_better;
+    int64_t nodes, budget;
+    int aborted;
+    int plain; /* a plain minimax: no table, no pruning (tests check the search with it) */
+    uint64_t salt; /* the position's share of every key (one table serves a call's positions) */
+    TTEntry *tt;
+    uint64_t mask;
+} Search;
+
+/* the decision slot rw waits on (rw->ask, posed by advance), as next_decision returned it */
+static void posed_decision(const Rules *r, const Slot *rw, const BSlot *bw, Dec *d) {
+    int64_t seat = rw->to_move;
+    d->kind = rw->ask;
+    d->code = -1;
+    d->lm = 0;
+    d->flags = 0;
+    for (int k = 0; k < 6; k++) d->m2[k] = 0;
+    if (d->kind == ASK_LEAD) {
+        d->lm = rw->lead_tile >= 0 ? (INT64_C(1) << rw->lead_tile) : mask28(rw->hands[seat]);
+        return;
+    }
+    if (!r->blind) {
+        play_masks(r, rw, seat, d->m2);
+        d->flags = (r->may_draw || r->bergen_voluntary) ? turn_flags(rw) : 0;
+        return;
+    }
+    int64_t tp = bw->turn_phase;
+    d->flags = bw->cflag;
+    if (tp == T_FRONT || tp == T_DRAWN)
+        single_masks(rw, bw->dtile, d->m2);
+    else if (tp == T_OPLAY || tp == T_CONT)
+        play_masks(r, rw, seat, d->m2);
+    /* (else draw or pass only: no placement) */
+}
+
+/* the legal actions of decision d in canonical order, flags last */
+static int solve_actions(const Rules *r, const Slot *rw, const Dec *d, int16_t *acts) {
+    int n = d->kind == ASK_LEAD ? legal_leads(r, d->lm, acts) : legal_places(r, rw, d->m2, acts);
+    static const int16_t codes[3] = {A_DRAW, A_PASS, A_STOP};
+    for (int j = 0; j < 3; j++)
+        if ((d->flags >> j) & 1) acts[n++] = codes[j];
+    return n;
+}
+
+/* Move ordering: the placements heaviest tile first (a heavy tile left in hand costs most
+ * at a domino or a block), an insertion sort of the few actions; the flags stay last. */
+static void order_actions(int16_t *acts, int n) {
+    for (int j = 1; j < n; j++) {
+        int16_t a = acts[j];
+        if (a >= A_DRAW) break;
+        int w = TILE_PIPS[(a % A_ALONG) / 6], k = j;
+        while (k > 0 && TILE_PIPS[(acts[k - 1] % A_ALONG) / 6] < w) {
+            acts[k] = acts[k - 1];
+            k--;
+        }
+        acts[k] = a;
+    }
+}
+
+/* whether the hand's points are penalties (Rules.points_sense "lower") */
+static inline int64_t points_lower(const Rules *r) {
+    return (r->match_end == ME_ONE_HAND || r->match_end == ME_KOZEL) && !r->kozel_positive;
+}
+
+/* One step of the search on slot c (a copy): answer action a of a decision of kind `kind`
+ * (ASK_NONE: none), then run forward to the next decision (*d), or to the hand's end
+ * (returns 1; solve_settle settles it). The only place the solver calls the turn loop:
+ * flattened (the rules inlined here as into a shape), so that the loop's functions keep one
+ * call site each in the general loop, which inlines them (settle, called once a hand, is
+ * left out of line: a shorter build). */
+SHAPE_INLINE static int solve_step(const Rules *r, Slot *c, BSlot *cb, int64_t kind, int64_t a,
+                                   Dec *d) {
+    d->code = -1;
+    d->lm = 0;
+    d->flags = 0;
+    for (int k = 0; k < 6; k++) d->m2[k] = 0;
+    if (kind != ASK_NONE) d->code = answer(r, c, cb, kind, a, d->m2);
+    d->kind = next_decision(r, c, cb, &d->code, &d->lm, d->m2, &d->flags);
+    return d->kind == ASK_NONE && c->phase != START;
+}
+
+/* the hand over on slot c (solve_step returned 1), settled as end_hand settles it */
+static void solve_settle(const Rules *r, Slot *c) {
+    Tally ty = {{0}, {0}, {0}, {0}};
+    settle_hand(r, c, &ty);
+}
+
+/* the value of a hand over and settled */
+static int32_t leaf_value(const Search *sr, const Slot *rw) {
+    const Rules *r = sr->r;
+    int64_t mine = 0, rest = 0;
+    for (int s = 0; s < r->npoints; s++) {
+        if (s == sr->root_side)
+            mine += rw->points[s];
+        else
+            rest += rw->points[s];
+    }
+    int64_t d = sr->lower_better ? rest - mine : mine - rest;
+    if (d > SOLVE_CAP) d = SOLVE_CAP;
+    if (d < -SOLVE_CAP) d = -SOLVE_CAP;
+    return (int32_t)(2 * d + (rw->hb[H_WINNER] == sr->root_side));
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t x) { return sm(h ^ x); }
+
+/* 20 bits of a count (points, scores, penalties) */
+static inline uint64_t bits20(int64_t x) { return (uint64_t)x & 0xFFFFF; }
+
+/* the hash of everything the rest of the hand depends on (the stock's order is the
+ * position's: it is in the salt's position, not in the key) */
+static uint64_t state_key(const Rules *r, const Slot *rw, const BSlot *bw, const Dec *d) {
+    uint64_t head = (uint64_t)rw->to_move | (uint64_t)d->kind << 3 | (uint64_t)rw->phase << 6 |
+                    (uint64_t)(rw->hb[H_LAST] + 1) << 10 | (uint64_t)rw->hb[H_SP] << 14 |
+                    (uint64_t)(rw->hb[H_SPIN] + 1) << 20 | (uint64_t)rw->hb[H_COV] << 24 |
+                    (uint64_t)(rw->hb[H_FIRST] + 1) << 28 | (uint64_t)(rw->lead_tile + 1) << 34 |
+                    (uint64_t)d->flags << 40;
+    uint64_t h = mix(0, head);
+    for (int s = 0; s < r->P; s++) h = mix(h, rw->hands[s]);
+    uint64_t pos = 0;
+    for (int k = 0; k < r->npos; k++)
+        pos |= (uint64_t)((rw->vals[k] + 1) | (rw->dbl[k] != 0) << 3 | (rw->alg[k] != 0) << 4)
+               << (5 * k);
+    for (int j = 0; r->spinner && j < 4; j++)
+        pos |= (uint64_t)((rw->armv[j] + 1) | (rw->armd[j] != 0) << 3) << (30 + 4 * j);
+    h = mix(h, pos);
+    for (int s = 0; s < 4; s++)
+        h = mix(h, bits20(rw->points[s]) | bits20(rw->scores[s]) << 20 |
+                       bits20(rw->penalties[s]) << 40);
+    if (!r->blind) return h;
+    h = mix(h, (uint64_t)bw->turn_phase | (uint64_t)(bw->dtile + 1) << 4 |
+                   (uint64_t)bw->cflag << 9);
+    for (int s = 0; s < r->P; s++) { /* the row, front to back (holes included) */
+        uint64_t w = (uint64_t)bw->span[s] | (uint64_t)bw->opened[s] << 6;
+        int shift = 7;
+        for (int64_t j = 0; j < bw->span[s]; j++) {
+            if (shift > 59) {
+                h = mix(h, w);
+                w = 0;
+                shift = 0;
+            }
+            w |= (uint64_t)(bw->buf[s][(bw->head[s] + j) % RB] + 1) << shift;
+            shift += 5;
+        }
+        h = mix(h, w);
+    }
+    return h;
+}
+
+static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d,
+                         int32_t alpha, int32_t beta, int depth, int64_t *best_out);
+
+/* the value of the child of decision d at slot rw by action a */
+static int32_t search_child(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d, int64_t a,
+                            int32_t alpha, int32_t beta, int depth) {
+    Slot c = *rw;
+    BSlot cb;
+    if (sr->r->blind) cb = *bw;
+    Dec cd;
+    if (solve_step(sr->r, &c, &cb, d->kind, a, &cd)) { /* the hand is over */
+        solve_settle(sr->r, &c);
+        sr->nodes += 1;
+        return leaf_value(sr, &c);
+    }
+    if (cd.kind != ASK_NONE) return search_at(sr, &c, &cb, &cd, alpha, beta, depth, NULL);
+    sr->aborted = 1; /* (a slot waiting for a deal: not reached from a dealt hand) */
+    return 0;
+}
+
+/* the value of the decision d that slot rw stands at, within (alpha, beta) (fail-soft); the
+ * best action in *best_out where asked */
+static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d,
+                         int32_t alpha, int32_t beta, int depth, int64_t *best_out) {
+    const Rules *r = sr->r;
+    sr->nodes += 1;
+    if (sr->nodes > sr->budget || depth > SOLVE_MAX_DEPTH) {
+        sr->aborted = 1;
+        return 0;
+    }
+    uint64_t key = sr->plain ? 0 : state_key(r, rw, bw, d) ^ sr->salt;
+    TTEntry *e = &sr->tt[key & sr->mask];
+    int16_t acts[SOLVE_MAX_ACTS];
+    int n = solve_actions(r, rw, d, acts);
+    if (n < 1) { /* (next_decision stops only at two or more) */
+        sr->aborted = 1;
+        return 0;
+    }
+    if (!sr->plain) order_actions(acts, n);
+    if (!sr->plain && e->bound != B_NONE && e->key == key) {
+        int32_t v = e->value;
+        if (e->bound == B_EXACT || (e->bound == B_LOWER && v >= beta) ||
+            (e->bound == B_UPPER && v <= alpha)) {
+            if (best_out) *best_out = e->best;
+            return v;
+        }
+        for (int j = 1; j < n; j++) /* the entry's best action first */
+            if (acts[j] == e->best) {
+                acts[j] = acts[0];
+                acts[0] = e->best;
+                break;
+            }
+    }
+    int maxing = side_of(r, rw->to_move) == sr->root_side;
+    int32_t best = maxing ? -SOLVE_INF : SOLVE_INF, a0 = alpha, b0 = beta;
+    int16_t bm = acts[0];
+    for (int j = 0; j < n; j++) {
+        int32_t v = search_child(sr, rw, bw, d, acts[j], alpha, beta, depth + 1);
+        if (sr->aborted) return 0;
+        if (maxing ? v > best : v < best) {
+            best = v;
+            bm = acts[j];
+        }
+        if (sr->plain) continue;
+        if (maxing && best > alpha) alpha = best;
+        if (!maxing && best < beta) beta = best;
+        if (alpha >= beta) break;
+    }
+    if (sr->plain) {
+        if (best_out) *best_out = bm;
+        return best;
+    }
+    e->key = key;
+    e->value = best;
+    e->best = bm;
+    e->bound = (int8_t)(best <= a0 ? B_UPPER : (best >= b0 ? B_LOWER : B_EXACT));
+    if (best_out) *best_out = bm;
+    return best;
+}
+
+/* the table's size: about two entries per node of the budget, 2^12 to 2^20 entries (16 MB) */
+static uint64_t table_size(int64_t budget) {
+    uint64_t n = UINT64_C(1) << 12;
+    while (n < (UINT64_C(1) << 20) && (int64_t)n < 2 * budget) n <<= 1;
+    return n;
+}
+
+/* Solve positions st[0..n) (blind's rows bst[i]) for root seats seats[i] (-1: the seat to
+ * move), each with at most `budget` nodes (plain: by a plain minimax, for tests); row i of
+ * out (SV_COLS columns): value d, win w, best action (-1: no decision), solved, nodes, root
+ * seat. A slot waiting on a posed decision
+ * (ask) is solved from it; any other from where it stands, run forward. Returns -1, or the
+ * index of a position out of range, or -2 when the table cannot be allocated. */
+int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
+                   const int64_t *seats, int64_t budget, int plain, int64_t *out) {
+    for (int64_t i = 0; i < n; i++) {
+        const Slot *rw = &st[i];
+        if (rw->phase == START || rw->phase == DONE || !in_range(seats[i], -1, r->P - 1) ||
+            !slot_ok(r, rw, &bst[r->blind ? i : 0]))
+            return i;
+        if (!in_range(rw->hb[H_LAST], -1, r->P - 1)) return i; /* (the fish-maker's seat) */
+        if (r->blind && rw->ask == ASK_PLAY) { /* blind's pending decision: its flags, tile */
+            const BSlot *bw = &bst[i];
+            int one = bw->turn_phase == T_FRONT || bw->turn_phase == T_DRAWN;
+            if (!in_range(bw->cflag, 0, F_DRAW | F_PASS | F_STOP) || (one && bw->dtile < 0))
+                return i;
+        }
+    }
+    uint64_t size = plain ? 1 : table_size(budget);
+    TTEntry *tt = calloc(size, sizeof *tt);
+    if (!tt) return -2;
+    for (int64_t i = 0; i < n; i++) {
+        Slot c = st[i];
+        BSlot cb;
+        memset(&cb, 0, sizeof cb);
+        if (r->blind) cb = bst[i];
+        int64_t seat = seats[i] >= 0 ? seats[i] : c.to_move, best = -1;
+        Search sr = {r, side_of(r, seat), points_lower(r), 0, budget, 0, plain,
+                     sm(UINT64_C(0x5EED) + (uint64_t)i), tt, size - 1};
+        Dec d;
+        int32_t v;
+        if (c.ask != ASK_NONE) {
+            posed_decision(r, &c, &cb, &d);
+            c.ask = ASK_NONE;
+            v = search_at(&sr, &c, &cb, &d, -SOLVE_INF, SOLVE_INF, 0, &best);
+        } else if (solve_step(r, &c, &cb, ASK_NONE, -1, &d)) {
+            solve_settle(r, &c);
+            v = leaf_value(&sr, &c);
+        } else if (d.kind != ASK_NONE) {
+            v = search_at(&sr, &c, &cb, &d, -SOLVE_INF, SOLVE_INF, 0, &best);
+        } else { /* (refused above: a slot waiting for a deal) */
+            sr.aborted = 1;
+            v = 0;
+        }
+        int64_t *row = out + i * SV_COLS;
+        int64_t w = ((v % 2) + 2) % 2;
+        row[SV_VALUE] = sr.aborted ? 0 : (v - w) / 2;
+        row[SV_WIN] = sr.aborted ? 0 : w;
+        row[SV_ACTION] = sr.aborted ? -1 : best;
+        row[SV_SOLVED] = !sr.aborted;
+        row[SV_NODES] = sr.nodes;
+        row[SV_SEAT] = seat;
+    }
+    free(tt);
+    return -1;
+}

@@ -1,0 +1,154 @@
+"""The perfect-information solver of a hand (issue 20; docs/design.md, "The solver").
+
+Every hand and the stock order are visible: the "double-dummy" value of a position. The
+search runs in the compiled core (``engine/_solver.h``) on the core's own state with the core's
+own rule functions, so it plays exactly the engine's rules: alpha-beta with a transposition
+table, a node budget per position.
+
+**The value** of a position for a root seat (by default the seat to move; for a deal, its
+leader) is the hand's points of the root seat's side minus those of every other side together,
+under the variant's own in-play scoring and settlement (RULES §1.13-§1.15; where points are
+penalties, two-lane, ladder and kozel, the difference is negated, so higher is always better
+for the root side), ties broken by winning the hand (``win``). With two sides (2 players, or 4
+in partnership, RULES §1.4) it is the exact minimax value of the hand. With three or more
+sides (3 players, 4 without partnership) it is the **paranoid bound**: the root seat plays
+against all the others together, who minimise its value (:func:`paranoid`; every report of it
+must say so). Match-level state counts only as far as it changes the hand's points: a target
+reached in play ends the hand there (§1.14).
+
+A position whose search needs more than ``budget`` nodes is reported unsolved
+(``solved`` False, value 0, action -1): never a guess. The table is keyed by a 64-bit hash of
+the position (a false match has a probability of about 2^-64 per probe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .engine import BatchEngine, kernel
+from .errors import StrategyError
+from .rules import Rules
+from .strategy import Strategy
+
+DEFAULT_BUDGET = 2_000_000  # nodes per position
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The solver's answers, one row per position.
+
+    Attributes:
+        value: the points difference under perfect play (root side minus the rest; higher is
+            better for the root side in every variant).
+        win: whether the root side wins the hand under perfect play (the tie-break).
+        action: the root seat's best action at the first decision (the engine's action code;
+            -1 when the hand has no decision left, or the position is unsolved). At a decision
+            of another seat, that seat's best reply under the same (paranoid) objective.
+        solved: False where the node budget ran out (value, win and action are then
+            meaningless: 0, False, -1).
+        nodes: the nodes searched.
+        seat: the root seat.
+        paranoid: True for three or more sides: the values are the paranoid bound.
+    """
+
+    value: np.ndarray
+    win: np.ndarray
+    action: np.ndarray
+    solved: np.ndarray
+    nodes: np.ndarray
+    seat: np.ndarray
+    paranoid: bool
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+
+def paranoid(rules: Rules) -> bool:
+    """True where the solver gives the paranoid bound (three or more sides), not the value."""
+    return rules.sides > 2
+
+
+def solve_slots(rules: Rules, st: np.ndarray, bst: np.ndarray, *, seats=None,
+                budget: int = DEFAULT_BUDGET, plain: bool = False) -> Solution:  # fmt: skip
+    """Solve positions given as the core's slot records (``kernel.SLOT``; blind's rows
+    ``kernel.BSLOT``, one per slot), e.g. from :meth:`BatchEngine.first_deals` or
+    :meth:`BatchEngine.play_prefixes`. A slot waiting on a posed decision is solved from it;
+    any other from where it stands, run forward through the forced moves. ``seats``: the root
+    seat per position (-1 or None: the seat to move). ``plain``: by a plain minimax (no table,
+    no pruning; the same value, slowly: tests check the search against it)."""
+    n = len(st)
+    st = np.ascontiguousarray(st)
+    bst = np.ascontiguousarray(bst)
+    if seats is None:
+        seats = np.full(n, -1, dtype=np.int64)
+    seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,)))
+    out = np.zeros((n, kernel.SV_COLS), dtype=np.int64)
+    kernel.solve(kernel.knobs(rules, "hand"), st, bst, seats, int(budget), bool(plain), out)
+    return Solution(value=out[:, kernel.SV_VALUE], win=out[:, kernel.SV_WIN].astype(bool),
+                    action=out[:, kernel.SV_ACTION], solved=out[:, kernel.SV_SOLVED].astype(bool),
+                    nodes=out[:, kernel.SV_NODES], seat=out[:, kernel.SV_SEAT],
+                    paranoid=paranoid(rules))  # fmt: skip
+
+
+def _engine(rules: Rules, seed: int, match_ids: Sequence[int]) -> BatchEngine:
+    ids = [int(m) for m in match_ids]
+    return BatchEngine(rules, seed, [None] * rules.players, ids, unit="hand",
+                       batch_size=max(1, len(ids)), compiled=False, _positions=True)  # fmt: skip
+
+
+def solve_deals(rules: Rules, seed: int, match_ids: Sequence[int], *, seats=None,
+                budget: int = DEFAULT_BUDGET) -> Solution:  # fmt: skip
+    """The perfect-information value of the first hand of each match id as the engine deals
+    it with ``seed`` (the deal of ``dominosim run`` with unit hand: the same shuffle, redeals
+    and leader), from before its first turn. ``seats``: the root seat per deal (default: the
+    leader)."""
+    if not len(match_ids):
+        return solve_slots(rules, np.zeros(0, kernel.SLOT), np.zeros(1, kernel.BSLOT))
+    st, bst = _engine(rules, seed, match_ids).first_deals()
+    return solve_slots(rules, st, bst, seats=seats, budget=budget)
+
+
+def solve_after(rules: Rules, seed: int, match_ids: Sequence[int],
+                scripts: Sequence[Sequence[int]], *, seats=None,
+                budget: int = DEFAULT_BUDGET, plain: bool = False) -> Solution:  # fmt: skip
+    """The perfect-information value of the first hand of each match id after its first
+    decisions were answered with the actions of its script (``scripts[i]``, in decision
+    order), solved from the decision that follows. ``seats``: the root seat per position
+    (default: the seat to move at that decision); ``plain`` as for :func:`solve_slots`."""
+    if not len(match_ids):
+        return solve_deals(rules, seed, [])
+    st, bst = _engine(rules, seed, match_ids).play_prefixes(scripts)
+    return solve_slots(rules, st, bst, seats=seats, budget=budget, plain=plain)
+
+
+class Oracle(Strategy):
+    """``oracle``: the solver's move, seeing everything (every hand and the stock order).
+
+    A **cheating reference**, not a strategy a player could follow: it reads the batch
+    engine's true state behind the observation and plays the solver's best action for its
+    seat's side (the paranoid bound's with three or more sides). It is never a default and is
+    not one of the built-in strategy files; whatever shows its results must mark them as
+    perfect-information play. Where the solver's ``budget`` runs out it plays the first legal
+    action (strategy.fallback's choice). It plays on the batch engine only: the reference
+    engine's Observation holds nothing hidden, so ``choose_one`` refuses.
+    """
+
+    name = "oracle"
+    params = {"budget": DEFAULT_BUDGET}
+    cheating = True  # (a mark for reports: perfect information)
+
+    def choose_one(self, obs, legal, key):
+        raise StrategyError("strategy 'oracle' sees the true deal, which only the batch engine "
+                            "holds: play it on dominosim.engine.BatchEngine")  # fmt: skip
+
+    def choose(self, obs, legal, keys):
+        e, g = obs._e, np.asarray(obs._g)  # the true state: this strategy cheats by design
+        st = e._slots[g]
+        bst = e._blind_slots[g] if e.blind else e._blind_slots[:1]
+        sol = solve_slots(e.r, st, bst, seats=np.asarray(obs.seat), budget=self.settings["budget"])
+        first = legal.action_at(np.zeros(len(g), dtype=np.int64))
+        self.unsolved = getattr(self, "unsolved", 0) + int((~sol.solved).sum())
+        return np.where(sol.solved, sol.action, first)
