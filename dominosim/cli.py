@@ -490,13 +490,17 @@ def compare_cmd(**kw: Any) -> None:
                    "built-in heuristic, mc).")  # fmt: skip
 @click.option("--deals", default=None, metavar="N",
               help="Deals per pair of strategies, each played in every seating (default 1000).")  # fmt: skip
+@click.option("--budget", default=None, metavar="NODES",
+              help="The solver's node budget per deal for the perfect-information value "
+                   "(default 2000000; 0: no solving).")  # fmt: skip
 def skill_cmd(**kw: Any) -> None:
     """Luck against skill on duplicate deals: each strategy against random and against each
     other in every seating.
 
     Reports each strategy's hand win rate and points per hand against random (95%
-    intervals), the share of deals decided by the deal, and Bradley–Terry ratings of the
-    ladder. Results go to OUT/NAME/RUN-ID/ like run, with plots/ladder.png (docs/skill.md).
+    intervals), the share of deals decided by the deal, the perfect-information value of the
+    deals (the solver: the leader side's win rate under perfect play), and Bradley–Terry
+    ratings of the ladder. Results go to OUT/NAME/RUN-ID/ like run, with plots/ladder.png (docs/skill.md).
     """
     from . import api
 

@@ -345,6 +345,7 @@ def _skill(manifest, aggregates, data) -> dict:
                for x in (best, "mc") for r in ladder if r["strategy"] == x]  # fmt: skip
     return {
         "kind": "skill",
+        "perfect_information": _perfect_information(manifest, aggs),
         "strategies": rr["strategies"],
         "legs": rr["legs"],
         "deals_requested": a.get("deals_requested"),
@@ -356,6 +357,31 @@ def _skill(manifest, aggregates, data) -> dict:
         "paired": rr["paired"],
         "ratings": rr["ratings"],
         "bt_regularized": rr["bt_regularized"],
+    }
+
+
+def _perfect_information(manifest, aggs) -> dict | None:
+    """The solver's value of the deals (the leader's side; the paranoid bound with three or
+    more sides), or None where the run did not solve them."""
+    budget = int(manifest["analysis"].get("solve_budget", 0))
+    if not budget or not aggs:
+        return None
+    A = aggs[min(aggs)]
+    n, ok = A.get("pi_deals"), A.get("pi_solved")
+    wins = A.get("pi_leader_wins")
+    m, lo, hi = stats.mean_ci(A.get("pi_value_sum"), A.get("pi_value_sumsq"), ok)
+    rules = manifest["groups"][0]["rules"]
+    sides = 2 if rules["partnership"] else int(manifest["players"])
+    return {
+        "budget": budget,
+        "deals": int(n),
+        "solved": int(ok),
+        "paranoid": sides > 2,
+        "leader_win_rate": stats.finite(stats.rate(wins, ok)),
+        "leader_win_ci": stats.interval(stats.wilson(wins, ok)),
+        "leader_points": stats.finite(m),
+        "leader_points_ci": [stats.finite(lo), stats.finite(hi)],
+        "nodes": int(A.get("pi_nodes")),
     }
 
 
@@ -711,6 +737,16 @@ def _skill_sections(data: Mapping, a: Mapping):
     ])  # fmt: skip
     if a["best_heuristic"]:
         lines.append(f"best heuristic against random: {a['best_heuristic']}")
+    pi = a.get("perfect_information")
+    if pi:
+        bound = (" (the paranoid bound: the leader's seat against all the others together)"
+                 if pi["paranoid"] else "")  # fmt: skip
+        lines.append(
+            f"perfect information{bound}: the leader's side wins {_pct(pi['leader_win_rate'])} "
+            f"{_ci_text(pi['leader_win_ci'])} of the deals under perfect play, "
+            f"{_f(pi['leader_points'], 2)} points per hand {'[' + ', '.join(_f(x, 2) for x in pi['leader_points_ci']) + ']'}; "
+            f"{pi['solved']} of {pi['deals']} deals solved within {pi['budget']:,} nodes each"
+        )
     yield "Luck and skill", lines, {"against random": ladder, "ratings (Bradley–Terry)": ratings}
 
 

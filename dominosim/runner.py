@@ -112,6 +112,9 @@ class WorkItem:
     strategy_files: tuple[tuple[str, str], ...] = ()
     #: seconds a strategy may take for one decision batch (0: no limit)
     strategy_timeout: float = 0.0
+    #: skill: the solver's node budget per deal for the perfect-information value of this
+    #: chunk's deals (0: none; one group's chunks solve them: the deals are every group's)
+    solve_budget: int = 0
 
     @property
     def games(self) -> int:
@@ -165,6 +168,7 @@ class Plan:
     rotate: bool = True
     strategy_files: tuple[tuple[str, str], ...] = ()
     strategy_timeout: float = 0.0
+    solve_budget: int = 0  # skill: the solver's budget per deal (manifest's analysis)
 
     @classmethod
     def from_experiment(cls, exp: Experiment, seed: int,
@@ -225,7 +229,7 @@ class Plan:
         return WorkItem(g, c, start, stop, self.rules[g], self.seed, self.unit,
                         self.seats_of(g), self.rotations_of_group(g), self.strategy_paths,
                         self.records, self.batch_size, self.strategy_files,
-                        self.strategy_timeout)  # fmt: skip
+                        self.strategy_timeout, self.solve_budget if g == 0 else 0)  # fmt: skip
 
     @property
     def total_games(self) -> int:
@@ -343,6 +347,7 @@ class Plan:
                 rotate=bool(m.get("rotate", True)),
                 strategy_files=tuple((str(k), str(v)) for k, v in
                                      (m.get("inputs") or {}).get("strategy_files", {}).items()),
+                solve_budget=int((m.get("analysis") or {}).get("solve_budget", 0)),
             )  # fmt: skip
             _check_plan_types(m, plan)
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as e:
@@ -628,6 +633,8 @@ def _play_item(item: WorkItem, tick=None) -> dict:
                 dp = PT[a] * k[b] - PT[b] * k[a]
                 add(agg, "pair_points_sum", dp.sum(), pair=pair)
                 add(agg, "pair_points_sumsq", (dp * dp).sum(), pair=pair)
+    if item.solve_budget:
+        _solve_deals(agg, item)
     if len(item.rotations) > 1 and len(winners) == len(item.rotations):
         # the deal decided it: the same side won the hand in every seating
         w = np.array(winners)
@@ -803,6 +810,23 @@ def _worker_main(conn, others=(), games=None) -> None:
             conn.send(out)
         except (OSError, ValueError):
             return
+
+
+def _solve_deals(agg: Counter, item: WorkItem) -> None:
+    """skill: the perfect-information value of the chunk's deals (dominosim.solver), for
+    the leader's side: deals, solved, won by the leader's side, and Σ, Σ² of its points
+    difference."""
+    from .solver import solve_deals
+
+    sol = solve_deals(item.rules, item.seed, range(item.start, item.stop), budget=item.solve_budget)
+    ok = sol.solved
+    d = sol.value[ok].astype(np.int64)
+    add(agg, "pi_deals", len(sol))
+    add(agg, "pi_solved", ok.sum())
+    add(agg, "pi_leader_wins", (sol.win & ok).sum())
+    add(agg, "pi_value_sum", d.sum())
+    add(agg, "pi_value_sumsq", (d * d).sum())
+    add(agg, "pi_nodes", sol.nodes.sum())
 
 
 def _death(exitcode) -> str:
@@ -1092,6 +1116,7 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         spec = parse_strategy(label)
         strategy.get(spec.name, **spec.kwargs)
     plan = Plan.from_experiment(exp, seed, legs=legs)
+    plan.solve_budget = int((analysis or {}).get("solve_budget", 0))
     files = strategy_files(plan.strategy_paths)
     plan.strategy_files = tuple(files.items())
     _check_workers(session)

@@ -191,9 +191,15 @@ def skill_legs(strategies: Sequence[str], players: int) -> list[tuple]:
 
 def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Sequence[str] | None = None,
                 sets: Sequence[str] = (), deals: int | str | None = None,
-                name: str | None = None, **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
+                budget: int | str | None = None, name: str | None = None,
+                **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
     """``(experiment flags, legs, analysis)`` of ``dominosim skill``: ``deals`` per table
-    (default 1000), each in every seating, unit hand."""
+    (default 1000), each in every seating, unit hand; the perfect-information value of each
+    deal by the solver with ``budget`` nodes per deal (default ``solver.DEFAULT_BUDGET``; 0:
+    not solved)."""
+    from .solver import DEFAULT_BUDGET
+
+    solve = _budget(DEFAULT_BUDGET if budget is None else budget)
     labels = _strategy_labels(LADDER if strategies is None else strategies)
     if "random" not in labels:
         raise ConfigError(
@@ -208,5 +214,16 @@ def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Seque
                      strategies=",".join(legs[0]), games=n * seatings, unit="hand",
                      name=name or f"skill-{variant}", rotate=True, **flags)  # fmt: skip
     analysis = {"kind": "skill", "strategies": labels, "deals_requested": n,
-                "legs": [list(x) for x in legs]}  # fmt: skip
+                "legs": [list(x) for x in legs], "solve_budget": solve}  # fmt: skip
     return exp_flags, legs, analysis
+
+
+def _budget(budget) -> int:
+    try:
+        n = int(str(budget).strip())
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ConfigError(f"--budget must be an integer >= 0 (solver nodes per deal; 0: no "
+                          f"solving), not '{budget}'")  # fmt: skip
+    return n

@@ -618,6 +618,14 @@ CASES = [
         needs="skill",
     ),
     Case(
+        "`skill --budget` not a count",
+        lambda t: ["skill", "--variant", "fives", "--budget", "lots", "--out", str(t)],
+        2,
+        r"--budget must be an integer >= 0 \(solver nodes per deal; 0: no solving\), "
+        r"not 'lots'",
+        needs="skill",
+    ),
+    Case(
         "`compare` with a strategy twice",
         ["compare", "--variant", "fives", "--strategies", "random,random", "--workers", "1"],
         2,

@@ -82,3 +82,25 @@ def test_ladder_ratings_and_reproducible_with_two_workers(tmp_path):
     assert [r["strategy"] for r in one["ladder"]] == ["heaviest", "greedy"]
     assert {r["strategy"] for r in one["ratings"]} == {"random", "heaviest", "greedy"}
     assert len(one["legs"]) == 3
+
+
+@pytest.mark.parametrize(("variant", "players"), [("block", 2), ("fives", 3)])
+def test_perfect_information_value_of_the_deals(tmp_path, variant, players):
+    """The leader side's win rate and points under perfect play are the solver's on the
+    same deals (dominosim.solver.solve_deals), over chunks; with three sides the paranoid
+    bound, and said so; --budget 0 solves nothing."""
+    from dominosim.solver import solve_deals
+
+    n, seed = 30, 3
+    args = ["--variant", variant, "--players", str(players), "--strategies", "random,heaviest",
+            "--deals", str(n), "--seed", str(seed), "--workers", "1", "--chunk-size", "20"]  # fmt: skip
+    pi = skill(tmp_path, *args)["analysis"]["perfect_information"]
+    sol = solve_deals(make_rules(variant, players), seed, range(n))
+    assert sol.solved.all() and pi["solved"] == pi["deals"] == n
+    assert pi["leader_win_rate"] == pytest.approx(sol.win.mean())
+    assert pi["leader_points"] == pytest.approx(sol.value.mean())
+    assert pi["paranoid"] == (players == 3)
+    assert (
+        skill(tmp_path, *args, "--budget", "0", sub="none")["analysis"]["perfect_information"]
+        is None
+    )
