@@ -487,7 +487,7 @@ def compare_cmd(**kw: Any) -> None:
 @tournament_options
 @click.option("--strategies", default=None, metavar="SPEC",
               help="The ladder, comma-separated, random among them (default: random, every "
-                   "built-in heuristic, mc).")  # fmt: skip
+                   "built-in heuristic, mc, oracle).")  # fmt: skip
 @click.option("--deals", default=None, metavar="N",
               help="Deals per pair of strategies, each played in every seating (default 1000).")  # fmt: skip
 @click.option("--budget", default=None, metavar="NODES",

@@ -178,9 +178,33 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         "wall_seconds": float(manifest.get("timings", {}).get("wall_seconds", 0.0)),
         "groups": groups,
     }
+    # strategies that see the true deal (the oracle): listed, and marked wherever shown
+    cheats = _cheating(x for g in manifest["groups"] for x in g.get("seats", manifest["seats"]))
+    if cheats:
+        data["perfect_information_strategies"] = cheats
     if manifest.get("analysis"):
         data["analysis"] = analysis(manifest, aggregates, data)
     return data
+
+
+def _mark(data: Mapping, label: str) -> str:
+    """A strategy's label in a table, marked where it plays with perfect information."""
+    cheats = data.get("perfect_information_strategies", ())
+    return f"{label} [perfect information]" if label in cheats else label
+
+
+def _cheating(labels) -> list[str]:
+    """The labels among ``labels`` whose strategy plays with perfect information (a class
+    marked ``cheating``: the oracle), in order of first appearance."""
+    from . import strategy
+
+    reg = strategy.discover()
+    out = []
+    for x in dict.fromkeys(labels):
+        cls = reg.get(str(x).split(":")[0])
+        if cls is not None and getattr(cls, "cheating", False):
+            out.append(x)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,6 +350,7 @@ def _skill(manifest, aggregates, data) -> dict:
         seated, decided = A.get("deals_seated"), A.get("deals_decided")
         ladder.append({
             "strategy": x,
+            "perfect_information": x in data.get("perfect_information_strategies", ()),
             "deals": int(n),
             "hand_win_rate": st[x]["hand_win_rate"], "hand_win_ci": st[x]["hand_win_ci"],
             "random_hand_win_rate": st["random"]["hand_win_rate"],
@@ -558,7 +583,7 @@ def tables(data: Mapping) -> dict:
         label = g["label"]
         out["strategies"][label] = pd.DataFrame([
             {
-                "strategy": s["strategy"],
+                "strategy": _mark(data, s["strategy"]),
                 "seats": s["seats"],
                 "seat-hands": s["seat_hands"],
                 "hand wins": _pct(s["hand_win_rate"]),
@@ -610,6 +635,11 @@ def _sections(data: Mapping):
         f"unit {data['unit']}; {data['games_per_group']} games per group "
         f"({rot} seat rotation{'s' if rot != 1 else ''}); {len(data['groups'])} group(s)",
     ]
+    for x in data.get("perfect_information_strategies", ()):
+        head.append(
+            f"{x} [perfect information]: it sees every hand and the stock order, a "
+            "cheating reference (the solver's move), not a strategy a player could follow"
+        )
     yield "Summary", head, {"groups": T["groups"]}
     if data.get("analysis"):
         yield from _analysis_sections(data)
@@ -720,7 +750,7 @@ def _skill_sections(data: Mapping, a: Mapping):
         "seating, whoever sat there (Wilson 95%)",
     ]
     ladder = pd.DataFrame([
-        {"strategy": r["strategy"], "deals": r["deals"],
+        {"strategy": _mark(data, r["strategy"]), "deals": r["deals"],
          "hand wins": f"{_pct(r['hand_win_rate'])} {_ci_text(r['hand_win_ci'])}",
          "vs random": _diff(r["hand_win_diff"]),
          "95% CI": "[" + ", ".join(_diff(x) for x in r["hand_win_diff_ci"]) + "]",
@@ -731,7 +761,7 @@ def _skill_sections(data: Mapping, a: Mapping):
         for r in a["ladder"]
     ])  # fmt: skip
     ratings = pd.DataFrame([
-        {"rank": r["rank"], "strategy": r["strategy"], "rating": _f(r["rating"], 1),
+        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
          "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
         for r in a["ratings"]
     ])  # fmt: skip
@@ -771,7 +801,7 @@ def _analysis_sections(data: Mapping):
             + (" (regularized: +0.5 per pair)" if a["bt_regularized"] else ""),  # fmt: skip
         ]
         ratings = pd.DataFrame([
-            {"rank": r["rank"], "strategy": r["strategy"], "rating": _f(r["rating"], 1),
+            {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
              "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]",
              "wins": r["wins"], "losses": r["losses"]}
             for r in a["ratings"]

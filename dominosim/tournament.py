@@ -30,8 +30,10 @@ from .errors import ConfigError
 
 KINDS = ("compare", "tune", "tune-target", "skill")
 
-#: ``dominosim skill``'s default ladder: random, every built-in heuristic, mc (docs/skill.md)
-LADDER = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker", "mc")
+#: ``dominosim skill``'s default ladder: random, every built-in heuristic, mc, and the oracle
+#: (perfect information: a cheating reference; docs/skill.md)
+LADDER = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker", "mc",
+          "oracle")  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ def test_legs_and_default_ladder():
     assert skill_legs("abc", 2) == [("a", "b"), ("a", "c"), ("b", "c")]
     assert skill_legs("ab", 4) == [("a", "b", "a", "b")]
     assert skill_legs("ab", 3) == [("a", "b", "b")]
-    assert LADDER[0] == "random" and "mc" in LADDER and len(LADDER) == 7
+    assert LADDER[0] == "random" and LADDER[-2:] == ("mc", "oracle") and len(LADDER) == 8
 
 
 def _hands(rules, seed, seats, n):
@@ -104,3 +104,21 @@ def test_perfect_information_value_of_the_deals(tmp_path, variant, players):
         skill(tmp_path, *args, "--budget", "0", sub="none")["analysis"]["perfect_information"]
         is None
     )
+
+
+def test_the_oracle_is_on_the_ladder_and_marked(tmp_path):
+    """The oracle (the solver's move on the true deal) can be named, plays every seating, and
+    every report marks it as perfect-information play; against random it wins more hands
+    than the best heuristic does."""
+    args = ["--variant", "block", "--strategies", "random,greedy,oracle", "--deals", "40",
+            "--seed", "2", "--workers", "1"]  # fmt: skip
+    data = skill(tmp_path, *args)
+    assert data["perfect_information_strategies"] == ["oracle"]
+    rows = {r["strategy"]: r for r in data["analysis"]["ladder"]}
+    assert rows["oracle"]["perfect_information"] and not rows["greedy"]["perfect_information"]
+    assert rows["oracle"]["hand_win_rate"] > rows["greedy"]["hand_win_rate"]
+    r = CliRunner().invoke(main, ["skill", *args, "--out", str(tmp_path / "text")])
+    assert r.exit_code == 0, r.output
+    assert "oracle [perfect information]: it sees every hand" in r.stdout
+    assert r.stdout.count("oracle [perfect information]") >= 4  # summary, tables, ratings
+    assert "greedy [perfect information]" not in r.stdout

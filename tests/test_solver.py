@@ -451,7 +451,7 @@ def test_the_oracle_is_marked_and_refuses_the_reference_engine():
     observations hold nothing hidden, cannot play it."""
     oracle = solver.Oracle()
     assert oracle.cheating and oracle.name == "oracle" and oracle.compiled_policy() is None
-    assert "oracle" not in discover()
+    assert discover()["oracle"].cheating  # (nameable in --strategies, marked in reports)
     with pytest.raises(StrategyError, match="batch engine"):
         reference.play_match(make_rules("block", 2), SEED, 1, [oracle, get("random")])
 

@@ -26,7 +26,9 @@ from dominosim.variants import make_rules
 
 from helpers import line, t
 
-ALL = sorted(discover())
+# (the oracle cheats by design: it reads the true deal, so the checks of a strategy that sees
+# only its observation do not apply; tests/test_solver.py checks it)
+ALL = sorted(n for n, cls in discover().items() if not getattr(cls, "cheating", False))
 # small budgets keep the suite fast; the logic is the same as with the defaults
 FAST = {"mc": {"samples": 3}}
 ROOT = Path(__file__).resolve().parent.parent
