@@ -41,7 +41,7 @@ import numpy as np
 
 from dominosim import actions, seeding
 from dominosim.engine import kernel
-from dominosim.engine.batch import pending_state
+from dominosim.engine.batch import BatchEngine, pending_state
 from dominosim.engine.tables import PACK
 from dominosim.errors import StrategyError
 from dominosim.strategy import Strategy, get, register
@@ -187,7 +187,8 @@ def sample_arrays(obs, key: int, samples: int, tries: int = 4):
 
 def sample_rows(obs, key: int, samples: int, seen=(), tries: int = 4):
     """Blind's hidden state, sampled as :func:`sample_arrays` samples hands: per sample the rows
-    ``[n, P, L]`` front to back (-1 after a row's end) and the stock ``[n, stock size]``. The
+    ``[n, P, L]`` front to back (-1 after a row's end) and the stock ``[n, 28]`` as
+    :func:`sample_arrays` gives it (int8, the draw order at its end, -1 before it). The
     own row keeps the tiles the seat has looked at where they lie and takes sampled tiles where
     it has not looked; another seat's row is its sampled tiles in key order (its order is
     hidden) with its face-up tiles at the back, where each went. ``seen``: a drawn tile the
@@ -204,9 +205,9 @@ def sample_rows(obs, key: int, samples: int, seen=(), tries: int = 4):
     ok = np.flatnonzero(d.ok)
     per_seat = {s: tiles_in_order[ok][d.takes[s][ok]].reshape(len(ok), d.need[s])
                 for s in d.takes}  # fmt: skip
-    stock = np.zeros((samples, k), dtype=np.int64)
+    stock = np.full((samples, 28), -1, dtype=np.int8)
     if k and len(ok):
-        stock[ok] = tiles_in_order[ok][d.free[ok]].reshape(len(ok), k)
+        stock[ok, 28 - k :] = tiles_in_order[ok][d.free[ok]].reshape(len(ok), k)
     retried = {int(j): _retry(obs, key, d, int(j), tries) for j in np.flatnonzero(~d.ok)}
     retried = {j: deal for j, deal in retried.items() if deal is not None}
     for s in range(P):
@@ -222,7 +223,7 @@ def sample_rows(obs, key: int, samples: int, seen=(), tries: int = 4):
     keep = d.ok.copy()
     for j, (hands, rest) in retried.items():  # (the samples whose first try failed)
         keep[j] = True
-        stock[j] = rest
+        stock[j, 28 - k :] = rest
         if len(holes):
             rows[j, me, holes] = hands[me]
         for s in d.takes:
@@ -348,12 +349,9 @@ class MonteCarlo(Strategy):
             drawn = sample_rows(obs, key, self.settings["samples"], seen=drawn_tile)
             if drawn is None or not len(drawn[0]):
                 return None
-            rows, dealt_stock = drawn
+            rows, stock = drawn
             blind = _blind_rows(obs, rows, state, drawn_tile)
             packed = blind.pop("hands")
-            stock = np.full((len(rows), 28), -1, dtype=np.int8)
-            if obs.stock_size:
-                stock[:, 28 - obs.stock_size :] = dealt_stock
         else:
             drawn = sample_arrays(obs, key, self.settings["samples"])
             if drawn is None or not len(drawn[0]):
@@ -394,8 +392,6 @@ class MonteCarlo(Strategy):
         The tested action is the position's first decision, played by the core, and the
         policy's compiled twin decides every other decision: the playouts run inside the
         core."""
-        from dominosim.engine.batch import BatchEngine
-
         if self._policy is None:
             self._policy = get(self.settings["policy"])
         n = len(plan.mids)

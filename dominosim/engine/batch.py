@@ -66,6 +66,45 @@ def _gather(records: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return raw[rows].view(records.dtype).reshape(len(rows))
 
 
+class _Advance:
+    """An engine's calls of ``kernel.advance``: the rules' knobs, hash prefixes, lead priority
+    and per-hand template, the queue position, and the arrays the core writes besides the
+    slots: the decisions of a round as two lists (0: placements, 1: leads; a row of ``cd``
+    each, columns ``kernel.CD_*``, a placement's values and slot masks in ``cvals``,
+    ``cmasks``, the strategies' choices in ``chosen``, in list order) and the records, column
+    by column (``hdir`` by queue position with unit "hand", else blocks of ``hrec``; ``mdir``
+    matches by queue position; int32: half the memory to touch, the match id column holding
+    the queue position)."""
+
+    def __init__(self, e: BatchEngine, qpos: int) -> None:
+        B, P, S, npts = e.B, e.P, e.S, e.npoints
+        self.e = e
+        self.R = kernel.knobs(e.r, e.unit)
+        self.sd = kernel.seeds(e.seed, P)
+        self.prio = kernel.first_priority(e.r)
+        self.htmpl = np.ascontiguousarray(e._htmpl[:, 0])
+        self.qpos = np.array([qpos], dtype=np.int64)
+        self.nd = np.zeros(2, dtype=np.int64)
+        self.cd = np.zeros((2, B, kernel.CDW), dtype=np.int64)
+        self.chosen = np.zeros((2, B), dtype=np.int64)
+        self.cvals = np.zeros((B, e.NP), dtype=np.int64)
+        self.cmasks = np.zeros((B, e.NP), dtype=np.int64)
+        nq = len(e.queue)
+        hcols = len(kernel.HREC) + npts + S + P + S
+        self.direct = e.unit == "hand"
+        self.hdir = np.zeros((hcols, nq if self.direct else 0), dtype=np.int32)
+        self.hrec = np.zeros((hcols, 0 if self.direct else e._record_rows), dtype=np.int32)
+        self.mdir = np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32)
+        self.nrec = np.zeros(2, dtype=np.int64)
+
+    def __call__(self, policy: np.ndarray, start: int) -> int:
+        e = self.e
+        return kernel.advance(self.R, self.sd, self.prio, self.htmpl, e.queue, self.qpos, policy,
+                              e._slots, e._blind_slots, self.nd, self.cd, self.chosen,
+                              self.cvals, self.cmasks, self.hdir, self.hrec, self.mdir,
+                              self.nrec, start)  # fmt: skip
+
+
 def pending_state(
     rules: Rules, phase_name: str, legal: Sequence[int], opened: bool, front: int | None
 ) -> dict:
@@ -427,33 +466,21 @@ class BatchEngine:
         decision after its script's last action: copies of the slot records (as
         :meth:`first_deals`), each waiting on that decision (``ask``: its kind). Raises
         ValueError when a scripted action is illegal or a hand ends within its script."""
-        B, P = self.B, self.P
+        B = self.B
         if B != len(self.queue) or len(scripts) != B:
             raise ValueError("play_prefixes: one slot and one script per match id")
-        R = kernel.knobs(self.r, self.unit)
-        sd, prio = kernel.seeds(self.seed, P), kernel.first_priority(self.r)
-        htmpl = np.ascontiguousarray(self._htmpl[:, 0])
         st, bst = self._slots, self._blind_slots
         self.active[:] = True
         self.phase[:] = kernel.START
         st["ask"] = kernel.ASK_NONE
-        qpos = np.zeros(1, dtype=np.int64)
+        adv = _Advance(self, 0)
+        nd, cd, chosen = adv.nd, adv.cd, adv.chosen
         policy = np.full(4, kernel.POL_PYTHON, dtype=np.int64)  # every decision is posed
-        nd = np.zeros(2, dtype=np.int64)
-        cd = np.zeros((2, B, kernel.CDW), dtype=np.int64)
-        chosen = np.zeros((2, B), dtype=np.int64)
-        cvals, cmasks = (np.zeros((B, self.NP), dtype=np.int64) for _ in range(2))
-        hcols = len(kernel.HREC) + self.npoints + self.S + P + self.S
-        hdir = np.zeros((hcols, B), dtype=np.int32)
-        hrec = np.zeros((hcols, 0 if self.unit == "hand" else self._record_rows), dtype=np.int32)
-        mdir = np.zeros((len(kernel.MREC) + self.npoints, B), dtype=np.int32)
-        nrec = np.zeros(2, dtype=np.int64)
         taken = np.zeros(B, dtype=np.int64)
         todo = np.array([len(s) for s in scripts], dtype=np.int64)
         while True:
-            res = kernel.advance(R, sd, prio, htmpl, self.queue, qpos, policy, st, bst, nd, cd,
-                                 chosen, cvals, cmasks, hdir, hrec, mdir, nrec, 0)  # fmt: skip
-            nrec[0] = 0
+            res = adv(policy, 0)
+            adv.nrec[0] = 0
             if res <= -2:
                 raise ValueError(f"play_prefixes: the scripted action {int(st['act'][-2 - res])} "
                                  f"of match id {int(self.queue[-2 - res])} is illegal")  # fmt: skip
@@ -571,15 +598,12 @@ class BatchEngine:
     # the compiled path (kernel.py): the kernel plays up to each decision with a choice
     # ------------------------------------------------------------------------------------------
     def _run_kernel(self):
-        B, P, S, npts = self.B, self.P, self.S, self.npoints
+        B, P = self.B, self.P
         if not self.active.any():
             self.active[:] = True
             self.phase[:] = kernel.START
-        R = kernel.knobs(self.r, self.unit)
-        sd = kernel.seeds(self.seed, P)
-        prio = kernel.first_priority(self.r)
-        htmpl = np.ascontiguousarray(self._htmpl[:, 0])
-        qpos = np.array([self.next_q], dtype=np.int64)
+        adv = _Advance(self, self.next_q)
+        qpos = adv.qpos
         st = self._slots
         st["ask"] = kernel.ASK_NONE
         ask, act = st["ask"], st["act"]
@@ -597,35 +621,19 @@ class BatchEngine:
         # slot -> queue position (from_positions fills slot i with queue entry i)
         st["qidx"] = np.arange(B, dtype=np.int64)
         if not self._checked:  # (spread's copies: their deals were checked once)
-            self._check_slots(R)
-        # the decisions of a round, as two lists (0: placements, 1: leads): a row of cd each
-        # (columns kernel.CD_*), a placement's values and slot masks in cvals, cmasks
-        nd = np.zeros(2, dtype=np.int64)
-        cd = np.zeros((2, B, kernel.CDW), dtype=np.int64)
-        chosen = np.zeros((2, B), dtype=np.int64)  # the strategies' choices, in list order
-        cvals = np.zeros((B, self.NP), dtype=np.int64)
-        cmasks = np.zeros((B, self.NP), dtype=np.int64)
+            self._check_slots(adv.R)
+        nd, cd, chosen, cvals, cmasks = adv.nd, adv.cd, adv.chosen, adv.cvals, adv.cmasks
         no = np.zeros(B, dtype=bool)
         lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
         lead_masks = np.zeros((B, self.NP), dtype=np.int64)
         along = self.r.inline_double_counts_single
         # decisions with flags (blind's turn, voluntary draws) are asked by phase name
         flagged = self.blind or self._flags
-        # records, column by column: matches (and hands, with unit "hand") in queue order
-        nq = len(self.queue)
-        hcols = len(kernel.HREC) + npts + S + P + S
-        direct = self.unit == "hand"
-        # (int32: half the memory to touch; the match id column holds the queue position)
-        hdir = np.zeros((hcols, nq if direct else 0), dtype=np.int32)
-        hrec = np.zeros((hcols, 0 if direct else self._record_rows), dtype=np.int32)
-        mdir = np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32)
-        nrec = np.zeros(2, dtype=np.int64)
+        hdir, hrec, mdir, nrec, direct = adv.hdir, adv.hrec, adv.mdir, adv.nrec, adv.direct
         while True:
             start = 0
             while start >= 0:
-                start = kernel.advance(R, sd, prio, htmpl, self.queue, qpos, self._policy, st,
-                                   self._blind_slots, nd, cd, chosen, cvals, cmasks, hdir, hrec, mdir, nrec,
-                                   start)  # fmt: skip
+                start = adv(self._policy, start)
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0
