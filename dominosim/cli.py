@@ -492,15 +492,19 @@ def compare_cmd(**kw: Any) -> None:
               help="Deals per pair of strategies, each played in every seating (default 1000).")  # fmt: skip
 @click.option("--budget", default=None, metavar="NODES",
               help="The solver's node budget per deal for the perfect-information value "
-                   "(default 2000000; 0: no solving).")  # fmt: skip
+                   "and for each decision rated (default 2000000; 0: no solving).")  # fmt: skip
+@click.option("--accuracy-deals", default=None, metavar="N",
+              help="Deals per strategy whose decisions the solver rates on the true deal, for "
+                   "the decision accuracy (default 200; 0: none).")  # fmt: skip
 def skill_cmd(**kw: Any) -> None:
     """Luck against skill on duplicate deals: each strategy against random and against each
     other in every seating.
 
     Reports each strategy's hand win rate and points per hand against random (95%
     intervals), the share of deals decided by the deal, the perfect-information value of the
-    deals (the solver: the leader side's win rate under perfect play), and Bradley–Terry
-    ratings of the ladder. Results go to OUT/NAME/RUN-ID/ like run, with plots/ladder.png (docs/skill.md).
+    deals (the solver: the leader side's win rate under perfect play), each strategy's
+    decision accuracy (the share of its decisions the solver rates optimal on the true deal)
+    and Bradley–Terry ratings of the ladder. Results go to OUT/NAME/RUN-ID/ like run, with plots/ladder.png (docs/skill.md).
     """
     from . import api
 

@@ -368,9 +368,16 @@ def _skill(manifest, aggregates, data) -> dict:
     decided = [{"pair": f"{x} / random", "strategy": x,
                 **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
                for x in (best, "mc") for r in ladder if r["strategy"] == x]  # fmt: skip
+    accuracy = _accuracy(rr["strategies"], aggs)
+    for r in ladder:
+        row = next((x for x in accuracy if x["strategy"] == r["strategy"]), None)
+        r["accuracy"] = row and row["accuracy"]
+        r["accuracy_ci"] = row["accuracy_ci"] if row else [None, None]
     return {
         "kind": "skill",
         "perfect_information": _perfect_information(manifest, aggs),
+        "accuracy_deals": int(a.get("accuracy_deals", 0)),
+        "accuracy": accuracy,
         "strategies": rr["strategies"],
         "legs": rr["legs"],
         "deals_requested": a.get("deals_requested"),
@@ -383,6 +390,26 @@ def _skill(manifest, aggregates, data) -> dict:
         "ratings": rr["ratings"],
         "bt_regularized": rr["bt_regularized"],
     }
+
+
+def _accuracy(names, aggs) -> list[dict]:
+    """Each strategy's decision accuracy, where rated: the share of its decisions with a real
+    choice that the solver rates optimal on the true deal, with a 95% interval clustered by
+    hand (stats.ratio_ci)."""
+    out = []
+    for x in names:
+        A = next((A for A in aggs.values() if A.get("acc_hands", pair=x)), None)
+        if A is None:
+            continue
+        v = {k: A.get(f"acc_{k}", pair=x)
+             for k in ("optimal", "rated", "o2", "on", "n2", "hands", "decisions")}  # fmt: skip
+        p, lo, hi = stats.ratio_ci(v["optimal"], v["rated"], v["o2"], v["on"], v["n2"], v["hands"])
+        out.append({
+            "strategy": x, "hands": int(v["hands"]), "decisions": int(v["decisions"]),
+            "rated": int(v["rated"]), "optimal": int(v["optimal"]), "accuracy": stats.finite(p),
+            "accuracy_ci": stats.interval((lo, hi)),
+        })  # fmt: skip
+    return out
 
 
 def _perfect_information(manifest, aggs) -> dict | None:
@@ -760,6 +787,12 @@ def _skill_sections(data: Mapping, a: Mapping):
          "decided by deal": f"{_pct(r['decided_share'])} {_ci_text(r['decided_ci'])}"}
         for r in a["ladder"]
     ])  # fmt: skip
+    accuracy = pd.DataFrame([
+        {"strategy": _mark(data, r["strategy"]), "hands": r["hands"],
+         "decisions": r["decisions"], "rated": r["rated"],
+         "optimal": f"{_pct(r['accuracy'])} {_ci_text(r['accuracy_ci'])}"}
+        for r in a.get("accuracy", ())
+    ])  # fmt: skip
     ratings = pd.DataFrame([
         {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
          "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
@@ -777,7 +810,17 @@ def _skill_sections(data: Mapping, a: Mapping):
             f"{_f(pi['leader_points'], 2)} points per hand {'[' + ', '.join(_f(x, 2) for x in pi['leader_points_ci']) + ']'}; "
             f"{pi['solved']} of {pi['deals']} deals solved within {pi['budget']:,} nodes each"
         )
-    yield "Luck and skill", lines, {"against random": ladder, "ratings (Bradley–Terry)": ratings}
+    tables = {"against random": ladder}
+    if len(accuracy):
+        bound = " (paranoid objective)" if pi and pi["paranoid"] else ""
+        lines.append(
+            f"decision accuracy{bound}: the share of each strategy's decisions with a real "
+            "choice that the solver rates optimal on the true deal, on its first "
+            f"{a['accuracy_deals']} deals against random (95% interval clustered by hand)"
+        )
+        tables["decision accuracy"] = accuracy
+    tables["ratings (Bradley–Terry)"] = ratings
+    yield "Luck and skill", lines, tables
 
 
 def _analysis_sections(data: Mapping):

@@ -115,6 +115,11 @@ class WorkItem:
     #: skill: the solver's node budget per deal for the perfect-information value of this
     #: chunk's deals (0: none; one group's chunks solve them: the deals are every group's)
     solve_budget: int = 0
+    #: skill: the labels whose decisions this chunk rates with the solver (decision accuracy),
+    #: on its deals below ``accuracy_deals``, with ``accuracy_budget`` nodes per decision
+    accuracy_labels: tuple[str, ...] = ()
+    accuracy_deals: int = 0
+    accuracy_budget: int = 0
 
     @property
     def games(self) -> int:
@@ -169,6 +174,7 @@ class Plan:
     strategy_files: tuple[tuple[str, str], ...] = ()
     strategy_timeout: float = 0.0
     solve_budget: int = 0  # skill: the solver's budget per deal (manifest's analysis)
+    accuracy_deals: int = 0  # skill: deals per strategy whose decisions are rated
 
     @classmethod
     def from_experiment(cls, exp: Experiment, seed: int,
@@ -229,7 +235,20 @@ class Plan:
         return WorkItem(g, c, start, stop, self.rules[g], self.seed, self.unit,
                         self.seats_of(g), self.rotations_of_group(g), self.strategy_paths,
                         self.records, self.batch_size, self.strategy_files,
-                        self.strategy_timeout, self.solve_budget if g == 0 else 0)  # fmt: skip
+                        self.strategy_timeout, self.solve_budget if g == 0 else 0,
+                        *self._accuracy(g))  # fmt: skip
+
+    def _accuracy(self, g: int) -> tuple:
+        """skill: (labels, deals, budget) of the decision accuracy rated in group ``g``: every
+        label of a table with random is rated at the first such table it sits at (random at
+        the first), on its first ``accuracy_deals`` deals."""
+        legs = self.legs
+        if not (self.accuracy_deals and self.solve_budget and legs and "random" in legs[g]):
+            return (), 0, 0
+        done = {x for h in range(g) if self.rules[h] == self.rules[g] and "random" in legs[h]
+                for x in legs[h]}  # fmt: skip
+        labels = tuple(x for x in dict.fromkeys(legs[g]) if x not in done)
+        return labels, self.accuracy_deals if labels else 0, self.solve_budget if labels else 0
 
     @property
     def total_games(self) -> int:
@@ -348,6 +367,7 @@ class Plan:
                 strategy_files=tuple((str(k), str(v)) for k, v in
                                      (m.get("inputs") or {}).get("strategy_files", {}).items()),
                 solve_budget=int((m.get("analysis") or {}).get("solve_budget", 0)),
+                accuracy_deals=int((m.get("analysis") or {}).get("accuracy_deals", 0)),
             )  # fmt: skip
             _check_plan_types(m, plan)
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as e:
@@ -618,6 +638,8 @@ def _play_item(item: WorkItem, tick=None) -> dict:
             winners.append(hands["winner"])
         if item.records:
             parts.append(_record_columns(item, r, seat_labels, hands))
+        if item.accuracy_labels and item.start < item.accuracy_deals:
+            _rate_decisions(agg, item, seat_labels, strategies)
     for i, a in enumerate(labels):
         for b in labels[i + 1 :]:
             pair = f"{a} vs {b}"
@@ -827,6 +849,31 @@ def _solve_deals(agg: Counter, item: WorkItem) -> None:
     add(agg, "pi_value_sum", d.sum())
     add(agg, "pi_value_sumsq", (d * d).sum())
     add(agg, "pi_nodes", sol.nodes.sum())
+
+
+def _rate_decisions(agg: Counter, item: WorkItem, seat_labels, strategies) -> None:
+    """skill: the decision accuracy of the item's accuracy labels in rotation ``r`` on its
+    deals below ``accuracy_deals`` in one seating (dominosim.solver.decision_accuracy): per label, the
+    decisions with a real choice, those rated (``acc_rated``; the rest ran out of budget), the
+    optimal ones, and for an interval clustered by hand (the decisions of one hand are not
+    independent) the hands and Σn², Σon, Σo² of each hand's rated n and optimal o."""
+    from .solver import decision_accuracy
+
+    ids = range(item.start, min(item.stop, item.accuracy_deals))
+    for x in item.accuracy_labels:
+        watched = [s for s, y in enumerate(seat_labels) if y == x]
+        acc = decision_accuracy(item.rules, item.seed, strategies, ids, watched,
+                                budget=item.accuracy_budget)  # fmt: skip
+        rated = acc.optimal >= 0
+        n = np.bincount(acc.match[rated] - ids.start, minlength=len(ids))
+        o = np.bincount(acc.match[acc.optimal == 1] - ids.start, minlength=len(ids))
+        add(agg, "acc_decisions", len(acc.optimal), pair=x)
+        add(agg, "acc_rated", rated.sum(), pair=x)
+        add(agg, "acc_optimal", o.sum(), pair=x)
+        add(agg, "acc_hands", len(ids), pair=x)
+        add(agg, "acc_n2", (n * n).sum(), pair=x)
+        add(agg, "acc_on", (o * n).sum(), pair=x)
+        add(agg, "acc_o2", (o * o).sum(), pair=x)
 
 
 def _death(exitcode) -> str:
@@ -1117,6 +1164,7 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         strategy.get(spec.name, **spec.kwargs)
     plan = Plan.from_experiment(exp, seed, legs=legs)
     plan.solve_budget = int((analysis or {}).get("solve_budget", 0))
+    plan.accuracy_deals = int((analysis or {}).get("accuracy_deals", 0))
     files = strategy_files(plan.strategy_paths)
     plan.strategy_files = tuple(files.items())
     _check_workers(session)

@@ -51,6 +51,9 @@ class Solution:
             meaningless: 0, False, -1).
         nodes: the nodes searched.
         seat: the root seat.
+        optimal: where an action was given (``chosen``), 1 when it is worth the position's
+            value (an optimal move), 0 when it is worth less, -1 where not asked or not known
+            (unsolved, the budget ran out on its test, or it is not legal there).
         paranoid: True for three or more sides: the values are the paranoid bound.
     """
 
@@ -61,6 +64,7 @@ class Solution:
     nodes: np.ndarray
     seat: np.ndarray
     paranoid: bool
+    optimal: np.ndarray
 
     def __len__(self) -> int:
         return len(self.value)
@@ -71,13 +75,16 @@ def paranoid(rules: Rules) -> bool:
     return rules.sides > 2
 
 
-def solve_slots(rules: Rules, st: np.ndarray, bst: np.ndarray, *, seats=None,
+def solve_slots(rules: Rules, st: np.ndarray, bst: np.ndarray, *, seats=None, chosen=None,
                 budget: int = DEFAULT_BUDGET, plain: bool = False) -> Solution:  # fmt: skip
     """Solve positions given as the core's slot records (``kernel.SLOT``; blind's rows
     ``kernel.BSLOT``, one per slot), e.g. from :meth:`BatchEngine.first_deals` or
     :meth:`BatchEngine.play_prefixes`. A slot waiting on a posed decision is solved from it;
     any other from where it stands, run forward through the forced moves. ``seats``: the root
-    seat per position (-1 or None: the seat to move). ``plain``: by a plain minimax (no table,
+    seat per position (-1 or None: the seat to move). ``chosen``: per position an action (-1
+    or None: none) to rate against the root seat's best (``Solution.optimal``): at a decision
+    of the root seat's side, whether it is worth the position's value (a null-window search of
+    its child, in the same node budget; the decision accuracy of ``dominosim skill``). ``plain``: by a plain minimax (no table,
     no pruning; the same value, slowly: tests check the search against it)."""
     n = len(st)
     st = np.ascontiguousarray(st)
@@ -85,12 +92,15 @@ def solve_slots(rules: Rules, st: np.ndarray, bst: np.ndarray, *, seats=None,
     if seats is None:
         seats = np.full(n, -1, dtype=np.int64)
     seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,)))
+    chosen = np.ascontiguousarray(np.broadcast_to(
+        np.asarray(-1 if chosen is None else chosen, dtype=np.int64), (n,)))  # fmt: skip
     out = np.zeros((n, kernel.SV_COLS), dtype=np.int64)
-    kernel.solve(kernel.knobs(rules, "hand"), st, bst, seats, int(budget), bool(plain), out)
+    kernel.solve(kernel.knobs(rules, "hand"), st, bst, seats, chosen, int(budget), bool(plain),
+                 out)  # fmt: skip
     return Solution(value=out[:, kernel.SV_VALUE], win=out[:, kernel.SV_WIN].astype(bool),
                     action=out[:, kernel.SV_ACTION], solved=out[:, kernel.SV_SOLVED].astype(bool),
                     nodes=out[:, kernel.SV_NODES], seat=out[:, kernel.SV_SEAT],
-                    paranoid=paranoid(rules))  # fmt: skip
+                    paranoid=paranoid(rules), optimal=out[:, kernel.SV_OPTIMAL])  # fmt: skip
 
 
 def _engine(rules: Rules, seed: int, match_ids: Sequence[int]) -> BatchEngine:
@@ -112,16 +122,17 @@ def solve_deals(rules: Rules, seed: int, match_ids: Sequence[int], *, seats=None
 
 
 def solve_after(rules: Rules, seed: int, match_ids: Sequence[int],
-                scripts: Sequence[Sequence[int]], *, seats=None,
+                scripts: Sequence[Sequence[int]], *, seats=None, chosen=None,
                 budget: int = DEFAULT_BUDGET, plain: bool = False) -> Solution:  # fmt: skip
     """The perfect-information value of the first hand of each match id after its first
     decisions were answered with the actions of its script (``scripts[i]``, in decision
     order), solved from the decision that follows. ``seats``: the root seat per position
-    (default: the seat to move at that decision); ``plain`` as for :func:`solve_slots`."""
+    (default: the seat to move at that decision); ``chosen`` and ``plain`` as for
+    :func:`solve_slots`."""
     if not len(match_ids):
         return solve_deals(rules, seed, [])
     st, bst = _engine(rules, seed, match_ids).play_prefixes(scripts)
-    return solve_slots(rules, st, bst, seats=seats, budget=budget, plain=plain)
+    return solve_slots(rules, st, bst, seats=seats, chosen=chosen, budget=budget, plain=plain)
 
 
 class Oracle(Strategy):
@@ -152,3 +163,70 @@ class Oracle(Strategy):
         first = legal.action_at(np.zeros(len(g), dtype=np.int64))
         self.unsolved = getattr(self, "unsolved", 0) + int((~sol.solved).sum())
         return np.where(sol.solved, sol.action, first)
+
+
+class _Watched(Strategy):
+    """A seat's strategy, watched for :func:`decision_accuracy`: it decides as ``inner``
+    does (asked in Python, a compiled policy's Python twin deciding alike), and every
+    decision with a real choice (two or more legal actions) is kept with the true state it
+    was made in, the seat and the action."""
+
+    name = "watched"
+
+    def __init__(self, inner: Strategy, seen: list) -> None:
+        super().__init__()
+        self.inner, self.seen = inner, seen
+
+    @property
+    def label(self) -> str:
+        return getattr(self.inner, "label", self.inner.name)
+
+    def choose(self, obs, legal, keys):
+        a = np.asarray(self.inner.choose(obs, legal, keys), dtype=np.int64)
+        sel = np.flatnonzero(legal.counts() >= 2)
+        if len(sel):
+            e, g = obs._e, np.asarray(obs._g)[sel]  # the true state: for the solver's eyes
+            bst = e._blind_slots[g].copy() if e.blind else None
+            self.seen.append((e._slots[g].copy(), bst, np.asarray(obs.seat)[sel],
+                              e.match[g].copy(), a[sel]))  # fmt: skip
+        return a
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """The decisions of watched seats rated by the solver, one row per decision with a real
+    choice: its match id, seat, and ``optimal`` (1: the action is worth the position's value
+    under perfect play for the seat's side; 0: it is worth less; -1: not rated, the budget ran
+    out)."""
+
+    match: np.ndarray
+    seat: np.ndarray
+    optimal: np.ndarray
+    paranoid: bool
+
+
+def decision_accuracy(rules: Rules, seed: int, strategies: Sequence[Strategy],
+                      match_ids: Sequence[int], watched: Sequence[int], *,
+                      budget: int = DEFAULT_BUDGET) -> Accuracy:  # fmt: skip
+    """Play the first hand of each match id (unit hand, as ``dominosim run`` plays it) with
+    ``strategies`` by seat and rate every decision with a real choice of the seats in
+    ``watched`` on the true deal: whether the solver finds its action optimal for the seat's
+    side (the paranoid bound's objective with three or more sides). The games are the run's:
+    the watched strategies decide as they would (a test checks the records equal)."""
+    seen: list = []
+    wrap: dict = {}
+    seats = [wrap.setdefault(id(s), _Watched(s, seen)) if i in set(watched) else s
+             for i, s in enumerate(strategies)]  # fmt: skip
+    ids = [int(m) for m in match_ids]
+    if ids:
+        BatchEngine(rules, seed, seats, ids, unit="hand", batch_size=len(ids)).run()
+    if not seen:
+        z = np.zeros(0, dtype=np.int64)
+        return Accuracy(z, z, z, paranoid(rules))
+    st = np.concatenate([s[0] for s in seen])
+    blind = rules.draw_mode == "blind"
+    bst = np.concatenate([s[1] for s in seen]) if blind else np.zeros(1, kernel.BSLOT)
+    seat, match, act = (np.concatenate([s[k] for s in seen]) for k in (2, 3, 4))
+    sol = solve_slots(rules, st, bst, seats=seat, chosen=act, budget=budget)
+    order = np.argsort(match, kind="stable")
+    return Accuracy(match[order], seat[order], sol.optimal[order], paranoid(rules))

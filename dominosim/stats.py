@@ -86,6 +86,22 @@ def mean_ci(total: float, total_sq: float, n: int, z: float = Z95) -> tuple[floa
     return (mean, mean - half, mean + half)
 
 
+def ratio_ci(o: float, n: float, o2: float, on: float, n2: float, m: int,
+             z: float = Z95) -> tuple[float, float, float]:  # fmt: skip
+    """A share ``o / n`` pooled over ``m`` clusters (e.g. the decisions of a hand) and its
+    normal interval by the ratio estimator's cluster-robust variance, from the sums over the
+    clusters of n_i², o_i·n_i and o_i² (their items need not be independent within a cluster).
+    Returns ``(share, low, high)``, clipped to [0, 1]; the interval is nan for ``m < 2``."""
+    if n <= 0:
+        return (math.nan, math.nan, math.nan)
+    p = o / n
+    if m < 2:
+        return (p, math.nan, math.nan)
+    var = max(0.0, o2 - 2 * p * on + p * p * n2) / (n * n) * m / (m - 1)
+    half = z * math.sqrt(var)
+    return (p, max(0.0, p - half), min(1.0, p + half))
+
+
 def finite(x: float | None) -> float | None:
     """A float for JSON: nan and infinities become None; rounding is left to the
     presentation."""

@@ -193,15 +193,17 @@ def skill_legs(strategies: Sequence[str], players: int) -> list[tuple]:
 
 def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Sequence[str] | None = None,
                 sets: Sequence[str] = (), deals: int | str | None = None,
-                budget: int | str | None = None, name: str | None = None,
-                **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
+                budget: int | str | None = None, accuracy_deals: int | str | None = None,
+                name: str | None = None, **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
     """``(experiment flags, legs, analysis)`` of ``dominosim skill``: ``deals`` per table
     (default 1000), each in every seating, unit hand; the perfect-information value of each
     deal by the solver with ``budget`` nodes per deal (default ``solver.DEFAULT_BUDGET``; 0:
-    not solved)."""
+    not solved); the decisions of each strategy on its first ``accuracy_deals`` deals against
+    random (default 200; 0: none) rated by the solver with the same budget."""
     from .solver import DEFAULT_BUDGET
 
     solve = _budget(DEFAULT_BUDGET if budget is None else budget)
+    rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
     labels = _strategy_labels(LADDER if strategies is None else strategies)
     if "random" not in labels:
         raise ConfigError(
@@ -216,8 +218,20 @@ def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Seque
                      strategies=",".join(legs[0]), games=n * seatings, unit="hand",
                      name=name or f"skill-{variant}", rotate=True, **flags)  # fmt: skip
     analysis = {"kind": "skill", "strategies": labels, "deals_requested": n,
-                "legs": [list(x) for x in legs], "solve_budget": solve}  # fmt: skip
+                "legs": [list(x) for x in legs], "solve_budget": solve,
+                "accuracy_deals": min(rated, n) if solve else 0}  # fmt: skip
     return exp_flags, legs, analysis
+
+
+def _accuracy_deals(value) -> int:
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ConfigError(f"--accuracy-deals must be an integer >= 0 (deals per strategy whose "
+                          f"decisions are rated; 0: none), not '{value}'")  # fmt: skip
+    return n
 
 
 def _budget(budget) -> int:

@@ -626,6 +626,14 @@ CASES = [
         needs="skill",
     ),
     Case(
+        "`skill --accuracy-deals` not a count",
+        lambda t: ["skill", "--variant", "fives", "--accuracy-deals", "-3", "--out", str(t)],
+        2,
+        r"--accuracy-deals must be an integer >= 0 \(deals per strategy whose decisions are "
+        r"rated; 0: none\), not '-3'",
+        needs="skill",
+    ),
+    Case(
         "`compare` with a strategy twice",
         ["compare", "--variant", "fives", "--strategies", "random,random", "--workers", "1"],
         2,

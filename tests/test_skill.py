@@ -122,3 +122,66 @@ def test_the_oracle_is_on_the_ladder_and_marked(tmp_path):
     assert "oracle [perfect information]: it sees every hand" in r.stdout
     assert r.stdout.count("oracle [perfect information]") >= 4  # summary, tables, ratings
     assert "greedy [perfect information]" not in r.stdout
+
+
+def test_decision_accuracy_rates_each_strategys_own_decisions(tmp_path):
+    """Decision accuracy (issue 20): each strategy's decisions with a real choice on its
+    first deals against random, rated by the solver on the true deal. The figures are those
+    of dominosim.solver.decision_accuracy over every seating; the watched games are the
+    run's games; the oracle (the solver's own move) is rated optimal at every decision and a
+    heuristic above random; --accuracy-deals 0 rates nothing."""
+    from dominosim import runner, solver
+
+    n, k, seed = 40, 15, 4
+    args = ["--variant", "block", "--strategies", "random,greedy,oracle", "--deals", str(n),
+            "--seed", str(seed), "--workers", "1", "--chunk-size", "20"]  # fmt: skip
+    a = skill(tmp_path, *args, "--accuracy-deals", str(k))["analysis"]
+    assert a["accuracy_deals"] == k
+    rows = {r["strategy"]: r for r in a["accuracy"]}
+    assert list(rows) == ["random", "greedy", "oracle"]
+    rules = make_rules("block", 2)
+    for x in rows:
+        optimal = rated = decisions = 0
+        for seating in ((x, "random"), ("random", x)) if x != "random" else [("random", "greedy"),
+                                                                          ("greedy", "random")]:  # fmt: skip
+            strats = [runner.make_strategy(y) for y in seating]
+            acc = solver.decision_accuracy(rules, seed, strats, range(k), [seating.index(x)])
+            optimal += int((acc.optimal == 1).sum())
+            rated += int((acc.optimal >= 0).sum())
+            decisions += len(acc.optimal)
+        r = rows[x]
+        assert (r["optimal"], r["rated"], r["decisions"], r["hands"]) == (optimal, rated,
+                                                                       decisions, 2 * k)  # fmt: skip
+        lo, hi = r["accuracy_ci"]
+        assert r["accuracy"] == pytest.approx(optimal / rated)
+        assert lo <= r["accuracy"] <= hi
+    assert rows["oracle"]["accuracy"] == 1.0
+    assert rows["random"]["accuracy"] < rows["greedy"]["accuracy"] < 1.0
+    ladder = {r["strategy"]: r for r in a["ladder"]}
+    assert ladder["greedy"]["accuracy"] == rows["greedy"]["accuracy"]
+    none = skill(tmp_path, *args, "--accuracy-deals", "0", sub="none")["analysis"]
+    assert none["accuracy"] == [] and none["ladder"][0]["accuracy"] is None
+
+
+@pytest.mark.parametrize(("variant", "players"), [("fives", 2), ("blind", 2), ("sniff", 3)])
+def test_watched_decisions_leave_the_games_as_they_are(variant, players):
+    """Rating a seat's decisions asks its strategy in Python where the core would decide:
+    the hands played are the same, record for record, and the decisions rated are that
+    seat's (with three sides under the paranoid objective)."""
+    from dominosim import solver
+
+    rules = make_rules(variant, players)
+    seats = ["greedy"] + ["random"] * (players - 1)
+    plain = _hands(rules, 9, seats, 30)
+    seen = []
+    watched = [solver._Watched(get(seats[0]), seen)] + [get(x) for x in seats[1:]]
+    h, _ = BatchEngine(rules, 9, watched, range(30), unit="hand").run()
+    assert plain.keys() == h.keys()
+    for key in plain:
+        assert np.array_equal(plain[key], h[key]), key
+    assert seen and all((s[2] == 0).all() for s in seen)
+    acc = solver.decision_accuracy(rules, 9, [get(x) for x in seats], range(30), [0])
+    assert acc.paranoid == (players == 3)
+    assert len(acc.optimal) == sum(len(s[4]) for s in seen) and (acc.seat == 0).all()
+    assert np.isin(acc.optimal, (-1, 0, 1)).all()  # (-1: sniff's budget ran out)
+    assert (acc.optimal >= 0).mean() > 0.9 and (acc.optimal == 0).any()

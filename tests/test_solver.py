@@ -267,6 +267,14 @@ def test_the_solver_equals_an_exhaustive_minimax_over_the_reference_engine(mode)
         assert not len(bad), (rules.label, players, games[bad[0]][:3], int(got[bad[0]]))
         for (mid, prefix, value, kids), a in zip(games, sol.action, strict=True):
             assert kids.get(int(a)) == value, (rules.label, mid, prefix, actions.describe(int(a)))
+        # decision accuracy (issue 20): every legal action is rated optimal exactly where the
+        # minimax gives its child the position's value
+        rows = [(g, a) for g in games for a in g[3]]
+        rated = solver.solve_after(rules, SEED, [g[0] for g, _ in rows], [g[1] for g, _ in rows],
+                                   chosen=[a for _, a in rows], budget=100_000)  # fmt: skip
+        want_opt = [int(g[3][a] == g[2]) for g, a in rows]
+        assert rated.optimal.tolist() == want_opt, rules.label
+        assert 0 < sum(want_opt) < len(rows)  # (both kinds of action are rated)
         count += len(games)
     assert count >= PER_MODE, sections
 

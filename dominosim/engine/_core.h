@@ -178,9 +178,10 @@ int core_sample_deals(uint64_t key, int64_t S, int64_t tries, const int64_t *uns
 int64_t core_deal(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B);
 
 /* the perfect-information solver (_solver.h): a row of out per position, these columns */
-enum { SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_COLS };
+enum { SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS };
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
-                   const int64_t *seats, int64_t budget, int plain, int64_t *out);
+                   const int64_t *seats, const int64_t *chosen, int64_t budget, int plain,
+                   int64_t *out);
 
 int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst, int64_t B,
                 const int64_t *slots, const int64_t *decs, int64_t n, int is_lead,

@@ -455,39 +455,42 @@ static PyObject *py_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
-/* solve(R, st, bst, seats, budget, plain, out): the perfect-information values of the
- * positions st (blind's rows bst), out [n, SV_COLS]; plain: by a plain minimax (tests) */
+/* solve(R, st, bst, seats, chosen, budget, plain, out): the perfect-information values of
+ * the positions st (blind's rows bst), out [n, SV_COLS]; chosen: per position an action whose
+ * optimality is asked (-1: none); plain: by a plain minimax (tests) */
 static PyObject *py_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 7) return PyErr_Format(PyExc_TypeError, "solve takes 7 arguments");
+    if (nargs != 8) return PyErr_Format(PyExc_TypeError, "solve takes 8 arguments");
     Rules r;
     if (read_rules(args[0], &r) < 0) return NULL;
-    int64_t budget = PyLong_AsLongLong(args[4]);
+    int64_t budget = PyLong_AsLongLong(args[5]);
     if (budget == -1 && PyErr_Occurred()) return NULL;
     if (budget < 1) return PyErr_Format(PyExc_ValueError, "_core: solve's budget must be >= 1");
-    int plain = PyObject_IsTrue(args[5]);
+    int plain = PyObject_IsTrue(args[6]);
     if (plain < 0) return NULL;
-    Buf b[4];
+    Buf b[5];
     memset(b, 0, sizeof b);
     if (take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
         take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
         take(&b[2], args[3], "seats", 8, K_INT, 1, 0) < 0 ||
-        take(&b[3], args[6], "out", 8, K_INT, 2, 1) < 0) {
-        release(b, 4);
+        take(&b[4], args[4], "chosen", 8, K_INT, 1, 0) < 0 ||
+        take(&b[3], args[7], "out", 8, K_INT, 2, 1) < 0) {
+        release(b, 5);
         return NULL;
     }
     int64_t n = items(&b[0]);
-    if (items(&b[1]) < (r.blind ? n : 1) || items(&b[2]) != n || dim(&b[3], 0) != n ||
-        dim(&b[3], 1) != SV_COLS) {
-        release(b, 4);
+    if (items(&b[1]) < (r.blind ? n : 1) || items(&b[2]) != n || items(&b[4]) != n ||
+        dim(&b[3], 0) != n || dim(&b[3], 1) != SV_COLS) {
+        release(b, 5);
         return PyErr_Format(PyExc_ValueError, "_core: solve's arrays must have one row per position");
     }
     int64_t res;
     Py_BEGIN_ALLOW_THREADS
     res = core_solve(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, n,
-                     (const int64_t *)b[2].view.buf, budget, plain, (int64_t *)b[3].view.buf);
+                     (const int64_t *)b[2].view.buf, (const int64_t *)b[4].view.buf, budget,
+                     plain, (int64_t *)b[3].view.buf);
     Py_END_ALLOW_THREADS
-    release(b, 4);
+    release(b, 5);
     if (res == -2) return PyErr_NoMemory();
     if (res >= 0)
         return PyErr_Format(PyExc_ValueError, "_core: solve: position %lld is out of range (a "
@@ -608,8 +611,9 @@ static PyMethodDef methods[] = {
      "deal(R, sd, prio, htmpl, st, bst): the first hand of each slot's match, dealt as advance "
      "deals it, before its first turn"},
     {"solve", (PyCFunction)(void (*)(void))py_solve, METH_FASTCALL,
-     "solve(R, st, bst, seats, budget, plain, out): the perfect-information values of positions "
-     "(out [n, SV_COLS]: value, win, best action, solved, nodes, root seat)"},
+     "solve(R, st, bst, seats, chosen, budget, plain, out): the perfect-information values of "
+     "positions (out [n, SV_COLS]: value, win, best action, solved, nodes, root seat, whether "
+     "the chosen action is optimal)"},
     {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and field offsets"},
     {"constants", py_constants, METH_NOARGS, "constants() -> the codes shared with kernel.py"},
     {NULL, NULL, 0, NULL},

@@ -277,14 +277,31 @@ static uint64_t table_size(int64_t budget) {
     return n;
 }
 
+/* whether action a at decision d (slot rw, the root seat to move) is worth the decision's
+ * value v: a null-window search of its child (values are integers: a child worth at least v
+ * is worth v); 1 yes, 0 no, -1 when the budget ran out or a is not legal there */
+static int64_t action_optimal(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d,
+                              int64_t a, int32_t v) {
+    int16_t acts[SOLVE_MAX_ACTS];
+    int n = solve_actions(sr->r, rw, d, acts), legal = 0;
+    for (int j = 0; j < n; j++) legal |= acts[j] == a;
+    if (!legal) return -1;
+    int32_t cv = search_child(sr, rw, bw, d, a, v - 1, v, 1);
+    if (sr->aborted) return -1;
+    return cv >= v;
+}
+
 /* Solve positions st[0..n) (blind's rows bst[i]) for root seats seats[i] (-1: the seat to
  * move), each with at most `budget` nodes (plain: by a plain minimax, for tests); row i of
  * out (SV_COLS columns): value d, win w, best action (-1: no decision), solved, nodes, root
- * seat. A slot waiting on a posed decision
- * (ask) is solved from it; any other from where it stands, run forward. Returns -1, or the
- * index of a position out of range, or -2 when the table cannot be allocated. */
+ * seat, and whether the action chosen[i] (chosen NULL or -1: none) is optimal there (1, 0;
+ * -1: not asked, unsolved, or not legal; the root seat must be the seat to move). A slot
+ * waiting on a posed decision (ask) is solved from it; any other from where it stands, run
+ * forward. Returns -1, or the index of a position out of range, or -2 when the table cannot
+ * be allocated. */
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
-                   const int64_t *seats, int64_t budget, int plain, int64_t *out) {
+                   const int64_t *seats, const int64_t *chosen, int64_t budget, int plain,
+                   int64_t *out) {
     for (int64_t i = 0; i < n; i++) {
         const Slot *rw = &st[i];
         if (rw->phase == START || rw->phase == DONE || !in_range(seats[i], -1, r->P - 1) ||
@@ -324,14 +341,17 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
             sr.aborted = 1;
             v = 0;
         }
-        int64_t *row = out + i * SV_COLS;
+        int64_t *row = out + i * SV_COLS, pick = chosen ? chosen[i] : -1;
         int64_t w = ((v % 2) + 2) % 2;
         row[SV_VALUE] = sr.aborted ? 0 : (v - w) / 2;
         row[SV_WIN] = sr.aborted ? 0 : w;
         row[SV_ACTION] = sr.aborted ? -1 : best;
         row[SV_SOLVED] = !sr.aborted;
-        row[SV_NODES] = sr.nodes;
         row[SV_SEAT] = seat;
+        row[SV_OPTIMAL] = -1;
+        if (!sr.aborted && pick >= 0 && best >= 0 && side_of(r, c.to_move) == sr.root_side)
+            row[SV_OPTIMAL] = pick == best ? 1 : action_optimal(&sr, &c, &cb, &d, pick, v);
+        row[SV_NODES] = sr.nodes;
     }
     free(tt);
     return -1;

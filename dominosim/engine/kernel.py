@@ -248,9 +248,10 @@ decide = _core.decide
 solve = _core.solve
 deal = _core.deal
 # columns of solve's output rows (SV_* in _core.h): the value (points difference), the win
-# bit, the best first action (-1: none), solved, nodes searched, the root seat
-SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT = range(6)
-SV_COLS = 6
+# bit, the best first action (-1: none), solved, nodes searched, the root seat, whether the
+# chosen action is optimal (1, 0; -1 not asked or not known)
+SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL = range(7)
+SV_COLS = 7
 BAD_STATE = "a game slot's state is out of range"
 
 
