@@ -182,11 +182,14 @@ def setup_tune_target(*, variant: str, players: int | str = 2,
     return exp_flags, analysis
 
 
-def skill_legs(strategies: Sequence[str], players: int) -> list[tuple]:
-    """The tables of ``dominosim skill``: every pair of the ladder, A and B alternating round
-    the table (``a,b,b`` with 3 players), each played in all its cyclic rotations."""
+def skill_legs(strategies: Sequence[str], players: int, round_robin: bool = True) -> list[tuple]:
+    """The tables of ``dominosim skill``: every pair of the ladder (``round_robin`` False:
+    only the pairs with random), A and B alternating round the table (``a,b,b`` with 3
+    players), each played in all its cyclic rotations."""
     out = []
     for a, b in itertools.combinations(list(strategies), 2):
+        if not round_robin and "random" not in (a, b):
+            continue
         out.append((a, b, b) if players == 3 else (a, b) * (players // 2))
     return out
 
@@ -194,12 +197,14 @@ def skill_legs(strategies: Sequence[str], players: int) -> list[tuple]:
 def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Sequence[str] | None = None,
                 sets: Sequence[str] = (), deals: int | str | None = None,
                 budget: int | str | None = None, accuracy_deals: int | str | None = None,
-                name: str | None = None, **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
+                round_robin: bool = True, name: str | None = None,
+                **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
     """``(experiment flags, legs, analysis)`` of ``dominosim skill``: ``deals`` per table
     (default 1000), each in every seating, unit hand; the perfect-information value of each
     deal by the solver with ``budget`` nodes per deal (default ``solver.DEFAULT_BUDGET``; 0:
     not solved); the decisions of each strategy on its first ``accuracy_deals`` deals against
-    random (default 200; 0: none) rated by the solver with the same budget."""
+    random (default 200; 0: none) rated by the solver with the same budget; ``round_robin``
+    False: only the tables with random (the others' pairs are then not compared)."""
     from .solver import DEFAULT_BUDGET
 
     solve = _budget(DEFAULT_BUDGET if budget is None else budget)
@@ -211,14 +216,14 @@ def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Seque
             f"(it names {', '.join(labels)}); add random to the list"
         )
     rules = rules_from_cli(variant, players, sets)
-    legs = skill_legs(labels, rules.players)
+    legs = skill_legs(labels, rules.players, round_robin)
     n = _games(deals)
     seatings = len({legs[0][r:] + legs[0][:r] for r in range(rules.players)})  # (a,b,a,b): 2
     exp_flags = dict(variants=[variant], players=players, sets=list(sets),
                      strategies=",".join(legs[0]), games=n * seatings, unit="hand",
                      name=name or f"skill-{variant}", rotate=True, **flags)  # fmt: skip
     analysis = {"kind": "skill", "strategies": labels, "deals_requested": n,
-                "legs": [list(x) for x in legs], "solve_budget": solve,
+                "legs": [list(x) for x in legs], "solve_budget": solve, "round_robin": round_robin,
                 "accuracy_deals": min(rated, n) if solve else 0}  # fmt: skip
     return exp_flags, legs, analysis
 

@@ -25,6 +25,8 @@ def test_legs_and_default_ladder():
     assert skill_legs("abc", 2) == [("a", "b"), ("a", "c"), ("b", "c")]
     assert skill_legs("ab", 4) == [("a", "b", "a", "b")]
     assert skill_legs("ab", 3) == [("a", "b", "b")]
+    only = skill_legs(["random", "a", "b"], 2, round_robin=False)  # (--against-random)
+    assert only == [("random", "a"), ("random", "b")]
     assert LADDER[0] == "random" and LADDER[-2:] == ("mc", "oracle") and len(LADDER) == 8
 
 

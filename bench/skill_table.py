@@ -1,0 +1,145 @@
+"""The luck-against-skill table of docs/skill.md: `dominosim skill` for every variant at 2
+players and at 4 (in partnership where RULES §15 allows it; kozel: its teams; else each for
+itself, the solver's paranoid bound).
+
+    python bench/skill_table.py [--seed 2026] [--deals 4400] [--workers 2] [--write]
+
+Each cell is one `dominosim skill --against-random` run (api.skill) of the ladder random, the
+five heuristics and mc (``--mc``, default ``mc:samples=32``), ``--deals`` deals per table in
+every seating, the deals solved with ``--budget`` nodes (the slow variants with
+``--slow-budget``, said in the table) and each strategy's decisions rated on its first
+``--accuracy-deals`` deals (``--slow-accuracy-deals`` for the slow ones). It prints the table
+in Markdown with every interval's largest half-width and the time of each cell; ``--write``
+puts it into docs/skill.md (between the table markers) and the figures into
+bench/skill_table.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from dominosim import api
+from dominosim.tournament import LADDER
+from dominosim.variants import OPTIONS, VARIANTS
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW = {"sniff", "basic"}  # the solver's hard variants (bench/README.md, "The solver")
+BEGIN, END = "<!-- skill table: begin -->", "<!-- skill table: end -->"
+
+
+def cells(variants, players):
+    for v in variants:
+        for p in players:
+            if p == 2:
+                yield v, 2, []
+            elif v == "kozel" or (v, "partnership") in OPTIONS:
+                yield v, 4, [] if v == "kozel" else [f"{v}.partnership=on"]
+            else:
+                yield v, 4, []
+
+
+def run_cell(v, p, sets, a, out) -> tuple[dict, float]:
+    slow = v in SLOW
+    t = time.perf_counter()
+    data = api.skill(
+        variant=v, players=p, sets=sets, deals=a.deals, seed=a.seed, workers=a.workers,
+        strategies=",".join([*LADDER[:-2], a.mc]), round_robin=False,
+        budget=a.slow_budget if slow else a.budget, out=out, records=False,
+        accuracy_deals=a.slow_accuracy_deals if slow else a.accuracy_deals,
+    )  # fmt: skip
+    return data["analysis"], time.perf_counter() - t
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _cell(x, ci) -> str:
+    return f"{_pct(x)} [{_pct(ci[0])}, {_pct(ci[1])}]"
+
+
+def _half(ci) -> float:
+    return 0.0 if None in ci else 100 * (ci[1] - ci[0]) / 2
+
+
+def row_of(v, p, sets, an, secs, mc) -> tuple[dict, list[float]]:
+    pi = an["perfect_information"]
+    lad = {r["strategy"]: r for r in an["ladder"]}
+    acc = {r["strategy"]: r for r in an["accuracy"]}
+    best = an["best_heuristic"]
+    who = "2" if p == 2 else ("4 teams" if sets or v == "kozel" else "4")
+    halves = [_half(pi["leader_win_ci"]), _half(lad[best]["hand_win_ci"]),
+              _half(lad[mc]["hand_win_ci"]), _half(lad[best]["decided_ci"]),
+              *(_half(acc[x]["accuracy_ci"]) for x in ("random", best, mc))]  # fmt: skip
+    row = {
+        "variant": v, "players": who, "sets": sets,
+        "perfect_information": pi, "paranoid": pi["paranoid"],
+        "best_heuristic": best, "best": lad[best], "mc": lad[mc],
+        "accuracy": {x: acc[x] for x in ("random", best, mc)},
+        "seconds": round(secs, 1), "largest_half_width_pp": round(max(halves), 2),
+    }  # fmt: skip
+    return row, halves
+
+
+def markdown(rows, a) -> str:
+    head = ("| variant | players | leader wins, perfect play | solved | best heuristic | "
+            "its hand wins vs random | mc hand wins vs random | decided by the deal (best / "
+            "random) | accuracy: random | best heuristic | mc |")  # fmt: skip
+    out = [head, "|---|---|---|---:|---|---|---|---|---|---|---|"]
+    for r in rows:
+        pi, acc, best = r["perfect_information"], r["accuracy"], r["best_heuristic"]
+        mark = " †" if r["paranoid"] else ""
+        out.append(
+            f"| {r['variant']} | {r['players']} | {_cell(pi['leader_win_rate'], pi['leader_win_ci'])}{mark} "
+            f"| {pi['solved']}/{pi['deals']} | {best} "
+            f"| {_cell(r['best']['hand_win_rate'], r['best']['hand_win_ci'])} "
+            f"| {_cell(r['mc']['hand_win_rate'], r['mc']['hand_win_ci'])} "
+            f"| {_cell(r['best']['decided_share'], r['best']['decided_ci'])} | "
+            + " | ".join(_cell(acc[x]["accuracy"], acc[x]["accuracy_ci"])
+                         for x in ("random", best, a.mc)) + " |"
+        )  # fmt: skip
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--deals", type=int, default=4400)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--mc", default="mc:samples=32")
+    ap.add_argument("--budget", type=int, default=2_000_000)
+    ap.add_argument("--slow-budget", type=int, default=200_000)
+    ap.add_argument("--accuracy-deals", type=int, default=700)
+    ap.add_argument("--slow-accuracy-deals", type=int, default=300)
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--players", default="2,4")
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    rows, t0 = [], time.perf_counter()
+    with tempfile.TemporaryDirectory() as out:
+        for v, p, sets in cells(a.variants.split(","), [int(x) for x in a.players.split(",")]):
+            an, secs = run_cell(v, p, sets, a, out)
+            row, halves = row_of(v, p, sets, an, secs, a.mc)
+            rows.append(row)
+            print(f"{v} {row['players']}: {secs:.1f} s, largest half-width "
+                  f"{max(halves):.2f} pp", flush=True)  # fmt: skip
+    total = time.perf_counter() - t0
+    table = markdown(rows, a)
+    print(table)
+    print(f"whole table: {total:.0f} s; largest half-width "
+          f"{max(r['largest_half_width_pp'] for r in rows):.2f} pp")  # fmt: skip
+    if a.write:
+        doc = ROOT / "docs" / "skill.md"
+        text = doc.read_text()
+        i, j = text.index(BEGIN) + len(BEGIN), text.index(END)
+        doc.write_text(text[:i] + "\n" + table + "\n" + text[j:])
+        (ROOT / "bench" / "skill_table.json").write_text(json.dumps(
+            {"args": vars(a), "seconds": round(total, 1), "rows": rows}, indent=1) + "\n")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
