@@ -369,10 +369,10 @@ def _skill(manifest, aggregates, data) -> dict:
                 **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
                for x in (best, "mc") for r in ladder if r["strategy"] == x]  # fmt: skip
     accuracy = _accuracy(rr["strategies"], aggs)
+    rated = {x["strategy"]: x for x in accuracy}
     for r in ladder:
-        row = next((x for x in accuracy if x["strategy"] == r["strategy"]), None)
-        r["accuracy"] = row and row["accuracy"]
-        r["accuracy_ci"] = row["accuracy_ci"] if row else [None, None]
+        row = rated.get(r["strategy"], {"accuracy": None, "accuracy_ci": [None, None]})
+        r["accuracy"], r["accuracy_ci"] = row["accuracy"], row["accuracy_ci"]
     return {
         "kind": "skill",
         "perfect_information": _perfect_information(manifest, aggs),

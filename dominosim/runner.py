@@ -852,22 +852,24 @@ def _solve_deals(agg: Counter, item: WorkItem) -> None:
 
 
 def _rate_decisions(agg: Counter, item: WorkItem, seat_labels, strategies) -> None:
-    """skill: the decision accuracy of the item's accuracy labels in rotation ``r`` on its
-    deals below ``accuracy_deals`` in one seating (dominosim.solver.decision_accuracy): per label, the
-    decisions with a real choice, those rated (``acc_rated``; the rest ran out of budget), the
-    optimal ones, and for an interval clustered by hand (the decisions of one hand are not
-    independent) the hands and Σn², Σon, Σo² of each hand's rated n and optimal o."""
+    """skill: the decision accuracy of the item's accuracy labels in one seating, on its deals
+    below ``accuracy_deals`` (dominosim.solver.decision_accuracy, one play for all of them):
+    per label, the decisions with a real choice, those rated (``acc_rated``; the rest ran out
+    of budget), the optimal ones, and for an interval clustered by hand (the decisions of one
+    hand are not independent) the hands and Σn², Σon, Σo² of each hand's rated n and optimal
+    o."""
     from .solver import decision_accuracy
 
     ids = range(item.start, min(item.stop, item.accuracy_deals))
+    watched = [s for s, y in enumerate(seat_labels) if y in item.accuracy_labels]
+    acc = decision_accuracy(item.rules, item.seed, strategies, ids, watched,
+                            budget=item.accuracy_budget)  # fmt: skip
     for x in item.accuracy_labels:
-        watched = [s for s, y in enumerate(seat_labels) if y == x]
-        acc = decision_accuracy(item.rules, item.seed, strategies, ids, watched,
-                                budget=item.accuracy_budget)  # fmt: skip
-        rated = acc.optimal >= 0
+        mine = np.isin(acc.seat, [s for s, y in enumerate(seat_labels) if y == x])
+        rated = mine & (acc.optimal >= 0)
         n = np.bincount(acc.match[rated] - ids.start, minlength=len(ids))
-        o = np.bincount(acc.match[acc.optimal == 1] - ids.start, minlength=len(ids))
-        add(agg, "acc_decisions", len(acc.optimal), pair=x)
+        o = np.bincount(acc.match[mine & (acc.optimal == 1)] - ids.start, minlength=len(ids))
+        add(agg, "acc_decisions", mine.sum(), pair=x)
         add(agg, "acc_rated", rated.sum(), pair=x)
         add(agg, "acc_optimal", o.sum(), pair=x)
         add(agg, "acc_hands", len(ids), pair=x)

@@ -214,8 +214,9 @@ def decision_accuracy(rules: Rules, seed: int, strategies: Sequence[Strategy],
     side (the paranoid bound's objective with three or more sides). The games are the run's:
     the watched strategies decide as they would (a test checks the records equal)."""
     seen: list = []
-    wrap: dict = {}
-    seats = [wrap.setdefault(id(s), _Watched(s, seen)) if i in set(watched) else s
+    wrap: dict = {}  # (one wrapper per strategy object: the engine groups seats by it)
+    watched = set(watched)
+    seats = [wrap.setdefault(id(s), _Watched(s, seen)) if i in watched else s
              for i, s in enumerate(strategies)]  # fmt: skip
     ids = [int(m) for m in match_ids]
     if ids:

@@ -229,22 +229,21 @@ def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Seque
 
 
 def _accuracy_deals(value) -> int:
+    return _count(
+        value, "--accuracy-deals", "deals per strategy whose decisions are rated; 0: none"
+    )
+
+
+def _budget(budget) -> int:
+    return _count(budget, "--budget", "solver nodes per deal; 0: no solving")
+
+
+def _count(value, option: str, meaning: str) -> int:
+    """``value`` as an integer >= 0, or the option's one-line error."""
     try:
         n = int(str(value).strip())
     except ValueError:
         n = -1
     if n < 0:
-        raise ConfigError(f"--accuracy-deals must be an integer >= 0 (deals per strategy whose "
-                          f"decisions are rated; 0: none), not '{value}'")  # fmt: skip
-    return n
-
-
-def _budget(budget) -> int:
-    try:
-        n = int(str(budget).strip())
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise ConfigError(f"--budget must be an integer >= 0 (solver nodes per deal; 0: no "
-                          f"solving), not '{budget}'")  # fmt: skip
+        raise ConfigError(f"{option} must be an integer >= 0 ({meaning}), not '{value}'")
     return n
