@@ -228,6 +228,11 @@ def decision_accuracy(rules: Rules, seed: int, strategies: Sequence[Strategy],
     blind = rules.draw_mode == "blind"
     bst = np.concatenate([s[1] for s in seen]) if blind else np.zeros(1, kernel.BSLOT)
     seat, match, act = (np.concatenate([s[k] for s in seen]) for k in (2, 3, 4))
-    sol = solve_slots(rules, st, bst, seats=seat, chosen=act, budget=budget)
+    # by hand, in the order they came: a hand's later decisions find what its earlier ones'
+    # searches left in the table (the core's deal_salt), and no other hand's come between
     order = np.argsort(match, kind="stable")
-    return Accuracy(match[order], seat[order], sol.optimal[order], paranoid(rules))
+    st, seat, match, act = st[order], seat[order], match[order], act[order]
+    if blind:
+        bst = bst[order]
+    sol = solve_slots(rules, st, bst, seats=seat, chosen=act, budget=budget)
+    return Accuracy(match, seat, sol.optimal, paranoid(rules))

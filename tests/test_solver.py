@@ -53,7 +53,7 @@ class _Play:
     def __init__(self, script, pick=None, snap=False):
         self.script, self.pick = list(script), pick
         self.snap_from = max(0, len(self.script) - 3) if snap else None
-        self.log, self.at = [], None
+        self.log, self.at, self.twins = [], None, []
 
 
 _ATOMS = frozenset({int, bool, str, tuple, type(None)})
@@ -76,6 +76,24 @@ def _copy(x, rules):
     return c
 
 
+def twin_pairs(hand):
+    """The pairs of open positions of a reference hand that show the same the same way and
+    that the solver takes for twins (docs/design.md, "The solver"): a line's two ends (not a
+    single end's, not blind's), a spinner's arms W E or N S (both covered or both not)."""
+    lay, rules = hand.layout, hand.rules
+    if rules.draw_mode == "blind" or lay.kind == "single_end" or lay.empty:
+        return []
+    seen = dict(lay.positions())
+
+    def face(pid):
+        covered = lay.spinner is None or pid in lay.covered
+        e = lay.ends.get(pid) if covered else None
+        return (seen[pid], covered, e.double, e.along) if e else (seen[pid], covered)
+
+    pairs = [("L", "R")] if lay.spinner is None else [("W", "E"), ("N", "S")]
+    return [(a, b) for a, b in pairs if a in seen and b in seen and face(a) == face(b)]
+
+
 class _Scripted(reference.Hand):
     """A reference hand whose decisions come from a _Play (``self.play_``)."""
 
@@ -88,6 +106,7 @@ class _Scripted(reference.Hand):
                       self.record.turns))  # fmt: skip
         if k < len(p.script):
             return p.script[k]
+        p.twins = twin_pairs(self)
         if p.pick is None:
             raise _Need(seat, list(legal))
         a = p.pick(legal)
@@ -277,6 +296,39 @@ def test_the_solver_equals_an_exhaustive_minimax_over_the_reference_engine(mode)
         assert 0 < sum(want_opt) < len(rows)  # (both kinds of action are rated)
         count += len(games)
     assert count >= PER_MODE, sections
+
+
+@pytest.mark.parametrize("mode", ["line", "two-lane", "spinner", "drawing"])
+def test_twin_positions_are_worth_the_same(mode):
+    """What the search's twins rest on (it searches one of two twin positions and gives a
+    position and its mirror image one key): by the reference engine's own minimax, a tile
+    placed on either of two twin positions (a line's ends showing the same, a spinner's arms
+    W E or N S showing the same) is worth the same, and the solver agrees on every such
+    position."""
+    _, rule_sets, want = MODES[mode]
+    rng = random.Random(f"{SEED}-{mode}-twins")
+    checked = 0
+    for variant, players, opts, *_ in rule_sets:
+        rules = make_rules(variant, players, **opts)
+        rows = []
+        n = 40 if mode == "drawing" else 80  # (six rule sets there, slower to replay)
+        for mid, prefix, value, kids in endgames(rules, n, rng, want, max_left=6, max_nodes=64):
+            need = _Play(prefix)
+            assert isinstance(replay(rules, mid, need), _Need)
+            for a, b in need.twins:
+                for t in range(28):
+                    for along in (False, True):
+                        x, y = actions.place(t, a, along), actions.place(t, b, along)
+                        if x in kids or y in kids:
+                            assert kids.get(x) == kids.get(y), (rules.label, mid, prefix, t)
+                            rows += [(mid, prefix, value, x), (mid, prefix, value, y)]
+        if rows:
+            sol = solver.solve_after(rules, SEED, [r[0] for r in rows], [r[1] for r in rows],
+                                     chosen=[r[3] for r in rows], budget=100_000)  # fmt: skip
+            assert (2 * sol.value + sol.win == [r[2] for r in rows]).all(), rules.label
+            assert (sol.optimal[0::2] == sol.optimal[1::2]).all(), rules.label
+            checked += len(rows) // 2
+    assert checked >= 20, mode  # (twins occur, and the test sees them)
 
 
 def random_lines(rules, n, rng, want, left):

@@ -46,7 +46,7 @@ typedef struct {
     int64_t nodes, budget;
     int aborted;
     int plain; /* a plain minimax: no table, no pruning (tests check the search with it) */
-    uint64_t salt; /* the position's share of every key (one table serves a call's positions) */
+    uint64_t salt; /* the hand's share of every key (deal_salt: one table serves a call) */
     TTEntry *tt;
     uint64_t mask;
 } Search;
@@ -86,14 +86,54 @@ static int solve_actions(const Rules *r, const Slot *rw, const Dec *d, int16_t *
     return n;
 }
 
+/* Twin positions: open positions the rules treat alike, so that a tile placed on either
+ * gives positions of the same value: the two ends of a line (not a single end; not blind's,
+ * left as it is), and around a spinner the two arms W E, or N S, showing the same. The
+ * twin of open position k below it, or -1. */
+static int twin_below(const Rules *r, const Slot *rw, int k) {
+    if (r->blind || r->single_end || k % 2 == 0) return -1;
+    int j = k - 1;
+    if (rw->vals[k] < 0 || rw->vals[j] != rw->vals[k] || rw->dbl[j] != rw->dbl[k] ||
+        rw->alg[j] != rw->alg[k])
+        return -1;
+    if (k >= 2 && ((rw->hb[H_COV] >> (j - 2)) & 1) != ((rw->hb[H_COV] >> (k - 2)) & 1))
+        return -1;
+    return j;
+}
+
+/* the actions without the placements on an open position with a twin below it (each has
+ * its twin there); returns how many are left */
+static int drop_twins(const Rules *r, const Slot *rw, int16_t *acts, int n) {
+    int twin[6], any = 0;
+    for (int k = 0; k < r->npos; k++) any |= (twin[k] = twin_below(r, rw, k)) >= 0;
+    if (!any) return n;
+    int m = 0;
+    for (int j = 0; j < n; j++)
+        if (acts[j] >= A_DRAW || twin[(acts[j] % A_ALONG) % 6] < 0) acts[m++] = acts[j];
+    return m;
+}
+
+/* action a on the mirror image (flip, as open_word sets it): a placement on its twin */
+static inline int16_t mirror_action(int16_t a, int flip) {
+    if (!flip || a < 0 || a >= A_DRAW) return a;
+    int k = (a % A_ALONG) % 6;
+    if (!((flip >> (k / 2)) & 1)) return a;
+    return (int16_t)(k % 2 == 0 ? a + 1 : a - 1);
+}
+
 /* Move ordering: the placements heaviest tile first (a heavy tile left in hand costs most
  * at a domino or a block), an insertion sort of the few actions; the flags stay last. */
+static int order_key(int16_t a) {
+    int t = (a % A_ALONG) / 6;
+    return TILE_PIPS[t];
+}
+
 static void order_actions(int16_t *acts, int n) {
     for (int j = 1; j < n; j++) {
         int16_t a = acts[j];
         if (a >= A_DRAW) break;
-        int w = TILE_PIPS[(a % A_ALONG) / 6], k = j;
-        while (k > 0 && TILE_PIPS[(acts[k - 1] % A_ALONG) / 6] < w) {
+        int w = order_key(a), k = j;
+        while (k > 0 && order_key(acts[k - 1]) < w) {
             acts[k] = acts[k - 1];
             k--;
         }
@@ -150,23 +190,45 @@ static inline uint64_t mix(uint64_t h, uint64_t x) { return sm(h ^ x); }
 /* 20 bits of a count (points, scores, penalties) */
 static inline uint64_t bits20(int64_t x) { return (uint64_t)x & 0xFFFFF; }
 
-/* the hash of everything the rest of the hand depends on (the stock's order is the
- * position's: it is in the salt's position, not in the key) */
-static uint64_t state_key(const Rules *r, const Slot *rw, const BSlot *bw, const Dec *d) {
+/* The open positions in one word, twins (twin_below) in canonical order: of the two ends of
+ * a line, or of a spinner's arms W E or N S, the one that shows less first, so that a
+ * position and its mirror image share a key; bit p of *flip says that twins 2p, 2p + 1 were
+ * swapped (mirror_action maps an action between the two). A position: its value, double,
+ * laid along; an arm: also its tile's value, double, and whether it is covered. */
+static uint64_t open_word(const Rules *r, const Slot *rw, int *flip) {
+    uint64_t code[6], word = 0;
+    for (int k = 0; k < r->npos; k++) {
+        code[k] = (uint64_t)((rw->vals[k] + 1) | (rw->dbl[k] != 0) << 3 | (rw->alg[k] != 0) << 4);
+        if (k >= 2)
+            code[k] |= (uint64_t)((rw->armv[k - 2] + 1) | (rw->armd[k - 2] != 0) << 3 |
+                                  ((rw->hb[H_COV] >> (k - 2)) & 1) << 4)
+                       << 5;
+    }
+    *flip = 0;
+    int twins = !r->blind && !r->single_end && (r->npos == 2 || r->spinner);
+    for (int k = 0; twins && k < r->npos; k += 2)
+        if (code[k] > code[k + 1]) {
+            uint64_t c = code[k];
+            code[k] = code[k + 1];
+            code[k + 1] = c;
+            *flip |= 1 << (k / 2);
+        }
+    for (int k = 0; k < r->npos; k++) word |= code[k] << (k < 2 ? 5 * k : 10 * k - 10);
+    return word;
+}
+
+/* the hash of everything the rest of the hand depends on that changes in the hand (what
+ * does not, the stock's order above all, is in the hand's salt: deal_salt) */
+static uint64_t state_key(const Rules *r, const Slot *rw, const BSlot *bw, const Dec *d,
+                          int *flip) {
     uint64_t head = (uint64_t)rw->to_move | (uint64_t)d->kind << 3 | (uint64_t)rw->phase << 6 |
                     (uint64_t)(rw->hb[H_LAST] + 1) << 10 | (uint64_t)rw->hb[H_SP] << 14 |
-                    (uint64_t)(rw->hb[H_SPIN] + 1) << 20 | (uint64_t)rw->hb[H_COV] << 24 |
+                    (uint64_t)(rw->hb[H_SPIN] + 1) << 20 |
                     (uint64_t)(rw->hb[H_FIRST] + 1) << 28 | (uint64_t)(rw->lead_tile + 1) << 34 |
                     (uint64_t)d->flags << 40;
     uint64_t h = mix(0, head);
     for (int s = 0; s < r->P; s++) h = mix(h, rw->hands[s]);
-    uint64_t pos = 0;
-    for (int k = 0; k < r->npos; k++)
-        pos |= (uint64_t)((rw->vals[k] + 1) | (rw->dbl[k] != 0) << 3 | (rw->alg[k] != 0) << 4)
-               << (5 * k);
-    for (int j = 0; r->spinner && j < 4; j++)
-        pos |= (uint64_t)((rw->armv[j] + 1) | (rw->armd[j] != 0) << 3) << (30 + 4 * j);
-    h = mix(h, pos);
+    h = mix(h, open_word(r, rw, flip));
     for (int s = 0; s < 4; s++)
         h = mix(h, bits20(rw->points[s]) | bits20(rw->scores[s]) << 20 |
                        bits20(rw->penalties[s]) << 40);
@@ -190,6 +252,25 @@ static uint64_t state_key(const Rules *r, const Slot *rw, const BSlot *bw, const
     return h;
 }
 
+/* The share of every key of a search for root side `side` from slot rw: what stays fixed
+ * through a hand (the stock's order and end, the deal's key and ids, the pot and eggs carried
+ * in) and the root side, for whom the values are. Positions of one hand for one side share
+ * it, so a later decision of a hand finds the entries an earlier one's search left. */
+static uint64_t deal_salt(const Slot *rw, int64_t side) {
+    uint64_t h = mix(UINT64_C(0x5EED), (uint64_t)side | (uint64_t)rw->hb[H_SEND] << 8);
+    uint64_t w = 0;
+    for (int k = 0; k < 28; k++) {
+        w = w << 8 | (uint8_t)rw->stock[k];
+        if (k % 8 == 7 || k == 27) {
+            h = mix(h, w);
+            w = 0;
+        }
+    }
+    h = mix(h, rw->skey);
+    h = mix(h, (uint64_t)rw->match ^ (uint64_t)rw->hand_idx << 40);
+    return mix(h, (uint64_t)rw->pot ^ (uint64_t)rw->eggs << 48);
+}
+
 static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d,
                          int32_t alpha, int32_t beta, int depth, int64_t *best_out);
 
@@ -210,6 +291,20 @@ static int32_t search_child(Search *sr, const Slot *rw, const BSlot *bw, const D
     return 0;
 }
 
+/* a child's value within (alpha, beta): the first child (and every child of a plain
+ * minimax) searched with the whole window, a later one first with a null window at the
+ * bound the side to move must beat, searched again with the whole window only where it
+ * beats it (principal variation search: the ordering usually puts the best child first) */
+static int32_t child_value(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d, int64_t a,
+                           int32_t alpha, int32_t beta, int depth, int maxing, int j) {
+    if (j == 0 || sr->plain || beta - alpha <= 1)
+        return search_child(sr, rw, bw, d, a, alpha, beta, depth);
+    int32_t v = maxing ? search_child(sr, rw, bw, d, a, alpha, alpha + 1, depth)
+                       : search_child(sr, rw, bw, d, a, beta - 1, beta, depth);
+    if (sr->aborted || v <= alpha || v >= beta) return v; /* (a bound that settles it) */
+    return search_child(sr, rw, bw, d, a, alpha, beta, depth);
+}
+
 /* the value of the decision d that slot rw stands at, within (alpha, beta) (fail-soft); the
  * best action in *best_out where asked */
 static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d,
@@ -220,7 +315,8 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
         sr->aborted = 1;
         return 0;
     }
-    uint64_t key = sr->plain ? 0 : state_key(r, rw, bw, d) ^ sr->salt;
+    int flip = 0;
+    uint64_t key = sr->plain ? 0 : state_key(r, rw, bw, d, &flip) ^ sr->salt;
     TTEntry *e = &sr->tt[key & sr->mask];
     int16_t acts[SOLVE_MAX_ACTS];
     int n = solve_actions(r, rw, d, acts);
@@ -228,18 +324,22 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
         sr->aborted = 1;
         return 0;
     }
-    if (!sr->plain) order_actions(acts, n);
+    if (!sr->plain) {
+        n = drop_twins(r, rw, acts, n);
+        order_actions(acts, n);
+    }
     if (!sr->plain && e->bound != B_NONE && e->key == key) {
         int32_t v = e->value;
+        int16_t eb = mirror_action(e->best, flip);
         if (e->bound == B_EXACT || (e->bound == B_LOWER && v >= beta) ||
             (e->bound == B_UPPER && v <= alpha)) {
-            if (best_out) *best_out = e->best;
+            if (best_out) *best_out = eb;
             return v;
         }
         for (int j = 1; j < n; j++) /* the entry's best action first */
-            if (acts[j] == e->best) {
+            if (acts[j] == eb) {
                 acts[j] = acts[0];
-                acts[0] = e->best;
+                acts[0] = eb;
                 break;
             }
     }
@@ -247,7 +347,7 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
     int32_t best = maxing ? -SOLVE_INF : SOLVE_INF, a0 = alpha, b0 = beta;
     int16_t bm = acts[0];
     for (int j = 0; j < n; j++) {
-        int32_t v = search_child(sr, rw, bw, d, acts[j], alpha, beta, depth + 1);
+        int32_t v = child_value(sr, rw, bw, d, acts[j], alpha, beta, depth + 1, maxing, j);
         if (sr->aborted) return 0;
         if (maxing ? v > best : v < best) {
             best = v;
@@ -264,7 +364,7 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
     }
     e->key = key;
     e->value = best;
-    e->best = bm;
+    e->best = mirror_action(bm, flip);
     e->bound = (int8_t)(best <= a0 ? B_UPPER : (best >= b0 ? B_LOWER : B_EXACT));
     if (best_out) *best_out = bm;
     return best;
@@ -325,7 +425,7 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
         if (r->blind) cb = bst[i];
         int64_t seat = seats[i] >= 0 ? seats[i] : c.to_move, best = -1;
         Search sr = {r, side_of(r, seat), points_lower(r), 0, budget, 0, plain,
-                     sm(UINT64_C(0x5EED) + (uint64_t)i), tt, size - 1};
+                     deal_salt(&c, side_of(r, seat)), tt, size - 1};
         Dec d;
         int32_t v;
         if (c.ask != ASK_NONE) {
