@@ -24,6 +24,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def _one_side(sides: int, players: int, cells, rotations) -> bool:
+    """Whether a strategy's seats (``cells``: rotation, seat) are one partnership's in every
+    rotation: its win then counts at each of those seats, and its intervals count it once
+    (Wilson over the side's hands, not its seat-hands)."""
+    if sides != 2 or players != 4:
+        return False
+    return all(len({s % 2 for q, s in cells if q == r}) == 1 for r in rotations)
+
+
 def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | None = None) -> dict:
     """The report as data (see docs/results.md, "Report JSON").
 
@@ -62,17 +71,18 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
             sm = sum(A.get("seat_matches", r, s) for r, s in cells)
             mw = sum(A.get("seat_match_wins", r, s) for r, s in cells)
             sp = sum(A.get("seat_points", r, s) for r, s in cells)
+            one = k[x] if _one_side(sides, P, cells, rotations) else 1  # (below)
             strategies.append({
                 "strategy": x,
                 "seats": k[x],
                 "seat_hands": sh,
                 "hand_wins": hw,
                 "hand_win_rate": stats.finite(stats.rate(hw, sh)),
-                "hand_win_ci": stats.interval(stats.wilson(hw, sh)),
+                "hand_win_ci": stats.interval(stats.wilson(hw // one, sh // one)),
                 "seat_matches": sm,
                 "match_wins": mw,
                 "match_win_rate": stats.finite(stats.rate(mw, sm)),
-                "match_win_ci": stats.interval(stats.wilson(mw, sm)),
+                "match_win_ci": stats.interval(stats.wilson(mw // one, sm // one)),
                 "mean_points": stats.finite(stats.rate(sp, sh)),
             })  # fmt: skip
         seat_rows = []

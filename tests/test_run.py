@@ -353,3 +353,21 @@ def test_the_suite_keeps_out_of_the_users_home():
     for var in ("HOME", "XDG_CACHE_HOME"):
         assert os.path.realpath(os.environ[var]).startswith(tmp), var
     assert os.path.realpath(os.path.expanduser("~")).startswith(tmp)
+
+
+def test_a_partnership_win_counts_once_in_its_interval(tmp_path):
+    """RULES §15: in partnership a hand won by a side is won at both of its seats. The win
+    rate per seat-hand is the side's, and its 95% interval counts each hand once: Wilson over
+    the side's hands, not over its seat-hands (which would be narrower by about √2)."""
+    from dominosim.stats import wilson
+
+    data, _ = run_json(tmp_path, "--workers", "1", "--set", "classic.partnership=on",
+                       base=["--variant", "classic", "--players", "4", "--games", "60",
+                             "--strategies", "random,heaviest,random,heaviest", "--seed", "3"])  # fmt: skip
+    g = data["groups"][0]
+    for s in g["strategies"]:
+        assert s["hand_wins"] % 2 == 0 and s["seat_hands"] % 2 == 0
+        assert s["hand_win_rate"] == s["hand_wins"] / s["seat_hands"]
+        want = wilson(s["hand_wins"] // 2, s["seat_hands"] // 2)
+        assert s["hand_win_ci"] == pytest.approx(list(want))
+        assert s["hand_win_ci"] != pytest.approx(list(wilson(s["hand_wins"], s["seat_hands"])))
