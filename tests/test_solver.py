@@ -468,8 +468,9 @@ BUILT_IN = ["random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blo
 def test_the_oracle_never_scores_below_the_solvers_value(variant):
     """Issue 20: the oracle plays the solver's move seeing everything; against built-in
     strategies (two per variant, in both seatings) its side scores at least the solver's value
-    of the deal (RULES §1.13-§1.15 points, the win as tie-break), so no built-in strategy
-    scores above that value against it (the hand's points are zero-sum between two sides)."""
+    of the deal (RULES §1.13-§1.15 points, the win as tie-break), and no built-in strategy
+    scores above that value against it: its points margin over the oracle's side is at most
+    minus the solver's (the hand's points are zero-sum between two sides)."""
     rules = make_rules(variant, 2)
     k = sorted(VARIANTS).index(variant)
     mids = list(range(1, 4))
@@ -483,6 +484,10 @@ def test_the_oracle_never_scores_below_the_solvers_value(variant):
             assert ok.sum() >= 2 and getattr(oracle, "unsolved", 0) == 0
             got = side_value(rules, hands, seat)
             assert (got[ok] >= (2 * value.value + value.win)[ok]).all(), (opp, seat)
+            # the other direction, from the built-in's side: its points margin over the
+            # oracle's never exceeds minus the solver's (2d + w >= 2d* + w* gives d >= d*)
+            theirs = (side_value(rules, hands, 1 - seat) - (hands["winner"] == 1 - seat)) // 2
+            assert (theirs[ok] <= -value.value[ok]).all(), (opp, seat)
 
 
 def test_the_oracle_keeps_the_paranoid_bound_and_plays_for_its_partner():
