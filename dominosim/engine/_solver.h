@@ -94,28 +94,36 @@ static int solve_actions(const Rules *r, const Slot *rw, const Dec *d, int16_t *
 
 /* Twin positions: open positions the rules treat alike, so that a tile placed on either
  * gives positions of the same value: the two ends of a line (not a single end; not blind's,
- * left as it is), and around a spinner the two arms W E, or N S, showing the same. The
- * twin of open position k below it, or -1. */
-static int twin_below(const Rules *r, const Slot *rw, int k) {
-    if (r->blind || r->single_end || k % 2 == 0) return -1;
-    int j = k - 1;
-    if (rw->vals[k] < 0 || rw->vals[j] != rw->vals[k] || rw->dbl[j] != rw->dbl[k] ||
-        rw->alg[j] != rw->alg[k])
-        return -1;
-    if (k >= 2 && ((rw->hb[H_COV] >> (j - 2)) & 1) != ((rw->hb[H_COV] >> (k - 2)) & 1))
-        return -1;
-    return j;
+ * left as it is), and around a spinner the two arms W E, or N S: positions 2p and 2p + 1. */
+static inline int twin_layout(const Rules *r) {
+    return !r->blind && !r->single_end && (r->npos == 2 || r->spinner);
 }
 
-/* the actions without the placements on an open position with a twin below it (each has
- * its twin there); returns how many are left */
+/* what each open position shows, one code each: its value, double, laid along; an arm also
+ * its tile's value, double, and whether it is covered (twins showing the same: equal codes) */
+static void open_codes(const Rules *r, const Slot *rw, uint64_t *code) {
+    for (int k = 0; k < r->npos; k++) {
+        code[k] = (uint64_t)((rw->vals[k] + 1) | (rw->dbl[k] != 0) << 3 | (rw->alg[k] != 0) << 4);
+        if (k >= 2)
+            code[k] |= (uint64_t)((rw->armv[k - 2] + 1) | (rw->armd[k - 2] != 0) << 3 |
+                                  ((rw->hb[H_COV] >> (k - 2)) & 1) << 4)
+                       << 5;
+    }
+}
+
+/* the actions without the placements on an open twin that shows the same as the twin below
+ * it (each has its twin there); returns how many are left */
 static int drop_twins(const Rules *r, const Slot *rw, int16_t *acts, int n) {
-    int twin[6], any = 0;
-    for (int k = 0; k < r->npos; k++) any |= (twin[k] = twin_below(r, rw, k)) >= 0;
+    if (!twin_layout(r)) return n;
+    uint64_t code[6];
+    open_codes(r, rw, code);
+    int same[6] = {0}, any = 0;
+    for (int k = 1; k < r->npos; k += 2)
+        any |= same[k] = rw->vals[k] >= 0 && code[k] == code[k - 1];
     if (!any) return n;
     int m = 0;
     for (int j = 0; j < n; j++)
-        if (acts[j] >= A_DRAW || twin[(acts[j] % A_ALONG) % 6] < 0) acts[m++] = acts[j];
+        if (acts[j] >= A_DRAW || !same[(acts[j] % A_ALONG) % 6]) acts[m++] = acts[j];
     return m;
 }
 
@@ -196,23 +204,15 @@ static inline uint64_t mix(uint64_t h, uint64_t x) { return sm(h ^ x); }
 /* 20 bits of a count (points, scores, penalties) */
 static inline uint64_t bits20(int64_t x) { return (uint64_t)x & 0xFFFFF; }
 
-/* The open positions in one word, twins (twin_below) in canonical order: of the two ends of
- * a line, or of a spinner's arms W E or N S, the one that shows less first, so that a
- * position and its mirror image share a key; bit p of *flip says that twins 2p, 2p + 1 were
- * swapped (mirror_action maps an action between the two). A position: its value, double,
- * laid along; an arm: also its tile's value, double, and whether it is covered. */
+/* The open positions in one word (open_codes), twins in canonical order: of two twins, the
+ * one that shows less first, so that a position and its mirror image share a key; bit p of
+ * *flip says that twins 2p, 2p + 1 were swapped (mirror_action maps an action between the
+ * two). */
 static uint64_t open_word(const Rules *r, const Slot *rw, int *flip) {
     uint64_t code[6], word = 0;
-    for (int k = 0; k < r->npos; k++) {
-        code[k] = (uint64_t)((rw->vals[k] + 1) | (rw->dbl[k] != 0) << 3 | (rw->alg[k] != 0) << 4);
-        if (k >= 2)
-            code[k] |= (uint64_t)((rw->armv[k - 2] + 1) | (rw->armd[k - 2] != 0) << 3 |
-                                  ((rw->hb[H_COV] >> (k - 2)) & 1) << 4)
-                       << 5;
-    }
+    open_codes(r, rw, code);
     *flip = 0;
-    int twins = !r->blind && !r->single_end && (r->npos == 2 || r->spinner);
-    for (int k = 0; twins && k < r->npos; k += 2)
+    for (int k = 0; twin_layout(r) && k < r->npos; k += 2)
         if (code[k] > code[k + 1]) {
             uint64_t c = code[k];
             code[k] = code[k + 1];
