@@ -10,6 +10,7 @@ aggregates). This module imports none of them.
 from __future__ import annotations
 
 from collections import Counter
+import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -142,6 +143,109 @@ def per_match_wins(rules: Rules, hands: dict, matches: dict, start: int, n_ids: 
         mw[s] = np.bincount(mm, weights=(matches["winner"] == side), minlength=n_ids)
     nh = np.bincount(mid, minlength=n_ids).astype(np.int64)
     return hw, mw, nh
+
+
+#: Every metric a chunk's aggregates may hold (docs/results.md, "Aggregates").
+METRICS = frozenset("""
+    hands domino blocked target hand_ties hand_length_sum turns_sum draws_sum passes_sum
+    redeals_sum hand_length_hist turns_hist leader_hands leader_wins points_sum matches
+    match_ties match_length_hist first_leader_matches first_leader_match_wins seat_hands
+    seat_hand_wins seat_hand_ties seat_matches seat_match_wins seat_match_ties
+    seat_match_losses seat_points pair_deals pair_hands pair_hand_sum pair_hand_sumsq
+    pair_match_sum pair_match_sumsq pair_points_sum pair_points_sumsq deals_seated
+    deals_decided pi_deals pi_solved pi_leader_wins pi_value_sum pi_value_sumsq pi_nodes
+    acc_decisions acc_rated acc_optimal acc_hands acc_n2 acc_on acc_o2
+""".split())
+#: The metrics whose values may be negative (sums of points or of differences); every other
+#: value is a count.
+SIGNED = frozenset({"points_sum", "seat_points", "pair_hand_sum", "pair_match_sum",
+                    "pair_points_sum", "pi_value_sum"})  # fmt: skip
+#: No value of one chunk reaches this (a chunk plays far fewer games); a larger one is damage.
+VALUE_LIMIT = 2**53
+#: (smaller, larger): in every chunk, the first metric's value is at most the second's
+#: (by key: the same rotation, seat and pair).
+AT_MOST = (("hand_ties", "hands"), ("leader_hands", "hands"), ("leader_wins", "leader_hands"),
+           ("match_ties", "matches"), ("first_leader_matches", "matches"),
+           ("first_leader_match_wins", "first_leader_matches"),
+           ("seat_hand_wins", "seat_hands"), ("seat_hand_ties", "seat_hands"),
+           ("seat_match_wins", "seat_matches"), ("seat_match_ties", "seat_matches"),
+           ("seat_match_losses", "seat_matches"), ("deals_decided", "deals_seated"),
+           ("pi_solved", "pi_deals"), ("pi_leader_wins", "pi_solved"),
+           ("acc_rated", "acc_decisions"), ("acc_optimal", "acc_rated"))  # fmt: skip
+
+
+def check_chunk_counts(doc: dict, players: int, rotations: Sequence[int],
+                       games: int) -> str | None:  # fmt: skip
+    """None when a chunk's aggregates document (``rows``, ``hands``, ``timing``) holds counts
+    a chunk of ``games`` games at ``players`` seats in ``rotations`` can have; else the
+    reason (the chunk is played again, never merged)."""
+    rows = doc.get("rows")
+    if not isinstance(rows, list):
+        return "its aggregates file is damaged (rows is not a list)"
+    seen: dict[tuple, int] = {}
+    for row in rows:
+        reason = _row_problem(row, players, rotations)
+        if reason is not None:
+            return f"its aggregates file is damaged ({reason})"
+        key = tuple(row[:5])
+        if key in seen:
+            return f"its aggregates file is damaged (row {list(key)} is listed twice)"
+        seen[key] = row[5]
+    return _timing_problem(doc.get("timing")) or _relation_problem(seen, doc.get("hands"), games)
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _row_problem(row: object, players: int, rotations: Sequence[int]) -> str | None:
+    if not isinstance(row, list) or len(row) != 6:
+        return f"row {_short(row)} is not [metric, rotation, seat, bin, pair, value]"
+    metric, rotation, seat, bin_, pair, value = row
+    if metric not in METRICS:
+        return f"unknown metric {_short(metric)}"
+    if not all(_is_int(x) for x in (rotation, seat, bin_, value)) or not isinstance(pair, str):
+        return f"row {_short(row)} has a value of the wrong type"
+    if rotation != -1 and rotation not in rotations or not -1 <= seat < players:
+        return f"row {_short(row)} names a rotation or seat this chunk does not have"
+    if not -1 <= bin_ <= MATCH_LEN_MAX or len(pair) > 1000:
+        return f"row {_short(row)} is out of range"
+    if abs(value) >= VALUE_LIMIT or (value < 0 and metric not in SIGNED):
+        return f"row {_short(row)} holds an impossible count"
+    return None
+
+
+def _timing_problem(timing: object) -> str | None:
+    if not isinstance(timing, dict):
+        return "its aggregates file is damaged (timing)"
+    for k in ("cpu_seconds", "wall_seconds"):
+        x = timing.get(k, 0.0)
+        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x) \
+                or not 0 <= x < 1e12:  # fmt: skip
+            return f"its aggregates file is damaged (timing {k} {_short(x)})"
+    return None
+
+
+def _relation_problem(seen: dict, hands: object, games: int) -> str | None:
+    def total(metric: str) -> int:
+        return sum(v for k, v in seen.items() if k[0] == metric)
+
+    if not _is_int(hands) or hands != total("hands"):
+        return f"its aggregates count {total('hands')} hands, not {_short(hands)}"
+    if total("matches") != games:
+        return f"its aggregates count {total('matches')} matches, not the chunk's {games} games"
+    if total("domino") + total("blocked") + total("target") != hands:
+        return "its aggregates' hand ends do not add up to its hands"
+    for small, large in AT_MOST:
+        for key, v in seen.items():
+            if key[0] == small and v > seen.get((large, *key[1:]), 0):
+                return f"its aggregates count more {small} than {large} ({list(key)})"
+    return None
+
+
+def _short(x: object) -> str:
+    text = " ".join(repr(x).split())
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Merger:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 import platform
+import re
 import signal
 import sys
 import time
@@ -42,6 +43,7 @@ from .aggregates import (
     Merger,
     add,
     aggregate_rotation,
+    check_chunk_counts,
     per_match_wins,
     seating,
 )
@@ -70,7 +72,7 @@ STOP_ENV = "DOMINOSIM_STOP_AFTER_CHUNKS"
 #: however fast the machine plays.
 HOLD_ENV = "DOMINOSIM_HOLD_AFTER_CHUNKS"
 EXECUTORS = ("local", "dask", "dask-local")
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2  # 2: strategy files listed by built-in name or path; chunks carry "run"
 BATCH_SIZE = 10_000
 #: The manifest lists the chunks of a plan up to this many (a larger plan is made on the fly).
 MAX_LISTED_CHUNKS = 10_000
@@ -108,8 +110,10 @@ class WorkItem:
     strategy_paths: tuple[str, ...] = ()
     records: bool = True
     batch_size: int = BATCH_SIZE
-    #: ``(path, sha256)`` of every strategy file of the run: a worker refuses a changed file
-    strategy_files: tuple[tuple[str, str], ...] = ()
+    #: ``(kind, name or path, sha256)`` of every strategy file of the run (``kind``
+    #: "builtin" or "path", :func:`strategy_files`): a worker loads exactly these, each
+    #: checked against its hash before it is run, and refuses a changed file
+    strategy_files: tuple[tuple[str, str, str], ...] = ()
     #: seconds a strategy may take for one decision batch (0: no limit)
     strategy_timeout: float = 0.0
     #: skill: the solver's node budget per deal for the perfect-information value of this
@@ -171,7 +175,7 @@ class Plan:
     #: Per-group seat lists (a round robin), or empty: every group plays ``seats``.
     legs: list[tuple[str, ...]] = field(default_factory=list)
     rotate: bool = True
-    strategy_files: tuple[tuple[str, str], ...] = ()
+    strategy_files: tuple[tuple[str, str, str], ...] = ()
     strategy_timeout: float = 0.0
     solve_budget: int = 0  # skill: the solver's budget per deal (manifest's analysis)
     accuracy_deals: int = 0  # skill: deals per strategy whose decisions are rated
@@ -323,6 +327,25 @@ class Plan:
             ),  # fmt: skip
         }
 
+    def fingerprint(self) -> str:
+        """What a chunk of this run must say it belongs to: the sha256 of everything that
+        makes its games (engine version, seed, unit, rules, seatings, chunk plan, records, the
+        strategy files' contents, skill's measurements), not of where its files lie, so a
+        moved run folder keeps it and a chunk of any other run has another."""
+        from .store import checksum
+        from .version import ENGINE_VERSION
+
+        return checksum({
+            "engine": ENGINE_VERSION, "seed": self.seed, "unit": self.unit,
+            "players": self.players, "rules": [r.to_dict() for r in self.rules],
+            "seats": [list(self.seats_of(g)) for g in range(len(self.rules))],
+            "rotations": [list(self.rotations_of_group(g)) for g in range(len(self.rules))],
+            "ids": [self.ids_per_rotation, self.ids_per_chunk], "records": self.records,
+            "files": sorted([name if kind == "builtin" else "", sha]
+                            for kind, name, sha in self.strategy_files),
+            "skill": [self.solve_budget, self.accuracy_deals],
+        })  # fmt: skip
+
     def _group_label(self, g: int) -> str:
         label = self.rules[g].label
         if self.legs:
@@ -364,8 +387,7 @@ class Plan:
                 batch_size=int(m.get("batch_size", BATCH_SIZE)),
                 legs=[tuple(gd["seats"]) for gd in m["groups"]] if "legs" in m else [],
                 rotate=bool(m.get("rotate", True)),
-                strategy_files=tuple((str(k), str(v)) for k, v in
-                                     (m.get("inputs") or {}).get("strategy_files", {}).items()),
+                strategy_files=recorded_files(m.get("inputs")),
                 solve_budget=int((m.get("analysis") or {}).get("solve_budget", 0)),
                 accuracy_deals=int((m.get("analysis") or {}).get("accuracy_deals", 0)),
             )  # fmt: skip
@@ -386,6 +408,18 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
             raise TypeError(f"'{key}' is {m[key]!r}, not an integer")
     if plan.ids_per_chunk < 1 or plan.ids_per_rotation < 1 or not 0 <= plan.seed < 2**64:
         raise ValueError("the chunk plan is out of range")
+    if not isinstance(m["records"], bool):
+        raise TypeError(f"'records' is {m['records']!r}, not true or false")
+    for seats in (plan.seats, *plan.legs):
+        if not seats or not all(isinstance(x, str) for x in seats):
+            raise TypeError(f"a seat list is {list(seats)!r}, not strategy labels")
+    if len(plan.seats) != plan.players or any(len(x) != plan.players for x in plan.legs):
+        raise ValueError("a seat list does not seat every player")
+    if plan.unit not in ("hand", "match") or not all(
+            _int_in(r, 0, plan.players) for r in plan.rotations):  # fmt: skip
+        raise ValueError("'unit' or 'rotations' is out of range")
+    if not _int_in(plan.batch_size, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
+        raise ValueError("'batch_size' or 'ids_per_rotation' is out of range")
     if "chunks" in m or "chunk_count" not in m:
         chunks = m["chunks"]
         if not isinstance(chunks, list):
@@ -399,6 +433,11 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
                 raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
     if not isinstance(m.get("status"), str):
         raise TypeError(f"'status' is {m.get('status')!r}, not a string")
+
+
+def _int_in(x: object, lo: int, hi: int) -> bool:
+    """``x`` is an integer (not a bool) with ``lo <= x < hi``."""
+    return isinstance(x, int) and not isinstance(x, bool) and lo <= x < hi
 
 
 #: A plan with fewer chunks than workers is cut finer, but not below this many match ids.
@@ -453,7 +492,8 @@ _STRATEGY_CACHE: dict[tuple, object] = {}
 
 
 def load_strategy_paths(paths: Iterable[str]) -> None:
-    """Load strategy files and folders (a path may be a ``.py`` file or a folder)."""
+    """Load strategy files and folders (a path may be a ``.py`` file or a folder): the user's
+    own ``--strategy-path``, never a path read from a run folder (:func:`load_run_files`)."""
     for p in paths:
         path = Path(p).expanduser()
         if path.is_file():
@@ -464,25 +504,92 @@ def load_strategy_paths(paths: Iterable[str]) -> None:
             raise StrategyError(f"strategy path {p} does not exist; check --strategy-path")
 
 
-def strategy_files(paths: Iterable[str]) -> dict[str, str]:
-    """``{path: sha256}`` of every strategy file a run loads: the built-in ones and those of
-    ``paths`` (files, and the ``*.py`` files of folders)."""
-    files = [strategy.builtin_dir(), *(Path(p).expanduser() for p in paths)]
-    out = {}
-    for f in files:
-        group = sorted(x for x in f.glob("*.py") if not x.name.startswith("_")) \
-            if f.is_dir() else [f]  # fmt: skip
-        for x in group:
-            out[str(x.resolve())] = strategy.file_hash(x)
+def strategy_files(paths: Iterable[str]) -> list[dict]:
+    """Every strategy file a run loads, with its sha256, as the manifest lists them: the
+    built-in files by name (``{"builtin": "greedy.py", "sha256": ...}``: another install
+    with the same files resumes the run) and the user's files by absolute path (``{"path":
+    ..., "sha256": ...}``), the ``*.py`` files of the folders of ``paths`` included."""
+    out = []
+    for x in _py_files(strategy.builtin_dir()):
+        out.append({"builtin": x.name, "sha256": strategy.file_hash(x)})
+    for p in paths:
+        for x in _py_files(Path(p).expanduser()):
+            if strategy.builtin_name(x) is None:
+                out.append({"path": str(x.resolve()), "sha256": strategy.file_hash(x)})
     return out
 
 
-def changed_strategy_file(recorded: Iterable[tuple[str, str]]) -> str | None:
-    """The first recorded strategy file whose content is not what the run began with."""
-    for path, digest in recorded:
-        if strategy.file_hash(path) != digest:
-            return path
+def _py_files(f: Path) -> list[Path]:
+    if f.is_dir():
+        return sorted(x for x in f.glob("*.py") if not x.name.startswith("_"))
+    return [f]
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def recorded_files(inputs: object) -> tuple[tuple[str, str, str], ...]:
+    """The strategy files a manifest's ``inputs`` lists, as ``(kind, name or path, sha256)``
+    (:func:`strategy_files`), each entry checked: a built-in by plain file name, a user's file
+    by absolute ``.py`` path, a sha256 each; a ValueError names a bad entry. A manifest of
+    format 1 (``{path: sha256}``) is read too: a path that is this install's built-in file,
+    or a built-in file's name with its content, is that built-in."""
+    files = (inputs or {}).get("strategy_files", []) if isinstance(inputs, dict) else None
+    if isinstance(files, dict):  # (format 1)
+        files = [_format1_entry(k, v) for k, v in files.items()]
+    if not isinstance(files, list):
+        raise TypeError(f"'inputs.strategy_files' is {files!r}, not a list")
+    return tuple(_file_entry(e) for e in files)
+
+
+def _format1_entry(path: object, digest: object) -> dict:
+    name = strategy.builtin_name(path) if isinstance(path, str) else None
+    if name is None and isinstance(path, str) and not Path(path).exists():
+        here = strategy.builtin_file(Path(path).name)
+        if here is not None and strategy.file_hash(here) == digest:
+            name = here.name
+    return {"builtin": name, "sha256": digest} if name else {"path": path, "sha256": digest}
+
+
+def _file_entry(e: object) -> tuple[str, str, str]:
+    if not isinstance(e, dict) or len(e) != 2 or not isinstance(e.get("sha256"), str) \
+            or not _SHA256.fullmatch(e["sha256"]):  # fmt: skip
+        raise ValueError(f"strategy file entry {e!r} is not a file and its sha256")
+    if "builtin" in e:
+        if strategy.builtin_file(e["builtin"]) is None:
+            raise ValueError(f"built-in strategy file {e['builtin']!r} is not one of this "
+                             "install's")  # fmt: skip
+        return ("builtin", e["builtin"], e["sha256"])
+    path = e.get("path")
+    if not isinstance(path, str) or not Path(path).is_absolute() or not path.endswith(".py") \
+            or "\0" in path:  # fmt: skip
+        raise ValueError(f"strategy file entry {e!r} is not an absolute path of a .py file")
+    return ("path", path, e["sha256"])
+
+
+def file_location(kind: str, ref: str) -> Path | None:
+    """Where a recorded strategy file is on this machine (None: a built-in this install lacks)."""
+    return strategy.builtin_file(ref) if kind == "builtin" else Path(ref)
+
+
+def changed_strategy_file(recorded: Iterable[tuple[str, str, str]]) -> str | None:
+    """The first recorded strategy file whose content is not what the run began with (or
+    that is missing)."""
+    for kind, ref, digest in recorded:
+        where = file_location(kind, ref)
+        if where is None or strategy.file_hash(where) != digest:
+            return str(where or f"{ref} (built-in)")
     return None
+
+
+def load_run_files(files: Iterable[tuple[str, str, str]]) -> None:
+    """Load the strategy files of a run (the built-in ones, then each of the user's files
+    whose content is the recorded one: :func:`strategy.load_file` reads it once, checks its
+    sha256 and runs what it checked; no other file of a folder is imported)."""
+    strategy.discover()
+    for kind, ref, digest in files:
+        if kind == "path":
+            strategy.load_file(Path(ref), expect=digest)
 
 
 _TIMEOUT = [0.0]  # the strategy timeout of the work item being played (seconds; 0: none)
@@ -529,15 +636,14 @@ def _guard(inst, name: str):
     return inst
 
 
-def make_strategy(label: str, paths: Sequence[str] = ()) -> strategy.Strategy:
-    """A strategy instance from a seat label (``name:key=value``), loading ``paths`` first;
-    a strategy file changed since it was loaded is loaded again (a long-lived process plays
-    the file as it is now)."""
-    load_strategy_paths(paths)
-    strategy.discover()
+def make_strategy(label: str, files: Sequence[tuple[str, str, str]] = ()) -> strategy.Strategy:
+    """A strategy instance from a seat label (``name:key=value``), loading the run's strategy
+    ``files`` first (:func:`load_run_files`); a strategy file changed since it was loaded is
+    loaded again (a long-lived process plays the file as it is now)."""
+    load_run_files(files)
     spec = parse_strategy(label)
     origin = strategy._ORIGIN.get(spec.name)
-    key = (label, tuple(paths), origin, strategy._HASHES.get(Path(origin)) if origin else None)
+    key = (label, tuple(files), origin, strategy._HASHES.get(Path(origin)) if origin else None)
     if key not in _STRATEGY_CACHE:
         inst = strategy.get(spec.name, **spec.kwargs)
         _STRATEGY_CACHE[key] = _guard(inst, getattr(inst, "label", spec.name))
@@ -618,7 +724,7 @@ def _play_item(item: WorkItem, tick=None) -> dict:
     n_hands = 0
     for r in item.rotations:
         seat_labels = seating(item.seats, r)
-        strategies = [make_strategy(x, item.strategy_paths) for x in seat_labels]
+        strategies = [make_strategy(x, item.strategy_files) for x in seat_labels]
         hands, matches = _play_sliced(rules, item, strategies, ids, tick)
         hands = _sorted(hands, ("match_id", "hand_index"))
         matches = _sorted(matches, ("match_id",))
@@ -1088,11 +1194,14 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
     m = Merger(len(plan.rules))
     done = set()
     planned = plan.items if isinstance(plan.items, PlanItems) else plan.make_items()
+    run = plan.fingerprint()
     for g, c in sorted(rd.finished_chunks()):
         if not planned.has(g, c):
             continue
         it = plan.item(g, c)
-        a, reason = rd.check_chunk(g, c, chunk_expect(it), plan.records)
+        a, reason = rd.check_chunk(g, c, chunk_expect(it, run), plan.records)
+        if reason is None:
+            reason = check_chunk_counts(a, plan.players, it.rotations, it.games)
         if reason is not None:
             if bad is not None:
                 bad.append((g, c, reason))
@@ -1106,10 +1215,11 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
     return m, done
 
 
-def chunk_expect(it: WorkItem) -> dict:
-    """What a chunk's aggregates file must say of itself."""
-    return {"group": it.group, "chunk": it.chunk, "start": it.start, "stop": it.stop,
-            "games": it.games}  # fmt: skip
+def chunk_expect(it: WorkItem, run: str) -> dict:
+    """What a chunk's aggregates file must say of itself: which chunk it is, and of which run
+    (``run``: :meth:`Plan.fingerprint`)."""
+    return {"run": run, "group": it.group, "chunk": it.chunk, "start": it.start,
+            "stop": it.stop, "games": it.games}  # fmt: skip
 
 
 @dataclass
@@ -1168,7 +1278,7 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
     plan.solve_budget = int((analysis or {}).get("solve_budget", 0))
     plan.accuracy_deals = int((analysis or {}).get("accuracy_deals", 0))
     files = strategy_files(plan.strategy_paths)
-    plan.strategy_files = tuple(files.items())
+    plan.strategy_files = recorded_files({"strategy_files": files})
     _check_workers(session)
     _check_match_end(plan)
     split_for_workers(plan, session.workers or os.cpu_count() or 1)
@@ -1227,15 +1337,36 @@ def check_inputs(rd: RunDir, manifest: dict) -> None:
             f"{inputs.get('engine_version')}, now {ENGINE_VERSION}), so its chunks would mix "
             f"two engines; start a new run ({new}) or resume with the version that began it"
         )
-    files = inputs.get("strategy_files") or {}
-    if not isinstance(files, dict):
-        raise OutputError(f"the manifest of {rd.path} is damaged ('inputs'); start a new run")
-    changed = changed_strategy_file(files.items())
+    try:
+        files = recorded_files(inputs)
+    except (TypeError, ValueError) as e:
+        raise OutputError(
+            f"the manifest of {rd.path} is damaged ('inputs': {e}); start a new run"
+        ) from None
+    inside = next((ref for kind, ref, _ in files
+                   if kind == "path" and _is_within(Path(ref), rd.path)), None)  # fmt: skip
+    if inside is not None:
+        raise OutputError(
+            f"the manifest of {rd.path} names a strategy file inside the run folder ({inside}); "
+            "a run folder is data and none of its files is ever run: use your own copy of "
+            "the strategy and start a new run"
+        )
+    changed = changed_strategy_file(files)
     if changed is not None:
         raise OutputError(
-            f"strategy file {changed} changed since the run {rd.path} began, so its chunks "
-            f"would mix two versions of it; start a new run ({new}) or restore the file"
+            f"strategy file {changed} changed since the run {rd.path} began (or is missing), "
+            f"so its games would mix two versions of it; start a new run ({new}) or restore "
+            "the file"
         )
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    """``path`` lies inside ``folder`` (links resolved on both)."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
 
 
 def _new_run_hint(manifest: dict) -> str:
@@ -1278,7 +1409,8 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
                 return rd, _checked_build(rd, manifest)
         check_inputs(rd, manifest)
         _check_workers(session)
-        load_strategy_paths(plan.strategy_paths)
+        rd.check_writable()
+        load_run_files(plan.strategy_files)
         return rd, execute(rd, plan, manifest, session)
 
 
@@ -1294,6 +1426,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     plan.strategy_timeout = float(session.strategy_timeout or 0.0)
     bad: list = []
     merger, done = merge_finished(rd, plan, bad)
+    run = plan.fingerprint()
     for g, c, reason in bad:
         _echo(session, f"chunk {g}-{c}: {reason}; playing it again")
         rd.remove_chunk(g, c)
@@ -1320,7 +1453,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
                 seats = plan.seats_of(res["group"])
                 table = records_table(recs, seats) if recs is not None else None
                 it = plan.item(res["group"], res["chunk"])
-                agg_doc = {**chunk_expect(it), "hands": res["hands"], "timing": res["timing"],
+                agg_doc = {**chunk_expect(it, run), "hands": res["hands"], "timing": res["timing"],
                            "rows": res["rows"]}  # fmt: skip
                 rd.write_chunk(res["group"], res["chunk"], agg_doc, table)
                 merger.add(res["group"], res["rows"], res["timing"], res["games"], res["hands"])

@@ -62,12 +62,27 @@ def _tmp(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary name, then rename)."""
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: into a new temporary file (created here, never
+    through a link left at its name), then renamed over ``path`` (which replaces a link
+    there, never follows it). A failed write removes the temporary file."""
+    tmp = _tmp(path)
     with output_errors(str(path)):
-        tmp = _tmp(path)
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        tmp.unlink(missing_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(tmp, flags | getattr(os, "O_BINARY", 0), 0o644)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`write_bytes`)."""
+    write_bytes(path, text.encode("utf-8"))
 
 
 def write_json(path: Path, obj: object, compact: bool = False) -> None:
@@ -93,13 +108,24 @@ def close_locks_in_child() -> None:
     _LOCK_FDS.clear()
 
 
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _link_message(path: Path) -> str:
+    return (f"{path} is a symbolic link; dominosim writes only into a run folder's own "
+            "files: replace the link by a copy of what it points to (or copy the folder with "
+            "cp -rL), then resume")  # fmt: skip
+
+
 def read_json(path: Path) -> Any:
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise OutputError(f"{path} does not exist; is this a run folder?") from None
-    except (OSError, ValueError) as e:
-        raise OutputError(f"cannot read {path}: {e}; the run folder is damaged") from None
+    except (OSError, ValueError, RecursionError) as e:
+        reason = " ".join(str(e).split())[:200]
+        raise OutputError(f"cannot read {path}: {reason}; the run folder is damaged") from None
 
 
 def new_run_id() -> str:
@@ -164,8 +190,10 @@ class RunDir:
             yield
             return
         path = self.path / LOCK
-        with output_errors(str(path)):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if path.is_symlink():
+            raise OutputError(_link_message(path))
+        with output_errors(str(path)):  # (O_NOFOLLOW: a link put there since is refused too)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -180,6 +208,21 @@ class RunDir:
         finally:
             _LOCK_FDS.discard(fd)
             os.close(fd)
+
+    def check_writable(self) -> None:
+        """Refuse to write into a run folder whose own entries are links (a received folder
+        whose ``chunks`` points at another run's would have that run's chunks deleted, a
+        ``.lock`` link would create a file elsewhere): every write of a run stays inside
+        its folder. Links among the chunk files are not followed: they are not the run's
+        chunks (:meth:`check_chunk`)."""
+        for name in (MANIFEST, CHUNKS, AGGREGATES, SUMMARY, REPORT, PLOTS, LOCK):
+            if (self.path / name).is_symlink():
+                raise OutputError(_link_message(self.path / name))
+        if (self.path / CHUNKS).exists() and not (self.path / CHUNKS).is_dir():
+            raise OutputError(
+                f"{self.path / CHUNKS} is not a folder; the run folder is damaged, start a "
+                "new run"
+            )
 
     def remove(self) -> None:
         """Delete the run folder (a run that failed before finishing any chunk)."""
@@ -213,10 +256,7 @@ class RunDir:
                 sink = pa.BufferOutputStream()
                 pq.write_table(records, sink)
                 data = sink.getvalue().to_pybytes()
-                path = self.chunk_path(group, chunk, ".parquet")
-                tmp = _tmp(path)
-                tmp.write_bytes(data)
-                os.replace(tmp, path)
+                write_bytes(self.chunk_path(group, chunk, ".parquet"), data)
                 agg["parquet"] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             agg["checksum"] = checksum(agg)
             write_json(self.chunk_path(group, chunk, ".agg.json"), agg, compact=True)
@@ -226,9 +266,12 @@ class RunDir:
         """``(doc, None)`` when chunk ``group-chunk`` is whole and is the chunk ``expect``
         describes (``group``, ``chunk``, ``start``, ``stop``, ``games``), with its records file
         when ``records``; else ``(None, reason)``: missing, truncated, altered, swapped."""
+        path = self.chunk_path(group, chunk, ".agg.json")
+        if path.is_symlink() or self.chunk_path(group, chunk, ".parquet").is_symlink():
+            return None, "a file of it is a symbolic link, not the run's own file"
         try:
-            doc = json.loads(self.chunk_path(group, chunk, ".agg.json").read_text("utf-8"))
-        except (OSError, ValueError) as e:
+            doc = json.loads(path.read_text("utf-8"), parse_constant=_no_constant)
+        except (OSError, ValueError, RecursionError) as e:
             return None, f"its aggregates file cannot be read ({type(e).__name__})"
         if not isinstance(doc, dict) or not isinstance(doc.get("checksum"), str):
             return None, "its aggregates file has no checksum (damaged or from an older version)"
@@ -317,9 +360,7 @@ class RunDir:
             sink = pa.BufferOutputStream()
             pq.write_table(table, sink)
             data = sink.getvalue().to_pybytes()
-            tmp = _tmp(path)
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
+        write_bytes(path, data)
         return hashlib.sha256(data).hexdigest()
 
     def read_aggregates(self) -> pd.DataFrame:

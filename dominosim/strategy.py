@@ -234,22 +234,52 @@ def file_hash(path: str | Path) -> str | None:
         return None
 
 
-def load_file(path: Path) -> None:
+def builtin_file(name: str) -> Path | None:
+    """The built-in strategy file called ``name`` (``"greedy.py"``) of this install, or None
+    when there is none (a plain file name only: no folder, no ``..``)."""
+    if not isinstance(name, str) or Path(name).name != name or not name.endswith(".py"):
+        return None
+    path = builtin_dir() / name
+    return path.resolve() if path.is_file() and not name.startswith("_") else None
+
+
+def builtin_name(path: str | Path) -> str | None:
+    """The file name of ``path`` when it is one of this install's built-in strategy files
+    (identified by folder and name, so a run folder moved to another install finds them)."""
+    path = Path(path).resolve()
+    return path.name if builtin_file(path.name) == path else None
+
+
+def _stamp(path: Path) -> tuple | None:
+    try:  # (unchanged size and modification time: the content hashed at load time stands)
+        st = path.stat()
+        return (st.st_size, st.st_mtime_ns, st.st_ino)
+    except OSError:
+        return None
+
+
+def load_file(path: Path, expect: str | None = None) -> None:
     """Load one strategy file; a file changed since it was loaded is loaded again, so a
-    long-lived process plays the file as it is now."""
+    long-lived process plays the file as it is now. With ``expect`` (a sha256), the file is
+    read once, its content checked against it, and that content imported (a file named by a
+    manifest: nothing else is ever run); a mismatch is a StrategyError and nothing is run.
+    The code is compiled from the bytes read, so no ``__pycache__`` is written beside it."""
     path = Path(path).resolve()
     if path.suffix != ".py":
         raise StrategyError(
             f"strategy path {path} is not a folder or a .py file; check --strategy-path"
         )
-    try:  # (unchanged size and modification time: the content hashed at load time stands)
-        st = path.stat()
-        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
-    except OSError:
-        stamp = None
-    if path in _LOADED and stamp is not None and _STAMPS.get(path) == stamp:
+    stamp = _stamp(path)
+    cached = path in _LOADED and stamp is not None and _STAMPS.get(path) == stamp
+    if cached and expect in (None, _HASHES.get(path)):
         return
-    digest = file_hash(path)
+    data = _read_source(path)
+    digest = hashlib.sha256(data).hexdigest()
+    if expect is not None and digest != expect:
+        raise StrategyError(
+            f"strategy file {path} is not the file the run recorded (its content changed "
+            "or it is another file); restore it, or start a new run"
+        )
     if path in _LOADED and _HASHES.get(path) == digest:
         _STAMPS[path] = stamp
         return
@@ -264,6 +294,23 @@ def load_file(path: Path) -> None:
         _HASHES[path] = digest
         _STAMPS[path] = stamp
         return
+    _exec_file(path, public, data)
+    _LOADED.add(path)
+    _HASHES[path] = digest
+    _STAMPS[path] = stamp
+
+
+def _read_source(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise StrategyError(
+            f"cannot read strategy file {path}: {e.strerror or e}; check the path"
+        ) from None
+
+
+def _exec_file(path: Path, public: str | None, data: bytes) -> None:
+    """Run a strategy file's code (``data``, the bytes read and checked) as a module."""
     mod_name = public or \
         f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"  # fmt: skip
     spec = importlib.util.spec_from_file_location(mod_name, path)
@@ -272,7 +319,7 @@ def load_file(path: Path) -> None:
     _FILE_CLASSES.pop(str(path), None)
     try:
         sys.modules[mod_name] = module
-        spec.loader.exec_module(module)
+        exec(compile(data, str(path), "exec"), module.__dict__)  # noqa: S102 - the file's code
         if public:
             setattr(sys.modules[PACKAGE], path.stem, module)
     except StrategyError:
@@ -290,9 +337,6 @@ def load_file(path: Path) -> None:
         ) from None
     finally:
         _CURRENT_FILE.pop()
-    _LOADED.add(path)
-    _HASHES[path] = digest
-    _STAMPS[path] = stamp
 
 
 def discover(paths: Iterable[str | Path] = ()) -> dict[str, type]:

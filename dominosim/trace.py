@@ -302,9 +302,9 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
     The reference engine plays it again from the run's seed, rules and seating: deals and
     strategy draws are addressed by these coordinates, so it is the recorded hand.
     """
-    from . import config
+    from . import config, runner
+    from .aggregates import seating
     from .store import RunDir
-    from .variants import make_rules
 
     try:
         parts = [int(x) for x in str(hand_id).split(":")]
@@ -320,25 +320,36 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
     group, rotation, match_id, k = parts
     rd = RunDir.open(run_dir)
     m = rd.read_manifest()
-    groups = {gd["index"]: gd for gd in m["groups"]}
-    if group not in groups:
-        raise ConfigError(f"run {rd.path} has no group {group}; groups: {sorted(groups)}")
-    rots = {r["offset"]: r["seats"] for r in groups[group].get("rotations", m["rotations"])}
+    plan = runner.Plan.from_manifest(m)  # (a damaged manifest is one line here)
+    if group >= len(plan.rules):
+        raise ConfigError(f"run {rd.path} has no group {group}; groups: 0 to "
+                          f"{len(plan.rules) - 1}")  # fmt: skip
+    rots = plan.rotations_of_group(group)
     if rotation not in rots:
-        raise ConfigError(f"run {rd.path} has no rotation {rotation}; rotations: {sorted(rots)}")
-    if not match_id < int(m["ids_per_rotation"]):  # (a hand the run never played)
-        raise ConfigError(f"run {rd.path} played match ids 0 to {int(m['ids_per_rotation']) - 1}, "
+        raise ConfigError(f"run {rd.path} has no rotation {rotation}; rotations: {list(rots)}")
+    if not match_id < plan.ids_per_rotation:  # (a hand the run never played)
+        raise ConfigError(f"run {rd.path} played match ids 0 to {plan.ids_per_rotation - 1}, "
                           f"not {match_id}; give a match id of its records")  # fmt: skip
-    gd = groups[group]
-    rules = make_rules(gd["variant"], int(m["players"]), **dict(gd["options"]))
-    if m["unit"] == "hand" and k != 0:
+    if plan.unit == "hand" and k != 0:
         raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
-    paths = list(m.get("strategy_paths") or ())
-    specs = [config.parse_strategy(label) for label in rots[rotation]]
-    seats = [strategy.get(sp.name, paths, **sp.kwargs) for sp in specs]
-    return make_trace(rules, seed=int(m["seed"]), match_id=match_id,
+    labels = list(seating(plan.seats_of(group), rotation))
+    specs = [config.parse_strategy(label) for label in labels]
+    seats = _run_strategies(rd, m, plan, specs)
+    return make_trace(plan.rules[group], seed=plan.seed, match_id=match_id,
                       hand=None if whole_match else k, strategies=seats,
-                      labels=list(rots[rotation]))  # fmt: skip
+                      labels=labels)  # fmt: skip
+
+
+def _run_strategies(rd, m: dict, plan, specs) -> list:
+    """The strategies of a recorded run, loaded as ``--resume`` loads them: refused when the
+    engine or a strategy file changed since the run (its hand would not be the recorded one);
+    the user's files named by the manifest imported only when their content is the recorded
+    one (a manifest is untrusted input; runner.check_inputs, runner.load_run_files)."""
+    from . import runner
+
+    runner.check_inputs(rd, m)
+    runner.load_run_files(plan.strategy_files)
+    return [strategy.get(sp.name, **sp.kwargs) for sp in specs]
 
 
 # ---------------------------------------------------------------------------------------------
