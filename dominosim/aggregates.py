@@ -9,8 +9,8 @@ aggregates). This module imports none of them.
 
 from __future__ import annotations
 
-from collections import Counter
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -146,7 +146,8 @@ def per_match_wins(rules: Rules, hands: dict, matches: dict, start: int, n_ids: 
 
 
 #: Every metric a chunk's aggregates may hold (docs/results.md, "Aggregates").
-METRICS = frozenset("""
+METRICS = frozenset(
+    """
     hands domino blocked target hand_ties hand_length_sum turns_sum draws_sum passes_sum
     redeals_sum hand_length_hist turns_hist leader_hands leader_wins points_sum matches
     match_ties match_length_hist first_leader_matches first_leader_match_wins seat_hands
@@ -155,7 +156,8 @@ METRICS = frozenset("""
     pair_match_sum pair_match_sumsq pair_points_sum pair_points_sumsq deals_seated
     deals_decided pi_deals pi_solved pi_leader_wins pi_value_sum pi_value_sumsq pi_nodes
     acc_decisions acc_rated acc_optimal acc_hands acc_n2 acc_on acc_o2
-""".split())
+""".split()
+)
 #: The metrics whose values may be negative (sums of points or of differences); every other
 #: value is a count.
 SIGNED = frozenset({"points_sum", "seat_points", "pair_hand_sum", "pair_match_sum",

@@ -220,8 +220,7 @@ class RunDir:
                 raise OutputError(_link_message(self.path / name))
         if (self.path / CHUNKS).exists() and not (self.path / CHUNKS).is_dir():
             raise OutputError(
-                f"{self.path / CHUNKS} is not a folder; the run folder is damaged, start a "
-                "new run"
+                f"{self.path / CHUNKS} is not a folder; the run folder is damaged, start a new run"
             )
 
     def remove(self) -> None:
