@@ -263,8 +263,10 @@ class RunDir:
     def check_chunk(self, group: int, chunk: int, expect: Mapping,
                     records: bool) -> tuple[dict | None, str | None]:  # fmt: skip
         """``(doc, None)`` when chunk ``group-chunk`` is whole and is the chunk ``expect``
-        describes (``group``, ``chunk``, ``start``, ``stop``, ``games``), with its records file
-        when ``records``; else ``(None, reason)``: missing, truncated, altered, swapped."""
+        describes (``run``: the run's fingerprint, ``group``, ``chunk``, ``start``, ``stop``,
+        ``games``), with its records file when ``records``; else ``(None, reason)``: missing,
+        truncated, altered, swapped, another run's, a link. Its counts are checked by the
+        caller (``aggregates.check_chunk_counts``)."""
         path = self.chunk_path(group, chunk, ".agg.json")
         if path.is_symlink() or self.chunk_path(group, chunk, ".parquet").is_symlink():
             return None, "a file of it is a symbolic link, not the run's own file"
@@ -277,17 +279,16 @@ class RunDir:
         body = {k: v for k, v in doc.items() if k != "checksum"}
         if checksum(body) != doc["checksum"]:
             return None, "its aggregates file does not match its checksum (edited or damaged)"
-        got = {k: doc.get(k) for k in expect}
-        if got != dict(expect):
-            return None, f"its aggregates file is of another chunk ({got}), not this one"
-        rows = doc.get("rows")
-        if not isinstance(rows, list) or not isinstance(doc.get("hands"), int):
-            return None, "its aggregates file is damaged (rows, hands)"
-        hands = sum(r[5] for r in rows if isinstance(r, list) and len(r) == 6 and r[0] == "hands")
-        if hands != doc["hands"]:
-            return None, f"its aggregates count {hands} hands, not {doc['hands']}"
-        if records:
-            part = doc.get("parquet") or {}
+        if "run" in expect and doc.get("run") != expect["run"]:
+            return None, ("its aggregates file is of another run (another seed, rules, "
+                          "strategies or plan), or of an older version")  # fmt: skip
+        got = {k: doc.get(k) for k in expect if k != "run"}
+        if got != {k: v for k, v in expect.items() if k != "run"}:
+            return None, f"its aggregates file is of another chunk ({str(got)[:200]}), not this one"
+        if records:  # (the counts themselves: aggregates.check_chunk_counts)
+            part = doc.get("parquet")
+            if not isinstance(part, dict):
+                return None, "its aggregates file names no records file"
             path = self.chunk_path(group, chunk, ".parquet")
             try:
                 data = path.read_bytes()
