@@ -534,7 +534,9 @@ def recorded_files(inputs: object) -> tuple[tuple[str, str, str], ...]:
     by absolute ``.py`` path, a sha256 each; a ValueError names a bad entry. A manifest of
     format 1 (``{path: sha256}``) is read too: a path that is this install's built-in file,
     or a built-in file's name with its content, is that built-in."""
-    files = (inputs or {}).get("strategy_files", []) if isinstance(inputs, dict) else None
+    if not isinstance(inputs, dict):  # (none recorded: check_inputs refuses to play on)
+        return ()
+    files = inputs.get("strategy_files", [])
     if isinstance(files, dict):  # (format 1)
         files = [_format1_entry(k, v) for k, v in files.items()]
     if not isinstance(files, list):
@@ -1337,12 +1339,7 @@ def check_inputs(rd: RunDir, manifest: dict) -> None:
             f"{inputs.get('engine_version')}, now {ENGINE_VERSION}), so its chunks would mix "
             f"two engines; start a new run ({new}) or resume with the version that began it"
         )
-    try:
-        files = recorded_files(inputs)
-    except (TypeError, ValueError) as e:
-        raise OutputError(
-            f"the manifest of {rd.path} is damaged ('inputs': {e}); start a new run"
-        ) from None
+    files = recorded_files(inputs)  # (checked by Plan.from_manifest before this)
     inside = next((ref for kind, ref, _ in files
                    if kind == "path" and _is_within(Path(ref), rd.path)), None)  # fmt: skip
     if inside is not None:

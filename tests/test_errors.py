@@ -908,9 +908,56 @@ CASES = [
         "`--resume` after a strategy file changed",
         "strategy_changed",
         5,
-        r"strategy file .*bot\.py changed since the run .* began, so its chunks would mix two "
-        r"versions of it; start a new run \(dominosim run with the settings of its "
-        r"manifest\.json 'experiment'\) or restore the file",
+        r"strategy file .*bot\.py changed since the run .* began \(or is missing\), so its "
+        r"games would mix two versions of it; start a new run \(dominosim run with the "
+        r"settings of its manifest\.json 'experiment'\) or restore the file",
+    ),
+    Case(
+        "`trace --run` after a strategy file changed",
+        "strategy_changed_trace",
+        5,
+        r"strategy file .*bot\.py changed since the run .* began \(or is missing\), so its "
+        r"games would mix two versions of it; start a new run \(.*\) or restore the file",
+    ),
+    Case(
+        "`--resume` / `trace --run` of a manifest naming a file inside the run folder",
+        lambda t: ["trace", "--hand", "0:0:1:0", "--run", _inside_run(t)],
+        5,
+        r"the manifest of .* names a strategy file inside the run folder \(.*evil\.py\); a run "
+        r"folder is data and none of its files is ever run: use your own copy of the strategy "
+        r"and start a new run",
+    ),
+    Case(
+        "`--resume` / `trace --run` of a manifest with a bad strategy file entry",
+        lambda t: [
+            "run",
+            "--resume",
+            edited_manifest(
+                t,
+                lambda m: m["inputs"]["strategy_files"].append(
+                    {"path": "evil.py", "sha256": "0" * 64}
+                ),
+            ),
+        ],
+        5,
+        r"the manifest is damaged or from another version \(ValueError: strategy file entry "
+        r"\{.*\} is not an absolute path of a \.py file\); resume with the version that "
+        r"started the run, or start it again",
+    ),
+    Case(
+        "a strategy file that changes while it is loaded",
+        "changed_while_loaded",
+        4,
+        r"strategy file .*bot\.py is not the file the run recorded \(its content changed or "
+        r"it is another file\); restore it, or start a new run",
+    ),
+    Case(
+        "`--resume` of a run folder with a link among its own files",
+        lambda t: ["run", "--resume", _linked_chunks(t)],
+        5,
+        r".*/chunks is a symbolic link; dominosim writes only into a run folder's own files: "
+        r"replace the link by a copy of what it points to \(or copy the folder with cp -rL\), "
+        r"then resume",
     ),
     Case(
         "`--resume` after the engine changed",
@@ -1043,7 +1090,9 @@ def test_bad_input(case: Case, tmp_path, monkeypatch):
         assert re.fullmatch(case.pattern, str(e.value)) and "\n" not in str(e.value)
         return
     special = {"unreadable": _unreadable, "full_disk": _full_disk, "ctrl_c_trace": _ctrl_c,
-               "strategy_changed": _strategy_changed, "locked": _locked}  # fmt: skip
+               "strategy_changed": _strategy_changed, "locked": _locked,
+               "strategy_changed_trace": _strategy_changed_trace,
+               "changed_while_loaded": _changed_while_loaded}  # fmt: skip
     if isinstance(case.args, str):
         special[case.args](case, tmp_path, monkeypatch)
         return
@@ -1075,6 +1124,58 @@ def _strategy_changed(case, t, monkeypatch):
     f = t / "first" / "bot.py"
     f.write_text(f.read_text().replace("legal[0]", "legal[-1]"))
     check_stderr(CliRunner().invoke(main, ["run", "--resume", str(d)]), case.code, case.pattern)
+
+
+def _edited_bot_run(t, monkeypatch) -> tuple[Path, Path]:
+    """A finished run of a user's strategy file, and the file, edited since."""
+    r = CliRunner().invoke(main, run_with(t, "first", "return legal[0]"))
+    assert r.exit_code == 0, r.output
+    (d,) = (t / "o" / "fives").iterdir()
+    f = t / "first" / "bot.py"
+    f.write_text(f.read_text().replace("legal[0]", "legal[-1]"))
+    return d, f
+
+
+def _strategy_changed_trace(case, t, monkeypatch):
+    """A strategy file edited after a run: trace --run refuses to replay its hands."""
+    d, _ = _edited_bot_run(t, monkeypatch)
+    r = CliRunner().invoke(main, ["trace", "--run", str(d), "--hand", "0:0:1:0"])
+    check_stderr(r, case.code, case.pattern)
+
+
+def _changed_while_loaded(case, t, monkeypatch):
+    """The file changes between the check of the run's inputs and its load (simulated: the
+    check is told nothing changed): the load reads it once, checks it and refuses."""
+    from dominosim import runner
+
+    d, _ = _edited_bot_run(t, monkeypatch)
+    monkeypatch.setattr(runner, "changed_strategy_file", lambda files: None)
+    r = CliRunner().invoke(main, ["trace", "--run", str(d), "--hand", "0:0:1:0"])
+    check_stderr(r, case.code, case.pattern)
+
+
+def _inside_run(t: Path) -> str:
+    """A run whose manifest lists a strategy file shipped inside the run folder, with its
+    hash."""
+    import hashlib
+
+    d = Path(edited_manifest(t, lambda m: None))
+    f = d / "evil.py"
+    f.write_text("raise SystemExit('never imported')\n")
+    m = json.loads((d / "manifest.json").read_text())
+    m["inputs"]["strategy_files"].append(
+        {"path": str(f), "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+    )
+    (d / "manifest.json").write_text(json.dumps(m))
+    return str(d)
+
+
+def _linked_chunks(t: Path) -> str:
+    d = Path(edited_manifest(t, lambda m: None))
+    other = t / "other-chunks"
+    (d / "chunks").rename(other)
+    (d / "chunks").symlink_to(other)
+    return str(d)
 
 
 def _locked(case, t, monkeypatch):
