@@ -204,7 +204,7 @@ def _row_problem(row: object, players: int, rotations: Sequence[int]) -> str | N
     if not isinstance(row, list) or len(row) != 6:
         return f"row {_short(row)} is not [metric, rotation, seat, bin, pair, value]"
     metric, rotation, seat, bin_, pair, value = row
-    if metric not in METRICS:
+    if not isinstance(metric, str) or metric not in METRICS:
         return f"unknown metric {_short(metric)}"
     if not all(_is_int(x) for x in (rotation, seat, bin_, value)) or not isinstance(pair, str):
         return f"row {_short(row)} has a value of the wrong type"

@@ -1397,7 +1397,7 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
         manifest = rd.read_manifest()
         plan = Plan.from_manifest(manifest)
         if session.workers is None:
-            session.workers = manifest.get("experiment", {}).get("workers")
+            session.workers = _recorded_workers(manifest)
         check_executor(session.executor, session.scheduler)
         if manifest.get("status") == "done" and outputs_complete(rd, manifest):
             bad: list = []
@@ -1409,6 +1409,14 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
         rd.check_writable()
         load_run_files(plan.strategy_files)
         return rd, execute(rd, plan, manifest, session)
+
+
+def _recorded_workers(manifest: dict) -> int | None:
+    """The worker count the run was started with (None: the default, when the manifest has
+    none that is a count)."""
+    exp = manifest.get("experiment")
+    workers = exp.get("workers") if isinstance(exp, dict) else None
+    return workers if _int_in(workers, 1, 10_000) else None
 
 
 def _on_sigterm(signum, frame):
@@ -1611,7 +1619,9 @@ class _SessionClock:
 
     def end(self, chunks: int, status: str) -> float:
         """End the session (once) with ``status``; its wall seconds."""
-        timings = self.manifest.setdefault("timings", {"wall_seconds": 0.0, "sessions": []})
+        timings = self.manifest.get("timings")
+        if not _timings_ok(timings):  # (damaged: the earlier sessions' times are dropped)
+            timings = self.manifest["timings"] = {"wall_seconds": 0.0, "sessions": []}
         if self.entry is None:
             self.entry = {"started": self.started, "ended": _now(),
                           "wall_seconds": time.perf_counter() - self.t0, "chunks": chunks,
@@ -1621,6 +1631,17 @@ class _SessionClock:
         self.entry["status"] = status
         self.manifest["status"] = status
         return self.entry["wall_seconds"]
+
+
+def _timings_ok(timings: object) -> bool:
+    """A manifest's ``timings`` is a list of sessions with finite wall times."""
+    if not isinstance(timings, dict) or not isinstance(timings.get("sessions"), list):
+        return False
+    for x in timings["sessions"]:
+        w = x.get("wall_seconds") if isinstance(x, dict) else None
+        if isinstance(w, bool) or not isinstance(w, int | float) or not math.isfinite(w):
+            return False
+    return True
 
 
 def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
@@ -1644,7 +1665,7 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
     end_session()
     phase("writing the report")
     frame = merger.frame()
-    data = report.build(manifest, frame, run_dir=rd.path)
+    data = _build(rd, manifest, frame)
     rd.write_outputs(report.render_markdown(data), report.summary_csv(data))
     plotted = False
     try:
@@ -1682,7 +1703,7 @@ def load_report(run_dir: str | Path) -> dict:
     ]
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
-    return report.build(manifest, merger.frame(), run_dir=rd.path)
+    return _build(rd, manifest, merger.frame())
 
 
 def _checked_build(rd, manifest: dict) -> dict:
@@ -1694,10 +1715,17 @@ def _checked_build(rd, manifest: dict) -> dict:
             f"{rd.path / AGGREGATES} is not the file the run wrote (edited or damaged); "
             f"write it again from the chunks with: dominosim run --resume {rd.path}"
         )
+    return _build(rd, manifest, rd.read_aggregates())
+
+
+def _build(rd: RunDir, manifest: dict, frame) -> dict:
+    """The report of a run folder's manifest and aggregates; a manifest the report cannot be
+    built from is one line (it is untrusted input)."""
     try:
-        return report.build(manifest, rd.read_aggregates(), run_dir=rd.path)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        return report.build(manifest, frame, run_dir=rd.path)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        what = " ".join(str(e).split())[:200]
         raise OutputError(
-            f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "
+            f"the manifest is damaged or from another version ({type(e).__name__}: {what}); "
             "resume with the version that started the run, or start it again"
         ) from None

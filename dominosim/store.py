@@ -120,7 +120,7 @@ def _link_message(path: Path) -> str:
 
 def read_json(path: Path) -> Any:
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_no_constant)
     except FileNotFoundError:
         raise OutputError(f"{path} does not exist; is this a run folder?") from None
     except (OSError, ValueError, RecursionError) as e:
