@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import StrategyError, did_you_mean
+from .policy_files import POLICY_FILES, source_hash
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,6 +46,9 @@ _HASHES: dict[Path, str] = {}  # the content hash of each loaded file, as it was
 _STAMPS: dict[Path, tuple] = {}  # its size, modification time and inode when last hashed
 _CURRENT_FILE: list[str] = []
 _FILE_CLASSES: dict[str, list[type]] = {}  # the classes each file registered
+# per built-in module (dominosim.strategies.<file>): the module object and the source hash of
+# its file when it was loaded (None: not loaded from the built-in folder)
+_BUILTIN_SOURCES: dict[str, tuple[object, str | None]] = {}
 PACKAGE = "dominosim.strategies"  # the built-in strategy files' package
 
 
@@ -59,7 +63,8 @@ class Strategy:
     params: dict = {}
     # The core's compiled policy that decides exactly as this class does (a name of
     # engine.kernel.POLICIES), declared on the class itself: a subclass that changes a decision
-    # inherits none (compiled_policy), so it is asked in Python.
+    # inherits none (compiled_policy), so it is asked in Python. It holds only for the built-in
+    # class in its built-in file as shipped (policy_files): a copy of the file plays its Python.
     compiled: str | None = None
 
     def __init__(self, **params: object) -> None:
@@ -81,10 +86,11 @@ class Strategy:
 
     def compiled_policy(self) -> str | None:
         """The name of the compiled policy the engine may decide with instead of asking this
-        strategy: the ``compiled`` attribute of the strategy's own class (not inherited), and
-        only with its default parameters."""
+        strategy: the ``compiled`` attribute of the strategy's own class (not inherited), only
+        with its default parameters, and only for a built-in class as shipped
+        (:func:`shipped_builtin`); any other strategy plays its Python."""
         name = type(self).__dict__.get("compiled")
-        if name is None or self.settings != self.params:
+        if name is None or self.settings != self.params or not shipped_builtin(type(self)):
             return None
         return name
 
@@ -165,6 +171,7 @@ def register(cls: type) -> type:
         )
     _REGISTRY[name] = cls
     _ORIGIN[name] = origin
+    _note_builtin(cls.__module__)
     classes = _FILE_CLASSES.setdefault(origin, [])
     if cls not in classes:
         classes.append(cls)
@@ -175,6 +182,36 @@ def _module_file(module_name: str) -> str | None:
     """The resolved file of a loaded module (None for one without a file)."""
     file = getattr(sys.modules.get(module_name), "__file__", None)
     return str(Path(file).resolve()) if file else None
+
+
+def _note_builtin(module_name: str) -> None:
+    """For a built-in module, the source hash of its file as it is loaded (once per module
+    object: a module loaded again is hashed again)."""
+    module = sys.modules.get(module_name)
+    if not module_name.startswith(PACKAGE + ".") or module is None:
+        return
+    if _BUILTIN_SOURCES.get(module_name, (None,))[0] is module:
+        return
+    file = _module_file(module_name)
+    in_folder = file is not None and Path(file).parent == builtin_dir().resolve()
+    _BUILTIN_SOURCES[module_name] = (module, source_hash(file) if in_folder else None)
+
+
+def shipped_builtin(cls: type) -> bool:
+    """Whether ``cls`` is a built-in strategy class as shipped, which its compiled policy may
+    decide for: defined in the module ``dominosim.strategies.<file>`` now loaded, loaded from
+    the built-in folder, and every file of ``policy_files.POLICY_FILES`` loaded so far (its own
+    among them) hashed as recorded there when it was loaded."""
+    module, _ = _BUILTIN_SOURCES.get(cls.__module__, (None, None))
+    if module is None or sys.modules.get(cls.__module__) is not module:
+        return False
+    if vars(module).get(cls.__qualname__) is not cls:
+        return False
+    loaded = {name.rpartition(".")[2] + ".py": digest
+              for name, (mod, digest) in _BUILTIN_SOURCES.items()
+              if sys.modules.get(name) is mod}  # fmt: skip
+    own = cls.__module__.rpartition(".")[2] + ".py"
+    return own in POLICY_FILES and all(loaded.get(f, h) == h for f, h in POLICY_FILES.items())
 
 
 def builtin_dir() -> Path:

@@ -6,8 +6,8 @@ pip sum. Ties (equal pip sums, and the positions a tile may take) are broken the
 break them, in this order: a double first (a double fits one value only, so it is the tile most
 likely to be stranded); then control, the number of tiles left in hand that fit an open end
 after the placement (play to the values you hold, so as not to pass or draw next turn); then
-the open ends the opponents are known to lack (``voids``, counted per opponent); then the first
-placement in canonical order. Without a placement it draws where drawing is a choice, else
+the open ends the opponents are known to lack (``voids``, counted per opponent: the partner's
+voids do not count in partnership play); then the first placement in canonical order. Without a placement it draws where drawing is a choice, else
 passes or stops.
 """
 
@@ -34,8 +34,15 @@ def heaviest_key(obs, a: int) -> tuple:
     ends = ends_after(obs, a)
     vals = set(ends)
     control = sum(1 for x in obs.hand if x != t and vals & set(tiles.halves(x)))
-    voids = sum(e in obs.voids[s] for e in ends for s in range(len(obs.counts)) if s != obs.seat)
+    opponents = [s for s in range(len(obs.counts)) if s not in (obs.seat, obs.partner)]
+    voids = sum(e in obs.voids[s] for e in ends for s in opponents)
     return (tiles.pips(t), tiles.is_double(t), control, voids)
+
+
+def partners(obs) -> np.ndarray:
+    """Per decision of a batch, the deciding seat's partner (-1 without partnership)."""
+    seat = np.asarray(obs.seat, dtype=np.int64)
+    return (seat + 2) % 4 if obs.rules.partnership else np.full(len(seat), -1)
 
 
 def heaviest_first(legal_list, obs):
@@ -57,9 +64,9 @@ def line_score(obs, t, e0, e1):
     fit = FIT28[(1 << e0) | (1 << e1)]
     control = np.bitwise_count(rest & fit).astype(np.int64)
     voids = np.zeros(n, dtype=np.int64)
-    vm = obs.voids
+    vm, partner = obs.voids, partners(obs)
     for s in range(vm.shape[1]):
-        opp = obs.seat != s
+        opp = (obs.seat != s) & (partner != s)
         voids += opp * (((vm[:, s] >> e0) & 1) + ((vm[:, s] >> e1) & 1))
     return ((PIPS[t] * 2 + IS_DOUBLE[t]) * _CTRL + control) * _VOID + voids
 
@@ -120,8 +127,8 @@ def line_batch_fast(obs, legal):
 
     Control is counted on the packed hand directly: the tiles carrying ``e0`` are the bits of
     its byte ``e0``; those carrying ``e1`` and not ``e0``, of byte ``e1`` less the tile
-    ``(e0, e1)``; less the placed tile itself, which carries ``e0``. The opponents' voids are
-    summed once per decision into a count per value (4 bits each). The two slots' masks make
+    ``(e0, e1)``; less the placed tile itself, which carries ``e0``. The opponents' voids (not
+    the partner's) are summed once per decision into a count per value (4 bits each). The two slots' masks make
     one 14-bit mask, visited lowest bit first: the canonical order (slot 0, then slot 1;
     ascending other half)."""
     n = len(legal)
@@ -131,7 +138,8 @@ def line_batch_fast(obs, legal):
     kernel.heaviest(np.ascontiguousarray(legal.values, dtype=np.int64),
                   np.ascontiguousarray(legal.masks, dtype=np.int64), lead, is_lead,
                   np.asarray(obs.hand, dtype=np.uint64), np.asarray(obs.voids, dtype=np.int64),
-                  np.asarray(obs.seat, dtype=np.int64), out)  # fmt: skip
+                  np.asarray(obs.seat, dtype=np.int64), bool(obs.rules.partnership),
+                  out)  # fmt: skip
     return _no_placement(out, legal)
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dominosim import actions as A
+from dominosim import tiles
 from dominosim.engine import kernel as KN
 from dominosim.engine.batch import BatchEngine
 from dominosim.errors import RulesError
@@ -25,6 +27,22 @@ from dominosim.variants import VARIANTS, make_rules
 
 HEURISTICS = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
 DEALS = 200
+
+
+def compiled_choices(code: int, obs, legal) -> np.ndarray:
+    """The compiled policy ``code``'s answers at the decisions of a batch (``kernel.decide`` on
+    the engine's slots)."""
+    e, n = obs._e, len(legal)
+    lead = legal.lead if legal.lead is not None else np.zeros(n, dtype=np.int64)
+    flags = legal.draw * KN.F_DRAW + legal.pass_ * KN.F_PASS + legal.stop * KN.F_STOP
+    out = np.empty(n, dtype=np.int64)
+    KN.decide(KN.knobs(e.r, e.unit), code, e._slots, e._blind_slots,
+              np.ascontiguousarray(obs._g, dtype=np.int64),
+              np.ascontiguousarray(obs.decision, dtype=np.int64), legal.lead is not None,
+              np.ascontiguousarray(lead, dtype=np.int64),
+              np.ascontiguousarray(legal.masks, dtype=np.int64),
+              np.ascontiguousarray(flags, dtype=np.int64), out)  # fmt: skip
+    return out
 
 
 class Twin(Strategy):
@@ -40,16 +58,7 @@ class Twin(Strategy):
         self.asked = 0
 
     def choose(self, obs, legal, keys):
-        e = obs._e
-        lead = legal.lead if legal.lead is not None else np.zeros(len(keys), dtype=np.int64)
-        flags = legal.draw * KN.F_DRAW + legal.pass_ * KN.F_PASS + legal.stop * KN.F_STOP
-        compiled = np.empty(len(keys), dtype=np.int64)
-        KN.decide(KN.knobs(e.r, e.unit), self.code, e._slots, e._blind_slots,
-                  np.ascontiguousarray(obs._g, dtype=np.int64),
-                  np.ascontiguousarray(obs.decision, dtype=np.int64), legal.lead is not None,
-                  np.ascontiguousarray(lead, dtype=np.int64),
-                  np.ascontiguousarray(legal.masks, dtype=np.int64),
-                  np.ascontiguousarray(flags, dtype=np.int64), compiled)  # fmt: skip
+        compiled = compiled_choices(self.code, obs, legal)
         spec = np.empty(len(keys), dtype=np.int64)
         for i in range(len(keys)):
             row = obs.row(i)
@@ -172,3 +181,53 @@ def test_a_subclass_or_other_parameters_are_asked_in_python():
     assert get("greedy").compiled_policy() == "greedy"
     assert Tweaked().compiled_policy() is None
     assert get("mc").compiled_policy() is None
+
+
+class _FirstDecision(Strategy):
+    """Seat 0's strategy: at its first decision, keeps the answers of ``inner``'s
+    ``choose_one``, its batch ``choose`` and its compiled policy; then plays ``inner``."""
+
+    name = "first-decision-test"
+
+    def __init__(self, inner: Strategy):
+        super().__init__()
+        self.inner = inner
+        self.answers: tuple | None = None
+
+    def choose(self, obs, legal, keys):
+        if self.answers is None:
+            code = KN.POLICIES.index(self.inner.compiled_policy())
+            self.answers = (self.inner.choose_one(obs.row(0), legal.row_list(0), int(keys[0])),
+                            int(self.inner.choose(obs, legal, keys)[0]),
+                            int(compiled_choices(code, obs, legal)[0]))  # fmt: skip
+        return self.inner.choose(obs, legal, keys)
+
+
+def _tie_on_a_void(variant: str, name: str, void_seat: int | None) -> tuple:
+    """Seat 0 (partner: seat 2) holds 1-5 and 2-4 on ends L=1, R=2: 1-5@L leaves 5-2, 2-4@R
+    leaves 1-4; equal pips, no double, equal control (1), no in-play points in threes. The one
+    difference: ``void_seat`` is known to lack 4. The answers of choose_one, choose and the
+    compiled policy."""
+    T = tiles.parse
+    hands = [[T("1-5"), T("2-4")], [T("0-0"), T("6-6")], [T("3-3"), T("0-3")],
+             [T("6-5"), T("5-5")]]  # fmt: skip
+    rules = make_rules(variant, 4, partnership=True)
+    seat0 = _FirstDecision(get(name))
+    position = {"hands": hands, "stock": [], "ends": {"L": 1, "R": 2}, "to_move": 0}
+    eng = BatchEngine.from_positions(rules, 1, [seat0] + [get("random")] * 3, [position])
+    if void_seat is not None:
+        eng.voids[0, void_seat] = 1 << 4
+    eng.run()
+    return seat0.answers
+
+
+@pytest.mark.parametrize(("variant", "name"), [("classic", "heaviest"), ("threes", "greedy")])
+def test_the_void_tie_break_counts_the_opponents_not_the_partner(variant, name):
+    """docs/strategies.md: ties go to the open ends the opponents are known to lack, counted
+    per opponent; the partner is no opponent. Python (one by one and in batches) and the
+    compiled policy agree (classic: heaviest's line loop; threes: greedy's ranking)."""
+    first, other = A.parse("1-5@L"), A.parse("2-4@R")
+    assert _tie_on_a_void(variant, name, None) == (first,) * 3  # a tie: the first
+    assert _tie_on_a_void(variant, name, 1) == (other,) * 3  # an opponent lacks 4
+    assert _tie_on_a_void(variant, name, 3) == (other,) * 3
+    assert _tie_on_a_void(variant, name, 2) == (first,) * 3  # the partner's void: no count

@@ -177,10 +177,12 @@ def test_heaviest_compiled_loop_equals_its_array_passes(variant, players):
     assert s.decisions > 1000
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_heaviest_compiled_loop_equals_its_array_passes_on_random_positions(players):
+@pytest.mark.parametrize(("players", "partnership"), [(2, False), (3, False), (4, False),
+                                                       (4, True)])  # fmt: skip
+def test_heaviest_compiled_loop_equals_its_array_passes_on_random_positions(players, partnership):
     """The same on made-up positions: any hand, any open ends, and voids for every seat, the
-    deciding seat's own included (they must not count: only the opponents' voids do)."""
+    deciding seat's own and its partner's included (they must not count: only the opponents'
+    voids do)."""
     from dominosim.engine import Legal
     from dominosim.engine import tables as TB
 
@@ -199,7 +201,8 @@ def test_heaviest_compiled_loop_equals_its_array_passes_on_random_positions(play
     no = np.zeros(n, dtype=bool)
     voids = rng.integers(0, 128, size=(n, players))
     obs = _Fields(hand=TB.pack28(hand_mask), hand_mask=hand_mask, voids=voids,
-                  seat=rng.integers(0, players, size=n))  # fmt: skip
+                  seat=rng.integers(0, players, size=n),
+                  rules=SimpleNamespace(partnership=partnership))  # fmt: skip
     for lead in (None, hand_mask):
         legal = Legal(values, masks, False, lead, no, no, no)
         fast = mod.line_batch_fast(obs, legal)

@@ -1748,18 +1748,19 @@ int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, in
     return 0;
 }
 
-/* heaviest's choice per decision on a LINE of two slots (-1: no placement). Returns 1 on a
- * value out of range. */
+/* heaviest's choice per decision on a LINE of two slots (-1: no placement); the voids of the
+ * opponents count, not the partner's (seat + 2 where partnership). Returns 1 on a value out
+ * of range. */
 int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *lead, int is_lead,
                   const StridedU64 *hands, const Strided2 *voids, const Strided1 *seat,
-                  int64_t n, int64_t *out) {
+                  int partnership, int64_t n, int64_t *out) {
     for (int64_t j = 0; j < n; j++) {
-        int64_t cv = 0, me = strided1(seat, j);
+        int64_t cv = 0, me = strided1(seat, j), partner = partnership ? (me + 2) % 4 : -1;
         if (me < 0 || me >= voids->n1) return 1;
         for (int64_t s = 0; s < voids->n1; s++) {
             int64_t vm = strided2(voids, j, s);
             if ((uint64_t)vm > 127) return 1;
-            cv += s != me ? SPREAD[vm] : 0;
+            cv += s != me && s != partner ? SPREAD[vm] : 0;
         }
         HandView hv = hand_view(strided_u64(hands, j), cv);
         if (is_lead) {

@@ -170,7 +170,7 @@ int core_uniform_slots(const int64_t *values, const int64_t *masks, int64_t K,
 int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, int64_t *out);
 int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *lead, int is_lead,
                   const StridedU64 *hands, const Strided2 *voids, const Strided1 *seat,
-                  int64_t n, int64_t *out);
+                  int partnership, int64_t n, int64_t *out);
 
 int core_sample_deals(uint64_t key, int64_t S, int64_t tries, const int64_t *unseen, int64_t U,
                       const DealAsk *ask, int64_t P, uint64_t *hands, int8_t *stock, int8_t *ok);

@@ -335,13 +335,14 @@ static PyObject *py_uniform_lead(PyObject *self, PyObject *const *args, Py_ssize
     return finish_pick(err, b, 3);
 }
 
-/* heaviest(values, masks, lead, is_lead, hands, voids, seat, out): hands, voids and seat in
- * any layout (columns of the engine's decision rows) */
+/* heaviest(values, masks, lead, is_lead, hands, voids, seat, partnership, out): hands, voids
+ * and seat in any layout (columns of the engine's decision rows); partnership: the partner's
+ * voids (seat + 2) do not count */
 static PyObject *py_heaviest(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 8) return PyErr_Format(PyExc_TypeError, "heaviest takes 8 arguments");
-    int is_lead = PyObject_IsTrue(args[3]);
-    if (is_lead < 0) return NULL;
+    if (nargs != 9) return PyErr_Format(PyExc_TypeError, "heaviest takes 9 arguments");
+    int is_lead = PyObject_IsTrue(args[3]), partnership = PyObject_IsTrue(args[7]);
+    if (is_lead < 0 || partnership < 0) return NULL;
     Buf b[7];
     memset(b, 0, sizeof b);
     if (take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
@@ -350,7 +351,7 @@ static PyObject *py_heaviest(PyObject *self, PyObject *const *args, Py_ssize_t n
         take_strided(&b[3], args[4], "hands", 8, K_UINT, 1) < 0 ||
         take_strided(&b[4], args[5], "voids", 8, K_INT, 2) < 0 ||
         take_strided(&b[5], args[6], "seat", 8, K_INT, 1) < 0 ||
-        take(&b[6], args[7], "out", 8, K_INT, 1, 1) < 0) {
+        take(&b[6], args[8], "out", 8, K_INT, 1, 1) < 0) {
         release(b, 7);
         return NULL;
     }
@@ -370,8 +371,8 @@ static PyObject *py_heaviest(PyObject *self, PyObject *const *args, Py_ssize_t n
     Strided2 voids = {b[4].view.buf, dim(&b[4], 0), dim(&b[4], 1), b[4].view.strides[0],
                       b[4].view.strides[1]};
     int err = core_heaviest((const int64_t *)b[0].view.buf, (const int64_t *)b[1].view.buf,
-                            (const int64_t *)b[2].view.buf, is_lead, &hands, &voids, &seat, n,
-                            (int64_t *)b[6].view.buf);
+                            (const int64_t *)b[2].view.buf, is_lead, &hands, &voids, &seat,
+                            partnership, n, (int64_t *)b[6].view.buf);
     return finish_pick(err, b, 7);
 }
 
@@ -601,7 +602,8 @@ static PyMethodDef methods[] = {
     {"uniform_lead", (PyCFunction)(void (*)(void))py_uniform_lead, METH_FASTCALL,
      "uniform_lead(lead, keys, out): Legal.uniform for leads"},
     {"heaviest", (PyCFunction)(void (*)(void))py_heaviest, METH_FASTCALL,
-     "heaviest(values, masks, lead, is_lead, hands, voids, seat, out): heaviest's line loop"},
+     "heaviest(values, masks, lead, is_lead, hands, voids, seat, partnership, out): heaviest's "
+     "line loop"},
     {"sample_deals", (PyCFunction)(void (*)(void))py_sample_deals, METH_FASTCALL,
      "sample_deals(key, tries, unseen, seats, need, voids, k, hands, stock, ok): mc's deals"},
     {"decide", (PyCFunction)(void (*)(void))py_decide, METH_FASTCALL,

@@ -242,8 +242,8 @@ static int64_t heaviest_rank(const Rules *r, const View *vw, const Move *mv) {
     int64_t rest = vw->hand & ~(INT64_C(1) << mv->t);
     int64_t control = popc28(rest & FIT28[value_mask(ends, n)]);
     int64_t voids = 0;
-    for (int s = 0; s < r->P; s++)
-        if (s != vw->seat)
+    for (int s = 0; s < r->P; s++) /* opponents only: not the seat, not its partner */
+        if (s != vw->seat && s != vw->partner)
             for (int i = 0; i < n; i++) voids += (vw->voids[s] >> ends[i]) & 1;
     return (((mv->lo + mv->hi) * 2 + (mv->lo == mv->hi)) * 64 + control) * 64 + voids;
 }
@@ -497,8 +497,8 @@ static inline int64_t random_decide(const Rules *r, const Slot *rw, int64_t dec,
 /* heaviest on a LINE of two ends (heaviest_line), else the fallback of strategy.fallback */
 static inline int64_t heaviest_decide(const Rules *r, const Slot *rw, int64_t kind, int64_t lm,
                                       const int64_t *m2, int64_t flags) {
-    int64_t me = rw->to_move, cv = 0;
-    for (int s = 0; s < r->P; s++) cv += s != me ? SPREAD[rw->voids[s]] : 0;
+    int64_t me = rw->to_move, partner = r->partnership ? (me + 2) % 4 : -1, cv = 0;
+    for (int s = 0; s < r->P; s++) cv += s != me && s != partner ? SPREAD[rw->voids[s]] : 0;
     HandView hv = hand_view(rw->hands[me], cv);
     int64_t a = kind == ASK_LEAD ? heaviest_lead(&hv, lm)
                                  : heaviest_line(&hv, (int)rw->vals[0], (int)rw->vals[1],
