@@ -23,6 +23,7 @@ Flow (DESIGN §1, §8)::
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import platform
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import report, strategy
+from . import report, signals, strategy
 from .aggregates import (
     Merger,
     add,
@@ -606,32 +607,80 @@ def _on_alarm(signum, frame):
     raise StrategyTimeout
 
 
+def _async_raise(tid: int, exc: type | None) -> None:
+    """Raise ``exc`` in thread ``tid`` at its next Python instruction (None: cancel)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid),
+                                               None if exc is None else ctypes.py_object(exc))  # fmt: skip
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise StrategyTimeout in the block after ``seconds`` (0: no limit). In the main
+    thread a SIGALRM timer (it also ends a blocking call such as ``time.sleep``); in any other
+    thread (the Python API called from a thread, a Dask worker) a timer thread raises it in
+    this one at its next Python instruction."""
+    import threading
+
+    if seconds <= 0:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        old = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        return
+    tid, lock, state = threading.get_ident(), threading.Lock(), {"on": True, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if state["on"]:
+                state["fired"] = True
+                _async_raise(tid, StrategyTimeout)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["on"] = False
+            timer.cancel()
+            if state["fired"]:  # (raised already, or still pending: never later than here)
+                _async_raise(tid, None)
+
+
 def _guard(inst, name: str):
     """Wrap ``inst.choose``: a result that is not integers of the right shape is refused with
-    the message every path gives (strategy.check_actions); the timeout is applied."""
+    the message every path gives (strategy.check_actions); the timeout is applied; a
+    KeyboardInterrupt or GeneratorExit the strategy raises itself is its error (a real Ctrl-C
+    or SIGTERM, noted by dominosim.signals, stays an interruption)."""
     choose = inst.choose
 
     def guarded(obs, legal, keys):
         limit = _TIMEOUT[0]
-        armed = False
-        if limit > 0 and hasattr(signal, "setitimer"):
-            try:
-                old = signal.signal(signal.SIGALRM, _on_alarm)
-                signal.setitimer(signal.ITIMER_REAL, limit)
-                armed = True
-            except ValueError:  # not the main thread (a Dask worker): no limit there
-                pass
         try:
-            out = choose(obs, legal, keys)
+            with _time_limit(limit):
+                out = choose(obs, legal, keys)
         except StrategyTimeout:
             raise StrategyError(
                 f"strategy '{name}' did not return a decision batch within {limit:g} s "
                 "(--strategy-timeout); fix the strategy or raise the limit"
             ) from None
-        finally:
-            if armed:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old)
+        except (KeyboardInterrupt, GeneratorExit) as exc:
+            if signals.is_interruption(exc):
+                raise
+            text = " ".join(str(exc).split())
+            raise StrategyError(
+                f"strategy '{name}' raised {type(exc).__name__}{': ' + text if text else ''}; "
+                "fix the strategy"
+            ) from None
         return strategy.check_actions(name, out, len(keys))
 
     inst.choose = guarded
@@ -897,15 +946,52 @@ class _InProcess:
         pass
 
 
-def _worker_main(conn, others=(), games=None) -> None:
+#: Seconds between two looks of a worker's watchdog at its parent (where prctl is missing).
+WATCH_SECONDS = 0.5
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker as soon as its parent process ``parent`` is gone (``kill -9`` of the
+    run), whatever its strategy is doing: on Linux the kernel kills it
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``); elsewhere a daemon thread looks at the parent
+    every :data:`WATCH_SECONDS` and ends the process. A parent gone before this ran (the race
+    prctl leaves) ends it at once."""
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:
+        os._exit(1)
+    if armed:
+        return
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="dominosim-watchdog", daemon=True).start()
+
+
+def _worker_main(conn, others=(), games=None, parent=None) -> None:
     """A pool worker: play the items the parent sends, one at a time, and send back
     ``("ok", result)``, ``("error", DominosimError)`` or ``("crash", text)``. ``others``: the
     parent's ends of earlier workers' pipes, inherited by the fork and closed here (so a
     worker sees the end of its pipe when the parent dies). ``games``: a shared counter of the
-    games played, for a progress bar that moves while a chunk is played (or None)."""
+    games played, for a progress bar that moves while a chunk is played (or None).
+    ``parent``: the parent's process id; the worker dies with it (:func:`_die_with_parent`)."""
+    _ignore_sigint()
+    if parent is not None:
+        _die_with_parent(parent)
     for c in others:
         c.close()
-    _ignore_sigint()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's handler raises Ctrl-C)
     from . import store
 
@@ -1015,7 +1101,8 @@ class _Pool:
         for _ in range(workers):
             here, there = ctx.Pipe(duplex=True)
             others = [here, *(w[1] for w in self.workers)]
-            p = ctx.Process(target=_worker_main, args=(there, others, self.games), daemon=True)
+            p = ctx.Process(target=_worker_main, args=(there, others, self.games, os.getpid()),
+                            daemon=True)  # fmt: skip
             p.start()
             there.close()
             self.workers.append([p, here, None])
@@ -1074,18 +1161,17 @@ class _Pool:
         self.stop()
 
     def stop(self) -> None:
+        """Kill the workers (whatever their strategies do with SIGTERM) and reap them: a
+        finished run's workers are idle, an interrupted run's chunks are played again."""
         for p, conn, _ in self.workers:
             try:
                 conn.close()
             except OSError:
                 pass
             if p.is_alive():
-                p.terminate()
-        for p, _, _ in self.workers:
-            p.join(timeout=2)
-            if p.is_alive():
                 p.kill()
-                p.join(timeout=2)
+        for p, _, _ in self.workers:
+            p.join(timeout=5)
 
 
 class _Dask:
@@ -1155,15 +1241,36 @@ def check_executor(executor: str, scheduler: str | None) -> None:
         raise ConfigError("--scheduler is only used with --executor dask")
 
 
-def _executor(items, n_items: int, workers: int, executor: str, scheduler: str | None):
+def user_strategies(plan: Plan) -> bool:
+    """The plan plays a strategy that is not one of dominosim's built-ins (a file of
+    ``--strategy-path``, or a class the caller registered): such code never runs in the
+    caller's process, so it cannot end it (docs/design.md, "Errors")."""
+    if plan.strategy_paths:
+        return True
+    builtin = strategy.builtin_dir().resolve()
+    labels = set(plan.seats).union(*plan.legs) if plan.legs else set(plan.seats)
+    for label in labels:
+        try:
+            origin = Path(strategy.origin(parse_strategy(label).name))
+        except (KeyError, DominosimError):
+            return True
+        if origin.parent != builtin:
+            return True
+    return False
+
+
+def _executor(items, n_items: int, workers: int, executor: str, scheduler: str | None,
+              isolate: bool = False):  # fmt: skip
+    """The executor of a run; ``isolate``: the run plays users' strategies, so even one chunk
+    or one worker is played in a worker process (a watched pool), never in this one."""
     check_executor(executor, scheduler)
     if executor == "dask":
         return _Dask(items, workers, scheduler)
     if executor == "dask-local":
         return _Dask(items, workers, None)
-    if workers <= 1 or n_items <= 1:
+    if (workers <= 1 or n_items <= 1) and not isolate:
         return _InProcess(items)
-    return _Pool(items, min(workers, n_items))
+    return _Pool(items, max(1, min(workers, n_items)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1419,15 +1526,9 @@ def _recorded_workers(manifest: dict) -> int | None:
     return workers if _int_in(workers, 1, 10_000) else None
 
 
-def _on_sigterm(signum, frame):
-    raise KeyboardInterrupt  # handled as Ctrl-C: status interrupted, the resume command
-
-
 def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs; returns
     the report (built once, by :func:`finish`)."""
-    import threading
-
     plan.strategy_timeout = float(session.strategy_timeout or 0.0)
     bad: list = []
     merger, done = merge_finished(rd, plan, bad)
@@ -1445,13 +1546,13 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     played_games = played_hands = written = 0
     bar = _Progress(session, total_games, merger.games, rd.path)
     ex = None
-    old_term = None
-    if threading.current_thread() is threading.main_thread():
-        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    signals.reset()
+    old_handlers = signals.install()  # Ctrl-C and SIGTERM: interrupted, the resume command
     try:
         if n_pending:
             bar.phase(f"starting {min(workers, n_pending)} worker(s)")
-            ex = _executor(pending, n_pending, workers, session.executor, session.scheduler)
+            ex = _executor(pending, n_pending, workers, session.executor, session.scheduler,
+                           isolate=user_strategies(plan))  # fmt: skip
             bar.phase("playing")
             for res in ex.results(bar.tick if bar.show else None):
                 recs = res["records"]
@@ -1474,10 +1575,11 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
         data = finish(rd, plan, manifest, merger, lambda: clock.end(written, "done"),
                         phase=bar.phase)  # (the bar closes in finally)  # fmt: skip
     except KeyboardInterrupt:
-        _stop(ex)
-        bar.close()
-        clock.end(written, "interrupted")
-        rd.write_manifest(manifest)
+        with signals.deferred():  # (a second signal cannot cut the cleanup short)
+            _stop(ex)
+            bar.close()
+            clock.end(written, "interrupted")
+            rd.write_manifest(manifest)
         n_done = len(done) + written
         raise Interrupted(
             f"interrupted: {n_done} of {len(plan.items)} chunks kept in {rd.path}; "
@@ -1504,8 +1606,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     finally:
         _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
         bar.close()
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
+        signals.restore(old_handlers)
     wall = clock.end(written, "done")
     rate = played_games / wall if wall > 0 else 0.0
     _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "

@@ -820,7 +820,15 @@ CASES = [
         "bad `--strategy-timeout`",
         [*RUN, "--games", "2", "--strategy-timeout", "soon"],
         2,
-        r"--strategy-timeout must be a number of seconds > 0, not 'soon'",
+        r"--strategy-timeout must be a number of seconds from 0\.001 to 86400 \(0: no limit\), "
+        r"not 'soon'",
+    ),
+    Case(
+        "`--strategy-timeout` out of range",
+        [*RUN, "--games", "2", "--strategy-timeout", "1e10"],
+        2,
+        r"--strategy-timeout must be a number of seconds from 0\.001 to 86400 \(0: no limit\), "
+        r"not '1e10'",
     ),
     Case(
         "strategy slower than `--strategy-timeout`",
@@ -892,10 +900,23 @@ CASES = [
         r"or a crash\); no chunk was finished",
     ),
     Case(
-        "a strategy raising KeyboardInterrupt in a worker",
+        "strategy that raises KeyboardInterrupt or GeneratorExit",
         lambda t: run_with(t, "ctrl", "raise KeyboardInterrupt", "--workers", "2"),
+        4,
+        r"strategy 'ctrl' raised KeyboardInterrupt; fix the strategy",
+    ),
+    Case(
+        "a strategy that calls `os._exit` (one chunk, one worker)",
+        lambda t: run_with(t, "exiter0", "__import__('os')._exit(0)", "--games", "4"),
         6,
-        r"chunk 0-\d+ failed: its worker stopped on KeyboardInterrupt; no chunk was finished",
+        r"chunk 0-0 failed: its worker process exited with code 0 \(os\._exit in a strategy, "
+        r"or a crash\); no chunk was finished",
+    ),
+    Case(
+        "strategy file that calls `sys.exit` at import",
+        lambda t: [*RUN, "--strategy-path", strategy_folder(t, "import sys\nsys.exit(0)\n")],
+        4,
+        r"strategy file .*bot\.py failed to load: SystemExit: 0; fix it",
     ),
     Case(
         "`trace --run` with a match id the run did not play",
