@@ -1577,6 +1577,8 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     except KeyboardInterrupt:
         with signals.deferred():  # (a second signal cannot cut the cleanup short)
             _stop(ex)
+            # a chunk whose file was written just before the signal is finished too
+            written = max(written, len(rd.finished_chunks() - set(done)))
             bar.close()
             clock.end(written, "interrupted")
             rd.write_manifest(manifest)
