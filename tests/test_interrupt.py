@@ -127,6 +127,14 @@ def test_interrupted_twice_then_resumed(tmp_path, monkeypatch):
 # real signals on a real process
 
 
+def in_a_terminal() -> None:
+    """The child's SIGINT as a terminal's foreground job has it. A process started with SIGINT
+    ignored (the test run launched in the background of a non-interactive shell, as CI may
+    do) keeps ignoring it, as Python and dominosim must (``nohup``), and a Ctrl-C test would
+    then wait for the whole run."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(out: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop(STOP_ENV, None)
@@ -135,6 +143,7 @@ def start(out: Path) -> subprocess.Popen:
         [sys.executable, "-m", "dominosim", *BIG, "--workers", "2", "--out", str(out)],
         cwd=out.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # its own process group: a terminal's Ctrl-C reaches them all
+        preexec_fn=in_a_terminal,
     )  # fmt: skip
 
 
@@ -259,7 +268,7 @@ def _spinning(tmp_path: Path, args, timeout: float = WAIT):
     p = subprocess.Popen([sys.executable, "-m", "dominosim", *args, "--strategy-path",
                           str(tmp_path / "bots")], cwd=tmp_path, env=_env(SPIN_MARK=str(mark)),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)  # fmt: skip
+                         start_new_session=True, preexec_fn=in_a_terminal)  # fmt: skip
     t0 = time.monotonic()
     while not any(mark.iterdir()):
         assert p.poll() is None, p.communicate()
