@@ -372,12 +372,22 @@ def trace_cmd(variant: str | None, players: int, sets: tuple[str, ...], strategi
             raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
         if not 0 <= seed < 2**64:
             raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+
+        def play(progress=None):
+            return trace.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
+                                        hand=None if hand is None else int(hand),
+                                        whole_match=whole_match, strategies=strategies,
+                                        sets=sets, strategy_path=strategy_path)  # fmt: skip
+
         with _stdout_aside():
-            records = trace.trace_from_cli(variant, players=players, seed=seed,
-                                           match_id=match_id,
-                                           hand=None if hand is None else int(hand),
-                                           whole_match=whole_match, strategies=strategies,
-                                           sets=sets, strategy_path=strategy_path)  # fmt: skip
+            if strategy_path:  # a user's strategy plays in a process of its own
+                from . import sandbox
+
+                records = sandbox.call(play, died=lambda how, last: (
+                    f"a strategy of --strategy-path ended the trace's process ({how}: os._exit "
+                    "in a strategy, or a crash); fix the strategy"))  # fmt: skip
+            else:
+                records = play()
     click.echo(trace.to_jsonl(records) if as_json else trace.render_text(records), nl=False)
 
 

@@ -318,7 +318,8 @@ class Hand:
                 raise
             msg = " ".join(str(exc).split())
             raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}: {msg}; fix the strategy"
+                f"strategy '{name}' raised {type(exc).__name__}{': ' + msg if msg else ''}; "
+                "fix the strategy"
             ) from exc
         if isinstance(a, bool) or not hasattr(a, "__index__"):  # 3.0 or '3': not an action
             from .strategy import action_type_message

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import report, signals, strategy
+from . import report, sandbox, signals, strategy
 from .aggregates import (
     Merger,
     add,
@@ -520,6 +520,44 @@ def strategy_files(paths: Iterable[str]) -> list[dict]:
     return out
 
 
+def probe_strategies(paths: Sequence[str], labels: Sequence[str],
+                     files: Sequence[tuple[str, str, str]] = ()) -> None:  # fmt: skip
+    """Load the strategy files ``paths`` (or a run's recorded ``files``, as
+    :func:`load_run_files` does) and start the strategies ``labels`` in a child process first
+    (:func:`dominosim.sandbox.call`): a file that ends its process at import or in a
+    strategy's ``__init__`` (``os._exit``, a crash) is a StrategyError naming it, where
+    loading it here would end this process quietly. Errors of loading are left to the load in
+    this process, which gives them again (the child's are the same)."""
+
+    def load(progress, paths, labels):
+        for p in paths:
+            progress(f"path {p}")
+            load_strategy_paths([p])
+        for kind, ref, digest in files:
+            if kind == "path":
+                progress(f"path {ref}")
+                strategy.load_file(Path(ref), expect=digest)
+        for label in dict.fromkeys(labels):
+            spec = parse_strategy(label)
+            progress(f"start {spec.name}")
+            strategy.get(spec.name, **spec.kwargs)
+
+    def died(how: str, last: str | None) -> str:
+        kind, _, what = (last or "path ").partition(" ")
+        if kind == "start":
+            return (f"strategy '{what}' ended its process in __init__ ({how}: os._exit, or a "
+                    "crash); fix its __init__")  # fmt: skip
+        return (f"strategy path {what or ', '.join(paths)} ended its process while loading "
+                f"({how}: os._exit at import, or a crash); fix it")  # fmt: skip
+
+    try:
+        sandbox.call(load, list(paths), list(labels), died=died)
+    except sandbox.ProcessEnded:
+        raise
+    except DominosimError:
+        pass
+
+
 def _py_files(f: Path) -> list[Path]:
     if f.is_dir():
         return sorted(x for x in f.glob("*.py") if not x.name.startswith("_"))
@@ -946,50 +984,17 @@ class _InProcess:
         pass
 
 
-#: Seconds between two looks of a worker's watchdog at its parent (where prctl is missing).
-WATCH_SECONDS = 0.5
-
-
-def _die_with_parent(parent: int) -> None:
-    """End this worker as soon as its parent process ``parent`` is gone (``kill -9`` of the
-    run), whatever its strategy is doing: on Linux the kernel kills it
-    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``); elsewhere a daemon thread looks at the parent
-    every :data:`WATCH_SECONDS` and ends the process. A parent gone before this ran (the race
-    prctl leaves) ends it at once."""
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0  # 1: PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:
-        os._exit(1)
-    if armed:
-        return
-    import threading
-
-    def watch() -> None:
-        while True:
-            time.sleep(WATCH_SECONDS)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="dominosim-watchdog", daemon=True).start()
-
-
 def _worker_main(conn, others=(), games=None, parent=None) -> None:
     """A pool worker: play the items the parent sends, one at a time, and send back
     ``("ok", result)``, ``("error", DominosimError)`` or ``("crash", text)``. ``others``: the
     parent's ends of earlier workers' pipes, inherited by the fork and closed here (so a
     worker sees the end of its pipe when the parent dies). ``games``: a shared counter of the
     games played, for a progress bar that moves while a chunk is played (or None).
-    ``parent``: the parent's process id; the worker dies with it (:func:`_die_with_parent`)."""
+    ``parent``: the parent's process id; the worker dies with it
+    (:func:`dominosim.sandbox.die_with_parent`)."""
     _ignore_sigint()
     if parent is not None:
-        _die_with_parent(parent)
+        sandbox.die_with_parent(parent)
     for c in others:
         c.close()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's handler raises Ctrl-C)
@@ -1377,6 +1382,9 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+    if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
+        probe_strategies(exp.strategy_path,
+                         [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)])  # fmt: skip
     load_strategy_paths(exp.strategy_path)
     for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
         strategy.get(spec.name, **spec.kwargs)
@@ -1514,6 +1522,8 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
         check_inputs(rd, manifest)
         _check_workers(session)
         rd.check_writable()
+        if any(kind == "path" for kind, _, _ in plan.strategy_files):
+            probe_strategies([], [], plan.strategy_files)
         load_run_files(plan.strategy_files)
         return rd, execute(rd, plan, manifest, session)
 

@@ -913,6 +913,46 @@ CASES = [
         r"or a crash\); no chunk was finished",
     ),
     Case(
+        "strategy file that calls `os._exit` at import",
+        lambda t: [*RUN, "--strategy-path", strategy_folder(t, "import os\nos._exit(0)\n")],
+        4,
+        r"strategy path .*mine ended its process while loading \(exit code 0: os\._exit at "
+        r"import, or a crash\); fix it",
+    ),
+    Case(
+        "strategy `__init__` that calls `os._exit`",
+        lambda t: [
+            *RUN[:4],
+            "vanisher,random",
+            *RUN[5:],
+            "--strategy-path",
+            raw_strategy(
+                t,
+                "@register\nclass X(Strategy):\n    name = 'vanisher'\n"
+                "    def __init__(self, **k):\n"
+                "        __import__('os')._exit(0)\n",
+            ),
+        ],  # fmt: skip
+        4,
+        r"strategy 'vanisher' ended its process in __init__ \(exit code 0: os\._exit, or a "
+        r"crash\); fix its __init__",
+    ),
+    Case(
+        "strategy that calls `os._exit` (`trace`)",
+        lambda t: [
+            "trace",
+            "--variant",
+            "fives",
+            "--strategies",
+            "gone,random",
+            "--strategy-path",
+            bot(t, "gone", "__import__('os')._exit(0)"),
+        ],  # fmt: skip
+        4,
+        r"a strategy of --strategy-path ended the trace's process \(exit code 0: os\._exit in "
+        r"a strategy, or a crash\); fix the strategy",
+    ),
+    Case(
         "strategy file that calls `sys.exit` at import",
         lambda t: [*RUN, "--strategy-path", strategy_folder(t, "import sys\nsys.exit(0)\n")],
         4,

@@ -311,11 +311,11 @@ def test_a_workers_watchdog_ends_it_where_prctl_is_missing(tmp_path):
     code = f"""
 import os, sys, time
 sys.platform = "other"  # (no prctl: the watchdog thread)
-from dominosim import runner
-runner.WATCH_SECONDS = 0.05
+from dominosim import sandbox
+sandbox.WATCH_SECONDS = 0.05
 pid = os.fork()
 if pid == 0:
-    runner._die_with_parent(os.getppid())
+    sandbox.die_with_parent(os.getppid())
     open({str(tmp_path / "child")!r}, "w").write(str(os.getpid()))
     while True:
         pass
@@ -339,13 +339,17 @@ time.sleep(600)
         kill_group(p)
 
 
-def test_ctrl_c_inside_a_strategy_is_an_interruption_not_its_error(tmp_path):
-    """trace plays in the command's own process: a real SIGINT while the strategy runs is
-    130, where a KeyboardInterrupt the strategy raises itself is its error (exit 4)."""
-    p, spinning = _spinning(tmp_path, ["trace", "--variant", "fives", "--strategies",
-                                       "spin,random"])  # fmt: skip
+@pytest.mark.parametrize("command", ["check-strategy", "trace"])
+def test_ctrl_c_inside_a_strategy_is_an_interruption_not_its_error(tmp_path, command):
+    """check-strategy plays in the command's own process (trace in a child of it): a real
+    SIGINT while the strategy runs is 130, where a KeyboardInterrupt the strategy raises
+    itself is its error (exit 4)."""
+    args = ["check-strategy", "spin", "--variant", "fives", "--check", "legal"] \
+        if command == "check-strategy" else ["trace", "--variant", "fives", "--strategies",
+                                             "spin,random"]  # fmt: skip
+    p, spinning = _spinning(tmp_path, args)
     try:
-        assert spinning == [p.pid]
+        assert (spinning == [p.pid]) == (command == "check-strategy")
         os.killpg(p.pid, signal.SIGINT)
         stdout, stderr = p.communicate(timeout=WAIT)
     finally:
