@@ -1,6 +1,6 @@
 """``python -m dominosim`` runs the command line."""
 
-from .cli import main
+from .cli import entry
 
 if __name__ == "__main__":
-    main(prog_name="dominosim")
+    entry()

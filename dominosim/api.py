@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from . import signals
 from .config import Experiment, experiment_from_cli, read_toml
 from .errors import OutputError
 
@@ -67,7 +68,8 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
     session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
                          echo=echo, strategy_timeout=timeout)  # fmt: skip
-    with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
+    # a strategy's prints never reach stdout; Ctrl-C is told from a strategy's KeyboardInterrupt
+    with contextlib.redirect_stdout(sys.stderr), signals.handled():
         if resume is not None:
             _, report = runner.resume_run(resume, session)
         else:
@@ -76,18 +78,27 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
         return report
 
 
+#: The range of ``--strategy-timeout`` (seconds): a timer finer or longer than this is a typo.
+TIMEOUT_RANGE = (0.001, 86400.0)
+
+
 def _timeout(value) -> float | None:
-    """``--strategy-timeout SECONDS``: a number > 0, or None (no limit)."""
+    """``--strategy-timeout SECONDS``: a number of seconds in :data:`TIMEOUT_RANGE`, 0 or None
+    (no limit)."""
     if value is None:
         return None
     from .errors import ConfigError
 
     try:
         t = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         t = float("nan")
-    if not t > 0 or t == float("inf"):
-        raise ConfigError(f"--strategy-timeout must be a number of seconds > 0, not '{value}'")
+    if t == 0:
+        return None
+    lo, hi = TIMEOUT_RANGE
+    if not lo <= t <= hi:
+        raise ConfigError(f"--strategy-timeout must be a number of seconds from {lo:g} to "
+                          f"{hi:g} (0: no limit), not '{value}'")  # fmt: skip
     return t
 
 
@@ -140,7 +151,7 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
     session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
                          echo=echo, strategy_timeout=timeout)  # fmt: skip
-    with contextlib.redirect_stdout(sys.stderr):  # a strategy's prints never reach stdout
+    with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
         return _tournament_run(kind, setup, resume, session, flags)
 
 

@@ -32,6 +32,7 @@ from . import actions, strategy, tiles
 from .errors import ConfigError, StrategyError, did_you_mean
 from .observe import Observation
 from .rules import Rules
+from .signals import FAULTS, is_interruption
 from .variants import VARIANTS, check_variant, make_rules, options_of
 
 CHECKS = ("legal", "batch", "deterministic", "spawn", "inputs")
@@ -200,7 +201,9 @@ class _Watch(strategy.Strategy):
         rep, r = self.rec.report, self.rules
         try:
             a = self.inner.choose_one(obs, legal, key)
-        except (Exception, SystemExit) as exc:
+        except FAULTS as exc:
+            if is_interruption(exc):
+                raise
             rep("legal", r, _raised("choose_one", exc), before, shown)
         if list(legal) != shown:
             rep("inputs", r, "choose_one changed the list of legal actions it was given",
@@ -311,14 +314,18 @@ class _Compare(strategy.Strategy):
         for o, lg, k in rows:
             try:
                 a = self.inner.choose_one(o, list(lg), k)
-            except (Exception, SystemExit) as exc:
+            except FAULTS as exc:
+                if is_interruption(exc):
+                    raise
                 rep("legal", r, _raised("choose_one", exc), o, lg)
             if isinstance(a, bool) or not hasattr(a, "__index__") or a not in lg:
                 rep("legal", r, f"choose_one returned {show_action(a)}, not a legal action", o, lg)
             one.append(int(a))
         try:
             out = self.inner.choose(obs, legal, keys)
-        except (Exception, SystemExit) as exc:
+        except FAULTS as exc:
+            if is_interruption(exc):
+                raise
             rep("batch", r, _raised(f"choose on a batch of {n}", exc), *rows[0][:2])
         moved = _changed(snap, obs, legal, keys)
         if moved:
@@ -374,7 +381,9 @@ def _check_deterministic(make, sets, seed, deals, rec, runs) -> None:
                                f"{show_action(x)}", o, lg)  # fmt: skip
         except _Found:
             continue
-        except (Exception, SystemExit) as exc:
+        except FAULTS as exc:
+            if is_interruption(exc):
+                raise
             rec.report("deterministic", rules, _raised("choose_one", exc), stop=False)
 
 

@@ -10,13 +10,16 @@ handling of :class:`DominosimGroup` covers it automatically.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import click
 
-from . import variants
+from . import signals, variants
 from .errors import ConfigError, DominosimError
 from .version import __version__ as _pkg_version
 
@@ -37,7 +40,20 @@ def _one_line(message: str) -> str:
 
 
 class DominosimGroup(click.Group):
-    """A click group that turns user errors into one line on stderr and an exit code."""
+    """A click group that turns user errors into one line on stderr and an exit code; Ctrl-C
+    and SIGTERM are an interruption (130) from the start of the command to its end
+    (dominosim.signals)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        with signals.handled():
+            return super().main(*args, **kwargs)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:  # (click would say "Aborted!" and exit 1)
+            click.echo("error: interrupted; finished work is kept", err=True)
+            raise click.exceptions.Exit(130) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -61,11 +77,54 @@ class DominosimGroup(click.Group):
             _usage_error(ctx, e)
 
 
+def entry() -> None:
+    """The ``dominosim`` program (its console script and ``python -m dominosim``): the
+    command, then the process's end, where a late Ctrl-C or SIGTERM only is noted (never a
+    traceback, never a death by the signal: the status is the command's, 130 when it was
+    interrupted)."""
+    signals.install()
+    try:
+        main(prog_name="dominosim")
+        code: Any = 0
+    except SystemExit as e:
+        code = e.code
+    except KeyboardInterrupt:  # (between click's end and here)
+        click.echo("error: interrupted; finished work is kept", err=True)
+        code = 130
+    signals.note_only()
+    sys.exit(code)
+
+
+@contextlib.contextmanager
+def _stdout_aside() -> Iterator[None]:
+    """While a command plays: file descriptor 1 points at stderr, so what a strategy writes
+    there (``os.system("echo ...")``, ``sys.__stdout__``) never mixes with the report; the
+    report is printed after, to the real stdout. (A stdout that is no file, as click's test
+    runner gives, is left alone.)"""
+    try:
+        real = sys.stdout.fileno() == 1
+    except (AttributeError, ValueError, OSError):
+        real = False
+    if not real:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        for f in dict.fromkeys((sys.stdout, sys.__stdout__)):  # (to stderr, where it belongs)
+            try:
+                f.flush()
+            except (AttributeError, ValueError, OSError):
+                pass
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _quiet_stdout() -> None:
     """Point stdout at /dev/null, so flushing it at exit raises nothing more."""
-    import os
-    import sys
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -313,10 +372,22 @@ def trace_cmd(variant: str | None, players: int, sets: tuple[str, ...], strategi
             raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
         if not 0 <= seed < 2**64:
             raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-        records = trace.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
-                                   hand=None if hand is None else int(hand),
-                                   whole_match=whole_match, strategies=strategies, sets=sets,
-                                   strategy_path=strategy_path)  # fmt: skip
+
+        def play(progress=None):
+            return trace.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
+                                        hand=None if hand is None else int(hand),
+                                        whole_match=whole_match, strategies=strategies,
+                                        sets=sets, strategy_path=strategy_path)  # fmt: skip
+
+        with _stdout_aside():
+            if strategy_path:  # a user's strategy plays in a process of its own
+                from . import sandbox
+
+                records = sandbox.call(play, died=lambda how, last: (
+                    f"a strategy of --strategy-path ended the trace's process ({how}: os._exit "
+                    "in a strategy, or a crash); fix the strategy"))  # fmt: skip
+            else:
+                records = play()
     click.echo(trace.to_jsonl(records) if as_json else trace.render_text(records), nl=False)
 
 
@@ -372,18 +443,20 @@ def run_cmd(config: str | None, variant_names: tuple[str, ...], players: int | N
                 f"--resume continues a run as it was planned, so {given[0]} cannot be given "
                 "with it; only --workers, --executor, --scheduler and --json"
             )
-        data = api.run(resume=resume, executor=executor, scheduler=scheduler,
-                       progress=None, workers=_int_flag(workers, "--workers"),
-                       strategy_timeout=strategy_timeout)  # fmt: skip
+        with _stdout_aside():
+            data = api.run(resume=resume, executor=executor, scheduler=scheduler,
+                           progress=None, workers=_int_flag(workers, "--workers"),
+                           strategy_timeout=strategy_timeout)  # fmt: skip
     else:
-        data = api.run(
-            config, variants=list(variant_names) or None, players=players, sets=sets,
-            strategies=strategies, games=games, unit=unit, seed=seed, chunk_size=chunk_size,
-            workers=workers, out=out, name=name, rotate=rotate,
-            records=None if records is None else records == "all",
-            strategy_path=list(strategy_path) or None, executor=executor,
-            scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout,
-        )  # fmt: skip
+        with _stdout_aside():
+            data = api.run(
+                config, variants=list(variant_names) or None, players=players, sets=sets,
+                strategies=strategies, games=games, unit=unit, seed=seed, chunk_size=chunk_size,
+                workers=workers, out=out, name=name, rotate=rotate,
+                records=None if records is None else records == "all",
+                strategy_path=list(strategy_path) or None, executor=executor,
+                scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout,
+            )  # fmt: skip
     click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
 
 
@@ -446,19 +519,21 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                 f"--resume continues a run as it was planned, so {given[0]} cannot be given "
                 "with it; only --workers, --executor, --scheduler and --json"
             )
-        data = fn(resume=resume, executor=executor, scheduler=scheduler, progress=None,
-                  workers=_int_flag(workers, "--workers"),
-                  strategy_timeout=strategy_timeout)  # fmt: skip
+        with _stdout_aside():
+            data = fn(resume=resume, executor=executor, scheduler=scheduler, progress=None,
+                      workers=_int_flag(workers, "--workers"),
+                      strategy_timeout=strategy_timeout)  # fmt: skip
     else:
         if variant is None:
             raise ConfigError(f"{kind} needs --variant, e.g. --variant fives")
         players = flags.pop("players")
         records = flags.pop("records")
-        data = fn(variant=variant, players=2 if players is None else players, workers=workers,
-                  records=None if records is None else records == "all",
-                  strategy_path=list(flags.pop("strategy_path")) or None,
-                  sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
-                  progress=None, strategy_timeout=strategy_timeout, **flags)  # fmt: skip
+        with _stdout_aside():
+            data = fn(variant=variant, players=2 if players is None else players,
+                      workers=workers, records=None if records is None else records == "all",
+                      strategy_path=list(flags.pop("strategy_path")) or None,
+                      sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
+                      progress=None, strategy_timeout=strategy_timeout, **flags)  # fmt: skip
     click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
 
 
@@ -625,4 +700,4 @@ def check_strategy_cmd(ctx: click.Context, target: str, deals: int | None, seed:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    entry()

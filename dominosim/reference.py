@@ -27,6 +27,7 @@ from .errors import StrategyError
 from .layout import Layout
 from .observe import Observation
 from .rules import Rules
+from .signals import FAULTS, is_interruption
 
 MAX_HANDS_PER_MATCH = 100_000
 
@@ -312,10 +313,13 @@ class Hand:
         name = getattr(strat, "name", type(strat).__name__)
         try:
             a = strat.choose_one(obs, legal, key)
-        except (Exception, SystemExit) as exc:  # a user strategy failing is a user error
+        except FAULTS as exc:  # a user strategy failing is a user error
+            if is_interruption(exc):
+                raise
             msg = " ".join(str(exc).split())
             raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}: {msg}; fix the strategy"
+                f"strategy '{name}' raised {type(exc).__name__}{': ' + msg if msg else ''}; "
+                "fix the strategy"
             ) from exc
         if isinstance(a, bool) or not hasattr(a, "__index__"):  # 3.0 or '3': not an action
             from .strategy import action_type_message

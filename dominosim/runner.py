@@ -23,6 +23,7 @@ Flow (DESIGN §1, §8)::
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import platform
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import report, strategy
+from . import report, sandbox, signals, strategy
 from .aggregates import (
     Merger,
     add,
@@ -519,6 +520,44 @@ def strategy_files(paths: Iterable[str]) -> list[dict]:
     return out
 
 
+def probe_strategies(paths: Sequence[str], labels: Sequence[str],
+                     files: Sequence[tuple[str, str, str]] = ()) -> None:  # fmt: skip
+    """Load the strategy files ``paths`` (or a run's recorded ``files``, as
+    :func:`load_run_files` does) and start the strategies ``labels`` in a child process first
+    (:func:`dominosim.sandbox.call`): a file that ends its process at import or in a
+    strategy's ``__init__`` (``os._exit``, a crash) is a StrategyError naming it, where
+    loading it here would end this process quietly. Errors of loading are left to the load in
+    this process, which gives them again (the child's are the same)."""
+
+    def load(progress, paths, labels):
+        for p in paths:
+            progress(f"path {p}")
+            load_strategy_paths([p])
+        for kind, ref, digest in files:
+            if kind == "path":
+                progress(f"path {ref}")
+                strategy.load_file(Path(ref), expect=digest)
+        for label in dict.fromkeys(labels):
+            spec = parse_strategy(label)
+            progress(f"start {spec.name}")
+            strategy.get(spec.name, **spec.kwargs)
+
+    def died(how: str, last: str | None) -> str:
+        kind, _, what = (last or "path ").partition(" ")
+        if kind == "start":
+            return (f"strategy '{what}' ended its process in __init__ ({how}: os._exit, or a "
+                    "crash); fix its __init__")  # fmt: skip
+        return (f"strategy path {what or ', '.join(paths)} ended its process while loading "
+                f"({how}: os._exit at import, or a crash); fix it")  # fmt: skip
+
+    try:
+        sandbox.call(load, list(paths), list(labels), died=died)
+    except sandbox.ProcessEnded:
+        raise
+    except DominosimError:
+        pass
+
+
 def _py_files(f: Path) -> list[Path]:
     if f.is_dir():
         return sorted(x for x in f.glob("*.py") if not x.name.startswith("_"))
@@ -606,32 +645,80 @@ def _on_alarm(signum, frame):
     raise StrategyTimeout
 
 
+def _async_raise(tid: int, exc: type | None) -> None:
+    """Raise ``exc`` in thread ``tid`` at its next Python instruction (None: cancel)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid),
+                                               None if exc is None else ctypes.py_object(exc))  # fmt: skip
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise StrategyTimeout in the block after ``seconds`` (0: no limit). In the main
+    thread a SIGALRM timer (it also ends a blocking call such as ``time.sleep``); in any other
+    thread (the Python API called from a thread, a Dask worker) a timer thread raises it in
+    this one at its next Python instruction."""
+    import threading
+
+    if seconds <= 0:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        old = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        return
+    tid, lock, state = threading.get_ident(), threading.Lock(), {"on": True, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if state["on"]:
+                state["fired"] = True
+                _async_raise(tid, StrategyTimeout)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["on"] = False
+            timer.cancel()
+            if state["fired"]:  # (raised already, or still pending: never later than here)
+                _async_raise(tid, None)
+
+
 def _guard(inst, name: str):
     """Wrap ``inst.choose``: a result that is not integers of the right shape is refused with
-    the message every path gives (strategy.check_actions); the timeout is applied."""
+    the message every path gives (strategy.check_actions); the timeout is applied; a
+    KeyboardInterrupt or GeneratorExit the strategy raises itself is its error (a real Ctrl-C
+    or SIGTERM, noted by dominosim.signals, stays an interruption)."""
     choose = inst.choose
 
     def guarded(obs, legal, keys):
         limit = _TIMEOUT[0]
-        armed = False
-        if limit > 0 and hasattr(signal, "setitimer"):
-            try:
-                old = signal.signal(signal.SIGALRM, _on_alarm)
-                signal.setitimer(signal.ITIMER_REAL, limit)
-                armed = True
-            except ValueError:  # not the main thread (a Dask worker): no limit there
-                pass
         try:
-            out = choose(obs, legal, keys)
+            with _time_limit(limit):
+                out = choose(obs, legal, keys)
         except StrategyTimeout:
             raise StrategyError(
                 f"strategy '{name}' did not return a decision batch within {limit:g} s "
                 "(--strategy-timeout); fix the strategy or raise the limit"
             ) from None
-        finally:
-            if armed:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old)
+        except (KeyboardInterrupt, GeneratorExit) as exc:
+            if signals.is_interruption(exc):
+                raise
+            text = " ".join(str(exc).split())
+            raise StrategyError(
+                f"strategy '{name}' raised {type(exc).__name__}{': ' + text if text else ''}; "
+                "fix the strategy"
+            ) from None
         return strategy.check_actions(name, out, len(keys))
 
     inst.choose = guarded
@@ -897,15 +984,19 @@ class _InProcess:
         pass
 
 
-def _worker_main(conn, others=(), games=None) -> None:
+def _worker_main(conn, others=(), games=None, parent=None) -> None:
     """A pool worker: play the items the parent sends, one at a time, and send back
     ``("ok", result)``, ``("error", DominosimError)`` or ``("crash", text)``. ``others``: the
     parent's ends of earlier workers' pipes, inherited by the fork and closed here (so a
     worker sees the end of its pipe when the parent dies). ``games``: a shared counter of the
-    games played, for a progress bar that moves while a chunk is played (or None)."""
+    games played, for a progress bar that moves while a chunk is played (or None).
+    ``parent``: the parent's process id; the worker dies with it
+    (:func:`dominosim.sandbox.die_with_parent`)."""
+    _ignore_sigint()
+    if parent is not None:
+        sandbox.die_with_parent(parent)
     for c in others:
         c.close()
-    _ignore_sigint()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's handler raises Ctrl-C)
     from . import store
 
@@ -1015,7 +1106,8 @@ class _Pool:
         for _ in range(workers):
             here, there = ctx.Pipe(duplex=True)
             others = [here, *(w[1] for w in self.workers)]
-            p = ctx.Process(target=_worker_main, args=(there, others, self.games), daemon=True)
+            p = ctx.Process(target=_worker_main, args=(there, others, self.games, os.getpid()),
+                            daemon=True)  # fmt: skip
             p.start()
             there.close()
             self.workers.append([p, here, None])
@@ -1074,18 +1166,17 @@ class _Pool:
         self.stop()
 
     def stop(self) -> None:
+        """Kill the workers (whatever their strategies do with SIGTERM) and reap them: a
+        finished run's workers are idle, an interrupted run's chunks are played again."""
         for p, conn, _ in self.workers:
             try:
                 conn.close()
             except OSError:
                 pass
             if p.is_alive():
-                p.terminate()
-        for p, _, _ in self.workers:
-            p.join(timeout=2)
-            if p.is_alive():
                 p.kill()
-                p.join(timeout=2)
+        for p, _, _ in self.workers:
+            p.join(timeout=5)
 
 
 class _Dask:
@@ -1155,15 +1246,36 @@ def check_executor(executor: str, scheduler: str | None) -> None:
         raise ConfigError("--scheduler is only used with --executor dask")
 
 
-def _executor(items, n_items: int, workers: int, executor: str, scheduler: str | None):
+def user_strategies(plan: Plan) -> bool:
+    """The plan plays a strategy that is not one of dominosim's built-ins (a file of
+    ``--strategy-path``, or a class the caller registered): such code never runs in the
+    caller's process, so it cannot end it (docs/design.md, "Errors")."""
+    if plan.strategy_paths:
+        return True
+    builtin = strategy.builtin_dir().resolve()
+    labels = set(plan.seats).union(*plan.legs) if plan.legs else set(plan.seats)
+    for label in labels:
+        try:
+            origin = Path(strategy.origin(parse_strategy(label).name))
+        except (KeyError, DominosimError):
+            return True
+        if origin.parent != builtin:
+            return True
+    return False
+
+
+def _executor(items, n_items: int, workers: int, executor: str, scheduler: str | None,
+              isolate: bool = False):  # fmt: skip
+    """The executor of a run; ``isolate``: the run plays users' strategies, so even one chunk
+    or one worker is played in a worker process (a watched pool), never in this one."""
     check_executor(executor, scheduler)
     if executor == "dask":
         return _Dask(items, workers, scheduler)
     if executor == "dask-local":
         return _Dask(items, workers, None)
-    if workers <= 1 or n_items <= 1:
+    if (workers <= 1 or n_items <= 1) and not isolate:
         return _InProcess(items)
-    return _Pool(items, min(workers, n_items))
+    return _Pool(items, max(1, min(workers, n_items)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1270,6 +1382,9 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+    if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
+        probe_strategies(exp.strategy_path,
+                         [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)])  # fmt: skip
     load_strategy_paths(exp.strategy_path)
     for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
         strategy.get(spec.name, **spec.kwargs)
@@ -1407,6 +1522,8 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
         check_inputs(rd, manifest)
         _check_workers(session)
         rd.check_writable()
+        if any(kind == "path" for kind, _, _ in plan.strategy_files):
+            probe_strategies([], [], plan.strategy_files)
         load_run_files(plan.strategy_files)
         return rd, execute(rd, plan, manifest, session)
 
@@ -1419,15 +1536,9 @@ def _recorded_workers(manifest: dict) -> int | None:
     return workers if _int_in(workers, 1, 10_000) else None
 
 
-def _on_sigterm(signum, frame):
-    raise KeyboardInterrupt  # handled as Ctrl-C: status interrupted, the resume command
-
-
 def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs; returns
     the report (built once, by :func:`finish`)."""
-    import threading
-
     plan.strategy_timeout = float(session.strategy_timeout or 0.0)
     bad: list = []
     merger, done = merge_finished(rd, plan, bad)
@@ -1445,13 +1556,13 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     played_games = played_hands = written = 0
     bar = _Progress(session, total_games, merger.games, rd.path)
     ex = None
-    old_term = None
-    if threading.current_thread() is threading.main_thread():
-        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    signals.reset()
+    old_handlers = signals.install()  # Ctrl-C and SIGTERM: interrupted, the resume command
     try:
         if n_pending:
             bar.phase(f"starting {min(workers, n_pending)} worker(s)")
-            ex = _executor(pending, n_pending, workers, session.executor, session.scheduler)
+            ex = _executor(pending, n_pending, workers, session.executor, session.scheduler,
+                           isolate=user_strategies(plan))  # fmt: skip
             bar.phase("playing")
             for res in ex.results(bar.tick if bar.show else None):
                 recs = res["records"]
@@ -1474,10 +1585,13 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
         data = finish(rd, plan, manifest, merger, lambda: clock.end(written, "done"),
                         phase=bar.phase)  # (the bar closes in finally)  # fmt: skip
     except KeyboardInterrupt:
-        _stop(ex)
-        bar.close()
-        clock.end(written, "interrupted")
-        rd.write_manifest(manifest)
+        with signals.deferred():  # (a second signal cannot cut the cleanup short)
+            _stop(ex)
+            # a chunk whose file was written just before the signal is finished too
+            written = max(written, len(rd.finished_chunks() - set(done)))
+            bar.close()
+            clock.end(written, "interrupted")
+            rd.write_manifest(manifest)
         n_done = len(done) + written
         raise Interrupted(
             f"interrupted: {n_done} of {len(plan.items)} chunks kept in {rd.path}; "
@@ -1504,8 +1618,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     finally:
         _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
         bar.close()
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
+        signals.restore(old_handlers)
     wall = clock.end(written, "done")
     rate = played_games / wall if wall > 0 else 0.0
     _echo(session, f"played {played_games} games ({played_hands} hands) in {wall:.1f} s, "

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from .errors import StrategyError, did_you_mean
 from .policy_files import POLICY_FILES, source_hash
+from .signals import FAULTS, is_interruption
 
 if TYPE_CHECKING:
     import numpy as np
@@ -367,10 +368,14 @@ def _exec_file(path: Path, public: str | None, data: bytes) -> None:
         raise StrategyError(
             f"strategy file {path} has a syntax error at line {exc.lineno}: {exc.msg}; fix it"
         ) from None
-    except Exception as exc:
+    except FAULTS as exc:  # (sys.exit at import too: it must not end the process quietly)
         sys.modules.pop(mod_name, None)
+        if is_interruption(exc):
+            raise
+        text = " ".join(str(exc).split())
         raise StrategyError(
-            f"strategy file {path} failed to load: {type(exc).__name__}: {exc}; fix it"
+            f"strategy file {path} failed to load: {type(exc).__name__}"
+            f"{': ' + text if text else ''}; fix it"
         ) from None
     finally:
         _CURRENT_FILE.pop()
@@ -422,7 +427,9 @@ def get(name: str, paths: Iterable[str | Path] = (), **params: object) -> Strate
         return reg[name](**params)
     except StrategyError:
         raise
-    except (Exception, SystemExit) as exc:  # an __init__ that fails is the strategy's error
+    except FAULTS as exc:  # an __init__ that fails is the strategy's error
+        if is_interruption(exc):
+            raise
         msg = " ".join(str(exc).split())
         raise StrategyError(
             f"strategy '{name}' failed to start: {type(exc).__name__}: {msg}; fix its __init__"

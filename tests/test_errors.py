@@ -820,7 +820,15 @@ CASES = [
         "bad `--strategy-timeout`",
         [*RUN, "--games", "2", "--strategy-timeout", "soon"],
         2,
-        r"--strategy-timeout must be a number of seconds > 0, not 'soon'",
+        r"--strategy-timeout must be a number of seconds from 0\.001 to 86400 \(0: no limit\), "
+        r"not 'soon'",
+    ),
+    Case(
+        "`--strategy-timeout` out of range",
+        [*RUN, "--games", "2", "--strategy-timeout", "1e10"],
+        2,
+        r"--strategy-timeout must be a number of seconds from 0\.001 to 86400 \(0: no limit\), "
+        r"not '1e10'",
     ),
     Case(
         "strategy slower than `--strategy-timeout`",
@@ -892,10 +900,63 @@ CASES = [
         r"or a crash\); no chunk was finished",
     ),
     Case(
-        "a strategy raising KeyboardInterrupt in a worker",
+        "strategy that raises KeyboardInterrupt or GeneratorExit",
         lambda t: run_with(t, "ctrl", "raise KeyboardInterrupt", "--workers", "2"),
+        4,
+        r"strategy 'ctrl' raised KeyboardInterrupt; fix the strategy",
+    ),
+    Case(
+        "a strategy that calls `os._exit` (one chunk, one worker)",
+        lambda t: run_with(t, "exiter0", "__import__('os')._exit(0)", "--games", "4"),
         6,
-        r"chunk 0-\d+ failed: its worker stopped on KeyboardInterrupt; no chunk was finished",
+        r"chunk 0-0 failed: its worker process exited with code 0 \(os\._exit in a strategy, "
+        r"or a crash\); no chunk was finished",
+    ),
+    Case(
+        "strategy file that calls `os._exit` at import",
+        lambda t: [*RUN, "--strategy-path", strategy_folder(t, "import os\nos._exit(0)\n")],
+        4,
+        r"strategy path .*mine ended its process while loading \(exit code 0: os\._exit at "
+        r"import, or a crash\); fix it",
+    ),
+    Case(
+        "strategy `__init__` that calls `os._exit`",
+        lambda t: [
+            *RUN[:4],
+            "vanisher,random",
+            *RUN[5:],
+            "--strategy-path",
+            raw_strategy(
+                t,
+                "@register\nclass X(Strategy):\n    name = 'vanisher'\n"
+                "    def __init__(self, **k):\n"
+                "        __import__('os')._exit(0)\n",
+            ),
+        ],  # fmt: skip
+        4,
+        r"strategy 'vanisher' ended its process in __init__ \(exit code 0: os\._exit, or a "
+        r"crash\); fix its __init__",
+    ),
+    Case(
+        "strategy that calls `os._exit` (`trace`)",
+        lambda t: [
+            "trace",
+            "--variant",
+            "fives",
+            "--strategies",
+            "gone,random",
+            "--strategy-path",
+            bot(t, "gone", "__import__('os')._exit(0)"),
+        ],  # fmt: skip
+        4,
+        r"a strategy of --strategy-path ended the trace's process \(exit code 0: os\._exit in "
+        r"a strategy, or a crash\); fix the strategy",
+    ),
+    Case(
+        "strategy file that calls `sys.exit` at import",
+        lambda t: [*RUN, "--strategy-path", strategy_folder(t, "import sys\nsys.exit(0)\n")],
+        4,
+        r"strategy file .*bot\.py failed to load: SystemExit: 0; fix it",
     ),
     Case(
         "`trace --run` with a match id the run did not play",

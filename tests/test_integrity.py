@@ -330,3 +330,158 @@ def test_config_names_with_spaces_non_ascii_and_a_bom(tmp_path):
     r = invoke(["run", str(cfg), "--json"])
     assert r.exit_code == 0, r.output
     assert Path(json.loads(r.stdout)["run_dir"]).parent.name == "my-uber-runs"
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. strategies cannot end the process (issue 27): docs/design.md, "Errors"
+
+PRINTS = ("os.system('echo fd-one-echo'); sys.__stdout__.write('fd-one-dunder\\n'); "
+          "sys.__stdout__.flush(); print('plain-print')\n        return legal[0]")  # fmt: skip
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_writes_to_file_descriptor_1_never_reach_the_json(tmp_path, workers):
+    f = bot_file(tmp_path, "fdone", "import os\n        " + PRINTS)
+    p = _subprocess([*RUN[:4], "fdone,random", *RUN[5:-2], "--games", "8", "--chunk-size", "4",
+                     "--workers", workers, "--json", "--out", str(tmp_path / "o"),
+                     "--strategy-path", str(f)], capture_output=True, cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["status"] == "done"  # one JSON document, nothing else
+    for text in ("fd-one-echo", "fd-one-dunder", "plain-print"):
+        assert text in p.stderr
+
+
+def test_writes_to_file_descriptor_1_never_reach_trace_json(tmp_path):
+    """trace plays in the command's own process: its descriptor 1 points at stderr meanwhile."""
+    f = bot_file(tmp_path, "fdtrace", "import os\n        " + PRINTS)
+    p = _subprocess(["trace", "--variant", "fives", "--strategies", "fdtrace,random",
+                     "--strategy-path", str(f), "--json"], capture_output=True, cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    for line in p.stdout.splitlines():
+        json.loads(line)
+    assert "fd-one-echo" in p.stderr and "fd-one-dunder" in p.stderr
+
+
+def _api(tmp_path, name: str, body: str, **kw):
+    f = bot_file(tmp_path, name, body)
+    return dominosim.run(variants=["fives"], strategies=f"{name},random", games=4, seed=1,
+                         workers=kw.pop("workers", 1), out=str(tmp_path / "o"),
+                         strategy_path=[str(f)], **kw)  # fmt: skip
+
+
+def test_the_python_api_raises_instead_of_ending_the_interpreter(tmp_path):
+    from dominosim.errors import StrategyError, WorkerError
+
+    d = tmp_path / "bots"
+    d.mkdir()
+    (d / "quits.py").write_text("import sys\nsys.exit(0)\n")
+    with pytest.raises(StrategyError, match=r"quits\.py failed to load: SystemExit: 0; fix it"):
+        dominosim.run(variants=["fives"], games=2, seed=1, workers=1, out=str(tmp_path / "o"),
+                      strategy_path=[str(d / "quits.py")])  # fmt: skip
+    # os._exit in choose_one: one chunk, one worker, still a worker process of its own
+    with pytest.raises(WorkerError, match=r"exited with code 0 \(os\._exit in a strategy"):
+        _api(tmp_path, "vanish", "__import__('os')._exit(0)")
+    assert not (tmp_path / "o" / "fives").exists()  # (no chunk: no folder left)
+    # this interpreter is alive, and the next run plays
+    assert _api(tmp_path, "fine", "return legal[0]")["status"] == "done"
+
+
+def test_builtin_strategies_alone_still_play_in_process(monkeypatch, tmp_path):
+    from dominosim import runner
+
+    made = []
+    real = runner._executor
+    monkeypatch.setattr(runner, "_executor", lambda *a, **k: made.append(real(*a, **k)) or made[-1])
+    r = invoke([*RUN, "--games", "4", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert [type(x).__name__ for x in made] == ["_InProcess"]
+    f = bot_file(tmp_path, "mine", "return legal[0]")
+    r = invoke([*RUN[:4], "mine,random", *RUN[5:], "--games", "4", "--out", str(tmp_path),
+                "--strategy-path", str(f)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert [type(x).__name__ for x in made] == ["_InProcess", "_Pool"]
+
+
+@pytest.mark.parametrize("exc", ["KeyboardInterrupt", "GeneratorExit"])
+@pytest.mark.parametrize("where", ["in-process", "pool"])
+def test_keyboard_interrupt_or_generator_exit_in_a_strategy_is_its_error(tmp_path, monkeypatch,
+                                                                         exc, where):  # fmt: skip
+    from dominosim import runner
+
+    if where == "in-process":  # (a user's strategy is played in a worker; force the other path)
+        monkeypatch.setattr(runner, "user_strategies", lambda plan: False)
+    f = bot_file(tmp_path, "ctrlc", f"raise {exc}")
+    r = invoke([*RUN[:4], "ctrlc,random", *RUN[5:-2], "--games", "8", "--chunk-size", "4",
+                "--workers", "1" if where == "in-process" else "2", "--out", str(tmp_path),
+                "--strategy-path", str(f)])  # fmt: skip
+    assert r.exit_code == 4, r.output
+    assert r.stderr.splitlines()[-1] == f"error: strategy 'ctrlc' raised {exc}; fix the strategy"
+
+
+@pytest.mark.parametrize("value", ["1e10", "1e-7", "-1", "nan", "inf", "soon"])
+def test_strategy_timeout_out_of_range_is_one_config_error(tmp_path, value):
+    from dominosim.errors import ConfigError
+
+    r = invoke([*RUN, "--games", "2", "--out", str(tmp_path), "--strategy-timeout", value])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.stderr.splitlines() == [
+        f"error: --strategy-timeout must be a number of seconds from 0.001 to 86400 (0: no "
+        f"limit), not '{value}'"]  # fmt: skip
+    with pytest.raises(ConfigError, match="from 0.001 to 86400"):
+        dominosim.run(variants=["fives"], games=2, seed=1, workers=1, out=str(tmp_path),
+                      strategy_timeout=float(value) if value != "soon" else value)  # fmt: skip
+    assert not (tmp_path / "fives").exists()
+
+
+def test_strategy_timeout_holds_off_the_main_thread(tmp_path, monkeypatch):
+    """The Python API called from a thread (so a Dask worker's thread too): the limit is kept
+    by a timer thread, not skipped."""
+    import threading
+
+    from dominosim import runner
+    from dominosim.errors import StrategyError
+
+    monkeypatch.setattr(runner, "user_strategies", lambda plan: False)  # (played in this thread)
+    out: list = []
+
+    def call():
+        try:
+            _api(tmp_path, "spin", "while True: pass", strategy_timeout=0.2)
+            out.append(None)
+        except BaseException as e:  # noqa: BLE001 - the test reads it
+            out.append(e)
+
+    t = threading.Thread(target=call, daemon=True)
+    t.start()
+    t.join(120)
+    assert not t.is_alive(), "the strategy was not stopped"
+    assert isinstance(out[0], StrategyError), out
+    assert "did not return a decision batch within 0.2 s" in str(out[0])
+
+
+def test_the_time_limit_never_lands_after_the_block(monkeypatch):
+    """A timer thread that fires as the block ends is cancelled there: nothing is raised
+    later in the thread."""
+    import threading
+    import time
+
+    from dominosim import runner
+
+    caught = []
+
+    def body():
+        for _ in range(200):
+            try:
+                with runner._time_limit(0.001):
+                    x = 0
+                    for i in range(2000):
+                        x += i
+            except runner.StrategyTimeout:
+                caught.append(1)
+        time.sleep(0.05)  # a late exception would land here
+        caught.append("end")
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(60)
+    assert caught[-1] == "end"

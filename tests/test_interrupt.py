@@ -34,6 +34,9 @@ SMALL = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--game
 # signal lands part way through however fast the machine plays
 BIG = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--games", "3000",
        "--chunk-size", "50", "--seed", "11", "--unit", "hand"]  # fmt: skip
+#: Seconds a signalled process may take to end (a generous bound: on a loaded machine the
+#: interpreter's exit alone can take seconds; nothing here measures speed).
+WAIT = 120
 INTERRUPTED = re.compile(
     r"error: interrupted: (\d+) of (\d+) chunks kept in (\S+); "
     r"finish with: dominosim run --resume (\S+)"
@@ -124,6 +127,14 @@ def test_interrupted_twice_then_resumed(tmp_path, monkeypatch):
 # real signals on a real process
 
 
+def in_a_terminal() -> None:
+    """The child's SIGINT as a terminal's foreground job has it. A process started with SIGINT
+    ignored (the test run launched in the background of a non-interactive shell, as CI may
+    do) keeps ignoring it, as Python and dominosim must (``nohup``), and a Ctrl-C test would
+    then wait for the whole run."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(out: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop(STOP_ENV, None)
@@ -132,10 +143,11 @@ def start(out: Path) -> subprocess.Popen:
         [sys.executable, "-m", "dominosim", *BIG, "--workers", "2", "--out", str(out)],
         cwd=out.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # its own process group: a terminal's Ctrl-C reaches them all
+        preexec_fn=in_a_terminal,
     )  # fmt: skip
 
 
-def wait_for_a_chunk(p: subprocess.Popen, out: Path, timeout: float = 30.0) -> Path:
+def wait_for_a_chunk(p: subprocess.Popen, out: Path, timeout: float = 120.0) -> Path:
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
         assert p.poll() is None, p.communicate()
@@ -161,7 +173,7 @@ def test_ctrl_c_keeps_chunks_and_resume_completes(tmp_path):
     try:
         d = wait_for_a_chunk(p, out)
         os.killpg(p.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole foreground group
-        stdout, stderr = p.communicate(timeout=30)
+        stdout, stderr = p.communicate(timeout=WAIT)
     finally:
         kill_group(p)
     assert p.returncode == 130, stderr
@@ -185,7 +197,7 @@ def test_kill_9_then_resume_completes(tmp_path):
     try:
         d = wait_for_a_chunk(p, out)
         p.send_signal(signal.SIGKILL)  # the parent dies at once, mid-run
-        p.communicate(timeout=30)
+        p.communicate(timeout=WAIT)
     finally:
         kill_group(p)
     assert p.returncode == -signal.SIGKILL
@@ -208,7 +220,7 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path, to):
             p.send_signal(signal.SIGTERM)
         else:  # a service manager stopping the whole group: the workers die of it too
             os.killpg(p.pid, signal.SIGTERM)
-        stdout, stderr = p.communicate(timeout=30)
+        stdout, stderr = p.communicate(timeout=WAIT)
     finally:
         kill_group(p)
     assert p.returncode == 130, stderr
@@ -217,3 +229,130 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path, to):
     assert m and m.group(3) == str(d), stderr
     assert manifest(d)["status"] == "interrupted"
     assert len(finished(d)) == int(m.group(1)) >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# strategies cannot outlive or fake an interruption (issue 27)
+
+LOOP = """import os
+from pathlib import Path
+
+from dominosim.strategy import Strategy, register
+
+
+@register
+class Spin(Strategy):
+    name = "spin"
+
+    def choose_one(self, obs, legal, key):
+        Path(os.environ["SPIN_MARK"], str(os.getpid())).write_text("")
+        while True:
+            pass
+"""
+
+
+def _env(**extra) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop(STOP_ENV, None)
+    env.pop(HOLD_ENV, None)
+    return {**env, **extra}
+
+
+def _spinning(tmp_path: Path, args, timeout: float = WAIT):
+    """Start ``dominosim ARGS`` with the looping strategy ``spin``; wait until a process is in
+    its loop; returns (process, the pids in the loop)."""
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "spin.py").write_text(LOOP)
+    mark = tmp_path / "mark"
+    mark.mkdir()
+    p = subprocess.Popen([sys.executable, "-m", "dominosim", *args, "--strategy-path",
+                          str(tmp_path / "bots")], cwd=tmp_path, env=_env(SPIN_MARK=str(mark)),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, preexec_fn=in_a_terminal)  # fmt: skip
+    t0 = time.monotonic()
+    while not any(mark.iterdir()):
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() - t0 < timeout, "the strategy never ran"
+        time.sleep(0.05)
+    return p, [int(x.name) for x in mark.iterdir()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie waiting for its reaper is gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_workers_die_with_a_killed_parent(tmp_path, workers):
+    p, spinning = _spinning(tmp_path, ["run", "--variant", "fives", "--strategies", "spin,random",
+                                       "--games", "8", "--chunk-size", "4", "--seed", "1",
+                                       "--workers", workers, "--out", str(tmp_path / "o")])  # fmt: skip
+    try:
+        assert p.pid not in spinning  # (a user's strategy is played in a worker)
+        p.send_signal(signal.SIGKILL)
+        p.communicate(timeout=WAIT)
+        t0 = time.monotonic()
+        while any(_alive(w) for w in spinning) and time.monotonic() - t0 < 20:
+            time.sleep(0.05)
+        assert not any(_alive(w) for w in spinning), "a worker outlived its parent"
+    finally:
+        kill_group(p)
+
+
+def test_a_workers_watchdog_ends_it_where_prctl_is_missing(tmp_path):
+    """The fallback of other platforms: the watchdog thread ends a worker whose parent died."""
+    code = f"""
+import os, sys, time
+sys.platform = "other"  # (no prctl: the watchdog thread)
+from dominosim import sandbox
+sandbox.WATCH_SECONDS = 0.05
+pid = os.fork()
+if pid == 0:
+    sandbox.die_with_parent(os.getppid())
+    open({str(tmp_path / "child")!r}, "w").write(str(os.getpid()))
+    while True:
+        pass
+time.sleep(600)
+"""
+    p = subprocess.Popen([sys.executable, "-c", code], env=_env(), start_new_session=True)
+    try:
+        f = tmp_path / "child"
+        t0 = time.monotonic()
+        while not (f.exists() and f.read_text()):
+            assert time.monotonic() - t0 < WAIT, "the child never started"
+            time.sleep(0.05)
+        child = int(f.read_text())
+        p.kill()
+        p.wait(timeout=WAIT)
+        t0 = time.monotonic()
+        while _alive(child) and time.monotonic() - t0 < 20:
+            time.sleep(0.05)
+        assert not _alive(child), "the watchdog did not end the orphaned worker"
+    finally:
+        kill_group(p)
+
+
+@pytest.mark.parametrize("command", ["check-strategy", "trace"])
+def test_ctrl_c_inside_a_strategy_is_an_interruption_not_its_error(tmp_path, command):
+    """check-strategy plays in the command's own process (trace in a child of it): a real
+    SIGINT while the strategy runs is 130, where a KeyboardInterrupt the strategy raises
+    itself is its error (exit 4)."""
+    args = ["check-strategy", "spin", "--variant", "fives", "--check", "legal"] \
+        if command == "check-strategy" else ["trace", "--variant", "fives", "--strategies",
+                                             "spin,random"]  # fmt: skip
+    p, spinning = _spinning(tmp_path, args)
+    try:
+        assert (spinning == [p.pid]) == (command == "check-strategy")
+        os.killpg(p.pid, signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=WAIT)
+    finally:
+        kill_group(p)
+    assert p.returncode == 130, stderr
+    assert stderr.splitlines() == ["error: interrupted; finished work is kept"], stderr
