@@ -496,7 +496,7 @@ def compare_cmd(**kw: Any) -> None:
 @click.option("--accuracy-deals", default=None, metavar="N",
               help="Deals per strategy whose decisions the solver rates on the true deal, for "
                    "the decision accuracy (default 200; 0: none).")  # fmt: skip
-@click.option("--round-robin/--against-random", default=True,
+@click.option("--round-robin/--against-random", default=None,
               help="Every pair of the ladder at a table (default), or only each strategy "
                    "against random (fewer tables: the costly strategies play once).")  # fmt: skip
 def skill_cmd(**kw: Any) -> None:
