@@ -26,9 +26,7 @@ from . import actions, seeding, tiles
 from .errors import StrategyError
 from .layout import Layout
 from .observe import Observation
-from .rules import Rules
-
-MAX_HANDS_PER_MATCH = 100_000
+from .rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
 
 
 def round5(x: int) -> int:
@@ -1027,6 +1025,8 @@ def play_match(rules: Rules, seed: int, match_id: int, strategies: Sequence[obje
             break
         prev = PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
                         [hand.seat_pips(s) for s in range(rules.players)])  # fmt: skip
+    else:  # (never a match cut short: an endless one is an error)
+        raise match_too_long(rules)
     return mrec
 
 

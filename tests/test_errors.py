@@ -799,6 +799,20 @@ CASES = [
         r"at most 2147483647 \(the records hold 32-bit numbers\)",
     ),
     Case(
+        "a match that does not end within 1,000 hands (`--unit match`, `trace --match`)",
+        [*RUN, "--games", "8", "--unit", "match", "--set", "fives.target=2147483647"],
+        3,
+        r"a match of fives\[target=2147483647\] did not end within 1000 hands, the most one "
+        r"match may last; lower fives\.target",
+    ),
+    Case(
+        "`cumulative_hands` above the most hands of a match",
+        ["run", "--variant", "two-lane", "--set", "two-lane.cumulative_hands=2000"],
+        3,
+        r"bad value '2000' for two-lane\.cumulative_hands; allowed: off or integer >= 2, at most "
+        r"1000 \(the most hands one match may last\)",
+    ),
+    Case(
         "`games` beyond what the engine can number",
         [*RUN, "--games", str(10**30)],
         2,
@@ -1288,3 +1302,26 @@ def test_strategy_error_in_pool_workers_has_no_traceback(tmp_path, name, body, p
     assert [x for x in lines if x.startswith("error:")] == [lines[-1]], p.stderr
     assert all(x.startswith(STATUS) for x in lines[:-1]), p.stderr
     assert re.fullmatch("error: " + pattern, lines[-1]), lines[-1]
+
+
+def test_endless_match_in_trace_and_both_engines():
+    """A match that has not ended after MAX_HANDS_PER_MATCH hands is one RulesError in the
+    reference engine (``trace --match``) and in the core (pool workers too), never a run that
+    fills the memory; a match of the cap's length still plays."""
+    from dominosim import strategy
+    from dominosim.engine.batch import BatchEngine
+    from dominosim.reference import play_match
+    from dominosim.rules import MAX_HANDS_PER_MATCH
+    from dominosim.variants import make_rules
+
+    endless = ["--variant", "fives", "--set", "fives.target=2147483647"]
+    r = CliRunner().invoke(main, ["trace", *endless, "--match"])
+    check_stderr(r, 3, r"a match of fives\[target=2147483647\] did not end within 1000 hands.*")
+    rules = make_rules("fives", 2, target=2**31 - 1)
+    seats = [strategy.get("random")] * 2
+    with pytest.raises(DominosimError, match="did not end within 1000 hands"):
+        BatchEngine(rules, 1, seats, range(3), unit="match", batch_size=2).run()
+    longest = make_rules("two-lane", 2, cumulative_hands=MAX_HANDS_PER_MATCH)
+    assert len(play_match(longest, 1, 0, seats).hands) == MAX_HANDS_PER_MATCH
+    h, _ = BatchEngine(longest, 1, seats, range(2), unit="match").run()
+    assert h["hand_index"].max() == MAX_HANDS_PER_MATCH - 1
