@@ -15,14 +15,15 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from .config import Experiment, experiment_from_cli, read_toml
-from .errors import OutputError
+from .errors import ConfigError, OutputError, did_you_mean
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
@@ -63,6 +64,8 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
     """
     from . import runner
 
+    flags = _keywords("run", flags)
+    config, resume = _path("run", "config", config), _path("run", "resume", resume)
     timeout = _timeout(flags.pop("strategy_timeout", None))
     session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
@@ -76,12 +79,82 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
         return report
 
 
+#: The keywords of an experiment (:func:`dominosim.config.experiment_from_cli`'s flags).
+_EXPERIMENT = ("players", "sets", "strategies", "games", "unit", "seed", "chunk_size", "workers",
+               "out", "rotate", "records", "strategy_path", "name", "strategy_timeout")  # fmt: skip
+#: The keywords each function takes besides ``resume``, ``executor``, ``scheduler``,
+#: ``progress`` and ``echo`` (the tournaments set the others themselves).
+_TAKES = {
+    "run": ("variants", *_EXPERIMENT),
+    "compare": ("variant", *(k for k in _EXPERIMENT if k != "rotate")),
+    "skill": ("variant", "deals", "budget", "accuracy_deals", "round_robin",
+              *(k for k in _EXPERIMENT if k not in ("rotate", "games", "unit"))),
+    "tune": ("variant", *_EXPERIMENT),
+    "tune-target": ("variant", "targets", "share", *(k for k in _EXPERIMENT if k != "unit")),
+}  # fmt: skip
+_LISTS = {  # keyword -> what it takes: a string is one item (or the CLI's comma grammar)
+    "sets": "a string VARIANT.OPTION=VALUE (one --set) or a list of them",
+    "variants": "a string (variant names separated by commas) or a list of variant names",
+    "strategies": "a string such as 'random,greedy:depth=2' or a list of such entries",
+    "strategy_path": "a path (a string or pathlib.Path) or a list of paths",
+}
+
+
+def _keywords(fn: str, flags: Mapping[str, Any]) -> dict:
+    """``flags`` checked against the keywords of ``dominosim.<fn>``: an unknown keyword or a
+    value of the wrong type is one ConfigError naming the keyword and what it takes; a string
+    is one item of a list keyword (``sets="fives.reserve_k=2"``, ``strategy_path="./dir"``) and
+    a ``pathlib.Path`` is a path."""
+    name = fn.replace("-", "_")
+    out = {}
+    for key, value in flags.items():
+        if key not in _TAKES[fn]:
+            raise ConfigError(
+                f"dominosim.{name}() has no keyword '{key}'{did_you_mean(key, _TAKES[fn])}; "
+                f"its keywords are: {', '.join(_TAKES[fn])}"
+            )
+        if value is None:
+            out[key] = None
+        elif key in _LISTS:
+            single = (str, os.PathLike) if key == "strategy_path" else (str,)
+            items = [value] if isinstance(value, single) else value
+            if not isinstance(items, list | tuple) or not all(isinstance(x, single) for x in items):
+                raise ConfigError(
+                    f"dominosim.{name}(): {key} must be {_LISTS[key]}, not {_shown(value)}"
+                )
+            if key in ("sets", "strategy_path"):
+                out[key] = [os.fspath(x) for x in items]
+            else:  # (the CLI's comma grammar)
+                out[key] = value if isinstance(value, str) else list(items)
+        elif key in ("out", "variant", "name", "unit"):
+            out[key] = os.fspath(value) if isinstance(value, os.PathLike) else value
+            if not isinstance(out[key], str):
+                what = "a path (a string or pathlib.Path)" if key == "out" else "a string"
+                raise ConfigError(f"dominosim.{name}(): {key} must be {what}, not {_shown(value)}")
+        else:
+            out[key] = value
+    return out
+
+
+def _path(fn: str, key: str, value):
+    """``config`` or ``resume``: None, a string or a pathlib.Path (as a string)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise ConfigError(
+        f"dominosim.{fn}(): {key} must be a path (a string or pathlib.Path), not {_shown(value)}"
+    )
+
+
+def _shown(value) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
 def _timeout(value) -> float | None:
     """``--strategy-timeout SECONDS``: a number > 0, or None (no limit)."""
     if value is None:
         return None
-    from .errors import ConfigError
-
     try:
         t = float(value)
     except (TypeError, ValueError):
@@ -136,6 +209,8 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
                 **flags) -> dict:  # fmt: skip
     from . import runner
 
+    flags = _keywords(kind, flags)
+    resume = _path(kind.replace("-", "_"), "resume", resume)
     timeout = _timeout(flags.pop("strategy_timeout", None))
     session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
@@ -146,7 +221,6 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
 
 def _tournament_run(kind, setup, resume, session, flags) -> dict:
     from . import runner
-    from .errors import ConfigError
     from .store import RunDir
 
     if resume is not None:

@@ -29,6 +29,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import dominosim
 from dominosim import store
 from dominosim.cli import main
 from dominosim.errors import DominosimError
@@ -414,6 +415,22 @@ CASES = [
         "make_rules_5",
         3,
         r"fives is played by 2, 3 or 4 players, not 5; use 2, 3 or 4",
+        api=True,
+    ),
+    Case(
+        "a keyword of the Python API of the wrong type (`dominosim.run`, `dominosim.api.compare`, ...)",
+        lambda t: dominosim.run(variants="fives", sets=3, out=t),
+        2,
+        r"dominosim\.run\(\): sets must be a string VARIANT\.OPTION=VALUE \(one --set\) or a list "
+        r"of them, not 3 \(int\)",
+        api=True,
+    ),
+    Case(
+        "an unknown keyword of the Python API",
+        lambda t: dominosim.api.compare(variant="fives", strategies="random,greedy", game=3),
+        2,
+        r"dominosim\.compare\(\) has no keyword 'game' \(did you mean 'games'\?\); its keywords "
+        r"are: variant, .*",
         api=True,
     ),
     Case(
@@ -1099,7 +1116,7 @@ def test_bad_input(case: Case, tmp_path, monkeypatch):
         from dominosim.variants import make_rules
 
         with pytest.raises(DominosimError) as e:
-            make_rules("fives", 5)
+            case.args(tmp_path) if callable(case.args) else make_rules("fives", 5)
         assert e.value.exit_code == case.code
         assert re.fullmatch(case.pattern, str(e.value)) and "\n" not in str(e.value)
         return

@@ -371,3 +371,27 @@ def test_a_partnership_win_counts_once_in_its_interval(tmp_path):
         want = wilson(s["hand_wins"] // 2, s["seat_hands"] // 2)
         assert s["hand_win_ci"] == pytest.approx(list(want))
         assert s["hand_win_ci"] != pytest.approx(list(wilson(s["hand_wins"], s["seat_hands"])))
+
+
+@pytest.mark.usefixtures("clean_registry")
+def test_api_takes_a_string_as_one_item_and_a_path_as_a_path(tmp_path, monkeypatch):
+    """``strategy_path="./bots"`` is one folder (not one path per character: a stray ``.py``
+    of the current folder is never imported), ``sets="fives.reserve_k=2"`` one --set,
+    ``strategies`` the comma grammar, and ``out`` a pathlib.Path."""
+    from helpers import BOT
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "stray.py").write_text("raise SystemExit('imported the current folder')\n")
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "b.py").write_text(BOT.format(name="first", body="return legal[0]"))
+    rep = dominosim.run(variants="fives", strategies="first,random", sets="fives.reserve_k=2",
+                        strategy_path="./bots", games=4, seed=1, workers=1,
+                        out=tmp_path / "o", echo=lambda s: None)  # fmt: skip
+    (group,) = rep["groups"]
+    assert group["label"] == "fives[reserve_k=2]"
+    assert {s["strategy"] for s in group["strategies"]} == {"first", "random"}
+    assert Path(rep["run_dir"]).parent.parent == tmp_path / "o"
+    listed = dominosim.run(variants=["fives"], strategies=["first", "random"],
+                           sets=["fives.reserve_k=2"], strategy_path=[Path("bots")], games=4,
+                           seed=1, workers=1, out=str(tmp_path / "p"), echo=lambda s: None)  # fmt: skip
+    assert strip(listed)["groups"] == strip(rep)["groups"]
