@@ -500,10 +500,12 @@ def build_experiment(
         )
     if chunk_size is None:  # about 100,000 hands of work per chunk either way
         chunk_size = CHUNK_GAMES[unit]
-    out = os.path.expanduser(_str(raw, "out", w))
+    out = expand_home(_str(raw, "out", w), w("out"))
     rotate = _bool(raw, "rotate", w)
     records = _bool(raw, "records", w)
-    strategy_path = _str_list(raw, "strategy_path", w)
+    strategy_path = tuple(
+        expand_home(p, w("strategy_path")) for p in _str_list(raw, "strategy_path", w)
+    )
 
     # variants and options
     if "variants" not in raw:
@@ -664,6 +666,19 @@ def _str(raw, key, w):
     return value
 
 
+def expand_home(path: str, where: str) -> str:
+    """``path`` with a leading ``~`` or ``~user`` made the home folder; a ``~`` that names no
+    home (an unknown user, no HOME) is a ConfigError, never a folder named ``~user``."""
+    full = os.path.expanduser(path)
+    if full.startswith("~"):
+        head = full.split("/", 1)[0]
+        raise ConfigError(
+            f"{where} '{path}': {head} names no home folder (no such user, or no HOME); "
+            f"give a full path, or ./{path} for a folder named {head}"
+        )
+    return full
+
+
 def _bool(raw, key, w):
     value = raw.get(key, DEFAULTS[key])
     if not isinstance(value, bool):
@@ -820,6 +835,7 @@ __all__ = [
     "apply_sets",
     "build_experiment",
     "expand_groups",
+    "expand_home",
     "experiment_from_cli",
     "load_experiment",
     "parse_scalar",

@@ -379,9 +379,11 @@ def _exec_file(path: Path, public: str | None, data: bytes) -> None:
 def discover(paths: Iterable[str | Path] = ()) -> dict[str, type]:
     """Load the built-in strategies and those in ``paths`` (folders or ``.py`` files, as given
     to ``--strategy-path``); return the registry."""
+    from .config import expand_home
+
     load_folder(builtin_dir())
     for p in paths:
-        p = Path(p).expanduser()
+        p = Path(expand_home(str(p), "--strategy-path"))
         if p.is_file():
             load_file(p)
         elif p.exists() and not p.is_dir():

@@ -1074,6 +1074,28 @@ CASES = [
         2,
         r"--executor dask needs --scheduler tcp://HOST:PORT",
     ),
+    Case(
+        "`--scheduler` of another scheme (`tls://`, `ucx://`, ...)",
+        [*RUN, "--executor", "dask", "--scheduler", "tls://10.0.0.5:8786"],
+        2,
+        r"--scheduler 'tls://10\.0\.0\.5:8786': dominosim connects to a Dask scheduler over tcp "
+        r"only, not tls://; give its address as tcp://HOST:PORT",
+    ),
+    Case(
+        "`--scheduler` that is not an address",
+        [*RUN, "--executor", "dask", "--scheduler", "tcp://:99999"],
+        2,
+        r"--scheduler 'tcp://:99999' is not an address tcp://HOST:PORT \(port 1 to 65535\); "
+        r"give the scheduler's address, e\.g\. tcp://10\.0\.0\.5:8786",
+    ),
+    Case(
+        "`~user` that names no home folder (`--out`, `out`, `--strategy-path`, `strategy_path`, "
+        "`check-strategy PATH`)",
+        [*RUN, "--out", "~nosuchuser/x"],
+        2,
+        r"--out '~nosuchuser/x': ~nosuchuser names no home folder \(no such user, or no HOME\); "
+        r"give a full path, or \./~nosuchuser/x for a folder named ~nosuchuser",
+    ),
     # --- interruption -------------------------------------------------------------------------
     Case(
         "Ctrl-C during a run",
@@ -1342,3 +1364,37 @@ def test_endless_match_in_trace_and_both_engines():
     assert len(play_match(longest, 1, 0, seats).hands) == MAX_HANDS_PER_MATCH
     h, _ = BatchEngine(longest, 1, seats, range(2), unit="match").run()
     assert h["hand_index"].max() == MAX_HANDS_PER_MATCH - 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["strategies", "--strategy-path", "~nosuchuser"],
+        ["trace", "--variant", "fives", "--strategy-path", "~nosuchuser/x.py"],
+        ["check-strategy", "~nosuchuser/x.py"],
+        ["run", "--variant", "fives", "--strategy-path", "~nosuchuser"],
+    ],
+)
+def test_unknown_home_is_one_line_everywhere(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, args)
+    check_stderr(r, 2, r".* '~nosuchuser.*': ~nosuchuser names no home folder .*")
+    assert not (tmp_path / "~nosuchuser").exists()
+
+
+@pytest.mark.parametrize(
+    ("address", "ok"),
+    [("tcp://10.0.0.5:8786", True), ("10.0.0.5:8786", True), ("tcp://[::1]:8786", True),
+     ("tcp://sched.example:1", True), ("ucx://h:1", False), ("inproc://x", False),
+     ("tcp://h:0", False), ("tcp://h:65536", False), ("tcp://h", False), ("tcp://a b:1", False),
+     ("tcp://h:1/x", False)],
+)  # fmt: skip
+def test_scheduler_addresses(address, ok):
+    from dominosim.errors import ConfigError
+    from dominosim.runner import check_executor
+
+    if ok:
+        check_executor("dask", address)
+    else:
+        with pytest.raises(ConfigError, match="^--scheduler '"):
+            check_executor("dask", address)
