@@ -74,9 +74,10 @@ DEFAULTS = {
 CHUNK_GAMES = {"hand": 100_000, "match": 10_000}
 
 MAX_CHUNK_SIZE = 10_000_000  # games per work item
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_STRATEGY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
-_PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# (\Z, not $: '$' also matches before a final newline, and a name ends up in folder names)
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_STRATEGY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
+_PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_RE = re.compile(r"^[+-]?\d+$")
 _FLOAT_RE = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
 
@@ -601,7 +602,7 @@ class _Where:
 
 def _show(v) -> str:
     if isinstance(v, str):
-        return f"'{v}'"
+        return f"'{v}'" if v.isprintable() else repr(v)  # (a newline is shown as \n)
     if isinstance(v, bool):
         return "true" if v else "false"
     return f"{v!r} ({_type_name(v)})" if not isinstance(v, int | float) else repr(v)
@@ -814,6 +815,12 @@ def _seats(raw, players, w, known_strategies, strict_tables=True) -> tuple[Strat
             )
             for s in specs
         ]
+    for s in specs:  # (a label is written into reports, manifests and messages)
+        if not s.label.isprintable():
+            raise ConfigError(
+                f"{w('seats')}: the strategy entry {s.label!r} holds a control character "
+                "(a newline, a tab, ...); write its parameters on one line"
+            )
     if known_strategies is not None:
         known = list(known_strategies)
         for s in specs:

@@ -270,6 +270,20 @@ CASES = [
         r"--name must be a folder-safe name \(letters, digits, '\.', '_', '-'\), not 'a/b'",
     ),
     Case(
+        "`name` with a newline or another control character (also a trailing one)",
+        [*RUN, "--name", "abc\n"],
+        2,
+        r"--name must be a folder-safe name \(letters, digits, '\.', '_', '-'\), not 'abc\\n'",
+    ),
+    Case(
+        "strategy entry with a control character (`seats`, `--strategies`, a `[strategy.NAME]` "
+        "value)",
+        _cfg('variants = ["fives"]\nseats = ["greedy:mode=a\\nb", "random"]\n'),
+        2,
+        r"'seats' in .*exp\.toml: the strategy entry 'greedy:mode=a\\nb' holds a control "
+        r"character \(a newline, a tab, \.\.\.\); write its parameters on one line",
+    ),
+    Case(
         "`variants` not a list",
         _cfg("variants = 3\n"),
         2,
