@@ -278,8 +278,8 @@ def variants_cmd(variant: str | None) -> None:
 @functools.partial(rules_options, variant_required=False)
 @strategies_option
 @seed_option
-@click.option("--match-id", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Which match of the seed to play.")  # fmt: skip
+@click.option("--match-id", type=int, default=0, show_default=True,
+              help="Which match of the seed to play (0 to 2**64-1).")  # fmt: skip
 @click.option("--hand", "hand", default=None, metavar="K|ID",
               help="Which hand of the match to print (default 0; earlier hands are played). "
                    "With --run: a recorded hand's id GROUP:ROTATION:MATCH:HAND.")  # fmt: skip

@@ -850,6 +850,12 @@ CASES = [
         r"--games must be at most \d+, not 10{30}",
     ),
     Case(
+        "`trace --match-id` outside [0, 2^64)",
+        ["trace", "--variant", "fives", "--match-id", str(2**64)],
+        2,
+        r"--match-id must be an integer from 0 to 2\*\*64-1, not 18446744073709551616",
+    ),
+    Case(
         "`chunk_size` too large",
         [*RUN, "--chunk-size", str(10**10)],
         2,
@@ -1412,3 +1418,11 @@ def test_scheduler_addresses(address, ok):
     else:
         with pytest.raises(ConfigError, match="^--scheduler '"):
             check_executor("dask", address)
+
+
+def test_match_id_bounds():
+    """``trace --match-id``: -1 is refused like 2**64 (one line), 2**64-1 is played."""
+    r = CliRunner().invoke(main, ["trace", "--variant", "fives", "--match-id", "-1"])
+    check_stderr(r, 2, r"--match-id must be an integer from 0 to 2\*\*64-1, not -1")
+    r = CliRunner().invoke(main, ["trace", "--variant", "fives", "--match-id", str(2**64 - 1)])
+    assert r.exit_code == 0 and f"match {2**64 - 1}, hand 0" in r.stdout, r.output
