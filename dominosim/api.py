@@ -176,8 +176,12 @@ class RunData(NamedTuple):
 def load(run_dir: str | Path) -> RunData:
     """Read a run folder: per-hand records, integer aggregates, manifest and report.
 
-    The records are read from every chunk file (this holds them all in memory; for large runs
-    read ``chunks/*.parquet`` with pyarrow datasets instead).
+    The records are read from the records file of every planned chunk that checks out
+    (``store.RunDir.check_chunk``: its ``.agg.json`` names the file's size and sha256), never
+    from a stray or copied file of ``chunks/``; this holds them all in memory (for large runs
+    read those files with pyarrow datasets instead). A finished run with a chunk that does not
+    check out is an OutputError (``--resume`` plays it again); an unfinished run gives the
+    chunks it has.
     """
     import pandas as pd
 
@@ -186,7 +190,16 @@ def load(run_dir: str | Path) -> RunData:
 
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
-    files = rd.record_files()
+    plan = runner.Plan.from_manifest(manifest)
+    bad: list = []
+    merger, done = runner.merge_finished(rd, plan, bad)
+    if bad and manifest.get("status") == "done":
+        g, c, reason = bad[0]
+        raise OutputError(
+            f"chunk {g}-{c} of {rd.path} does not check out: {reason}; play it again with: "
+            f"dominosim run --resume {rd.path}"
+        )
+    files = rd.record_files(done) if plan.records else []
     try:
         records = (pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
                    if files else pd.DataFrame())  # fmt: skip
@@ -196,7 +209,7 @@ def load(run_dir: str | Path) -> RunData:
     if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
         aggregates = rd.read_aggregates()
     else:  # an unfinished run: the merge of the chunks it has
-        aggregates = runner.merge_finished(rd, runner.Plan.from_manifest(manifest))[0].frame()
+        aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
 
 

@@ -335,10 +335,10 @@ class RunDir:
     def read_chunk_agg(self, group: int, chunk: int) -> dict:
         return read_json(self.chunk_path(group, chunk, ".agg.json"))
 
-    def record_files(self) -> list[Path]:
-        d = self.path / CHUNKS
-        files = [p for p in d.glob("*.parquet") if not p.name.startswith(".")]
-        return sorted(files, key=lambda p: tuple(int(x) for x in p.stem.split("-")))
+    def record_files(self, chunks: Iterable[tuple[int, int]]) -> list[Path]:
+        """The records files of ``chunks``, ``(group, chunk)`` pairs (those that checked out),
+        in order; never a stray or copied file of ``chunks/``."""
+        return [self.chunk_path(g, c, ".parquet") for g, c in sorted(chunks)]
 
     # --- merged outputs ----------------------------------------------------------------------
     def write_aggregates(self, rows: Iterable[tuple]) -> str:

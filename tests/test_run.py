@@ -395,3 +395,33 @@ def test_api_takes_a_string_as_one_item_and_a_path_as_a_path(tmp_path, monkeypat
                            sets=["fives.reserve_k=2"], strategy_path=[Path("bots")], games=4,
                            seed=1, workers=1, out=str(tmp_path / "p"), echo=lambda s: None)  # fmt: skip
     assert strip(listed)["groups"] == strip(rep)["groups"]
+
+
+def test_load_reads_only_the_planned_chunks_that_check_out(tmp_path):
+    """Stray and copied files in chunks/ (``x.parquet``, ``0-0 copy.parquet``, a chunk the
+    plan does not have) leave the records as they are; in a finished run a planned chunk
+    whose records file was swapped is one OutputError naming the fix, and in an unfinished
+    run the chunks that check out are read."""
+    import shutil
+
+    from dominosim.errors import OutputError
+
+    rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=12, seed=2,
+                        chunk_size=4, workers=1, out=tmp_path, echo=lambda s: None)  # fmt: skip
+    run_dir = Path(rep["run_dir"])
+    chunks = run_dir / "chunks"
+    before = dominosim.load(run_dir).records
+    assert len(before) == 12 and len(list(chunks.glob("*.parquet"))) == 3
+    for stray in ("x.parquet", "0-0 copy.parquet", "99-0.parquet", "0-99.parquet"):
+        shutil.copy(chunks / "0-1.parquet", chunks / stray)
+    shutil.copy(chunks / "0-1.agg.json", chunks / "99-0.agg.json")
+    pd.testing.assert_frame_equal(dominosim.load(run_dir).records, before)
+    n0 = len(pd.read_parquet(chunks / "0-0.parquet"))
+    shutil.copy(chunks / "0-1.parquet", chunks / "0-0.parquet")  # (swapped)
+    with pytest.raises(OutputError, match=r"chunk 0-0 of .* does not check out: its records "
+                                          r"file does not match .*dominosim run --resume "):  # fmt: skip
+        dominosim.load(run_dir)
+    m = json.loads((run_dir / "manifest.json").read_text())
+    (run_dir / "manifest.json").write_text(json.dumps({**m, "status": "interrupted"}))
+    part = dominosim.load(run_dir).records
+    assert 0 < len(part) == len(before) - n0
