@@ -10,11 +10,13 @@
 ```
 
 Every file is written under a temporary name and renamed when complete, so a killed run leaves
-only whole files. Any ``OSError`` becomes an :class:`~dominosim.errors.OutputError`.
+only whole files; a write or rename that fails removes its temporary file. Any ``OSError``
+becomes an :class:`~dominosim.errors.OutputError`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -392,9 +394,16 @@ class RunDir:
             with output_errors(str(final)):
                 yield stage
                 old = self.path / f".{PLOTS}.{os.getpid()}.old"
-                if final.exists():
+                moved = final.exists()
+                if moved:
                     os.replace(final, old)
-                os.replace(stage, final)
+                try:
+                    os.replace(stage, final)
+                except BaseException:  # (the old plots go back; nothing temporary is left)
+                    if moved:
+                        with contextlib.suppress(OSError):
+                            os.replace(old, final)
+                    raise
                 shutil.rmtree(old, ignore_errors=True)
         finally:
             shutil.rmtree(stage, ignore_errors=True)
