@@ -76,7 +76,7 @@ CHUNK_GAMES = {"hand": 100_000, "match": 10_000}
 MAX_CHUNK_SIZE = 10_000_000  # games per work item
 # (\Z, not $: '$' also matches before a final newline, and a name ends up in folder names)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-_STRATEGY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
+_STRATEGY_RE = re.compile(r"^[^\W\d][\w.-]*\Z")  # (letters of any alphabet: 'жадный')
 _PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_RE = re.compile(r"^[+-]?\d+$")
 _FLOAT_RE = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
@@ -235,6 +235,12 @@ def parse_scalar(text: str) -> object:
     if _FLOAT_RE.match(s):
         return float(s)
     return s
+
+
+def is_strategy_name(name: object) -> bool:
+    """Whether ``name`` can be written in ``--strategies``: letters (of any alphabet), digits,
+    ``_``, ``-``, ``.``, starting with a letter or ``_`` (``strategy.register`` checks it)."""
+    return isinstance(name, str) and bool(_STRATEGY_RE.match(name))
 
 
 def parse_strategy(entry: str, where: str = "--strategies") -> StrategySpec:
@@ -843,6 +849,7 @@ __all__ = [
     "build_experiment",
     "expand_groups",
     "expand_home",
+    "is_strategy_name",
     "experiment_from_cli",
     "load_experiment",
     "parse_scalar",

@@ -160,6 +160,13 @@ def register(cls: type) -> type:
             f"strategy class {cls.__name__} in {origin} has no name; "
             'set name = "my-bot" in the class'
         )
+    from .config import is_strategy_name
+
+    if not is_strategy_name(name):  # (every registered strategy can be named in --strategies)
+        raise StrategyError(
+            f"strategy name {name!r} in {origin} cannot be written in --strategies; use "
+            "letters (any alphabet), digits, '_', '-' or '.', starting with a letter or '_'"
+        )
     if not isinstance(getattr(cls, "params", None), dict):
         raise StrategyError(
             f"strategy '{name}' in {origin}: params must be a dict of parameter defaults, "

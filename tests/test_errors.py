@@ -898,6 +898,17 @@ CASES = [
         r"strategy class X in .*raw\.py has no name; set name = \"my-bot\" in the class",
     ),
     Case(
+        "strategy name that `--strategies` cannot write",
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            raw_strategy(t, "@register\nclass X(Strategy):\n    name = 'my bot'\n"),
+        ],  # fmt: skip
+        4,
+        r"strategy name 'my bot' in .*raw\.py cannot be written in --strategies; use letters "
+        r"\(any alphabet\), digits, '_', '-' or '\.', starting with a letter or '_'",
+    ),
+    Case(
         "strategy `params = None`",
         lambda t: [
             *RUN,

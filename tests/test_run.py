@@ -5,6 +5,7 @@ matter, an interrupted run resumed equals an uninterrupted one, Dask equals the 
 """
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -425,3 +426,33 @@ def test_load_reads_only_the_planned_chunks_that_check_out(tmp_path):
     (run_dir / "manifest.json").write_text(json.dumps({**m, "status": "interrupted"}))
     part = dominosim.load(run_dir).records
     assert 0 < len(part) == len(before) - n0
+
+
+@pytest.mark.usefixtures("clean_registry")
+def test_a_strategy_named_in_another_alphabet_runs_everywhere(tmp_path):
+    """A strategy registered as ``жадный`` (or ``贪心``) is named in --strategies and shows in
+    the report, the records, the run's trace and the plots (no font warning on stderr)."""
+    from helpers import BOT
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "a.py").write_text(BOT.format(name="жадный", body="return legal[-1]"), "utf-8")
+    (bots / "b.py").write_text(BOT.format(name="贪心", body="return legal[0]"), "utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = invoke(["compare", "--variant", "fives", "--strategies", "жадный,贪心,random",
+                    "--games", "12", "--seed", "1", "--workers", "1", "--strategy-path",
+                    str(bots), "--out", str(tmp_path / "o"), "--json"])  # fmt: skip
+    assert r.exit_code == 0, r.output + r.stderr
+    assert not [w for w in caught if "Glyph" in str(w.message)]
+    assert all(x.startswith(("seed: ", "run folder: ", "played ")) for x in r.stderr.splitlines())
+    data = json.loads(r.stdout)
+    assert data["analysis"]["strategies"] == ["жадный", "贪心", "random"]
+    run_dir = Path(data["run_dir"])
+    rec = dominosim.load(run_dir).records
+    assert {"жадный", "贪心"} <= set(rec["strategy_0"]) | set(rec["strategy_1"])
+    assert "жадный" in invoke(["report", str(run_dir)]).stdout
+    assert "жадный" in (run_dir / "report.md").read_text("utf-8")
+    t = invoke(["trace", "--run", str(run_dir), "--hand", "0:0:0:0", "--json"])
+    assert t.exit_code == 0 and json.loads(t.stdout.splitlines()[0])["strategies"] == [
+        "жадный", "贪心"]  # fmt: skip
