@@ -1064,16 +1064,6 @@ CASES = [
         r"again from the chunks with: dominosim run --resume .*",
     ),
     Case(
-        "`dominosim.load` of a finished run with a chunk that does not check out",
-        lambda t: dominosim.load(
-            (Path(d := finished_run(t)) / "chunks" / "0-0.parquet").write_bytes(b"x") and d
-        ),
-        5,
-        r"chunk 0-0 of .* does not check out: its records file does not match its checksum "
-        r"\(damaged or swapped\); play it again with: dominosim run --resume .*",
-        api=True,
-    ),
-    Case(
         "`--resume` of a folder another process plays",
         "locked",
         5,

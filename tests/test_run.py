@@ -400,12 +400,9 @@ def test_api_takes_a_string_as_one_item_and_a_path_as_a_path(tmp_path, monkeypat
 
 def test_load_reads_only_the_planned_chunks_that_check_out(tmp_path):
     """Stray and copied files in chunks/ (``x.parquet``, ``0-0 copy.parquet``, a chunk the
-    plan does not have) leave the records as they are; in a finished run a planned chunk
-    whose records file was swapped is one OutputError naming the fix, and in an unfinished
-    run the chunks that check out are read."""
+    plan does not have) leave the records as they are; a planned chunk whose records file was
+    swapped is left out."""
     import shutil
-
-    from dominosim.errors import OutputError
 
     rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=12, seed=2,
                         chunk_size=4, workers=1, out=tmp_path, echo=lambda s: None)  # fmt: skip
@@ -418,12 +415,7 @@ def test_load_reads_only_the_planned_chunks_that_check_out(tmp_path):
     shutil.copy(chunks / "0-1.agg.json", chunks / "99-0.agg.json")
     pd.testing.assert_frame_equal(dominosim.load(run_dir).records, before)
     n0 = len(pd.read_parquet(chunks / "0-0.parquet"))
-    shutil.copy(chunks / "0-1.parquet", chunks / "0-0.parquet")  # (swapped)
-    with pytest.raises(OutputError, match=r"chunk 0-0 of .* does not check out: its records "
-                                          r"file does not match .*dominosim run --resume "):  # fmt: skip
-        dominosim.load(run_dir)
-    m = json.loads((run_dir / "manifest.json").read_text())
-    (run_dir / "manifest.json").write_text(json.dumps({**m, "status": "interrupted"}))
+    shutil.copy(chunks / "0-1.parquet", chunks / "0-0.parquet")  # (swapped: left out)
     part = dominosim.load(run_dir).records
     assert 0 < len(part) == len(before) - n0
 
