@@ -15,15 +15,16 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from . import signals
 from .config import Experiment, experiment_from_cli, read_toml
-from .errors import OutputError
+from .errors import ConfigError, OutputError, did_you_mean
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
@@ -64,6 +65,8 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
     """
     from . import runner
 
+    flags = _keywords("run", flags)
+    config, resume = _path("run", "config", config), _path("run", "resume", resume)
     timeout = _timeout(flags.pop("strategy_timeout", None))
     session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
@@ -80,6 +83,76 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
 
 #: The range of ``--strategy-timeout`` (seconds): a timer finer or longer than this is a typo.
 TIMEOUT_RANGE = (0.001, 86400.0)
+#: The keywords of an experiment (:func:`dominosim.config.experiment_from_cli`'s flags).
+_EXPERIMENT = ("players", "sets", "strategies", "games", "unit", "seed", "chunk_size", "workers",
+               "out", "rotate", "records", "strategy_path", "name", "strategy_timeout")  # fmt: skip
+#: The keywords each function takes besides ``resume``, ``executor``, ``scheduler``,
+#: ``progress`` and ``echo`` (the tournaments set the others themselves).
+_TAKES = {
+    "run": ("variants", *_EXPERIMENT),
+    "compare": ("variant", *(k for k in _EXPERIMENT if k != "rotate")),
+    "skill": ("variant", "deals", "budget", "accuracy_deals", "round_robin",
+              *(k for k in _EXPERIMENT if k not in ("rotate", "games", "unit"))),
+    "tune": ("variant", *_EXPERIMENT),
+    "tune-target": ("variant", "targets", "share", *(k for k in _EXPERIMENT if k != "unit")),
+}  # fmt: skip
+_LISTS = {  # keyword -> what it takes: a string is one item (or the CLI's comma grammar)
+    "sets": "a string VARIANT.OPTION=VALUE (one --set) or a list of them",
+    "variants": "a string (variant names separated by commas) or a list of variant names",
+    "strategies": "a string such as 'random,greedy:depth=2' or a list of such entries",
+    "strategy_path": "a path (a string or pathlib.Path) or a list of paths",
+}
+
+
+def _keywords(fn: str, flags: Mapping[str, Any]) -> dict:
+    """``flags`` checked against the keywords of ``dominosim.<fn>``: an unknown keyword or a
+    value of the wrong type is one ConfigError naming the keyword and what it takes; a string
+    is one item of a list keyword (``sets="fives.reserve_k=2"``, ``strategy_path="./dir"``) and
+    a ``pathlib.Path`` is a path."""
+    name = fn.replace("-", "_")
+    out = {}
+    for key, value in flags.items():
+        if key not in _TAKES[fn]:
+            raise ConfigError(
+                f"dominosim.{name}() has no keyword '{key}'{did_you_mean(key, _TAKES[fn])}; "
+                f"its keywords are: {', '.join(_TAKES[fn])}"
+            )
+        if value is None:
+            out[key] = None
+        elif key in _LISTS:
+            single = (str, os.PathLike) if key == "strategy_path" else (str,)
+            items = [value] if isinstance(value, single) else value
+            if not isinstance(items, list | tuple) or not all(isinstance(x, single) for x in items):
+                raise ConfigError(
+                    f"dominosim.{name}(): {key} must be {_LISTS[key]}, not {_shown(value)}"
+                )
+            if key in ("sets", "strategy_path"):
+                out[key] = [os.fspath(x) for x in items]
+            else:  # (the CLI's comma grammar)
+                out[key] = value if isinstance(value, str) else list(items)
+        elif key in ("out", "variant", "name", "unit"):
+            out[key] = os.fspath(value) if isinstance(value, os.PathLike) else value
+            if not isinstance(out[key], str):
+                what = "a path (a string or pathlib.Path)" if key == "out" else "a string"
+                raise ConfigError(f"dominosim.{name}(): {key} must be {what}, not {_shown(value)}")
+        else:
+            out[key] = value
+    return out
+
+
+def _path(fn: str, key: str, value):
+    """``config`` or ``resume``: None, a string or a pathlib.Path (as a string)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise ConfigError(
+        f"dominosim.{fn}(): {key} must be a path (a string or pathlib.Path), not {_shown(value)}"
+    )
+
+
+def _shown(value) -> str:
+    return f"{value!r} ({type(value).__name__})"
 
 
 def _timeout(value) -> float | None:
@@ -87,8 +160,6 @@ def _timeout(value) -> float | None:
     (no limit)."""
     if value is None:
         return None
-    from .errors import ConfigError
-
     try:
         t = float(value)
     except (TypeError, ValueError, OverflowError):
@@ -114,8 +185,11 @@ class RunData(NamedTuple):
 def load(run_dir: str | Path) -> RunData:
     """Read a run folder: per-hand records, integer aggregates, manifest and report.
 
-    The records are read from every chunk file (this holds them all in memory; for large runs
-    read ``chunks/*.parquet`` with pyarrow datasets instead).
+    The records are read from the records file of every planned chunk that checks out
+    (``store.RunDir.check_chunk``: its ``.agg.json`` names the file's size and sha256), never
+    from a stray or copied file of ``chunks/``; this holds them all in memory (for large runs
+    read those files with pyarrow datasets instead). A chunk that does not check out is left
+    out (``--resume`` plays it again), in a finished run too.
     """
     import pandas as pd
 
@@ -124,7 +198,9 @@ def load(run_dir: str | Path) -> RunData:
 
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
-    files = rd.record_files()
+    plan = runner.Plan.from_manifest(manifest)
+    merger, done = runner.merge_finished(rd, plan)
+    files = rd.record_files(done) if plan.records else []
     try:
         records = (pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
                    if files else pd.DataFrame())  # fmt: skip
@@ -134,7 +210,7 @@ def load(run_dir: str | Path) -> RunData:
     if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
         aggregates = rd.read_aggregates()
     else:  # an unfinished run: the merge of the chunks it has
-        aggregates = runner.merge_finished(rd, runner.Plan.from_manifest(manifest))[0].frame()
+        aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
 
 
@@ -147,6 +223,8 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
                 **flags) -> dict:  # fmt: skip
     from . import runner
 
+    flags = _keywords(kind, flags)
+    resume = _path(kind.replace("-", "_"), "resume", resume)
     timeout = _timeout(flags.pop("strategy_timeout", None))
     session = runner.Session(workers=flags.get("workers") if resume is not None else None,
                          executor=executor, scheduler=scheduler, progress=progress,
@@ -157,7 +235,6 @@ def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
 
 def _tournament_run(kind, setup, resume, session, flags) -> dict:
     from . import runner
-    from .errors import ConfigError
     from .store import RunDir
 
     if resume is not None:

@@ -481,10 +481,10 @@ def _check_spawn(make, load, name, params, sets, seed, deals, rec, runs, timeout
 
 def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
     """The strategies to check, ``[(name, params)]``, and how a worker loads them."""
-    from .config import parse_strategy
+    from .config import expand_home, parse_strategy
 
     text = str(target)
-    path = Path(text).expanduser()
+    path = Path(expand_home(text, "check-strategy PATH"))
     as_path = text.endswith(".py") or "/" in text or "\\" in text or \
         (path.is_dir() and text not in strategy.discover(paths))  # fmt: skip
     if as_path:

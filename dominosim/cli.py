@@ -337,8 +337,8 @@ def variants_cmd(variant: str | None) -> None:
 @functools.partial(rules_options, variant_required=False)
 @strategies_option
 @seed_option
-@click.option("--match-id", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Which match of the seed to play.")  # fmt: skip
+@click.option("--match-id", type=int, default=0, show_default=True,
+              help="Which match of the seed to play (0 to 2**64-1).")  # fmt: skip
 @click.option("--hand", "hand", default=None, metavar="K|ID",
               help="Which hand of the match to print (default 0; earlier hands are played). "
                    "With --run: a recorded hand's id GROUP:ROTATION:MATCH:HAND.")  # fmt: skip
@@ -571,7 +571,7 @@ def compare_cmd(**kw: Any) -> None:
 @click.option("--accuracy-deals", default=None, metavar="N",
               help="Deals per strategy whose decisions the solver rates on the true deal, for "
                    "the decision accuracy (default 200; 0: none).")  # fmt: skip
-@click.option("--round-robin/--against-random", default=True,
+@click.option("--round-robin/--against-random", default=None,
               help="Every pair of the ladder at a table (default), or only each strategy "
                    "against random (fewer tables: the costly strategies play once).")  # fmt: skip
 def skill_cmd(**kw: Any) -> None:

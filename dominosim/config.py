@@ -74,9 +74,10 @@ DEFAULTS = {
 CHUNK_GAMES = {"hand": 100_000, "match": 10_000}
 
 MAX_CHUNK_SIZE = 10_000_000  # games per work item
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_STRATEGY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
-_PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# (\Z, not $: '$' also matches before a final newline, and a name ends up in folder names)
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_STRATEGY_RE = re.compile(r"^[^\W\d][\w.-]*\Z")  # (letters of any alphabet: 'жадный')
+_PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_RE = re.compile(r"^[+-]?\d+$")
 _FLOAT_RE = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
 
@@ -234,6 +235,12 @@ def parse_scalar(text: str) -> object:
     if _FLOAT_RE.match(s):
         return float(s)
     return s
+
+
+def is_strategy_name(name: object) -> bool:
+    """Whether ``name`` can be written in ``--strategies``: letters (of any alphabet), digits,
+    ``_``, ``-``, ``.``, starting with a letter or ``_`` (``strategy.register`` checks it)."""
+    return isinstance(name, str) and bool(_STRATEGY_RE.match(name))
 
 
 def parse_strategy(entry: str, where: str = "--strategies") -> StrategySpec:
@@ -500,10 +507,12 @@ def build_experiment(
         )
     if chunk_size is None:  # about 100,000 hands of work per chunk either way
         chunk_size = CHUNK_GAMES[unit]
-    out = os.path.expanduser(_str(raw, "out", w))
+    out = expand_home(_str(raw, "out", w), w("out"))
     rotate = _bool(raw, "rotate", w)
     records = _bool(raw, "records", w)
-    strategy_path = _str_list(raw, "strategy_path", w)
+    strategy_path = tuple(
+        expand_home(p, w("strategy_path")) for p in _str_list(raw, "strategy_path", w)
+    )
 
     # variants and options
     if "variants" not in raw:
@@ -599,7 +608,7 @@ class _Where:
 
 def _show(v) -> str:
     if isinstance(v, str):
-        return f"'{v}'"
+        return f"'{v}'" if v.isprintable() else repr(v)  # (a newline is shown as \n)
     if isinstance(v, bool):
         return "true" if v else "false"
     return f"{v!r} ({_type_name(v)})" if not isinstance(v, int | float) else repr(v)
@@ -662,6 +671,19 @@ def _str(raw, key, w):
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{w(key)} must be a non-empty string, not {_show(value)}")
     return value
+
+
+def expand_home(path: str, where: str) -> str:
+    """``path`` with a leading ``~`` or ``~user`` made the home folder; a ``~`` that names no
+    home (an unknown user, no HOME) is a ConfigError, never a folder named ``~user``."""
+    full = os.path.expanduser(path)
+    if full.startswith("~"):
+        head = full.split("/", 1)[0]
+        raise ConfigError(
+            f"{where} '{path}': {head} names no home folder (no such user, or no HOME); "
+            f"give a full path, or ./{path} for a folder named {head}"
+        )
+    return full
 
 
 def _bool(raw, key, w):
@@ -799,6 +821,12 @@ def _seats(raw, players, w, known_strategies, strict_tables=True) -> tuple[Strat
             )
             for s in specs
         ]
+    for s in specs:  # (a label is written into reports, manifests and messages)
+        if not s.label.isprintable():
+            raise ConfigError(
+                f"{w('seats')}: the strategy entry {s.label!r} holds a control character "
+                "(a newline, a tab, ...); write its parameters on one line"
+            )
     if known_strategies is not None:
         known = list(known_strategies)
         for s in specs:
@@ -820,6 +848,8 @@ __all__ = [
     "apply_sets",
     "build_experiment",
     "expand_groups",
+    "expand_home",
+    "is_strategy_name",
     "experiment_from_cli",
     "load_experiment",
     "parse_scalar",

@@ -48,8 +48,12 @@ def _hist(aggregates, group: int, metric: str, lo: int, hi: int) -> list[int]:
 
 
 def _save(plt, fig, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
+    import warnings
+
+    with warnings.catch_warnings():  # (a label in a script the font lacks: boxes, no warning)
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        fig.tight_layout()
+        fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 

@@ -26,10 +26,8 @@ from . import actions, seeding, tiles
 from .errors import StrategyError
 from .layout import Layout
 from .observe import Observation
-from .rules import Rules
+from .rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
 from .signals import FAULTS, is_interruption
-
-MAX_HANDS_PER_MATCH = 100_000
 
 
 def round5(x: int) -> int:
@@ -1031,6 +1029,8 @@ def play_match(rules: Rules, seed: int, match_id: int, strategies: Sequence[obje
             break
         prev = PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
                         [hand.seat_pips(s) for s in range(rules.players)])  # fmt: skip
+    else:  # (never a match cut short: an endless one is an error)
+        raise match_too_long(rules)
     return mrec
 
 

@@ -1244,6 +1244,26 @@ def check_executor(executor: str, scheduler: str | None) -> None:
         raise ConfigError("--executor dask needs --scheduler tcp://HOST:PORT")
     if executor != "dask" and scheduler:
         raise ConfigError("--scheduler is only used with --executor dask")
+    if executor == "dask":  # (tcp only: tls:// and ucx:// need a set-up dominosim does not make)
+        _check_scheduler(scheduler)
+
+
+def _check_scheduler(address: str) -> None:
+    """A Dask scheduler address: ``tcp://HOST:PORT`` (or ``HOST:PORT``), else one line."""
+    scheme, sep, rest = str(address).rpartition("://")
+    if sep and scheme != "tcp":
+        raise ConfigError(
+            f"--scheduler '{address}': dominosim connects to a Dask scheduler over tcp only, "
+            f"not {scheme}://; give its address as tcp://HOST:PORT"
+        )
+    host, _, port = rest.rpartition(":")
+    if not (host.strip("[]") and port.isdigit() and 1 <= int(port) <= 65535) or any(
+        c.isspace() or c in "/?#@" for c in rest
+    ):
+        raise ConfigError(
+            f"--scheduler '{address}' is not an address tcp://HOST:PORT (port 1 to 65535); "
+            "give the scheduler's address, e.g. tcp://10.0.0.5:8786"
+        )
 
 
 def user_strategies(plan: Plan) -> bool:

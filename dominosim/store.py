@@ -10,11 +10,13 @@
 ```
 
 Every file is written under a temporary name and renamed when complete, so a killed run leaves
-only whole files. Any ``OSError`` becomes an :class:`~dominosim.errors.OutputError`.
+only whole files; a write or rename that fails removes its temporary file. Any ``OSError``
+becomes an :class:`~dominosim.errors.OutputError`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -335,10 +337,10 @@ class RunDir:
     def read_chunk_agg(self, group: int, chunk: int) -> dict:
         return read_json(self.chunk_path(group, chunk, ".agg.json"))
 
-    def record_files(self) -> list[Path]:
-        d = self.path / CHUNKS
-        files = [p for p in d.glob("*.parquet") if not p.name.startswith(".")]
-        return sorted(files, key=lambda p: tuple(int(x) for x in p.stem.split("-")))
+    def record_files(self, chunks: Iterable[tuple[int, int]]) -> list[Path]:
+        """The records files of ``chunks``, ``(group, chunk)`` pairs (those that checked out),
+        in order; never a stray or copied file of ``chunks/``."""
+        return [self.chunk_path(g, c, ".parquet") for g, c in sorted(chunks)]
 
     # --- merged outputs ----------------------------------------------------------------------
     def write_aggregates(self, rows: Iterable[tuple]) -> str:
@@ -392,9 +394,16 @@ class RunDir:
             with output_errors(str(final)):
                 yield stage
                 old = self.path / f".{PLOTS}.{os.getpid()}.old"
-                if final.exists():
+                moved = final.exists()
+                if moved:
                     os.replace(final, old)
-                os.replace(stage, final)
+                try:
+                    os.replace(stage, final)
+                except BaseException:  # (the old plots go back; nothing temporary is left)
+                    if moved:
+                        with contextlib.suppress(OSError):
+                            os.replace(old, final)
+                    raise
                 shutil.rmtree(old, ignore_errors=True)
         finally:
             shutil.rmtree(stage, ignore_errors=True)

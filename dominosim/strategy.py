@@ -161,6 +161,13 @@ def register(cls: type) -> type:
             f"strategy class {cls.__name__} in {origin} has no name; "
             'set name = "my-bot" in the class'
         )
+    from .config import is_strategy_name
+
+    if not is_strategy_name(name):  # (every registered strategy can be named in --strategies)
+        raise StrategyError(
+            f"strategy name {name!r} in {origin} cannot be written in --strategies; use "
+            "letters (any alphabet), digits, '_', '-' or '.', starting with a letter or '_'"
+        )
     if not isinstance(getattr(cls, "params", None), dict):
         raise StrategyError(
             f"strategy '{name}' in {origin}: params must be a dict of parameter defaults, "
@@ -384,9 +391,11 @@ def _exec_file(path: Path, public: str | None, data: bytes) -> None:
 def discover(paths: Iterable[str | Path] = ()) -> dict[str, type]:
     """Load the built-in strategies and those in ``paths`` (folders or ``.py`` files, as given
     to ``--strategy-path``); return the registry."""
+    from .config import expand_home
+
     load_folder(builtin_dir())
     for p in paths:
-        p = Path(p).expanduser()
+        p = Path(expand_home(str(p), "--strategy-path"))
         if p.is_file():
             load_file(p)
         elif p.exists() and not p.is_dir():

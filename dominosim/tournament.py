@@ -197,16 +197,18 @@ def skill_legs(strategies: Sequence[str], players: int, round_robin: bool = True
 def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Sequence[str] | None = None,
                 sets: Sequence[str] = (), deals: int | str | None = None,
                 budget: int | str | None = None, accuracy_deals: int | str | None = None,
-                round_robin: bool = True, name: str | None = None,
+                round_robin: bool | None = True, name: str | None = None,
                 **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
     """``(experiment flags, legs, analysis)`` of ``dominosim skill``: ``deals`` per table
     (default 1000), each in every seating, unit hand; the perfect-information value of each
     deal by the solver with ``budget`` nodes per deal (default ``solver.DEFAULT_BUDGET``; 0:
     not solved); the decisions of each strategy on its first ``accuracy_deals`` deals against
     random (default 200; 0: none) rated by the solver with the same budget; ``round_robin``
-    False: only the tables with random (the others' pairs are then not compared)."""
+    False: only the tables with random (the others' pairs are then not compared; None: the
+    default, True)."""
     from .solver import DEFAULT_BUDGET
 
+    round_robin = True if round_robin is None else bool(round_robin)
     solve = _budget(DEFAULT_BUDGET if budget is None else budget)
     rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
     labels = _strategy_labels(LADDER if strategies is None else strategies)

@@ -274,8 +274,8 @@ def trace_from_cli(variant: str, *, players: int = 2, seed: int = 0, match_id: i
 
     if whole_match and hand is not None:
         raise ConfigError("--hand and --match exclude each other; --match prints every hand")
-    if match_id < 0:
-        raise ConfigError(f"--match-id must be >= 0, not {match_id}")
+    if not 0 <= match_id < 2**64:  # (never reduced mod 2**64: two ids would give one match)
+        raise ConfigError(f"--match-id must be an integer from 0 to 2**64-1, not {match_id}")
     if hand is not None and hand < 0:
         raise ConfigError(f"--hand must be >= 0, not {hand}")
     rules = config.rules_from_cli(variant, players, list(sets))

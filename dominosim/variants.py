@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .errors import RulesError, did_you_mean
-from .rules import NO_TARGET, Rules, format_value
+from .rules import MAX_HANDS_PER_MATCH, NO_TARGET, Rules, format_value
 
 VARIANTS = (
     "blind",
@@ -304,6 +304,11 @@ def parse_value(opt: Option, raw: object) -> object:
         )
         if not ok:
             raise RulesError(f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}")
+        if allowed == OFF_OR_INT_GE2 and value > MAX_HANDS_PER_MATCH:  # (cumulative_hands)
+            raise RulesError(
+                f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}, at most "
+                f"{MAX_HANDS_PER_MATCH} (the most hands one match may last)"
+            )
         return value
     s = str(raw).strip()
     if s not in allowed:

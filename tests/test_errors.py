@@ -29,6 +29,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import dominosim
 from dominosim import store
 from dominosim.cli import main
 from dominosim.errors import DominosimError
@@ -269,6 +270,20 @@ CASES = [
         r"--name must be a folder-safe name \(letters, digits, '\.', '_', '-'\), not 'a/b'",
     ),
     Case(
+        "`name` with a newline or another control character (also a trailing one)",
+        [*RUN, "--name", "abc\n"],
+        2,
+        r"--name must be a folder-safe name \(letters, digits, '\.', '_', '-'\), not 'abc\\n'",
+    ),
+    Case(
+        "strategy entry with a control character (`seats`, `--strategies`, a `[strategy.NAME]` "
+        "value)",
+        _cfg('variants = ["fives"]\nseats = ["greedy:mode=a\\nb", "random"]\n'),
+        2,
+        r"'seats' in .*exp\.toml: the strategy entry 'greedy:mode=a\\nb' holds a control "
+        r"character \(a newline, a tab, \.\.\.\); write its parameters on one line",
+    ),
+    Case(
         "`variants` not a list",
         _cfg("variants = 3\n"),
         2,
@@ -414,6 +429,22 @@ CASES = [
         "make_rules_5",
         3,
         r"fives is played by 2, 3 or 4 players, not 5; use 2, 3 or 4",
+        api=True,
+    ),
+    Case(
+        "a keyword of the Python API of the wrong type (`dominosim.run`, `dominosim.api.compare`, ...)",
+        lambda t: dominosim.run(variants="fives", sets=3, out=t),
+        2,
+        r"dominosim\.run\(\): sets must be a string VARIANT\.OPTION=VALUE \(one --set\) or a list "
+        r"of them, not 3 \(int\)",
+        api=True,
+    ),
+    Case(
+        "an unknown keyword of the Python API",
+        lambda t: dominosim.api.compare(variant="fives", strategies="random,greedy", game=3),
+        2,
+        r"dominosim\.compare\(\) has no keyword 'game' \(did you mean 'games'\?\); its keywords "
+        r"are: variant, .*",
         api=True,
     ),
     Case(
@@ -799,10 +830,30 @@ CASES = [
         r"at most 2147483647 \(the records hold 32-bit numbers\)",
     ),
     Case(
+        "a match that does not end within 1,000 hands (`--unit match`, `trace --match`)",
+        [*RUN, "--games", "8", "--unit", "match", "--set", "fives.target=2147483647"],
+        3,
+        r"a match of fives\[target=2147483647\] did not end within 1000 hands, the most one "
+        r"match may last; lower fives\.target",
+    ),
+    Case(
+        "`cumulative_hands` above the most hands of a match",
+        ["run", "--variant", "two-lane", "--set", "two-lane.cumulative_hands=2000"],
+        3,
+        r"bad value '2000' for two-lane\.cumulative_hands; allowed: off or integer >= 2, at most "
+        r"1000 \(the most hands one match may last\)",
+    ),
+    Case(
         "`games` beyond what the engine can number",
         [*RUN, "--games", str(10**30)],
         2,
         r"--games must be at most \d+, not 10{30}",
+    ),
+    Case(
+        "`trace --match-id` outside [0, 2^64)",
+        ["trace", "--variant", "fives", "--match-id", str(2**64)],
+        2,
+        r"--match-id must be an integer from 0 to 2\*\*64-1, not 18446744073709551616",
     ),
     Case(
         "`chunk_size` too large",
@@ -853,6 +904,17 @@ CASES = [
         ],  # fmt: skip
         4,
         r"strategy class X in .*raw\.py has no name; set name = \"my-bot\" in the class",
+    ),
+    Case(
+        "strategy name that `--strategies` cannot write",
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            raw_strategy(t, "@register\nclass X(Strategy):\n    name = 'my bot'\n"),
+        ],  # fmt: skip
+        4,
+        r"strategy name 'my bot' in .*raw\.py cannot be written in --strategies; use letters "
+        r"\(any alphabet\), digits, '_', '-' or '\.', starting with a letter or '_'",
     ),
     Case(
         "strategy `params = None`",
@@ -1104,6 +1166,28 @@ CASES = [
         2,
         r"--executor dask needs --scheduler tcp://HOST:PORT",
     ),
+    Case(
+        "`--scheduler` of another scheme (`tls://`, `ucx://`, ...)",
+        [*RUN, "--executor", "dask", "--scheduler", "tls://10.0.0.5:8786"],
+        2,
+        r"--scheduler 'tls://10\.0\.0\.5:8786': dominosim connects to a Dask scheduler over tcp "
+        r"only, not tls://; give its address as tcp://HOST:PORT",
+    ),
+    Case(
+        "`--scheduler` that is not an address",
+        [*RUN, "--executor", "dask", "--scheduler", "tcp://:99999"],
+        2,
+        r"--scheduler 'tcp://:99999' is not an address tcp://HOST:PORT \(port 1 to 65535\); "
+        r"give the scheduler's address, e\.g\. tcp://10\.0\.0\.5:8786",
+    ),
+    Case(
+        "`~user` that names no home folder (`--out`, `out`, `--strategy-path`, `strategy_path`, "
+        "`check-strategy PATH`)",
+        [*RUN, "--out", "~nosuchuser/x"],
+        2,
+        r"--out '~nosuchuser/x': ~nosuchuser names no home folder \(no such user, or no HOME\); "
+        r"give a full path, or \./~nosuchuser/x for a folder named ~nosuchuser",
+    ),
     # --- interruption -------------------------------------------------------------------------
     Case(
         "Ctrl-C during a run",
@@ -1146,7 +1230,7 @@ def test_bad_input(case: Case, tmp_path, monkeypatch):
         from dominosim.variants import make_rules
 
         with pytest.raises(DominosimError) as e:
-            make_rules("fives", 5)
+            case.args(tmp_path) if callable(case.args) else make_rules("fives", 5)
         assert e.value.exit_code == case.code
         assert re.fullmatch(case.pattern, str(e.value)) and "\n" not in str(e.value)
         return
@@ -1349,3 +1433,68 @@ def test_strategy_error_in_pool_workers_has_no_traceback(tmp_path, name, body, p
     assert [x for x in lines if x.startswith("error:")] == [lines[-1]], p.stderr
     assert all(x.startswith(STATUS) for x in lines[:-1]), p.stderr
     assert re.fullmatch("error: " + pattern, lines[-1]), lines[-1]
+
+
+def test_endless_match_in_trace_and_both_engines():
+    """A match that has not ended after MAX_HANDS_PER_MATCH hands is one RulesError in the
+    reference engine (``trace --match``) and in the core (pool workers too), never a run that
+    fills the memory; a match of the cap's length still plays."""
+    from dominosim import strategy
+    from dominosim.engine.batch import BatchEngine
+    from dominosim.reference import play_match
+    from dominosim.rules import MAX_HANDS_PER_MATCH
+    from dominosim.variants import make_rules
+
+    endless = ["--variant", "fives", "--set", "fives.target=2147483647"]
+    r = CliRunner().invoke(main, ["trace", *endless, "--match"])
+    check_stderr(r, 3, r"a match of fives\[target=2147483647\] did not end within 1000 hands.*")
+    rules = make_rules("fives", 2, target=2**31 - 1)
+    seats = [strategy.get("random")] * 2
+    with pytest.raises(DominosimError, match="did not end within 1000 hands"):
+        BatchEngine(rules, 1, seats, range(3), unit="match", batch_size=2).run()
+    longest = make_rules("two-lane", 2, cumulative_hands=MAX_HANDS_PER_MATCH)
+    assert len(play_match(longest, 1, 0, seats).hands) == MAX_HANDS_PER_MATCH
+    h, _ = BatchEngine(longest, 1, seats, range(2), unit="match").run()
+    assert h["hand_index"].max() == MAX_HANDS_PER_MATCH - 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["strategies", "--strategy-path", "~nosuchuser"],
+        ["trace", "--variant", "fives", "--strategy-path", "~nosuchuser/x.py"],
+        ["check-strategy", "~nosuchuser/x.py"],
+        ["run", "--variant", "fives", "--strategy-path", "~nosuchuser"],
+    ],
+)
+def test_unknown_home_is_one_line_everywhere(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, args)
+    check_stderr(r, 2, r".* '~nosuchuser.*': ~nosuchuser names no home folder .*")
+    assert not (tmp_path / "~nosuchuser").exists()
+
+
+@pytest.mark.parametrize(
+    ("address", "ok"),
+    [("tcp://10.0.0.5:8786", True), ("10.0.0.5:8786", True), ("tcp://[::1]:8786", True),
+     ("tcp://sched.example:1", True), ("ucx://h:1", False), ("inproc://x", False),
+     ("tcp://h:0", False), ("tcp://h:65536", False), ("tcp://h", False), ("tcp://a b:1", False),
+     ("tcp://h:1/x", False)],
+)  # fmt: skip
+def test_scheduler_addresses(address, ok):
+    from dominosim.errors import ConfigError
+    from dominosim.runner import check_executor
+
+    if ok:
+        check_executor("dask", address)
+    else:
+        with pytest.raises(ConfigError, match="^--scheduler '"):
+            check_executor("dask", address)
+
+
+def test_match_id_bounds():
+    """``trace --match-id``: -1 is refused like 2**64 (one line), 2**64-1 is played."""
+    r = CliRunner().invoke(main, ["trace", "--variant", "fives", "--match-id", "-1"])
+    check_stderr(r, 2, r"--match-id must be an integer from 0 to 2\*\*64-1, not -1")
+    r = CliRunner().invoke(main, ["trace", "--variant", "fives", "--match-id", str(2**64 - 1)])
+    assert r.exit_code == 0 and f"match {2**64 - 1}, hand 0" in r.stdout, r.output

@@ -485,3 +485,64 @@ def test_the_time_limit_never_lands_after_the_block(monkeypatch):
     t.start()
     t.join(60)
     assert caught[-1] == "end"
+
+
+@pytest.mark.parametrize("fails", ["write", "rename"])
+def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch, fails):
+    """write_text, write_json, write_chunk, write_aggregates (store.write_bytes) and
+    staged_plots: when the write or the rename fails (a full disk, a read-only folder), the
+    ``.NAME.PID.tmp`` file is removed, the old file (the old plots/) is left as it was, and
+    the error is one OutputError."""
+    import errno
+
+    import pyarrow as pa
+
+    from dominosim.errors import OutputError
+
+    rd = store.RunDir.create(tmp_path, "x")
+    (rd.path / "plots").mkdir()
+    (rd.path / "plots" / "old.png").write_bytes(b"old")
+    real_fdopen = os.fdopen
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    class Half:  # (part of the bytes reach the disk, then it is full)
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            self.f.write(data[:3])
+            full()
+
+    if fails == "write":
+        monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: Half(real_fdopen(fd, *a, **k)))
+    else:
+        monkeypatch.setattr(os, "replace", full)
+    table = pa.table({"a": [1, 2, 3]})
+    attempts = [
+        lambda: store.write_text(rd.path / "report.md", "text"),
+        lambda: store.write_json(rd.path / "manifest.json", {"a": 1}),
+        lambda: rd.write_chunk(0, 0, {"rows": [], "hands": 0}, table),
+        lambda: rd.write_aggregates([]),
+    ]
+
+    def plots():
+        with rd.staged_plots() as stage:
+            (stage / "new.png").write_text("new")
+
+    if fails == "rename":  # (the plots are written by matplotlib, then renamed)
+        attempts.append(plots)
+    for attempt in attempts:
+        with pytest.raises(OutputError, match="No space left on device"):
+            attempt()
+    monkeypatch.undo()
+    left = sorted(p.relative_to(rd.path).as_posix() for p in rd.path.rglob("*"))
+    assert left == ["chunks", "plots", "plots/old.png"], left
+    assert (rd.path / "plots" / "old.png").read_bytes() == b"old"

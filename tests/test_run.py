@@ -5,6 +5,7 @@ matter, an interrupted run resumed equals an uninterrupted one, Dask equals the 
 """
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -371,3 +372,79 @@ def test_a_partnership_win_counts_once_in_its_interval(tmp_path):
         want = wilson(s["hand_wins"] // 2, s["seat_hands"] // 2)
         assert s["hand_win_ci"] == pytest.approx(list(want))
         assert s["hand_win_ci"] != pytest.approx(list(wilson(s["hand_wins"], s["seat_hands"])))
+
+
+@pytest.mark.usefixtures("clean_registry")
+def test_api_takes_a_string_as_one_item_and_a_path_as_a_path(tmp_path, monkeypatch):
+    """``strategy_path="./bots"`` is one folder (not one path per character: a stray ``.py``
+    of the current folder is never imported), ``sets="fives.reserve_k=2"`` one --set,
+    ``strategies`` the comma grammar, and ``out`` a pathlib.Path."""
+    from helpers import BOT
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "stray.py").write_text("raise SystemExit('imported the current folder')\n")
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "b.py").write_text(BOT.format(name="first", body="return legal[0]"))
+    rep = dominosim.run(variants="fives", strategies="first,random", sets="fives.reserve_k=2",
+                        strategy_path="./bots", games=4, seed=1, workers=1,
+                        out=tmp_path / "o", echo=lambda s: None)  # fmt: skip
+    (group,) = rep["groups"]
+    assert group["label"] == "fives[reserve_k=2]"
+    assert {s["strategy"] for s in group["strategies"]} == {"first", "random"}
+    assert Path(rep["run_dir"]).parent.parent == tmp_path / "o"
+    listed = dominosim.run(variants=["fives"], strategies=["first", "random"],
+                           sets=["fives.reserve_k=2"], strategy_path=[Path("bots")], games=4,
+                           seed=1, workers=1, out=str(tmp_path / "p"), echo=lambda s: None)  # fmt: skip
+    assert strip(listed)["groups"] == strip(rep)["groups"]
+
+
+def test_load_reads_only_the_planned_chunks_that_check_out(tmp_path):
+    """Stray and copied files in chunks/ (``x.parquet``, ``0-0 copy.parquet``, a chunk the
+    plan does not have) leave the records as they are; a planned chunk whose records file was
+    swapped is left out."""
+    import shutil
+
+    rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=12, seed=2,
+                        chunk_size=4, workers=1, out=tmp_path, echo=lambda s: None)  # fmt: skip
+    run_dir = Path(rep["run_dir"])
+    chunks = run_dir / "chunks"
+    before = dominosim.load(run_dir).records
+    assert len(before) == 12 and len(list(chunks.glob("*.parquet"))) == 3
+    for stray in ("x.parquet", "0-0 copy.parquet", "99-0.parquet", "0-99.parquet"):
+        shutil.copy(chunks / "0-1.parquet", chunks / stray)
+    shutil.copy(chunks / "0-1.agg.json", chunks / "99-0.agg.json")
+    pd.testing.assert_frame_equal(dominosim.load(run_dir).records, before)
+    n0 = len(pd.read_parquet(chunks / "0-0.parquet"))
+    shutil.copy(chunks / "0-1.parquet", chunks / "0-0.parquet")  # (swapped: left out)
+    part = dominosim.load(run_dir).records
+    assert 0 < len(part) == len(before) - n0
+
+
+@pytest.mark.usefixtures("clean_registry")
+def test_a_strategy_named_in_another_alphabet_runs_everywhere(tmp_path):
+    """A strategy registered as ``жадный`` (or ``贪心``) is named in --strategies and shows in
+    the report, the records, the run's trace and the plots (no font warning on stderr)."""
+    from helpers import BOT
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "a.py").write_text(BOT.format(name="жадный", body="return legal[-1]"), "utf-8")
+    (bots / "b.py").write_text(BOT.format(name="贪心", body="return legal[0]"), "utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = invoke(["compare", "--variant", "fives", "--strategies", "жадный,贪心,random",
+                    "--games", "12", "--seed", "1", "--workers", "1", "--strategy-path",
+                    str(bots), "--out", str(tmp_path / "o"), "--json"])  # fmt: skip
+    assert r.exit_code == 0, r.output + r.stderr
+    assert not [w for w in caught if "Glyph" in str(w.message)]
+    assert all(x.startswith(("seed: ", "run folder: ", "played ")) for x in r.stderr.splitlines())
+    data = json.loads(r.stdout)
+    assert data["analysis"]["strategies"] == ["жадный", "贪心", "random"]
+    run_dir = Path(data["run_dir"])
+    rec = dominosim.load(run_dir).records
+    assert {"жадный", "贪心"} <= set(rec["strategy_0"]) | set(rec["strategy_1"])
+    assert "жадный" in invoke(["report", str(run_dir)]).stdout
+    assert "жадный" in (run_dir / "report.md").read_text("utf-8")
+    t = invoke(["trace", "--run", str(run_dir), "--hand", "0:0:0:0", "--json"])
+    assert t.exit_code == 0 and json.loads(t.stdout.splitlines()[0])["strategies"] == [
+        "жадный", "贪心"]  # fmt: skip

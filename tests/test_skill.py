@@ -187,3 +187,30 @@ def test_watched_decisions_leave_the_games_as_they_are(variant, players):
     assert len(acc.optimal) == sum(len(s[4]) for s in seen) and (acc.seat == 0).all()
     assert np.isin(acc.optimal, (-1, 0, 1)).all()  # (-1: sniff's budget ran out)
     assert (acc.optimal >= 0).mean() > 0.9 and (acc.optimal == 0).any()
+
+
+def test_interrupted_skill_resumes_to_the_same_report(tmp_path, monkeypatch):
+    """``dominosim skill --resume DIR``, the command an interrupted skill run prints, finishes
+    the run (--round-robin is not "given" by its default), a chunk deleted meanwhile is played
+    again, and the report equals an uninterrupted run's."""
+    from pathlib import Path
+
+    from dominosim.runner import STOP_ENV
+
+    from runs import strip
+
+    args = ["--variant", "fives", "--strategies", "random,greedy,heaviest", "--deals", "12",
+            "--seed", "5", "--chunk-size", "6", "--budget", "0", "--workers", "1"]  # fmt: skip
+    full = skill(tmp_path, *args, sub="full")
+    monkeypatch.setenv(STOP_ENV, "3")
+    r = CliRunner().invoke(main, ["skill", *args, "--out", str(tmp_path / "cut")])
+    assert r.exit_code == 130, r.output
+    assert "finish with: dominosim skill --resume" in r.stderr, r.stderr
+    run_dir = r.stderr.split("kept in ")[1].split(";")[0]
+    monkeypatch.delenv(STOP_ENV)
+    (Path(run_dir) / "chunks" / "0-1.agg.json").unlink()
+    r = CliRunner().invoke(main, ["skill", "--resume", run_dir, "--json"])
+    assert r.exit_code == 0, r.output + r.stderr
+    assert strip(json.loads(r.stdout)) == strip(full)
+    again = CliRunner().invoke(main, ["skill", "--resume", run_dir, "--json", "--against-random"])
+    assert again.exit_code == 2 and "--round-robin cannot be given" in again.stderr

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import actions, seeding
 from ..errors import StrategyError
-from ..rules import Rules
+from ..rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
 from . import kernel, tables
 from .legal import Legal
 from .observe import BatchObservation
@@ -64,6 +64,9 @@ def _gather(records: np.ndarray, rows: np.ndarray) -> np.ndarray:
     rows field by field, ten times slower)."""
     raw = records.view(np.uint8).reshape(len(records), records.dtype.itemsize)
     return raw[rows].view(records.dtype).reshape(len(rows))
+
+
+_HAND_ROW = kernel.HREC.index("hand_index")  # (a hand record's index in the match)
 
 
 class _Advance:
@@ -637,6 +640,8 @@ class BatchEngine:
                 if nrec[0]:
                     self._kblocks.append(hrec[:, : nrec[0]].copy())
                     nrec[0] = 0
+                    if self._kblocks[-1][_HAND_ROW].max() >= MAX_HANDS_PER_MATCH:
+                        raise match_too_long(self.r)  # (an endless match: its records grow)
                 if start <= -2:
                     raise self._kernel_illegal(-2 - start, ask, act)
             n_play, n_lead = int(nd[0]), int(nd[1])
