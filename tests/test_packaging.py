@@ -50,3 +50,17 @@ def test_the_build_without_a_c_compiler_says_what_to_install(monkeypatch):
     message = str(exc.value)
     assert "\n" not in message and "C compiler" in message
     assert "apt-get install build-essential" in message
+
+
+def test_a_release_builds_one_abi3_wheel_per_platform_and_runs_it():
+    """[tool.cibuildwheel] (docs/design.md, "Building and shipping"): CPython 3.11 only (the
+    abi3 wheel serves the later ones), the platforms users have, a smoke run of a shipped
+    experiment file."""
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    cibw = conf["tool"]["cibuildwheel"]
+    assert cibw["build"] == "cp311-*"
+    assert set(cibw["linux"]["archs"]) == {"x86_64", "aarch64"}
+    assert set(cibw["macos"]["archs"]) == {"arm64", "x86_64"}
+    assert cibw["windows"]["archs"] == ["AMD64"]
+    config = cibw["test-command"].split()[2].replace("{project}/", "")
+    assert cibw["test-command"].startswith("dominosim run ") and (ROOT / config).is_file()

@@ -1605,7 +1605,7 @@ static inline void fix_blind(Rules *k, int64_t P) {
 #ifdef DOMINOSIM_SANITIZE
 #define SHAPE_INLINE
 #else
-#define SHAPE_INLINE __attribute__((flatten))
+#define SHAPE_INLINE DS_FLATTEN
 #endif
 #define SHAPE(kind, P_)                                                                     \
     SHAPE_INLINE static int64_t advance_##kind##P_(                                         \

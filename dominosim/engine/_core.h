@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "_port.h"
+
 /* ---- codes shared with kernel.py (checked at import through core_constants) ---- */
 enum { LEAD = 0, TURN = 1, MAYDRAW = 2, AFTERDRAW = 3, DONE = 4, START = 5, BOFFER = 6 };
 enum { DOMINO = 0, BLOCKED = 1, TARGET = 2 };

@@ -3,7 +3,13 @@
  * Arrays arrive through the buffer protocol (no numpy C API): each is checked for its item
  * size, kind, dimensions and, where the core writes it, writability; a mismatch is a
  * ValueError naming the argument. The core runs without the GIL.
+ *
+ * Only the stable ABI of CPython 3.11 is used (Py_LIMITED_API; the buffer protocol is part of
+ * it since 3.11), so one build, a wheel tagged cp311-abi3, loads into every CPython from 3.11.
  */
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030B0000
+#endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
@@ -584,7 +590,10 @@ static PyObject *name_tuple(const char *const *names, int n) {
             Py_DECREF(t);
             return NULL;
         }
-        PyTuple_SET_ITEM(t, k, s);
+        if (PyTuple_SetItem(t, k, s) < 0) { /* (steals s, even on failure) */
+            Py_DECREF(t);
+            return NULL;
+        }
     }
     return t;
 }

@@ -54,7 +54,7 @@ static void make_view(const Rules *r, const Slot *rw, const BSlot *bw, View *vw)
     uint64_t packed = rw->hands[seat];
     if (r->blind) {
         packed = 0;
-        for (int64_t m = own; m; m &= m - 1) packed |= PACK[__builtin_ctzll((unsigned long long)m)];
+        for (int64_t m = own; m; m &= m - 1) packed |= PACK[DS_CTZ64(m)];
     }
     vw->counts = value_counts(packed);
     vw->held = count_of(rw->hands[seat]);
@@ -370,7 +370,7 @@ static int64_t heaviest_lead(const HandView *hv, int64_t m) {
     int best = -1;
     int64_t choice = -1;
     while (m) {
-        int t = __builtin_ctzll((unsigned long long)m);
+        int t = DS_CTZ64(m);
         m &= m - 1;
         int score = heaviest_score(hv, t, TILE_LOW[t], TILE_HIGH[t]);
         if (score > best) {
@@ -388,7 +388,7 @@ static inline void heaviest_slot(const HandView *hv, int p, int v, int q, int m,
     int cq = q >= 0 ? count_at(hv->counts, q) : 0;
     int vq = q >= 0 ? (int)((hv->voids >> (4 * q)) & 15) : 0;
     while (m) {
-        int w = __builtin_ctz((unsigned)m), t = TILE_AT[v][w];
+        int w = DS_CTZ32(m), t = TILE_AT[v][w];
         m &= m - 1;
         int c0 = count_at(hv->counts, w), vw = (int)((hv->voids >> (4 * w)) & 15);
         int control = c0 - 1, nv = vw + (q >= 0 ? vq : vw);
@@ -508,7 +508,7 @@ static inline int64_t heaviest_decide(const Rules *r, const Slot *rw, int64_t ki
 
 /* the ranked policies (every one but random), compiled once: not inlined into the shapes,
  * whose build time it would multiply; the call costs little beside the ranking */
-__attribute__((noinline)) static int64_t ranked_decide(const Rules *r, const Slot *rw,
+DS_NOINLINE static int64_t ranked_decide(const Rules *r, const Slot *rw,
                                                        const BSlot *bw, int64_t policy,
                                                        const int16_t *acts, int nplace,
                                                        int64_t flags) {

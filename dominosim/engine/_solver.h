@@ -21,12 +21,6 @@
  * that passes its node budget stops and marks the position unsolved: never a guess.
  */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)(p))
-#endif
-
 enum { B_NONE, B_EXACT, B_LOWER, B_UPPER };           /* the bound of a table entry */
 enum { SOLVE_MAX_DEPTH = 512, SOLVE_MAX_ACTS = MAX_PLACES + 3 };
 #define SOLVE_INF (INT32_C(1) << 30)
@@ -324,7 +318,7 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
     int flip = 0;
     uint64_t key = sr->plain ? 0 : state_key(r, rw, bw, d, &flip) ^ sr->salt;
     TTEntry *e = &sr->tt[key & sr->mask];
-    PREFETCH(e); /* (the entry is read after the actions are listed) */
+    DS_PREFETCH(e); /* (the entry is read after the actions are listed) */
     int16_t acts[SOLVE_MAX_ACTS];
     int n = solve_actions(r, rw, d, acts);
     if (n < 1) { /* (next_decision stops only at two or more) */
