@@ -392,7 +392,7 @@ def trace_cmd(variant: str | None, players: int, sets: tuple[str, ...], strategi
 
 
 # ---------------------------------------------------------------------------------------------
-# run and report (dominosim/runner.py, dominosim/report.py; docs/results.md)
+# run and report (dominosim/runner/, dominosim/report.py; docs/results.md)
 
 
 @main.command("run")

@@ -137,7 +137,7 @@ class Experiment:
         seats: one :class:`StrategySpec` per seat (length ``players``).
         games: number of games per (rules, seating); a game is a hand or a match (``unit``).
         unit: ``"hand"`` or ``"match"``.
-        seed: the root of every random stream (DESIGN §7).
+        seed: the root of every random stream (docs/design.md, "Randomness").
         chunk_size: games per work item.
         workers: worker processes; ``None`` means one per CPU core.
         out: the results root folder.

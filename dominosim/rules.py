@@ -1,4 +1,4 @@
-"""Rules: one frozen, hashable value that describes a variant completely (DESIGN §4).
+"""Rules: one frozen, hashable value that describes a variant completely (docs/design.md, "Rules are data").
 
 The engines read only this value. Named variants are presets built by
 :func:`dominosim.variants.make_rules`; RULES §15 options set its fields. Anything that does not

@@ -1,4 +1,4 @@
-"""Random numbers addressed by coordinates (DESIGN §7, docs/design.md "Randomness").
+"""Random numbers addressed by coordinates (docs/design.md, "Randomness").
 
 Every random choice is a pure function of its coordinates, hashed with splitmix64:
 

@@ -1,4 +1,4 @@
-"""The results folder of one run (DESIGN §8, docs/results.md).
+"""The results folder of one run (docs/design.md, "Results that can be trusted"; docs/results.md).
 
 ```
 <out>/<name>/<run-id>/

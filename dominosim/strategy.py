@@ -1,4 +1,4 @@
-"""Strategies: the protocol, the registry, and discovery of strategy files (DESIGN §6).
+"""Strategies: the protocol, the registry, and discovery of strategy files (docs/design.md, "Decisions"; docs/strategies.md).
 
 A strategy is a class registered by name with :func:`register`, in one file of ``strategies/``
 (shipped inside the package as ``dominosim/strategies``) or of a user folder. A user's files are
@@ -410,6 +410,13 @@ def discover(paths: Iterable[str | Path] = ()) -> dict[str, type]:
 def origin(name: str) -> str:
     """The file that registered strategy ``name``."""
     return _ORIGIN[name]
+
+
+def loaded_version(name: str) -> tuple[str | None, str | None]:
+    """(the file that registered strategy ``name``, that file's sha256 as it was loaded), or
+    ``(None, None)`` for a name not registered: what identifies the code a name runs now."""
+    path = _ORIGIN.get(name)
+    return path, (_HASHES.get(Path(path)) if path else None)
 
 
 def describe(cls: type) -> str:

@@ -1,5 +1,5 @@
 """Round robins and sweeps on common deals: ``compare``, ``tune`` and ``tune-target``
-(DESIGN §9; docs/compare.md).
+(docs/compare.md, docs/skill.md).
 
 All three are runs of :mod:`dominosim.runner` (same plan, executors, results folder, resume);
 this module plans them. Their own report section, ``analysis``, is computed like the rest of
@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from . import variants
@@ -249,3 +250,119 @@ def _count(value, option: str, meaning: str) -> int:
     if n < 0:
         raise ConfigError(f"{option} must be an integer >= 0 ({meaning}), not '{value}'")
     return n
+
+
+# ---------------------------------------------------------------------------------------------
+# skill's per-chunk measurement: the runner's hook (docs/design.md, "The runner")
+
+
+def measurement(analysis: dict) -> SkillMeasurement | None:
+    """The per-chunk measurement a run's ``analysis`` asks for (the runner calls this for a
+    new run and for a manifest's analysis): skill's, or None. Malformed values raise
+    ValueError or TypeError (the runner reports a damaged manifest)."""
+    if analysis.get("kind") != "skill":
+        return None
+    return SkillMeasurement(int(analysis.get("solve_budget", 0)),
+                            int(analysis.get("accuracy_deals", 0)))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SkillMeasurement:
+    """skill's measurements of a run: the perfect-information value of every deal (the solver,
+    ``solve_budget`` nodes per deal; group 0's chunks solve them, the deals being every
+    group's) and the decision accuracy of each strategy on its first ``accuracy_deals`` deals
+    against random."""
+
+    solve_budget: int
+    accuracy_deals: int
+
+    def fingerprint(self) -> list[int]:
+        """What makes a chunk's measurements: part of the run's fingerprint."""
+        return [self.solve_budget, self.accuracy_deals]
+
+    def for_group(self, legs: Sequence[tuple], rules: Sequence, g: int) -> SkillChunk | None:
+        """What the chunks of group ``g`` measure: every label of a table with random is rated
+        at the first such table it sits at (random at the first)."""
+        labels: tuple[str, ...] = ()
+        if self.accuracy_deals and self.solve_budget and legs and "random" in legs[g]:
+            done = {x for h in range(g) if rules[h] == rules[g] and "random" in legs[h]
+                    for x in legs[h]}  # fmt: skip
+            labels = tuple(x for x in dict.fromkeys(legs[g]) if x not in done)
+        solve = self.solve_budget if g == 0 else 0
+        if not (solve or labels):
+            return None
+        return SkillChunk(solve_budget=solve, accuracy_labels=labels,
+                          accuracy_deals=self.accuracy_deals if labels else 0,
+                          accuracy_budget=self.solve_budget if labels else 0)  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkillChunk:
+    """One chunk's share of skill's measurements (a work item carries it to its worker)."""
+
+    #: the solver's node budget per deal for the value of this chunk's deals (0: none)
+    solve_budget: int = 0
+    #: the labels whose decisions this chunk rates with the solver, on its deals below
+    #: ``accuracy_deals``, with ``accuracy_budget`` nodes per decision
+    accuracy_labels: tuple[str, ...] = ()
+    accuracy_deals: int = 0
+    accuracy_budget: int = 0
+
+    def rotation(self, agg, item, seat_labels, strategies) -> None:
+        """After one seating of the chunk is played: rate the watched labels' decisions."""
+        if self.accuracy_labels and item.start < self.accuracy_deals:
+            self._rate_decisions(agg, item, seat_labels, strategies)
+
+    def chunk(self, agg, item) -> None:
+        """After the whole chunk: the perfect-information value of its deals."""
+        if self.solve_budget:
+            self._solve_deals(agg, item)
+
+    def _solve_deals(self, agg, item) -> None:
+        """The perfect-information value of the chunk's deals (dominosim.solver), for the
+        leader's side: deals, solved, won by the leader's side, and Σ, Σ² of its points
+        difference."""
+        import numpy as np
+
+        from .aggregates import add
+        from .solver import solve_deals
+
+        sol = solve_deals(item.rules, item.seed, range(item.start, item.stop),
+                          budget=self.solve_budget)  # fmt: skip
+        ok = sol.solved
+        d = sol.value[ok].astype(np.int64)
+        add(agg, "pi_deals", len(sol))
+        add(agg, "pi_solved", ok.sum())
+        add(agg, "pi_leader_wins", (sol.win & ok).sum())
+        add(agg, "pi_value_sum", d.sum())
+        add(agg, "pi_value_sumsq", (d * d).sum())
+        add(agg, "pi_nodes", sol.nodes.sum())
+
+    def _rate_decisions(self, agg, item, seat_labels, strategies) -> None:
+        """The decision accuracy of the chunk's accuracy labels in one seating, on its deals
+        below ``accuracy_deals`` (dominosim.solver.decision_accuracy, one play for all of
+        them): per label, the decisions with a real choice, those rated (``acc_rated``; the
+        rest ran out of budget), the optimal ones, and for an interval clustered by hand (the
+        decisions of one hand are not independent) the hands and Σn², Σon, Σo² of each hand's
+        rated n and optimal o."""
+        import numpy as np
+
+        from .aggregates import add
+        from .solver import decision_accuracy
+
+        ids = range(item.start, min(item.stop, self.accuracy_deals))
+        watched = [s for s, y in enumerate(seat_labels) if y in self.accuracy_labels]
+        acc = decision_accuracy(item.rules, item.seed, strategies, ids, watched,
+                                budget=self.accuracy_budget)  # fmt: skip
+        for x in self.accuracy_labels:
+            mine = np.isin(acc.seat, [s for s, y in enumerate(seat_labels) if y == x])
+            rated = mine & (acc.optimal >= 0)
+            n = np.bincount(acc.match[rated] - ids.start, minlength=len(ids))
+            o = np.bincount(acc.match[mine & (acc.optimal == 1)] - ids.start, minlength=len(ids))
+            add(agg, "acc_decisions", mine.sum(), pair=x)
+            add(agg, "acc_rated", rated.sum(), pair=x)
+            add(agg, "acc_optimal", o.sum(), pair=x)
+            add(agg, "acc_hands", len(ids), pair=x)
+            add(agg, "acc_n2", (n * n).sum(), pair=x)
+            add(agg, "acc_on", (o * n).sum(), pair=x)
+            add(agg, "acc_o2", (o * o).sum(), pair=x)

@@ -14,8 +14,8 @@ holds among those carrying none of its known void values (the most constrained s
 rest is the stock, in that order. Each (sample, action) pair is one position of
 :meth:`BatchEngine.from_positions`; the engine plays it to the end of the hand, the seat's first
 decision being the action under test and every other decision the ``policy``
-(``doubles-first`` by default: it decides whole batches with array passes, is the strongest
-cheap heuristic at winning hands, and being deterministic it plays every candidate action out
+(``doubles-first`` by default: its compiled twin decides inside the core, so a playout never
+comes back to Python; it is the strongest cheap heuristic at winning hands, and being deterministic it plays every candidate action out
 against the same deals with the same replies, so candidates are compared on common random
 numbers). The value of a
 playout is the hand's points of the seat's side minus the mean of the other sides' (negated where

@@ -28,9 +28,9 @@ def clean_registry():
     from dominosim import runner
     from dominosim import strategy as S
 
-    saved = dict(S._REGISTRY), dict(S._ORIGIN), set(S._LOADED), dict(runner._STRATEGY_CACHE)
+    saved = dict(S._REGISTRY), dict(S._ORIGIN), set(S._LOADED), dict(runner.worker._STRATEGY_CACHE)
     yield
-    for live, old in zip((S._REGISTRY, S._ORIGIN, S._LOADED, runner._STRATEGY_CACHE), saved,
+    for live, old in zip((S._REGISTRY, S._ORIGIN, S._LOADED, runner.worker._STRATEGY_CACHE), saved,
                          strict=True):  # fmt: skip
         live.clear()
         live.update(old)

@@ -1294,7 +1294,7 @@ def _changed_while_loaded(case, t, monkeypatch):
     from dominosim import runner
 
     d, _ = _edited_bot_run(t, monkeypatch)
-    monkeypatch.setattr(runner, "changed_strategy_file", lambda files: None)
+    monkeypatch.setattr(runner.session, "changed_strategy_file", lambda files: None)
     r = CliRunner().invoke(main, ["trace", "--run", str(d), "--hand", "0:0:1:0"])
     check_stderr(r, case.code, case.pattern)
 

@@ -116,3 +116,36 @@ def test_no_module_imports_another_modules_private_names():
 
 def test_the_graph_sees_function_level_imports():
     assert "dominosim.trace" in graph()["dominosim.cli"]  # (cli imports trace in a command)
+
+
+def _module_aliases(name: str, path: Path, tree: ast.AST) -> set[str]:
+    """The local names this module binds to other modules of the package."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.asname or a.name.split(".")[0] for a in node.names
+                    if a.name.startswith("dominosim")}  # fmt: skip
+        elif isinstance(node, ast.ImportFrom):
+            package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out |= {a.asname or a.name for a in node.names if f"{mod}.{a.name}" in MODULES}
+    return out
+
+
+def test_no_module_reads_another_modules_private_names():
+    """Not ``strategy._ORIGIN`` from the runner: a module's private names are its own."""
+    bad = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = _module_aliases(name, path, tree)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):  # fmt: skip
+                bad.append(f"{path.name}:{node.lineno} reads {node.value.id}.{node.attr}")
+    assert bad == []

@@ -209,7 +209,7 @@ def test_a_worker_that_dies_ends_the_run_and_keeps_finished_chunks(tmp_path):
 def test_the_cause_of_a_worker_death_in_words():
     import signal
 
-    from dominosim.runner import _death
+    from dominosim.runner.executors import _death
 
     assert _death(-signal.SIGKILL) == (
         "its worker process was killed by SIGKILL (out of memory, or killed)")  # fmt: skip
@@ -390,8 +390,9 @@ def test_builtin_strategies_alone_still_play_in_process(monkeypatch, tmp_path):
     from dominosim import runner
 
     made = []
-    real = runner._executor
-    monkeypatch.setattr(runner, "_executor", lambda *a, **k: made.append(real(*a, **k)) or made[-1])
+    real = runner.session.make_executor
+    monkeypatch.setattr(runner.session, "make_executor",
+                        lambda *a, **k: made.append(real(*a, **k)) or made[-1])  # fmt: skip
     r = invoke([*RUN, "--games", "4", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
     assert [type(x).__name__ for x in made] == ["_InProcess"]
@@ -409,7 +410,7 @@ def test_keyboard_interrupt_or_generator_exit_in_a_strategy_is_its_error(tmp_pat
     from dominosim import runner
 
     if where == "in-process":  # (a user's strategy is played in a worker; force the other path)
-        monkeypatch.setattr(runner, "user_strategies", lambda plan: False)
+        monkeypatch.setattr(runner.session, "user_strategies", lambda plan: False)
     f = bot_file(tmp_path, "ctrlc", f"raise {exc}")
     r = invoke([*RUN[:4], "ctrlc,random", *RUN[5:-2], "--games", "8", "--chunk-size", "4",
                 "--workers", "1" if where == "in-process" else "2", "--out", str(tmp_path),
@@ -441,7 +442,8 @@ def test_strategy_timeout_holds_off_the_main_thread(tmp_path, monkeypatch):
     from dominosim import runner
     from dominosim.errors import StrategyError
 
-    monkeypatch.setattr(runner, "user_strategies", lambda plan: False)  # (played in this thread)
+    # (played in this thread)
+    monkeypatch.setattr(runner.session, "user_strategies", lambda plan: False)
     out: list = []
 
     def call():
@@ -472,7 +474,7 @@ def test_the_time_limit_never_lands_after_the_block(monkeypatch):
     def body():
         for _ in range(200):
             try:
-                with runner._time_limit(0.001):
+                with runner.worker._time_limit(0.001):
                     x = 0
                     for i in range(2000):
                         x += i

@@ -1,5 +1,5 @@
 """Interrupted runs lose no work: stop a run part way, ``--resume`` it, and the aggregates equal
-those of an uninterrupted run of the same experiment (DESIGN §8, docs/errors.md).
+those of an uninterrupted run of the same experiment (docs/design.md, "Results that can be trusted"; docs/errors.md).
 
 Three ways to stop: the runner's deterministic hook (``DOMINOSIM_STOP_AFTER_CHUNKS``, in
 process), a real Ctrl-C (SIGINT to the process group of ``python -m dominosim run --workers 2``)

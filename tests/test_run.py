@@ -1,6 +1,6 @@
 """`dominosim run` / `dominosim report` and the runner, in-process through click's test runner.
 
-Metamorphic checks (DESIGN §10, Axelrod): 1 worker equals 2 workers, chunk size does not
+Metamorphic checks (in the manner of Axelrod's): 1 worker equals 2 workers, chunk size does not
 matter, an interrupted run resumed equals an uninterrupted one, Dask equals the local pool.
 """
 
@@ -14,8 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
+from dominosim.aggregates import seating
 from dominosim.cli import main
-from dominosim.runner import STOP_ENV, rotations_of, seating
+from dominosim.runner import STOP_ENV, rotations_of
 
 from runs import aggregates, strip
 
@@ -263,8 +264,8 @@ def test_progress_slices_tick_and_give_the_same_records(monkeypatch):
                               seed=3, unit="match")  # fmt: skip
     (item,) = RN.Plan.from_experiment(exp, 3).items
     whole = RN.play_item(item)
-    monkeypatch.setattr(RN, "SLICE_FIRST_IDS", 7)
-    monkeypatch.setattr(RN, "SLICE_SECONDS", 0.0)  # (slices never grow)
+    monkeypatch.setattr(RN.worker, "SLICE_FIRST_IDS", 7)
+    monkeypatch.setattr(RN.worker, "SLICE_SECONDS", 0.0)  # (slices never grow)
     ticks = []
     sliced = RN.play_item(item, ticks.append)
     assert sum(ticks) == item.games == 60 and len(ticks) > 2
@@ -278,13 +279,13 @@ def test_progress_bar_goes_to_stderr_only(tmp_path, capsys, monkeypatch):
     than the bar's delay prints one summary line and nothing else."""
     from dominosim import runner as RN
 
-    monkeypatch.setattr(RN._Progress, "DELAY", 0.0)
+    monkeypatch.setattr(RN.progress.Progress, "DELAY", 0.0)
     rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=40, seed=1,
                         out=str(tmp_path / "a"), workers=1, progress=True)  # fmt: skip
     out, err = capsys.readouterr()
     assert out == ""
     assert "game" in err and "40/40" in err and rep["games_played"] == 40
-    monkeypatch.setattr(RN._Progress, "DELAY", 60.0)
+    monkeypatch.setattr(RN.progress.Progress, "DELAY", 60.0)
     dominosim.run(variants=["fives"], strategies="random,heaviest", games=40, seed=1,
                   out=str(tmp_path / "b"), workers=1, progress=True)  # fmt: skip
     out, err = capsys.readouterr()

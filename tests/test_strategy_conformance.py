@@ -1,4 +1,4 @@
-"""Conformance of every built-in strategy (DESIGN §6): the checks of ``dominosim check-strategy``
+"""Conformance of every built-in strategy (docs/strategies.md): the checks of ``dominosim check-strategy``
 (dominosim/check.py: legal actions only, the same answers for a batch as one by one,
 deterministic given the keys, usable from a spawned worker, inputs left unchanged), and one real
 decision each in blind's open phase and on a spinner. Plus strategy discovery and the CLI."""

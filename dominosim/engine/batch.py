@@ -1,4 +1,5 @@
-"""The batch engine: a driver of the compiled core (:mod:`.kernel`, ``_core.c``), DESIGN §3.
+"""The batch engine: a driver of the compiled core (:mod:`.kernel`, ``_core.c``; docs/design.md,
+"The batch engine").
 
 B game slots play in lockstep. The core takes every active slot through forced moves, draws,
 passes, placements, scoring, settlement, match ends and new deals up to its next decision with

@@ -1,4 +1,4 @@
-"""The Python side of the compiled core (``dominosim/engine/_core.c``), DESIGN §3 "hot kernel".
+"""The Python side of the compiled core (``dominosim/engine/_core.c``), docs/design.md, "The batch engine".
 
 The core is a C extension built by ``pip install``. It plays the rules one game slot at a
 time on the batch engine's own state: :func:`advance` takes every active game from where it
@@ -225,7 +225,7 @@ BSLOT = np.dtype(
      ("opened", np.int8, (4,)), ("buf", np.int8, (4, 32))],
     align=True,
 )  # fmt: skip
-MAX_SLOTS = 4096  # game slots per engine on the kernel (faster than 10 000: cache-resident)
+MAX_SLOTS = 4096  # game slots per engine: their records stay in cache (docs/design.md)
 # hand record columns (int32): these, then points[npoints], pips[S], penalties[P], values[S]
 # (hand values: kozel's §14.12, else the pip totals again); the kernel
 # writes the queue position in the match id columns (the engine maps it to the match id)

@@ -1,4 +1,4 @@
-"""The compact form of legal actions for a batch of decisions (DESIGN §6), and helpers to pick.
+"""The compact form of legal actions for a batch of decisions (docs/design.md, "Decisions"), and helpers to pick.
 
 For ``n`` decisions:
 

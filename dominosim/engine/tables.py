@@ -1,4 +1,4 @@
-"""Lookup tables of the batch engine, built once (DESIGN §3).
+"""Lookup tables of the batch engine, built once (docs/design.md, "The batch engine").
 
 A hand is one 64-bit packed mask in which tile a-b sets bits ``8a+b`` and ``8b+a``, so byte v
 of the hand lists, as a 7-bit mask of other halves, the tiles that fit an open end showing v:

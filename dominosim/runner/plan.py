@@ -1,0 +1,433 @@
+"""The plan of a run: work items (plain, picklable), the chunking, the plan in the manifest."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..aggregates import (
+    seating,
+)
+from ..config import Experiment, resolve_rules
+from ..errors import (
+    ConfigError,
+    OutputError,
+    RulesError,
+)
+from ..rules import Rules
+from .files import recorded_files
+
+#: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
+#: have been written in this session (a deterministic hook for the resume tests).
+STOP_ENV = "DOMINOSIM_STOP_AFTER_CHUNKS"
+#: Environment variable read by the parent: after this many chunks have been written, wait
+#: (up to a minute) for a signal, so a test's Ctrl-C or kill -9 lands in the middle of a run
+#: however fast the machine plays.
+HOLD_ENV = "DOMINOSIM_HOLD_AFTER_CHUNKS"
+EXECUTORS = ("local", "dask", "dask-local")
+MANIFEST_FORMAT = 2  # 2: strategy files listed by built-in name or path; chunks carry "run"
+BATCH_SIZE = 10_000
+#: The manifest lists the chunks of a plan up to this many (a larger plan is made on the fly).
+MAX_LISTED_CHUNKS = 10_000
+#: The largest number of match ids per group (the engine's records hold match ids as int64).
+MAX_IDS = 2**62
+# ---------------------------------------------------------------------------------------------
+# plan
+
+
+def rotations_of(seats: Sequence[str], rotate: bool) -> tuple[int, ...]:
+    """The rotation offsets to play: the distinct cyclic seatings, or ``(0,)``."""
+    if not rotate or len(set(seats)) == 1:
+        return (0,)
+    seen: dict[tuple[str, ...], int] = {}
+    for r in range(len(seats)):
+        seen.setdefault(seating(seats, r), r)
+    return tuple(seen.values())
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkItem:
+    """One chunk: option group ``group``, match ids ``[start, stop)``, every rotation."""
+
+    group: int
+    chunk: int
+    start: int
+    stop: int
+    rules: Rules
+    seed: int
+    unit: str
+    seats: tuple[str, ...]
+    rotations: tuple[int, ...]
+    strategy_paths: tuple[str, ...] = ()
+    records: bool = True
+    batch_size: int = BATCH_SIZE
+    #: ``(kind, name or path, sha256)`` of every strategy file of the run (``kind``
+    #: "builtin" or "path", :func:`strategy_files`): a worker loads exactly these, each
+    #: checked against its hash before it is run, and refuses a changed file
+    strategy_files: tuple[tuple[str, str, str], ...] = ()
+    #: seconds a strategy may take for one decision batch (0: no limit)
+    strategy_timeout: float = 0.0
+    #: a per-chunk measurement the run's analysis asks for (an object with
+    #: ``rotation(agg, item, seat_labels, strategies)``, called after each seating is played,
+    #: and ``chunk(agg, item)``, after the chunk; :func:`measurement_of`), or None
+    measure: object | None = None
+
+    @property
+    def games(self) -> int:
+        return (self.stop - self.start) * len(self.rotations)
+
+
+class PlanItems(Sequence):
+    """The work items of a plan, made on the fly (a plan of 10^15 games holds no list)."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.per_group = -(-plan.ids_per_rotation // plan.ids_per_chunk)
+
+    def __len__(self) -> int:
+        return len(self.plan.rules) * self.per_group
+
+    def __getitem__(self, i: int) -> WorkItem:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.plan.item(*divmod(i, self.per_group))
+
+    def __iter__(self) -> Iterator[WorkItem]:
+        for g in range(len(self.plan.rules)):
+            for c in range(self.per_group):
+                yield self.plan.item(g, c)
+
+    def has(self, group: int, chunk: int) -> bool:
+        return 0 <= group < len(self.plan.rules) and 0 <= chunk < self.per_group
+
+
+@dataclass
+class Plan:
+    """Everything needed to play a run; stored in the manifest and rebuilt from it."""
+
+    name: str
+    seed: int
+    unit: str
+    players: int
+    seats: tuple[str, ...]
+    rotations: tuple[int, ...]
+    rules: list[Rules]
+    games_requested: int
+    ids_per_rotation: int
+    ids_per_chunk: int
+    records: bool
+    strategy_paths: tuple[str, ...] = ()
+    batch_size: int = BATCH_SIZE
+    items: list[WorkItem] = field(default_factory=list)
+    #: Per-group seat lists (a round robin), or empty: every group plays ``seats``.
+    legs: list[tuple[str, ...]] = field(default_factory=list)
+    rotate: bool = True
+    strategy_files: tuple[tuple[str, str, str], ...] = ()
+    strategy_timeout: float = 0.0
+    #: the run's per-chunk measurement (:func:`measurement_of` its analysis), or None
+    measurement: object | None = None
+
+    @classmethod
+    def from_experiment(cls, exp: Experiment, seed: int,
+                        legs: Sequence[Sequence[str]] | None = None) -> Plan:  # fmt: skip
+        """The plan of ``exp``; with ``legs``, one group per (rules, leg) pair, rules slowest,
+        each leg a seat list playing its own rotations (every leg must have as many)."""
+        rules = resolve_rules(exp)
+        seats = tuple(s.label for s in exp.seats)
+        group_legs: list[tuple[str, ...]] = []
+        if legs:
+            legs = [tuple(x) for x in legs]
+            rules = [r for r in rules for _ in legs]
+            group_legs = [x for _ in range(len(rules) // len(legs)) for x in legs]
+            seats = legs[0]
+            counts = {len(rotations_of(x, exp.rotate)) for x in legs}
+            if len(counts) != 1:
+                raise ConfigError("every leg of a round robin must play as many seat rotations")
+        rots = rotations_of(seats, exp.rotate)
+        R = len(rots)
+        ids = -(-exp.games // R)  # (exact for any size; math.ceil goes through a float)
+        if ids > MAX_IDS:
+            raise ConfigError(f"--games must be at most {MAX_IDS * R}, not {exp.games}")
+        plan = cls(
+            name=exp.name,
+            seed=int(seed),
+            unit=exp.unit,
+            players=exp.players,
+            seats=seats,
+            rotations=rots,
+            rules=rules,
+            games_requested=exp.games,
+            ids_per_rotation=ids,
+            ids_per_chunk=max(1, exp.chunk_size // R),
+            records=exp.records,
+            strategy_paths=tuple(str(Path(p).expanduser().resolve()) for p in exp.strategy_path),
+            legs=group_legs,
+            rotate=exp.rotate,
+        )
+        plan.items = plan.make_items()
+        return plan
+
+    def seats_of(self, group: int) -> tuple[str, ...]:
+        """The seat list of group ``group`` (its leg, or the plan's seats)."""
+        return self.legs[group] if self.legs else self.seats
+
+    def rotations_of_group(self, group: int) -> tuple[int, ...]:
+        if not self.legs:
+            return self.rotations
+        return rotations_of(self.legs[group], self.rotate)
+
+    def make_items(self) -> PlanItems:
+        return PlanItems(self)
+
+    def item(self, g: int, c: int) -> WorkItem:
+        """The work item of chunk ``c`` of group ``g``."""
+        start = c * self.ids_per_chunk
+        stop = min(self.ids_per_rotation, start + self.ids_per_chunk)
+        return WorkItem(
+            group=g, chunk=c, start=start, stop=stop, rules=self.rules[g], seed=self.seed,
+            unit=self.unit, seats=self.seats_of(g), rotations=self.rotations_of_group(g),
+            strategy_paths=self.strategy_paths, records=self.records,
+            batch_size=self.batch_size, strategy_files=self.strategy_files,
+            strategy_timeout=self.strategy_timeout,
+            measure=(self.measurement.for_group(self.legs, self.rules, g)
+                     if self.measurement else None),
+        )  # fmt: skip
+
+    @property
+    def total_games(self) -> int:
+        return sum(self.ids_per_rotation * len(self.rotations_of_group(g))
+                   for g in range(len(self.rules)))  # fmt: skip
+
+    def labels(self) -> list[str]:
+        """Every distinct seat label of the plan, in order of first appearance."""
+        return list(dict.fromkeys(x for g in range(len(self.rules)) for x in self.seats_of(g)))
+
+    @property
+    def games_per_group(self) -> int:
+        return self.ids_per_rotation * len(self.rotations)
+
+    def to_manifest(self) -> dict:
+        extra: dict = {}
+        if self.legs:
+            extra = {"legs": [list(x) for x in dict.fromkeys(self.legs)], "rotate": self.rotate}
+        return {
+            **extra,
+            "seed": self.seed,
+            "unit": self.unit,
+            "players": self.players,
+            "seats": list(self.seats),
+            "rotations": [
+                {"offset": r, "seats": list(seating(self.seats, r))} for r in self.rotations
+            ],  # fmt: skip
+            "games_requested": self.games_requested,
+            "games_per_group": self.games_per_group,
+            "ids_per_rotation": self.ids_per_rotation,
+            "ids_per_chunk": self.ids_per_chunk,
+            "records": self.records,
+            "strategy_paths": list(self.strategy_paths),
+            "batch_size": self.batch_size,
+            "groups": [
+                {
+                    "index": g,
+                    "label": self._group_label(g),
+                    "variant": r.variant,
+                    "options": {k: v for k, v in r.options},
+                    "rules": r.to_dict(),
+                    **(
+                        {
+                            "seats": list(self.seats_of(g)),
+                            "rotations": [
+                                {"offset": x, "seats": list(seating(self.seats_of(g), x))}
+                                for x in self.rotations_of_group(g)
+                            ],
+                        }
+                        if self.legs
+                        else {}
+                    ),  # fmt: skip
+                }
+                for g, r in enumerate(self.rules)
+            ],  # fmt: skip
+            "chunk_count": len(self.items),
+            **(
+                {
+                    "chunks": [
+                        {
+                            "group": it.group,
+                            "chunk": it.chunk,
+                            "start": it.start,
+                            "stop": it.stop,
+                            "games": it.games,
+                        }
+                        for it in self.items
+                    ]
+                }
+                if len(self.items) <= MAX_LISTED_CHUNKS
+                else {}
+            ),  # fmt: skip
+        }
+
+    def fingerprint(self) -> str:
+        """What a chunk of this run must say it belongs to: the sha256 of everything that
+        makes its games (engine version, seed, unit, rules, seatings, chunk plan, records, the
+        strategy files' contents, the measurements), not of where its files lie, so a
+        moved run folder keeps it and a chunk of any other run has another."""
+        from ..store import checksum
+        from ..version import ENGINE_VERSION
+
+        return checksum({
+            "engine": ENGINE_VERSION, "seed": self.seed, "unit": self.unit,
+            "players": self.players, "rules": [r.to_dict() for r in self.rules],
+            "seats": [list(self.seats_of(g)) for g in range(len(self.rules))],
+            "rotations": [list(self.rotations_of_group(g)) for g in range(len(self.rules))],
+            "ids": [self.ids_per_rotation, self.ids_per_chunk], "records": self.records,
+            "files": sorted([name if kind == "builtin" else "", sha]
+                            for kind, name, sha in self.strategy_files),
+            # (the key keeps its first name, so the fingerprints of earlier runs hold)
+            "skill": self.measurement.fingerprint() if self.measurement else [0, 0],
+        })  # fmt: skip
+
+    def _group_label(self, g: int) -> str:
+        label = self.rules[g].label
+        if self.legs:
+            label += ": " + " vs ".join(dict.fromkeys(self.legs[g]))
+        return label
+
+    @classmethod
+    def from_manifest(cls, m: dict) -> Plan:
+        from ..variants import make_rules
+
+        if not isinstance(m, dict):
+            raise OutputError(
+                f"the manifest is damaged (a JSON {type(m).__name__}, not an object); "
+                "the run folder cannot be resumed or reported, start the run again"
+            )
+        try:
+            rules = []
+            for gd in m["groups"]:
+                r = make_rules(gd["variant"], m["players"], **gd["options"])
+                if r.to_dict() != gd["rules"]:
+                    raise OutputError(
+                        f"the rules of group {gd['label']} in the manifest differ from this "
+                        "version of dominosim; resume with the version that started the run"
+                    )
+                rules.append(r)
+            plan = cls(
+                name=m["name"],
+                seed=int(m["seed"]),
+                unit=m["unit"],
+                players=int(m["players"]),
+                seats=tuple(m["seats"]),
+                rotations=tuple(x["offset"] for x in m["rotations"]),
+                rules=rules,
+                games_requested=int(m["games_requested"]),
+                ids_per_rotation=int(m["ids_per_rotation"]),
+                ids_per_chunk=int(m["ids_per_chunk"]),
+                records=bool(m["records"]),
+                strategy_paths=tuple(m.get("strategy_paths", ())),
+                batch_size=int(m.get("batch_size", BATCH_SIZE)),
+                legs=[tuple(gd["seats"]) for gd in m["groups"]] if "legs" in m else [],
+                rotate=bool(m.get("rotate", True)),
+                strategy_files=recorded_files(m.get("inputs")),
+                measurement=measurement_of(m.get("analysis") or {}),
+            )  # fmt: skip
+            _check_plan_types(m, plan)
+        except (KeyError, TypeError, ValueError, AttributeError, RulesError) as e:
+            raise OutputError(
+                f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "
+                "resume with the version that started the run, or start it again"
+            ) from None
+        plan.items = plan.make_items()
+        return plan
+
+
+def _check_plan_types(m: dict, plan: Plan) -> None:
+    """The manifest's chunk plan and counts have the types and values the plan gives."""
+    for key in ("seed", "players", "ids_per_rotation", "ids_per_chunk", "games_requested"):
+        if isinstance(m[key], bool) or not isinstance(m[key], int):
+            raise TypeError(f"'{key}' is {m[key]!r}, not an integer")
+    if plan.ids_per_chunk < 1 or plan.ids_per_rotation < 1 or not 0 <= plan.seed < 2**64:
+        raise ValueError("the chunk plan is out of range")
+    if not isinstance(m["records"], bool):
+        raise TypeError(f"'records' is {m['records']!r}, not true or false")
+    for seats in (plan.seats, *plan.legs):
+        if not seats or not all(isinstance(x, str) for x in seats):
+            raise TypeError(f"a seat list is {list(seats)!r}, not strategy labels")
+    if len(plan.seats) != plan.players or any(len(x) != plan.players for x in plan.legs):
+        raise ValueError("a seat list does not seat every player")
+    if plan.unit not in ("hand", "match") or not all(
+            int_in(r, 0, plan.players) for r in plan.rotations):  # fmt: skip
+        raise ValueError("'unit' or 'rotations' is out of range")
+    if not int_in(plan.batch_size, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
+        raise ValueError("'batch_size' or 'ids_per_rotation' is out of range")
+    if "chunks" in m or "chunk_count" not in m:
+        chunks = m["chunks"]
+        if not isinstance(chunks, list):
+            raise TypeError(f"'chunks' is {chunks!r}, not a list")
+        planned = plan.make_items()
+        if len(chunks) != len(planned):
+            raise ValueError(f"'chunks' lists {len(chunks)} chunks, the plan has {len(planned)}")
+        for d, it in zip(chunks, planned, strict=True):
+            if not isinstance(d, dict) or [d.get(k) for k in ("group", "chunk", "start", "stop")] \
+                    != [it.group, it.chunk, it.start, it.stop]:  # fmt: skip
+                raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
+    if not isinstance(m.get("status"), str):
+        raise TypeError(f"'status' is {m.get('status')!r}, not a string")
+
+
+def int_in(x: object, lo: int, hi: int) -> bool:
+    """``x`` is an integer (not a bool) with ``lo <= x < hi``."""
+    return isinstance(x, int) and not isinstance(x, bool) and lo <= x < hi
+
+
+#: A plan with fewer chunks than workers is cut finer, but not below this many match ids.
+MIN_SPLIT_IDS = 500
+
+
+def split_for_workers(plan: Plan, workers: int) -> None:
+    """Cut a plan with fewer chunks than ``workers`` into smaller chunks, so that every worker
+    has one (a 2,000-match run with the default chunk size is one chunk otherwise); chunks keep
+    at least :data:`MIN_SPLIT_IDS` match ids, so small runs stay in one process. Results do
+    not depend on the chunk size."""
+    per_group = max(1, math.ceil(workers / max(1, len(plan.rules))))
+    if workers <= 1 or len(plan.items) >= workers:
+        return
+    want = max(MIN_SPLIT_IDS, math.ceil(plan.ids_per_rotation / per_group))
+    if want < plan.ids_per_chunk:
+        plan.ids_per_chunk = want
+        plan.items = plan.make_items()
+
+
+def check_plan_match_end(plan: Plan) -> None:
+    from ..variants import check_match_end
+
+    for rules in plan.rules:
+        check_match_end(rules, plan.unit)
+
+
+def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
+    """The line saying that ``games`` was rounded up to whole seat rotations (or round-robin
+    tables), with the number that will be played; None when nothing was rounded."""
+    unit = f"{plan.unit}es" if plan.unit == "match" else f"{plan.unit}s"
+    ids, R = plan.ids_per_rotation, len(plan.rotations)
+    if analysis and analysis.get("kind") == "compare":
+        asked = int(analysis.get("games_requested", plan.games_requested))
+        tables = len(plan.rules)
+        played = plan.games_per_group * tables
+        if played == asked:
+            return None
+        return (f"games: {asked} rounded up to {played} {unit} ({tables} tables x {ids} deals "
+                f"x {R} seatings)")  # fmt: skip
+    if plan.games_per_group == plan.games_requested:
+        return None
+    return (f"games: {plan.games_requested} rounded up to {plan.games_per_group} {unit} per "
+            f"option group ({ids} deals x {R} seat rotations)")  # fmt: skip
+
+
+def measurement_of(analysis: dict) -> object | None:
+    """The per-chunk measurement a run's analysis asks for, or None. Its owner gives it
+    (:func:`dominosim.tournament.measurement`); the runner only calls its hooks."""
+    from .. import tournament
+
+    return tournament.measurement(analysis)

@@ -1,0 +1,462 @@
+"""A run's session: start, resume, execute, finish."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import report, signals, strategy
+from ..aggregates import (
+    Merger,
+)
+from ..config import Experiment, parse_strategy
+from ..errors import (
+    ConfigError,
+    Interrupted,
+    OutputError,
+    WorkerError,
+)
+from ..store import RunDir
+from ..version import __version__
+from .executors import check_executor, make_executor, user_strategies
+from .files import (
+    changed_strategy_file,
+    load_run_files,
+    load_strategy_paths,
+    probe_strategies,
+    recorded_files,
+    strategy_files,
+)
+from .plan import (
+    HOLD_ENV,
+    MANIFEST_FORMAT,
+    STOP_ENV,
+    Plan,
+    check_plan_match_end,
+    games_note,
+    int_in,
+    measurement_of,
+    split_for_workers,
+)
+from .progress import Progress, Session, echo
+from .results import build_report, checked_report, chunk_expect, merge_finished
+from .worker import records_table
+
+# ---------------------------------------------------------------------------------------------
+# the parent
+
+
+def versions() -> dict:
+    """Versions of dominosim, Python and the packages a run depends on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for pkg in ("dominosim", "numpy", "pandas", "pyarrow", "multiprocess", "tqdm", "click",
+                "matplotlib", "dask", "distributed"):  # fmt: skip
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            if pkg == "dominosim":
+                out[pkg] = __version__
+    return out
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def _check_workers(session: Session) -> None:
+    """Warn once when more local workers are asked for than the machine has cores."""
+    cores = os.cpu_count() or 1
+    if session.executor == "local" and session.workers and session.workers > cores:
+        echo(session, f"warning: --workers {session.workers} is more than the {cores} cores "
+                       "of this machine; the run is not faster for it")  # fmt: skip
+
+
+def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
+              session: Session | None = None, legs: Sequence[Sequence[str]] | None = None,
+              analysis: dict | None = None) -> tuple[RunDir, dict]:  # fmt: skip
+    """Create the run folder for ``exp`` and play it; returns the finished run folder and
+    its report.
+
+    ``legs`` (a round robin: one seat list per leg) and ``analysis`` (the command's own report
+    section, ``{"kind": ...}``, stored in the manifest) serve compare / tune / tune-target.
+    Every check that can fail runs before the folder is made; a run that fails before any
+    chunk is finished leaves no folder behind.
+    """
+    from ..version import ENGINE_VERSION
+
+    session = session or Session()
+    if session.workers is None:
+        session.workers = exp.workers
+    check_executor(session.executor, session.scheduler)
+    if not 0 <= int(seed) < 2**64:
+        raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+    if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
+        probe_strategies(exp.strategy_path,
+                         [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)])  # fmt: skip
+    load_strategy_paths(exp.strategy_path)
+    for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
+        strategy.get(spec.name, **spec.kwargs)
+    for label in dict.fromkeys(x for leg in legs or () for x in leg):
+        spec = parse_strategy(label)
+        strategy.get(spec.name, **spec.kwargs)
+    plan = Plan.from_experiment(exp, seed, legs=legs)
+    plan.measurement = measurement_of(analysis or {})
+    files = strategy_files(plan.strategy_paths)
+    plan.strategy_files = recorded_files({"strategy_files": files})
+    _check_workers(session)
+    check_plan_match_end(plan)
+    split_for_workers(plan, session.workers or os.cpu_count() or 1)
+    rd = RunDir.create(exp.out, exp.name)
+    exp_dict = exp.to_dict()
+    exp_dict["seed"] = plan.seed
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "run_id": rd.run_id,
+        "name": plan.name,
+        "status": "running",
+        "created": _now(),
+        "source": exp.source,
+        "experiment": exp_dict,
+        "seed_drawn": seed_drawn,
+        **plan.to_manifest(),
+        "inputs": {"engine_version": ENGINE_VERSION, "strategy_files": files},
+        "versions": versions(),
+        "timings": {"wall_seconds": 0.0, "sessions": []},
+        **({"analysis": dict(analysis)} if analysis else {}),
+    }
+    try:
+        with rd.locked():
+            rd.write_manifest(manifest)
+            if seed_drawn:
+                echo(session,
+                      f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")  # fmt: skip
+            note = games_note(plan, analysis)
+            if note:
+                echo(session, note)
+            data = execute(rd, plan, manifest, session)
+    except Interrupted:
+        raise
+    except BaseException:
+        if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
+            rd.remove()
+        raise
+    return rd, data
+
+
+def check_inputs(rd: RunDir, manifest: dict) -> None:
+    """Refuse to resume a run whose engine or strategy files changed since it began."""
+    from ..version import ENGINE_VERSION
+
+    inputs = manifest.get("inputs")
+    if not isinstance(inputs, dict):
+        raise OutputError(
+            f"the manifest of {rd.path} records no engine version or strategy files (made by "
+            "an older dominosim); resume with the version that started the run, or start a "
+            "new run"
+        )
+    new = _new_run_hint(manifest)
+    if inputs.get("engine_version") != ENGINE_VERSION:
+        raise OutputError(
+            f"the engine changed since the run {rd.path} began (engine version "
+            f"{inputs.get('engine_version')}, now {ENGINE_VERSION}), so its chunks would mix "
+            f"two engines; start a new run ({new}) or resume with the version that began it"
+        )
+    files = recorded_files(inputs)  # (checked by Plan.from_manifest before this)
+    inside = next((ref for kind, ref, _ in files
+                   if kind == "path" and _is_within(Path(ref), rd.path)), None)  # fmt: skip
+    if inside is not None:
+        raise OutputError(
+            f"the manifest of {rd.path} names a strategy file inside the run folder ({inside}); "
+            "a run folder is data and none of its files is ever run: use your own copy of "
+            "the strategy and start a new run"
+        )
+    changed = changed_strategy_file(files)
+    if changed is not None:
+        raise OutputError(
+            f"strategy file {changed} changed since the run {rd.path} began (or is missing), "
+            f"so its games would mix two versions of it; start a new run ({new}) or restore "
+            "the file"
+        )
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    """``path`` lies inside ``folder`` (links resolved on both)."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def _new_run_hint(manifest: dict) -> str:
+    src = manifest.get("source")
+    kind = (manifest.get("analysis") or {}).get("kind") or "run"
+    if isinstance(src, str) and src != "command line":
+        return f"dominosim {kind} {src}"
+    return f"dominosim {kind} with the settings of its manifest.json 'experiment'"
+
+
+def outputs_complete(rd: RunDir, manifest: dict) -> bool:
+    """The merged outputs of a finished run are all there and match the manifest."""
+    from ..store import AGGREGATES, REPORT, SUMMARY
+
+    want = (manifest.get("outputs") or {}) if isinstance(manifest.get("outputs"), dict) else {}
+    if not all((rd.path / f).is_file() for f in (AGGREGATES, SUMMARY, REPORT)):
+        return False
+    if want.get("plots") and not (rd.path / "plots").is_dir():
+        return False
+    digest = want.get(AGGREGATES)
+    return digest is None or digest == strategy.file_hash(rd.path / AGGREGATES)
+
+
+def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir, dict]:
+    """Finish the missing chunks of a run folder (a finished run is left as it is, unless a
+    chunk or an output is missing or damaged: those are played or written again); returns the
+    run folder and its report."""
+    session = session or Session()
+    rd = RunDir.open(path)
+    with rd.locked():
+        manifest = rd.read_manifest()
+        plan = Plan.from_manifest(manifest)
+        if session.workers is None:
+            session.workers = _recorded_workers(manifest)
+        check_executor(session.executor, session.scheduler)
+        if manifest.get("status") == "done" and outputs_complete(rd, manifest):
+            bad: list = []
+            _, done = merge_finished(rd, plan, bad)
+            if not bad and len(done) == len(plan.items):
+                return rd, checked_report(rd, manifest)
+        check_inputs(rd, manifest)
+        _check_workers(session)
+        rd.check_writable()
+        if any(kind == "path" for kind, _, _ in plan.strategy_files):
+            probe_strategies([], [], plan.strategy_files)
+        load_run_files(plan.strategy_files)
+        return rd, execute(rd, plan, manifest, session)
+
+
+def _recorded_workers(manifest: dict) -> int | None:
+    """The worker count the run was started with (None: the default, when the manifest has
+    none that is a count)."""
+    exp = manifest.get("experiment")
+    workers = exp.get("workers") if isinstance(exp, dict) else None
+    return workers if int_in(workers, 1, 10_000) else None
+
+
+def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
+    """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs; returns
+    the report (built once, by :func:`finish`)."""
+    plan.strategy_timeout = float(session.strategy_timeout or 0.0)
+    bad: list = []
+    merger, done = merge_finished(rd, plan, bad)
+    run = plan.fingerprint()
+    for g, c, reason in bad:
+        echo(session, f"chunk {g}-{c}: {reason}; playing it again")
+        rd.remove_chunk(g, c)
+    pending = (it for it in plan.items if (it.group, it.chunk) not in done)
+    n_pending = len(plan.items) - len(done)
+    workers = session.workers or os.cpu_count() or 1
+    stop_after = int(os.environ[STOP_ENV]) if os.environ.get(STOP_ENV) else None
+    clock = _SessionClock(manifest)
+    played = Played()
+    bar = Progress(session, plan.total_games, merger.games, rd.path)
+    ex = None
+    signals.reset()
+    old_handlers = signals.install()  # Ctrl-C and SIGTERM: interrupted, the resume command
+    try:
+        if n_pending:
+            bar.phase(f"starting {min(workers, n_pending)} worker(s)")
+            ex = make_executor(pending, n_pending, workers, session.executor, session.scheduler,
+                               isolate=user_strategies(plan))  # fmt: skip
+            bar.phase("playing")
+            for res in ex.results(bar.tick if bar.show else None):
+                _write_chunk(rd, plan, run, merger, res)
+                played.add(res)
+                bar.chunk(res["games"])
+                if stop_after is not None and stop_after <= played.written < n_pending:
+                    raise KeyboardInterrupt
+                _hold(played.written, n_pending)
+        _stop(ex)
+        ex = None
+        data = finish(rd, plan, manifest, merger, lambda: clock.end(played.written, "done"),
+                      phase=bar.phase)  # (the bar closes in finally)  # fmt: skip
+    except KeyboardInterrupt:
+        with signals.deferred():  # (a second signal cannot cut the cleanup short)
+            _stop(ex)
+            # a chunk whose file was written just before the signal is finished too
+            played.written = max(played.written, len(rd.finished_chunks() - set(done)))
+            bar.close()
+            clock.end(played.written, "interrupted")
+            rd.write_manifest(manifest)
+        raise Interrupted(
+            f"interrupted: {len(done) + played.written} of {len(plan.items)} chunks kept in "
+            f"{rd.path}; finish with: {_resume_command(manifest, rd)}"
+        ) from None
+    except BaseException as e:
+        _stop(ex)
+        bar.close()
+        instead = _failed(e, rd, manifest, clock, played.written, kept=len(done) + played.written)
+        if instead is None:
+            raise
+        raise instead from None
+    finally:
+        _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
+        bar.close()
+        signals.restore(old_handlers)
+    wall = clock.end(played.written, "done")
+    rate = played.games / wall if wall > 0 else 0.0
+    echo(session, f"played {played.games} games ({played.hands} hands) in {wall:.1f} s, "
+                  f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
+    return data
+
+
+@dataclass
+class Played:
+    """What this session played: games, hands, chunk files written."""
+
+    games: int = 0
+    hands: int = 0
+    written: int = 0
+
+    def add(self, res: dict) -> None:
+        self.games += res["games"]
+        self.hands += res["hands"]
+        self.written += 1
+
+
+def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: dict) -> None:
+    """Write one finished chunk (its aggregates, bound to the run ``run``, the plan's
+    fingerprint, and its records) and merge its aggregates."""
+    recs = res["records"]
+    table = records_table(recs, plan.seats_of(res["group"])) if recs is not None else None
+    it = plan.item(res["group"], res["chunk"])
+    agg_doc = {**chunk_expect(it, run), "hands": res["hands"],
+               "timing": res["timing"], "rows": res["rows"]}  # fmt: skip
+    rd.write_chunk(res["group"], res["chunk"], agg_doc, table)
+    merger.add(res["group"], res["rows"], res["timing"], res["games"], res["hands"])
+
+
+def _failed(e: BaseException, rd: RunDir, manifest: dict, clock, written: int, kept: int):
+    """After a failed session: the manifest says so; the error to raise instead of ``e``
+    (what happened, and how to finish the run), or None to raise ``e`` itself."""
+    try:
+        clock.end(written, "failed")
+        rd.write_manifest(manifest)
+    except OutputError:
+        pass
+    if kept:
+        again = f"; finished chunks are kept, finish with: {_resume_command(manifest, rd)}"
+    else:
+        again = "; no chunk was finished"
+    if isinstance(e, OSError):
+        reason = e.strerror or str(e)
+        return OutputError(f"cannot write the run folder {rd.path}: {reason}{again}")
+    if isinstance(e, OutputError | WorkerError):  # a full disk, a dead worker: go on how
+        return type(e)(e.message + again)
+    return None
+
+
+def _hold(written: int, pending: int) -> None:
+    """The test hook of :data:`HOLD_ENV`: wait for a signal after that many chunks."""
+    hold = os.environ.get(HOLD_ENV)
+    if hold and written == int(hold) and written < pending:
+        time.sleep(60)
+
+
+def _resume_command(manifest: dict, rd: RunDir) -> str:
+    """The command that finishes this run (compare / tune runs resume with their command)."""
+    kind = (manifest.get("analysis") or {}).get("kind") or "run"
+    return f"dominosim {kind} --resume {rd.path}"
+
+
+def _stop(ex) -> None:
+    if ex is not None:
+        try:
+            ex.stop()
+        except Exception:  # noqa: BLE001 - stopping is best effort
+            pass
+
+
+class _SessionClock:
+    """This session's entry in the manifest's ``timings``: its wall time and chunks are fixed
+    by the first :meth:`end` (when the play and the merge are over, before the report is built,
+    so the report carries the run's whole wall time); a later call (writing the outputs
+    failed, or was interrupted) changes only its status. The caller writes the manifest."""
+
+    def __init__(self, manifest: dict) -> None:
+        self.manifest = manifest
+        self.started = _now()
+        self.t0 = time.perf_counter()
+        self.entry: dict | None = None
+
+    def end(self, chunks: int, status: str) -> float:
+        """End the session (once) with ``status``; its wall seconds."""
+        timings = self.manifest.get("timings")
+        if not _timings_ok(timings):  # (damaged: the earlier sessions' times are dropped)
+            timings = self.manifest["timings"] = {"wall_seconds": 0.0, "sessions": []}
+        if self.entry is None:
+            self.entry = {"started": self.started, "ended": _now(),
+                          "wall_seconds": time.perf_counter() - self.t0, "chunks": chunks,
+                          "status": status}  # fmt: skip
+            timings["sessions"].append(self.entry)
+            timings["wall_seconds"] = sum(s["wall_seconds"] for s in timings["sessions"])
+        self.entry["status"] = status
+        self.manifest["status"] = status
+        return self.entry["wall_seconds"]
+
+
+def _timings_ok(timings: object) -> bool:
+    """A manifest's ``timings`` is a list of sessions with finite wall times."""
+    if not isinstance(timings, dict) or not isinstance(timings.get("sessions"), list):
+        return False
+    for x in timings["sessions"]:
+        w = x.get("wall_seconds") if isinstance(x, dict) else None
+        if isinstance(w, bool) or not isinstance(w, int | float) or not math.isfinite(w):
+            return False
+    return True
+
+
+def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
+           end_session: Callable[[], object], phase: Callable[[str], None] | None = None,
+           ) -> dict:  # fmt: skip
+    """Write aggregates.parquet, then end the session (``end_session``: the manifest's
+    timings and status ``done``), build the report once from the manifest and the merged
+    aggregates, write report.md, summary.csv and plots (each atomically) and last the
+    manifest, ``done`` with the outputs' hashes: a run stopped in between is not done, and
+    ``--resume`` writes what is missing. ``phase``: optional callable told what is being done
+    (the progress bar). Returns the report (what :func:`load_report` reads back)."""
+    phase = phase or (lambda text: None)
+    phase("merging the aggregates")
+    digest = rd.write_aggregates(merger.rows())
+    manifest["group_timings"] = [
+        {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
+        for g in range(len(plan.rules))
+    ]
+    manifest["games_played"] = merger.games
+    manifest["hands_played"] = merger.hands
+    end_session()
+    phase("writing the report")
+    frame = merger.frame()
+    data = build_report(rd, manifest, frame)
+    rd.write_outputs(report.render_markdown(data), report.summary_csv(data))
+    plotted = False
+    try:
+        from .. import plots
+
+        phase("drawing the plots")
+        with rd.staged_plots() as folder:
+            plots.write_plots(data, frame, folder)
+        plotted = True
+    except ImportError:  # matplotlib missing: the report stands without figures
+        pass
+    manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}
+    manifest["status"] = "done"
+    rd.write_manifest(manifest)
+    return data

@@ -1,0 +1,444 @@
+"""The worker: strategies in workers (the timeout, the guard) and playing one work item."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import sandbox, signals, strategy
+from ..aggregates import (
+    add,
+    aggregate_rotation,
+    per_match_wins,
+    seating,
+)
+from ..config import parse_strategy
+from ..errors import (
+    StrategyError,
+)
+from ..rules import Rules
+from .files import changed_strategy_file, load_run_files
+from .plan import BATCH_SIZE, WorkItem
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+_STRATEGY_CACHE: dict[tuple, object] = {}
+
+
+class StrategyTimeout(BaseException):
+    """Raised inside a strategy that overran ``--strategy-timeout`` (not an Exception, so the
+    strategy's own ``except Exception`` does not swallow it)."""
+
+
+def _on_alarm(signum, frame):
+    raise StrategyTimeout
+
+
+def _async_raise(tid: int, exc: type | None) -> None:
+    """Raise ``exc`` in thread ``tid`` at its next Python instruction (None: cancel)."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid),
+                                               None if exc is None else ctypes.py_object(exc))  # fmt: skip
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise StrategyTimeout in the block after ``seconds`` (0: no limit). In the main
+    thread a SIGALRM timer (it also ends a blocking call such as ``time.sleep``); in any other
+    thread (the Python API called from a thread, a Dask worker) a timer thread raises it in
+    this one at its next Python instruction."""
+    import threading
+
+    if seconds <= 0:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        old = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        return
+    tid, lock, state = threading.get_ident(), threading.Lock(), {"on": True, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if state["on"]:
+                state["fired"] = True
+                _async_raise(tid, StrategyTimeout)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["on"] = False
+            timer.cancel()
+            if state["fired"]:  # (raised already, or still pending: never later than here)
+                _async_raise(tid, None)
+
+
+class GuardedStrategy:
+    """A seat's strategy as a worker plays it. ``choose`` runs under the item's time limit
+    (``timeout`` seconds per decision batch; 0: none); its result, if not integers of the right
+    shape, is refused with the message every path gives (strategy.check_actions); a
+    KeyboardInterrupt or GeneratorExit the strategy raises itself is its error (a real Ctrl-C
+    or SIGTERM, noted by dominosim.signals, stays an interruption). Everything else (its
+    compiled policy, label, settings) is the strategy's own."""
+
+    def __init__(self, inner: strategy.Strategy, timeout: float = 0.0):
+        self.inner = inner
+        self.name = getattr(inner, "label", inner.name)
+        self.timeout = float(timeout or 0.0)
+
+    def __getattr__(self, attr: str):  # (only for what the wrapper does not hold itself)
+        if attr == "inner":  # (not set yet: a copy being made)
+            raise AttributeError(attr)
+        return getattr(self.inner, attr)
+
+    def choose(self, obs, legal, keys):
+        name, limit = self.name, self.timeout
+        try:
+            with _time_limit(limit):
+                out = self.inner.choose(obs, legal, keys)
+        except StrategyTimeout:
+            raise StrategyError(
+                f"strategy '{name}' did not return a decision batch within {limit:g} s "
+                "(--strategy-timeout); fix the strategy or raise the limit"
+            ) from None
+        except (KeyboardInterrupt, GeneratorExit) as exc:
+            if signals.is_interruption(exc):
+                raise
+            text = " ".join(str(exc).split())
+            raise StrategyError(
+                f"strategy '{name}' raised {type(exc).__name__}{': ' + text if text else ''}; "
+                "fix the strategy"
+            ) from None
+        return strategy.check_actions(name, out, len(keys))
+
+
+def make_strategy(label: str, files: Sequence[tuple[str, str, str]] = (),
+                  timeout: float = 0.0) -> GuardedStrategy:  # fmt: skip
+    """The strategy of a seat label (``name:key=value``), guarded with ``timeout`` seconds per
+    decision batch (:class:`GuardedStrategy`), loading the run's strategy ``files`` first
+    (:func:`load_run_files`). Instances are cached per label and file version; a strategy
+    file changed since it was loaded is loaded again (a long-lived process plays the file as
+    it is now)."""
+    load_run_files(files)
+    spec = parse_strategy(label)
+    key = (label, tuple(files), *strategy.loaded_version(spec.name))
+    if key not in _STRATEGY_CACHE:
+        _STRATEGY_CACHE[key] = strategy.get(spec.name, **spec.kwargs)
+    return GuardedStrategy(_STRATEGY_CACHE[key], timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# the worker
+
+
+def _play_batch(rules, seed, strategies, ids, unit, batch_size):
+    from ..engine import BatchEngine
+
+    eng = BatchEngine(rules, seed, strategies, ids, unit=unit, batch_size=batch_size)
+    return eng.run()
+
+
+def play(rules: Rules, seed: int, strategies: Sequence[strategy.Strategy], ids: Sequence[int] | range,
+         unit: str, batch_size: int = BATCH_SIZE) -> tuple[dict, dict]:  # fmt: skip
+    """Play match ids ``ids`` on the batch engine. Returns (hands, matches) dicts of arrays."""
+    return _play_batch(rules, seed, strategies, ids, unit, batch_size)
+
+
+def _sorted(d: dict, keys: Sequence[str]) -> dict:
+    """The records ordered by ``keys`` (the engines return them so: then only checked)."""
+    if not d or not len(d[keys[0]]):
+        return d
+    first = d[keys[0]]
+    step = first[1:] - first[:-1]
+    ok = step > 0
+    if len(keys) > 1:
+        ok |= (step == 0) & (d[keys[1]][1:] > d[keys[1]][:-1])
+    if ok.all():
+        return d
+    order = np.lexsort(tuple(d[k] for k in reversed(keys)))
+    return {k: v[order] for k, v in d.items()}
+
+
+def play_item(item: WorkItem, tick: Callable[[int], None] | None = None) -> dict:
+    """:func:`_play_item`, with a strategy's prints sent to stderr (on every executor: the
+    report alone goes to stdout)."""
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):
+        return _play_item(item, tick)
+
+
+def _play_item(item: WorkItem, tick=None) -> dict:
+    """Play one work item (every rotation of its ids); the worker's whole job.
+
+    ``tick`` (optional): called with the number of games played after each slice of ids
+    (:func:`_slices`), for a progress bar that moves while a chunk is played. Returns
+    ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the integer
+    aggregate rows ``[metric, rotation, seat, bin, pair, value]``, ``records`` a dict of
+    column arrays (or None).
+    """
+    started, cpu_started = time.perf_counter(), time.process_time()
+    _check_unchanged(item)
+    rules = item.rules
+    ids = range(item.start, item.stop)
+    agg: Counter = Counter()
+    tally = PairTally(item.seats, len(ids))
+    guarded = {
+        x: make_strategy(x, item.strategy_files, item.strategy_timeout)
+        for x in dict.fromkeys(item.seats)
+    }  # (one object a label: one batch a label)
+    parts = []
+    n_hands = 0
+    for r in item.rotations:
+        seat_labels = seating(item.seats, r)
+        strategies = [guarded[x] for x in seat_labels]
+        hands, matches = _play_sliced(rules, item, strategies, ids, tick)
+        hands = _sorted(hands, ("match_id", "hand_index"))
+        matches = _sorted(matches, ("match_id",))
+        n_hands += len(hands["match_id"])
+        aggregate_rotation(agg, rules, r, hands, matches)
+        tally.add_rotation(rules, seat_labels, hands, matches, item.start)
+        if item.records:
+            parts.append(_record_columns(item, r, seat_labels, hands))
+        if item.measure is not None:
+            item.measure.rotation(agg, item, seat_labels, strategies)
+    tally.add_pairs(agg, every_rotation_one_hand=len(tally.winners) == len(item.rotations))
+    if item.measure is not None:
+        item.measure.chunk(agg, item)
+    if len(item.rotations) > 1 and len(tally.winners) == len(item.rotations):
+        # the deal decided it: the same side won the hand in every seating
+        w = np.array(tally.winners)
+        add(agg, "deals_seated", len(ids))
+        add(agg, "deals_decided", ((w[0] >= 0) & (w == w[0]).all(axis=0)).sum())
+    records = None
+    if parts:
+        records = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    return {
+        "group": item.group,
+        "chunk": item.chunk,
+        "games": item.games,
+        "hands": n_hands,
+        "rows": sorted([*key, v] for key, v in agg.items()),
+        "records": records,
+        "timing": {
+            "cpu_seconds": time.process_time() - cpu_started,
+            "wall_seconds": time.perf_counter() - started,
+        },
+    }
+
+
+def _check_unchanged(item: WorkItem) -> None:
+    """Refuse to play a chunk when a strategy file of the run changed since it began."""
+    changed = changed_strategy_file(item.strategy_files)
+    if changed is not None:
+        raise StrategyError(
+            f"strategy file {changed} changed while the run was playing; the run's chunks "
+            "must all come from one version of it, so start a new run"
+        )
+
+
+class PairTally:
+    """Per deal of a chunk and per strategy label, summed over the seatings: hands won, matches
+    won, points of its seats' sides; and hands played per deal. From them, each pair of labels'
+    paired differences (``pair_*`` aggregates; a label seated twice counts by its seats)."""
+
+    def __init__(self, seats: Sequence[str], n_deals: int):
+        self.labels = list(dict.fromkeys(seats))
+        self.seat_count = {x: seats.count(x) for x in self.labels}
+        self.n_deals = n_deals
+        zeros = lambda: {x: np.zeros(n_deals, dtype=np.int64) for x in self.labels}  # noqa: E731
+        self.hand_wins, self.match_wins, self.points = zeros(), zeros(), zeros()
+        self.hands_per_deal = np.zeros(n_deals, dtype=np.int64)
+        self.winners: list[np.ndarray] = []  # per seating with one hand per deal: its winners
+
+    def add_rotation(self, rules, seat_labels, hands: dict, matches: dict, start: int) -> None:
+        hand_wins, match_wins, n_hands = per_match_wins(rules, hands, matches, start, self.n_deals)
+        self.hands_per_deal += n_hands
+        for s, x in enumerate(seat_labels):
+            self.hand_wins[x] += hand_wins[s]
+            self.match_wins[x] += match_wins[s]
+        if len(hands["match_id"]) == self.n_deals:  # (sorted: one hand per match id)
+            pts = hands["points"].reshape(self.n_deals, -1)
+            per_seat = rules.match_end == "one_hand"  # (points by seat, as aggregate_rotation)
+            for s, x in enumerate(seat_labels):
+                self.points[x] += pts[:, s if per_seat else rules.side_of(s)]
+            self.winners.append(hands["winner"])
+
+    def add_pairs(self, agg: Counter, every_rotation_one_hand: bool) -> None:
+        count = self.seat_count
+        for i, a in enumerate(self.labels):
+            for b in self.labels[i + 1 :]:
+                pair = f"{a} vs {b}"
+                hand_diff = self.hand_wins[a] * count[b] - self.hand_wins[b] * count[a]
+                match_diff = self.match_wins[a] * count[b] - self.match_wins[b] * count[a]
+                add(agg, "pair_deals", self.n_deals, pair=pair)
+                add(agg, "pair_hands", self.hands_per_deal.sum(), pair=pair)
+                add(agg, "pair_hand_sum", hand_diff.sum(), pair=pair)
+                add(agg, "pair_hand_sumsq", (hand_diff * hand_diff).sum(), pair=pair)
+                add(agg, "pair_match_sum", match_diff.sum(), pair=pair)
+                add(agg, "pair_match_sumsq", (match_diff * match_diff).sum(), pair=pair)
+                if every_rotation_one_hand:
+                    points_diff = self.points[a] * count[b] - self.points[b] * count[a]
+                    add(agg, "pair_points_sum", points_diff.sum(), pair=pair)
+                    add(agg, "pair_points_sumsq", (points_diff * points_diff).sum(), pair=pair)
+
+
+#: Progress slices: the first plays this many match ids, later ones aim at this many seconds.
+SLICE_FIRST_IDS = 256
+SLICE_SECONDS = 0.5
+
+
+def _slices(ids: range) -> Iterator[range]:
+    """``ids`` cut into consecutive slices: the first of :data:`SLICE_FIRST_IDS` ids, then
+    growing (at most four times the one before) while a slice takes less than
+    :data:`SLICE_SECONDS`. Deals and strategy draws are addressed by match id,
+    so playing slices gives the records of playing ``ids`` at once (any chunk size does)."""
+    size, i = SLICE_FIRST_IDS, ids.start
+    while i < ids.stop:
+        t = time.perf_counter()
+        s = range(i, min(ids.stop, i + size))
+        yield s
+        i = s.stop
+        dt = max(time.perf_counter() - t, 1e-3)
+        size = max(size, min(4 * size, int(size * SLICE_SECONDS / dt)))  # (never smaller:
+        # every slice pays the engine's tail, the steps of its last few games)
+
+
+def _play_sliced(rules, item: WorkItem, strategies, ids: range, tick):
+    """:func:`play` of ``ids``; with ``tick``, slice by slice, calling ``tick(games)`` after
+    each (without, in one call: the engine's fastest)."""
+    if tick is None:
+        return play(rules, item.seed, strategies, ids, item.unit, item.batch_size)
+    parts = []
+    for s in _slices(ids):
+        parts.append(play(rules, item.seed, strategies, s, item.unit, item.batch_size))
+        tick(len(s))
+    if len(parts) == 1:
+        return parts[0]
+    return tuple({k: np.concatenate([p[j][k] for p in parts]) for k in parts[0][j]} for j in (0, 1))
+
+
+def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
+    n = len(hands["match_id"])
+    cols = {
+        "group": np.full(n, item.group, dtype=np.int32),
+        "rotation": np.full(n, r, dtype=np.int16),
+        "match_id": hands["match_id"].astype(np.int64),
+        "hand_index": hands["hand_index"].astype(np.int32),
+    }
+    labels = list(dict.fromkeys(item.seats))
+    for s, x in enumerate(seat_labels):  # codes into the item's labels; see records_table
+        cols[f"strategy_{s}"] = np.full(n, labels.index(x), dtype=np.int8)
+    cols["deal"] = deal_keys(item.seed, item.rules.players, hands["match_id"],
+                             hands["hand_index"], hands["redeals"])  # fmt: skip
+    for key in ("leader", "end_reason", "fish_maker", "winner", "went_out", "hand_length",
+                "turns", "draws", "passes", "redeals"):  # fmt: skip
+        cols[key] = hands[key].astype(np.int16 if key != "turns" else np.int32)
+    keys = ("points", "pips", "penalties") + (("values",) if item.rules.variant == "kozel" else ())
+    for key in keys:
+        a = hands[key].reshape(n, -1)
+        for c in range(a.shape[1]):
+            cols[f"{key}_{c}"] = a[:, c].astype(np.int32)
+    return cols
+
+
+def deal_keys(seed: int, players: int, match_id: np.ndarray, hand_index: np.ndarray,
+              redeals: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The ``deal`` record column: the 64-bit key (as int64) the 28-tile shuffle of each hand
+    is drawn from (``seeding``: seed, players, match id, hand index, redeal attempt), so two
+    records with equal ``deal`` were dealt the same tiles."""
+    from ..seeding import DEAL, key_np
+
+    m = np.asarray(match_id, dtype=np.int64)
+    if not len(m):
+        return np.zeros(0, dtype=np.int64)
+    h = key_np(seed, DEAL, players, m, np.asarray(hand_index, dtype=np.int64),
+               np.asarray(redeals, dtype=np.int64))  # fmt: skip
+    return np.broadcast_to(h, m.shape).astype(np.uint64).view(np.int64)
+
+
+def records_table(records: dict, seats: Sequence[str]) -> pa.Table:
+    """A pyarrow Table of a chunk's record columns; the ``strategy_<seat>`` codes become
+    dictionary-encoded strings (the labels of ``seats``)."""
+    import pyarrow as pa
+
+    labels = pa.array(list(dict.fromkeys(seats)), type=pa.string())
+    arrays = {}
+    for key, v in records.items():
+        if key.startswith("strategy_"):
+            arrays[key] = pa.DictionaryArray.from_arrays(pa.array(v), labels)
+        else:
+            arrays[key] = pa.array(v)
+    return pa.table(arrays)
+
+
+def ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def worker_main(conn, others=(), games=None, parent=None) -> None:
+    """A pool worker: play the items the parent sends, one at a time, and send back
+    ``("ok", result)``, ``("error", DominosimError)`` or ``("crash", text)``. ``others``: the
+    parent's ends of earlier workers' pipes, inherited by the fork and closed here (so a
+    worker sees the end of its pipe when the parent dies). ``games``: a shared counter of the
+    games played, for a progress bar that moves while a chunk is played (or None).
+    ``parent``: the parent's process id; the worker dies with it
+    (:func:`dominosim.sandbox.die_with_parent`)."""
+    ignore_sigint()
+    if parent is not None:
+        sandbox.die_with_parent(parent)
+    for c in others:
+        c.close()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's handler raises Ctrl-C)
+    from .. import store
+
+    store.close_locks_in_child()
+    try:  # a strategy's prints go to stderr, never into the report on stdout
+        sys.stdout.flush()
+        os.dup2(2, 1)
+    except (OSError, ValueError):
+        pass
+    sys.stdout = sys.stderr
+    from ..errors import DominosimError
+
+    def tick(n: int) -> None:
+        with games.get_lock():
+            games.value += n
+
+    while True:
+        try:
+            item = conn.recv()
+        except (EOFError, OSError):
+            return
+        if item is None:
+            return
+        try:
+            out = ("ok", play_item(item, tick if games is not None else None))
+        except DominosimError as e:
+            out = ("error", e)
+        except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt in a strategy, ...
+            text = " ".join(str(e).split())
+            out = ("crash", f"{type(e).__name__}: {text}" if text else type(e).__name__)
+        try:
+            conn.send(out)
+        except (OSError, ValueError):
+            return
