@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from dominosim import api
-from dominosim.tournament import LADDER
+from dominosim.tournament import default_ladder
 from dominosim.variants import OPTIONS, VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +46,7 @@ def run_cell(v, p, sets, a, out) -> tuple[dict, float]:
     t = time.perf_counter()
     data = api.skill(
         variant=v, players=p, sets=sets, deals=a.deals, seed=a.seed, workers=a.workers,
-        strategies=",".join([*LADDER[:-2], a.mc]), round_robin=False,
+        strategies=",".join([*default_ladder()[:-2], a.mc]), round_robin=False,
         budget=a.budget, out=out, records=False, accuracy_deals=a.accuracy_deals,
     )  # fmt: skip
     return data["analysis"], time.perf_counter() - t

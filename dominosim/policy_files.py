@@ -17,12 +17,12 @@ import hashlib
 from pathlib import Path
 
 POLICY_FILES = {
-    "random.py": "b20cf5a5bc0ae813763ae164904114beb799eb35efbd64c8a4b593732df3563a",
-    "heaviest.py": "6fc410103e2843aaa70a5ba49d8018f40b901b8052331b9e2216f05f97c9dfb6",
-    "greedy.py": "885460808a31de1d9e9327a892f87332e74644883e121d460d7dac0f4cfa1868",
-    "doubles_first.py": "e41e944043117488e8db6c00f766159038f000f4540b85ec31678d9c4a337b0d",
-    "suit_keeper.py": "4bdb14d1ae8f682f6e92292ef88c469ac6fdcc926e1b531b0900967615832099",
-    "blocker.py": "fd1c55615f81d97bbd126f76bd1edba042e748c599dec00791d7c72247588a6d",
+    "random.py": "a07ef5287572862ee22126b8c89e4b86f884ff50463969a418049d2f8abc92cb",
+    "heaviest.py": "c92046373b757fc3ba7c66a3d7ed4cececd9e786fa6f2aa3fbddbf735b7639c1",
+    "greedy.py": "068d8aea7654323817194354ef33879999ba99a2a8b96bc428e5a90fa7d9cf9b",
+    "doubles_first.py": "25248e5d5681684034e7e300e20a8d8b0d3f3be14033b9685e3ef3737d2c606d",
+    "suit_keeper.py": "9f75b8148ad97c068daf1db594d0856c652e37f498fd5ccfff2b9a5956bdd9e0",
+    "blocker.py": "7e971be2f8771eca560ff1436e171d9faea5cc32833ec5ef14c44d87edd0ce0e",
 }
 
 

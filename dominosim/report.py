@@ -189,7 +189,8 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         "groups": groups,
     }
     # strategies that see the true deal (the oracle): listed, and marked wherever shown
-    cheats = _cheating(x for g in manifest["groups"] for x in g.get("seats", manifest["seats"]))
+    seated = (x for g in manifest["groups"] for x in g.get("seats", manifest["seats"]))
+    cheats = _perfect_information_labels(seated)
     if cheats:
         data["perfect_information_strategies"] = cheats
     if manifest.get("analysis"):
@@ -203,16 +204,16 @@ def _mark(data: Mapping, label: str) -> str:
     return f"{label} [perfect information]" if label in cheats else label
 
 
-def _cheating(labels) -> list[str]:
+def _perfect_information_labels(labels) -> list[str]:
     """The labels among ``labels`` whose strategy plays with perfect information (a class
-    marked ``cheating``: the oracle), in order of first appearance."""
+    classified ``perfect_information``: the oracle), in order of first appearance."""
     from . import strategy
 
     reg = strategy.discover()
     out = []
     for x in dict.fromkeys(labels):
         cls = reg.get(str(x).split(":")[0])
-        if cls is not None and getattr(cls, "cheating", False):
+        if cls is not None and strategy.plays_with_perfect_information(cls):
             out.append(x)
     return out
 
@@ -327,9 +328,6 @@ def _compare(manifest, aggregates, data) -> dict:
     }
 
 
-HEURISTICS = ("heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
-
-
 def _skill(manifest, aggregates, data) -> dict:
     """``dominosim skill``'s analysis (docs/skill.md): the round robin's (win rates, paired
     differences, Bradley–Terry), each strategy against random (hand win rate and points per
@@ -374,7 +372,10 @@ def _skill(manifest, aggregates, data) -> dict:
             "decided_ci": stats.interval(stats.wilson(decided, seated)),
         })  # fmt: skip
     rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
-    best = max((x for x in rates if x in HEURISTICS), key=lambda x: rates[x], default=None)
+    from . import strategy
+
+    heuristics = strategy.builtins("heuristic")
+    best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
     decided = [{"pair": f"{x} / random", "strategy": x,
                 **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
                for x in (best, "mc") for r in ladder if r["strategy"] == x]  # fmt: skip

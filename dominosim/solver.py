@@ -149,7 +149,7 @@ class Oracle(Strategy):
 
     name = "oracle"
     params = {"budget": DEFAULT_BUDGET}
-    cheating = True  # (a mark for reports: perfect information)
+    classifier = "perfect_information"  # (reports mark it)
 
     def choose_one(self, obs, legal, key):
         raise StrategyError("strategy 'oracle' sees the true deal, which only the batch engine "

@@ -62,6 +62,15 @@ class Strategy:
 
     name: str = ""
     params: dict = {}
+    #: What kind of player this is, one of :data:`CLASSIFIERS` (docs/strategies.md,
+    #: "Classifiers"): ``random`` (uniform over its legal actions: the baseline), ``heuristic``
+    #: (a fixed rule of what the seat sees), ``search`` (looks ahead over deals consistent with
+    #: what the seat sees), ``perfect_information`` (reads the hidden tiles: a cheating
+    #: reference for measurement, never a player; reports mark it).
+    classifier: str = "heuristic"
+    #: The place of a built-in among those of its classifier in lists of strategies (the skill
+    #: ladder): lower first.
+    rank: int = 0
     # The core's compiled policy that decides exactly as this class does (a name of
     # engine.kernel.POLICIES), declared on the class itself: a subclass that changes a decision
     # inherits none (compiled_policy), so it is asked in Python. It holds only for the built-in
@@ -151,6 +160,32 @@ def action_type_message(name: str, value: object) -> str:
     )
 
 
+#: The classifiers of Strategy.classifier, in the order lists of strategies follow.
+CLASSIFIERS = ("random", "heuristic", "search", "perfect_information")
+
+
+def plays_with_perfect_information(cls: type) -> bool:
+    """Whether strategy class ``cls`` reads hidden tiles (classifier ``perfect_information``;
+    a user's class marked ``cheating = True``, the older way to say it, counts too)."""
+    return cls.classifier == "perfect_information" or bool(getattr(cls, "cheating", False))
+
+
+def builtins(classifier: str | None = None, compiled: bool = False) -> list[str]:
+    """The names of the built-in strategies (loaded from the package's strategy folder), in
+    the order of lists of strategies: by classifier (:data:`CLASSIFIERS`), then ``rank``, then
+    name; only those of ``classifier`` where it is given, only those with a compiled policy
+    where ``compiled``."""
+    discover()
+    folder = builtin_dir().resolve()
+    names = [n for n, cls in _REGISTRY.items()
+             if Path(_ORIGIN[n]).parent.resolve() == folder
+             and (classifier is None or cls.classifier == classifier)
+             and (not compiled or cls.__dict__.get("compiled") is not None)]  # fmt: skip
+    cls_of = _REGISTRY.__getitem__
+    return sorted(names, key=lambda n: (CLASSIFIERS.index(cls_of(n).classifier),
+                                        cls_of(n).rank, n))  # fmt: skip
+
+
 def register(cls: type) -> type:
     """Class decorator: add a strategy to the registry under ``cls.name``."""
     name = cls.name
@@ -172,6 +207,11 @@ def register(cls: type) -> type:
         raise StrategyError(
             f"strategy '{name}' in {origin}: params must be a dict of parameter defaults, "
             f"not {cls.params!r}; write params = {{}} for none"
+        )
+    if getattr(cls, "classifier", None) not in CLASSIFIERS:
+        raise StrategyError(
+            f"strategy '{name}' in {origin}: classifier must be one of {', '.join(CLASSIFIERS)}, "
+            f"not {getattr(cls, 'classifier', None)!r}; see docs/strategies.md, Classifiers"
         )
     if name in _REGISTRY and _ORIGIN[name] != origin:
         raise StrategyError(

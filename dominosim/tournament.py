@@ -31,10 +31,22 @@ from .errors import ConfigError
 
 KINDS = ("compare", "tune", "tune-target", "skill")
 
-#: ``dominosim skill``'s default ladder: random, every built-in heuristic, mc, and the oracle
-#: (perfect information: a cheating reference; docs/skill.md)
-LADDER = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker", "mc",
-          "oracle")  # fmt: skip
+
+def default_ladder() -> list[str]:
+    """``dominosim skill``'s default ladder: every built-in strategy by classifier (random,
+    the heuristics, the search, the perfect-information oracle: a cheating reference;
+    docs/skill.md), then rank (dominosim.strategy.builtins)."""
+    from . import strategy
+
+    return strategy.builtins()
+
+
+def baseline() -> str:
+    """The strategy skill measures every other against: the built-in classified random."""
+    from . import strategy
+
+    (name,) = strategy.builtins("random")
+    return name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,7 +201,7 @@ def skill_legs(strategies: Sequence[str], players: int, round_robin: bool = True
     players), each played in all its cyclic rotations."""
     out = []
     for a, b in itertools.combinations(list(strategies), 2):
-        if not round_robin and "random" not in (a, b):
+        if not round_robin and baseline() not in (a, b):
             continue
         out.append((a, b, b) if players == 3 else (a, b) * (players // 2))
     return out
@@ -212,8 +224,8 @@ def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Seque
     round_robin = True if round_robin is None else bool(round_robin)
     solve = _budget(DEFAULT_BUDGET if budget is None else budget)
     rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
-    labels = _strategy_labels(LADDER if strategies is None else strategies)
-    if "random" not in labels:
+    labels = _strategy_labels(default_ladder() if strategies is None else strategies)
+    if baseline() not in labels:
         raise ConfigError(
             "skill measures every strategy against random, so --strategies must name random "
             f"(it names {', '.join(labels)}); add random to the list"
@@ -284,8 +296,9 @@ class SkillMeasurement:
         """What the chunks of group ``g`` measure: every label of a table with random is rated
         at the first such table it sits at (random at the first)."""
         labels: tuple[str, ...] = ()
-        if self.accuracy_deals and self.solve_budget and legs and "random" in legs[g]:
-            done = {x for h in range(g) if rules[h] == rules[g] and "random" in legs[h]
+        base = baseline()
+        if self.accuracy_deals and self.solve_budget and legs and base in legs[g]:
+            done = {x for h in range(g) if rules[h] == rules[g] and base in legs[h]
                     for x in legs[h]}  # fmt: skip
             labels = tuple(x for x in dict.fromkeys(legs[g]) if x not in done)
         solve = self.solve_budget if g == 0 else 0

@@ -68,6 +68,7 @@ class Blocker(Strategy):
     name = "blocker"
     params = {}
     compiled = "blocker"  # the core decides as this file does (_policy.h)
+    rank = 5
 
     def choose_one(self, obs, legal, key):
         return blocker_choice(obs, legal)

@@ -46,6 +46,7 @@ class DoublesFirst(Strategy):
     name = "doubles-first"
     params = {}
     compiled = "doubles-first"  # the core decides as this file does (_policy.h)
+    rank = 3
 
     def choose_one(self, obs, legal, key):
         return doubles_first_choice(obs, legal)

@@ -32,6 +32,7 @@ class Greedy(Strategy):
     name = "greedy"
     params = {}
     compiled = "greedy"  # the core decides as this file does (_policy.h)
+    rank = 2
 
     def choose_one(self, obs, legal, key):
         return greedy_choice(obs, legal)

@@ -166,6 +166,7 @@ class Heaviest(Strategy):
     name = "heaviest"
     params = {}
     compiled = "heaviest"  # the core decides as this file does (_policy.h)
+    rank = 1
 
     def choose_one(self, obs, legal, key):
         return heaviest_first(legal, obs)

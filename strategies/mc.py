@@ -29,8 +29,8 @@ draw is a tested action; the after-draw decision a position of its own) and blin
 rows: the own row keeps its looked-at tiles in place; :func:`sample_rows`), the tested action
 as the seat's first decision, which the core plays, and the policy's compiled twin for the
 rest, so a decision's playouts run inside the core. Parameters: ``samples`` deals per
-decision (1024), ``policy`` the playout policy (``random``, ``heaviest``, ``greedy`` or
-``doubles-first``), ``max_batch`` positions per engine run (memory stays well under 2 GB).
+decision (1024), ``policy`` the playout policy (a built-in with a compiled policy:
+:func:`playout_policies`), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 """
 
 from __future__ import annotations
@@ -44,11 +44,16 @@ from dominosim.engine import kernel
 from dominosim.engine.batch import BatchEngine, pending_state
 from dominosim.engine.tables import PACK
 from dominosim.errors import StrategyError
-from dominosim.strategy import Strategy, get, register
+from dominosim.strategy import Strategy, builtins, get, register
 from dominosim.tiles import HIGH, LOW
 
 _MID_MASK = (1 << 62) - 1
-POLICIES = ("random", "heaviest", "greedy", "doubles-first")
+
+
+def playout_policies() -> list[str]:
+    """The strategies mc may play its playouts with: the built-ins with a compiled policy, so
+    a playout never leaves the core."""
+    return builtins(compiled=True)
 
 
 @dataclass
@@ -312,6 +317,7 @@ class MonteCarlo(Strategy):
     """Determinized Monte Carlo: sample hidden hands, play each action out, best mean points."""
 
     name = "mc"
+    classifier = "search"
     params = {"samples": 1024, "policy": "doubles-first", "max_batch": 16384}
 
     def __init__(self, **params):
@@ -324,9 +330,9 @@ class MonteCarlo(Strategy):
                 raise StrategyError(
                     f"mc: {k} must be at most {MAX_PARAM[k]}, not {s[k]!r}; use a smaller {k}"
                 )
-        if s["policy"] not in POLICIES:
+        if s["policy"] not in playout_policies():
             raise StrategyError(
-                f"mc: policy must be one of {', '.join(POLICIES)}, not {s['policy']!r}"
+                f"mc: policy must be one of {', '.join(playout_policies())}, not {s['policy']!r}"
             )
         self._policy = None
         self._greedy = None

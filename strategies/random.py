@@ -14,6 +14,7 @@ class Random(Strategy):
     name = "random"
     params = {}
     compiled = "random"  # the core decides as this file does (_policy.h)
+    classifier = "random"
 
     def choose_one(self, obs, legal, key):
         return legal[below(key, len(legal))]

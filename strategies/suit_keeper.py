@@ -70,6 +70,7 @@ class SuitKeeper(Strategy):
     name = "suit-keeper"
     params = {}
     compiled = "suit-keeper"  # the core decides as this file does (_policy.h)
+    rank = 4
 
     def choose_one(self, obs, legal, key):
         return suit_keeper_choice(obs, legal)

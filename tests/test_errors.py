@@ -928,6 +928,19 @@ CASES = [
         r"write params = \{\} for none",
     ),
     Case(
+        'strategy `classifier = "smart"`',
+        lambda t: [
+            *RUN,
+            "--strategy-path",
+            raw_strategy(
+                t, "@register\nclass X(Strategy):\n    name = 'x'\n    classifier = 'smart'\n"
+            ),
+        ],  # fmt: skip
+        4,
+        r"strategy 'x' in .*raw\.py: classifier must be one of random, heuristic, search, "
+        r"perfect_information, not 'smart'; see docs/strategies\.md, Classifiers",
+    ),
+    Case(
         "strategy `__init__` that raises",
         lambda t: [
             *RUN[:4],

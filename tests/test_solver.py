@@ -515,8 +515,10 @@ def test_the_oracle_is_marked_and_refuses_the_reference_engine():
     """The oracle cheats by design: it is marked so, and the reference engine, whose
     observations hold nothing hidden, cannot play it."""
     oracle = solver.Oracle()
-    assert oracle.cheating and oracle.name == "oracle" and oracle.compiled_policy() is None
-    assert discover()["oracle"].cheating  # (nameable in --strategies, marked in reports)
+    assert oracle.classifier == "perfect_information" and oracle.name == "oracle"
+    assert oracle.compiled_policy() is None
+    # (nameable in --strategies, marked in reports)
+    assert discover()["oracle"].classifier == "perfect_information"
     with pytest.raises(StrategyError, match="batch engine"):
         reference.play_match(make_rules("block", 2), SEED, 1, [oracle, get("random")])
 

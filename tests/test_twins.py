@@ -23,6 +23,22 @@ from dominosim.strategy import builtin_dir, get
 from dominosim.variants import make_rules
 
 HEURISTICS = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
+
+
+def test_the_built_in_twins_are_the_cores_policies():
+    """The core's policies (kernel.POLICIES, read from the core) are the compiled twins the
+    built-in files declare, one each, and the classifiers order them as the ladder has them."""
+    from dominosim import strategy
+    from dominosim.engine import kernel as KN
+
+    twins = strategy.builtins(compiled=True)
+    assert sorted(twins) == sorted(KN.POLICIES) and list(HEURISTICS) == twins
+    assert [strategy.discover()[n].compiled for n in twins] == twins
+    assert strategy.builtins("random") == ["random"]
+    assert strategy.builtins("search") == ["mc"]
+    assert strategy.builtins("perfect_information") == ["oracle"]
+
+
 GREEDY_RETURNS = "        return greedy_choice(obs, legal)\n"
 GREEDY_CHOOSE = "    def choose(self, obs, legal, keys):\n"
 
