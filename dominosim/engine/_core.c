@@ -451,7 +451,7 @@ typedef struct {
 static Leader first_leader(const Rules *r, const Slot *rw, const uint64_t *sd,
                            const int64_t *prio, int64_t nprio) {
     Leader none = {-1, -1};
-    if (r->lead_first == 0) {
+    if (r->lead_first == LF_LOT) {
         Leader by_lot = {lot(r, rw, sd), -1};
         return by_lot;
     }
@@ -1349,7 +1349,7 @@ static int next_match(const Rules *r, Slot *rw, const Inputs *in) {
 static int forced_draws(const Rules *r, Slot *rw, int64_t seat) {
     int64_t vm = open_values(r, rw), ndraw = 0;
     int placed = 0;
-    if (r->draw_mode != 0) {
+    if (r->draw_mode != DM_NONE) {
         int64_t sp = rw->hb[H_SP], av = rw->hb[H_SEND] - sp;
         if (av > r->limit) av = r->limit;
         while (ndraw < av) {

@@ -11,7 +11,7 @@
 
 #include "_port.h"
 
-/* ---- codes shared with kernel.py (checked at import through core_constants) ---- */
+/* ---- codes shared with kernel.py (all of them listed in SHARED_CODES, below) ---- */
 enum { LEAD = 0, TURN = 1, MAYDRAW = 2, AFTERDRAW = 3, DONE = 4, START = 5, BOFFER = 6 };
 enum { DOMINO = 0, BLOCKED = 1, TARGET = 2 };
 enum { ASK_NONE = 0, ASK_LEAD = 1, ASK_PLAY = 2 };
@@ -35,6 +35,8 @@ enum { HREC_HEAD = 12, MREC_HEAD = 5 }; /* hand / match record columns before th
 enum { SC_NONE, SC_FIVES, SC_THREES, SC_MUGGINS, SC_BERGEN };
 enum { ST_PIPS, ST_BERGEN, ST_BOOK, ST_SNIFF, ST_MUGGINS, ST_KOZEL, ST_PENALTIES };
 enum { ME_RACE, ME_ONE_HAND, ME_KOZEL };
+enum { DM_NONE, DM_ONE, DM_UNTIL_PLAYABLE }; /* draw_mode (blind's rows: DM_NONE and blind) */
+enum { LF_LOT, LF_PRIORITY };                /* lead_first: by lot, by the priority list */
 enum { LL_AS_FIRST, LL_NEXT, LL_WINNER_ELSE_LOT, LL_WINNER_ELSE_FIRST, LL_WINNER_ELSE_NEXT,
        LL_OUT_ELSE_LOT, LL_OUT_ELSE_FISHMAKER, LL_LOT };
 enum { HV_CTRL = 64, HV_VOID = 16 }; /* heaviest's score packing (strategies/heaviest.py) */
@@ -181,6 +183,31 @@ int64_t core_deal(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_
 
 /* the perfect-information solver (_solver.h): a row of out per position, these columns */
 enum { SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS };
+
+/* ---- every code kernel.py shares with the core, by name: the one place their values are
+ * written. constants() exports them; kernel.py reads each one it uses from there (a name
+ * missing here fails its import). ---- */
+#define SHARED_CODES(X)                                                                      \
+    X(LEAD) X(TURN) X(MAYDRAW) X(AFTERDRAW) X(DONE) X(START) X(BOFFER)                       \
+    X(DOMINO) X(BLOCKED) X(TARGET) X(ASK_NONE) X(ASK_LEAD) X(ASK_PLAY)                       \
+    X(T_START) X(T_FRONT) X(T_BACK) X(T_BACK_DECLINED) X(T_DRAWQ) X(T_DRAWN) X(T_ODRAWQ)      \
+    X(T_OPLAY) X(T_CONT) X(F_DRAW) X(F_PASS) X(F_STOP)                                       \
+    X(PH_PLAY) X(PH_FRONT) X(PH_DRAWN) X(PH_CONT) X(PH_AFTER)                                 \
+    X(A_ALONG) X(A_DRAW) X(A_PASS) X(A_STOP) X(RB)                                            \
+    X(H_ATTEMPT) X(H_SP) X(H_SEND) X(H_SPIN) X(H_COV) X(H_NTABLE) X(H_FIRST) X(H_TABLE)       \
+    X(H_DECISION) X(H_LAST) X(H_LENGTH) X(H_TURNS) X(H_DRAWS) X(H_PASSES) X(H_REASON)         \
+    X(H_FISH) X(H_WINNER) X(H_OUT) X(H_COUNT) X(P_LEADER) X(P_WINNER) X(P_OUT) X(P_FISH)      \
+    X(CD_SLOT) X(CD_KEY) X(CD_DEC) X(CD_SEAT) X(CD_HAND) X(CD_FLAGS) X(CD_PHASE) X(CD_LEAD)   \
+    X(CD_VOIDS) X(CDW) X(HREC_HEAD) X(MREC_HEAD)                                              \
+    X(SC_NONE) X(SC_FIVES) X(SC_THREES) X(SC_MUGGINS) X(SC_BERGEN)                            \
+    X(ST_PIPS) X(ST_BERGEN) X(ST_BOOK) X(ST_SNIFF) X(ST_MUGGINS) X(ST_KOZEL) X(ST_PENALTIES)  \
+    X(ME_RACE) X(ME_ONE_HAND) X(ME_KOZEL) X(DM_NONE) X(DM_ONE) X(DM_UNTIL_PLAYABLE)           \
+    X(LF_LOT) X(LF_PRIORITY)                                                                  \
+    X(LL_AS_FIRST) X(LL_NEXT) X(LL_WINNER_ELSE_LOT) X(LL_WINNER_ELSE_FIRST)                   \
+    X(LL_WINNER_ELSE_NEXT) X(LL_OUT_ELSE_LOT) X(LL_OUT_ELSE_FISHMAKER) X(LL_LOT)              \
+    X(HV_CTRL) X(HV_VOID) X(POL_PYTHON)                                                       \
+    X(SV_VALUE) X(SV_WIN) X(SV_ACTION) X(SV_SOLVED) X(SV_NODES) X(SV_SEAT) X(SV_OPTIMAL)      \
+    X(SV_COLS)
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                    const int64_t *seats, const int64_t *chosen, int64_t budget, int plain,
                    int64_t *out);

@@ -107,15 +107,17 @@ static int read_rules(PyObject *obj, Rules *r) {
 /* ------------------------------------------------------------------------------------------
  * advance and check_slots
  * ---------------------------------------------------------------------------------------- */
+/* advance's arrays, by the names of the attributes of its first argument (batch.py's
+ * _Advance) they are read from; policy is an argument of its own (it changes between calls) */
 enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_POLICY, A_ST, A_BST, A_ND, A_CD, A_CHOSEN,
-       A_CVALS, A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_START, A_COUNT };
+       A_CVALS, A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_BUFS };
 
-static int take_advance_args(PyObject *const *args, Buf *b) {
+static int take_advance_args(PyObject *source, PyObject *policy, Buf *b) {
     static const struct {
         const char *name;
         Py_ssize_t size;
         int kind, ndim, writable;
-    } spec[A_START] = {
+    } spec[A_BUFS] = {
         {"R", 8, K_INT, 1, 0},       {"sd", 8, K_UINT, 1, 0},     {"prio", 8, K_INT, 1, 0},
         {"htmpl", 8, K_INT, 1, 0},   {"queue", 8, K_INT, 1, 0},   {"qpos", 8, K_INT, 1, 1},
         {"policy", 8, K_INT, 1, 0},
@@ -124,10 +126,14 @@ static int take_advance_args(PyObject *const *args, Buf *b) {
         {"cvals", 8, K_INT, 2, 1},   {"cmasks", 8, K_INT, 2, 1},  {"hdir", 4, K_INT, 2, 1},
         {"hrec", 4, K_INT, 2, 1},    {"mdir", 4, K_INT, 2, 1},    {"nrec", 8, K_INT, 1, 1},
     };
-    for (int k = 0; k < A_START; k++)
-        if (take(&b[k], args[k], spec[k].name, spec[k].size, spec[k].kind, spec[k].ndim,
-                 spec[k].writable) < 0)
-            return -1;
+    for (int k = 0; k < A_BUFS; k++) {
+        PyObject *obj = k == A_POLICY ? Py_NewRef(policy) : PyObject_GetAttrString(source, spec[k].name);
+        if (!obj) return -1;
+        int rc = take(&b[k], obj, spec[k].name, spec[k].size, spec[k].kind, spec[k].ndim,
+                      spec[k].writable);
+        Py_DECREF(obj); /* (a taken buffer holds its own reference) */
+        if (rc < 0) return -1;
+    }
     return 0;
 }
 
@@ -170,15 +176,18 @@ static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
 
 static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != A_COUNT) return PyErr_Format(PyExc_TypeError, "advance takes %d arguments", A_COUNT);
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "advance takes 3 arguments");
     Rules r;
-    if (read_rules(args[A_R], &r) < 0) return NULL;
-    int64_t start = PyLong_AsLongLong(args[A_START]);
+    PyObject *knobs = PyObject_GetAttrString(args[0], "R");
+    int rc = knobs ? read_rules(knobs, &r) : -1;
+    Py_XDECREF(knobs);
+    if (rc < 0) return NULL;
+    int64_t start = PyLong_AsLongLong(args[2]);
     if (start == -1 && PyErr_Occurred()) return NULL;
-    Buf b[A_START];
+    Buf b[A_BUFS];
     memset(b, 0, sizeof b);
     PyObject *result = NULL;
-    if (take_advance_args(args, b) < 0) goto done;
+    if (take_advance_args(args[0], args[1], b) < 0) goto done;
     int64_t B = items(&b[A_ST]), nq = items(&b[A_QUEUE]);
     if (check_shapes(&r, b, B, nq) < 0) goto done;
     if (start < 0 || start > B) {
@@ -204,7 +213,7 @@ static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t na
     else
         result = PyLong_FromLongLong(res);
 done:
-    release(b, A_START);
+    release(b, A_BUFS);
     return result;
 }
 
@@ -565,20 +574,25 @@ static PyObject *py_layout(PyObject *self, PyObject *unused) {
     return out;
 }
 
-/* constants() -> the codes kernel.py shares with the core, by name */
+/* constants() -> {name: value} of every code kernel.py shares with the core (SHARED_CODES) */
 static PyObject *py_constants(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    return Py_BuildValue(
-        "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,"
-        "s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
-        "LEAD", LEAD, "TURN", TURN, "DONE", DONE, "START", START, "ASK_NONE", ASK_NONE,
-        "ASK_LEAD", ASK_LEAD, "ASK_PLAY", ASK_PLAY, "T_FRONT", T_FRONT, "T_DRAWN", T_DRAWN,
-        "T_OPLAY", T_OPLAY, "T_CONT", T_CONT, "F_DRAW", F_DRAW, "F_PASS", F_PASS, "F_STOP",
-        F_STOP, "PH_AFTER", PH_AFTER, "A_DRAW", A_DRAW, "A_PASS", A_PASS, "A_STOP", A_STOP,
-        "A_ALONG", A_ALONG, "RB", RB, "CDW", CDW, "CD_FLAGS", CD_FLAGS, "CD_PHASE", CD_PHASE,
-        "CD_VOIDS", CD_VOIDS, "H_COUNT", H_COUNT, "HREC_HEAD", HREC_HEAD, "MREC_HEAD",
-        MREC_HEAD, "SV_COLS", SV_COLS);
+    static const struct {
+        const char *name;
+        long long value;
+    } codes[] = {
+#define CODE_ROW(name) {#name, (long long)(name)},
+        SHARED_CODES(CODE_ROW)
+#undef CODE_ROW
+    };
+    PyObject *out = PyDict_New();
+    for (size_t k = 0; out && k < sizeof codes / sizeof codes[0]; k++) {
+        PyObject *value = PyLong_FromLongLong(codes[k].value);
+        if (!value || PyDict_SetItemString(out, codes[k].name, value) < 0) Py_CLEAR(out);
+        Py_XDECREF(value);
+    }
+    return out;
 }
 
 static PyObject *name_tuple(const char *const *names, int n) {
@@ -600,9 +614,10 @@ static PyObject *name_tuple(const char *const *names, int n) {
 
 static PyMethodDef methods[] = {
     {"advance", (PyCFunction)(void (*)(void))py_advance, METH_FASTCALL,
-     "advance(R, sd, prio, htmpl, queue, qpos, policy, st, bst, nd, cd, chosen, cvals, cmasks, "
-     "hdir, hrec, mdir, nrec, start) -> -1 (every slot at a decision or idle), the slot to resume "
-     "from (hand records full), or -2 - i (slot i's chosen action is illegal)"},
+     "advance(arrays, policy, start) -> -1 (every slot at a decision or idle), the slot to resume "
+     "from (hand records full), or -2 - i (slot i's chosen action is illegal); arrays: an object "
+     "whose attributes R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, chosen, cvals, cmasks, "
+     "hdir, hrec, mdir, nrec are the rules' knobs and the arrays the core reads and writes"},
     {"check_slots", (PyCFunction)(void (*)(void))py_check_slots, METH_FASTCALL,
      "check_slots(R, st, bst, nq) -> the first active slot whose state is out of range (nq: "
      "the queue's length), or -1"},

@@ -101,12 +101,15 @@ class _Advance:
         self.mdir = np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32)
         self.nrec = np.zeros(2, dtype=np.int64)
 
+    # (the engine's own arrays, read by the core by these names too)
+    queue = property(lambda self: self.e.queue)
+    st = property(lambda self: self.e._slots)
+    bst = property(lambda self: self.e._blind_slots)
+
     def __call__(self, policy: np.ndarray, start: int) -> int:
-        e = self.e
-        return kernel.advance(self.R, self.sd, self.prio, self.htmpl, e.queue, self.qpos, policy,
-                              e._slots, e._blind_slots, self.nd, self.cd, self.chosen,
-                              self.cvals, self.cmasks, self.hdir, self.hrec, self.mdir,
-                              self.nrec, start)  # fmt: skip
+        """Advance every slot from ``start`` (the core reads this object's arrays by name:
+        ``R``, ``sd``, ... ``nrec``, the docstring of ``kernel.advance``)."""
+        return kernel.advance(self, policy, start)
 
 
 def pending_state(

@@ -39,6 +39,21 @@ except ImportError as exc:  # pragma: no cover - a source tree that was never bu
         "package with `pip install .` (it needs a C compiler)"
     ) from exc
 
+# every code below comes from the core (SHARED_CODES in _core.h, its constants()); a name the
+# core does not export fails this import
+_CODES = _core.constants()
+
+
+def _codes(names: str) -> tuple[int, ...]:
+    """The core's values of the codes ``names`` (separated by spaces)."""
+    missing = [n for n in names.split() if n not in _CODES]
+    if missing:
+        raise ImportError(
+            f"dominosim's compiled core does not export the codes {', '.join(missing)}; "
+            "reinstall the package (pip install .)"
+        )
+    return tuple(_CODES[n] for n in names.split())
+
 
 # ---------------------------------------------------------------------------------------------
 # compiled policies (_policy.h): the built-in strategies deciding inside the core
@@ -47,7 +62,7 @@ except ImportError as exc:  # pragma: no cover - a source tree that was never bu
 # strategy class declares one with ``compiled = "<name>"`` (docs/strategies.md, "Compiled
 # policies"; tests/test_policies.py: the built-ins' twins are these)
 POLICIES = tuple(name.replace("_", "-") for name in _core.POLICIES)
-POL_PYTHON = -1  # the seat's strategy is asked in Python
+(POL_PYTHON,) = _codes("POL_PYTHON")  # the seat's strategy is asked in Python
 
 
 def policies_enabled() -> bool:
@@ -74,60 +89,59 @@ def policy_codes(strategies: Sequence[object], compiled: bool = True) -> np.ndar
 
 
 # ---------------------------------------------------------------------------------------------
-# codes shared with batch.py
+# codes shared with batch.py (their values: the core's)
 # ---------------------------------------------------------------------------------------------
 # phases of a game slot (START: to be dealt; BOFFER: the offer of bergen_voluntary)
-LEAD, TURN, MAYDRAW, AFTERDRAW, DONE, START, BOFFER = range(7)
-DOMINO, BLOCKED, TARGET = 0, 1, 2
-ASK_NONE, ASK_LEAD, ASK_PLAY = 0, 1, 2  # what a pending decision is
+LEAD, TURN, MAYDRAW, AFTERDRAW, DONE, START, BOFFER = _codes(
+    "LEAD TURN MAYDRAW AFTERDRAW DONE START BOFFER"
+)
+DOMINO, BLOCKED, TARGET = _codes("DOMINO BLOCKED TARGET")  # how a hand ended
+ASK_NONE, ASK_LEAD, ASK_PLAY = _codes("ASK_NONE ASK_LEAD ASK_PLAY")  # a pending decision
 # blind (§3.7): where a turn stands (bw.turn_phase), the flags of a decision and its phase name
-T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, T_CONT = range(9)
-F_DRAW, F_PASS, F_STOP = 1, 2, 4
+T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, T_CONT = _codes(
+    "T_START T_FRONT T_BACK T_BACK_DECLINED T_DRAWQ T_DRAWN T_ODRAWQ T_OPLAY T_CONT"
+)
+F_DRAW, F_PASS, F_STOP = _codes("F_DRAW F_PASS F_STOP")
 PHASES = ("play", "blind_front", "blind_drawn", "continue", "after_draw")  # code -> name
-PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER = range(5)
-RB = 32  # blind's row ring size (BSLOT.buf)
+PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER = _codes(
+    "PH_PLAY PH_FRONT PH_DRAWN PH_CONT PH_AFTER"
+)
+(RB,) = _codes("RB")  # blind's row ring size (BSLOT.buf)
 
 # rows of the engine's per-hand block (batch._HAND_FIELDS, same order)
-H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION = range(9)
-H_LAST, H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT = range(9, 18)
+(H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION, H_LAST,
+ H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT, H_COUNT) = _codes(
+    "H_ATTEMPT H_SP H_SEND H_SPIN H_COV H_NTABLE H_FIRST H_TABLE H_DECISION H_LAST H_LENGTH "
+    "H_TURNS H_DRAWS H_PASSES H_REASON H_FISH H_WINNER H_OUT H_COUNT"
+)  # fmt: skip
 # rows of the previous-hand block
-P_LEADER, P_WINNER, P_OUT, P_FISH = range(4)
+P_LEADER, P_WINNER, P_OUT, P_FISH = _codes("P_LEADER P_WINNER P_OUT P_FISH")
 # columns of a decision's row in the decision lists (advance's ``cd[list, j]``): the slot, the
 # addressed random key (uint64 bits), the decision number, the seat, its packed hand, blind's
 # flags and phase code, a lead's tile mask, and everyone's voids (CD_VOIDS to CD_VOIDS + 3)
-CD_SLOT, CD_KEY, CD_DEC, CD_SEAT, CD_HAND, CD_FLAGS, CD_PHASE, CD_LEAD, CD_VOIDS = range(9)
-CDW = CD_VOIDS + 4
+CD_SLOT, CD_KEY, CD_DEC, CD_SEAT, CD_HAND, CD_FLAGS, CD_PHASE, CD_LEAD, CD_VOIDS, CDW = _codes(
+    "CD_SLOT CD_KEY CD_DEC CD_SEAT CD_HAND CD_FLAGS CD_PHASE CD_LEAD CD_VOIDS CDW"
+)
 
-# rule knobs, as one int64 vector (index names)
-_KNOBS = (
-    "P", "S", "hand_size", "single_end", "draw_mode", "limit", "scoring", "failed_turn_penalty", "penalty_per_miss",
-    "lead_first", "lead_later", "settlement", "domino_bonus", "partnership", "target",
-    "check_only", "match_end", "hands_per_match", "fewest_tiles", "bergen_1pt", "bergen_cap",
-    "muggins_no_rounding", "muggins_block_per_opponent", "fish_sum_only", "fish_diff", "kozel_redeal", "lone_00_value",
-    "lone_66_value", "eggs_double", "fish_maker_takes_all", "dry_goat", "kozel_positive", "unit_hand",
-    "npoints", "spinner", "us_sniff", "open_all_four", "npos", "blind", "blind_play_optional",
-    "blind_draw_optional", "blind_face_up", "start_tile", "block_any", "may_draw", "bergen_voluntary",
-    "inline_single",
-)  # fmt: skip
-# the knobs' indices in R (compile-time constants inside the kernel)
-(_R_P, _R_S, _R_HAND_SIZE, _R_SINGLE_END, _R_DRAW_MODE, _R_LIMIT, _R_SCORING, _R_FTP,
-    _R_PPM, _R_LEAD_FIRST, _R_LEAD_LATER, _R_SETTLEMENT, _R_DOMINO_BONUS, _R_PARTNERSHIP,
-    _R_TARGET, _R_CHECK_ONLY, _R_MATCH_END, _R_HANDS_PER_MATCH, _R_FEWEST_TILES,
-    _R_BERGEN_1PT, _R_BERGEN_CAP, _R_MUG_NO_ROUND, _R_MUG_PER_OPP, _R_FISH_SUM_ONLY,
-    _R_FISH_DIFF, _R_KOZEL_REDEAL, _R_LONE00, _R_LONE66, _R_EGGS_DOUBLE, _R_FM_TAKES_ALL,
-    _R_DRY_GOAT, _R_KOZEL_POSITIVE, _R_UNIT_HAND, _R_NPOINTS, _R_SPINNER, _R_US_SNIFF,
-    _R_OPEN_ALL_FOUR, _R_NPOS, _R_BLIND, _R_BPLAY_OPT, _R_BDRAW_OPT, _R_BFACE_UP,
-    _R_START_TILE, _R_BLOCK_ANY, _R_MAY_DRAW, _R_BERGEN_VOL,
-    _R_INLINE_SINGLE) = range(len(_KNOBS))  # fmt: skip
-DRAW_MODES = {"none": 0, "one": 1, "until_playable": 2, "blind": 0}  # (blind: its rows)
-SCORINGS = {"none": 0, "fives": 1, "threes": 2, "muggins": 3, "bergen": 4}
-# lead_first: 0 lot (lot_any, ladder), 1 by the priority list (doubles, kozel)
-LEAD_LATER = {"as_first": 0, "next_after_leader": 1, "winner_else_lot": 2,
-              "winner_else_first": 3, "winner_else_next": 4, "out_else_lot": 5,
-              "out_else_fishmaker": 6, "lot": 7}  # fmt: skip
-SETTLEMENTS = {"pips": 0, "bergen": 1, "book": 2, "sniff": 3, "muggins": 4, "kozel": 5,
-               "penalties": 6}  # fmt: skip
-MATCH_ENDS = {"race": 0, "one_hand": 1, "kozel": 2}
+# rule knobs, as one int64 vector: the core's names, in its order (KNOBS in _core.h)
+_KNOBS = tuple(_core.KNOBS)
+# the knobs' values by the Rules field's value (the core's codes)
+DRAW_MODES = dict(zip(("none", "one", "until_playable", "blind"),
+                      _codes("DM_NONE DM_ONE DM_UNTIL_PLAYABLE DM_NONE"), strict=True))  # fmt: skip
+SCORINGS = dict(zip(("none", "fives", "threes", "muggins", "bergen"),
+                    _codes("SC_NONE SC_FIVES SC_THREES SC_MUGGINS SC_BERGEN"), strict=True))  # fmt: skip
+# lead_first: by lot (lot_any, ladder, blind_front), else by the priority list (doubles, kozel)
+LF_LOT, LF_PRIORITY = _codes("LF_LOT LF_PRIORITY")
+LEAD_LATER = dict(zip(
+    ("as_first", "next_after_leader", "winner_else_lot", "winner_else_first", "winner_else_next",
+     "out_else_lot", "out_else_fishmaker", "lot"),
+    _codes("LL_AS_FIRST LL_NEXT LL_WINNER_ELSE_LOT LL_WINNER_ELSE_FIRST LL_WINNER_ELSE_NEXT "
+           "LL_OUT_ELSE_LOT LL_OUT_ELSE_FISHMAKER LL_LOT"), strict=True))  # fmt: skip
+SETTLEMENTS = dict(zip(
+    ("pips", "bergen", "book", "sniff", "muggins", "kozel", "penalties"),
+    _codes("ST_PIPS ST_BERGEN ST_BOOK ST_SNIFF ST_MUGGINS ST_KOZEL ST_PENALTIES"), strict=True))  # fmt: skip
+MATCH_ENDS = dict(zip(("race", "one_hand", "kozel"), _codes("ME_RACE ME_ONE_HAND ME_KOZEL"),
+                      strict=True))  # fmt: skip
 
 
 def knobs(rules: Rules, unit: str) -> np.ndarray:
@@ -146,7 +160,7 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "limit": 1 if r.draw_mode == "one" else (r.max_draws or 28),
         "scoring": SCORINGS[r.scoring],
         "failed_turn_penalty": r.failed_turn_penalty,
-        "lead_first": 0 if r.lead_first in ("lot_any", "ladder", "blind_front") else 1,
+        "lead_first": LF_LOT if r.lead_first in ("lot_any", "ladder", "blind_front") else LF_PRIORITY,
         "lead_later": LEAD_LATER[r.lead_later],
         "settlement": SETTLEMENTS[r.settlement],
         "domino_bonus": r.domino_bonus,
@@ -252,8 +266,9 @@ deal = _core.deal
 # columns of solve's output rows (SV_* in _core.h): the value (points difference), the win
 # bit, the best first action (-1: none), solved, nodes searched, the root seat, whether the
 # chosen action is optimal (1, 0; -1 not asked or not known)
-SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL = range(7)
-SV_COLS = 7
+SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS = _codes(
+    "SV_VALUE SV_WIN SV_ACTION SV_SOLVED SV_NODES SV_SEAT SV_OPTIMAL SV_COLS"
+)
 BAD_STATE = "a game slot's state is out of range"
 
 
@@ -267,18 +282,11 @@ def check_layout(core: ModuleType = _core) -> None:
         if size != dtype.itemsize or offsets != mine:
             problems.append(f"the {name} record (C: {size} bytes {offsets}; numpy: "
                             f"{dtype.itemsize} bytes {mine})")  # fmt: skip
-    if tuple(core.KNOBS) != _KNOBS:
-        problems.append("the rule knobs")
-    shared = {"LEAD": LEAD, "TURN": TURN, "DONE": DONE, "START": START, "ASK_NONE": ASK_NONE,
-              "ASK_LEAD": ASK_LEAD, "ASK_PLAY": ASK_PLAY, "T_FRONT": T_FRONT,
-              "T_DRAWN": T_DRAWN, "T_OPLAY": T_OPLAY, "T_CONT": T_CONT, "F_DRAW": F_DRAW,
-              "F_PASS": F_PASS, "F_STOP": F_STOP, "PH_AFTER": PH_AFTER, "A_DRAW": actions.DRAW,
-              "A_PASS": actions.PASS, "A_STOP": actions.STOP, "A_ALONG": actions.ALONG, "RB": RB, "CDW": CDW,
-              "CD_FLAGS": CD_FLAGS, "CD_PHASE": CD_PHASE, "CD_VOIDS": CD_VOIDS,
-              "H_COUNT": H_OUT + 1, "HREC_HEAD": len(HREC), "MREC_HEAD": len(MREC),
-              "SV_COLS": SV_COLS}  # fmt: skip
+    # what Python defines elsewhere and the core also spells out
+    mine = {"A_DRAW": actions.DRAW, "A_PASS": actions.PASS, "A_STOP": actions.STOP,
+            "A_ALONG": actions.ALONG, "HREC_HEAD": len(HREC), "MREC_HEAD": len(MREC)}  # fmt: skip
     theirs = core.constants()
-    problems += [f"the code {k} (C {theirs.get(k)}, Python {v})" for k, v in shared.items()
+    problems += [f"the code {k} (C {theirs.get(k)}, Python {v})" for k, v in mine.items()
                  if theirs.get(k) != v]  # fmt: skip
     if problems:
         raise ImportError(
