@@ -137,15 +137,39 @@ def _module_aliases(name: str, path: Path, tree: ast.AST) -> set[str]:
     return out
 
 
+def private_reads(name: str, path: Path) -> list[str]:
+    """Where module ``name`` reads another module's private name as an attribute."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    aliases = _module_aliases(name, path, tree)
+    bad = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in aliases and node.attr.startswith("_")
+                and not node.attr.startswith("__")):  # fmt: skip
+            bad.append(f"{path.name}:{node.lineno} reads {node.value.id}.{node.attr}")
+    return bad
+
+
 def test_no_module_reads_another_modules_private_names():
     """Not ``strategy._ORIGIN`` from the runner: a module's private names are its own."""
-    bad = []
-    for name, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        aliases = _module_aliases(name, path, tree)
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and node.value.id in aliases and node.attr.startswith("_")
-                    and not node.attr.startswith("__")):  # fmt: skip
-                bad.append(f"{path.name}:{node.lineno} reads {node.value.id}.{node.attr}")
-    assert bad == []
+    assert [x for name, path in MODULES.items() for x in private_reads(name, path)] == []
+
+
+def test_the_private_read_check_sees_one(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from .. import strategy\n\nx = strategy._ORIGIN\n")
+    assert private_reads("dominosim.runner.bad", bad) == ["bad.py:3 reads strategy._ORIGIN"]
+
+
+#: The runner's modules in their one-way order (docs/design.md, "The runner"): each imports
+#: only those before it; ``__init__`` only re-exports.
+RUNNER_ORDER = ["files", "plan", "worker", "executors", "progress", "results", "session"]
+
+
+def test_the_runner_package_flows_one_way():
+    listed = {f"dominosim.runner.{m}" for m in RUNNER_ORDER}
+    assert {m for m in MODULES if m.startswith("dominosim.runner.")} == listed
+    edges = graph()
+    for i, mod in enumerate(RUNNER_ORDER):
+        inside = {m.rsplit(".", 1)[-1] for m in edges[f"dominosim.runner.{mod}"] if m in listed}
+        assert inside <= set(RUNNER_ORDER[:i]), (mod, sorted(inside - set(RUNNER_ORDER[:i])))

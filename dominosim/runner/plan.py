@@ -146,10 +146,10 @@ class Plan:
             if len(counts) != 1:
                 raise ConfigError("every leg of a round robin must play as many seat rotations")
         rots = rotations_of(seats, exp.rotate)
-        R = len(rots)
-        ids = -(-exp.games // R)  # (exact for any size; math.ceil goes through a float)
+        seatings = len(rots)
+        ids = -(-exp.games // seatings)  # (exact for any size; math.ceil goes through a float)
         if ids > MAX_IDS:
-            raise ConfigError(f"--games must be at most {MAX_IDS * R}, not {exp.games}")
+            raise ConfigError(f"--games must be at most {MAX_IDS * seatings}, not {exp.games}")
         plan = cls(
             name=exp.name,
             seed=int(seed),
@@ -160,7 +160,7 @@ class Plan:
             rules=rules,
             games_requested=exp.games,
             ids_per_rotation=ids,
-            ids_per_chunk=max(1, exp.chunk_size // R),
+            ids_per_chunk=max(1, exp.chunk_size // seatings),
             records=exp.records,
             strategy_paths=tuple(str(Path(p).expanduser().resolve()) for p in exp.strategy_path),
             legs=group_legs,
@@ -410,7 +410,7 @@ def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
     """The line saying that ``games`` was rounded up to whole seat rotations (or round-robin
     tables), with the number that will be played; None when nothing was rounded."""
     unit = f"{plan.unit}es" if plan.unit == "match" else f"{plan.unit}s"
-    ids, R = plan.ids_per_rotation, len(plan.rotations)
+    ids, seatings = plan.ids_per_rotation, len(plan.rotations)
     if analysis and analysis.get("kind") == "compare":
         asked = int(analysis.get("games_requested", plan.games_requested))
         tables = len(plan.rules)
@@ -418,11 +418,11 @@ def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
         if played == asked:
             return None
         return (f"games: {asked} rounded up to {played} {unit} ({tables} tables x {ids} deals "
-                f"x {R} seatings)")  # fmt: skip
+                f"x {seatings} seatings)")  # fmt: skip
     if plan.games_per_group == plan.games_requested:
         return None
     return (f"games: {plan.games_requested} rounded up to {plan.games_per_group} {unit} per "
-            f"option group ({ids} deals x {R} seat rotations)")  # fmt: skip
+            f"option group ({ids} deals x {seatings} seat rotations)")  # fmt: skip
 
 
 def measurement_of(analysis: dict) -> object | None:

@@ -67,7 +67,7 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
     """A Merger holding every finished chunk of a run folder that checks out against the plan
     (``store.RunDir.check_chunk``); the others are left out, and listed in ``bad`` as
     ``(group, chunk, reason)`` when it is given."""
-    m = Merger(len(plan.rules))
+    merger = Merger(len(plan.rules))
     done = set()
     planned = plan.items if isinstance(plan.items, PlanItems) else plan.make_items()
     run = plan.fingerprint()
@@ -75,20 +75,20 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
         if not planned.has(g, c):
             continue
         it = plan.item(g, c)
-        a, reason = rd.check_chunk(g, c, chunk_expect(it, run), plan.records)
+        doc, reason = rd.check_chunk(g, c, chunk_expect(it, run), plan.records)
         if reason is None:
-            reason = check_chunk_counts(a, plan.players, it.rotations, it.games)
+            reason = check_chunk_counts(doc, plan.players, it.rotations, it.games)
         if reason is not None:
             if bad is not None:
                 bad.append((g, c, reason))
             continue
-        m.add(g, a["rows"], a.get("timing", {}), a.get("games", 0), a.get("hands", 0))
+        merger.add(g, doc["rows"], doc.get("timing", {}), doc.get("games", 0), doc.get("hands", 0))
         done.add((g, c))
     if bad is not None:  # records without their aggregates: a chunk cut short, or damaged
         for g, c in sorted(rd.orphan_records() - rd.finished_chunks()):
             if planned.has(g, c):
                 bad.append((g, c, "its aggregates file is missing"))
-    return m, done
+    return merger, done
 
 
 def chunk_expect(it: WorkItem, run: str) -> dict:

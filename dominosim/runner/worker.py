@@ -226,9 +226,10 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         item.measure.chunk(agg, item)
     if len(item.rotations) > 1 and len(tally.winners) == len(item.rotations):
         # the deal decided it: the same side won the hand in every seating
-        w = np.array(tally.winners)
+        winners = np.array(tally.winners)
+        decided = (winners[0] >= 0) & (winners == winners[0]).all(axis=0)
         add(agg, "deals_seated", len(ids))
-        add(agg, "deals_decided", ((w[0] >= 0) & (w == w[0]).all(axis=0)).sum())
+        add(agg, "deals_decided", decided.sum())
     records = None
     if parts:
         records = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
