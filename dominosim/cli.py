@@ -427,7 +427,7 @@ def run_cmd(config: str | None, variant_names: tuple[str, ...], players: int | N
     plots/; docs/results.md) and the report is printed. Ctrl-C keeps finished chunks;
     --resume RUN_DIR finishes them with the same numbers.
     """
-    from . import api, report
+    from . import api, render
 
     if resume is not None:
         given = [f for f, v in (("CONFIG", config), ("--variant", variant_names), ("--players", players),
@@ -457,7 +457,7 @@ def run_cmd(config: str | None, variant_names: tuple[str, ...], players: int | N
                 strategy_path=list(strategy_path) or None, executor=executor,
                 scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout,
             )  # fmt: skip
-    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
+    click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
 
 
 def _int_flag(value, flag: str):
@@ -482,10 +482,10 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
 
     RUN_DIR is the run folder, results/NAME/RUN-ID; docs/results.md describes the report.
     """
-    from . import report, runner
+    from . import render, runner
 
     data = runner.load_report(run_dir)
-    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
+    click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -505,7 +505,7 @@ def tournament_options(f: F) -> F:
 
 def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, workers,
                     variant, strategy_timeout, **flags) -> None:  # fmt: skip
-    from . import report
+    from . import render
     from .errors import ConfigError
 
     if resume is not None:
@@ -534,7 +534,7 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                       strategy_path=list(flags.pop("strategy_path")) or None,
                       sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
                       progress=None, strategy_timeout=strategy_timeout, **flags)  # fmt: skip
-    click.echo(report.to_json(data) if as_json else report.render_text(data), nl=not not as_json)
+    click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
 
 
 @main.command("compare")

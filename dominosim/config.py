@@ -485,16 +485,24 @@ def build_experiment(
             f"unknown key '{k}' in {source}{did_you_mean(k, TOP_KEYS)}; "
             f"allowed keys: {', '.join(TOP_KEYS)}"
         )
+    settings = _run_settings(raw, w)
+    players = settings["players"]
+    specs = _variant_specs(raw, players, w, source, sets, option_values)
+    seats = _seats(raw, players, w, known_strategies, strict_tables=not seats_overridden)
+    name = _experiment_name(raw, w, source)
+    return Experiment(name=name, variants=tuple(specs), seats=seats, source=source, **settings)
 
+
+def _run_settings(raw: Mapping, w: _Where) -> dict:
+    """The keys of a run's size and shape: players, games, seed, chunk size, workers, unit,
+    output folder, rotation, records, strategy paths; each checked, in this order."""
     players = _int(raw, "players", w, lo=2, hi=4)
     games = _int(raw, "games", w, lo=1)
     seed = _int(raw, "seed", w)
     if not 0 <= seed < 2**64:  # (never reduced mod 2**64: two seeds would give one run)
         raise ConfigError(f"{w('seed')} must be an integer from 0 to 2**64-1, not {seed}")
     chunk_size = _int(raw, "chunk_size", w, lo=1, optional=True)
-    if (
-        chunk_size is not None and chunk_size > MAX_CHUNK_SIZE
-    ):  # (a chunk's records are held in memory)
+    if chunk_size is not None and chunk_size > MAX_CHUNK_SIZE:  # (a chunk is held in memory)
         raise ConfigError(
             f"{w('chunk_size')} must be at most {MAX_CHUNK_SIZE} (a chunk is held in memory), "
             f"not {chunk_size}"
@@ -513,8 +521,16 @@ def build_experiment(
     strategy_path = tuple(
         expand_home(p, w("strategy_path")) for p in _str_list(raw, "strategy_path", w)
     )
+    return dict(players=players, games=games, seed=seed, chunk_size=chunk_size,
+                workers=workers, unit=unit, out=out, rotate=rotate, records=records,
+                strategy_path=strategy_path)  # fmt: skip
 
-    # variants and options
+
+def _variant_specs(raw: Mapping, players: int, w: _Where, source: str, sets: Sequence[str],
+                   option_values) -> list[VariantSpec]:  # fmt: skip
+    """The variants and their option groups: the file's ``variants`` and ``options`` tables,
+    then ``--set``, then the values given by the caller, each layer over the one before; every
+    group's rules made once, so a bad value fails here."""
     if "variants" not in raw:
         raise ConfigError(
             f'no variants in {source}; add e.g. variants = ["fives"] or --variant fives'
@@ -535,30 +551,27 @@ def build_experiment(
     specs = []
     for variant, own in entries:
         merged: dict[str, list[object]] = {}
-        layers = (
-            table_opts.get(variant, {}),
-            own,
-            cli_opts.get(variant, {}),
-            given.get(variant, {}),
-        )
-        for layer in layers:
+        for layer in (table_opts.get(variant, {}), own, cli_opts.get(variant, {}),
+                      given.get(variant, {})):  # fmt: skip
             merged.update(layer)
         groups = []
         for g in expand_groups(merged):
             try:
-                r = make_rules(variant, players, **g)
+                make_rules(variant, players, **g)
             except RulesError as e:
                 if source == "command line":
                     raise
                 raise RulesError(f"{e.message} (in {source})") from None
-            del r
             groups.append(tuple(g.items()))
         specs.append(VariantSpec(variant, tuple(dict.fromkeys(groups)) or ((),)))
+    return specs
 
-    seats = _seats(raw, players, w, known_strategies, strict_tables=not seats_overridden)
 
+def _experiment_name(raw: Mapping, w: _Where, source: str) -> str:
+    """The run's name: the ``name`` key, else the file's name made folder-safe
+    ('my runs.toml' -> my-runs), else ``experiment``."""
     name = raw.get("name")
-    if name is None:  # from the file name, made folder-safe ('my runs.toml' -> my-runs)
+    if name is None:
         name = "experiment"
         if source != "command line":
             stem = unicodedata.normalize("NFKD", Path(source).stem)
@@ -569,22 +582,7 @@ def build_experiment(
             f"{w('name')} must be a folder-safe name (letters, digits, '.', '_', '-'), "
             f"not {_show(name)}"
         )
-    return Experiment(
-        name=name,
-        variants=tuple(specs),
-        players=players,
-        seats=seats,
-        games=games,
-        unit=unit,
-        seed=seed,
-        chunk_size=chunk_size,
-        workers=workers,
-        out=out,
-        rotate=rotate,
-        records=records,
-        strategy_path=strategy_path,
-        source=source,
-    )
+    return name
 
 
 # ---------------------------------------------------------------------------------------------

@@ -779,7 +779,8 @@ def _unique_min(values: dict[int, int]) -> int | None:
 
 
 def settle(hand: Hand) -> None:
-    """End-of-hand awards after a domino or a block; sets the hand winner."""
+    """End-of-hand awards after a domino or a block; sets the hand winner. One function per
+    settlement of RULES (below), chosen by ``rules.settlement``."""
     r = hand.rules
     rec = hand.record
     kind = r.settlement
@@ -788,97 +789,122 @@ def settle(hand: Hand) -> None:
     if kind == "penalties":
         rec.winner = _penalty_winner(hand)
         return
-    pips = rec.pips
-    sides = range(r.sides)
     out_side = r.side_of(rec.went_out) if rec.went_out is not None else None
-    award = hand.score
-    if kind == "pips":
-        if r.penalty_per_miss:
-            pen = rec.penalties
-            if out_side is None:
-                out_side = _penalty_winner(hand)
-            rec.winner = out_side
-            if out_side is not None:
-                others = sum(pen[s] for s in sides if s != out_side)
-                award(out_side, max(0, others - pen[out_side]), "penalties", False)
-            return
+    if kind not in _SETTLEMENTS:
+        raise ValueError(kind)
+    _SETTLEMENTS[kind](hand, out_side)
+
+
+def _settle_pips(hand: Hand, out_side: int | None) -> None:
+    """The pip count: the side that went out scores the others' pips; at a block the lowest
+    count scores (§15 options: fewest tiles, the sum only, the difference per opponent), or,
+    with penalties per miss, the penalties decide."""
+    r, rec, award = hand.rules, hand.record, hand.score
+    pips, sides = rec.pips, range(r.sides)
+    if r.penalty_per_miss:
+        pen = rec.penalties
+        if out_side is None:
+            out_side = _penalty_winner(hand)
+        rec.winner = out_side
         if out_side is not None:
-            rec.winner = out_side
-            award(out_side, sum(pips[s] for s in sides if s != out_side), "domino", False)
-            return
-        if r.block_winner_fewest_tiles:
-            w = _unique_min({s: len(hand.hands[s]) for s in sides})
-            rec.winner = w
-            if w is not None:
-                award(w, sum(pips[s] for s in sides if s != w), "block", False)
-            return
-        w = _unique_min({s: pips[s] for s in sides})
+            others = sum(pen[s] for s in sides if s != out_side)
+            award(out_side, max(0, others - pen[out_side]), "penalties", False)
+        return
+    if out_side is not None:
+        rec.winner = out_side
+        award(out_side, sum(pips[s] for s in sides if s != out_side), "domino", False)
+        return
+    if r.block_winner_fewest_tiles:
+        w = _unique_min({s: len(hand.hands[s]) for s in sides})
         rec.winner = w
-        if w is None:
-            return
-        others = [pips[s] for s in sides if s != w]
-        if r.fish_score_sum_only:
-            pts = sum(others)
-        elif r.fish_difference_per_opponent:
-            pts = sum(o - pips[w] for o in others)
-        else:
-            pts = max(0, sum(others) - pips[w])
+        if w is not None:
+            award(w, sum(pips[s] for s in sides if s != w), "block", False)
+        return
+    w = _unique_min({s: pips[s] for s in sides})
+    rec.winner = w
+    if w is None:
+        return
+    others = [pips[s] for s in sides if s != w]
+    if r.fish_score_sum_only:
+        pts = sum(others)
+    elif r.fish_difference_per_opponent:
+        pts = sum(o - pips[w] for o in others)
+    else:
+        pts = max(0, sum(others) - pips[w])
+    award(w, pts, "block", False)
+
+
+def _settle_book(hand: Hand, out_side: int | None) -> None:
+    """Fives and threes (the book): the domino bonus to the side that went out, one point to
+    the lowest count at a block."""
+    r, rec, award = hand.rules, hand.record, hand.score
+    if out_side is not None:
+        rec.winner = out_side
+        award(out_side, r.domino_bonus, "domino", False)
+        return
+    w = _unique_min({s: rec.pips[s] for s in range(r.sides)})
+    rec.winner = w
+    if w is not None:
+        award(w, 1, "block", False)
+
+
+def _settle_sniff(hand: Hand, out_side: int | None) -> None:
+    """Sniff: the others' pips (at a block, the difference) rounded to five, a point a five."""
+    r, rec, award = hand.rules, hand.record, hand.score
+    pips, sides = rec.pips, range(r.sides)
+    if out_side is not None:
+        rec.winner = out_side
+        others = sum(pips[s] for s in sides if s != out_side)
+        award(out_side, round5(others) // 5, "domino", False)
+        return
+    w = _unique_min({s: pips[s] for s in sides})
+    rec.winner = w
+    if w is not None:
+        diff = sum(pips[s] for s in sides if s != w) - pips[w]
+        award(w, round5(diff) // 5, "block", False)
+
+
+def _settle_muggins(hand: Hand, out_side: int | None) -> None:
+    """Muggins: each other side's pips rounded to five; at a block the difference (§15: per
+    opponent, sides scoring in ascending pip order from the fish-maker's left)."""
+    r, rec, award = hand.rules, hand.record, hand.score
+    pips, sides = rec.pips, range(r.sides)
+    rnd = (lambda x: x) if r.muggins_no_rounding else round5
+    if out_side is not None:
+        rec.winner = out_side
+        award(out_side, sum(rnd(pips[s]) for s in sides if s != out_side), "domino", False)
+        return
+    rec.winner = _unique_min({s: pips[s] for s in sides})
+    if r.muggins_block_difference_per_opponent:
+        start = (rec.fish_maker + 1) % hand.P if rec.fish_maker is not None else 0
+        seat_rank = {}
+        for i in range(hand.P):
+            side = r.side_of((start + i) % hand.P)
+            seat_rank.setdefault(side, i)
+        for s in sorted(sides, key=lambda s: (pips[s], seat_rank[s])):
+            pts = sum(rnd(pips[o] - pips[s]) for o in sides if pips[o] > pips[s])
+            award(s, pts, "block", False)
+        return
+    w = rec.winner
+    if w is not None:
+        award(w, rnd(sum(pips[s] for s in sides if s != w) - pips[w]), "block", False)
+
+
+def _settle_bergen(hand: Hand, out_side: int | None) -> None:
+    """Bergen: the domino bonus to the side that went out; at a block, bergen's own rule."""
+    rec, award = hand.record, hand.score
+    if out_side is not None:
+        rec.winner = out_side
+        award(out_side, hand.rules.domino_bonus, "domino", False)
+        return
+    w, pts = _bergen_block(hand)
+    rec.winner = w
+    if w is not None:
         award(w, pts, "block", False)
-        return
-    if kind == "book":
-        if out_side is not None:
-            rec.winner = out_side
-            award(out_side, r.domino_bonus, "domino", False)
-            return
-        w = _unique_min({s: pips[s] for s in sides})
-        rec.winner = w
-        if w is not None:
-            award(w, 1, "block", False)
-        return
-    if kind == "sniff":
-        if out_side is not None:
-            rec.winner = out_side
-            others = sum(pips[s] for s in sides if s != out_side)
-            award(out_side, round5(others) // 5, "domino", False)
-            return
-        w = _unique_min({s: pips[s] for s in sides})
-        rec.winner = w
-        if w is not None:
-            diff = sum(pips[s] for s in sides if s != w) - pips[w]
-            award(w, round5(diff) // 5, "block", False)
-        return
-    if kind == "muggins":
-        rnd = (lambda x: x) if r.muggins_no_rounding else round5
-        if out_side is not None:
-            rec.winner = out_side
-            award(out_side, sum(rnd(pips[s]) for s in sides if s != out_side), "domino", False)
-            return
-        rec.winner = _unique_min({s: pips[s] for s in sides})
-        if r.muggins_block_difference_per_opponent:
-            start = (rec.fish_maker + 1) % hand.P if rec.fish_maker is not None else 0
-            seat_rank = {}
-            for i in range(hand.P):
-                side = r.side_of((start + i) % hand.P)
-                seat_rank.setdefault(side, i)
-            for s in sorted(sides, key=lambda s: (pips[s], seat_rank[s])):
-                pts = sum(rnd(pips[o] - pips[s]) for o in sides if pips[o] > pips[s])
-                award(s, pts, "block", False)
-            return
-        w = rec.winner
-        if w is not None:
-            award(w, rnd(sum(pips[s] for s in sides if s != w) - pips[w]), "block", False)
-        return
-    if kind == "bergen":
-        if out_side is not None:
-            rec.winner = out_side
-            award(out_side, r.domino_bonus, "domino", False)
-            return
-        w, pts = _bergen_block(hand)
-        rec.winner = w
-        if w is not None:
-            award(w, pts, "block", False)
-        return
-    raise ValueError(kind)
+
+
+_SETTLEMENTS = {"pips": _settle_pips, "book": _settle_book, "sniff": _settle_sniff,
+                "muggins": _settle_muggins, "bergen": _settle_bergen}  # fmt: skip
 
 
 def _penalty_winner(hand: Hand) -> int | None:

@@ -1,15 +1,13 @@
 """The report of a run: computed from the manifest and the integer aggregates only.
 
 :func:`build` turns ``manifest.json`` and ``aggregates.parquet`` into one JSON-ready dict (the
-object ``dominosim run --json`` prints; docs/results.md lists every key); :func:`render_text`,
-:func:`render_markdown` and :func:`summary_csv` present it. Because only integers go in,
+object ``dominosim run --json`` prints; docs/results.md lists every key); :mod:`dominosim.render`
+presents it (text, Markdown, CSV, JSON). Because only integers go in,
 the numbers do not depend on workers, chunking, executor or the order chunks finished.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -41,134 +39,12 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         aggregates: the aggregates DataFrame (columns of ``aggregates.parquet``).
         run_dir: the run folder, reported as ``run_dir``.
     """
-    P = int(manifest["players"])
-    unit = manifest["unit"]
     timings = manifest.get("group_timings") or []
     groups = []
     for gd in manifest["groups"]:
         g = gd["index"]
-        seats = list(gd.get("seats", manifest["seats"]))  # a leg of a round robin has its own
-        rotations = [r["offset"] for r in gd.get("rotations", manifest["rotations"])]
-        labels = list(dict.fromkeys(seats))
-        k = {x: seats.count(x) for x in labels}
-        A = Aggregates(aggregates[aggregates["group"] == g])
-        rules = gd["rules"]
-        sides = 2 if rules["partnership"] else P
-        hands, matches = A.get("hands"), A.get("matches")
-        scored = A.get("domino") + A.get("blocked")
-        hl = A.hist("hand_length_hist", 0, HAND_LEN_BINS - 1)
-        tu = A.hist("turns_hist", 0, TURN_BINS - 1)
-        ml = A.hist("match_length_hist", 1, MATCH_LEN_MAX)
-        lead_n, lead_w = A.get("leader_hands"), A.get("leader_wins")
-        fl_n, fl_w = A.get("first_leader_matches"), A.get("first_leader_match_wins")
-        ncols = P if rules["match_end"] == "one_hand" else sides
-        pts = [sum(A.get("points_sum", r, -1, c) for r in rotations) for c in range(ncols)]
-        strategies = []
-        for x in labels:
-            cells = [(r, s) for r in rotations for s, y in enumerate(seating(seats, r)) if y == x]
-            sh = sum(A.get("seat_hands", r, s) for r, s in cells)
-            hw = sum(A.get("seat_hand_wins", r, s) for r, s in cells)
-            sm = sum(A.get("seat_matches", r, s) for r, s in cells)
-            mw = sum(A.get("seat_match_wins", r, s) for r, s in cells)
-            sp = sum(A.get("seat_points", r, s) for r, s in cells)
-            one = k[x] if _one_side(sides, P, cells, rotations) else 1  # (below)
-            strategies.append({
-                "strategy": x,
-                "seats": k[x],
-                "seat_hands": sh,
-                "hand_wins": hw,
-                "hand_win_rate": stats.finite(stats.rate(hw, sh)),
-                "hand_win_ci": stats.interval(stats.wilson(hw // one, sh // one)),
-                "seat_matches": sm,
-                "match_wins": mw,
-                "match_win_rate": stats.finite(stats.rate(mw, sm)),
-                "match_win_ci": stats.interval(stats.wilson(mw // one, sm // one)),
-                "mean_points": stats.finite(stats.rate(sp, sh)),
-            })  # fmt: skip
-        seat_rows = []
-        for s in range(P):
-            sh = sum(A.get("seat_hands", r, s) for r in rotations)
-            hw = sum(A.get("seat_hand_wins", r, s) for r in rotations)
-            sm = sum(A.get("seat_matches", r, s) for r in rotations)
-            mw = sum(A.get("seat_match_wins", r, s) for r in rotations)
-            seat_rows.append({
-                "seat": s,
-                "hand_win_rate": stats.finite(stats.rate(hw, sh)),
-                "hand_win_ci": stats.interval(stats.wilson(hw, sh)),
-                "match_win_rate": stats.finite(stats.rate(mw, sm)),
-                "match_win_ci": stats.interval(stats.wilson(mw, sm)),
-            })  # fmt: skip
-        paired = []
-        for i, a in enumerate(labels):
-            for b in labels[i + 1 :]:
-                pair = f"{a} vs {b}"
-                n = A.get("pair_deals", pair=pair)
-                if not n:
-                    continue
-                kk = k[a] * k[b]
-                th = A.get("pair_hands", pair=pair)
-                hm, hlo, hhi = stats.mean_ci(A.get("pair_hand_sum", pair=pair),
-                                          A.get("pair_hand_sumsq", pair=pair), n)  # fmt: skip
-                mm, mlo, mhi = stats.mean_ci(A.get("pair_match_sum", pair=pair),
-                                          A.get("pair_match_sumsq", pair=pair), n)  # fmt: skip
-                hs = n / (kk * th) if th else math.nan  # per-deal wins -> rate per seat-hand
-                ms = 1 / (kk * len(rotations))
-                paired.append({
-                    "a": a,
-                    "b": b,
-                    "deals": n,
-                    "rotations": len(rotations),
-                    "hand_win_diff": stats.finite(hm * hs),
-                    "hand_win_diff_ci": [stats.finite(hlo * hs), stats.finite(hhi * hs)],
-                    "match_win_diff": stats.finite(mm * ms),
-                    "match_win_diff_ci": [stats.finite(mlo * ms), stats.finite(mhi * ms)],
-                })  # fmt: skip
-        tm = timings[g] if g < len(timings) else {}
-        cpu = float(tm.get("cpu_seconds", 0.0))
-        groups.append({
-            "index": g,
-            "label": gd["label"],
-            "variant": gd["variant"],
-            "options": dict(gd["options"]),
-            "players": P,
-            "sides": sides,
-            "partnership": bool(rules["partnership"]),
-            "points_sense": _points_sense(rules),
-            "games": int(manifest.get("games_per_group", 0)),
-            "hands": hands,
-            "matches": matches,
-            "domino_rate": stats.finite(stats.rate(A.get("domino"), hands)),
-            "blocked_rate": stats.finite(stats.rate(A.get("blocked"), hands)),
-            "target_rate": stats.finite(stats.rate(A.get("target"), hands)),
-            "hand_tie_rate": stats.finite(stats.rate(A.get("hand_ties"), hands)),
-            "mean_hand_length": stats.finite(stats.rate(A.get("hand_length_sum"), scored)),
-            "median_hand_length": stats.finite(stats.hist_quantile(hl, 0.5)),
-            "p90_hand_length": stats.finite(stats.hist_quantile(hl, 0.9)),
-            "mean_turns": stats.finite(stats.rate(A.get("turns_sum"), scored)),
-            "median_turns": stats.finite(stats.hist_quantile(tu, 0.5)),
-            "p90_turns": stats.finite(stats.hist_quantile(tu, 0.9)),
-            "mean_draws": stats.finite(stats.rate(A.get("draws_sum"), hands)),
-            "mean_passes": stats.finite(stats.rate(A.get("passes_sum"), hands)),
-            "leader_win_rate": stats.finite(stats.rate(lead_w, lead_n)),
-            "leader_win_ci": stats.interval(stats.wilson(lead_w, lead_n)),
-            "leader_baseline": 1 / sides,
-            "first_leader_match_win_rate": stats.finite(stats.rate(fl_w, fl_n)),
-            "first_leader_match_win_ci": stats.interval(stats.wilson(fl_w, fl_n)),
-            "first_leader_match_advantage": stats.finite(stats.rate(fl_w, fl_n) - 1 / sides),
-            "match_tie_rate": stats.finite(stats.rate(A.get("match_ties"), matches)),
-            "mean_match_length": stats.finite(stats.hist_mean(ml, 1)),
-            "median_match_length": stats.finite(stats.hist_quantile(ml, 0.5, 1)),
-            "p90_match_length": stats.finite(stats.hist_quantile(ml, 0.9, 1)),
-            "mean_points": [stats.finite(stats.rate(p, hands)) for p in pts],
-            "points_per": "seat" if rules["match_end"] == "one_hand" else "side",
-            "strategies": strategies,
-            "seats": seat_rows,
-            "paired": paired,
-            **({"seat_list": seats} if "seats" in gd else {}),
-            "cpu_seconds": cpu,
-            "wall_seconds": float(tm.get("wall_seconds", 0.0)),
-            "hands_per_second": stats.finite(hands / cpu) if cpu > 0 else None,
-        })  # fmt: skip
+        agg = Aggregates(aggregates[aggregates["group"] == g])
+        groups.append(_group(manifest, gd, agg, timings[g] if g < len(timings) else {}))
     chunks = manifest.get("chunks", [])
     data = {
         "run_id": manifest.get("run_id"),
@@ -176,8 +52,8 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         "name": manifest.get("name"),
         "status": manifest.get("status"),
         "seed": manifest.get("seed"),
-        "unit": unit,
-        "players": P,
+        "unit": manifest["unit"],
+        "players": int(manifest["players"]),
         "seats": list(manifest["seats"]),
         "rotations": [list(r["seats"]) for r in manifest["rotations"]],
         "games_requested": manifest.get("games_requested"),
@@ -198,10 +74,163 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
     return data
 
 
-def _mark(data: Mapping, label: str) -> str:
-    """A strategy's label in a table, marked where it plays with perfect information."""
-    cheats = data.get("perfect_information_strategies", ())
-    return f"{label} [perfect information]" if label in cheats else label
+def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> dict:
+    """One option group's section of the report (``gd``: its entry in the manifest)."""
+    players = int(manifest["players"])
+    seats = list(gd.get("seats", manifest["seats"]))  # a leg of a round robin has its own
+    rotations = [r["offset"] for r in gd.get("rotations", manifest["rotations"])]
+    rules = gd["rules"]
+    sides = 2 if rules["partnership"] else players
+    hands = agg.get("hands")
+    columns = players if rules["match_end"] == "one_hand" else sides
+    points = [sum(agg.get("points_sum", r, -1, c) for r in rotations) for c in range(columns)]
+    cpu = float(timing.get("cpu_seconds", 0.0))
+    return {
+        "index": gd["index"],
+        "label": gd["label"],
+        "variant": gd["variant"],
+        "options": dict(gd["options"]),
+        "players": players,
+        "sides": sides,
+        "partnership": bool(rules["partnership"]),
+        "points_sense": _points_sense(rules),
+        "games": int(manifest.get("games_per_group", 0)),
+        "hands": hands,
+        "matches": agg.get("matches"),
+        **_outcomes(agg, sides),
+        "mean_points": [stats.finite(stats.rate(p, hands)) for p in points],
+        "points_per": "seat" if rules["match_end"] == "one_hand" else "side",
+        "strategies": _strategy_rows(agg, seats, rotations, sides, players),
+        "seats": _seat_rows(agg, players, rotations),
+        "paired": _paired_rows(agg, seats, rotations),
+        **({"seat_list": seats} if "seats" in gd else {}),
+        "cpu_seconds": cpu,
+        "wall_seconds": float(timing.get("wall_seconds", 0.0)),
+        "hands_per_second": stats.finite(hands / cpu) if cpu > 0 else None,
+    }
+
+
+def _outcomes(agg: Aggregates, sides: int) -> dict:
+    """How a group's hands and matches went: how they ended, their lengths, the draws and
+    passes, the leader's and the first leader's advantage."""
+    hands, matches = agg.get("hands"), agg.get("matches")
+    scored = agg.get("domino") + agg.get("blocked")
+    hand_lengths = agg.hist("hand_length_hist", 0, HAND_LEN_BINS - 1)
+    turns = agg.hist("turns_hist", 0, TURN_BINS - 1)
+    match_lengths = agg.hist("match_length_hist", 1, MATCH_LEN_MAX)
+    lead_hands, lead_wins = agg.get("leader_hands"), agg.get("leader_wins")
+    first_matches = agg.get("first_leader_matches")
+    first_wins = agg.get("first_leader_match_wins")
+    rate, finite = stats.rate, stats.finite
+    return {
+        "domino_rate": finite(rate(agg.get("domino"), hands)),
+        "blocked_rate": finite(rate(agg.get("blocked"), hands)),
+        "target_rate": finite(rate(agg.get("target"), hands)),
+        "hand_tie_rate": finite(rate(agg.get("hand_ties"), hands)),
+        "mean_hand_length": finite(rate(agg.get("hand_length_sum"), scored)),
+        "median_hand_length": finite(stats.hist_quantile(hand_lengths, 0.5)),
+        "p90_hand_length": finite(stats.hist_quantile(hand_lengths, 0.9)),
+        "mean_turns": finite(rate(agg.get("turns_sum"), scored)),
+        "median_turns": finite(stats.hist_quantile(turns, 0.5)),
+        "p90_turns": finite(stats.hist_quantile(turns, 0.9)),
+        "mean_draws": finite(rate(agg.get("draws_sum"), hands)),
+        "mean_passes": finite(rate(agg.get("passes_sum"), hands)),
+        "leader_win_rate": finite(rate(lead_wins, lead_hands)),
+        "leader_win_ci": stats.interval(stats.wilson(lead_wins, lead_hands)),
+        "leader_baseline": 1 / sides,
+        "first_leader_match_win_rate": finite(rate(first_wins, first_matches)),
+        "first_leader_match_win_ci": stats.interval(stats.wilson(first_wins, first_matches)),
+        "first_leader_match_advantage": finite(rate(first_wins, first_matches) - 1 / sides),
+        "match_tie_rate": finite(rate(agg.get("match_ties"), matches)),
+        "mean_match_length": finite(stats.hist_mean(match_lengths, 1)),
+        "median_match_length": finite(stats.hist_quantile(match_lengths, 0.5, 1)),
+        "p90_match_length": finite(stats.hist_quantile(match_lengths, 0.9, 1)),
+    }
+
+
+def _strategy_rows(agg: Aggregates, seats: list, rotations: list, sides: int, players: int):
+    """Per strategy label: its seats, hands and matches played and won (with intervals) and
+    its mean points per hand."""
+    rows = []
+    for label in dict.fromkeys(seats):
+        cells = [(r, s) for r in rotations for s, y in enumerate(seating(seats, r)) if y == label]
+        seat_hands = sum(agg.get("seat_hands", r, s) for r, s in cells)
+        hand_wins = sum(agg.get("seat_hand_wins", r, s) for r, s in cells)
+        seat_matches = sum(agg.get("seat_matches", r, s) for r, s in cells)
+        match_wins = sum(agg.get("seat_match_wins", r, s) for r, s in cells)
+        seat_points = sum(agg.get("seat_points", r, s) for r, s in cells)
+        n_seats = seats.count(label)
+        # (a partnership's seats: its intervals count each of its hands once)
+        one = n_seats if _one_side(sides, players, cells, rotations) else 1
+        rows.append({
+            "strategy": label,
+            "seats": n_seats,
+            "seat_hands": seat_hands,
+            "hand_wins": hand_wins,
+            "hand_win_rate": stats.finite(stats.rate(hand_wins, seat_hands)),
+            "hand_win_ci": stats.interval(stats.wilson(hand_wins // one, seat_hands // one)),
+            "seat_matches": seat_matches,
+            "match_wins": match_wins,
+            "match_win_rate": stats.finite(stats.rate(match_wins, seat_matches)),
+            "match_win_ci": stats.interval(stats.wilson(match_wins // one, seat_matches // one)),
+            "mean_points": stats.finite(stats.rate(seat_points, seat_hands)),
+        })  # fmt: skip
+    return rows
+
+
+def _seat_rows(agg: Aggregates, players: int, rotations: list) -> list[dict]:
+    """Per seat, whoever sat there: its hand and match win rates (seat advantage)."""
+    rows = []
+    for s in range(players):
+        seat_hands = sum(agg.get("seat_hands", r, s) for r in rotations)
+        hand_wins = sum(agg.get("seat_hand_wins", r, s) for r in rotations)
+        seat_matches = sum(agg.get("seat_matches", r, s) for r in rotations)
+        match_wins = sum(agg.get("seat_match_wins", r, s) for r in rotations)
+        rows.append({
+            "seat": s,
+            "hand_win_rate": stats.finite(stats.rate(hand_wins, seat_hands)),
+            "hand_win_ci": stats.interval(stats.wilson(hand_wins, seat_hands)),
+            "match_win_rate": stats.finite(stats.rate(match_wins, seat_matches)),
+            "match_win_ci": stats.interval(stats.wilson(match_wins, seat_matches)),
+        })  # fmt: skip
+    return rows
+
+
+def _paired_rows(agg: Aggregates, seats: list, rotations: list) -> list[dict]:
+    """Per pair of strategy labels that met on the same deals: the paired differences of
+    their hand and match win rates, with intervals."""
+    labels = list(dict.fromkeys(seats))
+    rows = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            pair = f"{a} vs {b}"
+            deals = agg.get("pair_deals", pair=pair)
+            if not deals:
+                continue
+            seatings = seats.count(a) * seats.count(b)
+            pair_hands = agg.get("pair_hands", pair=pair)
+            hand_mean, hand_lo, hand_hi = stats.mean_ci(agg.get("pair_hand_sum", pair=pair),
+                                                        agg.get("pair_hand_sumsq", pair=pair),
+                                                        deals)  # fmt: skip
+            match_mean, match_lo, match_hi = stats.mean_ci(agg.get("pair_match_sum", pair=pair),
+                                                           agg.get("pair_match_sumsq", pair=pair),
+                                                           deals)  # fmt: skip
+            # per-deal wins -> a rate per seat-hand; per deal and seating -> per match
+            hand_scale = deals / (seatings * pair_hands) if pair_hands else math.nan
+            match_scale = 1 / (seatings * len(rotations))
+            rows.append({
+                "a": a,
+                "b": b,
+                "deals": deals,
+                "rotations": len(rotations),
+                "hand_win_diff": stats.finite(hand_mean * hand_scale),
+                "hand_win_diff_ci": [stats.finite(hand_lo * hand_scale),
+                                     stats.finite(hand_hi * hand_scale)],
+                "match_win_diff": stats.finite(match_mean * match_scale),
+                "match_win_diff_ci": [stats.finite(match_lo * match_scale),
+                                      stats.finite(match_hi * match_scale)],
+            })  # fmt: skip
+    return rows
 
 
 def _perfect_information_labels(labels) -> list[str]:
@@ -236,72 +265,13 @@ def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict
 
 
 def _compare(manifest, aggregates, data) -> dict:
+    """``compare``'s analysis: the win-rate matrix of every pair of strategies, their paired
+    differences pooled over the legs where they met, and Bradley–Terry ratings."""
     a = manifest["analysis"]
     names = list(a["strategies"])
-    K = len(names)
-    idx = {x: i for i, x in enumerate(names)}
-    match = data["unit"] == "match"
-    W = np.zeros((K, K), dtype=np.int64)  # W[i, j]: games i won with j at the table
-    N = np.zeros((K, K), dtype=np.int64)  # games i and j played at one table
-    for g in data["groups"]:
-        games = g["matches"] if match else g["hands"]
-        for sx in g["strategies"]:
-            wins = (sx["match_wins"] if match else sx["hand_wins"]) // sx["seats"]
-            for sy in g["strategies"]:
-                if sy is not sx:
-                    W[idx[sx["strategy"]], idx[sy["strategy"]]] += wins
-                    N[idx[sx["strategy"]], idx[sy["strategy"]]] += games
-    cells = []
-    for i in range(K):
-        row = []
-        for j in range(K):
-            if i == j:
-                row.append(None)
-                continue
-            dec = int(W[i, j] + W[j, i])
-            row.append({
-                "wins": int(W[i, j]), "losses": int(W[j, i]), "games": int(N[i, j]),
-                "win_rate": stats.finite(stats.rate(int(W[i, j]), dec)),
-                "win_ci": stats.interval(stats.wilson(int(W[i, j]), dec)),
-            })  # fmt: skip
-        cells.append(row)
-    # paired differences per pairing, pooled over the legs where the pair met
-    groups_m = {gd["index"]: gd for gd in manifest["groups"]}
-    aggs = {g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
-            for g in data["groups"]}  # fmt: skip
-    paired = []
-    for i, x in enumerate(names):
-        for y in names[i + 1 :]:
-            n = th = hs = hq = ms = mq = 0
-            kk = R = 1
-            for g in data["groups"]:
-                A = aggs[g["index"]]
-                for pair, sign in ((f"{x} vs {y}", 1), (f"{y} vs {x}", -1)):
-                    d = A.get("pair_deals", pair=pair)
-                    if not d:
-                        continue
-                    n += d
-                    th += A.get("pair_hands", pair=pair)
-                    hs += sign * A.get("pair_hand_sum", pair=pair)
-                    hq += A.get("pair_hand_sumsq", pair=pair)
-                    ms += sign * A.get("pair_match_sum", pair=pair)
-                    mq += A.get("pair_match_sumsq", pair=pair)
-                    k = {s["strategy"]: s["seats"] for s in g["strategies"]}
-                    kk = k[x] * k[y]
-                    R = len(groups_m[g["index"]].get("rotations", manifest["rotations"]))
-            hm, hlo, hhi = stats.mean_ci(hs, hq, n)
-            mm, mlo, mhi = stats.mean_ci(ms, mq, n)
-            hsc = n / (kk * th) if th else math.nan
-            msc = 1 / (kk * R)
-            paired.append({
-                "a": x, "b": y, "deals": int(n),
-                "hand_win_diff": stats.finite(hm * hsc),
-                "hand_win_diff_ci": [stats.finite(hlo * hsc), stats.finite(hhi * hsc)],
-                "match_win_diff": stats.finite(mm * msc),
-                "match_win_diff_ci": [stats.finite(mlo * msc), stats.finite(mhi * msc)],
-            })  # fmt: skip
-    bt = stats.bradley_terry(W)
-    order = sorted(range(K), key=lambda i: -bt["theta"][i])
+    wins, games = _win_matrix(names, data)
+    bt = stats.bradley_terry(wins)
+    order = sorted(range(len(names)), key=lambda i: -bt["theta"][i])
     ratings = [
         {
             "rank": r + 1,
@@ -310,8 +280,8 @@ def _compare(manifest, aggregates, data) -> dict:
             "rating_ci": stats.interval(bt["rating_ci"][i]),
             "theta": stats.finite(bt["theta"][i]),
             "theta_se": stats.finite(bt["se"][i]),
-            "wins": int(W[i].sum()),
-            "losses": int(W[:, i].sum()),
+            "wins": int(wins[i].sum()),
+            "losses": int(wins[:, i].sum()),
         }
         for r, i in enumerate(order)
     ]
@@ -321,11 +291,96 @@ def _compare(manifest, aggregates, data) -> dict:
         "unit": data["unit"],
         "legs": [list(x) for x in a.get("legs", [])],
         "games_requested": a.get("games_requested"),
-        "matrix": cells,
-        "paired": paired,
+        "matrix": _matrix_cells(wins, games),
+        "paired": _pooled_pairs(manifest, aggregates, data, names),
         "ratings": ratings,
         "bt_regularized": bt["regularized"],
     }
+
+
+def _win_matrix(names: list, data) -> tuple[np.ndarray, np.ndarray]:
+    """``wins[i, j]``: the games strategy i won with j at the table; ``games[i, j]``: the
+    games i and j played at one table (games: matches, or hands with unit hand)."""
+    index = {x: i for i, x in enumerate(names)}
+    match = data["unit"] == "match"
+    wins = np.zeros((len(names), len(names)), dtype=np.int64)
+    games = np.zeros((len(names), len(names)), dtype=np.int64)
+    for g in data["groups"]:
+        played = g["matches"] if match else g["hands"]
+        for sx in g["strategies"]:
+            won = (sx["match_wins"] if match else sx["hand_wins"]) // sx["seats"]
+            for sy in g["strategies"]:
+                if sy is not sx:
+                    wins[index[sx["strategy"]], index[sy["strategy"]]] += won
+                    games[index[sx["strategy"]], index[sy["strategy"]]] += played
+    return wins, games
+
+
+def _matrix_cells(wins: np.ndarray, games: np.ndarray) -> list[list]:
+    """The matrix as the report holds it: per (i, j) i's wins, losses, games and win rate
+    over the decided games (with its interval); None on the diagonal."""
+    cells = []
+    for i in range(len(wins)):
+        row = []
+        for j in range(len(wins)):
+            if i == j:
+                row.append(None)
+                continue
+            decided = int(wins[i, j] + wins[j, i])
+            row.append({
+                "wins": int(wins[i, j]), "losses": int(wins[j, i]), "games": int(games[i, j]),
+                "win_rate": stats.finite(stats.rate(int(wins[i, j]), decided)),
+                "win_ci": stats.interval(stats.wilson(int(wins[i, j]), decided)),
+            })  # fmt: skip
+        cells.append(row)
+    return cells
+
+
+def _pooled_pairs(manifest, aggregates, data, names: list) -> list[dict]:
+    """Per pairing, the paired differences pooled over the legs where the pair met."""
+    by_index = {gd["index"]: gd for gd in manifest["groups"]}
+    aggs = {g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
+            for g in data["groups"]}  # fmt: skip
+    paired = []
+    for i, x in enumerate(names):
+        for y in names[i + 1 :]:
+            sums = {"deals": 0, "hands": 0, "hand": 0, "hand_sq": 0, "match": 0, "match_sq": 0}
+            seatings = rotations = 1
+            for g in data["groups"]:
+                agg = aggs[g["index"]]
+                for pair, sign in ((f"{x} vs {y}", 1), (f"{y} vs {x}", -1)):
+                    deals = agg.get("pair_deals", pair=pair)
+                    if not deals:
+                        continue
+                    sums["deals"] += deals
+                    sums["hands"] += agg.get("pair_hands", pair=pair)
+                    sums["hand"] += sign * agg.get("pair_hand_sum", pair=pair)
+                    sums["hand_sq"] += agg.get("pair_hand_sumsq", pair=pair)
+                    sums["match"] += sign * agg.get("pair_match_sum", pair=pair)
+                    sums["match_sq"] += agg.get("pair_match_sumsq", pair=pair)
+                    count = {s["strategy"]: s["seats"] for s in g["strategies"]}
+                    seatings = count[x] * count[y]
+                    rotations = len(by_index[g["index"]].get("rotations", manifest["rotations"]))
+            paired.append({"a": x, "b": y, **_pair_diffs(sums, seatings, rotations)})
+    return paired
+
+
+def _pair_diffs(sums: dict, seatings: int, rotations: int) -> dict:
+    """The paired differences of hand and match win rates (with intervals) from the sums of
+    per-deal differences: a rate per seat-hand and per match."""
+    n = sums["deals"]
+    hand_mean, hand_lo, hand_hi = stats.mean_ci(sums["hand"], sums["hand_sq"], n)
+    match_mean, match_lo, match_hi = stats.mean_ci(sums["match"], sums["match_sq"], n)
+    hand_scale = n / (seatings * sums["hands"]) if sums["hands"] else math.nan
+    match_scale = 1 / (seatings * rotations)
+    return {
+        "deals": int(n),
+        "hand_win_diff": stats.finite(hand_mean * hand_scale),
+        "hand_win_diff_ci": [stats.finite(hand_lo * hand_scale), stats.finite(hand_hi * hand_scale)],
+        "match_win_diff": stats.finite(match_mean * match_scale),
+        "match_win_diff_ci": [stats.finite(match_lo * match_scale),
+                              stats.finite(match_hi * match_scale)],
+    }  # fmt: skip
 
 
 def _skill(manifest, aggregates, data) -> dict:
@@ -477,6 +532,9 @@ def _value_label(manifest, g, analysis) -> str:
 
 
 def _sweep(manifest, data) -> dict:
+    """``tune`` / ``tune-target``'s analysis: each option group's row side by side, the
+    strategy stronger over all groups, and (tune-target) the smallest target at which it wins
+    ``share`` of the matches with confidence."""
     a = manifest["analysis"]
     kind = a["kind"]
     groups = data["groups"]
@@ -491,72 +549,68 @@ def _sweep(manifest, data) -> dict:
     stronger = None
     if len(names) > 1:
         stronger = max(names, key=lambda x: pooled[x] if pooled[x] is not None else -1)
-    rows = []
-    for g in groups:
-        st = {s["strategy"]: s for s in g["strategies"]}
-        row = {
-            "group": g["index"],
-            "label": g["label"],
-            "value": _value_label(manifest, g, a),
-            "strategies": [
-                {
-                    k: st[x][k]
-                    for k in (
-                        "strategy",
-                        "match_win_rate",
-                        "match_win_ci",
-                        "hand_win_rate",
-                        "hand_win_ci",
-                        "seat_matches",
-                    )
-                }
-                for x in names
-            ],  # fmt: skip
-            "stronger": stronger,
-            "stronger_match_win_rate": st[stronger]["match_win_rate"] if stronger else None,
-            "stronger_match_win_ci": st[stronger]["match_win_ci"] if stronger else [None, None],
-            "paired": g["paired"],
-            "leading_side_match_win_rate": g["first_leader_match_win_rate"],
-            "leading_side_match_win_ci": g["first_leader_match_win_ci"],
-            "leading_side_match_advantage": g["first_leader_match_advantage"],
-            "baseline": 1 / g["sides"],
-            "matches": g["matches"],
-            "hands": g["hands"],
-            "mean_match_length": g["mean_match_length"],
-            "median_match_length": g["median_match_length"],
-            "p90_match_length": g["p90_match_length"],
-            "blocked_rate": g["blocked_rate"],
-            "mean_hand_length": g["mean_hand_length"],
-            "match_tie_rate": g["match_tie_rate"],
-        }
-        if kind == "tune-target":
-            gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
-            row["target"] = int(gd["rules"]["target"])
-        rows.append(row)
+    rows = [_sweep_row(manifest, g, names, stronger) for g in groups]
     out = {"kind": kind, "strategies": names, "pooled_match_win_rate": pooled,
            "stronger": stronger, "rows": rows}  # fmt: skip
     if kind == "tune":
         out["swept"] = list(a.get("swept", ()))
     else:
-        share = float(a["share"])
-        rows_t = sorted(rows, key=lambda r: r["target"])
-        hit = [r["target"] for r in rows_t
-               if stronger and r["stronger_match_win_ci"][0] is not None
-               and r["stronger_match_win_ci"][0] >= share]  # fmt: skip
-        out.update(option=a["option"], targets=[r["target"] for r in rows_t], share=share,
-                   smallest_target=hit[0] if hit else None)  # fmt: skip
-        if stronger is None:
-            out["sentence"] = "One strategy plays every seat, so no strategy is stronger."
-        elif hit:
-            out["sentence"] = (
-                f"The smallest target at which {stronger}'s match win rate has a Wilson 95% "
-                f"lower bound of at least {100 * share:.0f}% is {hit[0]}."
-            )
-        else:
-            out["sentence"] = (
-                f"No target reached a Wilson 95% lower bound of {100 * share:.0f}% for "
-                f"{stronger}'s match win rate (largest target {rows_t[-1]['target']})."
-            )
+        out.update(_smallest_target(rows, stronger, float(a["share"]), a["option"]))
+    return out
+
+
+_SWEEP_STRATEGY_KEYS = ("strategy", "match_win_rate", "match_win_ci", "hand_win_rate",
+                        "hand_win_ci", "seat_matches")  # fmt: skip
+
+
+def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
+    """One option group's row of a sweep."""
+    by_label = {s["strategy"]: s for s in g["strategies"]}
+    row = {
+        "group": g["index"],
+        "label": g["label"],
+        "value": _value_label(manifest, g, manifest["analysis"]),
+        "strategies": [{k: by_label[x][k] for k in _SWEEP_STRATEGY_KEYS} for x in names],
+        "stronger": stronger,
+        "stronger_match_win_rate": by_label[stronger]["match_win_rate"] if stronger else None,
+        "stronger_match_win_ci": (by_label[stronger]["match_win_ci"] if stronger
+                                  else [None, None]),
+        "paired": g["paired"],
+        "leading_side_match_win_rate": g["first_leader_match_win_rate"],
+        "leading_side_match_win_ci": g["first_leader_match_win_ci"],
+        "leading_side_match_advantage": g["first_leader_match_advantage"],
+        "baseline": 1 / g["sides"],
+        **{k: g[k] for k in ("matches", "hands", "mean_match_length", "median_match_length",
+                             "p90_match_length", "blocked_rate", "mean_hand_length",
+                             "match_tie_rate")},
+    }  # fmt: skip
+    if manifest["analysis"]["kind"] == "tune-target":
+        gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
+        row["target"] = int(gd["rules"]["target"])
+    return row
+
+
+def _smallest_target(rows: list, stronger: str | None, share: float, option) -> dict:
+    """tune-target: the targets in order, the smallest at which the stronger strategy's match
+    win rate has a Wilson lower bound of at least ``share``, and the sentence that says it."""
+    by_target = sorted(rows, key=lambda r: r["target"])
+    hit = [r["target"] for r in by_target
+           if stronger and r["stronger_match_win_ci"][0] is not None
+           and r["stronger_match_win_ci"][0] >= share]  # fmt: skip
+    out = {"option": option, "targets": [r["target"] for r in by_target], "share": share,
+           "smallest_target": hit[0] if hit else None}  # fmt: skip
+    if stronger is None:
+        out["sentence"] = "One strategy plays every seat, so no strategy is stronger."
+    elif hit:
+        out["sentence"] = (
+            f"The smallest target at which {stronger}'s match win rate has a Wilson 95% "
+            f"lower bound of at least {100 * share:.0f}% is {hit[0]}."
+        )
+    else:
+        out["sentence"] = (
+            f"No target reached a Wilson 95% lower bound of {100 * share:.0f}% for "
+            f"{stronger}'s match win rate (largest target {by_target[-1]['target']})."
+        )
     return out
 
 
@@ -565,342 +619,3 @@ def _points_sense(rules: Mapping) -> str:
 
     fields = {k: v for k, v in rules.items() if k != "options"}
     return Rules(**fields, options=tuple(rules.get("options", {}).items())).points_sense
-
-
-def to_json(data: Mapping) -> str:
-    """The report object as one JSON document."""
-    return json.dumps(data, indent=1, allow_nan=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# presentation
-
-
-def _pct(x) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _ci_text(ci) -> str:
-    lo, hi = ci
-    if lo is None or hi is None:
-        return "-"
-    return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
-
-
-def _f(x, nd=2) -> str:
-    return "-" if x is None else f"{x:.{nd}f}"
-
-
-def _diff(x) -> str:
-    return "-" if x is None else f"{100 * x:+.2f} pp"
-
-
-def tables(data: Mapping) -> dict:
-    """pandas DataFrames of the report: ``groups``, and per group ``strategies``, ``seats``,
-    ``paired`` (dicts keyed by group label)."""
-    import pandas as pd
-
-    out = {"groups": None, "strategies": {}, "seats": {}, "paired": {}}
-    rows = []
-    for g in data["groups"]:
-        rows.append({
-            "group": g["label"],
-            "hands": g["hands"],
-            "matches": g["matches"],
-            "blocked": _pct(g["blocked_rate"]),
-            "by target": _pct(g["target_rate"]),
-            "length mean": _f(g["mean_hand_length"]),
-            "median": _f(g["median_hand_length"], 0),
-            "p90": _f(g["p90_hand_length"], 0),
-            "turns mean": _f(g["mean_turns"]),
-            "t.median": _f(g["median_turns"], 0),
-            "t.p90": _f(g["p90_turns"], 0),
-            "leader wins": _pct(g["leader_win_rate"]),
-            "baseline": _pct(g["leader_baseline"]),
-        })  # fmt: skip
-        label = g["label"]
-        out["strategies"][label] = pd.DataFrame([
-            {
-                "strategy": _mark(data, s["strategy"]),
-                "seats": s["seats"],
-                "seat-hands": s["seat_hands"],
-                "hand wins": _pct(s["hand_win_rate"]),
-                "95% CI": _ci_text(s["hand_win_ci"]),
-                **({"seat-matches": s["seat_matches"],
-                    "match wins": _pct(s["match_win_rate"]),
-                    "match 95% CI": _ci_text(s["match_win_ci"])}
-                   if data["unit"] == "match" else {}),  # fmt: skip
-                "mean points": _f(s["mean_points"]),
-            }
-            for s in g["strategies"]
-        ])  # fmt: skip
-        out["seats"][label] = pd.DataFrame([
-            {
-                "seat": s["seat"],
-                "hand wins": _pct(s["hand_win_rate"]),
-                "95% CI": _ci_text(s["hand_win_ci"]),
-                **({"match wins": _pct(s["match_win_rate"]),
-                    "match 95% CI": _ci_text(s["match_win_ci"])}
-                   if data["unit"] == "match" else {}),  # fmt: skip
-            }
-            for s in g["seats"]
-        ])  # fmt: skip
-        if g["paired"]:
-            out["paired"][label] = pd.DataFrame([
-                {
-                    "pair": f"{p['a']} - {p['b']}",
-                    "deals": p["deals"],
-                    "hand win diff": _diff(p["hand_win_diff"]),
-                    "95% CI": "[" + ", ".join(_diff(x) for x in p["hand_win_diff_ci"]) + "]",
-                    **({"match win diff": _diff(p["match_win_diff"]),
-                        "match 95% CI": "[" + ", ".join(_diff(x)
-                                                        for x in p["match_win_diff_ci"]) + "]"}
-                       if data["unit"] == "match" else {}),  # fmt: skip
-                }
-                for p in g["paired"]
-            ])  # fmt: skip
-    out["groups"] = pd.DataFrame(rows)
-    return out
-
-
-def _sections(data: Mapping):
-    """(heading, lines, {title: DataFrame}) per section, shared by text and markdown."""
-    T = tables(data)
-    rot = len(data["rotations"])
-    head = [
-        f"run {data['name']}/{data['run_id']} ({data['status']}): seed {data['seed']}, "
-        f"{data['players']} players, seats {', '.join(data['seats'])}",
-        f"unit {data['unit']}; {data['games_per_group']} games per group "
-        f"({rot} seat rotation{'s' if rot != 1 else ''}); {len(data['groups'])} group(s)",
-    ]
-    for x in data.get("perfect_information_strategies", ()):
-        head.append(
-            f"{x} [perfect information]: it sees every hand and the stock order, a "
-            "cheating reference (the solver's move), not a strategy a player could follow"
-        )
-    yield "Summary", head, {"groups": T["groups"]}
-    if data.get("analysis"):
-        yield from _analysis_sections(data)
-    for g in data["groups"]:
-        label = g["label"]
-        lines = [
-            f"{g['hands']} hands, {g['matches']} matches; blocked {_pct(g['blocked_rate'])}, "
-            f"ended by target {_pct(g['target_rate'])}, domino {_pct(g['domino_rate'])}",
-            f"hand length (domino/blocked hands): mean {_f(g['mean_hand_length'])}, median "
-            f"{_f(g['median_hand_length'], 0)}, p90 {_f(g['p90_hand_length'], 0)}; turns: mean "
-            f"{_f(g['mean_turns'])}, median {_f(g['median_turns'], 0)}, "
-            f"p90 {_f(g['p90_turns'], 0)}",
-            f"leading side wins {_pct(g['leader_win_rate'])} {_ci_text(g['leader_win_ci'])} "
-            f"(baseline {_pct(g['leader_baseline'])})",
-            f"mean points per hand by {g['points_per']} ({g['points_sense']} is better): "
-            + ", ".join(_f(x) for x in g["mean_points"]),
-        ]
-        if data["unit"] == "match":
-            lines.append(
-                f"match length in hands: mean {_f(g['mean_match_length'])}, median "
-                f"{_f(g['median_match_length'], 0)}, p90 {_f(g['p90_match_length'], 0)}"
-            )
-        tabs = {"strategies": T["strategies"][label], "seats": T["seats"][label]}
-        if label in T["paired"]:
-            tabs["paired (same deals)"] = T["paired"][label]
-        yield f"Group {g['index']}: {label}", lines, tabs
-
-
-def render_text(data: Mapping) -> str:
-    """The report for the terminal."""
-    out = io.StringIO()
-    for heading, lines, tabs in _sections(data):
-        out.write(f"== {heading} ==\n")
-        for line in lines:
-            out.write(line + "\n")
-        for title, df in tabs.items():
-            if title == "groups" and len(df) <= 1:
-                continue
-            out.write(f"\n{title}:\n{df.to_string(index=False)}\n")
-        out.write("\n")
-    return out.getvalue()
-
-
-def _md_table(df) -> str:
-    cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(str(v) for v in row) + " |")
-    return "\n".join(lines)
-
-
-def render_markdown(data: Mapping) -> str:
-    """The report as Markdown (report.md)."""
-    out = io.StringIO()
-    out.write(f"# {data['name']} — run {data['run_id']}\n\n")
-    for heading, lines, tabs in _sections(data):
-        out.write(f"## {heading}\n\n")
-        for line in lines:
-            out.write(f"- {line}\n")
-        for title, df in tabs.items():
-            out.write(f"\n**{title}**\n\n{_md_table(df)}\n")
-        out.write("\n")
-    return out.getvalue()
-
-
-def summary_csv(data: Mapping) -> str:
-    """One row per (group, strategy) with the group's statistics beside it."""
-    import pandas as pd
-
-    rows = []
-    for g in data["groups"]:
-        base = {
-            "group": g["index"], "label": g["label"], "variant": g["variant"],
-            "options": json.dumps(g["options"], sort_keys=True), "players": g["players"],
-            "hands": g["hands"], "matches": g["matches"], "blocked_rate": g["blocked_rate"],
-            "target_rate": g["target_rate"], "mean_hand_length": g["mean_hand_length"],
-            "mean_turns": g["mean_turns"], "leader_win_rate": g["leader_win_rate"],
-            "points_sense": g["points_sense"],
-        }  # fmt: skip
-        for s in g["strategies"]:
-            rows.append({
-                **base,
-                "strategy": s["strategy"],
-                "seat_hands": s["seat_hands"],
-                "hand_win_rate": s["hand_win_rate"],
-                "hand_win_lo": s["hand_win_ci"][0],
-                "hand_win_hi": s["hand_win_ci"][1],
-                "seat_matches": s["seat_matches"],
-                "match_win_rate": s["match_win_rate"],
-                "match_win_lo": s["match_win_ci"][0],
-                "match_win_hi": s["match_win_ci"][1],
-                "mean_points": s["mean_points"],
-            })  # fmt: skip
-    return pd.DataFrame(rows).to_csv(index=False)
-
-
-def _skill_sections(data: Mapping, a: Mapping):
-    import pandas as pd
-
-    lower = " (lower is better)" if a["points_sense"] == "lower" else ""
-    lines = [
-        f"luck against skill: {len(a['strategies'])} strategies, every pair at one table on "
-        f"the same {data['games_per_group'] // max(1, len(data['seats']))} deals in every "
-        "seating, one hand per deal",
-        "against random: hand win rate (Wilson 95%), the paired difference from random's on "
-        f"the same deals, points per hand{lower} and their paired difference (normal 95%)",
-        "decided by the deal: the share of deals whose hand the same side won in every "
-        "seating, whoever sat there (Wilson 95%)",
-    ]
-    ladder = pd.DataFrame([
-        {"strategy": _mark(data, r["strategy"]), "deals": r["deals"],
-         "hand wins": f"{_pct(r['hand_win_rate'])} {_ci_text(r['hand_win_ci'])}",
-         "vs random": _diff(r["hand_win_diff"]),
-         "95% CI": "[" + ", ".join(_diff(x) for x in r["hand_win_diff_ci"]) + "]",
-         "points/hand": _f(r["points_per_hand"], 2),
-         "points diff": _f(r["points_diff"], 2),
-         "points 95% CI": "[" + ", ".join(_f(x, 2) for x in r["points_diff_ci"]) + "]",
-         "decided by deal": f"{_pct(r['decided_share'])} {_ci_text(r['decided_ci'])}"}
-        for r in a["ladder"]
-    ])  # fmt: skip
-    accuracy = pd.DataFrame([
-        {"strategy": _mark(data, r["strategy"]), "hands": r["hands"],
-         "decisions": r["decisions"], "rated": r["rated"],
-         "optimal": f"{_pct(r['accuracy'])} {_ci_text(r['accuracy_ci'])}"}
-        for r in a.get("accuracy", ())
-    ])  # fmt: skip
-    ratings = pd.DataFrame([
-        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
-         "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
-        for r in a["ratings"]
-    ])  # fmt: skip
-    if a["best_heuristic"]:
-        lines.append(f"best heuristic against random: {a['best_heuristic']}")
-    pi = a.get("perfect_information")
-    if pi:
-        bound = (" (the paranoid bound: the leader's seat against all the others together)"
-                 if pi["paranoid"] else "")  # fmt: skip
-        lines.append(
-            f"perfect information{bound}: the leader's side wins {_pct(pi['leader_win_rate'])} "
-            f"{_ci_text(pi['leader_win_ci'])} of the deals under perfect play, "
-            f"{_f(pi['leader_points'], 2)} points per hand {'[' + ', '.join(_f(x, 2) for x in pi['leader_points_ci']) + ']'}; "
-            f"{pi['solved']} of {pi['deals']} deals solved within {pi['budget']:,} nodes each"
-        )
-    tables = {"against random": ladder}
-    if len(accuracy):
-        bound = " (paranoid objective)" if pi and pi["paranoid"] else ""
-        lines.append(
-            f"decision accuracy{bound}: the share of each strategy's decisions with a real "
-            "choice that the solver rates optimal on the true deal, on its first "
-            f"{a['accuracy_deals']} deals against random (95% interval clustered by hand)"
-        )
-        tables["decision accuracy"] = accuracy
-    tables["ratings (Bradley–Terry)"] = ratings
-    yield "Luck and skill", lines, tables
-
-
-def _analysis_sections(data: Mapping):
-    """(heading, lines, {title: DataFrame}) of the analysis, for report._sections."""
-    import pandas as pd
-
-    a = data["analysis"]
-    if a["kind"] == "skill":
-        yield from _skill_sections(data, a)
-        return
-    if a["kind"] == "compare":
-        names = a["strategies"]
-        what = "matches" if a["unit"] == "match" else "hands"
-        lines = [
-            f"round robin of {len(names)} strategies on duplicate deals: {len(a['legs'])} "
-            f"table(s), each in every seating, {data['games_per_group']} {what} per table",
-            f"win rate of ROW against COLUMN: share of the {what} that one of the two won, "
-            "with both at the table, won by ROW (Wilson 95%)",
-            "ratings: Bradley–Terry on those pairwise wins, Elo scale (mean 0), 95% intervals "
-            "from the observed information"
-            + (" (regularized: +0.5 per pair)" if a["bt_regularized"] else ""),  # fmt: skip
-        ]
-        ratings = pd.DataFrame([
-            {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
-             "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]",
-             "wins": r["wins"], "losses": r["losses"]}
-            for r in a["ratings"]
-        ])  # fmt: skip
-        matrix = pd.DataFrame([
-            {"": x, **{y: ("-" if c is None else f"{_pct(c['win_rate'])} {_ci_text(c['win_ci'])}")
-                       for y, c in zip(names, row, strict=True)}}
-            for x, row in zip(names, a["matrix"], strict=True)
-        ])  # fmt: skip
-        key = "match" if a["unit"] == "match" else "hand"
-        paired = pd.DataFrame([
-            {"pair": f"{p['a']} - {p['b']}", "deals": p["deals"],
-             f"{key} win diff": _diff(p[f"{key}_win_diff"]),
-             "95% CI": "[" + ", ".join(_diff(x) for x in p[f"{key}_win_diff_ci"]) + "]"}
-            for p in a["paired"]
-        ])  # fmt: skip
-        yield "Round robin", lines, {"ratings": ratings, "win rates (row vs column)": matrix,
-                                     "paired differences (same deals)": paired}  # fmt: skip
-        return
-    rows = a["rows"]
-    cols = [r["value"] for r in rows]
-    by_stat = {}
-    for s_i, x in enumerate(a["strategies"]):
-        by_stat[f"{x} match wins"] = [_pct(r["strategies"][s_i]["match_win_rate"]) for r in rows]
-        by_stat[f"{x} 95% CI"] = [_ci_text(r["strategies"][s_i]["match_win_ci"]) for r in rows]
-    if a["stronger"]:
-        by_stat["stronger"] = [a["stronger"] for _ in rows]
-    by_stat["leading side match wins"] = [_pct(r["leading_side_match_win_rate"]) for r in rows]
-    by_stat["leading side advantage"] = [_diff(r["leading_side_match_advantage"]) for r in rows]
-    by_stat["mean match length"] = [_f(r["mean_match_length"]) for r in rows]
-    by_stat["median match length"] = [_f(r["median_match_length"], 0) for r in rows]
-    by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
-    by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
-    by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
-    table = pd.DataFrame([{"statistic": k, **dict(zip(cols, v, strict=True))}
-                          for k, v in by_stat.items()])  # fmt: skip
-    if a["kind"] == "tune-target":
-        head = f"target sweep ({a['option']}) on common deals: {', '.join(map(str, cols))}"
-        lines = [head]
-        if a["stronger"]:
-            lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
-        lines.append(a["sentence"])
-        yield "Target sweep", lines, {"by target": table}
-    else:
-        lines = [f"option sweep ({', '.join(a['swept'])}) on common deals"]
-        if a["stronger"]:
-            lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
-        yield "Option sweep", lines, {"side by side": table}

@@ -92,115 +92,139 @@ class _Walker:
         return self.kozel.totals() if self.kozel is not None else list(self.totals)
 
     def hand(self, rec, emit: bool) -> list[dict]:
+        """The trace records of one hand's engine events (``emit`` False: followed, not
+        kept), the hand's state checked against the engine's own as it goes."""
         r = self.rules
-        k = rec.hand_index
+        self.rec = rec
+        self.layout = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
+        self.blind = r.draw_mode == "blind"
+        self.rows: list[list[int]] = []
+        self.ledger = [0] * r.players
+        self.opened = [False] * r.players
         out: list[dict] = []
-        layout = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
-        spinners = r.layout == "spinner"
-        blind = r.draw_mode == "blind"
-        rows: list[list[int]] = []
-        ledger = [0] * r.players
-        opened = [False] * r.players
-        counting = r.scoring in ("fives", "threes", "muggins")
         for ev in rec.events:
             kind = ev["type"]
-            o: dict = {"type": kind, "hand": k}
-            if kind == "deal":
-                rows = [list(h) for h in ev["hands"]]
-                o.update(
-                    hands=[[_tile(t) for t in h] for h in ev["hands"]],
-                    stock=[_tile(t) for t in ev["stock"]],
-                    redeals=ev["redeals"],
-                    leader=rec.leader,
-                    lot=rec.lot,
-                    scores=self._totals(),
-                )
-                if self.kozel is not None:
-                    b = self.kozel
-                    o["kozel"] = {"written": list(b.written), "pending": list(b.pending),
-                                  "pot": b.pot, "egg_streak": b.egg_streak}  # fmt: skip
-            elif kind == "start_tile":
-                layout.start_with(ev["tile"])
-                o.update(tile=_tile(ev["tile"]), tile_index=ev["tile"],
-                         positions=_positions(layout))  # fmt: skip
-            elif kind == "place":
-                t, seat = ev["tile"], ev["seat"]
-                layout.place(t, None if ev["lead"] else ev["pos"], ev["along"], spinners)
-                snap = {p["id"]: [p["value"], p["double"]] for p in _positions(layout)}
-                if snap != ev["open"]:  # the engine's own snapshot
-                    raise RuntimeError(f"trace: layout {snap} != engine {ev['open']}")
-                if t in rows[seat]:
-                    rows[seat].remove(t)
-                o.update(seat=seat, tile=_tile(t), tile_index=t, pos=ev["pos"],
-                         along=ev["along"], lead=ev["lead"], positions=_positions(layout),
-                         spinner=None if layout.spinner is None else
-                         {"value": layout.spinner, "covered": [s for s in ("W", "E", "N", "S")
-                                                               if s in layout.covered]})  # fmt: skip
-                if counting:
-                    o["count"] = layout.end_count()
-                if blind:
-                    o["row"] = [_tile(x) for x in rows[seat]]
-            elif kind == "draw":
-                t, seat = ev["tile"], ev["seat"]
-                o.update(seat=seat, tile=_tile(t), tile_index=t)
-                # in blind's blind phase a drawn tile joins the row only via to_back (§3.7a)
-                if not blind or opened[seat]:
-                    rows[seat].append(t)
-                if blind and opened[seat]:
-                    o["row"] = [_tile(x) for x in rows[seat]]
-            elif kind in ("pass", "stop"):
-                o.update(seat=ev["seat"])
-            elif kind == "look":
-                o.update(seat=ev["seat"], tile=_tile(ev["tile"]), tile_index=ev["tile"])
-            elif kind == "to_back":
-                t, seat = ev["tile"], ev["seat"]
-                if t in rows[seat]:
-                    rows[seat].remove(t)
-                rows[seat].append(t)
-                o.update(seat=seat, tile=_tile(t), tile_index=t,
-                         face_up=r.blind_unplayable_double_face_up and tiles.is_double(t),
-                         row=[_tile(x) for x in rows[seat]])  # fmt: skip
-            elif kind == "open":
-                opened[ev["seat"]] = True
-                o.update(seat=ev["seat"], row=[_tile(x) for x in rows[ev["seat"]]])
-            elif kind == "score":
-                side, pts = ev["side"], ev["points"]
-                o.update(side=side, points=pts, reason=ev["reason"])
-                if self.kozel is not None:
-                    self.kozel.charge(side, pts)
-                    o.update(written=list(self.kozel.written), pending=list(self.kozel.pending))
-                else:
-                    self.totals[side] += pts
-                o["totals"] = self._totals()
-            elif kind == "penalty":
-                ledger[ev["seat"]] += ev["points"]
-                o.update(seat=ev["seat"], points=ev["points"], ledger=list(ledger))
-            elif kind == "eggs":
-                self.kozel.pot, self.kozel.egg_streak = ev["pot"], ev["streak"]
-                o.update(pot=ev["pot"], streak=ev["streak"])
-            elif kind == "written":
-                self.kozel.pot, self.kozel.egg_streak = 0, 0
-                if [self.kozel.written, self.kozel.pending] != [ev["written"], ev["pending"]]:
-                    raise RuntimeError(f"trace: kozel book {self.kozel.written} != engine {ev}")
-                o.update(written=ev["written"], pending=ev["pending"])
-            elif kind == "hand_end":
-                hands_left = [sorted(h) if not blind else list(h) for h in rows]
-                o.update(reason=ev["reason"], winner=rec.winner, went_out=ev["went_out"],
-                         fish_maker=ev["fish_maker"], pips=list(ev["pips"]),
-                         seat_pips=[tiles.hand_pips(h) for h in rows],
-                         hands=[[_tile(t) for t in h] for h in hands_left],
-                         hand_length=rec.hand_length, turns=rec.turns,
-                         points=list(rec.points))  # fmt: skip
-                if self.kozel is not None:
-                    o["values"] = list(rec.values)
-            elif kind == "match_end":
-                o.update(winner=ev["winner"], scores=list(ev["scores"]), losers=ev["losers"],
-                         dry=ev["dry"])  # fmt: skip
-            else:  # pragma: no cover - a new engine event needs a line format first
+            handler = getattr(self, "_on_" + kind, None)
+            if handler is None:  # pragma: no cover - a new engine event needs a line format first
                 raise ValueError(f"trace: unknown engine event {kind!r}")
+            o: dict = {"type": kind, "hand": rec.hand_index}
+            handler(ev, o)
             if emit:
                 out.append(o)
         return _zero_settlement(out)
+
+    def _row(self, seat: int) -> list[str]:
+        return [_tile(x) for x in self.rows[seat]]
+
+    def _on_deal(self, ev: dict, o: dict) -> None:
+        self.rows = [list(h) for h in ev["hands"]]
+        o.update(
+            hands=[[_tile(t) for t in h] for h in ev["hands"]],
+            stock=[_tile(t) for t in ev["stock"]],
+            redeals=ev["redeals"],
+            leader=self.rec.leader,
+            lot=self.rec.lot,
+            scores=self._totals(),
+        )
+        if self.kozel is not None:
+            b = self.kozel
+            o["kozel"] = {"written": list(b.written), "pending": list(b.pending),
+                          "pot": b.pot, "egg_streak": b.egg_streak}  # fmt: skip
+
+    def _on_start_tile(self, ev: dict, o: dict) -> None:
+        self.layout.start_with(ev["tile"])
+        o.update(tile=_tile(ev["tile"]), tile_index=ev["tile"],
+                 positions=_positions(self.layout))  # fmt: skip
+
+    def _on_place(self, ev: dict, o: dict) -> None:
+        t, seat, layout = ev["tile"], ev["seat"], self.layout
+        layout.place(
+            t, None if ev["lead"] else ev["pos"], ev["along"], self.rules.layout == "spinner"
+        )
+        snap = {p["id"]: [p["value"], p["double"]] for p in _positions(layout)}
+        if snap != ev["open"]:  # the engine's own snapshot
+            raise RuntimeError(f"trace: layout {snap} != engine {ev['open']}")
+        if t in self.rows[seat]:
+            self.rows[seat].remove(t)
+        spinner = None if layout.spinner is None else {
+            "value": layout.spinner,
+            "covered": [s for s in ("W", "E", "N", "S") if s in layout.covered],
+        }  # fmt: skip
+        o.update(seat=seat, tile=_tile(t), tile_index=t, pos=ev["pos"], along=ev["along"],
+                 lead=ev["lead"], positions=_positions(layout), spinner=spinner)  # fmt: skip
+        if self.rules.scoring in ("fives", "threes", "muggins"):
+            o["count"] = layout.end_count()
+        if self.blind:
+            o["row"] = self._row(seat)
+
+    def _on_draw(self, ev: dict, o: dict) -> None:
+        t, seat = ev["tile"], ev["seat"]
+        o.update(seat=seat, tile=_tile(t), tile_index=t)
+        # in blind's blind phase a drawn tile joins the row only via to_back (§3.7a)
+        if not self.blind or self.opened[seat]:
+            self.rows[seat].append(t)
+        if self.blind and self.opened[seat]:
+            o["row"] = self._row(seat)
+
+    def _on_pass(self, ev: dict, o: dict) -> None:
+        o.update(seat=ev["seat"])
+
+    _on_stop = _on_pass
+
+    def _on_look(self, ev: dict, o: dict) -> None:
+        o.update(seat=ev["seat"], tile=_tile(ev["tile"]), tile_index=ev["tile"])
+
+    def _on_to_back(self, ev: dict, o: dict) -> None:
+        t, seat = ev["tile"], ev["seat"]
+        if t in self.rows[seat]:
+            self.rows[seat].remove(t)
+        self.rows[seat].append(t)
+        face_up = self.rules.blind_unplayable_double_face_up and tiles.is_double(t)
+        o.update(seat=seat, tile=_tile(t), tile_index=t, face_up=face_up, row=self._row(seat))
+
+    def _on_open(self, ev: dict, o: dict) -> None:
+        self.opened[ev["seat"]] = True
+        o.update(seat=ev["seat"], row=self._row(ev["seat"]))
+
+    def _on_score(self, ev: dict, o: dict) -> None:
+        side, pts = ev["side"], ev["points"]
+        o.update(side=side, points=pts, reason=ev["reason"])
+        if self.kozel is not None:
+            self.kozel.charge(side, pts)
+            o.update(written=list(self.kozel.written), pending=list(self.kozel.pending))
+        else:
+            self.totals[side] += pts
+        o["totals"] = self._totals()
+
+    def _on_penalty(self, ev: dict, o: dict) -> None:
+        self.ledger[ev["seat"]] += ev["points"]
+        o.update(seat=ev["seat"], points=ev["points"], ledger=list(self.ledger))
+
+    def _on_eggs(self, ev: dict, o: dict) -> None:
+        self.kozel.pot, self.kozel.egg_streak = ev["pot"], ev["streak"]
+        o.update(pot=ev["pot"], streak=ev["streak"])
+
+    def _on_written(self, ev: dict, o: dict) -> None:
+        self.kozel.pot, self.kozel.egg_streak = 0, 0
+        if [self.kozel.written, self.kozel.pending] != [ev["written"], ev["pending"]]:
+            raise RuntimeError(f"trace: kozel book {self.kozel.written} != engine {ev}")
+        o.update(written=ev["written"], pending=ev["pending"])
+
+    def _on_hand_end(self, ev: dict, o: dict) -> None:
+        rec, rows = self.rec, self.rows
+        hands_left = [sorted(h) if not self.blind else list(h) for h in rows]
+        o.update(reason=ev["reason"], winner=rec.winner, went_out=ev["went_out"],
+                 fish_maker=ev["fish_maker"], pips=list(ev["pips"]),
+                 seat_pips=[tiles.hand_pips(h) for h in rows],
+                 hands=[[_tile(t) for t in h] for h in hands_left],
+                 hand_length=rec.hand_length, turns=rec.turns,
+                 points=list(rec.points))  # fmt: skip
+        if self.kozel is not None:
+            o["values"] = list(rec.values)
+
+    def _on_match_end(self, ev: dict, o: dict) -> None:
+        o.update(winner=ev["winner"], scores=list(ev["scores"]), losers=ev["losers"],
+                 dry=ev["dry"])  # fmt: skip
 
 
 def trace_records(rules: Rules, match: MatchRecord, *, seed: int, strategies: Sequence[str],
@@ -398,177 +422,217 @@ _REASONS = {
 def render_text(records: Sequence[dict]) -> str:
     """The trace for people: the deal, then each turn (who, what, the open ends after it), every
     score event with its reason and the running totals, the hand end and the match result."""
-    head = records[0]
-    seats: list[str] = head["seats"]
-    sides: list[str] = head["sides"]
-    variant = head["variant"]
-    kozel = variant == "kozel"
-    per_seat_totals = variant in ("two-lane", "ladder")
-    L: list[str] = []
-    w = L.append
-    who = "teams A (A1, A2) and B (B1, B2)" if head["partnership"] else "individual play"
-    w(f"{head['rules']}, {head['players']} players ({who}); seed {head['seed']}, "
-      f"match {head['match_id']}" + (f", hand {head['hand']}" if head["scope"] == "hand" else
-                                     ", whole match"))  # fmt: skip
-    w("strategies: " + ", ".join(f"{s} {n}" for s, n in zip(seats, head["strategies"],
-                                                             strict=True)))  # fmt: skip
-    w("seats in play order: " + ", ".join(f"{s} (seat {i})" for i, s in enumerate(seats)))
+    text = _TextTrace(records[0])
+    for i in range(1, len(records)):
+        text.event(records[i], records[i + 1 :])
+    return "\n".join(text.lines) + "\n"
 
-    def totals_text(values) -> str:
-        names = seats if per_seat_totals else sides
+
+#: the events that are a seat's move: a new turn starts where the seat changes
+_MOVES = ("place", "draw", "pass", "stop", "look", "to_back")
+
+
+class _TextTrace:
+    """The text of a trace as it is written, event by event: one method per event kind
+    (``_deal``, ``_place``, ...; the kinds without one, ``written`` and ``no_score``, add no
+    line: the charge lines and the hand end already say it)."""
+
+    def __init__(self, head: dict) -> None:
+        self.head = head
+        self.seats: list[str] = head["seats"]
+        self.sides: list[str] = head["sides"]
+        self.variant = head["variant"]
+        self.kozel = self.variant == "kozel"
+        self.per_seat_totals = self.variant in ("two-lane", "ladder")
+        self.lines: list[str] = []
+        self.turn, self.last_seat, self.prefix = 0, None, ""
+        self.ladder_started = self.spinner_shown = False
+        self.pad = " " * 11
+        self.rest: Sequence[dict] = ()
+        self.header_lines()
+
+    def w(self, line: str) -> None:
+        self.lines.append(line)
+
+    def header_lines(self) -> None:
+        head, seats = self.head, self.seats
+        who = "teams A (A1, A2) and B (B1, B2)" if head["partnership"] else "individual play"
+        where = f", hand {head['hand']}" if head["scope"] == "hand" else ", whole match"
+        self.w(f"{head['rules']}, {head['players']} players ({who}); seed {head['seed']}, "
+               f"match {head['match_id']}" + where)  # fmt: skip
+        pairs = zip(seats, head["strategies"], strict=True)
+        self.w("strategies: " + ", ".join(f"{s} {n}" for s, n in pairs))
+        self.w("seats in play order: " + ", ".join(f"{s} (seat {i})" for i, s in enumerate(seats)))
+
+    def totals_text(self, values) -> str:
+        names = self.seats if self.per_seat_totals else self.sides
         return ", ".join(f"{n} {v}" for n, v in zip(names, values, strict=True))
 
-    def written_text(written, pending) -> str:
+    def written_text(self, written, pending) -> str:
         return ", ".join(
             f"{n} {'-' if x is None else x}" + (f" (pending {p})" if p else "")
-            for n, x, p in zip(sides, written, pending, strict=True)
+            for n, x, p in zip(self.sides, written, pending, strict=True)
         )
 
-    turn = 0
-    last_seat = None
-    ladder_started = False
-    spinner_shown = False
-    pad = " " * 11
-    for i, o in enumerate(records):
-        if i == 0:
-            continue
+    def event(self, o: dict, rest: Sequence[dict]) -> None:
+        """Write the lines of event ``o`` (``rest``: the events after it)."""
         kind = o["type"]
-        seat = o.get("seat")
-        if kind in ("place", "draw", "pass", "stop", "look", "to_back"):
-            if seat != last_seat:
-                turn += 1
-                prefix = f"{turn:>5}  {seats[seat]:<3} "
+        if kind in _MOVES:
+            seat = o.get("seat")
+            if seat != self.last_seat:
+                self.turn += 1
+                self.prefix = f"{self.turn:>5}  {self.seats[seat]:<3} "
             else:
-                prefix = pad
-            last_seat = seat
-        if kind == "deal":
-            turn, last_seat, ladder_started, pad = 0, None, False, " " * 11
-            spinner_shown = False
-            w("")
-            w(f"== Hand {o['hand']} ==")
-            if o["hand"] > 0 or any(o["scores"]):
-                w("scores at start: " + totals_text(o["scores"]))
-            if "kozel" in o:
-                kz = o["kozel"]
-                w("written scores: " + written_text(kz["written"], kz["pending"])
-                  + (f"; egg pot {kz['pot']}" if kz["pot"] else "")
-                  + (f"; egg hands in a row {kz['egg_streak']}" if kz["egg_streak"] else ""))  # fmt: skip
-            if o["redeals"]:
-                w(f"redealt {o['redeals']} time(s) (kozel_redeal)")
-            blind = variant == "blind"
-            w("Deal" + (" (rows front to back):" if blind else ":"))
-            for s, h in enumerate(o["hands"]):
-                shown = h if blind else sorted(h, key=lambda x: (-_pips([x]), x))
-                w(f"  {seats[s]:<3} {_tiles_text(shown)}   ({_pips(h)} pips)")
-            if variant == "block":
-                w(f"  out of play: {_tiles_text(o['stock'])}")
-            else:
-                w(f"  stock, in draw order: {_tiles_text(o['stock'])}")
-            w(f"leader: {seats[o['leader']]}" + (" (by lot)" if o.get("lot") is not None else ""))
-            w("")
-        elif kind == "start_tile":
-            what = "starting tile" if variant == "ladder" else "turned-up tile"
-            ends = " | ".join(f"{p['id']} {p['value']}{'x' if p['double'] else ''}"
-                              for p in o["positions"])  # fmt: skip
-            w(f"{pad}{what} {o['tile']} → ends [{ends}]")
-        elif kind == "place":
-            if o["lead"]:
-                what = f"leads {o['tile']}"
-            else:
-                what = f"plays {o['tile']} on {o['pos']}"
-            if o["along"]:
-                what += " (along)"
-            line = f"{prefix}{what} → ends {ends_text(o['positions'], o['spinner'])}"
-            sp = o["spinner"]
-            if sp is not None and not spinner_shown:
-                spinner_shown = True
-                line += f"  (spinner {sp['value']}-{sp['value']})"
-            if "count" in o:
-                line += f"  c = {o['count']}"
-            if variant == "ladder" and not ladder_started:
-                ladder_started = True
-                line += f"  (built on the {o['pos']} half: the layout grows from here only)"
-            if "row" in o:
-                line += f"; row {_tiles_text(o['row'])}"
-            w(line)
-        elif kind == "draw":
-            w(f"{prefix}draws {o['tile']}")
-        elif kind == "pass":
-            w(f"{prefix}{'knocks (passes)' if kozel else 'passes'}")
-        elif kind == "stop":
-            w(f"{prefix}stops")
-        elif kind == "look":
-            w(f"{prefix}looks at the front tile: {o['tile']}")
-        elif kind == "to_back":
-            up = " (face up)" if o["face_up"] else ""
-            w(f"{prefix}{o['tile']} goes to the back{up}; row {_tiles_text(o['row'])}")
-        elif kind == "open":
-            w(f"{pad}{seats[o['seat']]}'s row holds 3 tiles or fewer: turned up "
-              f"({_tiles_text(o['row'])}); open phase from the next turn")  # fmt: skip
-        elif kind == "score":
-            reason = _REASONS.get(o["reason"], o["reason"])
-            if o["reason"] == "failed_turn":
-                w(f"{pad}+{o['points']} penalty to {seats[o['side']]} (failed turn); "
-                  f"penalties {totals_text(o['totals'])}")  # fmt: skip
-            elif kozel:
-                verb = "credited" if o["reason"] == "credit" else "charged"
-                w(f"{pad}{sides[o['side']]} {verb} {o['points']} → written "
-                  f"{written_text(o['written'], o['pending'])}")  # fmt: skip
-            else:
-                w(f"{pad}{sides[o['side']]} +{o['points']} ({reason}); "
-                  f"totals {totals_text(o['totals'])}")  # fmt: skip
-        elif kind == "penalty":
-            led = ", ".join(f"{n} {v}" for n, v in zip(seats, o["ledger"], strict=True))
-            w(f"{pad}+{o['points']} penalty to {seats[o['seat']]}; penalty ledger {led}")
-        elif kind == "eggs":
-            w(f"{pad}eggs: all sides tie; nobody is charged; egg pot {o['pot']}"
-              + (f", egg hands in a row {o['streak']}" if o["streak"] else ""))  # fmt: skip
-        elif kind == "written":
-            pass  # every charge line already shows the written scores
-        elif kind == "no_score":
-            pass  # the hand end's "Settlement: nothing scored" line says it
-        elif kind == "hand_end":
-            w("")
-            reason = o["reason"]
-            if reason == "domino":
-                desc = f"domino: {seats[o['went_out']]} went out"
-            elif reason == "blocked":
-                desc = f"blocked (fish); fish-maker {seats[o['fish_maker']]}" if o[
-                    "fish_maker"] is not None else "blocked"  # fmt: skip
-            else:
-                desc = "target reached in play: the match ends at once"
-            win = "none" if o["winner"] is None else (
-                f"{'team ' if head['partnership'] else ''}"
-                f"{(seats if per_seat_totals else sides)[o['winner']]}")  # fmt: skip
-            w(f"Hand end: {desc}; hand winner {win}")
-            w("  left in hand: " + "; ".join(
-                f"{seats[s]} {_tiles_text(h)} ({o['seat_pips'][s]})"
-                for s, h in enumerate(o["hands"])))  # fmt: skip
-            if head["partnership"] or kozel:
-                w("  pip totals: " + ", ".join(f"{n} {v}" for n, v in zip(sides, o["pips"],
-                                                                          strict=True)))  # fmt: skip
-            if "values" in o and o["values"] != o["pips"]:
-                w("  hand values (§14.12): " + ", ".join(
-                    f"{n} {v}" for n, v in zip(sides, o["values"], strict=True)))  # fmt: skip
-            w(f"  hand length {o['hand_length']}, turns {o['turns']}")
-            pad = "  "
-            if reason != "target":
-                follow = []
-                for nxt in records[i + 1 :]:
-                    if nxt["type"] in ("deal", "match_end"):
-                        break
-                    follow.append(nxt["type"])
-                w("Settlement:" + ("" if {"score", "eggs"} & set(follow) else " nothing scored"))
-        elif kind == "match_end":
-            w("")
-            names = seats if per_seat_totals else sides
-            win = "none (tie)" if o["winner"] is None else names[o["winner"]]
-            w(f"Match end after hand {o['hand']}: winner {win}; final "
-              f"{'penalties' if per_seat_totals else 'scores'} {totals_text(o['scores'])}")  # fmt: skip
-            if o["losers"]:
-                w("  goat: " + ", ".join(names[s] for s in o["losers"])
-                  + (" (dry)" if o["dry"] else ""))  # fmt: skip
-    return "\n".join(L) + "\n"
+                self.prefix = self.pad
+            self.last_seat = seat
+        handler = getattr(self, "_" + kind, None)
+        if handler is not None:
+            self.rest = rest
+            handler(o)
+
+    def _deal(self, o: dict) -> None:
+        seats, variant = self.seats, self.variant
+        self.turn, self.last_seat, self.ladder_started, self.pad = 0, None, False, " " * 11
+        self.spinner_shown = False
+        self.w("")
+        self.w(f"== Hand {o['hand']} ==")
+        if o["hand"] > 0 or any(o["scores"]):
+            self.w("scores at start: " + self.totals_text(o["scores"]))
+        if "kozel" in o:
+            kz = o["kozel"]
+            self.w("written scores: " + self.written_text(kz["written"], kz["pending"])
+                   + (f"; egg pot {kz['pot']}" if kz["pot"] else "")
+                   + (f"; egg hands in a row {kz['egg_streak']}" if kz["egg_streak"] else ""))  # fmt: skip
+        if o["redeals"]:
+            self.w(f"redealt {o['redeals']} time(s) (kozel_redeal)")
+        blind = variant == "blind"
+        self.w("Deal" + (" (rows front to back):" if blind else ":"))
+        for s, h in enumerate(o["hands"]):
+            shown = h if blind else sorted(h, key=lambda x: (-_pips([x]), x))
+            self.w(f"  {seats[s]:<3} {_tiles_text(shown)}   ({_pips(h)} pips)")
+        if variant == "block":
+            self.w(f"  out of play: {_tiles_text(o['stock'])}")
+        else:
+            self.w(f"  stock, in draw order: {_tiles_text(o['stock'])}")
+        lot = " (by lot)" if o.get("lot") is not None else ""
+        self.w(f"leader: {seats[o['leader']]}" + lot)
+        self.w("")
+
+    def _start_tile(self, o: dict) -> None:
+        what = "starting tile" if self.variant == "ladder" else "turned-up tile"
+        ends = " | ".join(f"{p['id']} {p['value']}{'x' if p['double'] else ''}"
+                          for p in o["positions"])  # fmt: skip
+        self.w(f"{self.pad}{what} {o['tile']} → ends [{ends}]")
+
+    def _place(self, o: dict) -> None:
+        what = f"leads {o['tile']}" if o["lead"] else f"plays {o['tile']} on {o['pos']}"
+        if o["along"]:
+            what += " (along)"
+        line = f"{self.prefix}{what} → ends {ends_text(o['positions'], o['spinner'])}"
+        sp = o["spinner"]
+        if sp is not None and not self.spinner_shown:
+            self.spinner_shown = True
+            line += f"  (spinner {sp['value']}-{sp['value']})"
+        if "count" in o:
+            line += f"  c = {o['count']}"
+        if self.variant == "ladder" and not self.ladder_started:
+            self.ladder_started = True
+            line += f"  (built on the {o['pos']} half: the layout grows from here only)"
+        if "row" in o:
+            line += f"; row {_tiles_text(o['row'])}"
+        self.w(line)
+
+    def _draw(self, o: dict) -> None:
+        self.w(f"{self.prefix}draws {o['tile']}")
+
+    def _pass(self, o: dict) -> None:
+        self.w(f"{self.prefix}{'knocks (passes)' if self.kozel else 'passes'}")
+
+    def _stop(self, o: dict) -> None:
+        self.w(f"{self.prefix}stops")
+
+    def _look(self, o: dict) -> None:
+        self.w(f"{self.prefix}looks at the front tile: {o['tile']}")
+
+    def _to_back(self, o: dict) -> None:
+        up = " (face up)" if o["face_up"] else ""
+        self.w(f"{self.prefix}{o['tile']} goes to the back{up}; row {_tiles_text(o['row'])}")
+
+    def _open(self, o: dict) -> None:
+        self.w(f"{self.pad}{self.seats[o['seat']]}'s row holds 3 tiles or fewer: turned up "
+               f"({_tiles_text(o['row'])}); open phase from the next turn")  # fmt: skip
+
+    def _score(self, o: dict) -> None:
+        pad = self.pad
+        reason = _REASONS.get(o["reason"], o["reason"])
+        if o["reason"] == "failed_turn":
+            self.w(f"{pad}+{o['points']} penalty to {self.seats[o['side']]} (failed turn); "
+                   f"penalties {self.totals_text(o['totals'])}")  # fmt: skip
+        elif self.kozel:
+            verb = "credited" if o["reason"] == "credit" else "charged"
+            self.w(f"{pad}{self.sides[o['side']]} {verb} {o['points']} → written "
+                   f"{self.written_text(o['written'], o['pending'])}")  # fmt: skip
+        else:
+            self.w(f"{pad}{self.sides[o['side']]} +{o['points']} ({reason}); "
+                   f"totals {self.totals_text(o['totals'])}")  # fmt: skip
+
+    def _penalty(self, o: dict) -> None:
+        led = ", ".join(f"{n} {v}" for n, v in zip(self.seats, o["ledger"], strict=True))
+        self.w(f"{self.pad}+{o['points']} penalty to {self.seats[o['seat']]}; penalty ledger {led}")
+
+    def _eggs(self, o: dict) -> None:
+        self.w(f"{self.pad}eggs: all sides tie; nobody is charged; egg pot {o['pot']}"
+               + (f", egg hands in a row {o['streak']}" if o["streak"] else ""))  # fmt: skip
+
+    def _hand_end(self, o: dict) -> None:
+        seats, sides = self.seats, self.sides
+        self.w("")
+        self.w(f"Hand end: {self.end_text(o)}; hand winner {self.winner_text(o)}")
+        self.w("  left in hand: " + "; ".join(
+            f"{seats[s]} {_tiles_text(h)} ({o['seat_pips'][s]})"
+            for s, h in enumerate(o["hands"])))  # fmt: skip
+        if self.head["partnership"] or self.kozel:
+            self.w("  pip totals: " + ", ".join(f"{n} {v}" for n, v in zip(sides, o["pips"],
+                                                                           strict=True)))  # fmt: skip
+        if "values" in o and o["values"] != o["pips"]:
+            self.w("  hand values (§14.12): " + ", ".join(
+                f"{n} {v}" for n, v in zip(sides, o["values"], strict=True)))  # fmt: skip
+        self.w(f"  hand length {o['hand_length']}, turns {o['turns']}")
+        self.pad = "  "
+        if o["reason"] != "target":
+            follow = []
+            for nxt in self.rest:
+                if nxt["type"] in ("deal", "match_end"):
+                    break
+                follow.append(nxt["type"])
+            self.w("Settlement:" + ("" if {"score", "eggs"} & set(follow) else " nothing scored"))
+
+    def end_text(self, o: dict) -> str:
+        """How a hand ended, for its hand end line."""
+        if o["reason"] == "domino":
+            return f"domino: {self.seats[o['went_out']]} went out"
+        if o["reason"] == "blocked":
+            if o["fish_maker"] is None:
+                return "blocked"
+            return f"blocked (fish); fish-maker {self.seats[o['fish_maker']]}"
+        return "target reached in play: the match ends at once"
+
+    def winner_text(self, o: dict) -> str:
+        if o["winner"] is None:
+            return "none"
+        team = "team " if self.head["partnership"] else ""
+        return f"{team}{(self.seats if self.per_seat_totals else self.sides)[o['winner']]}"
+
+    def _match_end(self, o: dict) -> None:
+        self.w("")
+        names = self.seats if self.per_seat_totals else self.sides
+        win = "none (tie)" if o["winner"] is None else names[o["winner"]]
+        self.w(f"Match end after hand {o['hand']}: winner {win}; final "
+               f"{'penalties' if self.per_seat_totals else 'scores'} "
+               f"{self.totals_text(o['scores'])}")  # fmt: skip
+        if o["losers"]:
+            self.w("  goat: " + ", ".join(names[s] for s in o["losers"])
+                   + (" (dry)" if o["dry"] else ""))  # fmt: skip
 
 
 __all__ = [

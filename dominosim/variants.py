@@ -380,102 +380,131 @@ def _deal(variant: str, players: int) -> int:
 
 
 def _build(variant: str, P: int, v: dict, changed: tuple) -> Rules:
+    """The Rules of ``variant`` for ``P`` players and option values ``v``: the options that
+    are fields of Rules copied, then the structural fields its preset fixes (_STRUCTURE)."""
     r = dict(variant=variant, players=P, hand_size=_deal(variant, P), options=changed)
     for name, o in options_of(variant).items():  # the options that are fields of Rules
         if o.field is not None:
             r[o.field] = v[name]
-    # the structural ones (and what a variant fixes)
-    if variant == "blind":
-        if v["blind_deal"] == "all_tiles":
-            r["hand_size"] = (14, 9, 7)[P - 2]
-        r.update(draw_mode="blind", lead_first="blind_front", lead_later="next_after_leader")
-    elif variant == "bergen":
-        r.update(
-            draw_mode="until_playable" if v["bergen_draw_until_playable"] else "one",
-            reserve_k=2,
-            scoring="bergen",
-            settlement="bergen",
-            lead_first="highest_double" if v["bergen_highest_double_leads"] else "lowest_double",
-            lead_later="as_first",
-        )
-    elif variant in ("fives", "threes"):
-        r.update(
-            draw_mode="one",
-            scoring=variant,
-            settlement="book",
-            domino_bonus=2,
-            lead_first="lot_any",
-            lead_later="winner_else_next"
-            if v["lead_winner_of_previous_hand"]
-            else "next_after_leader",
-        )
-    elif variant == "sniff":
-        if v["sniff_pagat_deal"]:
-            r["hand_size"] = (7, 6, 5)[P - 2]
-        book = v["sniff_book_endgame"]
-        r.update(
-            layout="spinner",
-            draw_mode="until_playable",
-            scoring="fives",
-            settlement="book" if book else "sniff",
-            domino_bonus=2 if book else 0,
-            lead_first="lot_any",
-            lead_later="out_else_lot",
-        )
-        if book:
-            r["target"] = (25, 20, 20)[P - 2]
-    elif variant == "basic":
-        hd = v["lead_highest_double"]
-        r.update(
-            draw_mode="until_playable",
-            lead_first="highest_double" if hd else "lot_any",
-            lead_later="as_first" if hd else "winner_else_lot",
-        )
-    elif variant in ("two-lane", "ladder"):
-        k = v["cumulative_hands"]
-        r.update(
-            layout="line" if variant == "two-lane" else "single_end",
-            draw_mode="one",
-            failed_turn_penalty=10,
-            settlement="penalties",
-            lead_first="lot_any" if variant == "two-lane" else "ladder",
-            lead_later="lot",
-            match_end="one_hand",
-            hands_per_match=k if k else 1,
-            target=0,
-        )
-    elif variant == "muggins":
-        if v["muggins_deal_7_all"]:
-            r["hand_size"] = 7
-        lot = v["lead_by_lot"]
-        r.update(
-            layout="spinner" if v["first_double_spinner"] else "line",
-            draw_mode="until_playable",
-            scoring="muggins",
-            settlement="muggins",
-            lead_first="lot_any" if lot else "highest_double",
-            lead_later="lot" if lot else "winner_else_first",
-        )
-    elif variant in ("block", "classic"):
-        if variant == "block" and v["block_deal_7_all"]:
-            r["hand_size"] = 7
-        r.update(
-            draw_mode="none" if variant == "block" else "until_playable",
-            stock_in_play=variant != "block",
-            lead_first="highest_double",
-            lead_later="winner_else_first" if v["lead_winner_of_previous_hand"] else "as_first",
-        )
-    elif variant == "kozel":
-        teams = P == 4 and not v["kozel_individual_4p"]
-        r.update(
-            partnership=teams,
-            draw_mode="none" if P == 4 else "until_playable",
-            settlement="kozel",
-            lead_first="kozel",
-            lead_later="out_else_fishmaker",
-            match_end="kozel",
-        )
+    _STRUCTURE[variant](r, variant, P, v)
     return Rules(**r)
+
+
+# the structural fields of each preset, from its options (and what the variant fixes):
+# functions (r, variant, players, option values) that update the Rules fields ``r``
+
+
+def _blind(r: dict, variant: str, P: int, v: dict) -> None:
+    if v["blind_deal"] == "all_tiles":
+        r["hand_size"] = (14, 9, 7)[P - 2]
+    r.update(draw_mode="blind", lead_first="blind_front", lead_later="next_after_leader")
+
+
+def _bergen(r: dict, variant: str, P: int, v: dict) -> None:
+    r.update(
+        draw_mode="until_playable" if v["bergen_draw_until_playable"] else "one",
+        reserve_k=2,
+        scoring="bergen",
+        settlement="bergen",
+        lead_first="highest_double" if v["bergen_highest_double_leads"] else "lowest_double",
+        lead_later="as_first",
+    )
+
+
+def _fives_threes(r: dict, variant: str, P: int, v: dict) -> None:
+    r.update(
+        draw_mode="one",
+        scoring=variant,
+        settlement="book",
+        domino_bonus=2,
+        lead_first="lot_any",
+        lead_later="winner_else_next" if v["lead_winner_of_previous_hand"] else "next_after_leader",
+    )
+
+
+def _sniff(r: dict, variant: str, P: int, v: dict) -> None:
+    if v["sniff_pagat_deal"]:
+        r["hand_size"] = (7, 6, 5)[P - 2]
+    book = v["sniff_book_endgame"]
+    r.update(
+        layout="spinner",
+        draw_mode="until_playable",
+        scoring="fives",
+        settlement="book" if book else "sniff",
+        domino_bonus=2 if book else 0,
+        lead_first="lot_any",
+        lead_later="out_else_lot",
+    )
+    if book:
+        r["target"] = (25, 20, 20)[P - 2]
+
+
+def _basic(r: dict, variant: str, P: int, v: dict) -> None:
+    hd = v["lead_highest_double"]
+    r.update(
+        draw_mode="until_playable",
+        lead_first="highest_double" if hd else "lot_any",
+        lead_later="as_first" if hd else "winner_else_lot",
+    )
+
+
+def _lanes(r: dict, variant: str, P: int, v: dict) -> None:
+    k = v["cumulative_hands"]
+    r.update(
+        layout="line" if variant == "two-lane" else "single_end",
+        draw_mode="one",
+        failed_turn_penalty=10,
+        settlement="penalties",
+        lead_first="lot_any" if variant == "two-lane" else "ladder",
+        lead_later="lot",
+        match_end="one_hand",
+        hands_per_match=k if k else 1,
+        target=0,
+    )
+
+
+def _muggins(r: dict, variant: str, P: int, v: dict) -> None:
+    if v["muggins_deal_7_all"]:
+        r["hand_size"] = 7
+    lot = v["lead_by_lot"]
+    r.update(
+        layout="spinner" if v["first_double_spinner"] else "line",
+        draw_mode="until_playable",
+        scoring="muggins",
+        settlement="muggins",
+        lead_first="lot_any" if lot else "highest_double",
+        lead_later="lot" if lot else "winner_else_first",
+    )
+
+
+def _block_classic(r: dict, variant: str, P: int, v: dict) -> None:
+    if variant == "block" and v["block_deal_7_all"]:
+        r["hand_size"] = 7
+    r.update(
+        draw_mode="none" if variant == "block" else "until_playable",
+        stock_in_play=variant != "block",
+        lead_first="highest_double",
+        lead_later="winner_else_first" if v["lead_winner_of_previous_hand"] else "as_first",
+    )
+
+
+def _kozel(r: dict, variant: str, P: int, v: dict) -> None:
+    teams = P == 4 and not v["kozel_individual_4p"]
+    r.update(
+        partnership=teams,
+        draw_mode="none" if P == 4 else "until_playable",
+        settlement="kozel",
+        lead_first="kozel",
+        lead_later="out_else_fishmaker",
+        match_end="kozel",
+    )
+
+
+_STRUCTURE = {
+    "blind": _blind, "bergen": _bergen, "fives": _fives_threes, "threes": _fives_threes,
+    "sniff": _sniff, "basic": _basic, "two-lane": _lanes, "ladder": _lanes, "muggins": _muggins,
+    "block": _block_classic, "classic": _block_classic, "kozel": _kozel,
+}  # fmt: skip
 
 
 #: ``(Rules field, core knob)`` of every option the core reads as an integer knob of its own

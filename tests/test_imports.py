@@ -173,3 +173,18 @@ def test_the_runner_package_flows_one_way():
     for i, mod in enumerate(RUNNER_ORDER):
         inside = {m.rsplit(".", 1)[-1] for m in edges[f"dominosim.runner.{mod}"] if m in listed}
         assert inside <= set(RUNNER_ORDER[:i]), (mod, sorted(inside - set(RUNNER_ORDER[:i])))
+
+
+def test_no_function_in_the_package_is_longer_than_80_lines():
+    """Functions a person can hold in their head (issue 29): none over 80 lines, counting its
+    docstring and comments; the longest are split along the rules or sections they hold."""
+    long = []
+    for path in MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = node.end_lineno - node.lineno + 1
+                if length > 80:
+                    long.append(
+                        f"{path.relative_to(ROOT.parent)}:{node.lineno} {node.name} {length}"
+                    )
+    assert long == []

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import report, signals, strategy
+from .. import render, signals, strategy
 from ..aggregates import (
     Merger,
 )
@@ -445,7 +445,7 @@ def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
     phase("writing the report")
     frame = merger.frame()
     data = build_report(rd, manifest, frame)
-    rd.write_outputs(report.render_markdown(data), report.summary_csv(data))
+    rd.write_outputs(render.render_markdown(data), render.summary_csv(data))
     plotted = False
     try:
         from .. import plots

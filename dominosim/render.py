@@ -1,0 +1,357 @@
+"""Rendering a report (the data of dominosim.report.build): the text of `dominosim run` and
+`report`, the Markdown and the CSV summary of a results folder, the JSON (docs/results.md)."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
+
+def _mark(data: Mapping, label: str) -> str:
+    """A strategy's label in a table, marked where it plays with perfect information."""
+    cheats = data.get("perfect_information_strategies", ())
+    return f"{label} [perfect information]" if label in cheats else label
+
+
+def to_json(data: Mapping) -> str:
+    """The report object as one JSON document."""
+    return json.dumps(data, indent=1, allow_nan=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# presentation
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _ci_text(ci) -> str:
+    lo, hi = ci
+    if lo is None or hi is None:
+        return "-"
+    return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _f(x, nd=2) -> str:
+    return "-" if x is None else f"{x:.{nd}f}"
+
+
+def _diff(x) -> str:
+    return "-" if x is None else f"{100 * x:+.2f} pp"
+
+
+def tables(data: Mapping) -> dict:
+    """pandas DataFrames of the report: ``groups``, and per group ``strategies``, ``seats``,
+    ``paired`` (dicts keyed by group label)."""
+    import pandas as pd
+
+    out = {"groups": None, "strategies": {}, "seats": {}, "paired": {}}
+    rows = []
+    for g in data["groups"]:
+        rows.append({
+            "group": g["label"],
+            "hands": g["hands"],
+            "matches": g["matches"],
+            "blocked": _pct(g["blocked_rate"]),
+            "by target": _pct(g["target_rate"]),
+            "length mean": _f(g["mean_hand_length"]),
+            "median": _f(g["median_hand_length"], 0),
+            "p90": _f(g["p90_hand_length"], 0),
+            "turns mean": _f(g["mean_turns"]),
+            "t.median": _f(g["median_turns"], 0),
+            "t.p90": _f(g["p90_turns"], 0),
+            "leader wins": _pct(g["leader_win_rate"]),
+            "baseline": _pct(g["leader_baseline"]),
+        })  # fmt: skip
+        label = g["label"]
+        out["strategies"][label] = pd.DataFrame([
+            {
+                "strategy": _mark(data, s["strategy"]),
+                "seats": s["seats"],
+                "seat-hands": s["seat_hands"],
+                "hand wins": _pct(s["hand_win_rate"]),
+                "95% CI": _ci_text(s["hand_win_ci"]),
+                **({"seat-matches": s["seat_matches"],
+                    "match wins": _pct(s["match_win_rate"]),
+                    "match 95% CI": _ci_text(s["match_win_ci"])}
+                   if data["unit"] == "match" else {}),  # fmt: skip
+                "mean points": _f(s["mean_points"]),
+            }
+            for s in g["strategies"]
+        ])  # fmt: skip
+        out["seats"][label] = pd.DataFrame([
+            {
+                "seat": s["seat"],
+                "hand wins": _pct(s["hand_win_rate"]),
+                "95% CI": _ci_text(s["hand_win_ci"]),
+                **({"match wins": _pct(s["match_win_rate"]),
+                    "match 95% CI": _ci_text(s["match_win_ci"])}
+                   if data["unit"] == "match" else {}),  # fmt: skip
+            }
+            for s in g["seats"]
+        ])  # fmt: skip
+        if g["paired"]:
+            out["paired"][label] = pd.DataFrame([
+                {
+                    "pair": f"{p['a']} - {p['b']}",
+                    "deals": p["deals"],
+                    "hand win diff": _diff(p["hand_win_diff"]),
+                    "95% CI": "[" + ", ".join(_diff(x) for x in p["hand_win_diff_ci"]) + "]",
+                    **({"match win diff": _diff(p["match_win_diff"]),
+                        "match 95% CI": "[" + ", ".join(_diff(x)
+                                                        for x in p["match_win_diff_ci"]) + "]"}
+                       if data["unit"] == "match" else {}),  # fmt: skip
+                }
+                for p in g["paired"]
+            ])  # fmt: skip
+    out["groups"] = pd.DataFrame(rows)
+    return out
+
+
+def _sections(data: Mapping):
+    """(heading, lines, {title: DataFrame}) per section, shared by text and markdown."""
+    T = tables(data)
+    rot = len(data["rotations"])
+    head = [
+        f"run {data['name']}/{data['run_id']} ({data['status']}): seed {data['seed']}, "
+        f"{data['players']} players, seats {', '.join(data['seats'])}",
+        f"unit {data['unit']}; {data['games_per_group']} games per group "
+        f"({rot} seat rotation{'s' if rot != 1 else ''}); {len(data['groups'])} group(s)",
+    ]
+    for x in data.get("perfect_information_strategies", ()):
+        head.append(
+            f"{x} [perfect information]: it sees every hand and the stock order, a "
+            "cheating reference (the solver's move), not a strategy a player could follow"
+        )
+    yield "Summary", head, {"groups": T["groups"]}
+    if data.get("analysis"):
+        yield from _analysis_sections(data)
+    for g in data["groups"]:
+        label = g["label"]
+        lines = [
+            f"{g['hands']} hands, {g['matches']} matches; blocked {_pct(g['blocked_rate'])}, "
+            f"ended by target {_pct(g['target_rate'])}, domino {_pct(g['domino_rate'])}",
+            f"hand length (domino/blocked hands): mean {_f(g['mean_hand_length'])}, median "
+            f"{_f(g['median_hand_length'], 0)}, p90 {_f(g['p90_hand_length'], 0)}; turns: mean "
+            f"{_f(g['mean_turns'])}, median {_f(g['median_turns'], 0)}, "
+            f"p90 {_f(g['p90_turns'], 0)}",
+            f"leading side wins {_pct(g['leader_win_rate'])} {_ci_text(g['leader_win_ci'])} "
+            f"(baseline {_pct(g['leader_baseline'])})",
+            f"mean points per hand by {g['points_per']} ({g['points_sense']} is better): "
+            + ", ".join(_f(x) for x in g["mean_points"]),
+        ]
+        if data["unit"] == "match":
+            lines.append(
+                f"match length in hands: mean {_f(g['mean_match_length'])}, median "
+                f"{_f(g['median_match_length'], 0)}, p90 {_f(g['p90_match_length'], 0)}"
+            )
+        tabs = {"strategies": T["strategies"][label], "seats": T["seats"][label]}
+        if label in T["paired"]:
+            tabs["paired (same deals)"] = T["paired"][label]
+        yield f"Group {g['index']}: {label}", lines, tabs
+
+
+def render_text(data: Mapping) -> str:
+    """The report for the terminal."""
+    out = io.StringIO()
+    for heading, lines, tabs in _sections(data):
+        out.write(f"== {heading} ==\n")
+        for line in lines:
+            out.write(line + "\n")
+        for title, df in tabs.items():
+            if title == "groups" and len(df) <= 1:
+                continue
+            out.write(f"\n{title}:\n{df.to_string(index=False)}\n")
+        out.write("\n")
+    return out.getvalue()
+
+
+def _md_table(df) -> str:
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(str(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def render_markdown(data: Mapping) -> str:
+    """The report as Markdown (report.md)."""
+    out = io.StringIO()
+    out.write(f"# {data['name']} — run {data['run_id']}\n\n")
+    for heading, lines, tabs in _sections(data):
+        out.write(f"## {heading}\n\n")
+        for line in lines:
+            out.write(f"- {line}\n")
+        for title, df in tabs.items():
+            out.write(f"\n**{title}**\n\n{_md_table(df)}\n")
+        out.write("\n")
+    return out.getvalue()
+
+
+def summary_csv(data: Mapping) -> str:
+    """One row per (group, strategy) with the group's statistics beside it."""
+    import pandas as pd
+
+    rows = []
+    for g in data["groups"]:
+        base = {
+            "group": g["index"], "label": g["label"], "variant": g["variant"],
+            "options": json.dumps(g["options"], sort_keys=True), "players": g["players"],
+            "hands": g["hands"], "matches": g["matches"], "blocked_rate": g["blocked_rate"],
+            "target_rate": g["target_rate"], "mean_hand_length": g["mean_hand_length"],
+            "mean_turns": g["mean_turns"], "leader_win_rate": g["leader_win_rate"],
+            "points_sense": g["points_sense"],
+        }  # fmt: skip
+        for s in g["strategies"]:
+            rows.append({
+                **base,
+                "strategy": s["strategy"],
+                "seat_hands": s["seat_hands"],
+                "hand_win_rate": s["hand_win_rate"],
+                "hand_win_lo": s["hand_win_ci"][0],
+                "hand_win_hi": s["hand_win_ci"][1],
+                "seat_matches": s["seat_matches"],
+                "match_win_rate": s["match_win_rate"],
+                "match_win_lo": s["match_win_ci"][0],
+                "match_win_hi": s["match_win_ci"][1],
+                "mean_points": s["mean_points"],
+            })  # fmt: skip
+    return pd.DataFrame(rows).to_csv(index=False)
+
+
+def _skill_sections(data: Mapping, a: Mapping):
+    import pandas as pd
+
+    lower = " (lower is better)" if a["points_sense"] == "lower" else ""
+    lines = [
+        f"luck against skill: {len(a['strategies'])} strategies, every pair at one table on "
+        f"the same {data['games_per_group'] // max(1, len(data['seats']))} deals in every "
+        "seating, one hand per deal",
+        "against random: hand win rate (Wilson 95%), the paired difference from random's on "
+        f"the same deals, points per hand{lower} and their paired difference (normal 95%)",
+        "decided by the deal: the share of deals whose hand the same side won in every "
+        "seating, whoever sat there (Wilson 95%)",
+    ]
+    ladder = pd.DataFrame([
+        {"strategy": _mark(data, r["strategy"]), "deals": r["deals"],
+         "hand wins": f"{_pct(r['hand_win_rate'])} {_ci_text(r['hand_win_ci'])}",
+         "vs random": _diff(r["hand_win_diff"]),
+         "95% CI": "[" + ", ".join(_diff(x) for x in r["hand_win_diff_ci"]) + "]",
+         "points/hand": _f(r["points_per_hand"], 2),
+         "points diff": _f(r["points_diff"], 2),
+         "points 95% CI": "[" + ", ".join(_f(x, 2) for x in r["points_diff_ci"]) + "]",
+         "decided by deal": f"{_pct(r['decided_share'])} {_ci_text(r['decided_ci'])}"}
+        for r in a["ladder"]
+    ])  # fmt: skip
+    accuracy = pd.DataFrame([
+        {"strategy": _mark(data, r["strategy"]), "hands": r["hands"],
+         "decisions": r["decisions"], "rated": r["rated"],
+         "optimal": f"{_pct(r['accuracy'])} {_ci_text(r['accuracy_ci'])}"}
+        for r in a.get("accuracy", ())
+    ])  # fmt: skip
+    ratings = pd.DataFrame([
+        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
+         "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
+        for r in a["ratings"]
+    ])  # fmt: skip
+    if a["best_heuristic"]:
+        lines.append(f"best heuristic against random: {a['best_heuristic']}")
+    pi = a.get("perfect_information")
+    if pi:
+        bound = (" (the paranoid bound: the leader's seat against all the others together)"
+                 if pi["paranoid"] else "")  # fmt: skip
+        lines.append(
+            f"perfect information{bound}: the leader's side wins {_pct(pi['leader_win_rate'])} "
+            f"{_ci_text(pi['leader_win_ci'])} of the deals under perfect play, "
+            f"{_f(pi['leader_points'], 2)} points per hand {'[' + ', '.join(_f(x, 2) for x in pi['leader_points_ci']) + ']'}; "
+            f"{pi['solved']} of {pi['deals']} deals solved within {pi['budget']:,} nodes each"
+        )
+    tables = {"against random": ladder}
+    if len(accuracy):
+        bound = " (paranoid objective)" if pi and pi["paranoid"] else ""
+        lines.append(
+            f"decision accuracy{bound}: the share of each strategy's decisions with a real "
+            "choice that the solver rates optimal on the true deal, on its first "
+            f"{a['accuracy_deals']} deals against random (95% interval clustered by hand)"
+        )
+        tables["decision accuracy"] = accuracy
+    tables["ratings (Bradley–Terry)"] = ratings
+    yield "Luck and skill", lines, tables
+
+
+def _analysis_sections(data: Mapping):
+    """(heading, lines, {title: DataFrame}) of the analysis, for report._sections."""
+    import pandas as pd
+
+    a = data["analysis"]
+    if a["kind"] == "skill":
+        yield from _skill_sections(data, a)
+        return
+    if a["kind"] == "compare":
+        names = a["strategies"]
+        what = "matches" if a["unit"] == "match" else "hands"
+        lines = [
+            f"round robin of {len(names)} strategies on duplicate deals: {len(a['legs'])} "
+            f"table(s), each in every seating, {data['games_per_group']} {what} per table",
+            f"win rate of ROW against COLUMN: share of the {what} that one of the two won, "
+            "with both at the table, won by ROW (Wilson 95%)",
+            "ratings: Bradley–Terry on those pairwise wins, Elo scale (mean 0), 95% intervals "
+            "from the observed information"
+            + (" (regularized: +0.5 per pair)" if a["bt_regularized"] else ""),  # fmt: skip
+        ]
+        ratings = pd.DataFrame([
+            {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
+             "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]",
+             "wins": r["wins"], "losses": r["losses"]}
+            for r in a["ratings"]
+        ])  # fmt: skip
+        matrix = pd.DataFrame([
+            {"": x, **{y: ("-" if c is None else f"{_pct(c['win_rate'])} {_ci_text(c['win_ci'])}")
+                       for y, c in zip(names, row, strict=True)}}
+            for x, row in zip(names, a["matrix"], strict=True)
+        ])  # fmt: skip
+        key = "match" if a["unit"] == "match" else "hand"
+        paired = pd.DataFrame([
+            {"pair": f"{p['a']} - {p['b']}", "deals": p["deals"],
+             f"{key} win diff": _diff(p[f"{key}_win_diff"]),
+             "95% CI": "[" + ", ".join(_diff(x) for x in p[f"{key}_win_diff_ci"]) + "]"}
+            for p in a["paired"]
+        ])  # fmt: skip
+        yield "Round robin", lines, {"ratings": ratings, "win rates (row vs column)": matrix,
+                                     "paired differences (same deals)": paired}  # fmt: skip
+        return
+    rows = a["rows"]
+    cols = [r["value"] for r in rows]
+    by_stat = {}
+    for s_i, x in enumerate(a["strategies"]):
+        by_stat[f"{x} match wins"] = [_pct(r["strategies"][s_i]["match_win_rate"]) for r in rows]
+        by_stat[f"{x} 95% CI"] = [_ci_text(r["strategies"][s_i]["match_win_ci"]) for r in rows]
+    if a["stronger"]:
+        by_stat["stronger"] = [a["stronger"] for _ in rows]
+    by_stat["leading side match wins"] = [_pct(r["leading_side_match_win_rate"]) for r in rows]
+    by_stat["leading side advantage"] = [_diff(r["leading_side_match_advantage"]) for r in rows]
+    by_stat["mean match length"] = [_f(r["mean_match_length"]) for r in rows]
+    by_stat["median match length"] = [_f(r["median_match_length"], 0) for r in rows]
+    by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
+    by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
+    by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
+    table = pd.DataFrame([{"statistic": k, **dict(zip(cols, v, strict=True))}
+                          for k, v in by_stat.items()])  # fmt: skip
+    if a["kind"] == "tune-target":
+        head = f"target sweep ({a['option']}) on common deals: {', '.join(map(str, cols))}"
+        lines = [head]
+        if a["stronger"]:
+            lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
+        lines.append(a["sentence"])
+        yield "Target sweep", lines, {"by target": table}
+    else:
+        lines = [f"option sweep ({', '.join(a['swept'])}) on common deals"]
+        if a["stronger"]:
+            lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
+        yield "Option sweep", lines, {"side by side": table}
