@@ -28,16 +28,24 @@ NO_COMPILER = (
 
 SANITIZE = os.environ.get("DOMINOSIM_SANITIZE") == "1"
 FALLBACK = os.environ.get("DOMINOSIM_PORTABLE_FALLBACK") == "1"
-SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
-              "-fno-omit-frame-pointer", "-g"]  # fmt: skip
+SANITIZERS = [
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=undefined",
+    "-fno-omit-frame-pointer",
+    "-g",
+]
+# fmt: off
 FLAGS = {
     # GCC and Clang (Linux, macOS)
     "unix": (["-std=c11", "-O3", "-fno-wrapv", "-fno-semantic-interposition", "-Wall", "-Wextra"], []),
     # MSVC: C11, speed, the level 3 warnings
     "msvc": (["/std:c11", "/O2", "/W3"], []),
-}  # fmt: skip
-SANITIZE_FLAGS = (["-std=c11", "-O1", "-Wall", "-Wextra", "-DDOMINOSIM_SANITIZE", *SANITIZERS],
-                  SANITIZERS)  # fmt: skip
+}
+# fmt: on
+SANITIZE_FLAGS = (
+    ["-std=c11", "-O1", "-Wall", "-Wextra", "-DDOMINOSIM_SANITIZE", *SANITIZERS],
+    SANITIZERS,
+)
 
 
 def flags_for(compiler_type):

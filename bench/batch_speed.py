@@ -42,16 +42,18 @@ def c_rate(games: int = 2_000_000, strategy: int = 0) -> float | None:
     """The C limit's games per CPU second (strategy 0: random, 1: heaviest)."""
     if not LIMIT.exists():
         return None
-    out = subprocess.run([str(LIMIT), str(games), "12345", str(strategy)], capture_output=True,
-                         text=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [str(LIMIT), str(games), "12345", str(strategy)], capture_output=True, text=True
+    ).stdout
     m = re.search(r"games_per_cpu_second=([0-9.]+)", out)
     return float(m.group(1)) if m else None
 
 
 def engine_rate(variant: str, strategy: str, hands: int, seed: int) -> float:
     rules = make_rules(variant, 2)
-    eng = BatchEngine(rules, seed, [get(strategy)] * 2, range(hands), unit="hand",
-                      batch_size=10_000)  # fmt: skip
+    eng = BatchEngine(
+        rules, seed, [get(strategy)] * 2, range(hands), unit="hand", batch_size=10_000
+    )
     t0 = time.process_time()
     recs, _ = eng.run()
     dt = time.process_time() - t0

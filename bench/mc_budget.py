@@ -21,8 +21,10 @@ from strength import Z95, _play  # bench/ is on the path when run as a script
 
 def scores(pool, variant, samples, against, deals, seed, workers):
     chunk = max(1, math.ceil(deals / (4 * workers)))
-    jobs = [(variant, 2, "mc", against, {"samples": samples}, lo, min(lo + chunk, deals), seed)
-            for lo in range(0, deals, chunk)]  # fmt: skip
+    jobs = [
+        (variant, 2, "mc", against, {"samples": samples}, lo, min(lo + chunk, deals), seed)
+        for lo in range(0, deals, chunk)
+    ]
     parts = pool.map(_play, jobs)
     return np.concatenate([(p[0] + p[3]) / 2 for p in parts])
 
@@ -39,8 +41,10 @@ def main() -> None:
     a = ap.parse_args()
     import multiprocess as mp
 
-    print(f"| variant | deals | mc:{a.old} − {a.against} | mc:{a.new} − {a.against} | "
-          f"new − old (pp) | 95% CI |")  # fmt: skip
+    print(
+        f"| variant | deals | mc:{a.old} − {a.against} | mc:{a.new} − {a.against} | "
+        f"new − old (pp) | 95% CI |"
+    )
     print("|---|---:|---:|---:|---:|---|")
     with mp.get_context("spawn").Pool(a.workers) as pool:
         for variant in a.variants.split(","):
@@ -48,9 +52,12 @@ def main() -> None:
             new = scores(pool, variant, a.new, a.against, a.deals, a.seed, a.workers)
             d = new - old
             half = Z95 * d.std(ddof=1) / math.sqrt(len(d))
-            print(f"| {variant} | {a.deals} | {100 * old.mean():+.1f} | {100 * new.mean():+.1f} | "
-                  f"{100 * d.mean():+.1f} | [{100 * (d.mean() - half):+.1f}, "
-                  f"{100 * (d.mean() + half):+.1f}] |", flush=True)  # fmt: skip
+            print(
+                f"| {variant} | {a.deals} | {100 * old.mean():+.1f} | {100 * new.mean():+.1f} | "
+                f"{100 * d.mean():+.1f} | [{100 * (d.mean() - half):+.1f}, "
+                f"{100 * (d.mean() + half):+.1f}] |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

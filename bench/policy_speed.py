@@ -42,8 +42,10 @@ def main() -> None:
     ap.add_argument("--no-python", action="store_true")
     a = ap.parse_args()
     c = c_rate(2_000_000, 0)
-    print(f"cpu: {cpu_model()}; C limit (random game): {c:,.0f} hands/CPU-s; "
-          f"floor 0.15x = {0.15 * c:,.0f}")  # fmt: skip
+    print(
+        f"cpu: {cpu_model()}; C limit (random game): {c:,.0f} hands/CPU-s; "
+        f"floor 0.15x = {0.15 * c:,.0f}"
+    )
     worst = None
     for variant in a.variants.split(","):
         for players in (int(p) for p in a.players.split(",")):
@@ -61,8 +63,10 @@ def main() -> None:
                 if worst is None or fast < worst[0]:
                     worst = (fast, variant, players, name)
     if worst:
-        print(f"slowest compiled: {worst[1]} {worst[2]}p {worst[3]}: {worst[0]:,.0f} hands/CPU-s "
-              f"= {worst[0] / c:.3f}x the C limit's random game")  # fmt: skip
+        print(
+            f"slowest compiled: {worst[1]} {worst[2]}p {worst[3]}: {worst[0]:,.0f} hands/CPU-s "
+            f"= {worst[0] / c:.3f}x the C limit's random game"
+        )
 
 
 if __name__ == "__main__":

@@ -21,9 +21,19 @@ import dominosim
 def once(workers: int, games: int, chunk: int) -> float:
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
-        dominosim.run(variants=["classic"], players=2, strategies="random", games=games,
-                      unit="hand", seed=1, chunk_size=chunk, workers=workers, out=out,
-                      records=False, echo=lambda s: None)  # fmt: skip
+        dominosim.run(
+            variants=["classic"],
+            players=2,
+            strategies="random",
+            games=games,
+            unit="hand",
+            seed=1,
+            chunk_size=chunk,
+            workers=workers,
+            out=out,
+            records=False,
+            echo=lambda s: None,
+        )
         return games / (time.perf_counter() - t0)
 
 

@@ -30,9 +30,11 @@ from dominosim.variants import VARIANTS
 
 def run_rate(variant: str, strategy: str, hands: int) -> float:
     with tempfile.TemporaryDirectory() as out:
+        # fmt: off
         cmd = ["dominosim", "run", "--variant", variant, "--players", "2", "--strategies",
                strategy, "--games", str(hands), "--unit", "hand", "--workers", "1",
-               "--records", "none", "--seed", "1", "--out", out, "--json"]  # fmt: skip
+               "--records", "none", "--seed", "1", "--out", out, "--json"]
+        # fmt: on
         res = subprocess.run(cmd, capture_output=True, text=True, check=True)
         return float(json.loads(res.stdout)["groups"][0]["hands_per_second"])
 
@@ -43,8 +45,10 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--variants", action="store_true")
     a = ap.parse_args()
-    print(f"cpu: {cpu_model()}; dominosim run, classic 2p, unit hand, {a.hands:,} hands, "
-          f"--workers 1 --records none; median of {a.reps}")  # fmt: skip
+    print(
+        f"cpu: {cpu_model()}; dominosim run, classic 2p, unit hand, {a.hands:,} hands, "
+        f"--workers 1 --records none; median of {a.reps}"
+    )
     for strategy, c_game in (("random", 0), ("heaviest", 1)):
         cs, rs, ratios = [], [], []
         for _ in range(a.reps):
@@ -54,10 +58,12 @@ def main() -> None:
             rs.append(r)
             ratios.append(r / c)
         name = "random" if c_game == 0 else "heaviest"
-        print(f"C limit ({name} game): {statistics.median(cs):,.0f} hands/CPU-s; "
-              f"classic {strategy}: {statistics.median(rs):,.0f} hands/CPU-s = "
-              f"{statistics.median(ratios):.3f}x (per repetition: "
-              f"{', '.join(f'{x:.3f}' for x in ratios)})")  # fmt: skip
+        print(
+            f"C limit ({name} game): {statistics.median(cs):,.0f} hands/CPU-s; "
+            f"classic {strategy}: {statistics.median(rs):,.0f} hands/CPU-s = "
+            f"{statistics.median(ratios):.3f}x (per repetition: "
+            f"{', '.join(f'{x:.3f}' for x in ratios)})"
+        )
         sys.stdout.flush()
     if a.variants:
         for v in VARIANTS:

@@ -45,10 +45,19 @@ def cells(variants, players):
 def run_cell(v, p, sets, a, out) -> tuple[dict, float]:
     t = time.perf_counter()
     data = api.skill(
-        variant=v, players=p, sets=sets, deals=a.deals, seed=a.seed, workers=a.workers,
-        strategies=",".join([*default_ladder()[:-2], a.mc]), round_robin=False,
-        budget=a.budget, out=out, records=False, accuracy_deals=a.accuracy_deals,
-    )  # fmt: skip
+        variant=v,
+        players=p,
+        sets=sets,
+        deals=a.deals,
+        seed=a.seed,
+        workers=a.workers,
+        strategies=",".join([*default_ladder()[:-2], a.mc]),
+        round_robin=False,
+        budget=a.budget,
+        out=out,
+        records=False,
+        accuracy_deals=a.accuracy_deals,
+    )
     return data["analysis"], time.perf_counter() - t
 
 
@@ -70,23 +79,29 @@ def row_of(v, p, sets, an, secs, mc) -> tuple[dict, list[float]]:
     acc = {r["strategy"]: r for r in an["accuracy"]}
     best = an["best_heuristic"]
     who = "2" if p == 2 else ("4 teams" if sets or v == "kozel" else "4")
+    # fmt: off
     halves = [_half(pi["leader_win_ci"]), _half(lad[best]["hand_win_ci"]),
               _half(lad[mc]["hand_win_ci"]), _half(lad[best]["decided_ci"]),
-              *(_half(acc[x]["accuracy_ci"]) for x in ("random", best, mc))]  # fmt: skip
+              *(_half(acc[x]["accuracy_ci"]) for x in ("random", best, mc))]
+    # fmt: on
+    # fmt: off
     row = {
         "variant": v, "players": who, "sets": sets,
         "perfect_information": pi, "paranoid": pi["paranoid"],
         "best_heuristic": best, "best": lad[best], "mc": lad[mc],
         "accuracy": {x: acc[x] for x in ("random", best, mc)},
         "seconds": round(secs, 1), "largest_half_width_pp": round(max(halves), 2),
-    }  # fmt: skip
+    }
+    # fmt: on
     return row, halves
 
 
 def markdown(rows, a) -> str:
-    head = ("| variant | players | leader wins, perfect play | solved | best heuristic | "
-            "its hand wins vs random | mc hand wins vs random | decided by the deal (best / "
-            "random) | accuracy: random | best heuristic | mc |")  # fmt: skip
+    head = (
+        "| variant | players | leader wins, perfect play | solved | best heuristic | "
+        "its hand wins vs random | mc hand wins vs random | decided by the deal (best / "
+        "random) | accuracy: random | best heuristic | mc |"
+    )
     out = [head, "|---|---|---|---:|---|---|---|---|---|---|---|"]
     for r in rows:
         pi, acc, best = r["perfect_information"], r["accuracy"], r["best_heuristic"]
@@ -97,9 +112,11 @@ def markdown(rows, a) -> str:
             f"| {_cell(r['best']['hand_win_rate'], r['best']['hand_win_ci'])} "
             f"| {_cell(r['mc']['hand_win_rate'], r['mc']['hand_win_ci'])} "
             f"| {_cell(r['best']['decided_share'], r['best']['decided_ci'])} | "
-            + " | ".join(_cell(acc[x]["accuracy"], acc[x]["accuracy_ci"])
-                         for x in ("random", best, a.mc)) + " |"
-        )  # fmt: skip
+            + " | ".join(
+                _cell(acc[x]["accuracy"], acc[x]["accuracy_ci"]) for x in ("random", best, a.mc)
+            )
+            + " |"
+        )
     return "\n".join(out)
 
 
@@ -121,20 +138,25 @@ def main() -> None:
             an, secs = run_cell(v, p, sets, a, out)
             row, halves = row_of(v, p, sets, an, secs, a.mc)
             rows.append(row)
-            print(f"{v} {row['players']}: {secs:.1f} s, largest half-width "
-                  f"{max(halves):.2f} pp", flush=True)  # fmt: skip
+            print(
+                f"{v} {row['players']}: {secs:.1f} s, largest half-width {max(halves):.2f} pp",
+                flush=True,
+            )
     total = time.perf_counter() - t0
     table = markdown(rows, a)
     print(table)
-    print(f"whole table: {total:.0f} s; largest half-width "
-          f"{max(r['largest_half_width_pp'] for r in rows):.2f} pp")  # fmt: skip
+    print(
+        f"whole table: {total:.0f} s; largest half-width "
+        f"{max(r['largest_half_width_pp'] for r in rows):.2f} pp"
+    )
     if a.write:
         doc = ROOT / "docs" / "skill.md"
         text = doc.read_text()
         i, j = text.index(BEGIN) + len(BEGIN), text.index(END)
         doc.write_text(text[:i] + "\n" + table + "\n" + text[j:])
-        (ROOT / "bench" / "skill_table.json").write_text(json.dumps(
-            {"args": vars(a), "seconds": round(total, 1), "rows": rows}, indent=1) + "\n")  # fmt: skip
+        (ROOT / "bench" / "skill_table.json").write_text(
+            json.dumps({"args": vars(a), "seconds": round(total, 1), "rows": rows}, indent=1) + "\n"
+        )
 
 
 if __name__ == "__main__":

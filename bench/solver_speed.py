@@ -43,10 +43,12 @@ def main() -> None:
         t0 = time.process_time()
         s = solver.solve_deals(rules, a.seed, range(a.deals), budget=a.budget)
         dt = max(time.process_time() - t0, 1e-9)
-        print(f"| {v} | {p}{'p' if not opts else ' (teams)'} | {a.deals / dt:,.0f} | "
-              f"{int(s.solved.sum())}/{a.deals} | {int(np.median(s.nodes)):,} | "
-              f"{int(s.nodes.mean()):,} | {int(s.nodes.max()):,} | "
-              f"{s.nodes.sum() / dt / 1e6:.1f} |")  # fmt: skip
+        print(
+            f"| {v} | {p}{'p' if not opts else ' (teams)'} | {a.deals / dt:,.0f} | "
+            f"{int(s.solved.sum())}/{a.deals} | {int(np.median(s.nodes)):,} | "
+            f"{int(s.nodes.mean()):,} | {int(s.nodes.max()):,} | "
+            f"{s.nodes.sum() / dt / 1e6:.1f} |"
+        )
 
 
 if __name__ == "__main__":

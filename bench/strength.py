@@ -61,8 +61,9 @@ def _play(job):
         seats = [sa if s % 2 == a_parity else sb for s in range(players)]
         a_sides = {rules.side_of(s) for s in range(players) if s % 2 == a_parity}
         b_sides = {rules.side_of(s) for s in range(players) if s % 2 != a_parity}
-        hands, _ = BatchEngine(rules, seed, seats, range(lo, hi), unit="hand",
-                               batch_size=hi - lo).run()  # fmt: skip
+        hands, _ = BatchEngine(
+            rules, seed, seats, range(lo, hi), unit="hand", batch_size=hi - lo
+        ).run()
         order = np.argsort(hands["match_id"])
         w = np.asarray(hands["winner"])[order]
         win_a = np.isin(w, list(a_sides)).astype(int)
@@ -72,8 +73,10 @@ def _play(job):
 
 
 def run_pair(pool, variant, a, b, params_a, deals, seed, chunk, players=2):
-    jobs = [(variant, players, a, b, params_a, lo, min(lo + chunk, deals), seed)
-            for lo in range(0, deals, chunk)]  # fmt: skip
+    jobs = [
+        (variant, players, a, b, params_a, lo, min(lo + chunk, deals), seed)
+        for lo in range(0, deals, chunk)
+    ]
     parts = pool.map(_play, jobs)
     diff = np.concatenate([(p[0] + p[3]) / 2 for p in parts])
     wa = np.concatenate([p[1] + p[4] for p in parts]).sum() / (2 * deals)
@@ -88,8 +91,9 @@ def time_mc(pool, samples, policy, hands=4000, seed=2024, workers=2):
     deals = hands // 2
     chunk = max(1, math.ceil(deals / (4 * workers)))
     t0 = time.time()
-    run_pair(pool, "fives", "mc", "greedy", {"samples": samples, "policy": policy}, deals, seed,
-             chunk)  # fmt: skip
+    run_pair(
+        pool, "fives", "mc", "greedy", {"samples": samples, "policy": policy}, deals, seed, chunk
+    )
     return time.time() - t0
 
 
@@ -97,8 +101,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=50000, help="deals per heuristic pair")
     ap.add_argument("--mc-deals", type=int, default=1000, help="deals per mc pair")
-    ap.add_argument("--samples", type=int, default=None,
-                    help="mc samples per decision (default: mc's own)")  # fmt: skip
+    ap.add_argument(
+        "--samples", type=int, default=None, help="mc samples per decision (default: mc's own)"
+    )
     ap.add_argument("--time-mc", action="store_true", help="time 4,000 fives hands of mc")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2024)
@@ -116,8 +121,9 @@ def main() -> None:
 
     rows = []
     with mp.get_context("spawn").Pool(args.workers) as pool:
-        for variant, players in ((v, int(p)) for v in args.variants.split(",")
-                                 for p in args.players.split(",")):  # fmt: skip
+        for variant, players in (
+            (v, int(p)) for v in args.variants.split(",") for p in args.players.split(",")
+        ):
             pairs = [(h, "random", {}, args.deals) for h in HEURISTICS]
             if not args.no_mc:
                 pa = {} if args.samples is None else {"samples": args.samples}
@@ -126,29 +132,37 @@ def main() -> None:
             for a, b, pa, deals in pairs:
                 t0 = time.time()
                 chunk = max(1, math.ceil(deals / (4 * args.workers)))
-                wa, wb, m, lo, hi = run_pair(pool, variant, a, b, pa, deals, args.seed, chunk,
-                                             players)  # fmt: skip
+                wa, wb, m, lo, hi = run_pair(
+                    pool, variant, a, b, pa, deals, args.seed, chunk, players
+                )
                 label = a + "".join(f":{k}={v}" for k, v in pa.items())
                 rows.append((name, label, b, deals, wa, wb, m, lo, hi, time.time() - t0))
-                print(f"{name:8} {label:>16} vs {b:14} {deals:5} deals  "
-                      f"{100 * wa:5.1f}% {100 * wb:5.1f}%  diff {100 * m:+6.1f} pp "
-                      f"[{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {time.time() - t0:6.1f} s",
-                      flush=True)  # fmt: skip
+                print(
+                    f"{name:8} {label:>16} vs {b:14} {deals:5} deals  "
+                    f"{100 * wa:5.1f}% {100 * wb:5.1f}%  diff {100 * m:+6.1f} pp "
+                    f"[{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {time.time() - t0:6.1f} s",
+                    flush=True,
+                )
         if args.time_mc:
             from dominosim.strategy import get
 
             st = get("mc", **({} if args.samples is None else {"samples": args.samples}))
             s = st.settings
             wall = time_mc(pool, s["samples"], s["policy"], workers=args.workers)
-            print(f"{st.label} ({s['samples']} samples, {s['policy']} playouts): "
-                  f"4000 fives 2-player hands against greedy on {args.workers} workers in "
-                  f"{wall:.1f} s ({4000 / wall:.1f} hands/s)", flush=True)  # fmt: skip
+            print(
+                f"{st.label} ({s['samples']} samples, {s['policy']} playouts): "
+                f"4000 fives 2-player hands against greedy on {args.workers} workers in "
+                f"{wall:.1f} s ({4000 / wall:.1f} hands/s)",
+                flush=True,
+            )
     print()
     print("| variant | A | B | deals | A wins | B wins | A − B (pp) | 95% CI |")
     print("|---|---|---|---:|---:|---:|---:|---|")
     for variant, a, b, deals, wa, wb, m, lo, hi, _ in rows:
-        print(f"| {variant} | {a} | {b} | {deals} | {100 * wa:.1f}% | {100 * wb:.1f}% | "
-              f"{100 * m:+.1f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] |")  # fmt: skip
+        print(
+            f"| {variant} | {a} | {b} | {deals} | {100 * wa:.1f}% | {100 * wb:.1f}% | "
+            f"{100 * m:+.1f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] |"
+        )
 
 
 if __name__ == "__main__":

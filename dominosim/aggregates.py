@@ -36,8 +36,15 @@ def seating(seats: Sequence[str], r: int) -> tuple[str, ...]:
     return tuple(seats[(s - r) % P] for s in range(P))
 
 
-def add(agg: Counter, metric: str, value: int, rotation: int = -1, seat: int = -1, bin: int = -1,
-        pair: str = "") -> None:  # fmt: skip
+def add(
+    agg: Counter,
+    metric: str,
+    value: int,
+    rotation: int = -1,
+    seat: int = -1,
+    bin: int = -1,
+    pair: str = "",
+) -> None:
     v = int(value)
     if v:
         agg[(metric, int(rotation), int(seat), int(bin), pair)] += v
@@ -104,8 +111,11 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
         ok0 = (lead0 >= 0) & (at < nm)
         mw0 = mwin[np.minimum(at, nm - 1)]
         add(agg, "first_leader_matches", ok0.sum())
-        add(agg, "first_leader_match_wins",
-             (ok0 & (mw0 >= 0) & (side_of[np.where(ok0, lead0, 0)] == mw0)).sum())  # fmt: skip
+        add(
+            agg,
+            "first_leader_match_wins",
+            (ok0 & (mw0 >= 0) & (side_of[np.where(ok0, lead0, 0)] == mw0)).sum(),
+        )
     per_seat_points = rules.match_end == "one_hand"
     losers = matches["losers"]
     for s in range(P):
@@ -160,12 +170,21 @@ METRICS = frozenset(
 )
 #: The metrics whose values may be negative (sums of points or of differences); every other
 #: value is a count.
-SIGNED = frozenset({"points_sum", "seat_points", "pair_hand_sum", "pair_match_sum",
-                    "pair_points_sum", "pi_value_sum"})  # fmt: skip
+SIGNED = frozenset(
+    {
+        "points_sum",
+        "seat_points",
+        "pair_hand_sum",
+        "pair_match_sum",
+        "pair_points_sum",
+        "pi_value_sum",
+    }
+)
 #: No value of one chunk reaches this (a chunk plays far fewer games); a larger one is damage.
 VALUE_LIMIT = 2**53
 #: (smaller, larger): in every chunk, the first metric's value is at most the second's
 #: (by key: the same rotation, seat and pair).
+# fmt: off
 AT_MOST = (("hand_ties", "hands"), ("leader_hands", "hands"), ("leader_wins", "leader_hands"),
            ("match_ties", "matches"), ("first_leader_matches", "matches"),
            ("first_leader_match_wins", "first_leader_matches"),
@@ -173,11 +192,11 @@ AT_MOST = (("hand_ties", "hands"), ("leader_hands", "hands"), ("leader_wins", "l
            ("seat_match_wins", "seat_matches"), ("seat_match_ties", "seat_matches"),
            ("seat_match_losses", "seat_matches"), ("deals_decided", "deals_seated"),
            ("pi_solved", "pi_deals"), ("pi_leader_wins", "pi_solved"),
-           ("acc_rated", "acc_decisions"), ("acc_optimal", "acc_rated"))  # fmt: skip
+           ("acc_rated", "acc_decisions"), ("acc_optimal", "acc_rated"))
+# fmt: on
 
 
-def check_chunk_counts(doc: dict, players: int, rotations: Sequence[int],
-                       games: int) -> str | None:  # fmt: skip
+def check_chunk_counts(doc: dict, players: int, rotations: Sequence[int], games: int) -> str | None:
     """None when a chunk's aggregates document (``rows``, ``hands``, ``timing``) holds counts
     a chunk of ``games`` games at ``players`` seats in ``rotations`` can have; else the
     reason (the chunk is played again, never merged)."""
@@ -222,8 +241,12 @@ def _timing_problem(timing: object) -> str | None:
         return "its aggregates file is damaged (timing)"
     for k in ("cpu_seconds", "wall_seconds"):
         x = timing.get(k, 0.0)
-        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x) \
-                or not 0 <= x < 1e12:  # fmt: skip
+        if (
+            isinstance(x, bool)
+            or not isinstance(x, int | float)
+            or not math.isfinite(x)
+            or not 0 <= x < 1e12
+        ):
             return f"its aggregates file is damaged (timing {k} {_short(x)})"
     return None
 
@@ -289,8 +312,9 @@ class Aggregates:
         for metric, r, s, b, pair, v in zip(*(frame[c].tolist() for c in cols), strict=True):
             self.d[(metric, int(r), int(s), int(b), pair)] = int(v)
 
-    def get(self, metric: str, rotation: int = -1, seat: int = -1, bin: int = -1,
-            pair: str = "") -> int:  # fmt: skip
+    def get(
+        self, metric: str, rotation: int = -1, seat: int = -1, bin: int = -1, pair: str = ""
+    ) -> int:
         return self.d.get((metric, rotation, seat, bin, pair), 0)
 
     def hist(self, metric: str, lo: int, hi: int) -> list[int]:

@@ -42,9 +42,16 @@ def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment,
     return exp, secrets.randbelow(2**31), True
 
 
-def run(config: str | Path | None = None, *, resume: str | Path | None = None,
-        executor: str = "local", scheduler: str | None = None, progress: bool = False,
-        echo: Callable[[str], None] | None = None, **flags: Any) -> dict:  # fmt: skip
+def run(
+    config: str | Path | None = None,
+    *,
+    resume: str | Path | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = False,
+    echo: Callable[[str], None] | None = None,
+    **flags: Any,
+) -> dict:
     """Run an experiment (or finish one with ``resume=RUN_DIR``) and return its report.
 
     Args:
@@ -68,9 +75,14 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
     flags = _keywords("run", flags)
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
     timeout = _timeout(flags.pop("strategy_timeout", None))
-    session = runner.Session(workers=flags.get("workers") if resume is not None else None,
-                         executor=executor, scheduler=scheduler, progress=progress,
-                         echo=echo, strategy_timeout=timeout)  # fmt: skip
+    session = runner.Session(
+        workers=flags.get("workers") if resume is not None else None,
+        executor=executor,
+        scheduler=scheduler,
+        progress=progress,
+        echo=echo,
+        strategy_timeout=timeout,
+    )
     # a strategy's prints never reach stdout; Ctrl-C is told from a strategy's KeyboardInterrupt
     with contextlib.redirect_stdout(sys.stderr), signals.handled():
         if resume is not None:
@@ -84,10 +96,25 @@ def run(config: str | Path | None = None, *, resume: str | Path | None = None,
 #: The range of ``--strategy-timeout`` (seconds): a timer finer or longer than this is a typo.
 TIMEOUT_RANGE = (0.001, 86400.0)
 #: The keywords of an experiment (:func:`dominosim.config.experiment_from_cli`'s flags).
-_EXPERIMENT = ("players", "sets", "strategies", "games", "unit", "seed", "chunk_size", "workers",
-               "out", "rotate", "records", "strategy_path", "name", "strategy_timeout")  # fmt: skip
+_EXPERIMENT = (
+    "players",
+    "sets",
+    "strategies",
+    "games",
+    "unit",
+    "seed",
+    "chunk_size",
+    "workers",
+    "out",
+    "rotate",
+    "records",
+    "strategy_path",
+    "name",
+    "strategy_timeout",
+)
 #: The keywords each function takes besides ``resume``, ``executor``, ``scheduler``,
 #: ``progress`` and ``echo`` (the tournaments set the others themselves).
+# fmt: off
 _TAKES = {
     "run": ("variants", *_EXPERIMENT),
     "compare": ("variant", *(k for k in _EXPERIMENT if k != "rotate")),
@@ -95,7 +122,8 @@ _TAKES = {
               *(k for k in _EXPERIMENT if k not in ("rotate", "games", "unit"))),
     "tune": ("variant", *_EXPERIMENT),
     "tune-target": ("variant", "targets", "share", *(k for k in _EXPERIMENT if k != "unit")),
-}  # fmt: skip
+}
+# fmt: on
 _LISTS = {  # keyword -> what it takes: a string is one item (or the CLI's comma grammar)
     "sets": "a string VARIANT.OPTION=VALUE (one --set) or a list of them",
     "variants": "a string (variant names separated by commas) or a list of variant names",
@@ -168,8 +196,10 @@ def _timeout(value) -> float | None:
         return None
     lo, hi = TIMEOUT_RANGE
     if not lo <= t <= hi:
-        raise ConfigError(f"--strategy-timeout must be a number of seconds from {lo:g} to "
-                          f"{hi:g} (0: no limit), not '{value}'")  # fmt: skip
+        raise ConfigError(
+            f"--strategy-timeout must be a number of seconds from {lo:g} to "
+            f"{hi:g} (0: no limit), not '{value}'"
+        )
     return t
 
 
@@ -202,8 +232,11 @@ def load(run_dir: str | Path) -> RunData:
     merger, done = runner.merge_finished(rd, plan)
     files = rd.record_files(done) if plan.records else []
     try:
-        records = (pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
-                   if files else pd.DataFrame())  # fmt: skip
+        records = (
+            pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+            if files
+            else pd.DataFrame()
+        )
     except (OSError, ValueError) as e:
         raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
     rep = runner.load_report(rd.path)
@@ -218,17 +251,30 @@ def load(run_dir: str | Path) -> RunData:
 # round robins and sweeps (dominosim/tournament.py, docs/compare.md)
 
 
-def _tournament(kind: str, setup, *, resume=None, executor: str = "local",
-                scheduler: str | None = None, progress: bool = False, echo=None,
-                **flags) -> dict:  # fmt: skip
+def _tournament(
+    kind: str,
+    setup,
+    *,
+    resume=None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = False,
+    echo=None,
+    **flags,
+) -> dict:
     from . import runner
 
     flags = _keywords(kind, flags)
     resume = _path(kind.replace("-", "_"), "resume", resume)
     timeout = _timeout(flags.pop("strategy_timeout", None))
-    session = runner.Session(workers=flags.get("workers") if resume is not None else None,
-                         executor=executor, scheduler=scheduler, progress=progress,
-                         echo=echo, strategy_timeout=timeout)  # fmt: skip
+    session = runner.Session(
+        workers=flags.get("workers") if resume is not None else None,
+        executor=executor,
+        scheduler=scheduler,
+        progress=progress,
+        echo=echo,
+        strategy_timeout=timeout,
+    )
     with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
         return _tournament_run(kind, setup, resume, session, flags)
 
@@ -247,8 +293,9 @@ def _tournament_run(kind, setup, resume, session, flags) -> dict:
         out = setup(**flags)
         exp_flags, legs, analysis = out if len(out) == 3 else (out[0], None, out[1])
         exp, seed, drawn = prepare(None, **exp_flags)
-        _, report = runner.start_run(exp, seed, seed_drawn=drawn, session=session, legs=legs,
-                                 analysis=analysis)  # fmt: skip
+        _, report = runner.start_run(
+            exp, seed, seed_drawn=drawn, session=session, legs=legs, analysis=analysis
+        )
     return report
 
 

@@ -55,8 +55,15 @@ class Report(list):
     checked: ``strategies`` (labels), ``checks``, ``rule_sets`` and ``decisions`` (how many
     decisions the checks looked at)."""
 
-    def __init__(self, failures: Iterable[Failure] = (), *, strategies: Iterable[str] = (),
-                 checks: Iterable[str] = (), rule_sets: int = 0, decisions: int = 0) -> None:  # fmt: skip
+    def __init__(
+        self,
+        failures: Iterable[Failure] = (),
+        *,
+        strategies: Iterable[str] = (),
+        checks: Iterable[str] = (),
+        rule_sets: int = 0,
+        decisions: int = 0,
+    ) -> None:
         super().__init__(failures)
         self.strategies = list(strategies)
         self.checks = tuple(checks)
@@ -100,8 +107,13 @@ def show_position(obs: Observation, legal: Sequence[int] = (), seed: int | None 
     """One decision on one line: where it is (seed, match, hand, decision, seat, phase), the
     seat's hand, the open positions, the table and stock sizes and the legal actions."""
     where = [] if seed is None else [f"seed {seed}"]
-    where += [f"match {obs.match_id}", f"hand {obs.hand_index}", f"decision {obs.decision}",
-              f"seat {obs.seat}", obs.phase]  # fmt: skip
+    where += [
+        f"match {obs.match_id}",
+        f"hand {obs.hand_index}",
+        f"decision {obs.decision}",
+        f"seat {obs.seat}",
+        obs.phase,
+    ]
     ends = " ".join(f"{p}={v}" for p, v in obs.positions) or "(empty table)"
     parts = [
         " ".join(where),
@@ -114,8 +126,9 @@ def show_position(obs: Observation, legal: Sequence[int] = (), seed: int | None 
     return ", ".join(parts)
 
 
-def rule_sets(variants: Iterable[str] | None = None,
-              players: Iterable[int] | None = None) -> list[Rules]:  # fmt: skip
+def rule_sets(
+    variants: Iterable[str] | None = None, players: Iterable[int] | None = None
+) -> list[Rules]:
     """The rule sets the checks play: every variant at every player count, partnership play at
     4 players where §15 allows it, and the options of :data:`DECISION_OPTIONS`."""
     variants = list(VARIANTS if variants is None else variants)
@@ -167,8 +180,11 @@ class _Recorder:
 
 def _raised(where: str, exc: BaseException) -> str:
     msg = " ".join(str(exc).split())
-    return f"{where} raised {type(exc).__name__}: {msg}" if msg else \
-        f"{where} raised {type(exc).__name__}"  # fmt: skip
+    return (
+        f"{where} raised {type(exc).__name__}: {msg}"
+        if msg
+        else f"{where} raised {type(exc).__name__}"
+    )
 
 
 class _Watch(strategy.Strategy):
@@ -206,16 +222,28 @@ class _Watch(strategy.Strategy):
                 raise
             rep("legal", r, _raised("choose_one", exc), before, shown)
         if list(legal) != shown:
-            rep("inputs", r, "choose_one changed the list of legal actions it was given",
-                before, shown)  # fmt: skip
+            rep(
+                "inputs",
+                r,
+                "choose_one changed the list of legal actions it was given",
+                before,
+                shown,
+            )
         if obs != before:
             rep("inputs", r, "choose_one changed the Observation it was given", before, shown)
         if isinstance(a, bool) or not hasattr(a, "__index__"):
-            rep("legal", r, f"choose_one returned {show_action(a)} ({type(a).__name__}), not an "
-                "action; an action is an integer code of dominosim.actions", before, shown)  # fmt: skip
+            rep(
+                "legal",
+                r,
+                f"choose_one returned {show_action(a)} ({type(a).__name__}), not an "
+                "action; an action is an integer code of dominosim.actions",
+                before,
+                shown,
+            )
         if a not in shown:
-            rep("legal", r, f"choose_one returned an illegal action {show_action(a)}", before,
-                shown)  # fmt: skip
+            rep(
+                "legal", r, f"choose_one returned an illegal action {show_action(a)}", before, shown
+            )
         return int(a)
 
 
@@ -249,9 +277,11 @@ def _first_difference(a: list, b: list) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
+# fmt: off
 _BATCH_ARRAYS = ("seat", "hand", "hand_mask", "values", "table", "counts", "voids",
                  "stock_size", "drawable", "scores", "penalties", "leader", "match_id",
-                 "hand_index", "decision", "doubles", "along", "table_count")  # fmt: skip
+                 "hand_index", "decision", "doubles", "along", "table_count")
+# fmt: on
 
 
 def _snapshot(obs, legal, keys) -> dict:
@@ -261,8 +291,7 @@ def _snapshot(obs, legal, keys) -> dict:
             getattr(obs, name)
         except Exception:  # noqa: BLE001 - a field this engine does not give is not compared
             pass
-    snap = {f"obs.{k}": np.array(v) for k, v in vars(obs).items()
-            if isinstance(v, np.ndarray)}  # fmt: skip
+    snap = {f"obs.{k}": np.array(v) for k, v in vars(obs).items() if isinstance(v, np.ndarray)}
     for f in dataclasses.fields(legal):
         v = getattr(legal, f.name)
         if isinstance(v, np.ndarray):
@@ -276,8 +305,13 @@ def _changed(snap: dict, obs, legal, keys) -> list[str]:
     out = []
     for name, old in snap.items():
         kind, _, field = name.partition(".")
-        cur = keys if kind == "keys" else now.get(field) if kind == "obs" else \
-            getattr(legal, field, None)  # fmt: skip
+        cur = (
+            keys
+            if kind == "keys"
+            else now.get(field)
+            if kind == "obs"
+            else getattr(legal, field, None)
+        )
         if cur is None or np.shape(cur) != old.shape or not np.array_equal(cur, old):
             out.append(name)
     return out
@@ -329,22 +363,42 @@ class _Compare(strategy.Strategy):
             rep("batch", r, _raised(f"choose on a batch of {n}", exc), *rows[0][:2])
         moved = _changed(snap, obs, legal, keys)
         if moved:
-            rep("inputs", r, f"choose changed the arrays it was given: {', '.join(moved)}",
-                *rows[0][:2])  # fmt: skip
+            rep(
+                "inputs",
+                r,
+                f"choose changed the arrays it was given: {', '.join(moved)}",
+                *rows[0][:2],
+            )
         try:
             out = strategy.check_actions(self.inner.label, out, n)
         except StrategyError as exc:
             rep("legal", r, f"choose: {exc.message}", *rows[0][:2])
         if out.shape != (n,):
-            rep("batch", r, f"choose returned an array of shape {out.shape} for a batch of {n}",
-                *rows[0][:2])  # fmt: skip
+            rep(
+                "batch",
+                r,
+                f"choose returned an array of shape {out.shape} for a batch of {n}",
+                *rows[0][:2],
+            )
         for i, (o, lg, _) in enumerate(rows):
             if int(out[i]) not in lg:
-                rep("legal", r, f"choose returned an illegal action {show_action(int(out[i]))} "
-                    f"(row {i} of {n})", o, lg)  # fmt: skip
+                rep(
+                    "legal",
+                    r,
+                    f"choose returned an illegal action {show_action(int(out[i]))} "
+                    f"(row {i} of {n})",
+                    o,
+                    lg,
+                )
             if int(out[i]) != one[i]:
-                rep("batch", r, f"choose answered {show_action(int(out[i]))} (row {i} of {n}) "
-                    f"where choose_one answers {show_action(one[i])}", o, lg)  # fmt: skip
+                rep(
+                    "batch",
+                    r,
+                    f"choose answered {show_action(int(out[i]))} (row {i} of {n}) "
+                    f"where choose_one answers {show_action(one[i])}",
+                    o,
+                    lg,
+                )
         self.rec.decisions += n
         return np.asarray(one, dtype=np.int64)
 
@@ -370,15 +424,26 @@ def _check_deterministic(make, sets, seed, deals, rec, runs) -> None:
             if i is not None:
                 o, lg, _, x = first.seen[min(i, len(first.seen) - 1)]
                 y = show_action(b[i][-1]) if i < len(b) else "nothing (it stopped)"
-                rec.report("deterministic", rules, "two fresh instances answered differently: "
-                           f"{show_action(x)}, then {y}", o, lg)  # fmt: skip
+                rec.report(
+                    "deterministic",
+                    rules,
+                    f"two fresh instances answered differently: {show_action(x)}, then {y}",
+                    o,
+                    lg,
+                )
             again = make()
             for o, lg, k, x in reversed(first.seen[:REASK]):
                 y = again.choose_one(o, list(lg), k)
                 if y != x:
-                    rec.report("deterministic", rules, f"asked again (a fresh instance, in "
-                               f"another order) it answered {show_action(y)}, first "
-                               f"{show_action(x)}", o, lg)  # fmt: skip
+                    rec.report(
+                        "deterministic",
+                        rules,
+                        f"asked again (a fresh instance, in "
+                        f"another order) it answered {show_action(y)}, first "
+                        f"{show_action(x)}",
+                        o,
+                        lg,
+                    )
         except _Found:
             continue
         except FAULTS as exc:
@@ -393,8 +458,9 @@ def _check_batch(make, sets, seed, deals, rec) -> None:
     for rules in sets:
         cmp = _Compare(make(), rules, rec)
         try:
-            BatchEngine(rules, seed, [cmp] * rules.players, range(deals), unit="hand",
-                        batch_size=deals).run()  # fmt: skip
+            BatchEngine(
+                rules, seed, [cmp] * rules.players, range(deals), unit="hand", batch_size=deals
+            ).run()
         except StrategyError as exc:
             if not cmp.stopped:
                 rec.report("batch", rules, f"the batch engine stopped: {exc.message}", stop=False)
@@ -450,8 +516,11 @@ def _check_spawn(make, load, name, params, sets, seed, deals, rec, runs, timeout
     recv.close()
     first = sets[0]
     if got is None:
-        why = f"did not answer within {timeout:g} s" if proc.exitcode in (None, -15) else \
-            f"died (exit code {proc.exitcode}) before answering"  # fmt: skip
+        why = (
+            f"did not answer within {timeout:g} s"
+            if proc.exitcode in (None, -15)
+            else f"died (exit code {proc.exitcode}) before answering"
+        )
         rec.report("spawn", first, f"the spawned worker {why}", stop=False)
         return
     status, seqs, failures = got
@@ -475,8 +544,14 @@ def _check_spawn(make, load, name, params, sets, seed, deals, rec, runs, timeout
         if i is not None and not here.stopped:
             o, lg, _, x = here.seen[min(i, len(here.seen) - 1)]
             y = show_action(theirs[i][-1]) if i < len(theirs) else "nothing"
-            rec.report("spawn", rules, f"a spawned worker answered {y} where this process "
-                       f"answered {show_action(x)}", o, lg, stop=False)  # fmt: skip
+            rec.report(
+                "spawn",
+                rules,
+                f"a spawned worker answered {y} where this process answered {show_action(x)}",
+                o,
+                lg,
+                stop=False,
+            )
 
 
 def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
@@ -485,8 +560,12 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
 
     text = str(target)
     path = Path(expand_home(text, "check-strategy PATH"))
-    as_path = text.endswith(".py") or "/" in text or "\\" in text or \
-        (path.is_dir() and text not in strategy.discover(paths))  # fmt: skip
+    as_path = (
+        text.endswith(".py")
+        or "/" in text
+        or "\\" in text
+        or (path.is_dir() and text not in strategy.discover(paths))
+    )
     if as_path:
         if not path.exists():
             raise StrategyError(f"strategy file {path} does not exist; check the path")
@@ -497,8 +576,9 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
             files = [path]
             strategy.load_file(path)
         else:
-            raise StrategyError(f"strategy path {path} is not a folder or a .py file; "
-                                "give a strategy file")  # fmt: skip
+            raise StrategyError(
+                f"strategy path {path} is not a folder or a .py file; give a strategy file"
+            )
         strategy.discover(paths)
         mine = {str(f.resolve()) for f in files}
         names = sorted(
@@ -516,9 +596,17 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
     return [(spec.name, spec.kwargs)], ("label", text, tuple(paths))
 
 
-def check_strategy(target: str | Path, *, deals: int = DEALS, seed: int = 0, paths: Sequence[str] = (),
-                   variants: Iterable[str] | None = None, players: Iterable[int] | None = None,
-                   checks: Iterable[str] = CHECKS, timeout: float = 300.0) -> Report:  # fmt: skip
+def check_strategy(
+    target: str | Path,
+    *,
+    deals: int = DEALS,
+    seed: int = 0,
+    paths: Sequence[str] = (),
+    variants: Iterable[str] | None = None,
+    players: Iterable[int] | None = None,
+    checks: Iterable[str] = CHECKS,
+    timeout: float = 300.0,
+) -> Report:
     """Check the strategies of a file (every strategy it registers) or one registered strategy.
 
     ``target`` is a strategy file (``.py``), a folder of them, or a strategy label
@@ -565,7 +653,7 @@ def _check_one(name, params, load, sets, seed, deals, checks, timeout) -> _Recor
         "batch": lambda: _check_batch(make, sets, seed, deals, rec),
         "spawn": lambda: _check_spawn(
             make, load, name, params, sets, seed, deals, rec, runs, timeout
-        ),  # fmt: skip
+        ),
     }
     for check in ("legal", "deterministic", "batch", "spawn"):
         if check in checks:

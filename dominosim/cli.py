@@ -146,8 +146,9 @@ def _usage_error(ctx: click.Context, e: click.UsageError) -> None:
     cls=DominosimGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(_version(), "--version", "-V", prog_name="dominosim",
-                      message="%(prog)s %(version)s")  # fmt: skip
+@click.version_option(
+    _version(), "--version", "-V", prog_name="dominosim", message="%(prog)s %(version)s"
+)
 def main() -> None:
     """Simulate the twelve domino variants of RULES.md: rules, bots, tournaments, statistics.
 
@@ -164,39 +165,60 @@ def main() -> None:
 def rules_options(f: F, variant_required: bool = True) -> F:
     """``--variant``, ``--players`` and repeatable ``--set VARIANT.OPTION=VALUE``."""
     f = click.option(
-        "--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
+        "--set",
+        "sets",
+        multiple=True,
+        metavar="VARIANT.OPTION=VALUE",
         help="Set a RULES §15 option (repeatable); a bare OPTION=VALUE when only one variant "
-             "has it. See 'dominosim variants VARIANT'.",
-    )(f)  # fmt: skip
+        "has it. See 'dominosim variants VARIANT'.",
+    )(f)
     f = click.option(
-        "--players", "-p", type=click.IntRange(2, 4), default=2, show_default=True,
+        "--players",
+        "-p",
+        type=click.IntRange(2, 4),
+        default=2,
+        show_default=True,
         help="Number of players, 2 to 4.",
-    )(f)  # fmt: skip
+    )(f)
     f = click.option(
-        "--variant", "variant", required=variant_required, metavar="VARIANT",
+        "--variant",
+        "variant",
+        required=variant_required,
+        metavar="VARIANT",
         help="Variant slug, e.g. fives (list: dominosim variants).",
-    )(f)  # fmt: skip
+    )(f)
     return f
 
 
 def strategies_option(f: F) -> F:
     """``--strategies name:key=value,...`` (one entry per seat, or one for every seat)."""
     return click.option(
-        "--strategies", "strategies", default="random", show_default=True, metavar="SPEC",
+        "--strategies",
+        "strategies",
+        default="random",
+        show_default=True,
+        metavar="SPEC",
         help="Strategies by seat, comma-separated, each NAME[:KEY=VALUE...]; "
-             "one name means every seat.",
-    )(f)  # fmt: skip
+        "one name means every seat.",
+    )(f)
 
 
 def seed_option(f: F) -> F:
     """``--seed`` (an integer, the root of every random stream)."""
-    return option("seed", type=int, default=0, show_default=True, metavar=None,
-                  help="Seed: the root of every random stream (same seed, same games).")(f)  # fmt: skip
+    return option(
+        "seed",
+        type=int,
+        default=0,
+        show_default=True,
+        metavar=None,
+        help="Seed: the root of every random stream (same seed, same games).",
+    )(f)
 
 
 #: The options several commands take, declared once: (flag and destination, click settings).
 #: :func:`option` gives one (a command may change a setting, e.g. its help), :func:`options`
 #: several in the order given.
+# fmt: off
 SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "players": (("--players", "-p"), dict(type=int, default=None,
                                           help="Number of players, 2 to 4.")),
@@ -235,11 +257,19 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         default=None, metavar="SECONDS",
         help="End the run when a strategy takes longer for one decision batch (default: no "
              "limit).")),
-}  # fmt: skip
+}
+# fmt: on
 
 #: what run, compare, tune and tune-target share after their own options
-RUN_OPTIONS = ("records", "executor", "scheduler", "resume", "json", "strategy_path",
-               "strategy_timeout")  # fmt: skip
+RUN_OPTIONS = (
+    "records",
+    "executor",
+    "scheduler",
+    "resume",
+    "json",
+    "strategy_path",
+    "strategy_timeout",
+)
 
 
 def option(name: str, **changes: Any) -> Callable[[F], F]:
@@ -291,8 +321,17 @@ def variants_cmd(variant: str | None) -> None:
     values, RULES sections and meaning; set one with --set VARIANT.OPTION=VALUE.
     """
     if variant is None:
-        header = ["variant", "§", "players", "deal 2/3/4", "layout", "drawing", "scoring",
-                  "match end", "Russian name"]  # fmt: skip
+        header = [
+            "variant",
+            "§",
+            "players",
+            "deal 2/3/4",
+            "layout",
+            "drawing",
+            "scoring",
+            "match end",
+            "Russian name",
+        ]
         rows = [
             [
                 i.slug,
@@ -304,7 +343,7 @@ def variants_cmd(variant: str | None) -> None:
                 i.scoring,
                 i.match,
                 i.russian,
-            ]  # fmt: skip
+            ]
             for i in (variants.INFO[s] for s in variants.VARIANTS)
         ]
         click.echo(_table(header, rows))
@@ -337,20 +376,46 @@ def variants_cmd(variant: str | None) -> None:
 @functools.partial(rules_options, variant_required=False)
 @strategies_option
 @seed_option
-@click.option("--match-id", type=int, default=0, show_default=True,
-              help="Which match of the seed to play (0 to 2**64-1).")  # fmt: skip
-@click.option("--hand", "hand", default=None, metavar="K|ID",
-              help="Which hand of the match to print (default 0; earlier hands are played). "
-                   "With --run: a recorded hand's id GROUP:ROTATION:MATCH:HAND.")  # fmt: skip
-@click.option("--run", "run_dir", default=None, type=click.Path(file_okay=False),
-              help="Replay a hand recorded by 'dominosim run' in RUN_DIR (with --hand ID).")  # fmt: skip
-@click.option("--match", "whole_match", is_flag=True,
-              help="Print every hand of the match and its result.")  # fmt: skip
+@click.option(
+    "--match-id",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Which match of the seed to play (0 to 2**64-1).",
+)
+@click.option(
+    "--hand",
+    "hand",
+    default=None,
+    metavar="K|ID",
+    help="Which hand of the match to print (default 0; earlier hands are played). "
+    "With --run: a recorded hand's id GROUP:ROTATION:MATCH:HAND.",
+)
+@click.option(
+    "--run",
+    "run_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Replay a hand recorded by 'dominosim run' in RUN_DIR (with --hand ID).",
+)
+@click.option(
+    "--match", "whole_match", is_flag=True, help="Print every hand of the match and its result."
+)
 @option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
 @option("strategy_path")
-def trace_cmd(variant: str | None, players: int, sets: tuple[str, ...], strategies: str,
-              seed: int, match_id: int, hand: str | None, run_dir: str | None,
-              whole_match: bool, as_json: bool, strategy_path: tuple[str, ...]) -> None:  # fmt: skip
+def trace_cmd(
+    variant: str | None,
+    players: int,
+    sets: tuple[str, ...],
+    strategies: str,
+    seed: int,
+    match_id: int,
+    hand: str | None,
+    run_dir: str | None,
+    whole_match: bool,
+    as_json: bool,
+    strategy_path: tuple[str, ...],
+) -> None:
     """Play one hand (or with --match one match) move by move and print it.
 
     Shows the deal, every turn (lead, placement and position, draws, passes), the open ends
@@ -374,18 +439,29 @@ def trace_cmd(variant: str | None, players: int, sets: tuple[str, ...], strategi
             raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
 
         def play(progress=None):
-            return trace.trace_from_cli(variant, players=players, seed=seed, match_id=match_id,
-                                        hand=None if hand is None else int(hand),
-                                        whole_match=whole_match, strategies=strategies,
-                                        sets=sets, strategy_path=strategy_path)  # fmt: skip
+            return trace.trace_from_cli(
+                variant,
+                players=players,
+                seed=seed,
+                match_id=match_id,
+                hand=None if hand is None else int(hand),
+                whole_match=whole_match,
+                strategies=strategies,
+                sets=sets,
+                strategy_path=strategy_path,
+            )
 
         with _stdout_aside():
             if strategy_path:  # a user's strategy plays in a process of its own
                 from . import sandbox
 
-                records = sandbox.call(play, died=lambda how, last: (
-                    f"a strategy of --strategy-path ended the trace's process ({how}: os._exit "
-                    "in a strategy, or a crash); fix the strategy"))  # fmt: skip
+                records = sandbox.call(
+                    play,
+                    died=lambda how, last: (
+                        f"a strategy of --strategy-path ended the trace's process ({how}: os._exit "
+                        "in a strategy, or a crash); fix the strategy"
+                    ),
+                )
             else:
                 records = play()
     click.echo(trace.to_jsonl(records) if as_json else trace.render_text(records), nl=False)
@@ -397,29 +473,70 @@ def trace_cmd(variant: str | None, players: int, sets: tuple[str, ...], strategi
 
 @main.command("run")
 @click.argument("config", required=False, type=click.Path())
-@click.option("--variant", "variant_names", multiple=True, metavar="VARIANT",
-              help="Variant (repeatable or comma-separated); replaces the file's list.")  # fmt: skip
+@click.option(
+    "--variant",
+    "variant_names",
+    multiple=True,
+    metavar="VARIANT",
+    help="Variant (repeatable or comma-separated); replaces the file's list.",
+)
 @option("players")
-@click.option("--strategies", default=None, metavar="SPEC",
-              help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.")  # fmt: skip
-@click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE[,VALUE...]",
-              help="Set a RULES §15 option (repeatable); a value list makes option groups.")  # fmt: skip
-@click.option("--games", default=None, metavar="N",
-              help="Games per option group, over all seat rotations (default 1000).")  # fmt: skip
-@click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
-              help="What a game is (default hand, or the file's unit). A hand still ends when "
-                   "a side reaches the match target; --set V.target=none plays hands without "
-                   "one.")  # fmt: skip
+@click.option(
+    "--strategies",
+    default=None,
+    metavar="SPEC",
+    help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="VARIANT.OPTION=VALUE[,VALUE...]",
+    help="Set a RULES §15 option (repeatable); a value list makes option groups.",
+)
+@click.option(
+    "--games",
+    default=None,
+    metavar="N",
+    help="Games per option group, over all seat rotations (default 1000).",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["hand", "match"]),
+    default=None,
+    help="What a game is (default hand, or the file's unit). A hand still ends when "
+    "a side reaches the match target; --set V.target=none plays hands without "
+    "one.",
+)
 @options("seed", "chunk_size", "workers", "out", "name")
-@click.option("--rotate/--no-rotate", default=None,
-              help="Play every seat rotation of the strategies (default on).")  # fmt: skip
+@click.option(
+    "--rotate/--no-rotate",
+    default=None,
+    help="Play every seat rotation of the strategies (default on).",
+)
 @options(*RUN_OPTIONS)
-def run_cmd(config: str | None, variant_names: tuple[str, ...], players: int | None,
-            strategies: str | None, sets: tuple[str, ...], games: str | None, unit: str | None,
-            seed: str | None, chunk_size: str | None, workers: str | None, out: str | None,
-            name: str | None, rotate: bool | None, records: str | None, executor: str,
-            scheduler: str | None, resume: str | None, as_json: bool,
-            strategy_path: tuple[str, ...], strategy_timeout: str | None) -> None:  # fmt: skip
+def run_cmd(
+    config: str | None,
+    variant_names: tuple[str, ...],
+    players: int | None,
+    strategies: str | None,
+    sets: tuple[str, ...],
+    games: str | None,
+    unit: str | None,
+    seed: str | None,
+    chunk_size: str | None,
+    workers: str | None,
+    out: str | None,
+    name: str | None,
+    rotate: bool | None,
+    records: str | None,
+    executor: str,
+    scheduler: str | None,
+    resume: str | None,
+    as_json: bool,
+    strategy_path: tuple[str, ...],
+    strategy_timeout: str | None,
+) -> None:
     """Run an experiment: every option group x seat rotation, chunked over workers.
 
     CONFIG is an experiment file (docs/config.md); flags override it. Results go to
@@ -430,12 +547,14 @@ def run_cmd(config: str | None, variant_names: tuple[str, ...], players: int | N
     from . import api, render
 
     if resume is not None:
+        # fmt: off
         given = [f for f, v in (("CONFIG", config), ("--variant", variant_names), ("--players", players),
                                 ("--strategies", strategies), ("--set", sets), ("--games", games),
                                 ("--unit", unit), ("--seed", seed), ("--chunk-size", chunk_size),
                                 ("--out", out), ("--name", name), ("--rotate", rotate),
                                 ("--records", records), ("--strategy-path", strategy_path))
-                 if v not in (None, ())]  # fmt: skip
+                 if v not in (None, ())]
+        # fmt: on
         if given:
             from .errors import ConfigError
 
@@ -444,19 +563,37 @@ def run_cmd(config: str | None, variant_names: tuple[str, ...], players: int | N
                 "with it; only --workers, --executor, --scheduler and --json"
             )
         with _stdout_aside():
-            data = api.run(resume=resume, executor=executor, scheduler=scheduler,
-                           progress=None, workers=_int_flag(workers, "--workers"),
-                           strategy_timeout=strategy_timeout)  # fmt: skip
+            data = api.run(
+                resume=resume,
+                executor=executor,
+                scheduler=scheduler,
+                progress=None,
+                workers=_int_flag(workers, "--workers"),
+                strategy_timeout=strategy_timeout,
+            )
     else:
         with _stdout_aside():
             data = api.run(
-                config, variants=list(variant_names) or None, players=players, sets=sets,
-                strategies=strategies, games=games, unit=unit, seed=seed, chunk_size=chunk_size,
-                workers=workers, out=out, name=name, rotate=rotate,
+                config,
+                variants=list(variant_names) or None,
+                players=players,
+                sets=sets,
+                strategies=strategies,
+                games=games,
+                unit=unit,
+                seed=seed,
+                chunk_size=chunk_size,
+                workers=workers,
+                out=out,
+                name=name,
+                rotate=rotate,
                 records=None if records is None else records == "all",
-                strategy_path=list(strategy_path) or None, executor=executor,
-                scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout,
-            )  # fmt: skip
+                strategy_path=list(strategy_path) or None,
+                executor=executor,
+                scheduler=scheduler,
+                progress=None,
+                strategy_timeout=strategy_timeout,
+            )
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
 
 
@@ -496,15 +633,36 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
 def tournament_options(f: F) -> F:
     """The options compare, tune and tune-target share with run."""
     f = options("seed", "chunk_size", "workers", "out", "name", *RUN_OPTIONS)(f)
-    f = click.option("--set", "sets", multiple=True, metavar="VARIANT.OPTION=VALUE",
-                     help="Set a RULES §15 option (repeatable).")(f)  # fmt: skip
+    f = click.option(
+        "--set",
+        "sets",
+        multiple=True,
+        metavar="VARIANT.OPTION=VALUE",
+        help="Set a RULES §15 option (repeatable).",
+    )(f)
     f = option("players", help="Number of players, 2 to 4 (default 2).")(f)
-    return click.option("--variant", "variant", default=None, metavar="VARIANT",
-                        help="Variant slug, e.g. fives (required unless --resume).")(f)  # fmt: skip
+    return click.option(
+        "--variant",
+        "variant",
+        default=None,
+        metavar="VARIANT",
+        help="Variant slug, e.g. fives (required unless --resume).",
+    )(f)
 
 
-def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, workers,
-                    variant, strategy_timeout, **flags) -> None:  # fmt: skip
+def _run_tournament(
+    kind: str,
+    fn,
+    *,
+    resume,
+    executor,
+    scheduler,
+    as_json,
+    workers,
+    variant,
+    strategy_timeout,
+    **flags,
+) -> None:
     from . import render
     from .errors import ConfigError
 
@@ -520,31 +678,56 @@ def _run_tournament(kind: str, fn, *, resume, executor, scheduler, as_json, work
                 "with it; only --workers, --executor, --scheduler and --json"
             )
         with _stdout_aside():
-            data = fn(resume=resume, executor=executor, scheduler=scheduler, progress=None,
-                      workers=_int_flag(workers, "--workers"),
-                      strategy_timeout=strategy_timeout)  # fmt: skip
+            data = fn(
+                resume=resume,
+                executor=executor,
+                scheduler=scheduler,
+                progress=None,
+                workers=_int_flag(workers, "--workers"),
+                strategy_timeout=strategy_timeout,
+            )
     else:
         if variant is None:
             raise ConfigError(f"{kind} needs --variant, e.g. --variant fives")
         players = flags.pop("players")
         records = flags.pop("records")
         with _stdout_aside():
-            data = fn(variant=variant, players=2 if players is None else players,
-                      workers=workers, records=None if records is None else records == "all",
-                      strategy_path=list(flags.pop("strategy_path")) or None,
-                      sets=list(flags.pop("sets")), executor=executor, scheduler=scheduler,
-                      progress=None, strategy_timeout=strategy_timeout, **flags)  # fmt: skip
+            data = fn(
+                variant=variant,
+                players=2 if players is None else players,
+                workers=workers,
+                records=None if records is None else records == "all",
+                strategy_path=list(flags.pop("strategy_path")) or None,
+                sets=list(flags.pop("sets")),
+                executor=executor,
+                scheduler=scheduler,
+                progress=None,
+                strategy_timeout=strategy_timeout,
+                **flags,
+            )
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
 
 
 @main.command("compare")
 @tournament_options
-@click.option("--strategies", default=None, metavar="SPEC",
-              help="The strategies of the round robin (at least two), comma-separated.")  # fmt: skip
-@click.option("--games", default=None, metavar="N",
-              help="Total games over all tables and seatings (default 1000).")  # fmt: skip
-@click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
-              help="What a game is (default hand).")  # fmt: skip
+@click.option(
+    "--strategies",
+    default=None,
+    metavar="SPEC",
+    help="The strategies of the round robin (at least two), comma-separated.",
+)
+@click.option(
+    "--games",
+    default=None,
+    metavar="N",
+    help="Total games over all tables and seatings (default 1000).",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["hand", "match"]),
+    default=None,
+    help="What a game is (default hand).",
+)
 def compare_cmd(**kw: Any) -> None:
     """A round robin of strategies on duplicate deals: win-rate matrix, paired differences,
     Bradley–Terry ratings.
@@ -560,20 +743,39 @@ def compare_cmd(**kw: Any) -> None:
 
 @main.command("skill")
 @tournament_options
-@click.option("--strategies", default=None, metavar="SPEC",
-              help="The ladder, comma-separated, random among them (default: random, every "
-                   "built-in heuristic, mc, oracle).")  # fmt: skip
-@click.option("--deals", default=None, metavar="N",
-              help="Deals per pair of strategies, each played in every seating (default 1000).")  # fmt: skip
-@click.option("--budget", default=None, metavar="NODES",
-              help="The solver's node budget per deal for the perfect-information value "
-                   "and for each decision rated (default 2000000; 0: no solving).")  # fmt: skip
-@click.option("--accuracy-deals", default=None, metavar="N",
-              help="Deals per strategy whose decisions the solver rates on the true deal, for "
-                   "the decision accuracy (default 200; 0: none).")  # fmt: skip
-@click.option("--round-robin/--against-random", default=None,
-              help="Every pair of the ladder at a table (default), or only each strategy "
-                   "against random (fewer tables: the costly strategies play once).")  # fmt: skip
+@click.option(
+    "--strategies",
+    default=None,
+    metavar="SPEC",
+    help="The ladder, comma-separated, random among them (default: random, every "
+    "built-in heuristic, mc, oracle).",
+)
+@click.option(
+    "--deals",
+    default=None,
+    metavar="N",
+    help="Deals per pair of strategies, each played in every seating (default 1000).",
+)
+@click.option(
+    "--budget",
+    default=None,
+    metavar="NODES",
+    help="The solver's node budget per deal for the perfect-information value "
+    "and for each decision rated (default 2000000; 0: no solving).",
+)
+@click.option(
+    "--accuracy-deals",
+    default=None,
+    metavar="N",
+    help="Deals per strategy whose decisions the solver rates on the true deal, for "
+    "the decision accuracy (default 200; 0: none).",
+)
+@click.option(
+    "--round-robin/--against-random",
+    default=None,
+    help="Every pair of the ladder at a table (default), or only each strategy "
+    "against random (fewer tables: the costly strategies play once).",
+)
 def skill_cmd(**kw: Any) -> None:
     """Luck against skill on duplicate deals: each strategy against random and against each
     other in every seating.
@@ -591,12 +793,24 @@ def skill_cmd(**kw: Any) -> None:
 
 @main.command("tune")
 @tournament_options
-@click.option("--strategies", default=None, metavar="SPEC",
-              help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.")  # fmt: skip
-@click.option("--games", default=None, metavar="N",
-              help="Games per value, over all seat rotations (default 1000).")  # fmt: skip
-@click.option("--unit", type=click.Choice(["hand", "match"]), default=None,
-              help="What a game is (default match).")  # fmt: skip
+@click.option(
+    "--strategies",
+    default=None,
+    metavar="SPEC",
+    help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.",
+)
+@click.option(
+    "--games",
+    default=None,
+    metavar="N",
+    help="Games per value, over all seat rotations (default 1000).",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["hand", "match"]),
+    default=None,
+    help="What a game is (default match).",
+)
 def tune_cmd(**kw: Any) -> None:
     """Sweep variant options (--set V.OPTION=A,B) on the same deals, side by side.
 
@@ -610,15 +824,31 @@ def tune_cmd(**kw: Any) -> None:
 
 @main.command("tune-target")
 @tournament_options
-@click.option("--strategies", default=None, metavar="SPEC",
-              help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.")  # fmt: skip
-@click.option("--targets", default=None, metavar="T1,T2,...",
-              help="Match targets to play, integers >= 1 (kozel: kozel_target).")  # fmt: skip
-@click.option("--share", default=None, metavar="X",
-              help="Name the smallest target where the stronger strategy's Wilson lower bound "
-                   "reaches X (default 0.75).")  # fmt: skip
-@click.option("--games", default=None, metavar="N",
-              help="Matches at each target, over all seat rotations (default 1000).")  # fmt: skip
+@click.option(
+    "--strategies",
+    default=None,
+    metavar="SPEC",
+    help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.",
+)
+@click.option(
+    "--targets",
+    default=None,
+    metavar="T1,T2,...",
+    help="Match targets to play, integers >= 1 (kozel: kozel_target).",
+)
+@click.option(
+    "--share",
+    default=None,
+    metavar="X",
+    help="Name the smallest target where the stronger strategy's Wilson lower bound "
+    "reaches X (default 0.75).",
+)
+@click.option(
+    "--games",
+    default=None,
+    metavar="N",
+    help="Matches at each target, over all seat rotations (default 1000).",
+)
 def tune_target_cmd(**kw: Any) -> None:
     """Play the same matches at several targets: win rates and match length vs target.
 
@@ -659,19 +889,39 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
 
 @main.command("check-strategy")
 @click.argument("target", metavar="PATH")
-@click.option("--deals", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Hands per rule set and check (default 8).")  # fmt: skip
+@click.option(
+    "--deals",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Hands per rule set and check (default 8).",
+)
 @option("seed", type=int, default=0, show_default=True, metavar=None, help="Seed of the deals.")
-@click.option("--variant", "variant_names", multiple=True, metavar="NAME",
-              help="Check only this variant (repeatable; default: all twelve).")  # fmt: skip
-@click.option("--check", "checks", multiple=True, metavar="NAME",
-              help="Run only this check (repeatable): legal, batch, deterministic, spawn, "
-                   "inputs.")  # fmt: skip
+@click.option(
+    "--variant",
+    "variant_names",
+    multiple=True,
+    metavar="NAME",
+    help="Check only this variant (repeatable; default: all twelve).",
+)
+@click.option(
+    "--check",
+    "checks",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this check (repeatable): legal, batch, deterministic, spawn, inputs.",
+)
 @option("strategy_path", help="Extra strategy file or folder (repeatable), for a NAME.")
 @click.pass_context
-def check_strategy_cmd(ctx: click.Context, target: str, deals: int | None, seed: int,
-                       variant_names: tuple[str, ...], checks: tuple[str, ...],
-                       strategy_path: tuple[str, ...]) -> None:  # fmt: skip
+def check_strategy_cmd(
+    ctx: click.Context,
+    target: str,
+    deals: int | None,
+    seed: int,
+    variant_names: tuple[str, ...],
+    checks: tuple[str, ...],
+    strategy_path: tuple[str, ...],
+) -> None:
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
     strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
 
@@ -684,19 +934,29 @@ def check_strategy_cmd(ctx: click.Context, target: str, deals: int | None, seed:
     from . import check
 
     kw = {"deals": deals} if deals is not None else {}
-    result = check.check_strategy(target, seed=seed, paths=list(strategy_path),
-                              variants=list(variant_names) or None, checks=checks or check.CHECKS,
-                              **kw)  # fmt: skip
+    result = check.check_strategy(
+        target,
+        seed=seed,
+        paths=list(strategy_path),
+        variants=list(variant_names) or None,
+        checks=checks or check.CHECKS,
+        **kw,
+    )
     for failure in result:
         click.echo(_one_line(str(failure)))
     names = ", ".join(result.strategies)
     if result:
         n = len(result)
-        click.echo(f"{names}: {n} failure{'s' * (n != 1)} ({result.decisions} decisions "
-                   f"checked in {result.rule_sets} rule sets)", err=True)  # fmt: skip
+        click.echo(
+            f"{names}: {n} failure{'s' * (n != 1)} ({result.decisions} decisions "
+            f"checked in {result.rule_sets} rule sets)",
+            err=True,
+        )
         ctx.exit(1)
-    click.echo(f"{names}: passed {', '.join(result.checks)} ({result.decisions} decisions "
-               f"checked in {result.rule_sets} rule sets)")  # fmt: skip
+    click.echo(
+        f"{names}: passed {', '.join(result.checks)} ({result.decisions} decisions "
+        f"checked in {result.rule_sets} rule sets)"
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

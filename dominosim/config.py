@@ -521,13 +521,23 @@ def _run_settings(raw: Mapping, w: _Where) -> dict:
     strategy_path = tuple(
         expand_home(p, w("strategy_path")) for p in _str_list(raw, "strategy_path", w)
     )
-    return dict(players=players, games=games, seed=seed, chunk_size=chunk_size,
-                workers=workers, unit=unit, out=out, rotate=rotate, records=records,
-                strategy_path=strategy_path)  # fmt: skip
+    return dict(
+        players=players,
+        games=games,
+        seed=seed,
+        chunk_size=chunk_size,
+        workers=workers,
+        unit=unit,
+        out=out,
+        rotate=rotate,
+        records=records,
+        strategy_path=strategy_path,
+    )
 
 
-def _variant_specs(raw: Mapping, players: int, w: _Where, source: str, sets: Sequence[str],
-                   option_values) -> list[VariantSpec]:  # fmt: skip
+def _variant_specs(
+    raw: Mapping, players: int, w: _Where, source: str, sets: Sequence[str], option_values
+) -> list[VariantSpec]:
     """The variants and their option groups: the file's ``variants`` and ``options`` tables,
     then ``--set``, then the values given by the caller, each layer over the one before; every
     group's rules made once, so a bad value fails here."""
@@ -551,8 +561,12 @@ def _variant_specs(raw: Mapping, players: int, w: _Where, source: str, sets: Seq
     specs = []
     for variant, own in entries:
         merged: dict[str, list[object]] = {}
-        for layer in (table_opts.get(variant, {}), own, cli_opts.get(variant, {}),
-                      given.get(variant, {})):  # fmt: skip
+        for layer in (
+            table_opts.get(variant, {}),
+            own,
+            cli_opts.get(variant, {}),
+            given.get(variant, {}),
+        ):
             merged.update(layer)
         groups = []
         for g in expand_groups(merged):

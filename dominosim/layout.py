@@ -53,8 +53,7 @@ class Layout:
         self.ends = {"L": End(lo, d), "R": End(hi, d)}
 
     @classmethod
-    def from_ends(cls, kind: str, ends: dict, table: list[int] | None = None,
-                  **kw: Any) -> Layout:  # fmt: skip
+    def from_ends(cls, kind: str, ends: dict, table: list[int] | None = None, **kw: Any) -> Layout:
         """A position built by hand (tests, searches): ``ends`` maps ids to ``End`` or ints."""
         lay = cls(kind, **kw)
         lay.ends = {k: (v if isinstance(v, End) else End(v)) for k, v in ends.items()}
@@ -113,8 +112,7 @@ class Layout:
         return out
 
     # --- placement --------------------------------------------------------------------------
-    def place(self, tile: int, pos: str | None, along: bool = False,
-              spinners: bool = False) -> int:  # fmt: skip
+    def place(self, tile: int, pos: str | None, along: bool = False, spinners: bool = False) -> int:
         """Place ``tile`` on position ``pos`` (the lead when the table is empty).
 
         ``spinners``: the first double placed becomes the spinner (SPINNER layout).

@@ -71,8 +71,12 @@ def _dist_plot(plt, data, aggregates, metric, lo, hi, xlabel, title, path: Path)
             continue
         nz = [i + lo for i, c in enumerate(h) if c]
         first, last = min(first, nz[0]), max(last, nz[-1])
-        ax.plot(range(lo, hi + 1), [100 * c / n for c in h],
-                drawstyle="steps-mid" if not many else "default", label=g["label"])  # fmt: skip
+        ax.plot(
+            range(lo, hi + 1),
+            [100 * c / n for c in h],
+            drawstyle="steps-mid" if not many else "default",
+            label=g["label"],
+        )
     if first > last:  # nothing to show
         first, last = lo, lo + 1
     pad = max(1, round(0.03 * (last - first)))
@@ -116,16 +120,25 @@ def _win_rates(plt, data: Mapping, path: Path) -> Path:
             if vals:
                 rows.append((_row_label(data, g, s), g.get("sides") or data["players"], vals))
     fig, ax = plt.subplots(figsize=(7.5, 1.3 + 0.42 * max(1, len(rows)) * (1.5 if matches else 1)))
-    style = {"hand": ("o", "tab:blue", "hand win rate"), "match": ("s", "tab:orange",
-                                                                     "match win rate")}  # fmt: skip
+    style = {
+        "hand": ("o", "tab:blue", "hand win rate"),
+        "match": ("s", "tab:orange", "match win rate"),
+    }
     seen = set()
     xs = []
     for i, (_, _, vals) in enumerate(rows):
         for j, (kind, r, lo, hi) in enumerate(vals):
             y = i + (0.18 * (2 * j - 1) if len(vals) > 1 else 0)
             marker, colour, label = style[kind]
-            ax.errorbar([r], [y], xerr=[[r - lo], [hi - r]], fmt=marker, color=colour,
-                        capsize=3, label=None if kind in seen else label)  # fmt: skip
+            ax.errorbar(
+                [r],
+                [y],
+                xerr=[[r - lo], [hi - r]],
+                fmt=marker,
+                color=colour,
+                capsize=3,
+                label=None if kind in seen else label,
+            )
             seen.add(kind)
             xs += [lo, hi]
     for b in sorted({1 / sides for _, sides, _ in rows}):
@@ -151,6 +164,7 @@ def write_plots(data: Mapping, aggregates: pd.DataFrame, folder: str | Path) -> 
     plt = _plt()
     folder = Path(folder)
     name = data.get("name", "")
+    # fmt: off
     paths = [
         _dist_plot(plt, data, aggregates, "hand_length_hist", 0, HAND_LEN_BINS - 1,
                    "hand length (tiles placed)",
@@ -158,11 +172,22 @@ def write_plots(data: Mapping, aggregates: pd.DataFrame, folder: str | Path) -> 
                    folder / "hand_length.png"),
         _dist_plot(plt, data, aggregates, "turns_hist", 0, TURN_BINS - 1, "turns per hand",
                    f"{name}: turns per hand, domino and blocked hands", folder / "turns.png"),
-    ]  # fmt: skip
+    ]
+    # fmt: on
     if data["unit"] == "match":
-        paths.append(_dist_plot(plt, data, aggregates, "match_length_hist", 1, MATCH_LEN_MAX,
-                                "match length (hands)", f"{name}: match length",
-                                folder / "match_length.png"))  # fmt: skip
+        paths.append(
+            _dist_plot(
+                plt,
+                data,
+                aggregates,
+                "match_length_hist",
+                1,
+                MATCH_LEN_MAX,
+                "match length (hands)",
+                f"{name}: match length",
+                folder / "match_length.png",
+            )
+        )
     paths.append(_win_rates(plt, data, folder / "win_rates.png"))
     a = data.get("analysis")
     if a and a.get("kind") in ("compare", "skill"):
@@ -182,9 +207,14 @@ def _ladder(plt, a: Mapping, path: Path) -> Path:
         if r["hand_win_rate"] is None:
             continue
         lo, hi = r["hand_win_ci"]
-        ax.errorbar(100 * r["hand_win_rate"], i, xerr=[[100 * (r["hand_win_rate"] - lo)],
-                                                      [100 * (hi - r["hand_win_rate"])]],
-                    fmt="o", color="C0", capsize=3)  # fmt: skip
+        ax.errorbar(
+            100 * r["hand_win_rate"],
+            i,
+            xerr=[[100 * (r["hand_win_rate"] - lo)], [100 * (hi - r["hand_win_rate"])]],
+            fmt="o",
+            color="C0",
+            capsize=3,
+        )
     ax.axvline(50, color="0.6", lw=0.8)
     ax.set_yticks(range(len(rows)), [r["strategy"] for r in rows])
     ax.set_xlabel("hand win rate against random (%), 95% interval")
@@ -218,9 +248,15 @@ def _heatmap(plt, a: Mapping, path: Path) -> Path:
             if c is not None and c["win_rate"] is not None:
                 lo, hi = c["win_ci"]
                 dark = abs(c["win_rate"] - 0.5) > 0.6 * half
-                ax.text(j, i, f"{100 * c['win_rate']:.1f}%\n[{100 * lo:.1f}, {100 * hi:.1f}]",
-                        ha="center", va="center", fontsize="x-small",
-                        color="white" if dark else "black")  # fmt: skip
+                ax.text(
+                    j,
+                    i,
+                    f"{100 * c['win_rate']:.1f}%\n[{100 * lo:.1f}, {100 * hi:.1f}]",
+                    ha="center",
+                    va="center",
+                    fontsize="x-small",
+                    color="white" if dark else "black",
+                )
     ax.set_xticks(range(K), names, rotation=30, ha="right")
     ax.set_yticks(range(K), names)
     ax.set_xlabel("against")
@@ -266,8 +302,15 @@ def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
             if y is not None:
                 ys_all += list(s["match_win_ci"])
         shift = 0 if target else (i - (len(names) - 1) / 2) * width
-        ax.errorbar([x + shift for x in xs], ys, yerr=[lo, hi], marker="o", capsize=3,
-                    ls="-" if target else "none", label=name)  # fmt: skip
+        ax.errorbar(
+            [x + shift for x in xs],
+            ys,
+            yerr=[lo, hi],
+            marker="o",
+            capsize=3,
+            ls="-" if target else "none",
+            label=name,
+        )
     if target and a.get("stronger"):
         ax.axhline(a["share"], color="grey", ls="--", lw=1, label=f"share {a['share']:g}")
         ys_all.append(a["share"])
@@ -281,14 +324,16 @@ def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
     out.append(_save(plt, fig, folder / "sweep_win_rate.png"))
     fig, ax = plt.subplots(figsize=(7, 4))
     vals: list[float] = []
-    keys = (("mean_match_length", "mean"), ("median_match_length", "median"),
-            ("p90_match_length", "p90"))  # fmt: skip
+    keys = (
+        ("mean_match_length", "mean"),
+        ("median_match_length", "median"),
+        ("p90_match_length", "p90"),
+    )
     for k, (key, label) in enumerate(keys):
         ys = [float("nan") if r[key] is None else float(r[key]) for r in rows]
         vals += ys
         shift = 0 if target else (k - 1) * 0.15
-        ax.plot([x + shift for x in xs], ys, marker="o", ls="-" if target else "none",
-                label=label)  # fmt: skip
+        ax.plot([x + shift for x in xs], ys, marker="o", ls="-" if target else "none", label=label)
     _margin_ylim(ax, [*vals, 0.0], lo=0.0)
     _x_axis(ax, xs, rows, target, xlabel)
     ax.set_ylabel("match length (hands)")

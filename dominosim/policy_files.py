@@ -18,8 +18,8 @@ from pathlib import Path
 
 POLICY_FILES = {
     "random.py": "a07ef5287572862ee22126b8c89e4b86f884ff50463969a418049d2f8abc92cb",
-    "heaviest.py": "c92046373b757fc3ba7c66a3d7ed4cececd9e786fa6f2aa3fbddbf735b7639c1",
-    "greedy.py": "068d8aea7654323817194354ef33879999ba99a2a8b96bc428e5a90fa7d9cf9b",
+    "heaviest.py": "61dbfc6526f1bcea9f7413cb8b31074a03575292b8a7ce658db6c790fcb0c332",
+    "greedy.py": "fe42bac65063bf711db5f7a7108bebbd5452d5f1bdfdde837764cd43039c2226",
     "doubles_first.py": "25248e5d5681684034e7e300e20a8d8b0d3f3be14033b9685e3ef3737d2c606d",
     "suit_keeper.py": "9f75b8148ad97c068daf1db594d0856c652e37f498fd5ccfff2b9a5956bdd9e0",
     "blocker.py": "7e971be2f8771eca560ff1436e171d9faea5cc32833ec5ef14c44d87edd0ce0e",

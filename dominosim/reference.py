@@ -139,10 +139,19 @@ class Hand:
     turn at a time.
     """
 
-    def __init__(self, rules: Rules, hands: list[list[int]], stock: list[int], *,
-                 scores: list[int] | None = None, match_id: int = 0, hand_index: int = 0,
-                 seed: int = 0, strategies: Sequence[object] | None = None,
-                 kozel: KozelBook | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        rules: Rules,
+        hands: list[list[int]],
+        stock: list[int],
+        *,
+        scores: list[int] | None = None,
+        match_id: int = 0,
+        hand_index: int = 0,
+        seed: int = 0,
+        strategies: Sequence[object] | None = None,
+        kozel: KozelBook | None = None,
+    ) -> None:
         self.rules = rules
         P = rules.players
         self.P = P
@@ -154,8 +163,9 @@ class Hand:
         self.kozel = kozel
         spinners = rules.layout == "spinner"
         self.spinners = spinners
-        self.layout = Layout(rules.layout, rules.spinner_open_all_four_immediately,
-                             rules.us_sniff_counting)  # fmt: skip
+        self.layout = Layout(
+            rules.layout, rules.spinner_open_all_four_immediately, rules.us_sniff_counting
+        )
         self.record = HandRecord(match_id, hand_index, penalties=[0] * P)
         self.to_move = 0
         self.decision = 0
@@ -182,19 +192,27 @@ class Hand:
             if not (rules.kozel_redeal and _kozel_needs_redeal(hands)):
                 break
             attempt += 1
-        hand = cls(rules, hands, stock, match_id=match_id, hand_index=hand_index, seed=seed,
-                   **kw)  # fmt: skip
+        hand = cls(rules, hands, stock, match_id=match_id, hand_index=hand_index, seed=seed, **kw)
         hand.attempt = attempt
         hand.record.redeals = attempt
         return hand
 
     @classmethod
-    def from_position(cls, rules: Rules, hands: Sequence[Sequence[int | str]], *,
-                      stock: Sequence[int | str] = (), layout: Layout | None = None,
-                      to_move: int = 0, scores: list[int] | None = None, leader: int = 0,
-                      strategies: Sequence[object] | None = None,
-                      kozel: KozelBook | None = None, opened: Sequence[int] | None = None,
-                      known: Sequence[Sequence[int]] | None = None) -> Hand:  # fmt: skip
+    def from_position(
+        cls,
+        rules: Rules,
+        hands: Sequence[Sequence[int | str]],
+        *,
+        stock: Sequence[int | str] = (),
+        layout: Layout | None = None,
+        to_move: int = 0,
+        scores: list[int] | None = None,
+        leader: int = 0,
+        strategies: Sequence[object] | None = None,
+        kozel: KozelBook | None = None,
+        opened: Sequence[int] | None = None,
+        known: Sequence[Sequence[int]] | None = None,
+    ) -> Hand:
         """A hand in a position built by hand: ``hands`` as lists of tiles (``"6-5"`` or
         indices), an optional ``layout`` (``Layout.from_ends``), the seat ``to_move``."""
         hands = [[tiles.parse(t) if isinstance(t, str) else t for t in h] for h in hands]
@@ -257,8 +275,10 @@ class Hand:
         blind = r.draw_mode == "blind"
         row = None
         if blind:
-            row = tuple(t if (t in self.known[seat] or self.opened[seat]) else None
-                        for t in self.hands[seat])  # fmt: skip
+            row = tuple(
+                t if (t in self.known[seat] or self.opened[seat]) else None
+                for t in self.hands[seat]
+            )
             own = tuple(t for t in row if t is not None)
         else:
             own = tuple(sorted(self.hands[seat]))
@@ -294,9 +314,12 @@ class Hand:
             end = lay.ends.get(pid) if (lay.spinner is None or pid in lay.covered) else None
             doubles.append(bool(end.double) if end else True)
             along.append(bool(end.along) if end else False)
-        return dict(doubles=tuple(doubles), spinner=lay.spinner,
-                    covered=tuple(s for s in ("W", "E", "N", "S") if s in lay.covered),
-                    along=tuple(along))  # fmt: skip
+        return dict(
+            doubles=tuple(doubles),
+            spinner=lay.spinner,
+            covered=tuple(s for s in ("W", "E", "N", "S") if s in lay.covered),
+            along=tuple(along),
+        )
 
     # --- decisions ----------------------------------------------------------------------------
     def ask(self, seat: int, legal: list[int], phase: str = "play") -> int:
@@ -304,8 +327,9 @@ class Hand:
         if len(legal) == 1:
             return legal[0]
         strat = self.strategies[seat]
-        key = seeding.strategy_key(self.seed, self.record.match_id, self.record.hand_index,
-                                   self.decision, seat)  # fmt: skip
+        key = seeding.strategy_key(
+            self.seed, self.record.match_id, self.record.hand_index, self.decision, seat
+        )
         obs = self.observe(seat, phase)
         self.decision += 1
         name = getattr(strat, "name", type(strat).__name__)
@@ -389,8 +413,15 @@ class Hand:
         self.layout.place(t, pos, actions.is_along(action), self.spinners)
         self.record.hand_length += 1
         self.last_placer = seat
-        self.event(type="place", seat=seat, tile=t, pos="L" if lead else pos,
-                   along=actions.is_along(action), lead=lead, open=self.layout.snapshot())  # fmt: skip
+        self.event(
+            type="place",
+            seat=seat,
+            tile=t,
+            pos="L" if lead else pos,
+            along=actions.is_along(action),
+            lead=lead,
+            open=self.layout.snapshot(),
+        )
         if self.rules.draw_mode == "blind" and not self.opened[seat] and len(self.hands[seat]) <= 3:
             self.opened[seat] = True  # §3.7b: the row is turned up for its owner
             self.event(type="open", seat=seat)
@@ -415,8 +446,7 @@ class Hand:
         if r.failed_turn_penalty:
             self.record.penalties[seat] += r.failed_turn_penalty
             self.record.points[seat] += r.failed_turn_penalty
-            self.event(type="score", side=seat, points=r.failed_turn_penalty,
-                       reason="failed_turn")  # fmt: skip
+            self.event(type="score", side=seat, points=r.failed_turn_penalty, reason="failed_turn")
         elif r.penalty_per_miss:
             self.record.penalties[seat] += 10
             self.event(type="penalty", seat=seat, points=10)
@@ -584,8 +614,13 @@ class Hand:
         return True
 
     # --- hand end -----------------------------------------------------------------------------
-    def finish(self, reason: str, went_out: int | None = None, fish_maker: int | None = None,
-               winner: int | None = None) -> None:  # fmt: skip
+    def finish(
+        self,
+        reason: str,
+        went_out: int | None = None,
+        fish_maker: int | None = None,
+        winner: int | None = None,
+    ) -> None:
         rec = self.record
         self.over = True
         rec.end_reason = reason
@@ -596,11 +631,23 @@ class Hand:
         rec.values = list(rec.pips)  # (kozel's settlement writes its §14.12 values)
         if reason == "target":
             rec.winner = winner
-            self.event(type="hand_end", reason=reason, winner=winner, pips=rec.pips,
-                       fish_maker=None, went_out=went_out)  # fmt: skip
+            self.event(
+                type="hand_end",
+                reason=reason,
+                winner=winner,
+                pips=rec.pips,
+                fish_maker=None,
+                went_out=went_out,
+            )
             return
-        self.end_event = self.event(type="hand_end", reason=reason, winner=None, pips=rec.pips,
-                                    fish_maker=rec.fish_maker, went_out=went_out)  # fmt: skip
+        self.end_event = self.event(
+            type="hand_end",
+            reason=reason,
+            winner=None,
+            pips=rec.pips,
+            fish_maker=rec.fish_maker,
+            went_out=went_out,
+        )
         try:
             settle(self)
         finally:
@@ -612,13 +659,18 @@ class Hand:
         r = self.rules
         rec = self.record
         rec.points = [0] * r.sides if r.match_end != "one_hand" else [0] * self.P
-        self.event(type="deal", hands=[list(h) for h in self.hands], stock=list(self.stock),
-                   redeals=rec.redeals)  # fmt: skip
+        self.event(
+            type="deal",
+            hands=[list(h) for h in self.hands],
+            stock=list(self.stock),
+            redeals=rec.redeals,
+        )
         try:
             leader, lead_tile = choose_leader(self, prev)
             rec.leader = leader
-            if r.layout == "single_end" or (r.draw_mode == "blind" and r.blind_deal == "all_tiles"
-                                            and self.P == 3):  # fmt: skip
+            if r.layout == "single_end" or (
+                r.draw_mode == "blind" and r.blind_deal == "all_tiles" and self.P == 3
+            ):
                 start = self.stock.pop(0)
                 self.layout.start_with(start)
                 self.event(type="start_tile", tile=start, open=self.layout.snapshot())
@@ -668,8 +720,9 @@ def _holder(hands, tile) -> int | None:
     return None
 
 
-def lead_by_double(hands: Sequence[Sequence[int]], highest: bool,
-                   order: Sequence[int] | None = None) -> tuple[int, int]:  # fmt: skip
+def lead_by_double(
+    hands: Sequence[Sequence[int]], highest: bool, order: Sequence[int] | None = None
+) -> tuple[int, int]:
     """The holder of the lowest/highest double leads it; with no double dealt, the holder of
     the lowest/highest non-double (§1.2, §4.4, §12.4, §14.4a)."""
     doubles = list(order or tiles.DOUBLES)
@@ -687,8 +740,9 @@ def lead_by_double(hands: Sequence[Sequence[int]], highest: bool,
 def _lot(hand: Hand) -> int:
     """The seat drawn by lot (called only where the lot decides the leader; recorded)."""
     rec = hand.record
-    rec.lot = seeding.lot(hand.seed, hand.P, rec.match_id, rec.hand_index,
-                          getattr(hand, "attempt", 0))  # fmt: skip
+    rec.lot = seeding.lot(
+        hand.seed, hand.P, rec.match_id, rec.hand_index, getattr(hand, "attempt", 0)
+    )
     return rec.lot
 
 
@@ -903,8 +957,13 @@ def _settle_bergen(hand: Hand, out_side: int | None) -> None:
         award(w, pts, "block", False)
 
 
-_SETTLEMENTS = {"pips": _settle_pips, "book": _settle_book, "sniff": _settle_sniff,
-                "muggins": _settle_muggins, "bergen": _settle_bergen}  # fmt: skip
+_SETTLEMENTS = {
+    "pips": _settle_pips,
+    "book": _settle_book,
+    "sniff": _settle_sniff,
+    "muggins": _settle_muggins,
+    "bergen": _settle_bergen,
+}
 
 
 def _penalty_winner(hand: Hand) -> int | None:
@@ -930,8 +989,9 @@ def _bergen_block(hand: Hand) -> tuple[int | None, int]:
     no_double = [s for s in range(r.sides) if not has_double[s]]
     if r.bergen_block_lowest_hand_1pt:
         cands = no_double or list(range(r.sides))
-        vals = {s: sum(tiles.pips(t) for t in side_tiles[s] if not tiles.is_double(t))
-                for s in cands}  # fmt: skip
+        vals = {
+            s: sum(tiles.pips(t) for t in side_tiles[s] if not tiles.is_double(t)) for s in cands
+        }
         return _unique_min(vals), 1
     if len(no_double) == 1:
         return no_double[0], 2
@@ -1017,9 +1077,15 @@ def settle_kozel(hand: Hand, book: KozelBook) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def play_match(rules: Rules, seed: int, match_id: int, strategies: Sequence[object], *,
-               unit: str = "match",
-               on_hand: Callable[[Hand], None] | None = None) -> MatchRecord:  # fmt: skip
+def play_match(
+    rules: Rules,
+    seed: int,
+    match_id: int,
+    strategies: Sequence[object],
+    *,
+    unit: str = "match",
+    on_hand: Callable[[Hand], None] | None = None,
+) -> MatchRecord:
     """Play match ``match_id`` (or only its first hand with ``unit="hand"``).
 
     ``strategies`` is one strategy per seat. ``on_hand(hand_record)`` is called after each hand.
@@ -1033,8 +1099,9 @@ def play_match(rules: Rules, seed: int, match_id: int, strategies: Sequence[obje
     for k in range(MAX_HANDS_PER_MATCH):
         if kozel is not None:
             scores = kozel.totals()
-        hand = Hand.deal(rules, seed, match_id, k, strategies=strategies, kozel=kozel,
-                         scores=scores)  # fmt: skip
+        hand = Hand.deal(
+            rules, seed, match_id, k, strategies=strategies, kozel=kozel, scores=scores
+        )
         rec = hand.play(prev)
         if kozel is not None:
             settle_kozel(hand, kozel)
@@ -1053,8 +1120,14 @@ def play_match(rules: Rules, seed: int, match_id: int, strategies: Sequence[obje
                 mrec.scores = list(scores) if kozel is None else kozel.totals()
                 _event_match_end(rec, mrec)
             break
-        prev = PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
-                        [hand.seat_pips(s) for s in range(rules.players)])  # fmt: skip
+        prev = PrevHand(
+            rec.leader,
+            rec.winner,
+            rec.went_out,
+            rec.fish_maker,
+            rec.blocked,
+            [hand.seat_pips(s) for s in range(rules.players)],
+        )
     else:  # (never a match cut short: an endless one is an error)
         raise match_too_long(rules)
     return mrec
@@ -1062,8 +1135,9 @@ def play_match(rules: Rules, seed: int, match_id: int, strategies: Sequence[obje
 
 def _match_over(rules, rec, scores, kozel, mrec, k) -> bool:
     if rules.match_end == "race":
-        if rec.end_reason == "target" or (not rules.check_only_at_hand_end and
-                                          max(scores) >= rules.target):  # fmt: skip
+        if rec.end_reason == "target" or (
+            not rules.check_only_at_hand_end and max(scores) >= rules.target
+        ):
             mrec.winner = max(range(len(scores)), key=lambda s: scores[s])
         elif rules.check_only_at_hand_end:
             top = max(scores)
@@ -1098,8 +1172,11 @@ def _match_over(rules, rec, scores, kozel, mrec, k) -> bool:
         mrec.losers = [s for s in range(n) if s not in best]
     else:
         mrec.losers = [s for s in range(n) if totals[s] >= rules.target]
-        mrec.winner = _unique_min({s: totals[s] for s in range(n) if s not in mrec.losers}) if (
-            len(mrec.losers) < n) else None  # fmt: skip
+        mrec.winner = (
+            _unique_min({s: totals[s] for s in range(n) if s not in mrec.losers})
+            if (len(mrec.losers) < n)
+            else None
+        )
         if rules.dry_goat:
             mrec.dry = any(
                 all(kozel.written[o] is None for o in range(n) if o != g) for g in mrec.losers
@@ -1110,5 +1187,12 @@ def _match_over(rules, rec, scores, kozel, mrec, k) -> bool:
 
 
 def _event_match_end(rec: HandRecord, mrec: MatchRecord) -> None:
-    rec.events.append(dict(type="match_end", winner=mrec.winner, scores=list(mrec.scores),
-                           losers=list(mrec.losers), dry=mrec.dry))  # fmt: skip
+    rec.events.append(
+        dict(
+            type="match_end",
+            winner=mrec.winner,
+            scores=list(mrec.scores),
+            losers=list(mrec.losers),
+            dry=mrec.dry,
+        )
+    )

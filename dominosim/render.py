@@ -54,6 +54,7 @@ def tables(data: Mapping) -> dict:
     out = {"groups": None, "strategies": {}, "seats": {}, "paired": {}}
     rows = []
     for g in data["groups"]:
+        # fmt: off
         rows.append({
             "group": g["label"],
             "hands": g["hands"],
@@ -68,8 +69,10 @@ def tables(data: Mapping) -> dict:
             "t.p90": _f(g["p90_turns"], 0),
             "leader wins": _pct(g["leader_win_rate"]),
             "baseline": _pct(g["leader_baseline"]),
-        })  # fmt: skip
+        })
+        # fmt: on
         label = g["label"]
+        # fmt: off
         out["strategies"][label] = pd.DataFrame([
             {
                 "strategy": _mark(data, s["strategy"]),
@@ -80,11 +83,13 @@ def tables(data: Mapping) -> dict:
                 **({"seat-matches": s["seat_matches"],
                     "match wins": _pct(s["match_win_rate"]),
                     "match 95% CI": _ci_text(s["match_win_ci"])}
-                   if data["unit"] == "match" else {}),  # fmt: skip
+                   if data["unit"] == "match" else {}),
                 "mean points": _f(s["mean_points"]),
             }
             for s in g["strategies"]
-        ])  # fmt: skip
+        ])
+        # fmt: on
+        # fmt: off
         out["seats"][label] = pd.DataFrame([
             {
                 "seat": s["seat"],
@@ -92,11 +97,13 @@ def tables(data: Mapping) -> dict:
                 "95% CI": _ci_text(s["hand_win_ci"]),
                 **({"match wins": _pct(s["match_win_rate"]),
                     "match 95% CI": _ci_text(s["match_win_ci"])}
-                   if data["unit"] == "match" else {}),  # fmt: skip
+                   if data["unit"] == "match" else {}),
             }
             for s in g["seats"]
-        ])  # fmt: skip
+        ])
+        # fmt: on
         if g["paired"]:
+            # fmt: off
             out["paired"][label] = pd.DataFrame([
                 {
                     "pair": f"{p['a']} - {p['b']}",
@@ -106,10 +113,11 @@ def tables(data: Mapping) -> dict:
                     **({"match win diff": _diff(p["match_win_diff"]),
                         "match 95% CI": "[" + ", ".join(_diff(x)
                                                         for x in p["match_win_diff_ci"]) + "]"}
-                       if data["unit"] == "match" else {}),  # fmt: skip
+                       if data["unit"] == "match" else {}),
                 }
                 for p in g["paired"]
-            ])  # fmt: skip
+            ])
+            # fmt: on
     out["groups"] = pd.DataFrame(rows)
     return out
 
@@ -200,6 +208,7 @@ def summary_csv(data: Mapping) -> str:
 
     rows = []
     for g in data["groups"]:
+        # fmt: off
         base = {
             "group": g["index"], "label": g["label"], "variant": g["variant"],
             "options": json.dumps(g["options"], sort_keys=True), "players": g["players"],
@@ -207,8 +216,10 @@ def summary_csv(data: Mapping) -> str:
             "target_rate": g["target_rate"], "mean_hand_length": g["mean_hand_length"],
             "mean_turns": g["mean_turns"], "leader_win_rate": g["leader_win_rate"],
             "points_sense": g["points_sense"],
-        }  # fmt: skip
+        }
+        # fmt: on
         for s in g["strategies"]:
+            # fmt: off
             rows.append({
                 **base,
                 "strategy": s["strategy"],
@@ -221,7 +232,8 @@ def summary_csv(data: Mapping) -> str:
                 "match_win_lo": s["match_win_ci"][0],
                 "match_win_hi": s["match_win_ci"][1],
                 "mean_points": s["mean_points"],
-            })  # fmt: skip
+            })
+            # fmt: on
     return pd.DataFrame(rows).to_csv(index=False)
 
 
@@ -238,6 +250,7 @@ def _skill_sections(data: Mapping, a: Mapping):
         "decided by the deal: the share of deals whose hand the same side won in every "
         "seating, whoever sat there (Wilson 95%)",
     ]
+    # fmt: off
     ladder = pd.DataFrame([
         {"strategy": _mark(data, r["strategy"]), "deals": r["deals"],
          "hand wins": f"{_pct(r['hand_win_rate'])} {_ci_text(r['hand_win_ci'])}",
@@ -248,24 +261,32 @@ def _skill_sections(data: Mapping, a: Mapping):
          "points 95% CI": "[" + ", ".join(_f(x, 2) for x in r["points_diff_ci"]) + "]",
          "decided by deal": f"{_pct(r['decided_share'])} {_ci_text(r['decided_ci'])}"}
         for r in a["ladder"]
-    ])  # fmt: skip
+    ])
+    # fmt: on
+    # fmt: off
     accuracy = pd.DataFrame([
         {"strategy": _mark(data, r["strategy"]), "hands": r["hands"],
          "decisions": r["decisions"], "rated": r["rated"],
          "optimal": f"{_pct(r['accuracy'])} {_ci_text(r['accuracy_ci'])}"}
         for r in a.get("accuracy", ())
-    ])  # fmt: skip
+    ])
+    # fmt: on
+    # fmt: off
     ratings = pd.DataFrame([
         {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
          "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
         for r in a["ratings"]
-    ])  # fmt: skip
+    ])
+    # fmt: on
     if a["best_heuristic"]:
         lines.append(f"best heuristic against random: {a['best_heuristic']}")
     pi = a.get("perfect_information")
     if pi:
-        bound = (" (the paranoid bound: the leader's seat against all the others together)"
-                 if pi["paranoid"] else "")  # fmt: skip
+        bound = (
+            " (the paranoid bound: the leader's seat against all the others together)"
+            if pi["paranoid"]
+            else ""
+        )
         lines.append(
             f"perfect information{bound}: the leader's side wins {_pct(pi['leader_win_rate'])} "
             f"{_ci_text(pi['leader_win_ci'])} of the deals under perfect play, "
@@ -287,45 +308,71 @@ def _skill_sections(data: Mapping, a: Mapping):
 
 def _analysis_sections(data: Mapping):
     """(heading, lines, {title: DataFrame}) of the analysis, for report._sections."""
-    import pandas as pd
 
     a = data["analysis"]
     if a["kind"] == "skill":
         yield from _skill_sections(data, a)
         return
     if a["kind"] == "compare":
-        names = a["strategies"]
-        what = "matches" if a["unit"] == "match" else "hands"
-        lines = [
-            f"round robin of {len(names)} strategies on duplicate deals: {len(a['legs'])} "
-            f"table(s), each in every seating, {data['games_per_group']} {what} per table",
-            f"win rate of ROW against COLUMN: share of the {what} that one of the two won, "
-            "with both at the table, won by ROW (Wilson 95%)",
-            "ratings: Bradley–Terry on those pairwise wins, Elo scale (mean 0), 95% intervals "
-            "from the observed information"
-            + (" (regularized: +0.5 per pair)" if a["bt_regularized"] else ""),  # fmt: skip
-        ]
-        ratings = pd.DataFrame([
-            {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
-             "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]",
-             "wins": r["wins"], "losses": r["losses"]}
-            for r in a["ratings"]
-        ])  # fmt: skip
-        matrix = pd.DataFrame([
-            {"": x, **{y: ("-" if c is None else f"{_pct(c['win_rate'])} {_ci_text(c['win_ci'])}")
-                       for y, c in zip(names, row, strict=True)}}
-            for x, row in zip(names, a["matrix"], strict=True)
-        ])  # fmt: skip
-        key = "match" if a["unit"] == "match" else "hand"
-        paired = pd.DataFrame([
-            {"pair": f"{p['a']} - {p['b']}", "deals": p["deals"],
-             f"{key} win diff": _diff(p[f"{key}_win_diff"]),
-             "95% CI": "[" + ", ".join(_diff(x) for x in p[f"{key}_win_diff_ci"]) + "]"}
-            for p in a["paired"]
-        ])  # fmt: skip
-        yield "Round robin", lines, {"ratings": ratings, "win rates (row vs column)": matrix,
-                                     "paired differences (same deals)": paired}  # fmt: skip
+        yield _compare_section(data, a)
         return
+    yield _sweep_section(a)
+
+
+def _compare_section(data: Mapping, a: Mapping):
+    """(heading, lines, tables) of compare's round robin: ratings, matrix, paired differences."""
+    import pandas as pd
+
+    names = a["strategies"]
+    what = "matches" if a["unit"] == "match" else "hands"
+    lines = [
+        f"round robin of {len(names)} strategies on duplicate deals: {len(a['legs'])} "
+        f"table(s), each in every seating, {data['games_per_group']} {what} per table",
+        f"win rate of ROW against COLUMN: share of the {what} that one of the two won, "
+        "with both at the table, won by ROW (Wilson 95%)",
+        "ratings: Bradley–Terry on those pairwise wins, Elo scale (mean 0), 95% intervals "
+        "from the observed information"
+        + (" (regularized: +0.5 per pair)" if a["bt_regularized"] else ""),
+    ]
+    # fmt: off
+    ratings = pd.DataFrame([
+        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
+         "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]",
+         "wins": r["wins"], "losses": r["losses"]}
+        for r in a["ratings"]
+    ])
+    # fmt: on
+    # fmt: off
+    matrix = pd.DataFrame([
+        {"": x, **{y: ("-" if c is None else f"{_pct(c['win_rate'])} {_ci_text(c['win_ci'])}")
+                   for y, c in zip(names, row, strict=True)}}
+        for x, row in zip(names, a["matrix"], strict=True)
+    ])
+    # fmt: on
+    key = "match" if a["unit"] == "match" else "hand"
+    # fmt: off
+    paired = pd.DataFrame([
+        {"pair": f"{p['a']} - {p['b']}", "deals": p["deals"],
+         f"{key} win diff": _diff(p[f"{key}_win_diff"]),
+         "95% CI": "[" + ", ".join(_diff(x) for x in p[f"{key}_win_diff_ci"]) + "]"}
+        for p in a["paired"]
+    ])
+    # fmt: on
+    return (
+        "Round robin",
+        lines,
+        {
+            "ratings": ratings,
+            "win rates (row vs column)": matrix,
+            "paired differences (same deals)": paired,
+        },
+    )
+
+
+def _sweep_section(a: Mapping):
+    """(heading, lines, tables) of tune / tune-target: the groups side by side."""
+    import pandas as pd
+
     rows = a["rows"]
     cols = [r["value"] for r in rows]
     by_stat = {}
@@ -341,17 +388,17 @@ def _analysis_sections(data: Mapping):
     by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
     by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
     by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
-    table = pd.DataFrame([{"statistic": k, **dict(zip(cols, v, strict=True))}
-                          for k, v in by_stat.items()])  # fmt: skip
+    table = pd.DataFrame(
+        [{"statistic": k, **dict(zip(cols, v, strict=True))} for k, v in by_stat.items()]
+    )
     if a["kind"] == "tune-target":
         head = f"target sweep ({a['option']}) on common deals: {', '.join(map(str, cols))}"
         lines = [head]
         if a["stronger"]:
             lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
         lines.append(a["sentence"])
-        yield "Target sweep", lines, {"by target": table}
-    else:
-        lines = [f"option sweep ({', '.join(a['swept'])}) on common deals"]
-        if a["stronger"]:
-            lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
-        yield "Option sweep", lines, {"side by side": table}
+        return "Target sweep", lines, {"by target": table}
+    lines = [f"option sweep ({', '.join(a['swept'])}) on common deals"]
+    if a["stronger"]:
+        lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
+    return "Option sweep", lines, {"side by side": table}

@@ -162,6 +162,7 @@ def _strategy_rows(agg: Aggregates, seats: list, rotations: list, sides: int, pl
         n_seats = seats.count(label)
         # (a partnership's seats: its intervals count each of its hands once)
         one = n_seats if _one_side(sides, players, cells, rotations) else 1
+        # fmt: off
         rows.append({
             "strategy": label,
             "seats": n_seats,
@@ -174,7 +175,8 @@ def _strategy_rows(agg: Aggregates, seats: list, rotations: list, sides: int, pl
             "match_win_rate": stats.finite(stats.rate(match_wins, seat_matches)),
             "match_win_ci": stats.interval(stats.wilson(match_wins // one, seat_matches // one)),
             "mean_points": stats.finite(stats.rate(seat_points, seat_hands)),
-        })  # fmt: skip
+        })
+        # fmt: on
     return rows
 
 
@@ -186,13 +188,15 @@ def _seat_rows(agg: Aggregates, players: int, rotations: list) -> list[dict]:
         hand_wins = sum(agg.get("seat_hand_wins", r, s) for r in rotations)
         seat_matches = sum(agg.get("seat_matches", r, s) for r in rotations)
         match_wins = sum(agg.get("seat_match_wins", r, s) for r in rotations)
+        # fmt: off
         rows.append({
             "seat": s,
             "hand_win_rate": stats.finite(stats.rate(hand_wins, seat_hands)),
             "hand_win_ci": stats.interval(stats.wilson(hand_wins, seat_hands)),
             "match_win_rate": stats.finite(stats.rate(match_wins, seat_matches)),
             "match_win_ci": stats.interval(stats.wilson(match_wins, seat_matches)),
-        })  # fmt: skip
+        })
+        # fmt: on
     return rows
 
 
@@ -209,15 +213,16 @@ def _paired_rows(agg: Aggregates, seats: list, rotations: list) -> list[dict]:
                 continue
             seatings = seats.count(a) * seats.count(b)
             pair_hands = agg.get("pair_hands", pair=pair)
-            hand_mean, hand_lo, hand_hi = stats.mean_ci(agg.get("pair_hand_sum", pair=pair),
-                                                        agg.get("pair_hand_sumsq", pair=pair),
-                                                        deals)  # fmt: skip
-            match_mean, match_lo, match_hi = stats.mean_ci(agg.get("pair_match_sum", pair=pair),
-                                                           agg.get("pair_match_sumsq", pair=pair),
-                                                           deals)  # fmt: skip
+            hand_mean, hand_lo, hand_hi = stats.mean_ci(
+                agg.get("pair_hand_sum", pair=pair), agg.get("pair_hand_sumsq", pair=pair), deals
+            )
+            match_mean, match_lo, match_hi = stats.mean_ci(
+                agg.get("pair_match_sum", pair=pair), agg.get("pair_match_sumsq", pair=pair), deals
+            )
             # per-deal wins -> a rate per seat-hand; per deal and seating -> per match
             hand_scale = deals / (seatings * pair_hands) if pair_hands else math.nan
             match_scale = 1 / (seatings * len(rotations))
+            # fmt: off
             rows.append({
                 "a": a,
                 "b": b,
@@ -229,7 +234,8 @@ def _paired_rows(agg: Aggregates, seats: list, rotations: list) -> list[dict]:
                 "match_win_diff": stats.finite(match_mean * match_scale),
                 "match_win_diff_ci": [stats.finite(match_lo * match_scale),
                                       stats.finite(match_hi * match_scale)],
-            })  # fmt: skip
+            })
+            # fmt: on
     return rows
 
 
@@ -327,11 +333,13 @@ def _matrix_cells(wins: np.ndarray, games: np.ndarray) -> list[list]:
                 row.append(None)
                 continue
             decided = int(wins[i, j] + wins[j, i])
+            # fmt: off
             row.append({
                 "wins": int(wins[i, j]), "losses": int(wins[j, i]), "games": int(games[i, j]),
                 "win_rate": stats.finite(stats.rate(int(wins[i, j]), decided)),
                 "win_ci": stats.interval(stats.wilson(int(wins[i, j]), decided)),
-            })  # fmt: skip
+            })
+            # fmt: on
         cells.append(row)
     return cells
 
@@ -339,8 +347,10 @@ def _matrix_cells(wins: np.ndarray, games: np.ndarray) -> list[list]:
 def _pooled_pairs(manifest, aggregates, data, names: list) -> list[dict]:
     """Per pairing, the paired differences pooled over the legs where the pair met."""
     by_index = {gd["index"]: gd for gd in manifest["groups"]}
-    aggs = {g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
-            for g in data["groups"]}  # fmt: skip
+    aggs = {
+        g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
+        for g in data["groups"]
+    }
     paired = []
     for i, x in enumerate(names):
         for y in names[i + 1 :]:
@@ -376,11 +386,16 @@ def _pair_diffs(sums: dict, seatings: int, rotations: int) -> dict:
     return {
         "deals": int(n),
         "hand_win_diff": stats.finite(hand_mean * hand_scale),
-        "hand_win_diff_ci": [stats.finite(hand_lo * hand_scale), stats.finite(hand_hi * hand_scale)],
+        "hand_win_diff_ci": [
+            stats.finite(hand_lo * hand_scale),
+            stats.finite(hand_hi * hand_scale),
+        ],
         "match_win_diff": stats.finite(match_mean * match_scale),
-        "match_win_diff_ci": [stats.finite(match_lo * match_scale),
-                              stats.finite(match_hi * match_scale)],
-    }  # fmt: skip
+        "match_win_diff_ci": [
+            stats.finite(match_lo * match_scale),
+            stats.finite(match_hi * match_scale),
+        ],
+    }
 
 
 def _skill(manifest, aggregates, data) -> dict:
@@ -390,8 +405,10 @@ def _skill(manifest, aggregates, data) -> dict:
     for the best heuristic against random and for mc against random."""
     a = manifest["analysis"]
     rr = _compare(manifest, aggregates, data)
-    aggs = {g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
-            for g in data["groups"]}  # fmt: skip
+    aggs = {
+        g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
+        for g in data["groups"]
+    }
     rot = {
         gd["index"]: len(gd.get("rotations", manifest["rotations"])) for gd in manifest["groups"]
     }
@@ -406,11 +423,13 @@ def _skill(manifest, aggregates, data) -> dict:
         pair = f"{x} vs random" if f"{x} vs random" in _pairs(A) else f"random vs {x}"
         sign = 1 if pair.startswith(f"{x} vs") else -1
         n = A.get("pair_deals", pair=pair)
-        pm, plo, phi = stats.mean_ci(sign * A.get("pair_points_sum", pair=pair),
-                                     A.get("pair_points_sumsq", pair=pair), n)  # fmt: skip
+        pm, plo, phi = stats.mean_ci(
+            sign * A.get("pair_points_sum", pair=pair), A.get("pair_points_sumsq", pair=pair), n
+        )
         scale = 1 / (k[x] * k["random"] * rot[g["index"]])
         diff = paired.get((x, "random")) or _flip(paired.get(("random", x)))
         seated, decided = A.get("deals_seated"), A.get("deals_decided")
+        # fmt: off
         ladder.append({
             "strategy": x,
             "perfect_information": x in data.get("perfect_information_strategies", ()),
@@ -425,15 +444,18 @@ def _skill(manifest, aggregates, data) -> dict:
             "deals_decided": int(decided),
             "decided_share": stats.finite(stats.rate(decided, seated)),
             "decided_ci": stats.interval(stats.wilson(decided, seated)),
-        })  # fmt: skip
+        })
+        # fmt: on
     rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
     from . import strategy
 
     heuristics = strategy.builtins("heuristic")
     best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
+    # fmt: off
     decided = [{"pair": f"{x} / random", "strategy": x,
                 **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
-               for x in (best, "mc") for r in ladder if r["strategy"] == x]  # fmt: skip
+               for x in (best, "mc") for r in ladder if r["strategy"] == x]
+    # fmt: on
     accuracy = _accuracy(rr["strategies"], aggs)
     rated = {x["strategy"]: x for x in accuracy}
     for r in ladder:
@@ -467,14 +489,18 @@ def _accuracy(names, aggs) -> list[dict]:
         A = next((A for A in aggs.values() if A.get("acc_hands", pair=x)), None)
         if A is None:
             continue
-        v = {k: A.get(f"acc_{k}", pair=x)
-             for k in ("optimal", "rated", "o2", "on", "n2", "hands", "decisions")}  # fmt: skip
+        v = {
+            k: A.get(f"acc_{k}", pair=x)
+            for k in ("optimal", "rated", "o2", "on", "n2", "hands", "decisions")
+        }
         p, lo, hi = stats.ratio_ci(v["optimal"], v["rated"], v["o2"], v["on"], v["n2"], v["hands"])
+        # fmt: off
         out.append({
             "strategy": x, "hands": int(v["hands"]), "decisions": int(v["decisions"]),
             "rated": int(v["rated"]), "optimal": int(v["optimal"]), "accuracy": stats.finite(p),
             "accuracy_ci": stats.interval((lo, hi)),
-        })  # fmt: skip
+        })
+        # fmt: on
     return out
 
 
@@ -550,8 +576,13 @@ def _sweep(manifest, data) -> dict:
     if len(names) > 1:
         stronger = max(names, key=lambda x: pooled[x] if pooled[x] is not None else -1)
     rows = [_sweep_row(manifest, g, names, stronger) for g in groups]
-    out = {"kind": kind, "strategies": names, "pooled_match_win_rate": pooled,
-           "stronger": stronger, "rows": rows}  # fmt: skip
+    out = {
+        "kind": kind,
+        "strategies": names,
+        "pooled_match_win_rate": pooled,
+        "stronger": stronger,
+        "rows": rows,
+    }
     if kind == "tune":
         out["swept"] = list(a.get("swept", ()))
     else:
@@ -559,13 +590,20 @@ def _sweep(manifest, data) -> dict:
     return out
 
 
-_SWEEP_STRATEGY_KEYS = ("strategy", "match_win_rate", "match_win_ci", "hand_win_rate",
-                        "hand_win_ci", "seat_matches")  # fmt: skip
+_SWEEP_STRATEGY_KEYS = (
+    "strategy",
+    "match_win_rate",
+    "match_win_ci",
+    "hand_win_rate",
+    "hand_win_ci",
+    "seat_matches",
+)
 
 
 def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
     """One option group's row of a sweep."""
     by_label = {s["strategy"]: s for s in g["strategies"]}
+    # fmt: off
     row = {
         "group": g["index"],
         "label": g["label"],
@@ -583,7 +621,8 @@ def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
         **{k: g[k] for k in ("matches", "hands", "mean_match_length", "median_match_length",
                              "p90_match_length", "blocked_rate", "mean_hand_length",
                              "match_tie_rate")},
-    }  # fmt: skip
+    }
+    # fmt: on
     if manifest["analysis"]["kind"] == "tune-target":
         gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
         row["target"] = int(gd["rules"]["target"])
@@ -594,11 +633,17 @@ def _smallest_target(rows: list, stronger: str | None, share: float, option) -> 
     """tune-target: the targets in order, the smallest at which the stronger strategy's match
     win rate has a Wilson lower bound of at least ``share``, and the sentence that says it."""
     by_target = sorted(rows, key=lambda r: r["target"])
+    # fmt: off
     hit = [r["target"] for r in by_target
            if stronger and r["stronger_match_win_ci"][0] is not None
-           and r["stronger_match_win_ci"][0] >= share]  # fmt: skip
-    out = {"option": option, "targets": [r["target"] for r in by_target], "share": share,
-           "smallest_target": hit[0] if hit else None}  # fmt: skip
+           and r["stronger_match_win_ci"][0] >= share]
+    # fmt: on
+    out = {
+        "option": option,
+        "targets": [r["target"] for r in by_target],
+        "share": share,
+        "smallest_target": hit[0] if hit else None,
+    }
     if stronger is None:
         out["sentence"] = "One strategy plays every seat, so no strategy is stronger."
     elif hit:

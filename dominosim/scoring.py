@@ -25,9 +25,11 @@ def end_count_after(obs: Observation, action: int) -> int | None:
         return lo + hi
     along_ok = r.inline_double_counts_single
     pid = actions.pos_of(action)
+    # fmt: off
     ends = {p: [v, obs.doubles[i] if obs.doubles else False,
                 obs.along[i] if obs.along else False]
-            for i, (p, v) in enumerate(obs.positions)}  # fmt: skip
+            for i, (p, v) in enumerate(obs.positions)}
+    # fmt: on
     v = ends[pid][0]
     w = tiles.other_half(t, v)
     spinners = r.layout == "spinner"

@@ -105,8 +105,13 @@ def shuffle(seed: int, players: int, match: int, hand: int, attempt: int = 0) ->
     return order
 
 
-def shuffle_np(seed: int, players: int, match: int | np.ndarray, hand: int | np.ndarray,
-               attempt: int | np.ndarray = 0) -> np.ndarray:  # fmt: skip
+def shuffle_np(
+    seed: int,
+    players: int,
+    match: int | np.ndarray,
+    hand: int | np.ndarray,
+    attempt: int | np.ndarray = 0,
+) -> np.ndarray:
     """Vectorized :func:`shuffle`: ``[B, 28]`` tile orders for arrays of coordinates."""
     match = np.atleast_1d(np.asarray(match))
     h = key_np(seed, DEAL, players, match, np.asarray(hand), np.asarray(attempt))

@@ -75,8 +75,16 @@ def paranoid(rules: Rules) -> bool:
     return rules.sides > 2
 
 
-def solve_slots(rules: Rules, st: np.ndarray, bst: np.ndarray, *, seats=None, chosen=None,
-                budget: int = DEFAULT_BUDGET, plain: bool = False) -> Solution:  # fmt: skip
+def solve_slots(
+    rules: Rules,
+    st: np.ndarray,
+    bst: np.ndarray,
+    *,
+    seats=None,
+    chosen=None,
+    budget: int = DEFAULT_BUDGET,
+    plain: bool = False,
+) -> Solution:
     """Solve positions given as the core's slot records (``kernel.SLOT``; blind's rows
     ``kernel.BSLOT``, one per slot), e.g. from :meth:`BatchEngine.first_deals` or
     :meth:`BatchEngine.play_prefixes`. A slot waiting on a posed decision is solved from it;
@@ -92,25 +100,40 @@ def solve_slots(rules: Rules, st: np.ndarray, bst: np.ndarray, *, seats=None, ch
     if seats is None:
         seats = np.full(n, -1, dtype=np.int64)
     seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (n,)))
-    chosen = np.ascontiguousarray(np.broadcast_to(
-        np.asarray(-1 if chosen is None else chosen, dtype=np.int64), (n,)))  # fmt: skip
+    chosen = np.ascontiguousarray(
+        np.broadcast_to(np.asarray(-1 if chosen is None else chosen, dtype=np.int64), (n,))
+    )
     out = np.zeros((n, kernel.SV_COLS), dtype=np.int64)
-    kernel.solve(kernel.knobs(rules, "hand"), st, bst, seats, chosen, int(budget), bool(plain),
-                 out)  # fmt: skip
-    return Solution(value=out[:, kernel.SV_VALUE], win=out[:, kernel.SV_WIN].astype(bool),
-                    action=out[:, kernel.SV_ACTION], solved=out[:, kernel.SV_SOLVED].astype(bool),
-                    nodes=out[:, kernel.SV_NODES], seat=out[:, kernel.SV_SEAT],
-                    paranoid=paranoid(rules), optimal=out[:, kernel.SV_OPTIMAL])  # fmt: skip
+    kernel.solve(kernel.knobs(rules, "hand"), st, bst, seats, chosen, int(budget), bool(plain), out)
+    return Solution(
+        value=out[:, kernel.SV_VALUE],
+        win=out[:, kernel.SV_WIN].astype(bool),
+        action=out[:, kernel.SV_ACTION],
+        solved=out[:, kernel.SV_SOLVED].astype(bool),
+        nodes=out[:, kernel.SV_NODES],
+        seat=out[:, kernel.SV_SEAT],
+        paranoid=paranoid(rules),
+        optimal=out[:, kernel.SV_OPTIMAL],
+    )
 
 
 def _engine(rules: Rules, seed: int, match_ids: Sequence[int]) -> BatchEngine:
     ids = [int(m) for m in match_ids]
-    return BatchEngine(rules, seed, [None] * rules.players, ids, unit="hand",
-                       batch_size=max(1, len(ids)), compiled=False, _positions=True)  # fmt: skip
+    return BatchEngine(
+        rules,
+        seed,
+        [None] * rules.players,
+        ids,
+        unit="hand",
+        batch_size=max(1, len(ids)),
+        compiled=False,
+        _positions=True,
+    )
 
 
-def solve_deals(rules: Rules, seed: int, match_ids: Sequence[int], *, seats=None,
-                budget: int = DEFAULT_BUDGET) -> Solution:  # fmt: skip
+def solve_deals(
+    rules: Rules, seed: int, match_ids: Sequence[int], *, seats=None, budget: int = DEFAULT_BUDGET
+) -> Solution:
     """The perfect-information value of the first hand of each match id as the engine deals
     it with ``seed`` (the deal of ``dominosim run`` with unit hand: the same shuffle, redeals
     and leader), from before its first turn. ``seats``: the root seat per deal (default: the
@@ -121,9 +144,17 @@ def solve_deals(rules: Rules, seed: int, match_ids: Sequence[int], *, seats=None
     return solve_slots(rules, st, bst, seats=seats, budget=budget)
 
 
-def solve_after(rules: Rules, seed: int, match_ids: Sequence[int],
-                scripts: Sequence[Sequence[int]], *, seats=None, chosen=None,
-                budget: int = DEFAULT_BUDGET, plain: bool = False) -> Solution:  # fmt: skip
+def solve_after(
+    rules: Rules,
+    seed: int,
+    match_ids: Sequence[int],
+    scripts: Sequence[Sequence[int]],
+    *,
+    seats=None,
+    chosen=None,
+    budget: int = DEFAULT_BUDGET,
+    plain: bool = False,
+) -> Solution:
     """The perfect-information value of the first hand of each match id after its first
     decisions were answered with the actions of its script (``scripts[i]``, in decision
     order), solved from the decision that follows. ``seats``: the root seat per position
@@ -152,8 +183,10 @@ class Oracle(Strategy):
     classifier = "perfect_information"  # (reports mark it)
 
     def choose_one(self, obs, legal, key):
-        raise StrategyError("strategy 'oracle' sees the true deal, which only the batch engine "
-                            "holds: play it on dominosim.engine.BatchEngine")  # fmt: skip
+        raise StrategyError(
+            "strategy 'oracle' sees the true deal, which only the batch engine "
+            "holds: play it on dominosim.engine.BatchEngine"
+        )
 
     def choose(self, obs, legal, keys):
         e, g = obs._e, np.asarray(obs._g)  # the true state: this strategy cheats by design
@@ -187,8 +220,9 @@ class _Watched(Strategy):
         if len(sel):
             e, g = obs._e, np.asarray(obs._g)[sel]  # the true state: for the solver's eyes
             bst = e._blind_slots[g].copy() if e.blind else None
-            self.seen.append((e._slots[g].copy(), bst, np.asarray(obs.seat)[sel],
-                              e.match[g].copy(), a[sel]))  # fmt: skip
+            self.seen.append(
+                (e._slots[g].copy(), bst, np.asarray(obs.seat)[sel], e.match[g].copy(), a[sel])
+            )
         return a
 
 
@@ -205,9 +239,15 @@ class Accuracy:
     paranoid: bool
 
 
-def decision_accuracy(rules: Rules, seed: int, strategies: Sequence[Strategy],
-                      match_ids: Sequence[int], watched: Sequence[int], *,
-                      budget: int = DEFAULT_BUDGET) -> Accuracy:  # fmt: skip
+def decision_accuracy(
+    rules: Rules,
+    seed: int,
+    strategies: Sequence[Strategy],
+    match_ids: Sequence[int],
+    watched: Sequence[int],
+    *,
+    budget: int = DEFAULT_BUDGET,
+) -> Accuracy:
     """Play the first hand of each match id (unit hand, as ``dominosim run`` plays it) with
     ``strategies`` by seat and rate every decision with a real choice of the seats in
     ``watched`` on the true deal: whether the solver finds its action optimal for the seat's
@@ -216,8 +256,10 @@ def decision_accuracy(rules: Rules, seed: int, strategies: Sequence[Strategy],
     seen: list = []
     wrap: dict = {}  # (one wrapper per strategy object: the engine groups seats by it)
     watched = set(watched)
-    seats = [wrap.setdefault(id(s), _Watched(s, seen)) if i in watched else s
-             for i, s in enumerate(strategies)]  # fmt: skip
+    seats = [
+        wrap.setdefault(id(s), _Watched(s, seen)) if i in watched else s
+        for i, s in enumerate(strategies)
+    ]
     ids = [int(m) for m in match_ids]
     if ids:
         BatchEngine(rules, seed, seats, ids, unit="hand", batch_size=len(ids)).run()

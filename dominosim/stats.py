@@ -86,8 +86,9 @@ def mean_ci(total: float, total_sq: float, n: int, z: float = Z95) -> tuple[floa
     return (mean, mean - half, mean + half)
 
 
-def ratio_ci(o: float, n: float, o2: float, on: float, n2: float, m: int,
-             z: float = Z95) -> tuple[float, float, float]:  # fmt: skip
+def ratio_ci(
+    o: float, n: float, o2: float, on: float, n2: float, m: int, z: float = Z95
+) -> tuple[float, float, float]:
     """A share ``o / n`` pooled over ``m`` clusters (e.g. the decisions of a hand) and its
     normal interval by the ratio estimator's cluster-robust variance, from the sums over the
     clusters of n_i², o_i·n_i and o_i² (their items need not be independent within a cluster).

@@ -115,9 +115,11 @@ def _no_constant(name: str) -> None:
 
 
 def _link_message(path: Path) -> str:
-    return (f"{path} is a symbolic link; dominosim writes only into a run folder's own "
-            "files: replace the link by a copy of what it points to (or copy the folder with "
-            "cp -rL), then resume")  # fmt: skip
+    return (
+        f"{path} is a symbolic link; dominosim writes only into a run folder's own "
+        "files: replace the link by a copy of what it points to (or copy the folder with "
+        "cp -rL), then resume"
+    )
 
 
 def read_json(path: Path) -> Any:
@@ -262,8 +264,9 @@ class RunDir:
             agg["checksum"] = checksum(agg)
             write_json(self.chunk_path(group, chunk, ".agg.json"), agg, compact=True)
 
-    def check_chunk(self, group: int, chunk: int, expect: Mapping,
-                    records: bool) -> tuple[dict | None, str | None]:  # fmt: skip
+    def check_chunk(
+        self, group: int, chunk: int, expect: Mapping, records: bool
+    ) -> tuple[dict | None, str | None]:
         """``(doc, None)`` when chunk ``group-chunk`` is whole and is the chunk ``expect``
         describes (``run``: the run's fingerprint, ``group``, ``chunk``, ``start``, ``stop``,
         ``games``), with its records file when ``records``; else ``(None, reason)``: missing,
@@ -282,8 +285,10 @@ class RunDir:
         if checksum(body) != doc["checksum"]:
             return None, "its aggregates file does not match its checksum (edited or damaged)"
         if "run" in expect and doc.get("run") != expect["run"]:
-            return None, ("its aggregates file is of another run (another seed, rules, "
-                          "strategies or plan), or of an older version")  # fmt: skip
+            return None, (
+                "its aggregates file is of another run (another seed, rules, "
+                "strategies or plan), or of an older version"
+            )
         got = {k: doc.get(k) for k in expect if k != "run"}
         if got != {k: v for k, v in expect.items() if k != "run"}:
             return None, f"its aggregates file is of another chunk ({str(got)[:200]}), not this one"
@@ -352,8 +357,15 @@ class RunDir:
 
         rows = sorted(rows)
         cols = list(zip(*rows, strict=True)) if rows else [[] for _ in AGG_COLUMNS]
-        types = [pa.int32(), pa.string(), pa.int16(), pa.int16(), pa.int32(), pa.string(),
-                 pa.int64()]  # fmt: skip
+        types = [
+            pa.int32(),
+            pa.string(),
+            pa.int16(),
+            pa.int16(),
+            pa.int32(),
+            pa.string(),
+            pa.int64(),
+        ]
         table = pa.table(
             {n: pa.array(list(c), type=t) for n, c, t in zip(AGG_COLUMNS, cols, types, strict=True)}
         )

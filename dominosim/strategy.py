@@ -144,8 +144,9 @@ def check_actions(name: str, actions: object, n: int) -> np.ndarray:
         return a.astype(np.int64)  # (a wrong shape is the engine's "illegal action")
     bad = actions
     if a.ndim == 1:
-        bad = next((x for x in a.tolist() if isinstance(x, bool) or not isinstance(x, int)),
-                   actions)  # fmt: skip
+        bad = next(
+            (x for x in a.tolist() if isinstance(x, bool) or not isinstance(x, int)), actions
+        )
     raise StrategyError(action_type_message(name, bad))
 
 
@@ -177,20 +178,22 @@ def builtins(classifier: str | None = None, compiled: bool = False) -> list[str]
     where ``compiled``."""
     discover()
     folder = builtin_dir().resolve()
+    # fmt: off
     names = [n for n, cls in _REGISTRY.items()
              if Path(_ORIGIN[n]).parent.resolve() == folder
              and (classifier is None or cls.classifier == classifier)
-             and (not compiled or cls.__dict__.get("compiled") is not None)]  # fmt: skip
+             and (not compiled or cls.__dict__.get("compiled") is not None)]
+    # fmt: on
     cls_of = _REGISTRY.__getitem__
-    return sorted(names, key=lambda n: (CLASSIFIERS.index(cls_of(n).classifier),
-                                        cls_of(n).rank, n))  # fmt: skip
+    return sorted(names, key=lambda n: (CLASSIFIERS.index(cls_of(n).classifier), cls_of(n).rank, n))
 
 
 def register(cls: type) -> type:
     """Class decorator: add a strategy to the registry under ``cls.name``."""
     name = cls.name
-    origin = _module_file(cls.__module__) or (_CURRENT_FILE[-1] if _CURRENT_FILE else
-                                              cls.__module__)  # fmt: skip
+    origin = _module_file(cls.__module__) or (
+        _CURRENT_FILE[-1] if _CURRENT_FILE else cls.__module__
+    )
     if not isinstance(name, str) or not name:
         raise StrategyError(
             f"strategy class {cls.__name__} in {origin} has no name; "
@@ -255,9 +258,11 @@ def shipped_builtin(cls: type) -> bool:
         return False
     if vars(module).get(cls.__qualname__) is not cls:
         return False
+    # fmt: off
     loaded = {name.rpartition(".")[2] + ".py": digest
               for name, (mod, digest) in _BUILTIN_SOURCES.items()
-              if sys.modules.get(name) is mod}  # fmt: skip
+              if sys.modules.get(name) is mod}
+    # fmt: on
     own = cls.__module__.rpartition(".")[2] + ".py"
     return own in POLICY_FILES and all(loaded.get(f, h) == h for f, h in POLICY_FILES.items())
 
@@ -396,8 +401,9 @@ def _read_source(path: Path) -> bytes:
 
 def _exec_file(path: Path, public: str | None, data: bytes) -> None:
     """Run a strategy file's code (``data``, the bytes read and checked) as a module."""
-    mod_name = public or \
-        f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"  # fmt: skip
+    mod_name = (
+        public or f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"
+    )
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
     _CURRENT_FILE.append(str(path))

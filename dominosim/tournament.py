@@ -97,10 +97,17 @@ def _strategy_labels(strategies) -> list[str]:
     return labels
 
 
-def setup_compare(*, variant: str, players: int | str = 2, strategies: str | Sequence[str] | None = None,
-                  sets: Sequence[str] = (), games: int | str | None = None,
-                  unit: str | None = None, name: str | None = None,
-                  **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
+def setup_compare(
+    *,
+    variant: str,
+    players: int | str = 2,
+    strategies: str | Sequence[str] | None = None,
+    sets: Sequence[str] = (),
+    games: int | str | None = None,
+    unit: str | None = None,
+    name: str | None = None,
+    **flags: Any,
+) -> tuple[dict, list[tuple], dict]:
     """``(experiment flags, legs, analysis)`` of ``dominosim compare``.
 
     ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``.
@@ -110,27 +117,51 @@ def setup_compare(*, variant: str, players: int | str = 2, strategies: str | Seq
     legs = compare_legs(labels, rules.players, rules.partnership)
     total = _games(games)
     per_leg = math.ceil(total / len(legs))
-    exp_flags = dict(variants=[variant], players=players, sets=list(sets),
-                     strategies=",".join(legs[0]), games=per_leg, unit=unit or "hand",
-                     name=name or f"compare-{variant}", rotate=True, **flags)  # fmt: skip
-    analysis = {"kind": "compare", "strategies": labels, "games_requested": total,
-                "legs": [list(x) for x in legs]}  # fmt: skip
+    exp_flags = dict(
+        variants=[variant],
+        players=players,
+        sets=list(sets),
+        strategies=",".join(legs[0]),
+        games=per_leg,
+        unit=unit or "hand",
+        name=name or f"compare-{variant}",
+        rotate=True,
+        **flags,
+    )
+    analysis = {
+        "kind": "compare",
+        "strategies": labels,
+        "games_requested": total,
+        "legs": [list(x) for x in legs],
+    }
     return exp_flags, legs, analysis
 
 
-def setup_tune(*, variant: str, sets: Sequence[str] = (), name: str | None = None,
-               unit: str | None = None, **flags: Any) -> tuple[dict, dict]:  # fmt: skip
+def setup_tune(
+    *,
+    variant: str,
+    sets: Sequence[str] = (),
+    name: str | None = None,
+    unit: str | None = None,
+    **flags: Any,
+) -> tuple[dict, dict]:
     """``(experiment flags, analysis)`` of ``dominosim tune``: at least two option groups."""
     variants.check_variant(variant)
-    swept = [opt for opt, vals in apply_sets(sets, [variant]).get(variant, {}).items()
-             if len(vals) > 1]  # fmt: skip
+    swept = [
+        opt for opt, vals in apply_sets(sets, [variant]).get(variant, {}).items() if len(vals) > 1
+    ]
     if not swept:
         raise ConfigError(
             f"tune sweeps an option: give a value list, e.g. --set {variant}.OPTION=A,B "
             f"(options: dominosim variants {variant})"
         )
-    exp_flags = dict(variants=[variant], sets=list(sets), unit=unit or "match",
-                     name=name or f"tune-{variant}", **flags)  # fmt: skip
+    exp_flags = dict(
+        variants=[variant],
+        sets=list(sets),
+        unit=unit or "match",
+        name=name or f"tune-{variant}",
+        **flags,
+    )
     return exp_flags, {"kind": "tune", "variant": variant, "swept": swept}
 
 
@@ -169,10 +200,16 @@ def parse_share(share: float | str | None) -> float:
     return x
 
 
-def setup_tune_target(*, variant: str, players: int | str = 2,
-                      targets: str | Sequence[int | str] | None = None,
-                      share: float | str | None = None, sets: Sequence[str] = (),
-                      name: str | None = None, **flags: Any) -> tuple[dict, dict]:  # fmt: skip
+def setup_tune_target(
+    *,
+    variant: str,
+    players: int | str = 2,
+    targets: str | Sequence[int | str] | None = None,
+    share: float | str | None = None,
+    sets: Sequence[str] = (),
+    name: str | None = None,
+    **flags: Any,
+) -> tuple[dict, dict]:
     """``(experiment flags, analysis)`` of ``dominosim tune-target``: one group per target,
     matches (``unit = match``) on the same deals."""
     variants.check_variant(variant)
@@ -187,11 +224,22 @@ def setup_tune_target(*, variant: str, players: int | str = 2,
         raise ConfigError(
             f"tune-target sets {variant}.{option} itself (from --targets); drop that --set"
         )
-    exp_flags = dict(variants=[variant], players=players, sets=list(sets), unit="match",
-                     option_values={variant: {option: ts}},
-                     name=name or f"tune-target-{variant}", **flags)  # fmt: skip
-    analysis = {"kind": "tune-target", "variant": variant, "option": option, "targets": ts,
-                "share": frac}  # fmt: skip
+    exp_flags = dict(
+        variants=[variant],
+        players=players,
+        sets=list(sets),
+        unit="match",
+        option_values={variant: {option: ts}},
+        name=name or f"tune-target-{variant}",
+        **flags,
+    )
+    analysis = {
+        "kind": "tune-target",
+        "variant": variant,
+        "option": option,
+        "targets": ts,
+        "share": frac,
+    }
     return exp_flags, analysis
 
 
@@ -207,11 +255,19 @@ def skill_legs(strategies: Sequence[str], players: int, round_robin: bool = True
     return out
 
 
-def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Sequence[str] | None = None,
-                sets: Sequence[str] = (), deals: int | str | None = None,
-                budget: int | str | None = None, accuracy_deals: int | str | None = None,
-                round_robin: bool | None = True, name: str | None = None,
-                **flags: Any) -> tuple[dict, list[tuple], dict]:  # fmt: skip
+def setup_skill(
+    *,
+    variant: str,
+    players: int | str = 2,
+    strategies: str | Sequence[str] | None = None,
+    sets: Sequence[str] = (),
+    deals: int | str | None = None,
+    budget: int | str | None = None,
+    accuracy_deals: int | str | None = None,
+    round_robin: bool | None = True,
+    name: str | None = None,
+    **flags: Any,
+) -> tuple[dict, list[tuple], dict]:
     """``(experiment flags, legs, analysis)`` of ``dominosim skill``: ``deals`` per table
     (default 1000), each in every seating, unit hand; the perfect-information value of each
     deal by the solver with ``budget`` nodes per deal (default ``solver.DEFAULT_BUDGET``; 0:
@@ -234,12 +290,22 @@ def setup_skill(*, variant: str, players: int | str = 2, strategies: str | Seque
     legs = skill_legs(labels, rules.players, round_robin)
     n = _games(deals)
     seatings = len({legs[0][r:] + legs[0][:r] for r in range(rules.players)})  # (a,b,a,b): 2
-    exp_flags = dict(variants=[variant], players=players, sets=list(sets),
-                     strategies=",".join(legs[0]), games=n * seatings, unit="hand",
-                     name=name or f"skill-{variant}", rotate=True, **flags)  # fmt: skip
+    exp_flags = dict(
+        variants=[variant],
+        players=players,
+        sets=list(sets),
+        strategies=",".join(legs[0]),
+        games=n * seatings,
+        unit="hand",
+        name=name or f"skill-{variant}",
+        rotate=True,
+        **flags,
+    )
+    # fmt: off
     analysis = {"kind": "skill", "strategies": labels, "deals_requested": n,
                 "legs": [list(x) for x in legs], "solve_budget": solve, "round_robin": round_robin,
-                "accuracy_deals": min(rated, n) if solve else 0}  # fmt: skip
+                "accuracy_deals": min(rated, n) if solve else 0}
+    # fmt: on
     return exp_flags, legs, analysis
 
 
@@ -274,8 +340,9 @@ def measurement(analysis: dict) -> SkillMeasurement | None:
     ValueError or TypeError (the runner reports a damaged manifest)."""
     if analysis.get("kind") != "skill":
         return None
-    return SkillMeasurement(int(analysis.get("solve_budget", 0)),
-                            int(analysis.get("accuracy_deals", 0)))  # fmt: skip
+    return SkillMeasurement(
+        int(analysis.get("solve_budget", 0)), int(analysis.get("accuracy_deals", 0))
+    )
 
 
 @dataclass(frozen=True)
@@ -298,15 +365,19 @@ class SkillMeasurement:
         labels: tuple[str, ...] = ()
         base = baseline()
         if self.accuracy_deals and self.solve_budget and legs and base in legs[g]:
-            done = {x for h in range(g) if rules[h] == rules[g] and base in legs[h]
-                    for x in legs[h]}  # fmt: skip
+            done = {
+                x for h in range(g) if rules[h] == rules[g] and base in legs[h] for x in legs[h]
+            }
             labels = tuple(x for x in dict.fromkeys(legs[g]) if x not in done)
         solve = self.solve_budget if g == 0 else 0
         if not (solve or labels):
             return None
-        return SkillChunk(solve_budget=solve, accuracy_labels=labels,
-                          accuracy_deals=self.accuracy_deals if labels else 0,
-                          accuracy_budget=self.solve_budget if labels else 0)  # fmt: skip
+        return SkillChunk(
+            solve_budget=solve,
+            accuracy_labels=labels,
+            accuracy_deals=self.accuracy_deals if labels else 0,
+            accuracy_budget=self.solve_budget if labels else 0,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -340,8 +411,9 @@ class SkillChunk:
         from .aggregates import add
         from .solver import solve_deals
 
-        sol = solve_deals(item.rules, item.seed, range(item.start, item.stop),
-                          budget=self.solve_budget)  # fmt: skip
+        sol = solve_deals(
+            item.rules, item.seed, range(item.start, item.stop), budget=self.solve_budget
+        )
         ok = sol.solved
         d = sol.value[ok].astype(np.int64)
         add(agg, "pi_deals", len(sol))
@@ -365,8 +437,9 @@ class SkillChunk:
 
         ids = range(item.start, min(item.stop, self.accuracy_deals))
         watched = [s for s, y in enumerate(seat_labels) if y in self.accuracy_labels]
-        acc = decision_accuracy(item.rules, item.seed, strategies, ids, watched,
-                                budget=self.accuracy_budget)  # fmt: skip
+        acc = decision_accuracy(
+            item.rules, item.seed, strategies, ids, watched, budget=self.accuracy_budget
+        )
         for x in self.accuracy_labels:
             mine = np.isin(acc.seat, [s for s, y in enumerate(seat_labels) if y == x])
             rated = mine & (acc.optimal >= 0)

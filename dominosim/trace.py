@@ -128,13 +128,16 @@ class _Walker:
         )
         if self.kozel is not None:
             b = self.kozel
-            o["kozel"] = {"written": list(b.written), "pending": list(b.pending),
-                          "pot": b.pot, "egg_streak": b.egg_streak}  # fmt: skip
+            o["kozel"] = {
+                "written": list(b.written),
+                "pending": list(b.pending),
+                "pot": b.pot,
+                "egg_streak": b.egg_streak,
+            }
 
     def _on_start_tile(self, ev: dict, o: dict) -> None:
         self.layout.start_with(ev["tile"])
-        o.update(tile=_tile(ev["tile"]), tile_index=ev["tile"],
-                 positions=_positions(self.layout))  # fmt: skip
+        o.update(tile=_tile(ev["tile"]), tile_index=ev["tile"], positions=_positions(self.layout))
 
     def _on_place(self, ev: dict, o: dict) -> None:
         t, seat, layout = ev["tile"], ev["seat"], self.layout
@@ -146,12 +149,24 @@ class _Walker:
             raise RuntimeError(f"trace: layout {snap} != engine {ev['open']}")
         if t in self.rows[seat]:
             self.rows[seat].remove(t)
-        spinner = None if layout.spinner is None else {
-            "value": layout.spinner,
-            "covered": [s for s in ("W", "E", "N", "S") if s in layout.covered],
-        }  # fmt: skip
-        o.update(seat=seat, tile=_tile(t), tile_index=t, pos=ev["pos"], along=ev["along"],
-                 lead=ev["lead"], positions=_positions(layout), spinner=spinner)  # fmt: skip
+        spinner = (
+            None
+            if layout.spinner is None
+            else {
+                "value": layout.spinner,
+                "covered": [s for s in ("W", "E", "N", "S") if s in layout.covered],
+            }
+        )
+        o.update(
+            seat=seat,
+            tile=_tile(t),
+            tile_index=t,
+            pos=ev["pos"],
+            along=ev["along"],
+            lead=ev["lead"],
+            positions=_positions(layout),
+            spinner=spinner,
+        )
         if self.rules.scoring in ("fives", "threes", "muggins"):
             o["count"] = layout.end_count()
         if self.blind:
@@ -213,22 +228,28 @@ class _Walker:
     def _on_hand_end(self, ev: dict, o: dict) -> None:
         rec, rows = self.rec, self.rows
         hands_left = [sorted(h) if not self.blind else list(h) for h in rows]
-        o.update(reason=ev["reason"], winner=rec.winner, went_out=ev["went_out"],
-                 fish_maker=ev["fish_maker"], pips=list(ev["pips"]),
-                 seat_pips=[tiles.hand_pips(h) for h in rows],
-                 hands=[[_tile(t) for t in h] for h in hands_left],
-                 hand_length=rec.hand_length, turns=rec.turns,
-                 points=list(rec.points))  # fmt: skip
+        o.update(
+            reason=ev["reason"],
+            winner=rec.winner,
+            went_out=ev["went_out"],
+            fish_maker=ev["fish_maker"],
+            pips=list(ev["pips"]),
+            seat_pips=[tiles.hand_pips(h) for h in rows],
+            hands=[[_tile(t) for t in h] for h in hands_left],
+            hand_length=rec.hand_length,
+            turns=rec.turns,
+            points=list(rec.points),
+        )
         if self.kozel is not None:
             o["values"] = list(rec.values)
 
     def _on_match_end(self, ev: dict, o: dict) -> None:
-        o.update(winner=ev["winner"], scores=list(ev["scores"]), losers=ev["losers"],
-                 dry=ev["dry"])  # fmt: skip
+        o.update(winner=ev["winner"], scores=list(ev["scores"]), losers=ev["losers"], dry=ev["dry"])
 
 
-def trace_records(rules: Rules, match: MatchRecord, *, seed: int, strategies: Sequence[str],
-                  hand: int | None = 0) -> list[dict]:  # fmt: skip
+def trace_records(
+    rules: Rules, match: MatchRecord, *, seed: int, strategies: Sequence[str], hand: int | None = 0
+) -> list[dict]:
     """The JSON Lines records of one played match: a header, then hand ``hand`` (or every
     hand when ``hand`` is None) with the match result if the match ended there."""
     header = {
@@ -266,9 +287,15 @@ def to_jsonl(records: Sequence[dict]) -> str:
 # playing a trace
 
 
-def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | None = 0,
-               strategies: Sequence[object] | None = None,
-               labels: Sequence[str] | None = None) -> list[dict]:  # fmt: skip
+def make_trace(
+    rules: Rules,
+    *,
+    seed: int = 0,
+    match_id: int = 0,
+    hand: int | None = 0,
+    strategies: Sequence[object] | None = None,
+    labels: Sequence[str] | None = None,
+) -> list[dict]:
     """Play match ``match_id`` on the reference engine and return its trace records.
 
     ``hand=K`` keeps hand K only (the hands before it are played, since they fix its leader and
@@ -289,10 +316,18 @@ def make_trace(rules: Rules, *, seed: int = 0, match_id: int = 0, hand: int | No
     return trace_records(rules, m, seed=seed, strategies=labels, hand=hand)
 
 
-def trace_from_cli(variant: str, *, players: int = 2, seed: int = 0, match_id: int = 0,
-                   hand: int | None = None, whole_match: bool = False,
-                   strategies: str | None = None, sets: Sequence[str] = (),
-                   strategy_path: Sequence[str] = ()) -> list[dict]:  # fmt: skip
+def trace_from_cli(
+    variant: str,
+    *,
+    players: int = 2,
+    seed: int = 0,
+    match_id: int = 0,
+    hand: int | None = None,
+    whole_match: bool = False,
+    strategies: str | None = None,
+    sets: Sequence[str] = (),
+    strategy_path: Sequence[str] = (),
+) -> list[dict]:
     """Resolve command-line settings with :mod:`dominosim.config` and play the trace."""
     from . import config
 
@@ -308,14 +343,19 @@ def trace_from_cli(variant: str, *, players: int = 2, seed: int = 0, match_id: i
 
         check_match_end(rules, "match")
     known = strategy.discover(strategy_path)
-    exp = config.experiment_from_cli(variants=[variant], players=players,
-                                     strategies=strategies or "random", seed=seed,
-                                     known_strategies=known)  # fmt: skip
+    exp = config.experiment_from_cli(
+        variants=[variant],
+        players=players,
+        strategies=strategies or "random",
+        seed=seed,
+        known_strategies=known,
+    )
     seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
     labels = [s.label for s in exp.seats]
     k = None if whole_match else (hand or 0)
-    return make_trace(rules, seed=exp.seed, match_id=match_id, hand=k, strategies=seats,
-                      labels=labels)  # fmt: skip
+    return make_trace(
+        rules, seed=exp.seed, match_id=match_id, hand=k, strategies=seats, labels=labels
+    )
 
 
 def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False) -> list[dict]:
@@ -346,22 +386,28 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
     m = rd.read_manifest()
     plan = runner.Plan.from_manifest(m)  # (a damaged manifest is one line here)
     if group >= len(plan.rules):
-        raise ConfigError(f"run {rd.path} has no group {group}; groups: 0 to "
-                          f"{len(plan.rules) - 1}")  # fmt: skip
+        raise ConfigError(f"run {rd.path} has no group {group}; groups: 0 to {len(plan.rules) - 1}")
     rots = plan.rotations_of_group(group)
     if rotation not in rots:
         raise ConfigError(f"run {rd.path} has no rotation {rotation}; rotations: {list(rots)}")
     if not match_id < plan.ids_per_rotation:  # (a hand the run never played)
-        raise ConfigError(f"run {rd.path} played match ids 0 to {plan.ids_per_rotation - 1}, "
-                          f"not {match_id}; give a match id of its records")  # fmt: skip
+        raise ConfigError(
+            f"run {rd.path} played match ids 0 to {plan.ids_per_rotation - 1}, "
+            f"not {match_id}; give a match id of its records"
+        )
     if plan.unit == "hand" and k != 0:
         raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
     labels = list(seating(plan.seats_of(group), rotation))
     specs = [config.parse_strategy(label) for label in labels]
     seats = _run_strategies(rd, m, plan, specs)
-    return make_trace(plan.rules[group], seed=plan.seed, match_id=match_id,
-                      hand=None if whole_match else k, strategies=seats,
-                      labels=labels)  # fmt: skip
+    return make_trace(
+        plan.rules[group],
+        seed=plan.seed,
+        match_id=match_id,
+        hand=None if whole_match else k,
+        strategies=seats,
+        labels=labels,
+    )
 
 
 def _run_strategies(rd, m: dict, plan, specs) -> list:
@@ -388,8 +434,9 @@ def ends_text(positions: list[dict], spinner: dict | None = None) -> str:
         and [p["id"] for p in positions] in (["L", "R"], ["R"])
         and not any(p["spinner_side"] for p in positions)
     ):
-        return "[" + " | ".join(f"{p['value']}{'x' if p['double'] else ''}"
-                                for p in positions) + "]"  # fmt: skip
+        return (
+            "[" + " | ".join(f"{p['value']}{'x' if p['double'] else ''}" for p in positions) + "]"
+        )
     parts = []
     for p in positions:
         if p["spinner_side"]:
@@ -458,8 +505,10 @@ class _TextTrace:
         head, seats = self.head, self.seats
         who = "teams A (A1, A2) and B (B1, B2)" if head["partnership"] else "individual play"
         where = f", hand {head['hand']}" if head["scope"] == "hand" else ", whole match"
-        self.w(f"{head['rules']}, {head['players']} players ({who}); seed {head['seed']}, "
-               f"match {head['match_id']}" + where)  # fmt: skip
+        self.w(
+            f"{head['rules']}, {head['players']} players ({who}); seed {head['seed']}, "
+            f"match {head['match_id']}" + where
+        )
         pairs = zip(seats, head["strategies"], strict=True)
         self.w("strategies: " + ", ".join(f"{s} {n}" for s, n in pairs))
         self.w("seats in play order: " + ", ".join(f"{s} (seat {i})" for i, s in enumerate(seats)))
@@ -500,9 +549,12 @@ class _TextTrace:
             self.w("scores at start: " + self.totals_text(o["scores"]))
         if "kozel" in o:
             kz = o["kozel"]
-            self.w("written scores: " + self.written_text(kz["written"], kz["pending"])
-                   + (f"; egg pot {kz['pot']}" if kz["pot"] else "")
-                   + (f"; egg hands in a row {kz['egg_streak']}" if kz["egg_streak"] else ""))  # fmt: skip
+            self.w(
+                "written scores: "
+                + self.written_text(kz["written"], kz["pending"])
+                + (f"; egg pot {kz['pot']}" if kz["pot"] else "")
+                + (f"; egg hands in a row {kz['egg_streak']}" if kz["egg_streak"] else "")
+            )
         if o["redeals"]:
             self.w(f"redealt {o['redeals']} time(s) (kozel_redeal)")
         blind = variant == "blind"
@@ -520,8 +572,9 @@ class _TextTrace:
 
     def _start_tile(self, o: dict) -> None:
         what = "starting tile" if self.variant == "ladder" else "turned-up tile"
-        ends = " | ".join(f"{p['id']} {p['value']}{'x' if p['double'] else ''}"
-                          for p in o["positions"])  # fmt: skip
+        ends = " | ".join(
+            f"{p['id']} {p['value']}{'x' if p['double'] else ''}" for p in o["positions"]
+        )
         self.w(f"{self.pad}{what} {o['tile']} → ends [{ends}]")
 
     def _place(self, o: dict) -> None:
@@ -559,44 +612,62 @@ class _TextTrace:
         self.w(f"{self.prefix}{o['tile']} goes to the back{up}; row {_tiles_text(o['row'])}")
 
     def _open(self, o: dict) -> None:
-        self.w(f"{self.pad}{self.seats[o['seat']]}'s row holds 3 tiles or fewer: turned up "
-               f"({_tiles_text(o['row'])}); open phase from the next turn")  # fmt: skip
+        self.w(
+            f"{self.pad}{self.seats[o['seat']]}'s row holds 3 tiles or fewer: turned up "
+            f"({_tiles_text(o['row'])}); open phase from the next turn"
+        )
 
     def _score(self, o: dict) -> None:
         pad = self.pad
         reason = _REASONS.get(o["reason"], o["reason"])
         if o["reason"] == "failed_turn":
-            self.w(f"{pad}+{o['points']} penalty to {self.seats[o['side']]} (failed turn); "
-                   f"penalties {self.totals_text(o['totals'])}")  # fmt: skip
+            self.w(
+                f"{pad}+{o['points']} penalty to {self.seats[o['side']]} (failed turn); "
+                f"penalties {self.totals_text(o['totals'])}"
+            )
         elif self.kozel:
             verb = "credited" if o["reason"] == "credit" else "charged"
-            self.w(f"{pad}{self.sides[o['side']]} {verb} {o['points']} → written "
-                   f"{self.written_text(o['written'], o['pending'])}")  # fmt: skip
+            self.w(
+                f"{pad}{self.sides[o['side']]} {verb} {o['points']} → written "
+                f"{self.written_text(o['written'], o['pending'])}"
+            )
         else:
-            self.w(f"{pad}{self.sides[o['side']]} +{o['points']} ({reason}); "
-                   f"totals {self.totals_text(o['totals'])}")  # fmt: skip
+            self.w(
+                f"{pad}{self.sides[o['side']]} +{o['points']} ({reason}); "
+                f"totals {self.totals_text(o['totals'])}"
+            )
 
     def _penalty(self, o: dict) -> None:
         led = ", ".join(f"{n} {v}" for n, v in zip(self.seats, o["ledger"], strict=True))
         self.w(f"{self.pad}+{o['points']} penalty to {self.seats[o['seat']]}; penalty ledger {led}")
 
     def _eggs(self, o: dict) -> None:
-        self.w(f"{self.pad}eggs: all sides tie; nobody is charged; egg pot {o['pot']}"
-               + (f", egg hands in a row {o['streak']}" if o["streak"] else ""))  # fmt: skip
+        self.w(
+            f"{self.pad}eggs: all sides tie; nobody is charged; egg pot {o['pot']}"
+            + (f", egg hands in a row {o['streak']}" if o["streak"] else "")
+        )
 
     def _hand_end(self, o: dict) -> None:
         seats, sides = self.seats, self.sides
         self.w("")
         self.w(f"Hand end: {self.end_text(o)}; hand winner {self.winner_text(o)}")
-        self.w("  left in hand: " + "; ".join(
-            f"{seats[s]} {_tiles_text(h)} ({o['seat_pips'][s]})"
-            for s, h in enumerate(o["hands"])))  # fmt: skip
+        self.w(
+            "  left in hand: "
+            + "; ".join(
+                f"{seats[s]} {_tiles_text(h)} ({o['seat_pips'][s]})"
+                for s, h in enumerate(o["hands"])
+            )
+        )
         if self.head["partnership"] or self.kozel:
-            self.w("  pip totals: " + ", ".join(f"{n} {v}" for n, v in zip(sides, o["pips"],
-                                                                           strict=True)))  # fmt: skip
+            self.w(
+                "  pip totals: "
+                + ", ".join(f"{n} {v}" for n, v in zip(sides, o["pips"], strict=True))
+            )
         if "values" in o and o["values"] != o["pips"]:
-            self.w("  hand values (§14.12): " + ", ".join(
-                f"{n} {v}" for n, v in zip(sides, o["values"], strict=True)))  # fmt: skip
+            self.w(
+                "  hand values (§14.12): "
+                + ", ".join(f"{n} {v}" for n, v in zip(sides, o["values"], strict=True))
+            )
         self.w(f"  hand length {o['hand_length']}, turns {o['turns']}")
         self.pad = "  "
         if o["reason"] != "target":
@@ -627,12 +698,17 @@ class _TextTrace:
         self.w("")
         names = self.seats if self.per_seat_totals else self.sides
         win = "none (tie)" if o["winner"] is None else names[o["winner"]]
-        self.w(f"Match end after hand {o['hand']}: winner {win}; final "
-               f"{'penalties' if self.per_seat_totals else 'scores'} "
-               f"{self.totals_text(o['scores'])}")  # fmt: skip
+        self.w(
+            f"Match end after hand {o['hand']}: winner {win}; final "
+            f"{'penalties' if self.per_seat_totals else 'scores'} "
+            f"{self.totals_text(o['scores'])}"
+        )
         if o["losers"]:
-            self.w("  goat: " + ", ".join(names[s] for s in o["losers"])
-                   + (" (dry)" if o["dry"] else ""))  # fmt: skip
+            self.w(
+                "  goat: "
+                + ", ".join(names[s] for s in o["losers"])
+                + (" (dry)" if o["dry"] else "")
+            )
 
 
 __all__ = [

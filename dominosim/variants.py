@@ -41,6 +41,7 @@ class VariantInfo:
     match: str
 
 
+# fmt: off
 INFO = {
     v.slug: v
     for v in (
@@ -68,7 +69,8 @@ INFO = {
         VariantInfo("kozel", 14, "Goat", "Козёл", (7, 7, 7), "LINE",
                     "UNTIL_PLAYABLE; NONE with 4", "none (penalties)", "a side at >= 101 loses"),
     )
-}  # fmt: skip
+}
+# fmt: on
 
 BOOL = (False, True)
 INT_GE1 = "integer >= 1"
@@ -121,6 +123,7 @@ _TARGET = (
 _CHECK = "check the target only at the end of a hand (§1.14)"
 _PARTNER = "4 players play as two teams {0,2} and {1,3} (§1.4)"
 
+# fmt: off
 OPTIONS: dict[tuple[str, str], Option] = {
     (o.variant, o.name): o
     for o in (
@@ -239,7 +242,8 @@ OPTIONS: dict[tuple[str, str], Option] = {
         _o("kozel", "kozel_positive_scoring", False, BOOL, "§14.10, §14.11, §14.14",
            "charges are credited to the hand's winner; highest at the target wins", knob="kozel_positive"),
     )
-}  # fmt: skip
+}
+# fmt: on
 
 
 def options_of(variant: str) -> dict[str, Option]:
@@ -500,11 +504,13 @@ def _kozel(r: dict, variant: str, P: int, v: dict) -> None:
     )
 
 
+# fmt: off
 _STRUCTURE = {
     "blind": _blind, "bergen": _bergen, "fives": _fives_threes, "threes": _fives_threes,
     "sniff": _sniff, "basic": _basic, "two-lane": _lanes, "ladder": _lanes, "muggins": _muggins,
     "block": _block_classic, "classic": _block_classic, "kozel": _kozel,
-}  # fmt: skip
+}
+# fmt: on
 
 
 #: ``(Rules field, core knob)`` of every option the core reads as an integer knob of its own

@@ -44,8 +44,9 @@ class Greedy(Strategy):
             return h.Heaviest().choose(obs, legal, keys)
         if h.batch_ok(obs, legal):
             return h.line_batch(obs, legal, _points_fn(obs, legal))
-        return np.array([greedy_choice(obs.row(i), legal.row_list(i)) for i in range(len(keys))],
-                        dtype=np.int64)  # fmt: skip
+        return np.array(
+            [greedy_choice(obs.row(i), legal.row_list(i)) for i in range(len(keys))], dtype=np.int64
+        )
 
 
 def _points(r, c):

@@ -135,11 +135,17 @@ def line_batch_fast(obs, legal):
     out = np.empty(n, dtype=np.int64)
     is_lead = legal.lead is not None
     lead = np.ascontiguousarray(legal.lead, dtype=np.int64) if is_lead else np.zeros(n, np.int64)
-    kernel.heaviest(np.ascontiguousarray(legal.values, dtype=np.int64),
-                  np.ascontiguousarray(legal.masks, dtype=np.int64), lead, is_lead,
-                  np.asarray(obs.hand, dtype=np.uint64), np.asarray(obs.voids, dtype=np.int64),
-                  np.asarray(obs.seat, dtype=np.int64), bool(obs.rules.partnership),
-                  out)  # fmt: skip
+    kernel.heaviest(
+        np.ascontiguousarray(legal.values, dtype=np.int64),
+        np.ascontiguousarray(legal.masks, dtype=np.int64),
+        lead,
+        is_lead,
+        np.asarray(obs.hand, dtype=np.uint64),
+        np.asarray(obs.voids, dtype=np.int64),
+        np.asarray(obs.seat, dtype=np.int64),
+        bool(obs.rules.partnership),
+        out,
+    )
     return _no_placement(out, legal)
 
 
@@ -176,5 +182,7 @@ class Heaviest(Strategy):
             if legal.masks.shape[1] == 2:
                 return line_batch_fast(obs, legal)
             return line_batch(obs, legal)
-        return np.array([heaviest_first(legal.row_list(i), obs.row(i)) for i in range(len(keys))],
-                        dtype=np.int64)  # fmt: skip
+        return np.array(
+            [heaviest_first(legal.row_list(i), obs.row(i)) for i in range(len(keys))],
+            dtype=np.int64,
+        )

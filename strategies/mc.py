@@ -123,8 +123,9 @@ def _draw(obs, key: int, samples: int, seen=()) -> _Draw | None:
     unseen, need, allowed, order_seats = a.unseen, a.need, a.allowed, a.order_seats
     # each seat, in turn, takes the first tiles (by key) it may hold that are still free
     S, U = samples, len(unseen)
-    order = np.argsort(seeding.key_np(key, np.arange(S)[:, None], 0, unseen[None, :]),
-                       axis=1, kind="stable")  # fmt: skip
+    order = np.argsort(
+        seeding.key_np(key, np.arange(S)[:, None], 0, unseen[None, :]), axis=1, kind="stable"
+    )
     free = np.ones((S, U), dtype=bool)  # by position in order
     ok = np.ones(S, dtype=bool)
     takes = {}
@@ -182,10 +183,18 @@ def sample_arrays(obs, key: int, samples: int, tries: int = 4):
     stock = np.full((samples, 28), -1, dtype=np.int8)
     ok = np.zeros(samples, dtype=np.int8)
     seats = np.array(a.order_seats, dtype=np.int64)
-    kernel.sample_deals(key, tries, a.unseen, seats,
-                        np.array([a.need[s] for s in a.order_seats], dtype=np.int64),
-                        np.array([a.voids[s] for s in a.order_seats], dtype=np.int64), k,
-                        hands, stock, ok)  # fmt: skip
+    kernel.sample_deals(
+        key,
+        tries,
+        a.unseen,
+        seats,
+        np.array([a.need[s] for s in a.order_seats], dtype=np.int64),
+        np.array([a.voids[s] for s in a.order_seats], dtype=np.int64),
+        k,
+        hands,
+        stock,
+        ok,
+    )
     keep = ok.astype(bool)
     return hands[keep], stock[keep]
 
@@ -208,8 +217,7 @@ def sample_rows(obs, key: int, samples: int, seen=(), tries: int = 4):
     tiles_in_order = d.unseen[d.order]
     rows = np.full((samples, P, L), -1, dtype=np.int64)
     ok = np.flatnonzero(d.ok)
-    per_seat = {s: tiles_in_order[ok][d.takes[s][ok]].reshape(len(ok), d.need[s])
-                for s in d.takes}  # fmt: skip
+    per_seat = {s: tiles_in_order[ok][d.takes[s][ok]].reshape(len(ok), d.need[s]) for s in d.takes}
     stock = np.full((samples, 28), -1, dtype=np.int8)
     if k and len(ok):
         stock[ok, 28 - k :] = tiles_in_order[ok][d.free[ok]].reshape(len(ok), k)
@@ -279,8 +287,20 @@ class _Plan:
     blind: dict | None = None  # blind's rows and turn step per deal (from_arrays' blind)
 
     PER_PLAYOUT = ("deal", "mids", "first", "cand")
-    PER_DEAL = ("hands", "stock", "vals", "dbl", "alg", "spinner", "covered", "table", "to_move",
-                "leader", "scores", "phase")  # fmt: skip
+    PER_DEAL = (
+        "hands",
+        "stock",
+        "vals",
+        "dbl",
+        "alg",
+        "spinner",
+        "covered",
+        "table",
+        "to_move",
+        "leader",
+        "scores",
+        "phase",
+    )
 
     def rows(self, sel) -> _Plan:
         """The playouts ``sel`` (the deals stay shared)."""
@@ -295,15 +315,27 @@ class _Plan:
         if len(plans) == 1:
             return plans[0]
         offsets = np.cumsum([0] + [len(p.hands) for p in plans[:-1]])
-        out = {f.name: np.concatenate([getattr(p, f.name) for p in plans])
-               for f in fields(_Plan) if f.name not in ("deal", "blind")}  # fmt: skip
+        out = {
+            f.name: np.concatenate([getattr(p, f.name) for p in plans])
+            for f in fields(_Plan)
+            if f.name not in ("deal", "blind")
+        }
         out["deal"] = np.concatenate([p.deal + o for p, o in zip(plans, offsets, strict=True)])
         if plans[0].blind is not None:  # (one rule set per call: all blind or none)
             width = max(p.blind["rows"].shape[2] for p in plans)
-            rows = [np.pad(p.blind["rows"], ((0, 0), (0, 0), (0, width - p.blind["rows"].shape[2])),
-                           constant_values=-1) for p in plans]  # fmt: skip
-            out["blind"] = {k: np.concatenate([p.blind[k] for p in plans])
-                            for k in plans[0].blind if k != "rows"}  # fmt: skip
+            rows = [
+                np.pad(
+                    p.blind["rows"],
+                    ((0, 0), (0, 0), (0, width - p.blind["rows"].shape[2])),
+                    constant_values=-1,
+                )
+                for p in plans
+            ]
+            out["blind"] = {
+                k: np.concatenate([p.blind[k] for p in plans])
+                for k in plans[0].blind
+                if k != "rows"
+            }
             out["blind"]["rows"] = np.concatenate(rows)
         return _Plan(**out)
 
@@ -346,9 +378,13 @@ class MonteCarlo(Strategy):
 
     def _positions(self, obs, legal, key):
         """The playouts of one decision as arrays (:class:`_Plan`), or None without a deal."""
-        state = pending_state(obs.rules, obs.phase, legal,
-                              bool(obs.opened[obs.seat]) if obs.opened else False,
-                              obs.row[0] if obs.row else None)  # fmt: skip
+        state = pending_state(
+            obs.rules,
+            obs.phase,
+            legal,
+            bool(obs.opened[obs.seat]) if obs.opened else False,
+            obs.row[0] if obs.row else None,
+        )
         blind = None
         if obs.row is not None:
             drawn_tile = [state["dtile"]] if state["turn_phase"] == kernel.T_DRAWN else []
@@ -364,10 +400,13 @@ class MonteCarlo(Strategy):
                 return None
             packed, stock = drawn
         ends = dict(obs.positions)
-        doubles = {p: bool(obs.doubles[i]) if obs.doubles else False
-                   for i, (p, _) in enumerate(obs.positions)}  # fmt: skip
-        cands = np.array([c for c, a in enumerate(legal) if not _mirror(a, legal, ends, doubles)],
-                         dtype=np.int64)  # fmt: skip
+        doubles = {
+            p: bool(obs.doubles[i]) if obs.doubles else False
+            for i, (p, _) in enumerate(obs.positions)
+        }
+        cands = np.array(
+            [c for c, a in enumerate(legal) if not _mirror(a, legal, ends, doubles)], dtype=np.int64
+        )
         S, C = len(packed), len(cands)
         j = np.repeat(np.arange(S, dtype=np.int64), C)
         c = np.tile(cands, S)
@@ -404,10 +443,14 @@ class MonteCarlo(Strategy):
         vals = np.zeros(n)
         cap = self.settings["max_batch"]
         # every sampled deal's position once; each run of playouts copies its deals' slots
-        deals = BatchEngine.from_arrays(rules, 0, [self._policy] * rules.players,
-                                        match_ids=np.zeros(len(plan.hands), dtype=np.int64),
-                                        blind=plan.blind,
-                                        **{k: getattr(plan, k) for k in _Plan.PER_DEAL})  # fmt: skip
+        deals = BatchEngine.from_arrays(
+            rules,
+            0,
+            [self._policy] * rules.players,
+            match_ids=np.zeros(len(plan.hands), dtype=np.int64),
+            blind=plan.blind,
+            **{k: getattr(plan, k) for k in _Plan.PER_DEAL},
+        )
         for lo in range(0, n, cap):
             part = plan.rows(slice(lo, lo + cap))
             order = np.argsort(part.mids)  # by match id: the records come back in this order
@@ -474,11 +517,16 @@ def _blind_rows(obs, rows: np.ndarray, state: dict, drawn_tile: list) -> dict:
     known[:, obs.seat] = sum(1 << t for t in (*obs.hand, *drawn_tile))
     opened = np.tile(np.asarray(obs.opened, dtype=bool), (n, 1))
     face_up = sum(1 << t for t in obs.face_up)
-    return {"hands": hands, "rows": rows.astype(np.int8), "known": known, "opened": opened,
-            "face_up": np.full(n, face_up, dtype=np.int64),
-            "turn_phase": np.full(n, state["turn_phase"], dtype=np.int64),
-            "dtile": np.full(n, state["dtile"], dtype=np.int64),
-            "cflag": np.full(n, state["cflag"], dtype=np.int64)}  # fmt: skip
+    return {
+        "hands": hands,
+        "rows": rows.astype(np.int8),
+        "known": known,
+        "opened": opened,
+        "face_up": np.full(n, face_up, dtype=np.int64),
+        "turn_phase": np.full(n, state["turn_phase"], dtype=np.int64),
+        "dtile": np.full(n, state["dtile"], dtype=np.int64),
+        "cflag": np.full(n, state["cflag"], dtype=np.int64),
+    }
 
 
 def layout_row(obs) -> dict:
@@ -493,8 +541,14 @@ def layout_row(obs) -> dict:
     covered = sum(1 << "WENS".index(p) for p in obs.covered)
     table = sum(1 << t for t in obs.table)
     spinner = -1 if obs.spinner is None else obs.spinner
-    return {"vals": vals, "dbl": dbl, "alg": alg, "spinner": spinner, "covered": covered,
-            "table": table}  # fmt: skip
+    return {
+        "vals": vals,
+        "dbl": dbl,
+        "alg": alg,
+        "spinner": spinner,
+        "covered": covered,
+        "table": table,
+    }
 
 
 def _mirror(a, legal, ends, doubles) -> bool:

@@ -30,7 +30,8 @@ def clean_registry():
 
     saved = dict(S._REGISTRY), dict(S._ORIGIN), set(S._LOADED), dict(runner.worker._STRATEGY_CACHE)
     yield
-    for live, old in zip((S._REGISTRY, S._ORIGIN, S._LOADED, runner.worker._STRATEGY_CACHE), saved,
-                         strict=True):  # fmt: skip
+    for live, old in zip(
+        (S._REGISTRY, S._ORIGIN, S._LOADED, runner.worker._STRATEGY_CACHE), saved, strict=True
+    ):
         live.clear()
         live.update(old)

@@ -65,8 +65,11 @@ def _decision_difference(a: list, b: list) -> str | None:
         o = x[0]
         where = f"match {o.match_id} hand {o.hand_index} decision {o.decision}"
         if x[0] != y[0]:
-            diff = [f.name for f in fields(Observation)
-                    if getattr(x[0], f.name) != getattr(y[0], f.name)]  # fmt: skip
+            diff = [
+                f.name
+                for f in fields(Observation)
+                if getattr(x[0], f.name) != getattr(y[0], f.name)
+            ]
             shown = {k: (getattr(x[0], k), getattr(y[0], k)) for k in diff}
             return f"{where}: Observation fields differ (reference, core): {shown}"
         return f"{where}: legal/key/action {x[1:]} vs {y[1:]}"
@@ -75,8 +78,18 @@ def _decision_difference(a: list, b: list) -> str | None:
     return None
 
 
-HAND_FIELDS = ("hand_index", "leader", "fish_maker", "winner", "went_out", "hand_length",
-               "turns", "draws", "passes", "redeals")  # fmt: skip
+HAND_FIELDS = (
+    "hand_index",
+    "leader",
+    "fish_maker",
+    "winner",
+    "went_out",
+    "hand_length",
+    "turns",
+    "draws",
+    "passes",
+    "redeals",
+)
 LIST_FIELDS = ("points", "pips", "values", "penalties")
 END_REASONS = ("domino", "blocked", "target")
 
@@ -85,8 +98,16 @@ def _none(x):
     return -1 if x is None else x
 
 
-def compare(rules, strategies, n: int, *, unit: str, seed: int = 11, batch_size: int = 13,
-            core_strategies=None) -> list[str]:  # fmt: skip
+def compare(
+    rules,
+    strategies,
+    n: int,
+    *,
+    unit: str,
+    seed: int = 11,
+    batch_size: int = 13,
+    core_strategies=None,
+) -> list[str]:
     """Play matches 0..n-1 on both engines; return a list of mismatch descriptions: records
     field by field, then the first question asked differently (``core_strategies``: other
     strategies for the core, to show that a difference is seen)."""
@@ -116,10 +137,20 @@ def compare(rules, strategies, n: int, *, unit: str, seed: int = 11, batch_size:
                 if list(hands[f][at]) != list(getattr(rec, f)):
                     problems.append(f"{where}: {f} {getattr(rec, f)} vs {list(hands[f][at])}")
             at += 1
-        want = (_none(ref.winner), list(ref.scores), ref.length, bool(ref.dry),
-                sum(1 << s for s in ref.losers))  # fmt: skip
-        got = (int(matches["winner"][m]), list(matches["scores"][m]), int(matches["hands"][m]),
-               bool(matches["dry"][m]), int(matches["losers"][m]))  # fmt: skip
+        want = (
+            _none(ref.winner),
+            list(ref.scores),
+            ref.length,
+            bool(ref.dry),
+            sum(1 << s for s in ref.losers),
+        )
+        got = (
+            int(matches["winner"][m]),
+            list(matches["scores"][m]),
+            int(matches["hands"][m]),
+            bool(matches["dry"][m]),
+            int(matches["losers"][m]),
+        )
         if want != got:
             problems.append(f"match {m}: (winner, scores, hands, dry, losers) {want} vs {got}")
     if at != len(hands["match_id"]):
@@ -144,15 +175,18 @@ def option_cases():
             values = [7]  # a small target: many matches end in few hands
         for value in values:
             opts = {name: value}
-            if variant == "muggins" and name in ("spinner_open_all_four_immediately",
-                                                 "us_sniff_counting"):  # fmt: skip
+            if variant == "muggins" and name in (
+                "spinner_open_all_four_immediately",
+                "us_sniff_counting",
+            ):
                 opts["first_double_spinner"] = True
             for players in (2, 3, 4):
                 try:
                     make_rules(variant, players, **opts)
                 except Exception:
                     continue
-                cases.append(pytest.param(variant, players, opts,
-                                          id=f"{variant}-{players}p-{name}={value}"))  # fmt: skip
+                cases.append(
+                    pytest.param(variant, players, opts, id=f"{variant}-{players}p-{name}={value}")
+                )
                 break
     return cases

@@ -162,8 +162,14 @@ def run(hand):
 def prev_of(hand) -> PrevHand:
     """What the next hand's lead rules see about ``hand`` (as play_match builds it)."""
     rec = hand.record
-    return PrevHand(rec.leader, rec.winner, rec.went_out, rec.fish_maker, rec.blocked,
-                    [hand.seat_pips(s) for s in range(hand.P)])  # fmt: skip
+    return PrevHand(
+        rec.leader,
+        rec.winner,
+        rec.went_out,
+        rec.fish_maker,
+        rec.blocked,
+        [hand.seat_pips(s) for s in range(hand.P)],
+    )
 
 
 def seed_with_lot(players, seat, hand_index=0):

@@ -72,16 +72,20 @@ class ReplayError(AssertionError):
 # --------------------------------------------------------------------------------------------
 # the rules of a variant, from RULES §2–§15 (not from the engine's presets)
 
+# fmt: off
 DEAL = {
     "blind": (7, 5, 5), "bergen": (6, 6, 5), "fives": (6, 6, 5), "threes": (6, 6, 5),
     "sniff": (7, 5, 5), "basic": (7, 5, 5), "two-lane": (5, 5, 6), "ladder": (5, 5, 5),
     "muggins": (7, 5, 5), "block": (7, 5, 5), "classic": (7, 7, 7), "kozel": (7, 7, 7),
-}  # fmt: skip
+}
+# fmt: on
+# fmt: off
 TARGET = {
     "blind": (100, 100, 100), "bergen": (15, 10, 10), "fives": (25, 20, 20),
     "threes": (33, 22, 22), "sniff": (61, 61, 61), "basic": (100, 100, 100),
     "muggins": (100, 100, 100), "block": (50, 50, 50), "classic": (100, 100, 100),
-}  # fmt: skip
+}
+# fmt: on
 
 
 class Cfg:
@@ -122,8 +126,13 @@ class Cfg:
             if v == "sniff":
                 self.max_draws = o.get("max_draws_per_turn", 0)
         self.reserve = {"bergen": 2, "muggins": o.get("reserve_k", 2)}.get(v, o.get("reserve_k", 0))
-        self.scoring = {"bergen": "header", "fives": 5, "threes": 3, "sniff": 5,
-                        "muggins": "face"}.get(v)  # fmt: skip
+        self.scoring = {
+            "bergen": "header",
+            "fives": 5,
+            "threes": 3,
+            "sniff": 5,
+            "muggins": "face",
+        }.get(v)
         self.voluntary = bool(o.get("bergen_voluntary") or o.get("may_draw_when_able"))
         self.match = {"two-lane": "one_hand", "ladder": "one_hand", "kozel": "kozel"}.get(v, "race")
         self.hands_per_match = o.get("cumulative_hands", 0) or 1
@@ -162,8 +171,9 @@ class Table:
         if self.n == 0:
             return []
         if self.spinner is None:
-            return [(k, self.ends[k][0], self.ends[k][1], False) for k in ("L", "R")
-                    if k in self.ends]  # fmt: skip
+            return [
+                (k, self.ends[k][0], self.ends[k][1], False) for k in ("L", "R") if k in self.ends
+            ]
         out = []
         we = "W" in self.covered and "E" in self.covered
         for side in ("W", "E", "N", "S"):
@@ -359,15 +369,19 @@ class Replayer:
             self.check(rec["ledger"] == self.ledger, f"penalty ledger {rec['ledger']}")
             return
         if kind == "eggs":
-            self.check((rec["pot"], rec["streak"]) == (want["pot"], want["streak"]),
-                       f"eggs: recorded pot {rec['pot']} streak {rec['streak']}, own {want}")  # fmt: skip
+            self.check(
+                (rec["pot"], rec["streak"]) == (want["pot"], want["streak"]),
+                f"eggs: recorded pot {rec['pot']} streak {rec['streak']}, own {want}",
+            )
             return
         if kind == "no_score":
             self.check(rec["points"] == 0, f"no_score with points {rec['points']}")
             return
         if kind == "written":
-            self.check(rec["written"] == self.written and rec["pending"] == self.pending,
-                       f"written scores {rec} != own {self.written} {self.pending}")  # fmt: skip
+            self.check(
+                rec["written"] == self.written and rec["pending"] == self.pending,
+                f"written scores {rec} != own {self.written} {self.pending}",
+            )
             self.pot, self.streak = 0, 0
             return
         got = (rec["side"], rec["points"], rec["reason"])
@@ -376,8 +390,10 @@ class Replayer:
         side, pts = got[:2]
         if c.match == "kozel":
             self.charge(side, pts)
-            self.check(rec["written"] == self.written and rec["pending"] == self.pending,
-                       f"kozel written after charge {rec['written']} != {self.written}")  # fmt: skip
+            self.check(
+                rec["written"] == self.written and rec["pending"] == self.pending,
+                f"kozel written after charge {rec['written']} != {self.written}",
+            )
             self.check(rec["totals"] == [w or 0 for w in self.written], "kozel totals")
             return
         self.totals[side] += pts
@@ -424,22 +440,28 @@ class Replayer:
                 self.written, self.pending = list(kz["written"]), list(kz["pending"])
                 self.pot, self.streak = kz["pot"], kz["egg_streak"]
         else:
-            self.check(d["scores"] == (self.totals if c.match != "kozel" else
-                                       [w or 0 for w in self.written]),
-                       f"scores at start {d['scores']} != own {self.totals}")  # fmt: skip
+            self.check(
+                d["scores"]
+                == (self.totals if c.match != "kozel" else [w or 0 for w in self.written]),
+                f"scores at start {d['scores']} != own {self.totals}",
+            )
             if c.match == "kozel":
                 kz = d["kozel"]
-                self.check([kz["written"], kz["pending"], kz["pot"], kz["egg_streak"]]
-                           == [self.written, self.pending, self.pot, self.streak],
-                           "kozel book at start")  # fmt: skip
+                self.check(
+                    [kz["written"], kz["pending"], kz["pot"], kz["egg_streak"]]
+                    == [self.written, self.pending, self.pot, self.streak],
+                    "kozel book at start",
+                )
         self.hands = [[tile(x) for x in h] for h in d["hands"]]
         self.stock = [tile(x) for x in d["stock"]]
         self.check(len(self.hands) == c.P, "one hand per seat")
         for h in self.hands:
             self.check(len(h) == c.hand_size, f"{len(h)} tiles dealt, RULES say {c.hand_size}")
         every = [t for h in self.hands for t in h] + self.stock
-        self.check(sorted(every) == sorted((a, b) for b in range(7) for a in range(b + 1)),
-                   "the deal and the stock must hold the 28 tiles once each")  # fmt: skip
+        self.check(
+            sorted(every) == sorted((a, b) for b in range(7) for a in range(b + 1)),
+            "the deal and the stock must hold the 28 tiles once each",
+        )
         if c.variant == "block":
             self.stock = []  # out of play (§12.3)
         self.table = Table(c)
@@ -496,12 +518,16 @@ class Replayer:
                     self.lead_tile = max(held, key=nondouble_key)
         lot = d["lot"]
         self.check(lot is None or lot == self.leader, f"lot drew seat {lot}, leader {self.leader}")
-        self.check(lot is None or self.lead_tile is None or v == "blind",
-                   f"a lot (seat {lot}) where RULES fix the lead tile {self.lead_tile}")  # fmt: skip
+        self.check(
+            lot is None or self.lead_tile is None or v == "blind",
+            f"a lot (seat {lot}) where RULES fix the lead tile {self.lead_tile}",
+        )
         if self.lead_tile is not None:
-            self.check(self.lead_tile in self.hands[self.leader],
-                       f"leader {self.leader} does not hold {name(self.lead_tile)}, "
-                       f"which RULES make the lead")  # fmt: skip
+            self.check(
+                self.lead_tile in self.hands[self.leader],
+                f"leader {self.leader} does not hold {name(self.lead_tile)}, "
+                f"which RULES make the lead",
+            )
         if prev is None or prev[0] != k - 1:
             return
         _, p_leader, p_winner, p_out, p_fish = prev
@@ -519,8 +545,9 @@ class Replayer:
     def ev_start_tile(self, e):
         c = self.cfg
         self.check(self.table.n == 0 and self.state == "play", "start tile on a started table")
-        ok = c.variant == "ladder" or (c.variant == "blind" and c.P == 3 and
-                                       c.o.get("blind_deal") == "all_tiles")  # fmt: skip
+        ok = c.variant == "ladder" or (
+            c.variant == "blind" and c.P == 3 and c.o.get("blind_deal") == "all_tiles"
+        )
         self.check(ok, "a starting tile only in ladder and blind all_tiles with 3 players")
         t = tile(e["tile"])
         self.check(self.stock and self.stock[0] == t, "the starting tile is the first stock tile")
@@ -529,8 +556,10 @@ class Replayer:
         self.compare_positions(e)
 
     def compare_positions(self, e):
-        mine = [{"id": i, "value": v, "double": d, "spinner_side": s}
-                for i, v, d, s in self.table.positions()]  # fmt: skip
+        mine = [
+            {"id": i, "value": v, "double": d, "spinner_side": s}
+            for i, v, d, s in self.table.positions()
+        ]
         self.check(e["positions"] == mine, f"open positions {e['positions']} != own {mine}")
 
     # --- turns ------------------------------------------------------------------------------
@@ -573,8 +602,10 @@ class Replayer:
             self.check(t in self.hands[seat], f"seat {seat} does not hold {name(t)}")
             self.hands[seat].remove(t)
         elif blind_phase:
-            self.check(t in (self.blind_front, self.blind_drawn),
-                       f"blind phase: {name(t)} is neither the front tile nor the drawn tile")  # fmt: skip
+            self.check(
+                t in (self.blind_front, self.blind_drawn),
+                f"blind phase: {name(t)} is neither the front tile nor the drawn tile",
+            )
             if t == self.blind_drawn:
                 self.blind_drawn = None
             else:
@@ -586,8 +617,10 @@ class Replayer:
                 self.check(t == self.last_drawn, "after drawing, the drawn tile is placed (§1.7)")
             self.hands[seat].remove(t)
         if e["along"]:
-            self.check(c.inline and is_double(t), "along only for doubles under "
-                                                  "inline_double_counts_single")  # fmt: skip
+            self.check(
+                c.inline and is_double(t),
+                "along only for doubles under inline_double_counts_single",
+            )
         self.table.place(t, e["pos"], e["along"], lead)
         if lead:
             self.check(e["pos"] == "L", "the lead is written as position L")
@@ -641,18 +674,23 @@ class Replayer:
         t = tile(e["tile"])
         self.check(index(t) == e["tile_index"], "tile_index does not match tile")
         self.check(self.drawable() > 0, "a draw with nothing drawable (stock/reserve §1.5)")
-        self.check(self.stock[0] == t, f"draws {name(t)}, the next stock tile is "
-                                       f"{name(self.stock[0])}")  # fmt: skip
+        self.check(
+            self.stock[0] == t, f"draws {name(t)}, the next stock tile is {name(self.stock[0])}"
+        )
         if c.draw == "blind":
             if not self.opened[seat]:
-                self.check(self.blind_front is not None and self.hands[seat][-1] == self.blind_front,
-                           "blind: the front tile goes to the back before the draw")  # fmt: skip
+                self.check(
+                    self.blind_front is not None and self.hands[seat][-1] == self.blind_front,
+                    "blind: the front tile goes to the back before the draw",
+                )
                 self.check(self.blind_drawn is None and self.turn_draws == 0, "one draw a turn")
                 self.stock.pop(0)
                 self.blind_drawn = t
             else:
-                self.check(not self.playable(seat) and self.turn_draws == 0 and
-                           self.turn_placed == 0, "open phase: draws only with nothing playable")  # fmt: skip
+                self.check(
+                    not self.playable(seat) and self.turn_draws == 0 and self.turn_placed == 0,
+                    "open phase: draws only with nothing playable",
+                )
                 self.stock.pop(0)
                 self.hands[seat].append(t)
                 self.check([tile(x) for x in e["row"]] == self.hands[seat], "row after draw")
@@ -675,8 +713,10 @@ class Replayer:
         self.check(self.cfg.draw == "blind" and not self.opened[seat], "look: blind phase only")
         self.check(self.blind_front is None, "one look a turn")
         t = tile(e["tile"])
-        self.check(self.hands[seat][0] == t, f"looks at {name(t)}, the front is "
-                                             f"{name(self.hands[seat][0])}")  # fmt: skip
+        self.check(
+            self.hands[seat][0] == t,
+            f"looks at {name(t)}, the front is {name(self.hands[seat][0])}",
+        )
         self.blind_front = t
 
     def ev_to_back(self, e):
@@ -687,20 +727,26 @@ class Replayer:
         row = self.hands[seat]
         optional = bool(c.o.get("blind_play_optional"))
         if t == self.blind_drawn:
-            self.check(optional or not any(fits(t, v) for v in self.table.values()),
-                       f"the drawn tile {name(t)} fits, so it must be placed (§3.7a)")  # fmt: skip
+            self.check(
+                optional or not any(fits(t, v) for v in self.table.values()),
+                f"the drawn tile {name(t)} fits, so it must be placed (§3.7a)",
+            )
             self.blind_drawn = None
             row.append(t)
         else:
-            self.check(t == self.blind_front and row and row[0] == t,
-                       "to_back: only the front tile looked at or the drawn tile")  # fmt: skip
+            self.check(
+                t == self.blind_front and row and row[0] == t,
+                "to_back: only the front tile looked at or the drawn tile",
+            )
             self.check(
                 not any(fits(t, v) for v in self.table.values()) or (optional and self.stock),
                 f"the front tile {name(t)} fits, so it must be placed",
             )
             row.append(row.pop(0))
-        self.check(e["face_up"] == (bool(c.o.get("blind_unplayable_double_face_up"))
-                                    and is_double(t)), "face_up flag")  # fmt: skip
+        self.check(
+            e["face_up"] == (bool(c.o.get("blind_unplayable_double_face_up")) and is_double(t)),
+            "face_up flag",
+        )
         self.check([tile(x) for x in e["row"]] == row, "row after to_back")
 
     def ev_pass(self, e):
@@ -709,21 +755,31 @@ class Replayer:
         self.act(seat)
         if c.draw == "blind":
             if not self.opened[seat]:
-                self.check(self.blind_front is not None and self.blind_drawn is None,
-                           "blind pass: the front tile (and the drawn one) went to the back")  # fmt: skip
-                self.check(self.turn_draws == 1 or not self.stock or
-                           c.o.get("blind_draw_optional"), "blind pass without the forced draw")  # fmt: skip
+                self.check(
+                    self.blind_front is not None and self.blind_drawn is None,
+                    "blind pass: the front tile (and the drawn one) went to the back",
+                )
+                self.check(
+                    self.turn_draws == 1 or not self.stock or c.o.get("blind_draw_optional"),
+                    "blind pass without the forced draw",
+                )
             else:
-                self.check(self.turn_placed == 0 and not self.playable(seat),
-                           "open phase: a pass holding a playable tile")  # fmt: skip
-                self.check(self.turn_draws == 1 or not self.stock or
-                           c.o.get("blind_draw_optional"), "open phase: pass without drawing")  # fmt: skip
+                self.check(
+                    self.turn_placed == 0 and not self.playable(seat),
+                    "open phase: a pass holding a playable tile",
+                )
+                self.check(
+                    self.turn_draws == 1 or not self.stock or c.o.get("blind_draw_optional"),
+                    "open phase: pass without drawing",
+                )
         else:
             if not (c.o.get("bergen_voluntary") and self.turn_draws == 1):
                 self.check(not self.playable(seat), f"seat {seat} passes holding a playable tile")
                 limit = 1 if c.draw == "one" else (c.max_draws or 10**9)
-                self.check(self.drawable() == 0 or self.turn_draws >= limit,
-                           "a pass while drawing is still required (§1.7)")  # fmt: skip
+                self.check(
+                    self.drawable() == 0 or self.turn_draws >= limit,
+                    "a pass while drawing is still required (§1.7)",
+                )
         if c.variant in ("two-lane", "ladder"):
             self.score_expect(seat, 10, "failed_turn", True)  # §9.8, §9.8a, §10.8
         elif c.variant == "basic" and c.o.get("penalty_per_miss"):
@@ -735,8 +791,10 @@ class Replayer:
     def ev_stop(self, e):
         seat = e["seat"]
         self.act(seat)
-        self.check(self.cfg.draw == "blind" and self.opened[seat] and self.turn_placed > 0,
-                   "stop: only in blind's open phase after a placement")  # fmt: skip
+        self.check(
+            self.cfg.draw == "blind" and self.opened[seat] and self.turn_placed > 0,
+            "stop: only in blind's open phase after a placement",
+        )
         self.check(self.playable(seat), "stop is recorded only when a further placement is open")
         self.end_turn()
 
@@ -746,8 +804,10 @@ class Replayer:
         self.check(self.state == "play", "hand_end outside a hand")
         if self.turn_seat is not None:  # blind open phase: the hand ended within the turn
             self.turn_seat = None
-        self.check(e["reason"] == self.must_end,
-                   f"hand end {e['reason']!r}, RULES say {self.must_end or 'the hand goes on'}")  # fmt: skip
+        self.check(
+            e["reason"] == self.must_end,
+            f"hand end {e['reason']!r}, RULES say {self.must_end or 'the hand goes on'}",
+        )
         out = self.went_out if e["reason"] == "domino" else None
         self.check(e["went_out"] == out, f"went_out {e['went_out']} != {out}")
         fm = self.last_placer if e["reason"] == "blocked" else None
@@ -755,10 +815,13 @@ class Replayer:
         sp = self.side_pips()
         self.check(e["pips"] == sp, f"pip totals {e['pips']} != own {sp}")
         self.check(e["seat_pips"] == [pips(h) for h in self.hands], "seat pips")
-        self.check(sorted(map(tile, sum(e["hands"], []))) == sorted(sum(self.hands, [])),
-                   "tiles left in hand")  # fmt: skip
-        self.check(e["hand_length"] == self.placed, f"hand length {e['hand_length']} != "
-                                                    f"{self.placed}")  # fmt: skip
+        self.check(
+            sorted(map(tile, sum(e["hands"], []))) == sorted(sum(self.hands, [])),
+            "tiles left in hand",
+        )
+        self.check(
+            e["hand_length"] == self.placed, f"hand length {e['hand_length']} != {self.placed}"
+        )
         self.check(e["turns"] == self.turns, f"turns {e['turns']} != {self.turns}")
         self.state = "after_hand"
         if e["reason"] == "target":
@@ -796,8 +859,11 @@ class Replayer:
                 pen = self.ledger if v == "basic" else self.hand_points
                 lo = min(pen)
                 tied = [s for s in range(c.P) if pen[s] == lo]
-                w = tied[0] if len(tied) == 1 else unique_min({s: pips(self.hands[s])
-                                                               for s in tied})  # fmt: skip
+                w = (
+                    tied[0]
+                    if len(tied) == 1
+                    else unique_min({s: pips(self.hands[s]) for s in tied})
+                )
             if v == "basic" and w is not None:  # §15 basic.penalty_per_miss
                 pen = self.ledger
                 award(w, max(0, sum(pen[s] for s in range(c.P) if s != w) - pen[w]), "penalties")
@@ -841,16 +907,16 @@ class Replayer:
             no_double = [x for x in range(n) if not any(is_double(t) for t in side_tiles[x])]
             if o.get("bergen_block_lowest_hand_1pt"):
                 cands = no_double or list(range(n))
-                w = unique_min({x: pips(t for t in side_tiles[x] if not is_double(t))
-                                for x in cands})  # fmt: skip
+                w = unique_min(
+                    {x: pips(t for t in side_tiles[x] if not is_double(t)) for x in cands}
+                )
                 pts = 1
             elif len(no_double) == 1:
                 w, pts = no_double[0], 2
             elif no_double:
                 w, pts = unique_min({x: pips(side_tiles[x]) for x in no_double}), 2
             else:
-                w = unique_min({x: min(t for t in side_tiles[x] if is_double(t))
-                                for x in range(n)})  # fmt: skip
+                w = unique_min({x: min(t for t in side_tiles[x] if is_double(t)) for x in range(n)})
                 pts = 2
             if w is not None:
                 award(w, pts, "block")
@@ -940,8 +1006,10 @@ class Replayer:
 
     def ev_match_end(self, e):
         c = self.cfg
-        self.check(self.state == "after_hand" and self.match_over_now(),
-                   "match_end, but RULES say the match goes on")  # fmt: skip
+        self.check(
+            self.state == "after_hand" and self.match_over_now(),
+            "match_end, but RULES say the match goes on",
+        )
         n = len(self.totals)
         losers, dry = [], False
         if c.match == "race":
@@ -973,11 +1041,14 @@ class Replayer:
                 best = [s for s in rest if scores[s] == lo]
                 winner = best[0] if len(best) == 1 else None
                 if c.o.get("dry_goat"):
-                    dry = any(all(self.written[x] is None for x in range(n) if x != g)
-                              for g in losers)  # fmt: skip
+                    dry = any(
+                        all(self.written[x] is None for x in range(n) if x != g) for g in losers
+                    )
         got = (e["winner"], e["scores"], e["losers"], e["dry"])
-        self.check(got == (winner, scores, losers, dry),
-                   f"match result {got} != own {(winner, scores, losers, dry)}")  # fmt: skip
+        self.check(
+            got == (winner, scores, losers, dry),
+            f"match result {got} != own {(winner, scores, losers, dry)}",
+        )
         self.match_ended = True
 
     # the blind open event and score events arrive only through the queue

@@ -11,8 +11,9 @@ VOLATILE = ("run_id", "run_dir", "hands_per_second", "chunks")
 def strip(d):
     """The report without what may differ between two runs of the same experiment."""
     if isinstance(d, dict):
-        return {k: strip(v) for k, v in d.items()
-                if not k.endswith("_seconds") and k not in VOLATILE}  # fmt: skip
+        return {
+            k: strip(v) for k, v in d.items() if not k.endswith("_seconds") and k not in VOLATILE
+        }
     if isinstance(d, list):
         return [strip(x) for x in d]
     return d

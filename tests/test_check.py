@@ -154,8 +154,7 @@ def test_each_kind_of_failure_is_reported_with_its_rule_set(name, tmp_path, clea
     check, says = BAD[name][1:]
     path = bad_file(tmp_path, name)
     only = ["legal", "batch"] if check in ("legal", "inputs") else [check]
-    report = check_strategy(path, deals=4, variants=["fives", "sniff"], players=[2],
-                            checks=only)  # fmt: skip
+    report = check_strategy(path, deals=4, variants=["fives", "sniff"], players=[2], checks=only)
     assert report.strategies == [name] and report.decisions > 0
     assert report, f"{name}: no failure found"
     assert {f.rules for f in report} == {"sniff 2p"}, [str(f) for f in report]
@@ -169,7 +168,9 @@ def test_each_kind_of_failure_is_reported_with_its_rule_set(name, tmp_path, clea
 
 
 def test_a_worker_that_dies_is_reported(tmp_path, clean_registry):
-    (tmp_path / "dies.py").write_text(HEAD + textwrap.dedent('''
+    (tmp_path / "dies.py").write_text(
+        HEAD
+        + textwrap.dedent('''
         import os
         import multiprocess
 
@@ -181,7 +182,8 @@ def test_a_worker_that_dies_is_reported(tmp_path, clean_registry):
                 if multiprocess.parent_process() is not None:
                     os._exit(3)
                 return legal[0]
-    '''))  # fmt: skip
+    ''')
+    )
     report = check_strategy(tmp_path / "dies.py", deals=2, variants=["fives"], checks=["spawn"])
     assert [(f.check, f.rules) for f in report] == [("spawn", "fives 2p")]
     assert "died (exit code 3)" in report[0].message
@@ -209,7 +211,8 @@ def test_rule_sets_cover_every_variant_player_count_and_partnership():
 def test_a_file_that_builds_on_a_built_in_by_its_module_path(tmp_path, clean_registry):
     """``from dominosim.strategies import heaviest`` works in a user's file, here and in a
     spawned worker, and gives the module the registry's ``heaviest`` comes from."""
-    (tmp_path / "heavier.py").write_text(textwrap.dedent('''
+    (tmp_path / "heavier.py").write_text(
+        textwrap.dedent('''
         from dominosim.strategies import heaviest
         from dominosim.strategy import register
 
@@ -217,9 +220,11 @@ def test_a_file_that_builds_on_a_built_in_by_its_module_path(tmp_path, clean_reg
         class Heavier(heaviest.Heaviest):
             """heaviest, under another name."""
             name = "heavier"
-    '''))  # fmt: skip
-    report = check_strategy(tmp_path / "heavier.py", deals=2, variants=["fives"],
-                            checks=["legal", "spawn"])  # fmt: skip
+    ''')
+    )
+    report = check_strategy(
+        tmp_path / "heavier.py", deals=2, variants=["fives"], checks=["legal", "spawn"]
+    )
     assert report == [] and report.strategies == ["heavier"] and report.decisions > 0
     from dominosim.strategy import get
 
@@ -242,8 +247,11 @@ def test_built_in_files_are_one_module_each():
         file = Path(sys.modules[cls.__module__].__file__).resolve()
         if file.parent == folder:
             assert cls.__module__ == f"dominosim.strategies.{file.stem}", name
-            same = [m for m in list(sys.modules.values())
-                    if getattr(m, "__file__", None) and Path(m.__file__).resolve() == file]  # fmt: skip
+            same = [
+                m
+                for m in list(sys.modules.values())
+                if getattr(m, "__file__", None) and Path(m.__file__).resolve() == file
+            ]
             assert len(same) == 1, (name, [m.__name__ for m in same])
     for path in builtin_dir().glob("*.py"):  # no built-in reaches into sys.modules any more
         assert "sys.modules" not in path.read_text(encoding="utf-8"), path.name
@@ -269,30 +277,51 @@ def test_bad_arguments_are_one_line_errors(tmp_path, clean_registry):
 
 def test_the_command_prints_each_failure_and_exits_1(tmp_path, clean_registry):
     path = bad_file(tmp_path, "illegal")
-    r = CliRunner().invoke(cli, ["check-strategy", str(path), "--deals", "2", "--variant",
-                                 "sniff", "--variant", "fives", "--check", "legal"])  # fmt: skip
+    r = CliRunner().invoke(
+        cli,
+        [
+            "check-strategy",
+            str(path),
+            "--deals",
+            "2",
+            "--variant",
+            "sniff",
+            "--variant",
+            "fives",
+            "--check",
+            "legal",
+        ],
+    )
     assert r.exit_code == 1, r.output
     lines = r.stdout.splitlines()
     assert lines and all(x.startswith("illegal: legal: sniff") for x in lines), r.stdout
-    assert {x.split(": ")[2] for x in lines} == {"sniff 2p", "sniff 3p", "sniff 4p",
-                                                 "sniff[partnership=on] 4p"}  # fmt: skip
+    assert {x.split(": ")[2] for x in lines} == {
+        "sniff 2p",
+        "sniff 3p",
+        "sniff 4p",
+        "sniff[partnership=on] 4p",
+    }
     assert "Traceback" not in r.output
     assert r.stderr.strip().startswith(f"illegal: {len(lines)} failures (")
 
 
 def test_the_command_passes_a_good_strategy(clean_registry):
-    r = CliRunner().invoke(cli, ["check-strategy", "random", "--deals", "2", "--variant",
-                                 "classic"])  # fmt: skip
+    r = CliRunner().invoke(
+        cli, ["check-strategy", "random", "--deals", "2", "--variant", "classic"]
+    )
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith("random: passed legal, batch, deterministic, spawn, inputs (")
 
 
-@pytest.mark.parametrize("args, code, says", [
-    (["nope.py"], 4, "error: strategy file nope.py does not exist; check the path"),
-    (["random", "--check", "legl"], 2, "error: unknown check 'legl'"),
-    (["random", "--deals", "0"], 2, "error: Invalid value for '--deals'"),
-    (["random", "--variant", "fivs"], 3, "error: unknown variant 'fivs'"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args, code, says",
+    [
+        (["nope.py"], 4, "error: strategy file nope.py does not exist; check the path"),
+        (["random", "--check", "legl"], 2, "error: unknown check 'legl'"),
+        (["random", "--deals", "0"], 2, "error: Invalid value for '--deals'"),
+        (["random", "--variant", "fivs"], 3, "error: unknown variant 'fivs'"),
+    ],
+)
 def test_the_command_refuses_bad_arguments(args, code, says, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(cli, ["check-strategy", *args])

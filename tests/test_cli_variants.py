@@ -62,11 +62,14 @@ def test_help_lists_commands(runner):
     assert r.exit_code == 0 and "VARIANT" in r.output
 
 
-@pytest.mark.parametrize(("exc", "code", "text"), [
-    (ConfigError("bad thing; fix it"), 2, "error: bad thing; fix it\n"),
-    (OutputError("two\nlines"), 5, "error: two lines\n"),
-    (KeyboardInterrupt(), 130, "error: interrupted; finished work is kept\n"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("exc", "code", "text"),
+    [
+        (ConfigError("bad thing; fix it"), 2, "error: bad thing; fix it\n"),
+        (OutputError("two\nlines"), 5, "error: two lines\n"),
+        (KeyboardInterrupt(), 130, "error: interrupted; finished work is kept\n"),
+    ],
+)
 def test_error_wrapper_covers_every_command(runner, exc, code, text):
     @main.command("_raise_for_test", hidden=True)
     def _raise():
@@ -98,8 +101,20 @@ def test_shared_option_decorators(runner):
         click.echo(f"{r.label} {players} {[s.label for s in parse_strategies(strategies)]} {seed}")
 
     try:
-        ok = runner.invoke(main, ["_opts_for_test", "--variant", "fives", "-p", "3",
-                                  "--set", "reserve_k=2", "--seed", "5"])  # fmt: skip
+        ok = runner.invoke(
+            main,
+            [
+                "_opts_for_test",
+                "--variant",
+                "fives",
+                "-p",
+                "3",
+                "--set",
+                "reserve_k=2",
+                "--seed",
+                "5",
+            ],
+        )
         bad = runner.invoke(main, ["_opts_for_test", "--variant", "fives", "--set", "reserv_k=2"])
     finally:
         main.commands.pop("_opts_for_test")

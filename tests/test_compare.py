@@ -59,9 +59,23 @@ def test_a_strategy_against_itself_is_exactly_balanced(tmp_path, twins, players)
     """Seat randomness depends on the seat, not the label, so identical strategies on
     duplicate deals in every seating win exactly as often as each other."""
     names = ["random", "twin-a", "twin-b"][: max(players, 2)]
-    rep = compare(tmp_path, "--variant", "fives", "--players", str(players), "--strategies",
-                  ",".join(names), "--games", "48", "--seed", "3", "--workers", "1",
-                  "--strategy-path", twins)  # fmt: skip
+    rep = compare(
+        tmp_path,
+        "--variant",
+        "fives",
+        "--players",
+        str(players),
+        "--strategies",
+        ",".join(names),
+        "--games",
+        "48",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--strategy-path",
+        twins,
+    )
     a = rep["analysis"]
     K = len(names)
     for i in range(K):
@@ -103,18 +117,35 @@ def test_bradley_terry_without_a_maximum_is_regularized():
 
 
 def test_round_robin_report_files_and_common_deals(tmp_path):
-    rep = compare(tmp_path, "--variant", "fives", "--strategies", "random,greedy,heaviest",
-                  "--games", "60", "--seed", "2", "--workers", "2", "--chunk-size", "8")  # fmt: skip
+    rep = compare(
+        tmp_path,
+        "--variant",
+        "fives",
+        "--strategies",
+        "random,greedy,heaviest",
+        "--games",
+        "60",
+        "--seed",
+        "2",
+        "--workers",
+        "2",
+        "--chunk-size",
+        "8",
+    )
     a = rep["analysis"]
     assert a["kind"] == "compare" and a["strategies"] == ["random", "greedy", "heaviest"]
     assert len(rep["groups"]) == 3 and rep["games_played"] == 60
-    assert [g["label"] for g in rep["groups"]] == ["fives: random vs greedy",
-                                                   "fives: random vs heaviest",
-                                                   "fives: greedy vs heaviest"]  # fmt: skip
+    assert [g["label"] for g in rep["groups"]] == [
+        "fives: random vs greedy",
+        "fives: random vs heaviest",
+        "fives: greedy vs heaviest",
+    ]
     assert sorted(r["rank"] for r in a["ratings"]) == [1, 2, 3]
-    assert [(p["a"], p["b"]) for p in a["paired"]] == [("random", "greedy"),
-                                                        ("random", "heaviest"),
-                                                        ("greedy", "heaviest")]  # fmt: skip
+    assert [(p["a"], p["b"]) for p in a["paired"]] == [
+        ("random", "greedy"),
+        ("random", "heaviest"),
+        ("greedy", "heaviest"),
+    ]
     for i, row in enumerate(a["matrix"]):
         assert row[i] is None
         for j, c in enumerate(row):
@@ -124,15 +155,22 @@ def test_round_robin_report_files_and_common_deals(tmp_path):
                 lo, hi = c["win_ci"]
                 assert 0 <= lo <= c["win_rate"] <= hi <= 1
     run_dir = Path(rep["run_dir"])
-    for name in ("manifest.json", "aggregates.parquet", "summary.csv", "report.md",
-                 "plots/win_matrix.png"):  # fmt: skip
+    for name in (
+        "manifest.json",
+        "aggregates.parquet",
+        "summary.csv",
+        "report.md",
+        "plots/win_matrix.png",
+    ):
         assert (run_dir / name).is_file(), name
     assert "Round robin" in (run_dir / "report.md").read_text()
     # every leg plays the same match ids, hence the same deals, in both seatings
     rec = dominosim.load(run_dir).records
     key = ["rotation", "match_id", "hand_index"]
-    legs = [g.sort_values(key)[[*key, "deal", "leader"]].reset_index(drop=True)
-            for _, g in rec.groupby("group")]  # fmt: skip
+    legs = [
+        g.sort_values(key)[[*key, "deal", "leader"]].reset_index(drop=True)
+        for _, g in rec.groupby("group")
+    ]
     assert len(legs) == 3 and len(legs[0]) == 20
     for other in legs[1:]:
         assert other.equals(legs[0])
@@ -144,12 +182,23 @@ def test_round_robin_report_files_and_common_deals(tmp_path):
 
 
 def test_interrupted_compare_resumes_to_the_same_numbers(tmp_path, monkeypatch):
-    args = ["--variant", "fives", "--strategies", "random,greedy,heaviest", "--games", "36",
-            "--seed", "4", "--chunk-size", "6"]  # fmt: skip
+    args = [
+        "--variant",
+        "fives",
+        "--strategies",
+        "random,greedy,heaviest",
+        "--games",
+        "36",
+        "--seed",
+        "4",
+        "--chunk-size",
+        "6",
+    ]
     full = compare(tmp_path, *args, "--workers", "1", sub="full")
     monkeypatch.setenv(STOP_ENV, "2")
-    r = CliRunner().invoke(main, ["compare", *args, "--workers", "1", "--out",
-                                  str(tmp_path / "cut")])  # fmt: skip
+    r = CliRunner().invoke(
+        main, ["compare", *args, "--workers", "1", "--out", str(tmp_path / "cut")]
+    )
     assert r.exit_code == 130, r.output
     run_dir = r.stderr.split("kept in ")[1].split(";")[0]
     monkeypatch.delenv(STOP_ENV)
@@ -165,31 +214,60 @@ def test_interrupted_compare_resumes_to_the_same_numbers(tmp_path, monkeypatch):
     [
         (["--strategies", "greedy"], 2, "error: compare needs at least two strategies"),
         (["--strategies", "greedy,greedy"], 2, "error: --strategies names 'greedy' twice"),
-        (["--strategies", "greedy,random", "--players", "3"], 2,
-         "error: compare with 3 players seats 3 different strategies"),
-        (["--strategies", "greedy,random", "--set", "fives.reserve_k=0,2"], 2,
-         "error: --set gives 2 rule sets"),
+        (
+            ["--strategies", "greedy,random", "--players", "3"],
+            2,
+            "error: compare with 3 players seats 3 different strategies",
+        ),
+        (
+            ["--strategies", "greedy,random", "--set", "fives.reserve_k=0,2"],
+            2,
+            "error: --set gives 2 rule sets",
+        ),
         (["--strategies", "greedy,gready"], 4, "error: unknown strategy 'gready'"),
-        (["--strategies", "greedy,random", "--games", "0"], 2,
-         "error: --games must be an integer >= 1"),
+        (
+            ["--strategies", "greedy,random", "--games", "0"],
+            2,
+            "error: --games must be an integer >= 1",
+        ),
         (["--strategies", "greedy,random", "--variant", "fivs"], 3, "error: unknown variant"),
-        (["--strategies", "greedy,random", "--resume", "x"], 2,
-         "error: --resume continues a run as it was planned, so --variant"),
+        (
+            ["--strategies", "greedy,random", "--resume", "x"],
+            2,
+            "error: --resume continues a run as it was planned, so --variant",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_input_is_one_line(tmp_path, args, code, start):
     base = [] if "--variant" in args else ["--variant", "fives"]
-    r = CliRunner().invoke(main, ["compare", *base, *args, "--workers", "1",
-                                  "--out", str(tmp_path)])  # fmt: skip
+    r = CliRunner().invoke(
+        main, ["compare", *base, *args, "--workers", "1", "--out", str(tmp_path)]
+    )
     assert r.exit_code == code, r.output
     assert r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
     assert r.stderr.startswith(start), r.stderr
 
 
 def test_rounding_to_whole_tables_is_said_in_one_line(tmp_path):
-    r = CliRunner().invoke(main, ["compare", "--variant", "fives", "--strategies",
-                                  "random,greedy,heaviest", "--games", "13", "--seed", "1",
-                                  "--workers", "1", "--out", str(tmp_path), "--json"])  # fmt: skip
+    r = CliRunner().invoke(
+        main,
+        [
+            "compare",
+            "--variant",
+            "fives",
+            "--strategies",
+            "random,greedy,heaviest",
+            "--games",
+            "13",
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "games: 13 rounded up to 18 hands (3 tables x 3 deals x 2 seatings)" in r.stderr
     assert json.loads(r.stdout)["analysis"]["games_requested"] == 13

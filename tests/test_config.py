@@ -45,10 +45,13 @@ def test_parse_set_errors(text):
 
 
 def test_apply_sets_types_values():
-    out = apply_sets(["fives.reserve_k=0,2", "fives.partnership=on", "kozel_target=51"],
-                     ["fives", "kozel"])  # fmt: skip
-    assert out == {"fives": {"reserve_k": [0, 2], "partnership": [True]},
-                   "kozel": {"kozel_target": [51]}}  # fmt: skip
+    out = apply_sets(
+        ["fives.reserve_k=0,2", "fives.partnership=on", "kozel_target=51"], ["fives", "kozel"]
+    )
+    assert out == {
+        "fives": {"reserve_k": [0, 2], "partnership": [True]},
+        "kozel": {"kozel_target": [51]},
+    }
 
 
 @pytest.mark.parametrize("word", ["on", "off", "true", "false", "True", "OFF"])
@@ -94,14 +97,20 @@ def test_set_unknown_variant_and_option_and_value():
 def test_value_lists_expand_to_cartesian_product():
     assert expand_groups({}) == [{}]
     assert expand_groups({"a": [1, 2], "b": [True, False]}) == [
-        {"a": 1, "b": True}, {"a": 1, "b": False}, {"a": 2, "b": True}, {"a": 2, "b": False},
-    ]  # fmt: skip
-    e = experiment_from_cli(variants=["fives"], players=4,
-                            sets=["fives.reserve_k=0,2", "fives.partnership=off,on"])  # fmt: skip
+        {"a": 1, "b": True},
+        {"a": 1, "b": False},
+        {"a": 2, "b": True},
+        {"a": 2, "b": False},
+    ]
+    e = experiment_from_cli(
+        variants=["fives"], players=4, sets=["fives.reserve_k=0,2", "fives.partnership=off,on"]
+    )
     assert e.variants[0].option_dicts() == [
-        {"reserve_k": 0, "partnership": False}, {"reserve_k": 0, "partnership": True},
-        {"reserve_k": 2, "partnership": False}, {"reserve_k": 2, "partnership": True},
-    ]  # fmt: skip
+        {"reserve_k": 0, "partnership": False},
+        {"reserve_k": 0, "partnership": True},
+        {"reserve_k": 2, "partnership": False},
+        {"reserve_k": 2, "partnership": True},
+    ]
     rules = resolve_rules(e)
     assert len(rules) == 4 == len(set(rules))
     assert rules[0] == make_rules("fives", 4)
@@ -139,8 +148,9 @@ def test_parse_strategy_with_params():
     assert parse_strategy("random") == StrategySpec("random")
 
 
-@pytest.mark.parametrize("entry", ["", ":x=1", "greedy:depth", "greedy:=2", "gr eedy",
-                                   "greedy:d=1:d=2"])  # fmt: skip
+@pytest.mark.parametrize(
+    "entry", ["", ":x=1", "greedy:depth", "greedy:=2", "gr eedy", "greedy:d=1:d=2"]
+)
 def test_parse_strategy_errors(entry):
     with pytest.raises(ConfigError, match="--strategies"):
         parse_strategy(entry)
@@ -176,16 +186,19 @@ def test_cli_defaults():
     assert hash(e) == hash(experiment_from_cli(variants=["fives"]))
 
 
-@pytest.mark.parametrize(("kw", "pattern"), [
-    ({"games": 0}, "--games must be an integer >= 1, not 0"),
-    ({"games": -1}, "--games must be an integer >= 1, not -1"),
-    ({"games": "abc"}, "--games must be an integer >= 1, not 'abc'"),
-    ({"seed": "abc"}, "--seed must be an integer, not 'abc'"),
-    ({"workers": 0}, "--workers must be an integer >= 1"),
-    ({"chunk_size": 0}, "--chunk-size must be an integer >= 1"),
-    ({"unit": "hands"}, "--unit must be 'hand' or 'match'.*did you mean 'hand'"),
-    ({"name": "a/b"}, "--name must be a folder-safe name"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kw", "pattern"),
+    [
+        ({"games": 0}, "--games must be an integer >= 1, not 0"),
+        ({"games": -1}, "--games must be an integer >= 1, not -1"),
+        ({"games": "abc"}, "--games must be an integer >= 1, not 'abc'"),
+        ({"seed": "abc"}, "--seed must be an integer, not 'abc'"),
+        ({"workers": 0}, "--workers must be an integer >= 1"),
+        ({"chunk_size": 0}, "--chunk-size must be an integer >= 1"),
+        ({"unit": "hands"}, "--unit must be 'hand' or 'match'.*did you mean 'hand'"),
+        ({"name": "a/b"}, "--name must be a folder-safe name"),
+    ],
+)
 def test_cli_bad_values(kw, pattern):
     with pytest.raises(ConfigError, match=pattern):
         experiment_from_cli(variants="fives", **kw)
@@ -289,20 +302,23 @@ def test_strategy_table_for_no_seat(tmp_path):
         load_experiment(p)
 
 
-@pytest.mark.parametrize(("line", "pattern"), [
-    ("games = 0", "'games' in .* must be an integer >= 1, not 0"),
-    ("games = -1", "'games' in .* must be an integer >= 1, not -1"),
-    ("games = 1.5", "'games' in .* must be an integer >= 1, not 1.5"),
-    ("games = true", "'games' in .* must be an integer >= 1, not true"),
-    ('seed = "abc"', "'seed' in .* must be an integer, not 'abc'"),
-    ("players = 5", "'players' in .* must be an integer from 2 to 4, not 5"),
-    ("workers = 0", "'workers' in .* must be an integer >= 1, not 0"),
-    ('rotate = "yes"', "'rotate' in .* must be true or false"),
-    ('unit = "game"', "'unit' in .* must be 'hand' or 'match'"),
-    ("out = 3", "'out' in .* must be a non-empty string"),
-    ("seats = []", "'seats' in .* must be a non-empty list"),
-    ('strategy_path = [1]', "'strategy_path' in .* must be a string or a list of strings"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("line", "pattern"),
+    [
+        ("games = 0", "'games' in .* must be an integer >= 1, not 0"),
+        ("games = -1", "'games' in .* must be an integer >= 1, not -1"),
+        ("games = 1.5", "'games' in .* must be an integer >= 1, not 1.5"),
+        ("games = true", "'games' in .* must be an integer >= 1, not true"),
+        ('seed = "abc"', "'seed' in .* must be an integer, not 'abc'"),
+        ("players = 5", "'players' in .* must be an integer from 2 to 4, not 5"),
+        ("workers = 0", "'workers' in .* must be an integer >= 1, not 0"),
+        ('rotate = "yes"', "'rotate' in .* must be true or false"),
+        ('unit = "game"', "'unit' in .* must be 'hand' or 'match'"),
+        ("out = 3", "'out' in .* must be a non-empty string"),
+        ("seats = []", "'seats' in .* must be a non-empty list"),
+        ("strategy_path = [1]", "'strategy_path' in .* must be a string or a list of strings"),
+    ],
+)
 def test_wrong_types_name_the_key(tmp_path, line, pattern):
     p = write(tmp_path, f'variants = ["fives"]\n{line}\n')
     with pytest.raises(ConfigError, match=pattern) as info:
@@ -320,8 +336,11 @@ def test_bad_variant_entries(tmp_path):
 
 
 def test_invalid_combination_names_the_file(tmp_path):
-    p = write(tmp_path, 'variants = ["block"]\n[options.block]\nfish_score_sum_only = true\n'
-                        'fish_difference_per_opponent = true\n')  # fmt: skip
+    p = write(
+        tmp_path,
+        'variants = ["block"]\n[options.block]\nfish_score_sum_only = true\n'
+        "fish_difference_per_opponent = true\n",
+    )
     with pytest.raises(RulesError, match=r"invalid combination: .* \(in .*exp.toml\)"):
         load_experiment(p)
 

@@ -45,8 +45,7 @@ def test_batch_size_and_full_record_buffers_change_nothing():
     st = [get("random")] * 2
     base = records(rules, st, range(30), unit="match", batch_size=64)
     for bs, cap in ((1, 1), (7, 1), (7, 3), (64, 1)):
-        other = records(rules, st, range(30), unit="match", batch_size=bs,
-                        _record_rows=cap)  # fmt: skip
+        other = records(rules, st, range(30), unit="match", batch_size=bs, _record_rows=cap)
         assert differences(base, other) == [], (bs, cap)
 
 
@@ -63,9 +62,11 @@ def test_positions_play_like_the_deals_they_copy(variant, players):
     positions = []
     for m in range(n):
         order = [int(t) for t in seeding.shuffle(3, players, m, 0, 0)]
+        # fmt: off
         positions.append({"hands": [order[s * h : (s + 1) * h] for s in range(players)],
                           "stock": order[players * h :], "ends": {},
-                          "to_move": int(dealt[0]["leader"][m]), "match_id": m})  # fmt: skip
+                          "to_move": int(dealt[0]["leader"][m]), "match_id": m})
+        # fmt: on
     played = BatchEngine.from_positions(rules, 3, st, positions).run()
     assert differences(dealt, played) == []
     positions[5]["to_move"] = (positions[5]["to_move"] + 1) % players  # (the test can fail)
@@ -116,8 +117,7 @@ class _Along(Strategy):
 
 def test_an_illegal_along_action_is_refused_by_name():
     for opts in ({}, {"inline_double_counts_single": True}):
-        eng = BatchEngine(make_rules("fives", 2, **opts), 1, [_Along(), get("random")],
-                          range(20))  # fmt: skip
+        eng = BatchEngine(make_rules("fives", 2, **opts), 1, [_Along(), get("random")], range(20))
         with pytest.raises(StrategyError, match="strategy 'along-everywhere' returned an illegal"):
             eng.run()
 
@@ -170,8 +170,9 @@ def test_the_layout_check_refuses_a_core_that_does_not_match():
 
 def test_a_state_out_of_range_is_refused_before_it_is_played():
     rules = make_rules("classic", 2)
-    positions = [{"hands": [[27, 20, 3], [5, 9]], "stock": [1, 2], "ends": {"L": 6, "R": 3},
-                  "to_move": 0}]  # fmt: skip
+    positions = [
+        {"hands": [[27, 20, 3], [5, 9]], "stock": [1, 2], "ends": {"L": 6, "R": 3}, "to_move": 0}
+    ]
     eng = BatchEngine.from_positions(rules, 3, [get("random")] * 2, positions)
     eng.vals[0, 0] = 9  # no such value
     with pytest.raises(ValueError, match="state is out of range: slot 0"):

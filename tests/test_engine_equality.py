@@ -64,12 +64,20 @@ def test_partnership_matches_equal_reference():
 
 @pytest.mark.parametrize(
     ("players", "opts"),
-    [(3, {"blind_deal": "all_tiles"}),
-     (3, {"blind_deal": "all_tiles", "blind_draw_optional": True, "blind_play_optional": True}),
-     (4, {"blind_draw_optional": True, "blind_play_optional": True,
-          "blind_unplayable_double_face_up": True}),
-     (2, {"blind_play_optional": True, "blind_unplayable_double_face_up": True})],
-)  # fmt: skip
+    [
+        (3, {"blind_deal": "all_tiles"}),
+        (3, {"blind_deal": "all_tiles", "blind_draw_optional": True, "blind_play_optional": True}),
+        (
+            4,
+            {
+                "blind_draw_optional": True,
+                "blind_play_optional": True,
+                "blind_unplayable_double_face_up": True,
+            },
+        ),
+        (2, {"blind_play_optional": True, "blind_unplayable_double_face_up": True}),
+    ],
+)
 def test_blind_rows_equal_reference(players, opts):
     """Blind's rows (§3.2, §3.7) with its options together, and the 3-player all_tiles deal
     whose leftover tile starts the layout (§15): decisions on the front tile, the drawn tile,
@@ -82,11 +90,15 @@ def test_blind_rows_equal_reference(players, opts):
 
 @pytest.mark.parametrize(
     ("variant", "players", "opts"),
-    [("muggins", 2, {"may_draw_when_able": True}), ("muggins", 4, {"may_draw_when_able": True}),
-     ("bergen", 2, {"bergen_voluntary": True}), ("bergen", 3, {"bergen_voluntary": True}),
-     ("fives", 2, {"inline_double_counts_single": True}),
-     ("threes", 4, {"inline_double_counts_single": True, "partnership": True})],
-)  # fmt: skip
+    [
+        ("muggins", 2, {"may_draw_when_able": True}),
+        ("muggins", 4, {"may_draw_when_able": True}),
+        ("bergen", 2, {"bergen_voluntary": True}),
+        ("bergen", 3, {"bergen_voluntary": True}),
+        ("fives", 2, {"inline_double_counts_single": True}),
+        ("threes", 4, {"inline_double_counts_single": True, "partnership": True}),
+    ],
+)
 @pytest.mark.parametrize("strategy", ["heaviest", "greedy", "doubles-first"])
 def test_voluntary_draws_and_along_doubles_with_every_kind_of_strategy(
     variant, players, opts, strategy
@@ -113,9 +125,12 @@ class _Drawer(Strategy):
 
 @pytest.mark.parametrize(
     ("variant", "opts"),
-    [("muggins", {"may_draw_when_able": True}), ("bergen", {"bergen_voluntary": True}),
-     ("threes", {"inline_double_counts_single": True})],
-)  # fmt: skip
+    [
+        ("muggins", {"may_draw_when_able": True}),
+        ("bergen", {"bergen_voluntary": True}),
+        ("threes", {"inline_double_counts_single": True}),
+    ],
+)
 def test_a_strategy_that_always_draws_or_lays_along(variant, opts):
     """Drawing the stock dry by choice, and every double laid along, on both engines."""
     rules = make_rules(variant, 2, **opts)

@@ -40,8 +40,17 @@ from helpers import BOT
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "errors.md"
 STATUS = ("seed: ", "run folder: ", "games: ")
-RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--seed", "1",
-       "--workers", "1"]  # fmt: skip
+RUN = [
+    "run",
+    "--variant",
+    "fives",
+    "--strategies",
+    "random,heaviest",
+    "--seed",
+    "1",
+    "--workers",
+    "1",
+]
 
 
 # the test strategies registered here do not leak into other tests of this worker
@@ -82,8 +91,10 @@ def finished_run(t: Path, *extra: str) -> str:
 
     src = _FINISHED.get(extra)
     if src is None or not src.is_dir():
-        r = CliRunner().invoke(main, [*RUN, "--games", "8", "--chunk-size", "4", "--out",
-                                      str(t / "done"), "--json", *extra])  # fmt: skip
+        r = CliRunner().invoke(
+            main,
+            [*RUN, "--games", "8", "--chunk-size", "4", "--out", str(t / "done"), "--json", *extra],
+        )
         assert r.exit_code == 0, r.output
         src = Path(json.loads(r.stdout)["run_dir"])
         keep = t / "finished-template"
@@ -130,8 +141,20 @@ def raw_strategy(t: Path, text: str, name: str = "raw.py") -> str:
 
 def run_with(t: Path, name: str, body: str, *extra: str) -> list[str]:
     """``run`` of strategy ``name`` (a BOT body) against random."""
-    return [*RUN[:4], f"{name},random", *RUN[5:], "--games", "8", "--chunk-size", "4", "--out",
-            str(t / "o"), "--strategy-path", bot(t, name, body), *extra]  # fmt: skip
+    return [
+        *RUN[:4],
+        f"{name},random",
+        *RUN[5:],
+        "--games",
+        "8",
+        "--chunk-size",
+        "4",
+        "--out",
+        str(t / "o"),
+        "--strategy-path",
+        bot(t, name, body),
+        *extra,
+    ]
 
 
 def old_run(t: Path) -> str:
@@ -642,7 +665,7 @@ CASES = [
             "greedy,heaviest",
             "--out",
             str(t),
-        ],  # fmt: skip
+        ],
         2,
         r"skill measures every strategy against random, so --strategies must name random "
         r"\(it names greedy, heaviest\); add random to the list",
@@ -901,7 +924,7 @@ CASES = [
             *RUN,
             "--strategy-path",
             raw_strategy(t, "@register\nclass X(Strategy):\n    pass\n"),
-        ],  # fmt: skip
+        ],
         4,
         r"strategy class X in .*raw\.py has no name; set name = \"my-bot\" in the class",
     ),
@@ -911,7 +934,7 @@ CASES = [
             *RUN,
             "--strategy-path",
             raw_strategy(t, "@register\nclass X(Strategy):\n    name = 'my bot'\n"),
-        ],  # fmt: skip
+        ],
         4,
         r"strategy name 'my bot' in .*raw\.py cannot be written in --strategies; use letters "
         r"\(any alphabet\), digits, '_', '-' or '\.', starting with a letter or '_'",
@@ -922,7 +945,7 @@ CASES = [
             *RUN,
             "--strategy-path",
             raw_strategy(t, "@register\nclass X(Strategy):\n    name = 'x'\n    params = None\n"),
-        ],  # fmt: skip
+        ],
         4,
         r"strategy 'x' in .*raw\.py: params must be a dict of parameter defaults, not None; "
         r"write params = \{\} for none",
@@ -935,7 +958,7 @@ CASES = [
             raw_strategy(
                 t, "@register\nclass X(Strategy):\n    name = 'x'\n    classifier = 'smart'\n"
             ),
-        ],  # fmt: skip
+        ],
         4,
         r"strategy 'x' in .*raw\.py: classifier must be one of random, heuristic, search, "
         r"perfect_information, not 'smart'; see docs/strategies\.md, Classifiers",
@@ -953,7 +976,7 @@ CASES = [
                 "    def __init__(self, **k):\n"
                 "        raise RuntimeError('no')\n",
             ),
-        ],  # fmt: skip
+        ],
         4,
         r"strategy 'sulky' failed to start: RuntimeError: no; fix its __init__",
     ),
@@ -963,7 +986,7 @@ CASES = [
             *RUN,
             "--strategy-path",
             str((t / "notes.txt").write_text("x") and t / "notes.txt"),
-        ],  # fmt: skip
+        ],
         4,
         r"strategy path .*notes\.txt is not a folder or a \.py file; check --strategy-path",
     ),
@@ -1007,7 +1030,7 @@ CASES = [
                 "    def __init__(self, **k):\n"
                 "        __import__('os')._exit(0)\n",
             ),
-        ],  # fmt: skip
+        ],
         4,
         r"strategy 'vanisher' ended its process in __init__ \(exit code 0: os\._exit, or a "
         r"crash\); fix its __init__",
@@ -1022,7 +1045,7 @@ CASES = [
             "gone,random",
             "--strategy-path",
             bot(t, "gone", "__import__('os')._exit(0)"),
-        ],  # fmt: skip
+        ],
         4,
         r"a strategy of --strategy-path ended the trace's process \(exit code 0: os\._exit in "
         r"a strategy, or a crash\); fix the strategy",
@@ -1101,7 +1124,7 @@ CASES = [
             "run",
             "--resume",
             edited_manifest(t, lambda m: m["inputs"].update(engine_version=0)),
-        ],  # fmt: skip
+        ],
         5,
         r"the engine changed since the run .* began \(engine version 0, now \d+\), so its "
         r"chunks would mix two engines; start a new run \(.*\) or resume with the version "
@@ -1132,7 +1155,7 @@ CASES = [
         lambda t: [
             "report",
             str((Path(d := finished_run(t)) / "aggregates.parquet").open("ab").write(b"x") and d),
-        ],  # fmt: skip
+        ],
         5,
         r".*aggregates\.parquet is not the file the run wrote \(edited or damaged\); write it "
         r"again from the chunks with: dominosim run --resume .*",
@@ -1247,10 +1270,12 @@ def test_bad_input(case: Case, tmp_path, monkeypatch):
         assert e.value.exit_code == case.code
         assert re.fullmatch(case.pattern, str(e.value)) and "\n" not in str(e.value)
         return
+    # fmt: off
     special = {"unreadable": _unreadable, "full_disk": _full_disk, "ctrl_c_trace": _ctrl_c,
                "strategy_changed": _strategy_changed, "locked": _locked,
                "strategy_changed_trace": _strategy_changed_trace,
-               "changed_while_loaded": _changed_while_loaded}  # fmt: skip
+               "changed_while_loaded": _changed_while_loaded}
+    # fmt: on
     if isinstance(case.args, str):
         special[case.args](case, tmp_path, monkeypatch)
         return
@@ -1373,15 +1398,19 @@ def _full_disk(case, t, monkeypatch):
     check_stderr(r, case.code, case.pattern)
     (run_dir,) = (t / "a" / "fives").iterdir()
     assert sorted(p.name for p in (run_dir / "chunks").glob("*.agg.json")) == [
-        "0-0.agg.json", "0-1.agg.json"]  # fmt: skip
+        "0-0.agg.json",
+        "0-1.agg.json",
+    ]
     monkeypatch.setattr(store, "write_json", real)
     resumed = CliRunner().invoke(main, ["run", "--resume", str(run_dir), "--workers", "1"])
     assert resumed.exit_code == 0, resumed.output
     full_run = CliRunner().invoke(main, [*args, "--out", str(t / "b")])
     assert full_run.exit_code == 0, full_run.output
     other = Path(json.loads(full_run.stdout)["run_dir"])
-    pd.testing.assert_frame_equal(pd.read_parquet(run_dir / "aggregates.parquet"),
-                                  pd.read_parquet(other / "aggregates.parquet"))  # fmt: skip
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(run_dir / "aggregates.parquet"),
+        pd.read_parquet(other / "aggregates.parquet"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1423,8 +1452,14 @@ def test_exit_codes_table_matches_the_classes():
 def _subprocess(args, cwd, timeout=60):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop(STOP_ENV, None)
-    return subprocess.run([sys.executable, "-m", "dominosim", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "dominosim", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.parametrize(
@@ -1437,9 +1472,28 @@ def _subprocess(args, cwd, timeout=60):
 )
 def test_strategy_error_in_pool_workers_has_no_traceback(tmp_path, name, body, pattern):
     folder = bot(tmp_path, name, body)
-    p = _subprocess(["run", "--variant", "fives", "--strategies", f"{name},random", "--games",
-                     "40", "--chunk-size", "4", "--workers", "2", "--seed", "3", "--out",
-                     str(tmp_path / "o"), "--strategy-path", folder], cwd=tmp_path)  # fmt: skip
+    p = _subprocess(
+        [
+            "run",
+            "--variant",
+            "fives",
+            "--strategies",
+            f"{name},random",
+            "--games",
+            "40",
+            "--chunk-size",
+            "4",
+            "--workers",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path / "o"),
+            "--strategy-path",
+            folder,
+        ],
+        cwd=tmp_path,
+    )
     assert p.returncode == 4, p.stderr
     assert "Traceback" not in p.stderr + p.stdout
     lines = p.stderr.splitlines()
@@ -1489,11 +1543,20 @@ def test_unknown_home_is_one_line_everywhere(args, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     ("address", "ok"),
-    [("tcp://10.0.0.5:8786", True), ("10.0.0.5:8786", True), ("tcp://[::1]:8786", True),
-     ("tcp://sched.example:1", True), ("ucx://h:1", False), ("inproc://x", False),
-     ("tcp://h:0", False), ("tcp://h:65536", False), ("tcp://h", False), ("tcp://a b:1", False),
-     ("tcp://h:1/x", False)],
-)  # fmt: skip
+    [
+        ("tcp://10.0.0.5:8786", True),
+        ("10.0.0.5:8786", True),
+        ("tcp://[::1]:8786", True),
+        ("tcp://sched.example:1", True),
+        ("ucx://h:1", False),
+        ("inproc://x", False),
+        ("tcp://h:0", False),
+        ("tcp://h:65536", False),
+        ("tcp://h", False),
+        ("tcp://a b:1", False),
+        ("tcp://h:1/x", False),
+    ],
+)
 def test_scheduler_addresses(address, ok):
     from dominosim.errors import ConfigError
     from dominosim.runner import check_executor

@@ -39,11 +39,15 @@ def test_the_core_plays_the_golden_match(variant, players):
     strategies = [get(name) for name in STRATEGIES[:players]]
     hands, matches = BatchEngine(rules, SEED, strategies, [MATCH_ID]).run()
     reasons = ("domino", "blocked", "target")
+    # fmt: off
     got = [(reasons[int(hands["end_reason"][i])], int(hands["winner"][i]),
             int(hands["hand_length"][i]), [int(x) for x in hands["points"][i]])
-           for i in range(len(hands["match_id"]))]  # fmt: skip
-    want = [(e["reason"], -1 if e["winner"] is None else e["winner"], e["hand_length"],
-             e["points"]) for e in ends]  # fmt: skip
+           for i in range(len(hands["match_id"]))]
+    # fmt: on
+    want = [
+        (e["reason"], -1 if e["winner"] is None else e["winner"], e["hand_length"], e["points"])
+        for e in ends
+    ]
     assert got == want
     winner = -1 if result["winner"] is None else result["winner"]
     assert (int(matches["winner"][0]), [int(x) for x in matches["scores"][0]]) == (

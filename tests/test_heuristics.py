@@ -29,8 +29,18 @@ def play(text: str) -> int:
     return actions.place(tile(t), pos)
 
 
-def observation(variant="block", players=2, *, hand, ends, seat=0, voids=None, counts=None,
-                phase="play", options=None) -> Observation:  # fmt: skip
+def observation(
+    variant="block",
+    players=2,
+    *,
+    hand,
+    ends,
+    seat=0,
+    voids=None,
+    counts=None,
+    phase="play",
+    options=None,
+) -> Observation:
     """The seat's view: its hand, the open ends (``{"L": 2, "R": 5}``), known voids per seat,
     tiles held per seat (the others hold 5 unless given)."""
     rules = make_rules(variant, players, **(options or {}))
@@ -39,13 +49,28 @@ def observation(variant="block", players=2, *, hand, ends, seat=0, voids=None, c
     held[seat] = len(hand)
     partner = (seat + 2) % 4 if rules.partnership else None
     return Observation(
-        rules=rules, seat=seat, partner=partner, hand=hand, row=None,
-        positions=tuple(ends.items()), table=(), counts=tuple(held),
+        rules=rules,
+        seat=seat,
+        partner=partner,
+        hand=hand,
+        row=None,
+        positions=tuple(ends.items()),
+        table=(),
+        counts=tuple(held),
         voids=tuple(frozenset((voids or {}).get(s, ())) for s in range(players)),
-        face_up=(), stock_size=4, drawable=4, scores=(0,) * rules.sides,
-        penalties=(0,) * players, leader=seat, match_id=0, hand_index=0, decision=5,
-        phase=phase, doubles=(False,) * len(ends), along=(False,) * len(ends),
-    )  # fmt: skip
+        face_up=(),
+        stock_size=4,
+        drawable=4,
+        scores=(0,) * rules.sides,
+        penalties=(0,) * players,
+        leader=seat,
+        match_id=0,
+        hand_index=0,
+        decision=5,
+        phase=phase,
+        doubles=(False,) * len(ends),
+        along=(False,) * len(ends),
+    )
 
 
 def choose(name: str, obs: Observation, legal: list[int]) -> int:
@@ -130,11 +155,11 @@ def test_suit_keeper_then_the_heaviest_tile():
 
 
 def test_suit_keeper_stops_in_blinds_open_phase_rather_than_break_its_suit():
-    obs = observation("blind", hand=["6-5", "5-1", "5-2"], ends={"L": 6, "R": 0},
-                      phase="continue")  # fmt: skip
+    obs = observation("blind", hand=["6-5", "5-1", "5-2"], ends={"L": 6, "R": 0}, phase="continue")
     assert choose("suit-keeper", obs, [play("6-5@L"), STOP]) == STOP
-    keeps = observation("blind", hand=["6-0", "5-1", "5-2"], ends={"L": 6, "R": 3},
-                        phase="continue")  # fmt: skip
+    keeps = observation(
+        "blind", hand=["6-0", "5-1", "5-2"], ends={"L": 6, "R": 3}, phase="continue"
+    )
     assert choose("suit-keeper", keeps, [play("6-0@L"), STOP]) == play("6-0@L")
 
 
@@ -160,8 +185,9 @@ def test_blocker_prefers_the_next_seat_to_another_opponent():
     # 3 players: seat 1 (next) lacks 4 and 6, seat 2 lacks 5 and 6. 4-1 on L leaves ends 4
     # and 6: seat 1 blocked; 5-1 on L leaves 5 and 6: seat 2 blocked. One opponent blocked
     # and three hits each way, and 5-1 is the heavier: the next seat decides
-    obs = observation(players=3, hand=["4-1", "5-1"], ends={"L": 1, "R": 6},
-                      voids={1: {4, 6}, 2: {5, 6}})  # fmt: skip
+    obs = observation(
+        players=3, hand=["4-1", "5-1"], ends={"L": 1, "R": 6}, voids={1: {4, 6}, 2: {5, 6}}
+    )
     assert choose("blocker", obs, [play("4-1@L"), play("5-1@L")]) == play("4-1@L")
     assert choose("blocker", obs, [play("5-1@L"), play("4-1@L")]) == play("4-1@L")
 
@@ -170,8 +196,9 @@ def test_blocker_counts_the_opponents_it_blocks():
     # 3 players: seat 1 lacks 0, seat 2 lacks 3, 5 and 6. 5-0 on R leaves ends 6 and 5: seat
     # 2 blocked (two hits); 6-3 on L leaves 3 and 0: nobody blocked (two hits too), and it is
     # the heavier: the count of blocked opponents decides
-    obs = observation(players=3, hand=["5-0", "6-3"], ends={"L": 6, "R": 0},
-                      voids={1: {0}, 2: {3, 5, 6}})  # fmt: skip
+    obs = observation(
+        players=3, hand=["5-0", "6-3"], ends={"L": 6, "R": 0}, voids={1: {0}, 2: {3, 5, 6}}
+    )
     assert choose("blocker", obs, [play("6-3@L"), play("5-0@R")]) == play("5-0@R")
 
 
@@ -179,8 +206,13 @@ def test_blocker_never_blocks_its_partner():
     # 4 players in partnership: seat 2 is the partner and lacks 5 and 6; seat 1 lacks 6.
     # 6-2 on R leaves ends 5 and 6: the partner blocked, though it hits seat 1's void and is
     # the heavier; 3-2 on R leaves 5 and 3
-    obs = observation(players=4, hand=["3-2", "6-2"], ends={"L": 5, "R": 2},
-                      voids={1: {6}, 2: {5, 6}}, options={"partnership": "on"})  # fmt: skip
+    obs = observation(
+        players=4,
+        hand=["3-2", "6-2"],
+        ends={"L": 5, "R": 2},
+        voids={1: {6}, 2: {5, 6}},
+        options={"partnership": "on"},
+    )
     assert choose("blocker", obs, [play("6-2@R"), play("3-2@R")]) == play("3-2@R")
 
 
@@ -201,9 +233,11 @@ def test_blocker_plays_like_greedy_before_any_void_is_known():
 
 def test_blocker_stops_in_blinds_open_phase_to_keep_the_next_opponent_blocked():
     # the ends (5, 3) already block seat 1; placing 3-2 would open a 2 it may hold
-    obs = observation("blind", hand=["3-2", "6-6"], ends={"L": 5, "R": 3}, voids={1: {3, 5}},
-                      phase="continue")  # fmt: skip
+    obs = observation(
+        "blind", hand=["3-2", "6-6"], ends={"L": 5, "R": 3}, voids={1: {3, 5}}, phase="continue"
+    )
     assert choose("blocker", obs, [play("3-2@R"), STOP]) == STOP
-    going_out = observation("blind", hand=["3-2"], ends={"L": 5, "R": 3}, voids={1: {3, 5}},
-                            phase="continue")  # fmt: skip
+    going_out = observation(
+        "blind", hand=["3-2"], ends={"L": 5, "R": 3}, voids={1: {3, 5}}, phase="continue"
+    )
     assert choose("blocker", going_out, [play("3-2@R"), STOP]) == play("3-2@R")

@@ -123,8 +123,11 @@ def _module_aliases(name: str, path: Path, tree: ast.AST) -> set[str]:
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            out |= {a.asname or a.name.split(".")[0] for a in node.names
-                    if a.name.startswith("dominosim")}  # fmt: skip
+            out |= {
+                a.asname or a.name.split(".")[0]
+                for a in node.names
+                if a.name.startswith("dominosim")
+            }
         elif isinstance(node, ast.ImportFrom):
             package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
             base = package.split(".")
@@ -143,9 +146,13 @@ def private_reads(name: str, path: Path) -> list[str]:
     aliases = _module_aliases(name, path, tree)
     bad = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id in aliases and node.attr.startswith("_")
-                and not node.attr.startswith("__")):  # fmt: skip
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
             bad.append(f"{path.name}:{node.lineno} reads {node.value.id}.{node.attr}")
     return bad
 

@@ -25,8 +25,19 @@ from helpers import BOT
 from runs import aggregates, strip
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--seed", "3",
-       "--unit", "hand", "--workers", "1"]  # fmt: skip
+RUN = [
+    "run",
+    "--variant",
+    "fives",
+    "--strategies",
+    "random,heaviest",
+    "--seed",
+    "3",
+    "--unit",
+    "hand",
+    "--workers",
+    "1",
+]
 
 
 # the test strategies registered here do not leak into other tests of this worker
@@ -82,8 +93,16 @@ def test_manifest_records_engine_version_and_strategy_hashes(tmp_path):
 
 def test_a_long_lived_process_plays_the_strategy_file_as_it_is_now(tmp_path):
     f = bot_file(tmp_path, "shifty", "return legal[0]")
-    kw = dict(variants=["fives"], strategies="shifty,random", games=4, seed=1, workers=1,
-              out=str(tmp_path / "o"), strategy_path=[str(f)], echo=lambda s: None)  # fmt: skip
+    kw = dict(
+        variants=["fives"],
+        strategies="shifty,random",
+        games=4,
+        seed=1,
+        workers=1,
+        out=str(tmp_path / "o"),
+        strategy_path=[str(f)],
+        echo=lambda s: None,
+    )
     first = dominosim.run(**kw)
     assert first["status"] == "done"
     f.write_text(BOT.format(name="shifty", body="raise ValueError('version two')"))
@@ -114,6 +133,7 @@ def _edit(p: Path) -> None:  # a value changed, the file still valid JSON
     p.write_text(json.dumps(doc))
 
 
+# fmt: off
 DAMAGE = {
     "missing aggregates": lambda c: (c / "0-0.agg.json").unlink(),
     "missing records": lambda c: (c / "0-1.parquet").unlink(),
@@ -125,7 +145,8 @@ DAMAGE = {
     "bit-flipped records": lambda c: _flip(c / "0-5.parquet", 200),
     "swapped aggregates": lambda c: _swap(c / "0-6.agg.json", c / "0-7.agg.json"),
     "edited aggregates": lambda c: _edit(c / "0-1.agg.json"),
-}  # fmt: skip
+}
+# fmt: on
 
 
 def test_damaged_chunks_are_played_again_on_resume_never_merged(tmp_path):
@@ -193,10 +214,26 @@ def test_done_only_after_every_output_and_resume_writes_what_is_missing(tmp_path
 
 
 def test_a_worker_that_dies_ends_the_run_and_keeps_finished_chunks(tmp_path):
-    f = bot_file(tmp_path, "dier", "if obs.match_id >= 12:\n            __import__('os')._exit(9)"
-                                   "\n        return legal[0]")  # fmt: skip
-    args = [*RUN[:4], "dier,random", *RUN[5:-2], "--games", "32", "--chunk-size", "4",
-            "--workers", "2", "--out", str(tmp_path / "o"), "--strategy-path", str(f)]  # fmt: skip
+    f = bot_file(
+        tmp_path,
+        "dier",
+        "if obs.match_id >= 12:\n            __import__('os')._exit(9)\n        return legal[0]",
+    )
+    args = [
+        *RUN[:4],
+        "dier,random",
+        *RUN[5:-2],
+        "--games",
+        "32",
+        "--chunk-size",
+        "4",
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path / "o"),
+        "--strategy-path",
+        str(f),
+    ]
     r = invoke(args)
     assert r.exit_code == 6, r.output
     (d,) = (tmp_path / "o" / "fives").iterdir()
@@ -212,7 +249,8 @@ def test_the_cause_of_a_worker_death_in_words():
     from dominosim.runner.executors import _death
 
     assert _death(-signal.SIGKILL) == (
-        "its worker process was killed by SIGKILL (out of memory, or killed)")  # fmt: skip
+        "its worker process was killed by SIGKILL (out of memory, or killed)"
+    )
     assert _death(-signal.SIGSEGV) == "its worker process was killed by SIGSEGV"
     assert _death(3).startswith("its worker process exited with code 3")
 
@@ -220,8 +258,23 @@ def test_the_cause_of_a_worker_death_in_words():
 def test_errors_after_the_folder_is_made_leave_no_empty_folder(tmp_path):
     f = bot_file(tmp_path, "dier2", "__import__('os')._exit(9)")
     out = tmp_path / "o"
-    r = invoke([*RUN[:4], "dier2,random", *RUN[5:-2], "--games", "8", "--chunk-size", "4",
-                "--workers", "2", "--out", str(out), "--strategy-path", str(f)])  # fmt: skip
+    r = invoke(
+        [
+            *RUN[:4],
+            "dier2,random",
+            *RUN[5:-2],
+            "--games",
+            "8",
+            "--chunk-size",
+            "4",
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+            "--strategy-path",
+            str(f),
+        ]
+    )
     assert r.exit_code == 6 and "no chunk was finished" in r.stderr, r.output
     assert not (out / "fives").exists()
     r = invoke([*RUN, "--games", "4", "--out", str(out), "--executor", "dask"])
@@ -234,8 +287,23 @@ def test_errors_after_the_folder_is_made_leave_no_empty_folder(tmp_path):
 
 def test_games_of_ten_to_the_fifteen_start_at_once(tmp_path, monkeypatch):
     monkeypatch.setenv(STOP_ENV, "1")
-    r = invoke(["run", "--variant", "fives", "--games", str(10**15), "--chunk-size", "2",
-                "--seed", "1", "--workers", "1", "--out", str(tmp_path / "o")])  # fmt: skip
+    r = invoke(
+        [
+            "run",
+            "--variant",
+            "fives",
+            "--games",
+            str(10**15),
+            "--chunk-size",
+            "2",
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert r.exit_code == 130, r.output
     (d,) = (tmp_path / "o" / "fives").iterdir()
     m = manifest(d)
@@ -266,15 +334,33 @@ def test_seed_is_never_reduced_mod_2_64(tmp_path):
 def _subprocess(args, **kw):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop(STOP_ENV, None)
-    return subprocess.run([sys.executable, "-m", "dominosim", *args], env=env, text=True,
-                          timeout=120, **kw)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "dominosim", *args], env=env, text=True, timeout=120, **kw
+    )
 
 
 def test_a_strategys_prints_never_reach_the_json_on_stdout(tmp_path):
     f = bot_file(tmp_path, "chatty", "print('chatty was here')\n        return legal[0]")
-    p = _subprocess([*RUN[:4], "chatty,random", *RUN[5:-2], "--games", "16", "--chunk-size",
-                     "4", "--workers", "2", "--json", "--out", str(tmp_path / "o"),
-                     "--strategy-path", str(f)], capture_output=True, cwd=tmp_path)  # fmt: skip
+    p = _subprocess(
+        [
+            *RUN[:4],
+            "chatty,random",
+            *RUN[5:-2],
+            "--games",
+            "16",
+            "--chunk-size",
+            "4",
+            "--workers",
+            "2",
+            "--json",
+            "--out",
+            str(tmp_path / "o"),
+            "--strategy-path",
+            str(f),
+        ],
+        capture_output=True,
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["status"] == "done"
     assert "chatty was here" in p.stderr
@@ -296,10 +382,22 @@ def test_a_broken_stdout_pipe_ends_quietly(tmp_path):
 )
 def test_a_float_or_string_action_is_refused_alike_by_run_and_trace(tmp_path, body, shown):
     f = bot_file(tmp_path, "floater", f"return {body}")
-    r1 = invoke([*RUN[:4], "floater,random", *RUN[5:], "--games", "2", "--out", str(tmp_path),
-                 "--strategy-path", str(f)])  # fmt: skip
-    r2 = invoke(["trace", "--variant", "fives", "--strategies", "floater,random",
-                 "--strategy-path", str(f)])  # fmt: skip
+    r1 = invoke(
+        [
+            *RUN[:4],
+            "floater,random",
+            *RUN[5:],
+            "--games",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--strategy-path",
+            str(f),
+        ]
+    )
+    r2 = invoke(
+        ["trace", "--variant", "fives", "--strategies", "floater,random", "--strategy-path", str(f)]
+    )
     assert r1.exit_code == r2.exit_code == 4, (r1.output, r2.output)
     m1, m2 = (x.stderr.splitlines()[-1] for x in (r1, r2))
     pattern = rf"error: strategy 'floater' returned {shown}, not an action; .*"
@@ -325,8 +423,10 @@ def test_tilde_in_out_expands(tmp_path, monkeypatch):
 
 def test_config_names_with_spaces_non_ascii_and_a_bom(tmp_path):
     cfg = tmp_path / "my über runs.toml"
-    cfg.write_bytes(b"\xef\xbb\xbf" + f'variants = ["fives"]\ngames = 2\nworkers = 1\nout = '
-                                      f'"{tmp_path / "o"}"\n'.encode())  # fmt: skip
+    cfg.write_bytes(
+        b"\xef\xbb\xbf"
+        + f'variants = ["fives"]\ngames = 2\nworkers = 1\nout = "{tmp_path / "o"}"\n'.encode()
+    )
     r = invoke(["run", str(cfg), "--json"])
     assert r.exit_code == 0, r.output
     assert Path(json.loads(r.stdout)["run_dir"]).parent.name == "my-uber-runs"
@@ -335,16 +435,35 @@ def test_config_names_with_spaces_non_ascii_and_a_bom(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # 7. strategies cannot end the process (issue 27): docs/design.md, "Errors"
 
-PRINTS = ("os.system('echo fd-one-echo'); sys.__stdout__.write('fd-one-dunder\\n'); "
-          "sys.__stdout__.flush(); print('plain-print')\n        return legal[0]")  # fmt: skip
+PRINTS = (
+    "os.system('echo fd-one-echo'); sys.__stdout__.write('fd-one-dunder\\n'); "
+    "sys.__stdout__.flush(); print('plain-print')\n        return legal[0]"
+)
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_writes_to_file_descriptor_1_never_reach_the_json(tmp_path, workers):
     f = bot_file(tmp_path, "fdone", "import os\n        " + PRINTS)
-    p = _subprocess([*RUN[:4], "fdone,random", *RUN[5:-2], "--games", "8", "--chunk-size", "4",
-                     "--workers", workers, "--json", "--out", str(tmp_path / "o"),
-                     "--strategy-path", str(f)], capture_output=True, cwd=tmp_path)  # fmt: skip
+    p = _subprocess(
+        [
+            *RUN[:4],
+            "fdone,random",
+            *RUN[5:-2],
+            "--games",
+            "8",
+            "--chunk-size",
+            "4",
+            "--workers",
+            workers,
+            "--json",
+            "--out",
+            str(tmp_path / "o"),
+            "--strategy-path",
+            str(f),
+        ],
+        capture_output=True,
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["status"] == "done"  # one JSON document, nothing else
     for text in ("fd-one-echo", "fd-one-dunder", "plain-print"):
@@ -354,8 +473,20 @@ def test_writes_to_file_descriptor_1_never_reach_the_json(tmp_path, workers):
 def test_writes_to_file_descriptor_1_never_reach_trace_json(tmp_path):
     """trace plays in the command's own process: its descriptor 1 points at stderr meanwhile."""
     f = bot_file(tmp_path, "fdtrace", "import os\n        " + PRINTS)
-    p = _subprocess(["trace", "--variant", "fives", "--strategies", "fdtrace,random",
-                     "--strategy-path", str(f), "--json"], capture_output=True, cwd=tmp_path)  # fmt: skip
+    p = _subprocess(
+        [
+            "trace",
+            "--variant",
+            "fives",
+            "--strategies",
+            "fdtrace,random",
+            "--strategy-path",
+            str(f),
+            "--json",
+        ],
+        capture_output=True,
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     for line in p.stdout.splitlines():
         json.loads(line)
@@ -364,9 +495,16 @@ def test_writes_to_file_descriptor_1_never_reach_trace_json(tmp_path):
 
 def _api(tmp_path, name: str, body: str, **kw):
     f = bot_file(tmp_path, name, body)
-    return dominosim.run(variants=["fives"], strategies=f"{name},random", games=4, seed=1,
-                         workers=kw.pop("workers", 1), out=str(tmp_path / "o"),
-                         strategy_path=[str(f)], **kw)  # fmt: skip
+    return dominosim.run(
+        variants=["fives"],
+        strategies=f"{name},random",
+        games=4,
+        seed=1,
+        workers=kw.pop("workers", 1),
+        out=str(tmp_path / "o"),
+        strategy_path=[str(f)],
+        **kw,
+    )
 
 
 def test_the_python_api_raises_instead_of_ending_the_interpreter(tmp_path):
@@ -376,8 +514,14 @@ def test_the_python_api_raises_instead_of_ending_the_interpreter(tmp_path):
     d.mkdir()
     (d / "quits.py").write_text("import sys\nsys.exit(0)\n")
     with pytest.raises(StrategyError, match=r"quits\.py failed to load: SystemExit: 0; fix it"):
-        dominosim.run(variants=["fives"], games=2, seed=1, workers=1, out=str(tmp_path / "o"),
-                      strategy_path=[str(d / "quits.py")])  # fmt: skip
+        dominosim.run(
+            variants=["fives"],
+            games=2,
+            seed=1,
+            workers=1,
+            out=str(tmp_path / "o"),
+            strategy_path=[str(d / "quits.py")],
+        )
     # os._exit in choose_one: one chunk, one worker, still a worker process of its own
     with pytest.raises(WorkerError, match=r"exited with code 0 \(os\._exit in a strategy"):
         _api(tmp_path, "vanish", "__import__('os')._exit(0)")
@@ -391,30 +535,45 @@ def test_builtin_strategies_alone_still_play_in_process(monkeypatch, tmp_path):
 
     made = []
     real = runner.session.make_executor
-    monkeypatch.setattr(runner.session, "make_executor",
-                        lambda *a, **k: made.append(real(*a, **k)) or made[-1])  # fmt: skip
+    monkeypatch.setattr(
+        runner.session, "make_executor", lambda *a, **k: made.append(real(*a, **k)) or made[-1]
+    )
     r = invoke([*RUN, "--games", "4", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
     assert [type(x).__name__ for x in made] == ["_InProcess"]
     f = bot_file(tmp_path, "mine", "return legal[0]")
-    r = invoke([*RUN[:4], "mine,random", *RUN[5:], "--games", "4", "--out", str(tmp_path),
-                "--strategy-path", str(f)])  # fmt: skip
+    r = invoke(
+        [
+            *RUN[:4],
+            "mine,random",
+            *RUN[5:],
+            "--games",
+            "4",
+            "--out",
+            str(tmp_path),
+            "--strategy-path",
+            str(f),
+        ]
+    )
     assert r.exit_code == 0, r.output
     assert [type(x).__name__ for x in made] == ["_InProcess", "_Pool"]
 
 
 @pytest.mark.parametrize("exc", ["KeyboardInterrupt", "GeneratorExit"])
 @pytest.mark.parametrize("where", ["in-process", "pool"])
-def test_keyboard_interrupt_or_generator_exit_in_a_strategy_is_its_error(tmp_path, monkeypatch,
-                                                                         exc, where):  # fmt: skip
+def test_keyboard_interrupt_or_generator_exit_in_a_strategy_is_its_error(
+    tmp_path, monkeypatch, exc, where
+):
     from dominosim import runner
 
     if where == "in-process":  # (a user's strategy is played in a worker; force the other path)
         monkeypatch.setattr(runner.session, "user_strategies", lambda plan: False)
     f = bot_file(tmp_path, "ctrlc", f"raise {exc}")
+    # fmt: off
     r = invoke([*RUN[:4], "ctrlc,random", *RUN[5:-2], "--games", "8", "--chunk-size", "4",
                 "--workers", "1" if where == "in-process" else "2", "--out", str(tmp_path),
-                "--strategy-path", str(f)])  # fmt: skip
+                "--strategy-path", str(f)])
+    # fmt: on
     assert r.exit_code == 4, r.output
     assert r.stderr.splitlines()[-1] == f"error: strategy 'ctrlc' raised {exc}; fix the strategy"
 
@@ -427,10 +586,17 @@ def test_strategy_timeout_out_of_range_is_one_config_error(tmp_path, value):
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert r.stderr.splitlines() == [
         f"error: --strategy-timeout must be a number of seconds from 0.001 to 86400 (0: no "
-        f"limit), not '{value}'"]  # fmt: skip
+        f"limit), not '{value}'"
+    ]
     with pytest.raises(ConfigError, match="from 0.001 to 86400"):
-        dominosim.run(variants=["fives"], games=2, seed=1, workers=1, out=str(tmp_path),
-                      strategy_timeout=float(value) if value != "soon" else value)  # fmt: skip
+        dominosim.run(
+            variants=["fives"],
+            games=2,
+            seed=1,
+            workers=1,
+            out=str(tmp_path),
+            strategy_timeout=float(value) if value != "soon" else value,
+        )
     assert not (tmp_path / "fives").exists()
 
 

@@ -28,12 +28,38 @@ from dominosim.runner import HOLD_ENV, STOP_ENV
 from runs import aggregates
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--games", "240",
-         "--chunk-size", "20", "--seed", "7", "--unit", "hand"]  # fmt: skip
+SMALL = [
+    "run",
+    "--variant",
+    "fives",
+    "--strategies",
+    "random,heaviest",
+    "--games",
+    "240",
+    "--chunk-size",
+    "20",
+    "--seed",
+    "7",
+    "--unit",
+    "hand",
+]
 # 60 chunks; the parent holds after its first chunk (HOLD_ENV) until the test's signal, so the
 # signal lands part way through however fast the machine plays
-BIG = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--games", "3000",
-       "--chunk-size", "50", "--seed", "11", "--unit", "hand"]  # fmt: skip
+BIG = [
+    "run",
+    "--variant",
+    "fives",
+    "--strategies",
+    "random,heaviest",
+    "--games",
+    "3000",
+    "--chunk-size",
+    "50",
+    "--seed",
+    "11",
+    "--unit",
+    "hand",
+]
 #: Seconds a signalled process may take to end (a generous bound: on a loaded machine the
 #: interpreter's exit alone can take seconds; nothing here measures speed).
 WAIT = 120
@@ -141,10 +167,14 @@ def start(out: Path) -> subprocess.Popen:
     env[HOLD_ENV] = "1"
     return subprocess.Popen(
         [sys.executable, "-m", "dominosim", *BIG, "--workers", "2", "--out", str(out)],
-        cwd=out.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=out.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         start_new_session=True,  # its own process group: a terminal's Ctrl-C reaches them all
         preexec_fn=in_a_terminal,
-    )  # fmt: skip
+    )
 
 
 def wait_for_a_chunk(p: subprocess.Popen, out: Path, timeout: float = 120.0) -> Path:
@@ -265,10 +295,16 @@ def _spinning(tmp_path: Path, args, timeout: float = WAIT):
     (tmp_path / "bots" / "spin.py").write_text(LOOP)
     mark = tmp_path / "mark"
     mark.mkdir()
-    p = subprocess.Popen([sys.executable, "-m", "dominosim", *args, "--strategy-path",
-                          str(tmp_path / "bots")], cwd=tmp_path, env=_env(SPIN_MARK=str(mark)),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, preexec_fn=in_a_terminal)  # fmt: skip
+    p = subprocess.Popen(
+        [sys.executable, "-m", "dominosim", *args, "--strategy-path", str(tmp_path / "bots")],
+        cwd=tmp_path,
+        env=_env(SPIN_MARK=str(mark)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=in_a_terminal,
+    )
     t0 = time.monotonic()
     while not any(mark.iterdir()):
         assert p.poll() is None, p.communicate()
@@ -291,9 +327,26 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_workers_die_with_a_killed_parent(tmp_path, workers):
-    p, spinning = _spinning(tmp_path, ["run", "--variant", "fives", "--strategies", "spin,random",
-                                       "--games", "8", "--chunk-size", "4", "--seed", "1",
-                                       "--workers", workers, "--out", str(tmp_path / "o")])  # fmt: skip
+    p, spinning = _spinning(
+        tmp_path,
+        [
+            "run",
+            "--variant",
+            "fives",
+            "--strategies",
+            "spin,random",
+            "--games",
+            "8",
+            "--chunk-size",
+            "4",
+            "--seed",
+            "1",
+            "--workers",
+            workers,
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     try:
         assert p.pid not in spinning  # (a user's strategy is played in a worker)
         p.send_signal(signal.SIGKILL)
@@ -344,9 +397,11 @@ def test_ctrl_c_inside_a_strategy_is_an_interruption_not_its_error(tmp_path, com
     """check-strategy plays in the command's own process (trace in a child of it): a real
     SIGINT while the strategy runs is 130, where a KeyboardInterrupt the strategy raises
     itself is its error (exit 4)."""
-    args = ["check-strategy", "spin", "--variant", "fives", "--check", "legal"] \
-        if command == "check-strategy" else ["trace", "--variant", "fives", "--strategies",
-                                             "spin,random"]  # fmt: skip
+    args = (
+        ["check-strategy", "spin", "--variant", "fives", "--check", "legal"]
+        if command == "check-strategy"
+        else ["trace", "--variant", "fives", "--strategies", "spin,random"]
+    )
     p, spinning = _spinning(tmp_path, args)
     try:
         assert (spinning == [p.pid]) == (command == "check-strategy")

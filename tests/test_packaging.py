@@ -64,3 +64,16 @@ def test_a_release_builds_one_abi3_wheel_per_platform_and_runs_it():
     assert cibw["windows"]["archs"] == ["AMD64"]
     config = cibw["test-command"].split()[2].replace("{project}/", "")
     assert cibw["test-command"].startswith("dominosim run ") and (ROOT / config).is_file()
+
+
+def test_the_formatter_decides_the_layout():
+    """The formatter policy (docs/design.md, "Formatting"): `ruff format` lays out all code;
+    only data tables whose columns line up sit between `# fmt: off` and `# fmt: on`, and no
+    statement is exempted one by one with `# fmt: skip`."""
+    skipped = []
+    for folder in ("dominosim", "strategies", "tests", "bench"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if line.rstrip().endswith("# fmt: skip"):
+                    skipped.append(f"{path.relative_to(ROOT)}:{n}")
+    assert skipped == []

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from dominosim.cli import main
 
+# fmt: off
 RUNS = {
     "run": ["run", "--variant", "fives", "--set", "fives.reserve_k=0,2", "--strategies",
             "greedy,random", "--games", "40", "--unit", "match"],
@@ -22,14 +23,17 @@ RUNS = {
              "--strategies", "heaviest,random", "--games", "10"],
     "tune-target": ["tune-target", "--variant", "fives", "--strategies", "greedy,random",
                     "--targets", "10,25", "--games", "20"],
-}  # fmt: skip
+}
+# fmt: on
+# fmt: off
 FIGURES = {
     "run": ["hand_length", "turns", "match_length", "win_rates"],
     "compare": ["hand_length", "turns", "win_rates", "win_matrix"],
     "tune": ["hand_length", "turns", "match_length", "win_rates", "sweep_win_rate",
              "sweep_match_length"],
     "tune-target": ["sweep_win_rate", "sweep_match_length"],
-}  # fmt: skip
+}
+# fmt: on
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +41,9 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("plots")
     dirs = {}
     for kind, args in RUNS.items():
-        r = CliRunner().invoke(main, [*args, "--seed", "3", "--workers", "1", "--out",
-                                      str(out / kind), "--json"])  # fmt: skip
+        r = CliRunner().invoke(
+            main, [*args, "--seed", "3", "--workers", "1", "--out", str(out / kind), "--json"]
+        )
         assert r.exit_code == 0, r.output
         dirs[kind] = Path(json.loads(r.stdout)["run_dir"])
     return dirs

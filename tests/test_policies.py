@@ -36,12 +36,19 @@ def compiled_choices(code: int, obs, legal) -> np.ndarray:
     lead = legal.lead if legal.lead is not None else np.zeros(n, dtype=np.int64)
     flags = legal.draw * KN.F_DRAW + legal.pass_ * KN.F_PASS + legal.stop * KN.F_STOP
     out = np.empty(n, dtype=np.int64)
-    KN.decide(KN.knobs(e.r, e.unit), code, e._slots, e._blind_slots,
-              np.ascontiguousarray(obs._g, dtype=np.int64),
-              np.ascontiguousarray(obs.decision, dtype=np.int64), legal.lead is not None,
-              np.ascontiguousarray(lead, dtype=np.int64),
-              np.ascontiguousarray(legal.masks, dtype=np.int64),
-              np.ascontiguousarray(flags, dtype=np.int64), out)  # fmt: skip
+    KN.decide(
+        KN.knobs(e.r, e.unit),
+        code,
+        e._slots,
+        e._blind_slots,
+        np.ascontiguousarray(obs._g, dtype=np.int64),
+        np.ascontiguousarray(obs.decision, dtype=np.int64),
+        legal.lead is not None,
+        np.ascontiguousarray(lead, dtype=np.int64),
+        np.ascontiguousarray(legal.masks, dtype=np.int64),
+        np.ascontiguousarray(flags, dtype=np.int64),
+        out,
+    )
     return out
 
 
@@ -65,10 +72,12 @@ class Twin(Strategy):
             legal_i = legal.row_list(i)
             spec[i] = self.inner.choose_one(row, legal_i, int(keys[i]))
             if spec[i] != compiled[i] and len(self.found) < 3:
-                self.found.append(f"{self.inner.name} at {row.phase} decision {row.decision} of "
-                                  f"match {row.match_id}: choose_one {spec[i]}, compiled "
-                                  f"{compiled[i]}; legal {legal_i}, hand {row.hand}, "
-                                  f"positions {row.positions}, voids {row.voids}")  # fmt: skip
+                self.found.append(
+                    f"{self.inner.name} at {row.phase} decision {row.decision} of "
+                    f"match {row.match_id}: choose_one {spec[i]}, compiled "
+                    f"{compiled[i]}; legal {legal_i}, hand {row.hand}, "
+                    f"positions {row.positions}, voids {row.voids}"
+                )
         self.asked += len(keys)
         return spec
 
@@ -96,6 +105,7 @@ def _rule_sets():
                     continue
                 tag = "-partners" if opts else ""
                 cases.append(pytest.param(variant, players, opts, id=f"{variant}-{players}p{tag}"))
+    # fmt: off
     extra = (("blind", 2, {"blind_draw_optional": True}),
              ("blind", 2, {"blind_play_optional": True}),
              ("blind", 3, {"blind_unplayable_double_face_up": True, "blind_play_optional": True,
@@ -106,7 +116,8 @@ def _rule_sets():
              ("fives", 2, {"inline_double_counts_single": True}),
              ("muggins", 2, {"first_double_spinner": True}),
              ("muggins", 3, {"first_double_spinner": True, "us_sniff_counting": True}),
-             ("sniff", 2, {"spinner_open_all_four_immediately": True}))  # fmt: skip
+             ("sniff", 2, {"spinner_open_all_four_immediately": True}))
+    # fmt: on
     for variant, players, opts in extra:
         name = ",".join(f"{k}={v}" for k, v in opts.items())
         cases.append(pytest.param(variant, players, opts, id=f"{variant}-{players}p-{name}"))
@@ -129,8 +140,9 @@ def test_compiled_policies_decide_as_their_files(variant, players, opts):
         hands_py, _ = asked.run()
         assert not found, "\n".join(found)
         assert all(tw.asked > 0 for tw in twins), "a seat was never asked"
-        inside = BatchEngine(rules, seed, [get(name) for name in table], ids, unit="hand",
-                             batch_size=64)  # fmt: skip
+        inside = BatchEngine(
+            rules, seed, [get(name) for name in table], ids, unit="hand", batch_size=64
+        )
         assert (inside._policy[:players] >= 0).all()  # every seat decided in the core
         hands_c, _ = inside.run()
         assert not _records_differ(hands_py, hands_c), (table, _records_differ(hands_py, hands_c))
@@ -140,8 +152,10 @@ def test_compiled_policies_decide_as_their_files(variant, players, opts):
 def test_whole_matches_with_compiled_policies_equal_python(variant):
     rules = make_rules(variant, 2)
     strats = [get("greedy"), get("suit-keeper")]
-    runs = [BatchEngine(rules, 3, strats, range(40), unit="match", batch_size=16,
-                        compiled=c).run() for c in (True, False)]  # fmt: skip
+    runs = [
+        BatchEngine(rules, 3, strats, range(40), unit="match", batch_size=16, compiled=c).run()
+        for c in (True, False)
+    ]
     (h1, m1), (h2, m2) = runs
     assert not _records_differ(h1, h2) and not _records_differ(m1, m2)
     assert len(h1["match_id"]) > 40  # matches of several hands
@@ -161,8 +175,11 @@ def test_a_mixed_table_sends_only_the_python_seat_back():
     lowest = Lowest()
     strats = [get("heaviest"), lowest, get("blocker")]
     eng = BatchEngine(rules, 9, strats, range(300), unit="hand")
-    assert list(eng._policy[:3]) == [KN.POLICIES.index("heaviest"), KN.POL_PYTHON,
-                                     KN.POLICIES.index("blocker")]  # fmt: skip
+    assert list(eng._policy[:3]) == [
+        KN.POLICIES.index("heaviest"),
+        KN.POL_PYTHON,
+        KN.POLICIES.index("blocker"),
+    ]
     h1, _ = eng.run()
     h2, _ = BatchEngine(rules, 9, strats, range(300), unit="hand", compiled=False).run()
     assert not _records_differ(h1, h2)
@@ -197,9 +214,11 @@ class _FirstDecision(Strategy):
     def choose(self, obs, legal, keys):
         if self.answers is None:
             code = KN.POLICIES.index(self.inner.compiled_policy())
+            # fmt: off
             self.answers = (self.inner.choose_one(obs.row(0), legal.row_list(0), int(keys[0])),
                             int(self.inner.choose(obs, legal, keys)[0]),
-                            int(compiled_choices(code, obs, legal)[0]))  # fmt: skip
+                            int(compiled_choices(code, obs, legal)[0]))
+            # fmt: on
         return self.inner.choose(obs, legal, keys)
 
 
@@ -209,8 +228,7 @@ def _tie_on_a_void(variant: str, name: str, void_seat: int | None) -> tuple:
     difference: ``void_seat`` is known to lack 4. The answers of choose_one, choose and the
     compiled policy."""
     T = tiles.parse
-    hands = [[T("1-5"), T("2-4")], [T("0-0"), T("6-6")], [T("3-3"), T("0-3")],
-             [T("6-5"), T("5-5")]]  # fmt: skip
+    hands = [[T("1-5"), T("2-4")], [T("0-0"), T("6-6")], [T("3-3"), T("0-3")], [T("6-5"), T("5-5")]]
     rules = make_rules(variant, 4, partnership=True)
     seat0 = _FirstDecision(get(name))
     position = {"hands": hands, "stock": [], "ends": {"L": 1, "R": 2}, "to_move": 0}

@@ -100,8 +100,10 @@ def test_the_bit_scans_of_every_branch_agree(tmp_path, defines):
     (tmp_path / "probe.c").write_text(PROBE, encoding="utf-8")
     exe = tmp_path / "probe"
     flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic"]
-    subprocess.run([compiler, *flags, *defines, f"-I{ENGINE}", str(tmp_path / "probe.c"),
-                    "-o", str(exe)], check=True)  # fmt: skip
+    subprocess.run(
+        [compiler, *flags, *defines, f"-I{ENGINE}", str(tmp_path / "probe.c"), "-o", str(exe)],
+        check=True,
+    )
     lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
     expected = []
     for i in range(64):

@@ -39,12 +39,14 @@ class Snapshot(Strategy):
             seat = int(obs.seat[i])
             front = row.row[0] if row.row else None
             opened = bool(row.opened[seat]) if row.opened else False
+            # fmt: off
             x = {"match": int(e.match[g]), "hands": e.hands[g].copy(), "stock": stock,
                  "seat": seat, "first": int(out[i]), "leader": int(e.leader[g]),
                  "layout": layout_row(row), "points": e.points[g].copy(),
                  "penalties": e.penalties[g].copy(), "phase": int(e.phase[g]),
                  "scores": e.scores[g].copy(),
-                 "derived": pending_state(e.r, row.phase, legal.row_list(int(i)), opened, front)}  # fmt: skip
+                 "derived": pending_state(e.r, row.phase, legal.row_list(int(i)), opened, front)}
+            # fmt: on
             if e.blind:
                 x["blind"] = self._rows(e, g)
             self.taken.append(x)
@@ -56,14 +58,22 @@ class Snapshot(Strategy):
         there), and the turn's step."""
         rows = np.full((e.P, kernel.RB), -1, dtype=np.int64)
         for s in range(e.P):
-            tiles = [int(e.buf[g, s, (int(e.head[g, s]) + j) % kernel.RB])
-                     for j in range(int(e.span[g, s]))]  # fmt: skip
+            tiles = [
+                int(e.buf[g, s, (int(e.head[g, s]) + j) % kernel.RB])
+                for j in range(int(e.span[g, s]))
+            ]
             tiles = [t for t in tiles if t >= 0]
             rows[s, : len(tiles)] = tiles
         bs = e._blind_slots[g]
-        return {"rows": rows, "known": e.known[g].copy(), "opened": e.opened[g].copy(),
-                "face_up": int(e.face_up[g]), "turn_phase": int(bs["turn_phase"]),
-                "dtile": int(bs["dtile"]), "cflag": int(bs["cflag"])}  # fmt: skip
+        return {
+            "rows": rows,
+            "known": e.known[g].copy(),
+            "opened": e.opened[g].copy(),
+            "face_up": int(e.face_up[g]),
+            "turn_phase": int(bs["turn_phase"]),
+            "dtile": int(bs["dtile"]),
+            "cflag": int(bs["cflag"]),
+        }
 
 
 class Drawer(Strategy):
@@ -85,23 +95,38 @@ def _replay(rules, t, strategy):
     if "blind" in t[0]:
         blind = {k: np.array([x["blind"][k] for x in t]) for k in t[0]["blind"]}
     pos = BatchEngine.from_arrays(
-        rules, 4, [strategy] * rules.players, hands=np.array([x["hands"] for x in t]),
-        stock=np.array([x["stock"] for x in t]), vals=lay["vals"], dbl=lay["dbl"],
-        alg=lay["alg"], spinner=lay["spinner"], covered=lay["covered"], table=lay["table"],
-        to_move=np.array([x["seat"] for x in t]), leader=np.array([x["leader"] for x in t]),
-        match_ids=np.array([x["match"] for x in t]), first=np.array([x["first"] for x in t]),
-        points=np.array([x["points"] for x in t]), phase=np.array([x["phase"] for x in t]),
-        penalties=np.array([x["penalties"] for x in t]), blind=blind,
-        scores=np.array([x["scores"] for x in t]))  # fmt: skip
+        rules,
+        4,
+        [strategy] * rules.players,
+        hands=np.array([x["hands"] for x in t]),
+        stock=np.array([x["stock"] for x in t]),
+        vals=lay["vals"],
+        dbl=lay["dbl"],
+        alg=lay["alg"],
+        spinner=lay["spinner"],
+        covered=lay["covered"],
+        table=lay["table"],
+        to_move=np.array([x["seat"] for x in t]),
+        leader=np.array([x["leader"] for x in t]),
+        match_ids=np.array([x["match"] for x in t]),
+        first=np.array([x["first"] for x in t]),
+        points=np.array([x["points"] for x in t]),
+        phase=np.array([x["phase"] for x in t]),
+        penalties=np.array([x["penalties"] for x in t]),
+        blind=blind,
+        scores=np.array([x["scores"] for x in t]),
+    )
     got, _ = pos.run()
     return got
 
 
+# fmt: off
 CASES = [("sniff", 2, {}), ("muggins", 2, {"first_double_spinner": True}), ("ladder", 2, {}),
          ("two-lane", 2, {}), ("fives", 2, {}), ("block", 2, {}),
          ("muggins", 2, {"may_draw_when_able": True}), ("bergen", 3, {"bergen_voluntary": True}),
          ("blind", 2, {}), ("blind", 3, {"blind_play_optional": True}),
-         ("blind", 2, {"blind_draw_optional": True, "blind_unplayable_double_face_up": True})]  # fmt: skip
+         ("blind", 2, {"blind_draw_optional": True, "blind_unplayable_double_face_up": True})]
+# fmt: on
 
 
 @pytest.mark.parametrize(("variant", "players", "opts"), CASES)

@@ -34,8 +34,20 @@ def test_readme_starts_with_the_two_commands():
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("readme")
-    r = CliRunner().invoke(main, ["run", str(ROOT / "configs" / "classic-2p.toml"), "--games",
-                                  "4", "--workers", "1", "--out", str(out), "--json"])  # fmt: skip
+    r = CliRunner().invoke(
+        main,
+        [
+            "run",
+            str(ROOT / "configs" / "classic-2p.toml"),
+            "--games",
+            "4",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     import json
 

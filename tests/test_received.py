@@ -21,8 +21,23 @@ from dominosim.cli import main
 from helpers import BOT
 from runs import aggregates, strip
 
-RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--seed", "3",
-       "--unit", "hand", "--workers", "1", "--games", "16", "--chunk-size", "2"]  # fmt: skip
+RUN = [
+    "run",
+    "--variant",
+    "fives",
+    "--strategies",
+    "random,heaviest",
+    "--seed",
+    "3",
+    "--unit",
+    "hand",
+    "--workers",
+    "1",
+    "--games",
+    "16",
+    "--chunk-size",
+    "2",
+]
 
 pytestmark = pytest.mark.usefixtures("clean_registry")
 
@@ -114,8 +129,7 @@ def test_strategy_paths_of_a_manifest_are_never_imported(tmp_path, evil):
 
 
 @pytest.mark.parametrize("where", ["wrong hash", "inside the folder", "relative", "a folder"])
-def test_a_listed_file_is_imported_only_when_its_content_is_the_recorded_one(
-        tmp_path, evil, where):  # fmt: skip
+def test_a_listed_file_is_imported_only_when_its_content_is_the_recorded_one(tmp_path, evil, where):
     folder, f, marker = evil
     d = finished(tmp_path / "o")
     unfinish(d)
@@ -252,6 +266,7 @@ def _value(metric: str, value):
     return change
 
 
+# fmt: off
 COUNTS = {
     "negative": _value("seat_hands", -2),
     "oversized": _value("turns_sum", 10**30),
@@ -266,7 +281,8 @@ COUNTS = {
     "rows not a list": lambda doc: doc.update(rows={"hands": 2}),
     "timing infinite": lambda doc: doc.update(timing={"cpu_seconds": float("inf")}),
     "a seat out of range": lambda doc: doc["rows"].append(["seat_hands", 0, 9, -1, "", 1]),
-}  # fmt: skip
+}
+# fmt: on
 
 
 @pytest.mark.parametrize("damage", list(COUNTS))
@@ -336,7 +352,8 @@ def test_trace_run_refuses_a_strategy_file_changed_since_the_run(tmp_path):
     d = finished(tmp_path / "o", "--strategies", "firstbot,random", "--strategy-path", str(f))
     assert invoke(["trace", "--run", str(d), "--hand", "0:0:1:0"]).exit_code == 0
     f.write_text(BOT.format(name="firstbot", body="return legal[-1]"))
-    one_line_error(invoke(["trace", "--run", str(d), "--hand", "0:0:1:0"]), 5,
-                   str(f.resolve()), "changed")  # fmt: skip
+    one_line_error(
+        invoke(["trace", "--run", str(d), "--hand", "0:0:1:0"]), 5, str(f.resolve()), "changed"
+    )
     unfinish(d)  # (as --resume refuses to play on with it)
     one_line_error(invoke(["run", "--resume", str(d)]), 5, "changed")

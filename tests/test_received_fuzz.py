@@ -27,8 +27,22 @@ from dominosim.errors import DominosimError
 
 from runs import aggregates, strip
 
-RUN = ["run", "--variant", "fives", "--strategies", "random,heaviest", "--unit", "hand",
-       "--workers", "1", "--games", "8", "--chunk-size", "2", "--json"]  # fmt: skip
+RUN = [
+    "run",
+    "--variant",
+    "fives",
+    "--strategies",
+    "random,heaviest",
+    "--unit",
+    "hand",
+    "--workers",
+    "1",
+    "--games",
+    "8",
+    "--chunk-size",
+    "2",
+    "--json",
+]
 CODES = {0, 2, 3, 4, 5}  # what a damaged folder may give (docs/errors.md)
 EVIL = "from pathlib import Path\nPath({marker!r}).write_text('imported')\n"
 
@@ -75,10 +89,13 @@ def templates(tmp_path_factory):
 
 
 VALUES = st.one_of(
-    st.none(), st.booleans(), st.sampled_from([-1, 0, 7, -(2**70), 2**70, 10**400]),
-    st.sampled_from([math.nan, math.inf, -0.5, 1e308]), st.text(max_size=8),
+    st.none(),
+    st.booleans(),
+    st.sampled_from([-1, 0, 7, -(2**70), 2**70, 10**400]),
+    st.sampled_from([math.nan, math.inf, -0.5, 1e308]),
+    st.text(max_size=8),
     st.sampled_from([[], {}, [[[[]]]], {"a": {"b": []}}, ["x", 1, None], "../../x.py"]),
-)  # fmt: skip
+)
 
 
 def _paths(doc, prefix=()):
@@ -140,9 +157,22 @@ def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> bool:
     evil_inside = run / "evil.py"
     evil_inside.write_text(EVIL.format(marker=str(marker)))
     for _ in range(data.draw(st.integers(1, 3), label="how many")):
-        kind = data.draw(st.sampled_from([
-            "manifest", "chunk", "chunk-recomputed", "paths", "files", "link", "foreign",
-            "delete", "truncate"]), label="kind")  # fmt: skip
+        kind = data.draw(
+            st.sampled_from(
+                [
+                    "manifest",
+                    "chunk",
+                    "chunk-recomputed",
+                    "paths",
+                    "files",
+                    "link",
+                    "foreign",
+                    "delete",
+                    "truncate",
+                ]
+            ),
+            label="kind",
+        )
         if kind == "manifest":
             _edit_json(run / "manifest.json", data, recompute=False)
             manifest_touched = True
@@ -153,19 +183,32 @@ def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> bool:
             manifest_touched = True
             _hostile_paths(run, kind, evil_inside, marker, data)
         elif kind == "link":
-            name = data.draw(st.sampled_from(["chunks", ".lock", "aggregates.parquet",
-                                              "report.md", "plots", *(f"chunks/{x}" for x in
-                                                                      chunk_files)]))  # fmt: skip
+            name = data.draw(
+                st.sampled_from(
+                    [
+                        "chunks",
+                        ".lock",
+                        "aggregates.parquet",
+                        "report.md",
+                        "plots",
+                        *(f"chunks/{x}" for x in chunk_files),
+                    ]
+                )
+            )
             if (run / name).parent.is_dir() and not (run / name).parent.is_symlink():
                 _link(run, outside, name)
         elif kind == "foreign":
-            for name in data.draw(st.lists(st.sampled_from(sorted(os.listdir(donor))),
-                                           min_size=1, max_size=4)):  # fmt: skip
+            for name in data.draw(
+                st.lists(st.sampled_from(sorted(os.listdir(donor))), min_size=1, max_size=4)
+            ):
                 if (run / "chunks").is_dir() and not (run / "chunks").is_symlink():
                     shutil.copy(donor / name, run / "chunks" / name)
         else:
-            name = data.draw(st.sampled_from(["manifest.json", "aggregates.parquet",
-                                              *(f"chunks/{x}" for x in chunk_files)]))  # fmt: skip
+            name = data.draw(
+                st.sampled_from(
+                    ["manifest.json", "aggregates.parquet", *(f"chunks/{x}" for x in chunk_files)]
+                )
+            )
             p = run / name
             if p.is_file() and not p.is_symlink():
                 manifest_touched |= name == "manifest.json"
@@ -191,16 +234,27 @@ def _hostile_paths(run: Path, kind: str, evil_inside: Path, marker: Path, data) 
     outside.write_text(EVIL.format(marker=str(marker)))
     digest = hashlib.sha256(evil_inside.read_bytes()).hexdigest()
     if kind == "paths":
-        m["strategy_paths"] = data.draw(st.lists(st.sampled_from(
-            [str(run), str(evil_inside), "evil.py", str(outside), str(run.parent)]),
-            min_size=1, max_size=3))  # fmt: skip
+        m["strategy_paths"] = data.draw(
+            st.lists(
+                st.sampled_from(
+                    [str(run), str(evil_inside), "evil.py", str(outside), str(run.parent)]
+                ),
+                min_size=1,
+                max_size=3,
+            )
+        )
     else:
-        entry = data.draw(st.sampled_from([
-            {"path": str(evil_inside), "sha256": digest},
-            {"path": "evil.py", "sha256": digest},
-            {"path": str(outside), "sha256": "0" * 64},
-            {"builtin": "../evil.py", "sha256": digest},
-            {"builtin": "evil.py", "sha256": digest}]))  # fmt: skip
+        entry = data.draw(
+            st.sampled_from(
+                [
+                    {"path": str(evil_inside), "sha256": digest},
+                    {"path": "evil.py", "sha256": digest},
+                    {"path": str(outside), "sha256": "0" * 64},
+                    {"builtin": "../evil.py", "sha256": digest},
+                    {"builtin": "evil.py", "sha256": digest},
+                ]
+            )
+        )
         inputs = m.get("inputs")
         if isinstance(inputs, dict) and isinstance(inputs.get("strategy_files"), list):
             inputs["strategy_files"].append(entry)
@@ -252,8 +306,10 @@ def test_a_damaged_run_folder_gives_a_report_or_one_line(templates, data, which)
         marker = root / "MARK"
         manifest_touched = damage(data, run, outside, templates["donor"], marker)
         before = _snapshot(root, run)
-        for args in (["report", str(run), "--json"],
-                     ["trace", "--run", str(run), "--hand", "0:1:2:0"]):  # fmt: skip
+        for args in (
+            ["report", str(run), "--json"],
+            ["trace", "--run", str(run), "--hand", "0:1:2:0"],
+        ):
             _check_cli(invoke(args))
         try:
             dominosim.load(run)

@@ -22,8 +22,9 @@ from helpers import events, events_of, highest_double_holder, line, position, ru
 def test_8_E1_domino_out_sum():
     """§8.E1: A goes out; B 13, C 8 -> A +21."""
     rules = make_rules("basic", 3)
-    hand, _ = position(rules, [["3-4"], ["6-5", "2-0"], ["4-4"]], layout=line("[3 | 1]"),
-                       stock=["6-6", "0-0"])  # fmt: skip
+    hand, _ = position(
+        rules, [["3-4"], ["6-5", "2-0"], ["4-4"]], layout=line("[3 | 1]"), stock=["6-6", "0-0"]
+    )
     assert run(hand) is None
     rec = hand.record
     assert rec.end_reason == "domino" and rec.winner == 0 and rec.went_out == 0

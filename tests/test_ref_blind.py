@@ -36,8 +36,14 @@ E4_ROW = ["2-4", "6-6", "1-3", "0-0", "5-5"]
 
 def e4_position(rules, stock, moves=()):
     """§3.E4: ends [3 | 5]; B's row (2-4, 6-6, 1-3, 0-0, 5-5); B (seat 1) to move."""
-    return position(rules, [["6-1", "2-2", "0-1", "1-4", "4-4"], E4_ROW, ["5-6", "2-1", "0-4"]],
-                    layout=line("[3 | 5]"), to_move=1, stock=stock, moves=moves)  # fmt: skip
+    return position(
+        rules,
+        [["6-1", "2-2", "0-1", "1-4", "4-4"], E4_ROW, ["5-6", "2-1", "0-4"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        stock=stock,
+        moves=moves,
+    )
 
 
 # --- worked examples ----------------------------------------------------------------------------
@@ -46,8 +52,9 @@ def e4_position(rules, stock, moves=()):
 def test_3_E1_domino_out_sum():
     """§3.E1: 3 players; A goes out; B {6-5, 2-0} = 13, C {4-4} = 8 -> A +21; winner A."""
     rules = make_rules("blind", 3)
-    hand, _ = position(rules, [["3-1"], ["6-5", "2-0"], ["4-4"]], layout=line("[3 | 5]"),
-                       opened=[True] * 3)  # fmt: skip
+    hand, _ = position(
+        rules, [["3-1"], ["6-5", "2-0"], ["4-4"]], layout=line("[3 | 5]"), opened=[True] * 3
+    )
     hand.play_turn()
     rec = hand.record
     assert rec.end_reason == "domino" and rec.went_out == 0
@@ -59,8 +66,9 @@ def test_3_E1_domino_out_sum():
 def test_3_E2_block_lowest_hand_block_diff():
     """§3.E2: Block; A 9, B 4, C 15 -> B +20 (BLOCK-DIFF 9 + 15 - 4)."""
     rules = make_rules("blind", 3)
-    hand, _ = position(rules, [["6-2", "4-5"], ["1-3"], ["5-5", "4-1"]], layout=line("[6 | 0]"),
-                       opened=[True] * 3)  # fmt: skip
+    hand, _ = position(
+        rules, [["6-2", "4-5"], ["1-3"], ["5-5", "4-1"]], layout=line("[6 | 0]"), opened=[True] * 3
+    )
     hand.play_turn()  # A: 6-2 on the 6 -> [2 | 0], nobody holds a 2 or a 0, stock empty
     rec = hand.record
     assert ends_of(hand) == "[2 | 0]"
@@ -73,8 +81,9 @@ def test_3_E2_block_lowest_hand_block_diff():
 def test_3_E3_block_tie_for_lowest_scores_nothing():
     """§3.E3: Block; A 4, B 4, C 15 -> no score; hand winner none."""
     rules = make_rules("blind", 3)
-    hand, _ = position(rules, [["6-2", "1-3"], ["0-4"], ["6-6", "3-0"]], layout=line("[6 | 5]"),
-                       opened=[True] * 3)  # fmt: skip
+    hand, _ = position(
+        rules, [["6-2", "1-3"], ["0-4"], ["6-6", "3-0"]], layout=line("[6 | 5]"), opened=[True] * 3
+    )
     hand.play_turn()
     rec = hand.record
     assert rec.end_reason == "blocked" and rec.pips == [4, 4, 15]
@@ -133,8 +142,12 @@ def test_3_E7_row_of_three_after_placement_is_opened():
     """§3.E7: Ends [4 | 1]; A's row holds 4 tiles, front 4-2 -> A places 4-2 on the 4, ends
     [2 | 1]; his row holds 3 tiles, so it is opened; from his next turn he plays under 3.7b."""
     rules = make_rules("blind", 2)
-    hand, _ = position(rules, [["4-2", "6-6", "3-5", "0-3"], ["5-5", "6-0", "0-0"]],
-                       layout=line("[4 | 1]"), stock=["6-5", "3-3"])  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["4-2", "6-6", "3-5", "0-3"], ["5-5", "6-0", "0-0"]],
+        layout=line("[4 | 1]"),
+        stock=["6-5", "3-3"],
+    )
     assert hand.observe(0).row == (None, None, None, None)
     hand.play_turn()
     assert ends_of(hand) == "[2 | 1]"
@@ -150,9 +163,13 @@ def test_3_E7_opened_row_plays_open_phase_next_turn():
     """§3.E7 continued: from his next turn on, an opened player no longer looks at a front tile;
     he places a playable tile and may then continue or stop (3.7b)."""
     rules = make_rules("blind", 2)
-    hand, script = position(rules, [["1-1", "5-6", "3-5"], ["5-5", "6-0", "0-0"]],
-                            layout=line("[2 | 3]"), opened=[True, False],
-                            moves=["stop"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["1-1", "5-6", "3-5"], ["5-5", "6-0", "0-0"]],
+        layout=line("[2 | 3]"),
+        opened=[True, False],
+        moves=["stop"],
+    )
     hand.play_turn()  # 3-5 is the only playable tile (the front 1-1 is not looked at)
     assert events(hand, "look") == []
     assert [tiles.name(e["tile"]) for e in events(hand, "place")] == ["5-3"]
@@ -164,9 +181,14 @@ def test_3_E8_open_phase_single_then_stop():
     """§3.E8: Open phase, ends [2 | 6], A holds {2-3, 3-4, 0-6} -> passing is illegal; 2-3 on
     the 2 and then stop leaves [3 | 6]."""
     rules = make_rules("blind", 2)
-    hand, script = position(rules, [["2-3", "3-4", "0-6"], ["5-5", "1-1", "1-5"]],
-                            layout=line("[2 | 6]"), opened=[True, False], stock=["5-0"],
-                            moves=["3-2@L", "stop"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["2-3", "3-4", "0-6"], ["5-5", "1-1", "1-5"]],
+        layout=line("[2 | 6]"),
+        opened=[True, False],
+        stock=["5-0"],
+        moves=["3-2@L", "stop"],
+    )
     hand.play_turn()
     first = asked(script)[0][1]
     assert first == ["3-2@L", "6-0@R"]  # no pass, no draw, no stop before a placement
@@ -180,13 +202,20 @@ def test_3_E8_open_phase_three_tiles_in_one_turn_domino():
     """§3.E8: 2-3, then 3-4, then 0-6 on the 6 ([3 | 6] -> [4 | 6] -> [4 | 0]); A's hand is
     empty: a domino with hand length +3 and turns +1."""
     rules = make_rules("blind", 2)
-    hand, script = position(rules, [["2-3", "3-4", "0-6"], ["5-5", "1-1", "1-5"]],
-                            layout=line("[2 | 6]"), opened=[True, False],
-                            moves=["3-2@L", "4-3@L", "6-0@R"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["2-3", "3-4", "0-6"], ["5-5", "1-1", "1-5"]],
+        layout=line("[2 | 6]"),
+        opened=[True, False],
+        moves=["3-2@L", "4-3@L", "6-0@R"],
+    )
     hand.play_turn()
     opens = [e["open"] for e in events(hand, "place")]
-    assert opens == [{"L": [3, False], "R": [6, False]}, {"L": [4, False], "R": [6, False]},
-                     {"L": [4, False], "R": [0, False]}]  # fmt: skip
+    assert opens == [
+        {"L": [3, False], "R": [6, False]},
+        {"L": [4, False], "R": [6, False]},
+        {"L": [4, False], "R": [0, False]},
+    ]
     assert [e["seat"] for e in events(hand, "place")] == [0, 0, 0]
     rec = hand.record
     assert rec.end_reason == "domino" and rec.went_out == 0
@@ -264,8 +293,14 @@ def test_blind_observation_at_decision_time():
     tile he just moved to the back, in its new place, and no unseen tile."""
     rules = make_rules("blind", 3, blind_draw_optional="on")
     strat = recorder()
-    hand = Hand.from_position(rules, [["6-1"], E4_ROW, ["5-6"]], layout=line("[3 | 5]"),
-                              to_move=1, stock=["3-6"], strategies=[strat] * 3)  # fmt: skip
+    hand = Hand.from_position(
+        rules,
+        [["6-1"], E4_ROW, ["5-6"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        stock=["3-6"],
+        strategies=[strat] * 3,
+    )
     hand.record.points = [0, 0, 0]
     hand.play_turn()
     seat, legal, obs = strat.asked[0]
@@ -281,8 +316,13 @@ def test_blind_phase_pass_reveals_no_void_but_open_phase_pass_does():
     hand, _ = e4_position(rules, stock=[])
     hand.play_turn()
     assert hand.voids[1] == set()
-    hand, _ = position(rules, [["6-1", "0-0"], ["2-4", "1-1"], ["5-6", "3-3"]],
-                       layout=line("[3 | 5]"), to_move=1, opened=[True] * 3)  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["6-1", "0-0"], ["2-4", "1-1"], ["5-6", "3-3"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        opened=[True] * 3,
+    )
     hand.play_turn()
     assert [e["seat"] for e in events(hand, "pass")] == [1]
     assert hand.voids[1] == {3, 5}
@@ -292,9 +332,14 @@ def test_blind_open_phase_nothing_playable_draws_then_places_and_may_continue():
     """§3.7c: open phase, nothing playable: he must draw one tile; it fits, so he places it and
     may continue as in 3.7b."""
     rules = make_rules("blind", 2)
-    hand, script = position(rules, [["1-2", "6-4"], ["6-6", "0-0", "5-5"]],
-                            layout=line("[3 | 5]"), opened=[True, False], stock=["3-1", "6-2"],
-                            moves=["1-2@L"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["1-2", "6-4"], ["6-6", "0-0", "5-5"]],
+        layout=line("[3 | 5]"),
+        opened=[True, False],
+        stock=["3-1", "6-2"],
+        moves=["1-2@L"],
+    )
     hand.play_turn()
     assert [tiles.name(e["tile"]) for e in events(hand, "draw")] == ["3-1"]
     assert [tiles.name(e["tile"]) for e in events(hand, "place")] == ["3-1", "2-1"]
@@ -307,8 +352,13 @@ def test_blind_open_phase_draw_does_not_fit_pass():
     """§3.7c: the drawn tile does not fit -> it joins his hand and the turn is a pass; one draw
     only."""
     rules = make_rules("blind", 2)
-    hand, _ = position(rules, [["1-2", "2-4"], ["6-6", "0-0", "5-5"]], layout=line("[3 | 5]"),
-                       opened=[True, False], stock=["6-1", "3-0"])  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["1-2", "2-4"], ["6-6", "0-0", "5-5"]],
+        layout=line("[3 | 5]"),
+        opened=[True, False],
+        stock=["6-1", "3-0"],
+    )
     hand.play_turn()
     assert [tiles.name(e["tile"]) for e in events(hand, "draw")] == ["6-1"]
     assert events(hand, "place") == [] and len(events(hand, "pass")) == 1
@@ -319,8 +369,12 @@ def test_blind_front_fits_must_be_placed_deeper_tiles_do_not_force():
     """§3.7a: only the front tile (and the drawn tile) oblige him; a fitting tile deeper in the
     row (here 3-3) does not stop the pass."""
     rules = make_rules("blind", 2)
-    hand, _ = position(rules, [["0-1", "3-3", "6-6", "4-4"], ["2-2", "0-0", "1-1"]],
-                       layout=line("[3 | 5]"), stock=["0-2"])  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["0-1", "3-3", "6-6", "4-4"], ["2-2", "0-0", "1-1"]],
+        layout=line("[3 | 5]"),
+        stock=["0-2"],
+    )
     hand.play_turn()
     assert events(hand, "place") == [] and len(events(hand, "pass")) == 1
     assert row(hand, 0) == ["3-3", "6-6", "4-4", "1-0", "2-0"]
@@ -363,8 +417,11 @@ def test_option_blind_deal_all_tiles_3p_leftover_starts_layout_lot_seat_leads_ev
     start = events(hand, "start_tile")[0]
     assert start["tile"] == t("6-4") and start["open"] == {"L": [4, False], "R": [6, False]}
     first = [e for e in rec.events if e["type"] not in ("deal", "start_tile")][:3]
-    assert [(e["type"], e["seat"]) for e in first] == [("look", lot), ("to_back", lot),
-                                                        ("pass", lot)]  # fmt: skip
+    assert [(e["type"], e["seat"]) for e in first] == [
+        ("look", lot),
+        ("to_back", lot),
+        ("pass", lot),
+    ]
     assert first[0]["tile"] == t("0-1")
     assert rec.leader == lot
     places = events(hand, "place")
@@ -392,8 +449,9 @@ def test_option_blind_draw_optional_block_whatever_the_stock():
     hands = [["6-2", "4-5"], ["1-3"], ["5-5", "4-1"]]
     for opt, blocked in ((False, False), (True, True)):
         rules = make_rules("blind", 3, blind_draw_optional=opt)
-        hand, _ = position(rules, hands, layout=line("[6 | 0]"), opened=[True] * 3,
-                           stock=["0-2", "3-3"])  # fmt: skip
+        hand, _ = position(
+            rules, hands, layout=line("[6 | 0]"), opened=[True] * 3, stock=["0-2", "3-3"]
+        )
         hand.play_turn()
         assert hand.record.blocked is blocked
         assert scored(hand) == ([(1, 20, "block")] if blocked else [])
@@ -402,9 +460,14 @@ def test_option_blind_draw_optional_block_whatever_the_stock():
 def test_option_blind_draw_optional_open_phase_draw_may_be_declined():
     """§15 blind_draw_optional: the draw of 3.7c is optional too."""
     rules = make_rules("blind", 2, blind_draw_optional="on")
-    hand, script = position(rules, [["1-2", "2-4"], ["6-6", "0-0", "5-5"]],
-                            layout=line("[3 | 5]"), opened=[True, False], stock=["3-1"],
-                            moves=["pass"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["1-2", "2-4"], ["6-6", "0-0", "5-5"]],
+        layout=line("[3 | 5]"),
+        opened=[True, False],
+        stock=["3-1"],
+        moves=["pass"],
+    )
     hand.play_turn()
     assert asked(script) == [(0, sorted(["draw", "pass"]))]
     assert events(hand, "draw") == [] and hand.stock == [t("3-1")]
@@ -415,14 +478,16 @@ def test_option_blind_play_optional_decline_fitting_front():
     empty; he then continues with step 2 (front to the back, draw)."""
     rows = [["6-1"], ["3-4", "6-6", "1-1"], ["5-6"]]
     # default: the fitting front tile must be placed, nobody is asked
-    hand, script = position(make_rules("blind", 3), rows, layout=line("[3 | 5]"), to_move=1,
-                            stock=["0-0"])  # fmt: skip
+    hand, script = position(
+        make_rules("blind", 3), rows, layout=line("[3 | 5]"), to_move=1, stock=["0-0"]
+    )
     hand.play_turn()
     assert script.asked == [] and events(hand, "place")[0]["tile"] == t("3-4")
     # option on: declined
     rules = make_rules("blind", 3, blind_play_optional="on")
-    hand, script = position(rules, rows, layout=line("[3 | 5]"), to_move=1, stock=["0-0"],
-                            moves=["draw"])  # fmt: skip
+    hand, script = position(
+        rules, rows, layout=line("[3 | 5]"), to_move=1, stock=["0-0"], moves=["draw"]
+    )
     hand.play_turn()
     assert asked(script) == [(1, sorted(["4-3@L", "draw"]))]
     assert row(hand, 1) == ["6-6", "1-1", "4-3", "0-0"]
@@ -433,9 +498,14 @@ def test_option_blind_play_optional_draw_forced_after_decline_even_with_draw_opt
     """§15 blind_play_optional: after declining the front tile he must draw, even under
     blind_draw_optional (no draw/pass question)."""
     rules = make_rules("blind", 3, blind_play_optional="on", blind_draw_optional="on")
-    hand, script = position(rules, [["6-1"], ["3-4", "6-6", "1-1"], ["5-6"]],
-                            layout=line("[3 | 5]"), to_move=1, stock=["0-0"],
-                            moves=["draw"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["6-1"], ["3-4", "6-6", "1-1"], ["5-6"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        stock=["0-0"],
+        moves=["draw"],
+    )
     hand.play_turn()
     assert asked(script) == [(1, sorted(["4-3@L", "draw"]))]
     assert [tiles.name(e["tile"]) for e in events(hand, "draw")] == ["0-0"]
@@ -444,8 +514,9 @@ def test_option_blind_play_optional_draw_forced_after_decline_even_with_draw_opt
 def test_option_blind_play_optional_no_choice_with_empty_stock():
     """§15 blind_play_optional: with an empty stock the fitting front tile must be placed."""
     rules = make_rules("blind", 3, blind_play_optional="on")
-    hand, script = position(rules, [["6-1"], ["3-4", "6-6", "1-1"], ["5-6"]],
-                            layout=line("[3 | 5]"), to_move=1)  # fmt: skip
+    hand, script = position(
+        rules, [["6-1"], ["3-4", "6-6", "1-1"], ["5-6"]], layout=line("[3 | 5]"), to_move=1
+    )
     hand.play_turn()
     assert script.asked == [] and events(hand, "place")[0]["tile"] == t("3-4")
 
@@ -496,8 +567,12 @@ def test_option_block_winner_fewest_tiles():
 def test_option_block_winner_fewest_tiles_tie_nobody_wins():
     """§15 block_winner_fewest_tiles: a tie for the fewest tiles means nobody wins."""
     rules = make_rules("blind", 3, block_winner_fewest_tiles="on")
-    hand, _ = position(rules, [["3-5", "4-4"], ["1-1"], ["3-3", "4-2", "0-0"]],
-                       layout=line("[3 | 6]"), opened=[True] * 3)  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["3-5", "4-4"], ["1-1"], ["3-3", "4-2", "0-0"]],
+        layout=line("[3 | 6]"),
+        opened=[True] * 3,
+    )
     hand.play_turn()
     assert hand.record.blocked and scored(hand) == [] and hand.record.winner is None
 
@@ -521,13 +596,17 @@ def test_option_blind_check_only_at_hand_end():
     hand, a tie for the highest total at or above the target means another hand."""
     hands = [["3-1"], ["6-5", "2-0"], ["4-4"]]
     # default: the award that reaches 100 ends the match at once
-    hand, _ = position(make_rules("blind", 3), hands, layout=line("[3 | 5]"), opened=[True] * 3,
-                       scores=[79, 100, 0])  # fmt: skip
+    hand, _ = position(
+        make_rules("blind", 3),
+        hands,
+        layout=line("[3 | 5]"),
+        opened=[True] * 3,
+        scores=[79, 100, 0],
+    )
     with pytest.raises(MatchOver):
         hand.play_turn()
     rules = make_rules("blind", 3, check_only_at_hand_end="on")
-    hand, _ = position(rules, hands, layout=line("[3 | 5]"), opened=[True] * 3,
-                       scores=[79, 100, 0])  # fmt: skip
+    hand, _ = position(rules, hands, layout=line("[3 | 5]"), opened=[True] * 3, scores=[79, 100, 0])
     hand.play_turn()  # no MatchOver
     assert hand.scores == [100, 100, 0]
     assert not _match_over(rules, hand.record, hand.scores, None, MatchRecord(0), 0)

@@ -81,8 +81,7 @@ def test_12_E4_no_double_dealt_highest_tile_leads():
     undealt -> B leads 6-3."""
     rules = make_rules("block", 2)
     hands = [["5-4", "0-1", "0-2"], ["6-3", "1-2", "0-3"]]
-    hand = Hand.from_position(rules, hands, stock=["6-5", "6-4"],
-                              strategies=[get("random")] * 2)  # fmt: skip
+    hand = Hand.from_position(rules, hands, stock=["6-5", "6-4"], strategies=[get("random")] * 2)
     assert first_hand_leader(hand) == (1, t("6-3"))
     hand.play(None)
     assert hand.record.leader == 1
@@ -95,8 +94,9 @@ def test_12_4_highest_double_leads_in_every_hand():
     rules = make_rules("block", 3)
     hands = [["2-2", "0-1"], ["5-5", "0-2"], ["4-4", "6-5"]]
     hand = Hand.from_position(rules, hands, strategies=[get("random")] * 3)
-    prev = PrevHand(leader=0, winner=2, went_out=2, fish_maker=None, blocked=False,
-                    seat_pips=[0, 0, 0])  # fmt: skip
+    prev = PrevHand(
+        leader=0, winner=2, went_out=2, fish_maker=None, blocked=False, seat_pips=[0, 0, 0]
+    )
     assert choose_leader(hand, prev) == (1, t("5-5"))
     hand.play(prev)
     assert lead_event(hand) == (1, t("5-5"))
@@ -145,8 +145,13 @@ def test_12_E6_block_detected_at_once_fish_maker_A_no_passes():
 def test_12_7_no_drawing_player_who_cannot_play_passes():
     """§12.7/§12.3: a player who cannot play passes; undealt tiles are never drawn."""
     rules = make_rules("block", 2)
-    hand, _ = position(rules, [["3-3", "3-0"], ["6-6", "4-4"]], layout=line("[3 | 5]"),
-                       to_move=1, stock=["5-1", "3-2"])  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["3-3", "3-0"], ["6-6", "4-4"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        stock=["5-1", "3-2"],
+    )
     hand.play_turn()
     assert events(hand, "pass") == [{"type": "pass", "seat": 1}]
     assert events(hand, "draw") == [] and hand.record.draws == 0
@@ -156,8 +161,13 @@ def test_12_7_no_drawing_player_who_cannot_play_passes():
 def test_12_7_forced_play_offers_only_placements():
     """§1.6 forced play: a player holding a playable tile is asked only among placements."""
     rules = make_rules("block", 2)
-    hand, script = position(rules, [["3-1", "5-2", "6-6"], ["1-1", "0-0"]],
-                            layout=line("[3 | 5]"), to_move=0, moves=["5-2@R"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["3-1", "5-2", "6-6"], ["1-1", "0-0"]],
+        layout=line("[3 | 5]"),
+        to_move=0,
+        moves=["5-2@R"],
+    )
     hand.play_turn()
     assert script.asked == [(0, ["3-1@L", "5-2@R"])]
     assert hand.record.passes == 0
@@ -259,8 +269,9 @@ def test_option_lead_winner_of_previous_hand_built_position():
     """block.lead_winner_of_previous_hand: the previous hand's winner (C, who went out) leads
     any tile of his choice; by default the holder of the highest double (B, 5-5) leads it."""
     hands = [["2-2", "0-1"], ["5-5", "0-2"], ["4-4", "6-5"]]
-    prev = PrevHand(leader=0, winner=2, went_out=2, fish_maker=None, blocked=False,
-                    seat_pips=[3, 7, 0])  # fmt: skip
+    prev = PrevHand(
+        leader=0, winner=2, went_out=2, fish_maker=None, blocked=False, seat_pips=[3, 7, 0]
+    )
     rules = make_rules("block", 3, lead_winner_of_previous_hand=True)
     hand, _ = position(rules, hands, moves=["6-5@L"])
     assert choose_leader(hand, prev) == (2, None)

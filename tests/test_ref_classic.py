@@ -22,6 +22,7 @@ from helpers import ends_of, events, lead_event, line, position, prev_of, run, s
 # --- worked examples ------------------------------------------------------------------------
 
 # §13.E1: the settlements of §12.E1-§12.E3 apply unchanged (fish: stock empty, [6 | 6] left).
+# fmt: off
 E1_CASES = [
     # 12.E1: 2 players; A goes out; B {6-5, 2-0} -> A +13 (a stock remains: no matter)
     (2, [["3-4"], ["6-5", "2-0"]], "[3 | 1]", [], ["6-6", "0-0"], "domino", 0, [(0, 13, "domino")]),
@@ -31,12 +32,14 @@ E1_CASES = [
     # 12.E3: fish, A 5, B 5, C 20 -> no score, hand winner none
     (3, [["1-6", "0-5"], ["1-4"], ["5-5", "4-4", "1-1"]], "[6 | 1]", ["1-6@R"], [], "blocked",
      None, []),
-]  # fmt: skip
+]
+# fmt: on
 
 
 @pytest.mark.parametrize("players, hands, ends, moves, stock, reason, winner, expect", E1_CASES)
-def test_13_E1_settlements_of_12_E1_to_E3(players, hands, ends, moves, stock, reason, winner,
-                                          expect):  # fmt: skip
+def test_13_E1_settlements_of_12_E1_to_E3(
+    players, hands, ends, moves, stock, reason, winner, expect
+):
     """§13.E1: The settlements of §12.E1-§12.E3 apply unchanged."""
     rules = make_rules("classic", players)
     hand, _ = position(rules, hands, layout=line(ends), moves=moves, stock=stock)
@@ -53,8 +56,9 @@ def test_13_E1_no_block_while_stock_drawable():
     holds tiles: the next player draws instead."""
     rules = make_rules("classic", 3)
     hands = [["1-6", "0-5"], ["4-5"], ["5-5", "0-4"]]
-    hand, _ = position(rules, hands, layout=line("[6 | 1]"), moves=["1-6@R", "6-3@R"],
-                       stock=["0-1", "6-3"])  # fmt: skip
+    hand, _ = position(
+        rules, hands, layout=line("[6 | 1]"), moves=["1-6@R", "6-3@R"], stock=["0-1", "6-3"]
+    )
     hand.play_turn()
     assert not hand.over
     hand.play_turn()  # B draws 0-1 (keeps it), then 6-3, and places it
@@ -67,11 +71,19 @@ def test_13_E2_draw_until_playable():
     B draws 1-2 and 0-4 and keeps them, then draws 5-1 and places it on the 5. Ends [3 | 1]; B
     holds {6-6, 1-2, 0-4}, and all three tiles count against him at the end of the hand."""
     rules = make_rules("classic", 2)
-    hand, script = position(rules, [["1-1"], ["6-6"]], layout=line("[3 | 5]"), to_move=1,
-                            stock=["1-2", "0-4", "5-1", "6-0"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["1-1"], ["6-6"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        stock=["1-2", "0-4", "5-1", "6-0"],
+    )
     hand.play_turn()
     assert [(e["seat"], e["tile"]) for e in events(hand, "draw")] == [
-        (1, t("1-2")), (1, t("0-4")), (1, t("5-1"))]  # fmt: skip
+        (1, t("1-2")),
+        (1, t("0-4")),
+        (1, t("5-1")),
+    ]
     place = events(hand, "place")[-1]
     assert (place["seat"], place["tile"], place["pos"]) == (1, t("5-1"), "R")
     assert ends_of(hand) == "[3 | 1]"
@@ -87,8 +99,9 @@ def test_13_E2_draw_until_playable():
 def test_13_7_until_playable_stock_runs_out_then_pass():
     """§1.7 UNTIL_PLAYABLE: if the drawable tiles run out first, he passes and keeps them."""
     rules = make_rules("classic", 2)
-    hand, _ = position(rules, [["3-3"], ["6-6"]], layout=line("[3 | 5]"), to_move=1,
-                       stock=["1-2", "0-4"])  # fmt: skip
+    hand, _ = position(
+        rules, [["3-3"], ["6-6"]], layout=line("[3 | 5]"), to_move=1, stock=["1-2", "0-4"]
+    )
     hand.play_turn()
     assert [e["tile"] for e in events(hand, "draw")] == [t("1-2"), t("0-4")]
     assert events(hand, "pass") == [{"type": "pass", "seat": 1}]
@@ -100,8 +113,14 @@ def test_13_7_drawn_tile_fitting_both_ends_player_chooses_position():
     """§1.7: the drawn playable tile is his only playable tile, but he still chooses the end;
     he is never offered a pass."""
     rules = make_rules("classic", 2)
-    hand, script = position(rules, [["1-1"], ["6-6"]], layout=line("[3 | 5]"), to_move=1,
-                            stock=["2-4", "3-5"], moves=["5-3@L"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["1-1"], ["6-6"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        stock=["2-4", "3-5"],
+        moves=["5-3@L"],
+    )
     hand.play_turn()
     assert script.asked == [(1, ["5-3@L", "5-3@R"])]
     assert ends_of(hand) == "[5 | 5]"
@@ -111,8 +130,14 @@ def test_13_7_forced_play_no_draw_when_able():
     """§1.6/§13.7 forced play: holding a playable tile, B places it; he may not draw instead,
     though the stock holds tiles; with two placements he is asked among placements only."""
     rules = make_rules("classic", 2)
-    hand, script = position(rules, [["1-1"], ["6-6", "5-2", "3-0"]], layout=line("[3 | 5]"),
-                            to_move=1, stock=["4-4", "6-1"], moves=["5-2@R"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["1-1"], ["6-6", "5-2", "3-0"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        stock=["4-4", "6-1"],
+        moves=["5-2@R"],
+    )
     hand.play_turn()
     assert script.asked == [(1, ["3-0@L", "5-2@R"])]
     assert hand.record.draws == 0 and len(hand.stock) == 2
@@ -159,10 +184,13 @@ def test_forced_play_over_random_matches(monkeypatch):
 def test_13_4_highest_double_leads():
     """§13.4 (as §12.4): the holder of the highest double leads it; undealt tiles are ignored."""
     rules = make_rules("classic", 2)
-    hands = [["5-5", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6"],
-             ["4-4", "1-2", "1-3", "1-4", "1-5", "1-6", "2-3"]]  # fmt: skip
-    stock = ["6-6"] + [tiles.name(x) for x in range(28)
-                       if x not in {t(s) for h in hands for s in h} | {t("6-6")}]  # fmt: skip
+    hands = [
+        ["5-5", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6"],
+        ["4-4", "1-2", "1-3", "1-4", "1-5", "1-6", "2-3"],
+    ]
+    stock = ["6-6"] + [
+        tiles.name(x) for x in range(28) if x not in {t(s) for h in hands for s in h} | {t("6-6")}
+    ]
     hand = Hand.from_position(rules, hands, stock=stock, strategies=[get("random")] * 2)
     assert first_hand_leader(hand) == (0, t("5-5"))
     hand.play(None)
@@ -173,8 +201,9 @@ def test_option_lead_winner_of_previous_hand():
     """classic.lead_winner_of_previous_hand: the previous hand's winner leads any tile (he is
     asked); after a hand without a winner, §12.4 applies. Default: §12.4 in every hand."""
     hands = [["2-2", "0-1"], ["5-5", "0-2"], ["4-4", "6-5"]]
-    prev = PrevHand(leader=1, winner=0, went_out=0, fish_maker=None, blocked=False,
-                    seat_pips=[0, 9, 4])  # fmt: skip
+    prev = PrevHand(
+        leader=1, winner=0, went_out=0, fish_maker=None, blocked=False, seat_pips=[0, 9, 4]
+    )
     rules = make_rules("classic", 3, lead_winner_of_previous_hand=True)
     hand, script = position(rules, hands, moves=["1-0@L"])
     assert choose_leader(hand, prev) == (0, None)
@@ -237,8 +266,7 @@ def test_1_4_team_leads_through_partner_who_went_out():
     """§1.4: a team that won by domino leads through the partner who went out (A2, seat 2)."""
     opts = dict(partnership=True, lead_winner_of_previous_hand=True)
     rules = make_rules("classic", 4, **opts)
-    h0, _ = position(rules, [["4-4"], ["6-5"], ["3-4"], ["2-0"]], layout=line("[3 | 1]"),
-                     to_move=2)  # fmt: skip
+    h0, _ = position(rules, [["4-4"], ["6-5"], ["3-4"], ["2-0"]], layout=line("[3 | 1]"), to_move=2)
     assert run(h0) is None and h0.record.winner == 0
     hand = Hand.from_position(rules, [["6-6"], ["5-5"], ["4-4"], ["3-3"]])
     assert choose_leader(hand, prev_of(h0)) == (2, None)

@@ -50,8 +50,9 @@ def domino(rules, others, book, out_seat=0):
 def fish(rules, hands, book, maker=0):
     """Seat ``maker`` (holding 1-6 in ``hands``) places 1-6 on the 1 of [6 | 1], leaving
     [6 | 6]; nobody holds a 6 and nothing is drawable -> fish. Then the hand is charged."""
-    hand, _ = position(rules, hands, layout=line("[6 | 1]"), to_move=maker, moves=["1-6@R"],
-                       kozel=book)  # fmt: skip
+    hand, _ = position(
+        rules, hands, layout=line("[6 | 1]"), to_move=maker, moves=["1-6@R"], kozel=book
+    )
     finish(hand)
     assert ends_of(hand) == "[6 | 6]"
     assert hand.record.blocked and hand.record.fish_maker == maker
@@ -193,15 +194,16 @@ def test_option_fish_maker_takes_all_three_sides():
     """kozel.fish_maker_takes_all: only the fish-maker's side is charged, the sum of all sides'
     values; the other higher side goes free (A 5 lowest, B 9 made the fish, C 14)."""
     hands = [["0-5"], ["1-6", "4-5"], ["5-5", "0-4"]]
-    for opts, expect in (({}, [(1, 9, "charge"), (2, 14, "charge")]),
-                         ({"fish_maker_takes_all": True}, [(1, 28, "charge")])):  # fmt: skip
+    for opts, expect in (
+        ({}, [(1, 9, "charge"), (2, 14, "charge")]),
+        ({"fish_maker_takes_all": True}, [(1, 28, "charge")]),
+    ):
         hand = fish(make_rules("kozel", 3, **opts), hands, KozelBook(3), maker=1)
         assert scored(hand) == expect
 
 
 def random_hand(rules, hands, stock):
-    return Hand.from_position(rules, hands, stock=stock,
-                              strategies=[get("random")] * rules.players)  # fmt: skip
+    return Hand.from_position(rules, hands, stock=stock, strategies=[get("random")] * rules.players)
 
 
 def rest_of_set(hands):
@@ -235,8 +237,10 @@ def test_14_E9_no_double_dealt_highest_tile_leads():
     """§14.E9: 2 players, hand 1, no double dealt. A holds 6-3; B holds 5-4 and 6-2; 6-5 and 6-4
     are undealt -> A leads 6-3."""
     rules = make_rules("kozel", 2)
-    hands = [["6-3", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6"],
-             ["5-4", "6-2", "1-2", "1-3", "1-4", "1-5", "1-6"]]  # fmt: skip
+    hands = [
+        ["6-3", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6"],
+        ["5-4", "6-2", "1-2", "1-3", "1-4", "1-5", "1-6"],
+    ]
     stock = rest_of_set(hands)
     assert {"6-5", "6-4"} <= {tiles.name(t(x)) for x in stock}
     hand = random_hand(rules, hands, stock)
@@ -248,10 +252,12 @@ def test_14_E9_no_double_dealt_highest_tile_leads():
 
 def test_14_4_four_players_holder_of_1_1_leads_it():
     """§14.4: with 4 players the holder of 1-1 leads 1-1 (not the lowest double 0-0)."""
+    # fmt: off
     hands = [["0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6"],
              ["6-6", "1-2", "1-3", "1-4", "1-5", "1-6", "2-3"],
              ["1-1", "2-4", "2-5", "2-6", "3-4", "3-5", "3-6"],
-             ["2-2", "3-3", "4-4", "5-5", "4-5", "4-6", "5-6"]]  # fmt: skip
+             ["2-2", "3-3", "4-4", "5-5", "4-5", "4-6", "5-6"]]
+    # fmt: on
     for opts in ({}, {"kozel_individual_4p": True}):
         hand = random_hand(make_rules("kozel", 4, **opts), hands, [])
         assert first_hand_leader(hand) == (2, t("1-1"))
@@ -361,8 +367,14 @@ def test_14_5_later_leads_out_else_fish_maker():
 def test_14_7_draw_until_playable_2_players():
     """§14.7: 2-3 players draw until a fitting tile appears; drawn tiles stay in hand."""
     rules = make_rules("kozel", 2)
-    hand, _ = position(rules, [["3-3"], ["6-4"]], layout=line("[3 | 5]"), to_move=1,
-                       stock=["1-2", "5-1", "0-0"], kozel=KozelBook(2))  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["3-3"], ["6-4"]],
+        layout=line("[3 | 5]"),
+        to_move=1,
+        stock=["1-2", "5-1", "0-0"],
+        kozel=KozelBook(2),
+    )
     hand.play_turn()
     assert [e["tile"] for e in events(hand, "draw")] == [t("1-2"), t("5-1")]
     assert ends_of(hand) == "[3 | 1]"
@@ -375,8 +387,14 @@ def test_option_reserve_k():
     as A cannot play either the hand is a fish although a tile remains in the stock."""
     for opts in ({}, {"reserve_k": 1}):
         rules = make_rules("kozel", 2, **opts)
-        hand, _ = position(rules, [["6-6"], ["6-4"]], layout=line("[3 | 5]"), to_move=1,
-                           stock=["1-2", "5-1"], kozel=KozelBook(2))  # fmt: skip
+        hand, _ = position(
+            rules,
+            [["6-6"], ["6-4"]],
+            layout=line("[3 | 5]"),
+            to_move=1,
+            stock=["1-2", "5-1"],
+            kozel=KozelBook(2),
+        )
         hand.play_turn()
         drawn = [e["tile"] for e in events(hand, "draw")]
         if opts:

@@ -41,9 +41,13 @@ def test_10_E1_first_placement_fixes_the_direction():
     """§10.E1: Starting tile 2-5. The first player places 5-1 on the 5 -> only the end 1 is open,
     and a 2-x tile can never be placed on the 2."""
     rules = make_rules("ladder", 2)
-    hand, script = position(rules, [["5-1", "2-3", "6-6"], ["2-4", "1-0", "2-6"]],
-                            layout=started("2-5"), stock=["3-3", "4-4"],
-                            moves=["1-5@R"])  # fmt: skip
+    hand, script = position(
+        rules,
+        [["5-1", "2-3", "6-6"], ["2-4", "1-0", "2-6"]],
+        layout=started("2-5"),
+        stock=["3-3", "4-4"],
+        moves=["1-5@R"],
+    )
     hand.play_turn()
     assert sorted(script.asked[0][1]) == ["3-2@L", "5-1@R"]  # either half before the first move
     assert hand.layout.positions() == [("R", 1)]
@@ -58,8 +62,13 @@ def test_10_4a_first_player_may_build_toward_either_half():
     """§10.4a: building on the 2 instead makes R (now showing 3) the only open end; the 5 is
     closed for the rest of the hand."""
     rules = make_rules("ladder", 2)
-    hand, _ = position(rules, [["5-1", "2-3", "6-6"], ["5-4", "3-0", "5-6"]],
-                       layout=started("2-5"), stock=["3-3", "4-4"], moves=["3-2@L"])  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["5-1", "2-3", "6-6"], ["5-4", "3-0", "5-6"]],
+        layout=started("2-5"),
+        stock=["3-3", "4-4"],
+        moves=["3-2@L"],
+    )
     hand.play_turn()
     assert hand.layout.positions() == [("R", 3)]
     assert hand.placements(1, only=[t("5-4"), t("5-6")]) == []
@@ -69,8 +78,9 @@ def test_10_4a_first_player_may_build_toward_either_half():
 def test_10_starting_tile_double_two_positions():
     """§1.6/§1.10: a double starting tile offers both halves as separate positions L and R."""
     rules = make_rules("ladder", 2)
-    hand, script = position(rules, [["4-1", "0-0"], ["2-2", "1-3"]], layout=started("4-4"),
-                            moves=["4-1@L"])  # fmt: skip
+    hand, script = position(
+        rules, [["4-1", "0-0"], ["2-2", "1-3"]], layout=started("4-4"), moves=["4-1@L"]
+    )
     hand.play_turn()
     assert sorted(script.asked[0][1]) == ["4-1@L", "4-1@R"]
     assert hand.layout.positions() == [("R", 1)]
@@ -82,8 +92,13 @@ def test_10_E2_failed_first_turn_next_seat_chooses_direction_leader_is_first_pla
     not fit; he gets +10 and the next seat chooses the direction. §10.4b: the first player, chosen
     by lot, is the hand's leader even though his first turn is a failed turn."""
     rules = make_rules("ladder", 2)
-    lot, hands, stock = dealt(rules, seed, ["0-1", "3-4", "6-6", "0-0", "1-3"],
-                              [["2-6", "5-1", "1-1", "3-3", "0-6"]], ["2-5", "4-4"])  # fmt: skip
+    lot, hands, stock = dealt(
+        rules,
+        seed,
+        ["0-1", "3-4", "6-6", "0-0", "1-3"],
+        [["2-6", "5-1", "1-1", "3-3", "0-6"]],
+        ["2-5", "4-4"],
+    )
     strat = recorder()
     hand = Hand(rules, hands, stock, seed=seed, strategies=[strat] * 2)
     rec = hand.play()
@@ -91,7 +106,10 @@ def test_10_E2_failed_first_turn_next_seat_chooses_direction_leader_is_first_pla
     assert start["tile"] == t("2-5") and start["open"] == {"L": [2, False], "R": [5, False]}
     first = rec.events[2:5]
     assert [(e["type"], e.get("seat", e.get("side"))) for e in first] == [
-        ("draw", lot), ("pass", lot), ("score", lot)]  # fmt: skip
+        ("draw", lot),
+        ("pass", lot),
+        ("score", lot),
+    ]
     assert first[0]["tile"] == t("4-4") and first[2]["points"] == 10
     assert first[2]["reason"] == "failed_turn"
     assert rec.leader == lot
@@ -149,8 +167,7 @@ def test_10_7_one_draw_then_failed_turn():
     would fit."""
     rules = make_rules("ladder", 3)
     lay = Layout.from_ends("single_end", {"R": End(3)}, table=[-1, -1, -1])
-    hand, _ = position(rules, [["6-6", "0-1"], ["3-2"], ["4-4"]], layout=lay,
-                       stock=["5-5", "3-1"])  # fmt: skip
+    hand, _ = position(rules, [["6-6", "0-1"], ["3-2"], ["4-4"]], layout=lay, stock=["5-5", "3-1"])
     hand.play_turn()
     assert [tiles.name(e["tile"]) for e in events(hand, "draw")] == ["5-5"]
     assert scored(hand) == [(0, 10, "failed_turn")] and hand.record.penalties == [10, 0, 0]
@@ -212,5 +229,7 @@ def test_option_cumulative_hands(players):
         assert mrec.winner == (best[0] if len(best) == 1 else None)
         for h in mrec.hands:
             assert h.hand_length == sum(1 for e in h.events if e["type"] == "place")
-            assert h.penalties == [10 * sum(1 for e in h.events if e["type"] == "pass"
-                                             and e["seat"] == s) for s in range(players)]  # fmt: skip
+            assert h.penalties == [
+                10 * sum(1 for e in h.events if e["type"] == "pass" and e["seat"] == s)
+                for s in range(players)
+            ]

@@ -92,7 +92,9 @@ def test_7_E3_N_and_S_closed_until_W_and_E_covered():
     _, hand = next(seq)  # after §7.E4: W and E covered -> N and S open
     assert hand.layout.positions() == [("W", 6), ("E", 0), ("N", 5), ("S", 5)]
     assert sorted(actions.describe(a) for a in hand.placements(0, only=[t("5-2")])) == [
-        "5-2@N", "5-2@S"]  # fmt: skip
+        "5-2@N",
+        "5-2@S",
+    ]
 
 
 def test_7_E3_spinner_open_all_four_immediately():
@@ -103,19 +105,35 @@ def test_7_E3_spinner_open_all_four_immediately():
     assert hand.layout.positions() == [("W", 5), ("E", 5), ("N", 5), ("S", 5)]
     turn(hand)
     seat, legal = script.asked[1]
-    assert seat == 1 and sorted(legal) == ["5-0@E", "5-0@N", "5-0@S", "5-0@W", "5-3@E", "5-3@N",
-                                           "5-3@S", "5-3@W"]  # fmt: skip
+    assert seat == 1 and sorted(legal) == [
+        "5-0@E",
+        "5-0@N",
+        "5-0@S",
+        "5-0@W",
+        "5-3@E",
+        "5-3@N",
+        "5-3@S",
+        "5-3@W",
+    ]
     assert hand.layout.positions() == [("W", 5), ("E", 0), ("N", 5), ("S", 5)]
     assert sorted(actions.describe(a) for a in hand.placements(0, only=[t("5-2")])) == [
-        "5-2@N", "5-2@S", "5-2@W"]  # fmt: skip
+        "5-2@N",
+        "5-2@S",
+        "5-2@W",
+    ]
 
 
 def test_7_E7_us_sniff_counting():
     """§7.E7 us_sniff_counting, same sequence: E1 +2; E2 +2; E4 c = 16 -> 0; E5 c = 14 (s = 5)
     -> 0; E6 c = 10 (s = 0) -> +2."""
     rules = make_rules("sniff", 2, us_sniff_counting="on")
-    expect = {"E1": (10, [(0, 2)]), "E2": (10, [(1, 2)]), "E4": (16, []), "E5": (14, []),
-              "E6": (10, [(0, 2)])}  # fmt: skip
+    expect = {
+        "E1": (10, [(0, 2)]),
+        "E2": (10, [(1, 2)]),
+        "E4": (16, []),
+        "E5": (14, []),
+        "E6": (10, [(0, 2)]),
+    }
     n = 0
     for ex, hand in spinner_sequence(rules):
         c, pts = expect[ex]
@@ -127,8 +145,9 @@ def test_7_E7_us_sniff_counting():
 
 def e8_play(rules):
     """§7.E8: A leads 4-4; B 6-4 on one side (W); A 1-4 on the other (E)."""
-    hand, script = position(rules, [["4-4", "1-4", "2-3"], ["6-4", "2-0", "3-6"]],
-                            moves=["4-4@L", "6-4@W"])  # fmt: skip
+    hand, script = position(
+        rules, [["4-4", "1-4", "2-3"], ["6-4", "2-0", "3-6"]], moves=["4-4@L", "6-4@W"]
+    )
     counts = []
     lead(hand)
     counts.append(hand.layout.end_count())
@@ -180,8 +199,7 @@ def test_later_doubles_are_not_spinners_and_count_both_halves():
     """§7.6: later doubles lie across, are not spinners, and count both halves while they form an
     end: after 7.E9, 2-2 on E -> c = 3 + 4 = 7; the spinner stays 5 and 2-2 opens nothing."""
     rules = make_rules("sniff", 2)
-    hand, script = position(rules, [["5-3", "2-5", "1-1"], ["5-5", "2-2", "0-1"]],
-                            moves=["5-3@L"])  # fmt: skip
+    hand, script = position(rules, [["5-3", "2-5", "1-1"], ["5-5", "2-2", "0-1"]], moves=["5-3@L"])
     lead(hand)
     turn(hand)  # B: 5-5 on the 5 (the sniff)
     turn(hand)  # A: 5-2 on E
@@ -227,8 +245,9 @@ def test_sniff_block_tie_for_lowest_scores_nothing():
 def test_sniff_draw_until_playable_whole_stock():
     """§7.7: UNTIL_PLAYABLE; the whole stock is drawable (default reserve 0)."""
     rules = make_rules("sniff", 2)
-    hand, _ = position(rules, [["5-6"], ["1-2"]], layout=line("[3 | 5]"), to_move=1,
-                       stock=["0-4", "0-2", "3-1"])  # fmt: skip
+    hand, _ = position(
+        rules, [["5-6"], ["1-2"]], layout=line("[3 | 5]"), to_move=1, stock=["0-4", "0-2", "3-1"]
+    )
     turn(hand)
     assert [tiles.name(e["tile"]) for e in events(hand, "draw")] == ["4-0", "2-0", "3-1"]
     assert events(hand, "place")[0]["tile"] == t("3-1") and ends_of(hand) == "[1 | 5]"
@@ -277,8 +296,9 @@ def test_option_sniff_reserve_k():
     only and passes; default: B draws 0-4 and 3-1 and places 3-1."""
     hands = [["5-6"], ["1-2"]]
     stock = ["0-4", "3-1", "2-6"]
-    hand, _ = position(make_rules("sniff", 2), hands, layout=line("[3 | 5]"), to_move=1,
-                       stock=stock)  # fmt: skip
+    hand, _ = position(
+        make_rules("sniff", 2), hands, layout=line("[3 | 5]"), to_move=1, stock=stock
+    )
     turn(hand)
     assert [tiles.name(e["tile"]) for e in events(hand, "draw")] == ["4-0", "3-1"]
     assert events(hand, "place")[0]["tile"] == t("3-1")
@@ -299,8 +319,9 @@ def test_option_sniff_max_draws_per_turn(m):
     4th: B draws m tiles and passes; default: he draws 4 and places the 4th."""
     hands = [["5-6"], ["1-2"]]
     stock = ["0-4", "0-2", "6-6", "3-1", "4-4"]
-    hand, _ = position(make_rules("sniff", 2), hands, layout=line("[3 | 5]"), to_move=1,
-                       stock=stock)  # fmt: skip
+    hand, _ = position(
+        make_rules("sniff", 2), hands, layout=line("[3 | 5]"), to_move=1, stock=stock
+    )
     turn(hand)
     assert len(events(hand, "draw")) == 4 and events(hand, "place")[0]["tile"] == t("3-1")
     rules = make_rules("sniff", 2, max_draws_per_turn=m)
@@ -379,8 +400,7 @@ def test_option_muggins_first_double_spinner():
     assert scored(hand) == [(0, 10, "count"), (1, 10, "count"), (0, 10, "count")]
     assert script.moves == []
     # default: LINE, no spinner
-    hand, script = position(make_rules("muggins", 2), MUG_HANDS,
-                            moves=["5-5@L", "5-0@R", "6-5@L"])  # fmt: skip
+    hand, script = position(make_rules("muggins", 2), MUG_HANDS, moves=["5-5@L", "5-0@R", "6-5@L"])
     lead(hand)
     turn(hand)
     turn(hand)

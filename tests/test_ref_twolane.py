@@ -23,8 +23,9 @@ def test_9_E1_failed_turn_after_one_draw():
     """§9.E1: Ends [1 | 4]. A has no playable tile and draws 3-5, which does not fit -> A +10
     penalty; pass. He draws once per turn (§9.7), though the next stock tile 1-6 would fit."""
     rules = make_rules("two-lane", 2)
-    hand, _ = position(rules, [["6-6", "2-0"], ["1-2", "3-3"]], layout=line("[1 | 4]"),
-                       stock=["3-5", "1-6"])  # fmt: skip
+    hand, _ = position(
+        rules, [["6-6", "2-0"], ["1-2", "3-3"]], layout=line("[1 | 4]"), stock=["3-5", "1-6"]
+    )
     hand.play_turn()
     evs = [(e["type"], e.get("seat", e.get("side"))) for e in hand.record.events]
     assert evs == [("draw", 0), ("pass", 0), ("score", 0)]
@@ -38,8 +39,9 @@ def test_9_E1_failed_turn_after_one_draw():
 def test_9_7_forced_play_no_draw_when_able():
     """§9.7: a player holding a playable tile must place it; no draw, no penalty."""
     rules = make_rules("two-lane", 2)
-    hand, _ = position(rules, [["6-6", "2-1"], ["1-2", "3-3"]], layout=line("[1 | 4]"),
-                       stock=["3-5"])  # fmt: skip
+    hand, _ = position(
+        rules, [["6-6", "2-1"], ["1-2", "3-3"]], layout=line("[1 | 4]"), stock=["3-5"]
+    )
     hand.play_turn()
     assert events(hand, "draw") == [] and scored(hand) == []
     assert ends_of(hand) == "[2 | 4]"
@@ -117,8 +119,13 @@ def test_9_10_fewest_pips_ignored_when_penalties_differ():
 def test_9_6_nothing_counted():
     """§9.6: nothing is counted: a placement leaving [5 | 5] (c = 10 elsewhere) scores nothing."""
     rules = make_rules("two-lane", 2)
-    hand, _ = position(rules, [["5-4", "6-6"], ["0-0", "1-1"]], layout=line("[4 | 5]"),
-                       stock=["2-2"], moves=["5-4@L"])  # fmt: skip
+    hand, _ = position(
+        rules,
+        [["5-4", "6-6"], ["0-0", "1-1"]],
+        layout=line("[4 | 5]"),
+        stock=["2-2"],
+        moves=["5-4@L"],
+    )
     hand.play_turn()
     assert ends_of(hand) == "[5 | 5]" and scored(hand) == []
 
@@ -154,8 +161,10 @@ def test_option_cumulative_hands(players):
         ]
         totals = [sum(h.penalties[s] for h in mrec.hands) for s in range(players)]
         for h in mrec.hands:
-            assert h.penalties == [10 * sum(1 for e in h.events if e["type"] == "pass"
-                                             and e["seat"] == s) for s in range(players)]  # fmt: skip
+            assert h.penalties == [
+                10 * sum(1 for e in h.events if e["type"] == "pass" and e["seat"] == s)
+                for s in range(players)
+            ]
         assert mrec.scores == totals
         low = min(totals)
         best = [s for s in range(players) if totals[s] == low]

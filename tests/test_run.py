@@ -68,8 +68,9 @@ def test_workers_and_chunk_size_do_not_change_results(tmp_path):
 def test_resume_after_interrupt_equals_uninterrupted(tmp_path, monkeypatch):
     full, dfull = run_json(tmp_path, "--workers", "1", "--chunk-size", "8", sub="full")
     monkeypatch.setenv(STOP_ENV, "2")
-    r = invoke(["run", *BASE, "--workers", "2", "--chunk-size", "8",
-                "--out", str(tmp_path / "cut")])  # fmt: skip
+    r = invoke(
+        ["run", *BASE, "--workers", "2", "--chunk-size", "8", "--out", str(tmp_path / "cut")]
+    )
     assert r.exit_code == 130, r.output + r.stderr
     err = r.stderr.strip().splitlines()[-1]
     assert err.startswith("error: interrupted: 2 of 5 chunks kept in ")
@@ -94,11 +95,19 @@ def test_resume_after_interrupt_equals_uninterrupted(tmp_path, monkeypatch):
     assert json.loads(rep.stdout) == json.loads(again.stdout)
 
 
+# fmt: off
 GROUP_KEYS = {"variant", "options", "players", "hands", "matches", "blocked_rate",
               "mean_hand_length", "mean_turns", "leader_win_rate", "points_sense",
-              "hands_per_second", "wall_seconds", "strategies"}  # fmt: skip
-STRATEGY_KEYS = {"strategy", "hand_win_rate", "hand_win_ci", "match_win_rate", "match_win_ci",
-                 "mean_points"}  # fmt: skip
+              "hands_per_second", "wall_seconds", "strategies"}
+# fmt: on
+STRATEGY_KEYS = {
+    "strategy",
+    "hand_win_rate",
+    "hand_win_ci",
+    "match_win_rate",
+    "match_win_ci",
+    "mean_points",
+}
 
 
 def test_report_json_keys_files_and_text(tmp_path):
@@ -120,8 +129,14 @@ def test_report_json_keys_files_and_text(tmp_path):
     rec = dominosim.load(run_dir).records
     h0 = rec[rec.hand_index == 0].sort_values(["rotation", "match_id"])
     assert (h0[h0.group == 0].leader.to_numpy() == h0[h0.group == 1].leader.to_numpy()).all()
-    for name in ("manifest.json", "aggregates.parquet", "summary.csv", "report.md",
-                 "plots/win_rates.png", "plots/hand_length.png"):  # fmt: skip
+    for name in (
+        "manifest.json",
+        "aggregates.parquet",
+        "summary.csv",
+        "report.md",
+        "plots/win_rates.png",
+        "plots/hand_length.png",
+    ):
         assert (run_dir / name).is_file(), name
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["seed"] == 5 and manifest["status"] == "done"
@@ -131,8 +146,21 @@ def test_report_json_keys_files_and_text(tmp_path):
 
 
 def test_seed_drawn_when_absent_and_records_none(tmp_path):
-    r = invoke(["run", "--variant", "classic", "--games", "4", "--records", "none",
-                "--workers", "1", "--out", str(tmp_path)])  # fmt: skip
+    r = invoke(
+        [
+            "run",
+            "--variant",
+            "classic",
+            "--games",
+            "4",
+            "--records",
+            "none",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert r.exit_code == 0, r.output + r.stderr
     assert "seed: " in r.stderr and "drawn" in r.stderr
     run_dir = next((tmp_path / "classic").iterdir())
@@ -144,21 +172,37 @@ def test_seed_drawn_when_absent_and_records_none(tmp_path):
 
 
 def test_blind_runs(tmp_path):
-    data, _ = run_json(tmp_path, "--workers", "1",
-                       base=["--variant", "blind", "--games", "6", "--seed", "1"])  # fmt: skip
+    data, _ = run_json(
+        tmp_path, "--workers", "1", base=["--variant", "blind", "--games", "6", "--seed", "1"]
+    )
     g = data["groups"][0]
     assert g["matches"] == 6 and g["hands"] >= 6
 
 
 def test_api_run_and_load(tmp_path):
-    rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=10, seed=2,
-                        workers=1, out=str(tmp_path), unit="hand", echo=lambda s: None)  # fmt: skip
+    rep = dominosim.run(
+        variants=["fives"],
+        strategies="random,heaviest",
+        games=10,
+        seed=2,
+        workers=1,
+        out=str(tmp_path),
+        unit="hand",
+        echo=lambda s: None,
+    )
     g = rep["groups"][0]
     assert g["hands"] == g["matches"] == 10
     data = dominosim.load(rep["run_dir"])
     assert len(data.records) == 10
-    assert set(data.aggregates.columns) == {"group", "metric", "rotation", "seat", "bin", "pair",
-                                            "value"}  # fmt: skip
+    assert set(data.aggregates.columns) == {
+        "group",
+        "metric",
+        "rotation",
+        "seat",
+        "bin",
+        "pair",
+        "value",
+    }
     assert data.report["groups"][0]["hands"] == 10
     # the report is built once, when the run finishes; the folder gives the same one back,
     # with the run's wall time
@@ -188,8 +232,21 @@ def test_bad_input_is_one_line(tmp_path, args, code, start):
 def test_unwritable_out_is_output_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    r = invoke(["run", "--variant", "fives", "--games", "2", "--seed", "1", "--workers", "1",
-                "--out", str(blocker / "sub")])  # fmt: skip
+    r = invoke(
+        [
+            "run",
+            "--variant",
+            "fives",
+            "--games",
+            "2",
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(blocker / "sub"),
+        ]
+    )
     assert r.exit_code == 5, r.output + r.stderr
     assert r.stderr.startswith("error: cannot write ") and r.stderr.count("\n") == 1
 
@@ -226,8 +283,20 @@ def test_dask_local_cluster_equals_local(tmp_path):
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "first_legal.py").write_text(USER_STRATEGY)
-    base = ["--variant", "fives", "--strategies", "first-legal,random", "--games", "20",
-            "--seed", "4", "--chunk-size", "6", "--strategy-path", str(folder)]  # fmt: skip
+    base = [
+        "--variant",
+        "fives",
+        "--strategies",
+        "first-legal,random",
+        "--games",
+        "20",
+        "--seed",
+        "4",
+        "--chunk-size",
+        "6",
+        "--strategy-path",
+        str(folder),
+    ]
     local, _ = run_json(tmp_path, "--workers", "2", base=base, sub="l")
     dask, _ = run_json(tmp_path, "--executor", "dask-local", "--workers", "2", base=base, sub="d")
     assert strip(dask) == strip(local)
@@ -237,10 +306,24 @@ def test_dask_local_cluster_equals_local(tmp_path):
 def test_dask_scheduler_address(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     local, _ = run_json(tmp_path, "--workers", "1", "--chunk-size", "10", sub="l")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=":0") as cluster:  # fmt: skip
-        dask, _ = run_json(tmp_path, "--executor", "dask", "--scheduler",
-                           cluster.scheduler_address, "--chunk-size", "10", sub="d")  # fmt: skip
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=":0",
+    ) as cluster:
+        dask, _ = run_json(
+            tmp_path,
+            "--executor",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--chunk-size",
+            "10",
+            sub="d",
+        )
     assert strip(dask) == strip(local)
 
 
@@ -260,8 +343,9 @@ def test_progress_slices_tick_and_give_the_same_records(monkeypatch):
     from dominosim import runner as RN
     from dominosim.config import experiment_from_cli
 
-    exp = experiment_from_cli(variants=["fives"], strategies="random,heaviest", games=60,
-                              seed=3, unit="match")  # fmt: skip
+    exp = experiment_from_cli(
+        variants=["fives"], strategies="random,heaviest", games=60, seed=3, unit="match"
+    )
     (item,) = RN.Plan.from_experiment(exp, 3).items
     whole = RN.play_item(item)
     monkeypatch.setattr(RN.worker, "SLICE_FIRST_IDS", 7)
@@ -280,14 +364,28 @@ def test_progress_bar_goes_to_stderr_only(tmp_path, capsys, monkeypatch):
     from dominosim import runner as RN
 
     monkeypatch.setattr(RN.progress.Progress, "DELAY", 0.0)
-    rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=40, seed=1,
-                        out=str(tmp_path / "a"), workers=1, progress=True)  # fmt: skip
+    rep = dominosim.run(
+        variants=["fives"],
+        strategies="random,heaviest",
+        games=40,
+        seed=1,
+        out=str(tmp_path / "a"),
+        workers=1,
+        progress=True,
+    )
     out, err = capsys.readouterr()
     assert out == ""
     assert "game" in err and "40/40" in err and rep["games_played"] == 40
     monkeypatch.setattr(RN.progress.Progress, "DELAY", 60.0)
-    dominosim.run(variants=["fives"], strategies="random,heaviest", games=40, seed=1,
-                  out=str(tmp_path / "b"), workers=1, progress=True)  # fmt: skip
+    dominosim.run(
+        variants=["fives"],
+        strategies="random,heaviest",
+        games=40,
+        seed=1,
+        out=str(tmp_path / "b"),
+        workers=1,
+        progress=True,
+    )
     out, err = capsys.readouterr()
     assert out == "" and err.strip().count("\n") == 0 and err.startswith("played 40 games")
 
@@ -296,8 +394,10 @@ def test_json_run_keeps_stdout_to_the_report(tmp_path):
     r = invoke(["run", *BASE, "--games", "41", "--out", str(tmp_path), "--json"])
     assert r.exit_code == 0, r.output
     json.loads(r.stdout)  # nothing else on stdout
-    assert ("games: 41 rounded up to 42 hands per option group (21 deals x 2 seat rotations)"
-            in r.stderr)  # fmt: skip
+    assert (
+        "games: 41 rounded up to 42 hands per option group (21 deals x 2 seat rotations)"
+        in r.stderr
+    )
 
 
 def test_a_small_run_is_cut_for_every_worker():
@@ -320,8 +420,18 @@ def test_target_none_plays_hands_without_a_target(tmp_path):
     data, d = run_json(tmp_path, "--set", "fives.target=none", "--unit", "hand")
     (g,) = data["groups"]
     assert g["label"] == "fives[target=none]" and g["target_rate"] == 0
-    r = invoke(["run", *BASE, "--set", "fives.target=none", "--unit", "match", "--out",
-                str(tmp_path / "m")])  # fmt: skip
+    r = invoke(
+        [
+            "run",
+            *BASE,
+            "--set",
+            "fives.target=none",
+            "--unit",
+            "match",
+            "--out",
+            str(tmp_path / "m"),
+        ]
+    )
     assert r.exit_code == 3 and "no match end" in r.stderr
 
 
@@ -332,8 +442,20 @@ def test_kozel_records_hold_pip_totals_and_hand_values(tmp_path):
     from dominosim.strategy import get
     from dominosim.variants import make_rules
 
-    base = ["--variant", "kozel", "--players", "4", "--strategies", "random", "--games", "30",
-            "--seed", "2", "--unit", "match"]  # fmt: skip
+    base = [
+        "--variant",
+        "kozel",
+        "--players",
+        "4",
+        "--strategies",
+        "random",
+        "--games",
+        "30",
+        "--seed",
+        "2",
+        "--unit",
+        "match",
+    ]
     _, d = run_json(tmp_path, base=base)
     recs = dominosim.load(d).records
     rules = make_rules("kozel", 4)
@@ -363,9 +485,25 @@ def test_a_partnership_win_counts_once_in_its_interval(tmp_path):
     the side's hands, not over its seat-hands (which would be narrower by about √2)."""
     from dominosim.stats import wilson
 
-    data, _ = run_json(tmp_path, "--workers", "1", "--set", "classic.partnership=on",
-                       base=["--variant", "classic", "--players", "4", "--games", "60",
-                             "--strategies", "random,heaviest,random,heaviest", "--seed", "3"])  # fmt: skip
+    data, _ = run_json(
+        tmp_path,
+        "--workers",
+        "1",
+        "--set",
+        "classic.partnership=on",
+        base=[
+            "--variant",
+            "classic",
+            "--players",
+            "4",
+            "--games",
+            "60",
+            "--strategies",
+            "random,heaviest,random,heaviest",
+            "--seed",
+            "3",
+        ],
+    )
     g = data["groups"][0]
     for s in g["strategies"]:
         assert s["hand_wins"] % 2 == 0 and s["seat_hands"] % 2 == 0
@@ -386,16 +524,32 @@ def test_api_takes_a_string_as_one_item_and_a_path_as_a_path(tmp_path, monkeypat
     (tmp_path / "stray.py").write_text("raise SystemExit('imported the current folder')\n")
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "b.py").write_text(BOT.format(name="first", body="return legal[0]"))
-    rep = dominosim.run(variants="fives", strategies="first,random", sets="fives.reserve_k=2",
-                        strategy_path="./bots", games=4, seed=1, workers=1,
-                        out=tmp_path / "o", echo=lambda s: None)  # fmt: skip
+    rep = dominosim.run(
+        variants="fives",
+        strategies="first,random",
+        sets="fives.reserve_k=2",
+        strategy_path="./bots",
+        games=4,
+        seed=1,
+        workers=1,
+        out=tmp_path / "o",
+        echo=lambda s: None,
+    )
     (group,) = rep["groups"]
     assert group["label"] == "fives[reserve_k=2]"
     assert {s["strategy"] for s in group["strategies"]} == {"first", "random"}
     assert Path(rep["run_dir"]).parent.parent == tmp_path / "o"
-    listed = dominosim.run(variants=["fives"], strategies=["first", "random"],
-                           sets=["fives.reserve_k=2"], strategy_path=[Path("bots")], games=4,
-                           seed=1, workers=1, out=str(tmp_path / "p"), echo=lambda s: None)  # fmt: skip
+    listed = dominosim.run(
+        variants=["fives"],
+        strategies=["first", "random"],
+        sets=["fives.reserve_k=2"],
+        strategy_path=[Path("bots")],
+        games=4,
+        seed=1,
+        workers=1,
+        out=str(tmp_path / "p"),
+        echo=lambda s: None,
+    )
     assert strip(listed)["groups"] == strip(rep)["groups"]
 
 
@@ -405,8 +559,16 @@ def test_load_reads_only_the_planned_chunks_that_check_out(tmp_path):
     swapped is left out."""
     import shutil
 
-    rep = dominosim.run(variants=["fives"], strategies="random,heaviest", games=12, seed=2,
-                        chunk_size=4, workers=1, out=tmp_path, echo=lambda s: None)  # fmt: skip
+    rep = dominosim.run(
+        variants=["fives"],
+        strategies="random,heaviest",
+        games=12,
+        seed=2,
+        chunk_size=4,
+        workers=1,
+        out=tmp_path,
+        echo=lambda s: None,
+    )
     run_dir = Path(rep["run_dir"])
     chunks = run_dir / "chunks"
     before = dominosim.load(run_dir).records
@@ -433,9 +595,11 @@ def test_a_strategy_named_in_another_alphabet_runs_everywhere(tmp_path):
     (bots / "b.py").write_text(BOT.format(name="贪心", body="return legal[0]"), "utf-8")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # fmt: off
         r = invoke(["compare", "--variant", "fives", "--strategies", "жадный,贪心,random",
                     "--games", "12", "--seed", "1", "--workers", "1", "--strategy-path",
-                    str(bots), "--out", str(tmp_path / "o"), "--json"])  # fmt: skip
+                    str(bots), "--out", str(tmp_path / "o"), "--json"])
+        # fmt: on
     assert r.exit_code == 0, r.output + r.stderr
     assert not [w for w in caught if "Glyph" in str(w.message)]
     assert all(x.startswith(("seed: ", "run folder: ", "played ")) for x in r.stderr.splitlines())
@@ -448,4 +612,6 @@ def test_a_strategy_named_in_another_alphabet_runs_everywhere(tmp_path):
     assert "жадный" in (run_dir / "report.md").read_text("utf-8")
     t = invoke(["trace", "--run", str(run_dir), "--hand", "0:0:0:0", "--json"])
     assert t.exit_code == 0 and json.loads(t.stdout.splitlines()[0])["strategies"] == [
-        "жадный", "贪心"]  # fmt: skip
+        "жадный",
+        "贪心",
+    ]

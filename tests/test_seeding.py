@@ -82,8 +82,13 @@ def test_key_np_any_array_position_and_2d_broadcast(seed, coords, data):
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=SEEDS, players=st.integers(2, 4), matches=st.lists(SMALL, min_size=1, max_size=5),
-       hand=st.integers(0, 50), attempt=st.integers(0, 3))  # fmt: skip
+@given(
+    seed=SEEDS,
+    players=st.integers(2, 4),
+    matches=st.lists(SMALL, min_size=1, max_size=5),
+    hand=st.integers(0, 50),
+    attempt=st.integers(0, 3),
+)
 def test_shuffle_equals_shuffle_np(seed, players, matches, hand, attempt):
     rows = seeding.shuffle_np(seed, players, np.array(matches), hand, attempt)
     assert rows.shape == (len(matches), 28)
@@ -102,8 +107,13 @@ def test_shuffle_np_with_hand_arrays(seed, match, hands):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=SEEDS, players=st.integers(2, 4), match=SMALL, hand=st.integers(0, 100),
-       attempt=st.integers(0, 3))  # fmt: skip
+@given(
+    seed=SEEDS,
+    players=st.integers(2, 4),
+    match=SMALL,
+    hand=st.integers(0, 100),
+    attempt=st.integers(0, 3),
+)
 def test_lot_equals_vectorized_lot(seed, players, match, hand, attempt):
     seat = seeding.lot(seed, players, match, hand, attempt)
     assert 0 <= seat < players
@@ -278,8 +288,9 @@ def test_deals_independent_of_strategies_and_target(variant, players):
     assert sigs[0] != sigs[1]
 
 
-@pytest.mark.parametrize("variant,players", [("basic", 2), ("muggins", 3), ("kozel", 4),
-                                             ("blind", 3)])  # fmt: skip
+@pytest.mark.parametrize(
+    "variant,players", [("basic", 2), ("muggins", 3), ("kozel", 4), ("blind", 3)]
+)
 def test_match_order_and_chunking_do_not_change_anything(variant, players):
     """Matches 0..9 played in order, reversed and in chunks of 3 (with fresh strategy objects
     per chunk) give identical deals and identical match records."""

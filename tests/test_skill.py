@@ -29,8 +29,16 @@ def test_legs_and_default_ladder():
     assert only == [("random", "a"), ("random", "b")]
     # the ladder comes from the strategies' classifiers and ranks, in the order it always had
     # (the order of the tables, hence of the games)
-    assert default_ladder() == ["random", "heaviest", "greedy", "doubles-first", "suit-keeper",
-                                "blocker", "mc", "oracle"]  # fmt: skip
+    assert default_ladder() == [
+        "random",
+        "heaviest",
+        "greedy",
+        "doubles-first",
+        "suit-keeper",
+        "blocker",
+        "mc",
+        "oracle",
+    ]
 
 
 def _hands(rules, seed, seats, n):
@@ -44,8 +52,21 @@ def test_against_random_and_decided_by_the_deal_as_the_games_say(tmp_path, varia
     seating the strategy's hand wins and points (its seats' sides), and a deal is decided by
     the deal when the same side won its hand in every seating (§1.15: duplicate deals)."""
     n, seed = 60, 11
-    data = skill(tmp_path, "--variant", variant, "--players", str(players), "--strategies",
-                 "random,greedy", "--deals", str(n), "--seed", str(seed), "--workers", "1")  # fmt: skip
+    data = skill(
+        tmp_path,
+        "--variant",
+        variant,
+        "--players",
+        str(players),
+        "--strategies",
+        "random,greedy",
+        "--deals",
+        str(n),
+        "--seed",
+        str(seed),
+        "--workers",
+        "1",
+    )
     a = data["analysis"]
     (row,) = a["ladder"]
     assert row["strategy"] == "greedy" and row["deals"] == n
@@ -79,8 +100,16 @@ def test_against_random_and_decided_by_the_deal_as_the_games_say(tmp_path, varia
 
 
 def test_ladder_ratings_and_reproducible_with_two_workers(tmp_path):
-    args = ["--variant", "classic", "--strategies", "random,heaviest,greedy", "--deals", "40",
-            "--seed", "5"]  # fmt: skip
+    args = [
+        "--variant",
+        "classic",
+        "--strategies",
+        "random,heaviest,greedy",
+        "--deals",
+        "40",
+        "--seed",
+        "5",
+    ]
     one = skill(tmp_path, *args, "--workers", "1", sub="one")["analysis"]
     two = skill(tmp_path, *args, "--workers", "2", "--chunk-size", "20", sub="two")["analysis"]
     assert one == two
@@ -97,8 +126,22 @@ def test_perfect_information_value_of_the_deals(tmp_path, variant, players):
     from dominosim.solver import solve_deals
 
     n, seed = 30, 3
-    args = ["--variant", variant, "--players", str(players), "--strategies", "random,heaviest",
-            "--deals", str(n), "--seed", str(seed), "--workers", "1", "--chunk-size", "20"]  # fmt: skip
+    args = [
+        "--variant",
+        variant,
+        "--players",
+        str(players),
+        "--strategies",
+        "random,heaviest",
+        "--deals",
+        str(n),
+        "--seed",
+        str(seed),
+        "--workers",
+        "1",
+        "--chunk-size",
+        "20",
+    ]
     pi = skill(tmp_path, *args)["analysis"]["perfect_information"]
     sol = solve_deals(make_rules(variant, players), seed, range(n))
     assert sol.solved.all() and pi["solved"] == pi["deals"] == n
@@ -115,8 +158,18 @@ def test_the_oracle_is_on_the_ladder_and_marked(tmp_path):
     """The oracle (the solver's move on the true deal) can be named, plays every seating, and
     every report marks it as perfect-information play; against random it wins more hands
     than the best heuristic does."""
-    args = ["--variant", "block", "--strategies", "random,greedy,oracle", "--deals", "40",
-            "--seed", "2", "--workers", "1"]  # fmt: skip
+    args = [
+        "--variant",
+        "block",
+        "--strategies",
+        "random,greedy,oracle",
+        "--deals",
+        "40",
+        "--seed",
+        "2",
+        "--workers",
+        "1",
+    ]
     data = skill(tmp_path, *args)
     assert data["perfect_information_strategies"] == ["oracle"]
     rows = {r["strategy"]: r for r in data["analysis"]["ladder"]}
@@ -138,8 +191,20 @@ def test_decision_accuracy_rates_each_strategys_own_decisions(tmp_path):
     from dominosim import runner, solver
 
     n, k, seed = 40, 15, 4
-    args = ["--variant", "block", "--strategies", "random,greedy,oracle", "--deals", str(n),
-            "--seed", str(seed), "--workers", "1", "--chunk-size", "20"]  # fmt: skip
+    args = [
+        "--variant",
+        "block",
+        "--strategies",
+        "random,greedy,oracle",
+        "--deals",
+        str(n),
+        "--seed",
+        str(seed),
+        "--workers",
+        "1",
+        "--chunk-size",
+        "20",
+    ]
     a = skill(tmp_path, *args, "--accuracy-deals", str(k))["analysis"]
     assert a["accuracy_deals"] == k
     rows = {r["strategy"]: r for r in a["accuracy"]}
@@ -147,16 +212,23 @@ def test_decision_accuracy_rates_each_strategys_own_decisions(tmp_path):
     rules = make_rules("block", 2)
     for x in rows:
         optimal = rated = decisions = 0
-        for seating in ((x, "random"), ("random", x)) if x != "random" else [("random", "greedy"),
-                                                                          ("greedy", "random")]:  # fmt: skip
+        for seating in (
+            ((x, "random"), ("random", x))
+            if x != "random"
+            else [("random", "greedy"), ("greedy", "random")]
+        ):
             strats = [runner.make_strategy(y) for y in seating]
             acc = solver.decision_accuracy(rules, seed, strats, range(k), [seating.index(x)])
             optimal += int((acc.optimal == 1).sum())
             rated += int((acc.optimal >= 0).sum())
             decisions += len(acc.optimal)
         r = rows[x]
-        assert (r["optimal"], r["rated"], r["decisions"], r["hands"]) == (optimal, rated,
-                                                                       decisions, 2 * k)  # fmt: skip
+        assert (r["optimal"], r["rated"], r["decisions"], r["hands"]) == (
+            optimal,
+            rated,
+            decisions,
+            2 * k,
+        )
         lo, hi = r["accuracy_ci"]
         assert r["accuracy"] == pytest.approx(optimal / rated)
         assert lo <= r["accuracy"] <= hi
@@ -202,8 +274,22 @@ def test_interrupted_skill_resumes_to_the_same_report(tmp_path, monkeypatch):
 
     from runs import strip
 
-    args = ["--variant", "fives", "--strategies", "random,greedy,heaviest", "--deals", "12",
-            "--seed", "5", "--chunk-size", "6", "--budget", "0", "--workers", "1"]  # fmt: skip
+    args = [
+        "--variant",
+        "fives",
+        "--strategies",
+        "random,greedy,heaviest",
+        "--deals",
+        "12",
+        "--seed",
+        "5",
+        "--chunk-size",
+        "6",
+        "--budget",
+        "0",
+        "--workers",
+        "1",
+    ]
     full = skill(tmp_path, *args, sub="full")
     monkeypatch.setenv(STOP_ENV, "3")
     r = CliRunner().invoke(main, ["skill", *args, "--out", str(tmp_path / "cut")])

@@ -102,8 +102,7 @@ class _Scripted(reference.Hand):
             return legal[0]
         p = self.play_
         k = len(p.log)
-        p.log.append((seat, list(legal), self.opened[seat], self.drawable() > 0,
-                      self.record.turns))  # fmt: skip
+        p.log.append((seat, list(legal), self.opened[seat], self.drawable() > 0, self.record.turns))
         if k < len(p.script):
             return p.script[k]
         p.twins = twin_pairs(self)
@@ -201,8 +200,11 @@ def endgames(rules, n, rng, want, max_left=3, max_turns=6, max_nodes=32):
         line = _Play([], pick=rng.choice)
         turns = replay(rules, mid, line).turns
         log = line.log
-        cuts = [k for k in range(max(0, len(log) - max_left), len(log))
-                if want(*_at(log[k])) and turns - log[k][4] < max_turns]  # fmt: skip
+        cuts = [
+            k
+            for k in range(max(0, len(log) - max_left), len(log))
+            if want(*_at(log[k])) and turns - log[k][4] < max_turns
+        ]
         if not cuts:
             continue
         k = rng.choice(cuts)
@@ -236,6 +238,7 @@ def stock_left(seat, opened, drawable):
 # mode: (RULES sections, the rule sets: variant, players, options and optionally a weight, the
 # share of the mode's endgames relative to 1 for the others (the slow ones get fewer); the
 # first decision's kind)
+# fmt: off
 MODES = {
     "line": ("§1.8 LINE, §1.11 end count, §4.8 headers, §5.8, §6.8, §11.8, §1.13, §1.14",
              [("fives", 2, {}), ("block", 2, {}), ("bergen", 2, {}), ("threes", 3, {}),
@@ -259,7 +262,8 @@ MODES = {
                  ("bergen", 2, {"bergen_voluntary": True}, 0.4),
                  ("muggins", 2, {"may_draw_when_able": True}, 0.4),
                  ("sniff", 2, {"max_draws_per_turn": 2})], stock_left),
-}  # fmt: skip
+}
+# fmt: on
 PER_MODE = 500
 
 
@@ -276,8 +280,9 @@ def test_the_solver_equals_an_exhaustive_minimax_over_the_reference_engine(mode)
         rules = make_rules(variant, players, **opts)
         n = math.ceil(PER_MODE * w / sum(weights))
         games = endgames(rules, n, rng, want)
-        sol = solver.solve_after(rules, SEED, [g[0] for g in games], [g[1] for g in games],
-                                 budget=100_000)  # fmt: skip
+        sol = solver.solve_after(
+            rules, SEED, [g[0] for g in games], [g[1] for g in games], budget=100_000
+        )
         assert sol.solved.all()
         assert sol.paranoid == (rules.sides > 2)
         got = 2 * sol.value + sol.win
@@ -289,8 +294,14 @@ def test_the_solver_equals_an_exhaustive_minimax_over_the_reference_engine(mode)
         # decision accuracy (issue 20): every legal action is rated optimal exactly where the
         # minimax gives its child the position's value
         rows = [(g, a) for g in games for a in g[3]]
-        rated = solver.solve_after(rules, SEED, [g[0] for g, _ in rows], [g[1] for g, _ in rows],
-                                   chosen=[a for _, a in rows], budget=100_000)  # fmt: skip
+        rated = solver.solve_after(
+            rules,
+            SEED,
+            [g[0] for g, _ in rows],
+            [g[1] for g, _ in rows],
+            chosen=[a for _, a in rows],
+            budget=100_000,
+        )
         want_opt = [int(g[3][a] == g[2]) for g, a in rows]
         assert rated.optimal.tolist() == want_opt, rules.label
         assert 0 < sum(want_opt) < len(rows)  # (both kinds of action are rated)
@@ -323,8 +334,14 @@ def test_twin_positions_are_worth_the_same(mode):
                             assert kids.get(x) == kids.get(y), (rules.label, mid, prefix, t)
                             rows += [(mid, prefix, value, x), (mid, prefix, value, y)]
         if rows:
-            sol = solver.solve_after(rules, SEED, [r[0] for r in rows], [r[1] for r in rows],
-                                     chosen=[r[3] for r in rows], budget=100_000)  # fmt: skip
+            sol = solver.solve_after(
+                rules,
+                SEED,
+                [r[0] for r in rows],
+                [r[1] for r in rows],
+                chosen=[r[3] for r in rows],
+                budget=100_000,
+            )
             assert (2 * sol.value + sol.win == [r[2] for r in rows]).all(), rules.label
             assert (sol.optimal[0::2] == sol.optimal[1::2]).all(), rules.label
             checked += len(rows) // 2
@@ -373,12 +390,20 @@ def test_the_search_equals_a_plain_minimax_on_larger_positions(mode):
             if isinstance(res, _Need):
                 sel.append(i)
             else:
-                ends.append(leaf_value(rules, res, rules.side_of(seats[i])) == 2 * plain.value[i]
-                            + plain.win[i])  # fmt: skip
+                ends.append(
+                    leaf_value(rules, res, rules.side_of(seats[i]))
+                    == 2 * plain.value[i] + plain.win[i]
+                )
         assert all(ends)
-        kids = solver.solve_after(rules, SEED, [mids[i] for i in sel],
-                                  [[*scripts[i], int(fast.action[i])] for i in sel],
-                                  seats=fast.seat[sel], budget=50_000, plain=True)  # fmt: skip
+        kids = solver.solve_after(
+            rules,
+            SEED,
+            [mids[i] for i in sel],
+            [[*scripts[i], int(fast.action[i])] for i in sel],
+            seats=fast.seat[sel],
+            budget=50_000,
+            plain=True,
+        )
         assert kids.solved.all()
         assert (2 * kids.value + kids.win == 2 * plain.value[sel] + plain.win[sel]).all()
         compared += int(ok.sum())
@@ -505,8 +530,9 @@ def test_the_oracle_keeps_the_paranoid_bound_and_plays_for_its_partner():
     rules = make_rules("fives", 4, partnership=True)
     oracle = solver.Oracle()
     value = solver.solve_deals(rules, SEED, mids, seats=0)
-    hands, _ = BatchEngine(rules, SEED, [oracle, get("greedy"), oracle, get("heaviest")], mids,
-                           unit="hand").run()  # fmt: skip
+    hands, _ = BatchEngine(
+        rules, SEED, [oracle, get("greedy"), oracle, get("heaviest")], mids, unit="hand"
+    ).run()
     assert value.solved.all() and not value.paranoid
     assert (side_value(rules, hands, 0) >= 2 * value.value + value.win).all()
 

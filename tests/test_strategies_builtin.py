@@ -34,12 +34,14 @@ class Predicting(Strategy):
         return a
 
 
+# fmt: off
 SCORING = [
     ("fives", {}), ("threes", {}), ("muggins", {}), ("sniff", {}), ("bergen", {}),
     ("sniff", {"us_sniff_counting": True}), ("muggins", {"first_double_spinner": True}),
     ("fives", {"inline_double_counts_single": True}),
     ("sniff", {"spinner_open_all_four_immediately": True}),
-]  # fmt: skip
+]
+# fmt: on
 
 
 @pytest.mark.parametrize(("variant", "opts"), SCORING)
@@ -100,8 +102,9 @@ def test_greedy_takes_the_most_points_then_the_heaviest():
         pts = {x: placement_points(obs, x) for x in legal if A.is_placement(x)}
         top = max(pts.values())
         assert pts[a] == top
-        assert tiles.pips(A.tile_of(a)) == max(tiles.pips(A.tile_of(x)) for x in pts
-                                               if pts[x] == top)  # fmt: skip
+        assert tiles.pips(A.tile_of(a)) == max(
+            tiles.pips(A.tile_of(x)) for x in pts if pts[x] == top
+        )
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -177,8 +180,9 @@ def test_heaviest_compiled_loop_equals_its_array_passes(variant, players):
     assert s.decisions > 1000
 
 
-@pytest.mark.parametrize(("players", "partnership"), [(2, False), (3, False), (4, False),
-                                                       (4, True)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("players", "partnership"), [(2, False), (3, False), (4, False), (4, True)]
+)
 def test_heaviest_compiled_loop_equals_its_array_passes_on_random_positions(players, partnership):
     """The same on made-up positions: any hand, any open ends, and voids for every seat, the
     deciding seat's own and its partner's included (they must not count: only the opponents'
@@ -200,9 +204,13 @@ def test_heaviest_compiled_loop_equals_its_array_passes_on_random_positions(play
             masks[:, p] |= np.where((values[:, p] >= 0) & held[np.arange(n), t], 1 << w, 0)
     no = np.zeros(n, dtype=bool)
     voids = rng.integers(0, 128, size=(n, players))
-    obs = _Fields(hand=TB.pack28(hand_mask), hand_mask=hand_mask, voids=voids,
-                  seat=rng.integers(0, players, size=n),
-                  rules=SimpleNamespace(partnership=partnership))  # fmt: skip
+    obs = _Fields(
+        hand=TB.pack28(hand_mask),
+        hand_mask=hand_mask,
+        voids=voids,
+        seat=rng.integers(0, players, size=n),
+        rules=SimpleNamespace(partnership=partnership),
+    )
     for lead in (None, hand_mask):
         legal = Legal(values, masks, False, lead, no, no, no)
         fast = mod.line_batch_fast(obs, legal)

@@ -92,9 +92,13 @@ def test_blind_options_and_open_phase(name):
 def blind_open_position():
     """Seat 0 in blind's open phase, after a placement: it may place 3-1 or 5-5, or stop."""
     rules = make_rules("blind", 2)
-    hand = Hand.from_position(rules, [["3-1", "5-5", "6-6"], ["2-2", "4-0"]],
-                              layout=line("[3 | 5]"), opened=[True, True],
-                              stock=["0-0"])  # fmt: skip
+    hand = Hand.from_position(
+        rules,
+        [["3-1", "5-5", "6-6"], ["2-2", "4-0"]],
+        layout=line("[3 | 5]"),
+        opened=[True, True],
+        stock=["0-0"],
+    )
     hand.voids[1] = {1, 3, 5}
     legal = hand.placements(0) + [A.STOP]
     return hand.observe(0, "continue"), legal
@@ -106,8 +110,12 @@ def spinner_position():
     lay = Layout("spinner")
     for tile, pos in (("5-5", None), ("5-0", "E"), ("5-6", "W")):
         lay.place(t(tile), pos, spinners=True)
-    hand = Hand.from_position(rules, [["5-4", "5-2", "6-1", "0-3", "2-2"], ["1-1", "4-4"]],
-                              layout=lay, stock=["3-3", "1-2"])  # fmt: skip
+    hand = Hand.from_position(
+        rules,
+        [["5-4", "5-2", "6-1", "0-3", "2-2"], ["1-1", "4-4"]],
+        layout=lay,
+        stock=["3-3", "1-2"],
+    )
     return hand.observe(0), hand.placements(0)
 
 
@@ -235,8 +243,10 @@ def test_mc_plays_out_the_tested_action():
     assert np.array_equal(other, in_core)
 
 
-@pytest.mark.parametrize(("variant", "opts"), [("bergen", {"bergen_voluntary": True}),
-                                              ("muggins", {"may_draw_when_able": True})])  # fmt: skip
+@pytest.mark.parametrize(
+    ("variant", "opts"),
+    [("bergen", {"bergen_voluntary": True}), ("muggins", {"may_draw_when_able": True})],
+)
 def test_mc_searches_the_voluntary_draws(variant, opts):
     """§15 bergen_voluntary, §11.7 may_draw_when_able: the draw is one of the tested actions,
     and the after-draw decision is searched too (no fallback)."""
@@ -256,8 +266,14 @@ def test_mc_searches_the_voluntary_draws(variant, opts):
         assert np.isfinite(mc._values(rules, plan)).all()
 
 
-@pytest.mark.parametrize("opts", [{}, {"blind_play_optional": True, "blind_draw_optional": True},
-                                  {"blind_unplayable_double_face_up": True}])  # fmt: skip
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {},
+        {"blind_play_optional": True, "blind_draw_optional": True},
+        {"blind_unplayable_double_face_up": True},
+    ],
+)
 def test_mc_samples_blind_rows_consistent_with_what_the_seat_knows(opts):
     """§3.2, §3.7: a sampled row keeps the own looked-at tiles where they lie, every other
     tile is the seat's own or another's or the stock's, each row has its count, a face-up tile
@@ -290,8 +306,9 @@ def test_mc_samples_blind_rows_consistent_with_what_the_seat_knows(opts):
                 assert x in held[s]
             for s in range(3):
                 if s != obs.seat:
-                    assert not any(set(tiles.halves(x)) & obs.voids[s] for x in held[s]
-                                   if x not in obs.face_up)  # fmt: skip
+                    assert not any(
+                        set(tiles.halves(x)) & obs.voids[s] for x in held[s] if x not in obs.face_up
+                    )
         assert mc._positions(obs, legal, key) is not None
     assert "play" in phases and ("continue" in phases or not opts)
     if opts.get("blind_play_optional"):
@@ -345,8 +362,9 @@ def test_blocker_stops_to_keep_a_block():
     # 3-1 leaves [1 | 5] (still blocked), 5-5 leaves [3 | 5] (still blocked): it continues
     assert get("blocker").choose_one(obs, legal, 0) != A.STOP
     rules = make_rules("blind", 2)
-    hand = Hand.from_position(rules, [["3-2", "6-6", "4-4"], ["2-2", "4-0"]],
-                              layout=line("[3 | 5]"), opened=[True, True])  # fmt: skip
+    hand = Hand.from_position(
+        rules, [["3-2", "6-6", "4-4"], ["2-2", "4-0"]], layout=line("[3 | 5]"), opened=[True, True]
+    )
     hand.voids[1] = {3, 5}
     legal = hand.placements(0) + [A.STOP]
     assert get("blocker").choose_one(hand.observe(0, "continue"), legal, 0) == A.STOP
@@ -370,8 +388,18 @@ def test_example_strategy_loads_from_a_strategy_path(tmp_path, clean_registry):
     assert strat.seen
     res = CliRunner().invoke(cli, ["strategies", "--strategy-path", str(folder)])
     assert res.exit_code == 0 and "lightest" in res.output
-    res = CliRunner().invoke(cli, ["trace", "--variant", "classic", "--strategies",
-                                   "lightest,random", "--strategy-path", str(folder)])  # fmt: skip
+    res = CliRunner().invoke(
+        cli,
+        [
+            "trace",
+            "--variant",
+            "classic",
+            "--strategies",
+            "lightest,random",
+            "--strategy-path",
+            str(folder),
+        ],
+    )
     assert res.exit_code == 0, res.output
 
 
@@ -446,9 +474,26 @@ def test_every_strategy_has_a_docstring():
 
 
 def test_parameters_from_the_command_line_label_the_results(tmp_path):
-    res = CliRunner().invoke(cli, ["run", "--variant", "block", "--strategies",
-                                   "mc:samples=2,suit-keeper", "--games", "8", "--unit", "hand",
-                                   "--workers", "1", "--seed", "3", "--out", str(tmp_path),
-                                   "--json"])  # fmt: skip
+    res = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "--variant",
+            "block",
+            "--strategies",
+            "mc:samples=2,suit-keeper",
+            "--games",
+            "8",
+            "--unit",
+            "hand",
+            "--workers",
+            "1",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "mc:samples=2" in res.output and "suit-keeper" in res.output

@@ -35,9 +35,11 @@ def trace_json(*args: str) -> list[dict]:
 # a small validator for the subset of JSON Schema 2020-12 that docs/trace.schema.json uses
 # (jsonschema is not a dependency). Unknown keywords are an error, so the subset stays honest.
 
+# fmt: off
 _KNOWN = {"$schema", "$id", "title", "description", "oneOf", "$ref", "$defs", "type",
           "properties", "required", "additionalProperties", "enum", "const", "pattern",
-          "minimum", "maximum", "items", "minItems", "maxItems"}  # fmt: skip
+          "minimum", "maximum", "items", "minItems", "maxItems"}
+# fmt: on
 _TYPES = {
     "object": lambda x: isinstance(x, dict),
     "array": lambda x: isinstance(x, list),
@@ -151,8 +153,9 @@ def test_validator_rejects_bad_lines():
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_match_traces_validate_and_replay(variant, players):
     for seed in (0, 1, 2):
-        recs = trace_json("--variant", variant, "--players", str(players), "--seed", str(seed),
-                          "--match")  # fmt: skip
+        recs = trace_json(
+            "--variant", variant, "--players", str(players), "--seed", str(seed), "--match"
+        )
         assert_valid(recs)
         info = replay(recs)
         assert info["match_ended"] and info["hands"] >= 1
@@ -171,13 +174,13 @@ OPTION_CASES = [
         "blind",
         3,
         ["blind.blind_unplayable_double_face_up=on", "blind.block_winner_fewest_tiles=on"],
-    ),  # fmt: skip
+    ),
     ("bergen", 3, ["bergen.bergen_voluntary=on", "bergen.bergen_near_target_cap=on"]),
     (
         "bergen",
         2,
         ["bergen.bergen_draw_until_playable=on", "bergen.bergen_block_lowest_hand_1pt=on"],
-    ),  # fmt: skip
+    ),
     ("bergen", 4, ["bergen.partnership=on", "bergen.bergen_highest_double_leads=on"]),
     ("fives", 2, ["fives.inline_double_counts_single=on", "fives.reserve_k=2"]),
     ("fives", 3, ["fives.check_only_at_hand_end=on", "fives.target=8"]),
@@ -193,12 +196,12 @@ OPTION_CASES = [
         "muggins",
         3,
         ["muggins.muggins_block_difference_per_opponent=on", "muggins.may_draw_when_able=on"],
-    ),  # fmt: skip
+    ),
     (
         "muggins",
         4,
         ["muggins.muggins_no_rounding=on", "muggins.reserve_k=0", "muggins.lead_by_lot=on"],
-    ),  # fmt: skip
+    ),
     ("block", 3, ["block.fish_difference_per_opponent=on"]),
     ("block", 2, ["block.fish_score_sum_only=on", "block.block_deal_7_all=on"]),
     ("classic", 4, ["classic.partnership=on", "classic.lead_winner_of_previous_hand=on"]),
@@ -207,7 +210,7 @@ OPTION_CASES = [
         "kozel",
         3,
         ["kozel.fish_maker_takes_all=on", "kozel.lone_00_value=25", "kozel.lone_66_value=50"],
-    ),  # fmt: skip
+    ),
     ("kozel", 4, ["kozel.kozel_individual_4p=on", "kozel.dry_goat=on"]),
     ("kozel", 2, ["kozel.kozel_positive_scoring=on", "kozel.kozel_target=40"]),
 ]
@@ -217,8 +220,9 @@ OPTION_CASES = [
 def test_option_traces_validate_and_replay(variant, players, sets):
     args = [a for s in sets for a in ("--set", s)]
     for seed in (0, 1, 2):
-        recs = trace_json("--variant", variant, "--players", str(players), "--seed", str(seed),
-                          "--match", *args)  # fmt: skip
+        recs = trace_json(
+            "--variant", variant, "--players", str(players), "--seed", str(seed), "--match", *args
+        )
         assert_valid(recs)
         replay(recs)
         head = recs[0]
@@ -248,12 +252,16 @@ def test_later_hand_trace_starts_from_the_scores_of_the_hands_before():
 def test_trace_deal_is_the_engine_deal_and_the_output_is_reproducible():
     recs = trace_json("--variant", "classic", "--players", "3", "--seed", "11", "--match-id", "2")
     hand = Hand.deal(make_rules("classic", 3), 11, 2, 0)
-    assert recs[1]["hands"] == [[f"{max(a, b)}-{min(a, b)}" for a, b in
-                                 (_halves(t) for t in h)] for h in hand.hands]  # fmt: skip
+    assert recs[1]["hands"] == [
+        [f"{max(a, b)}-{min(a, b)}" for a, b in (_halves(t) for t in h)] for h in hand.hands
+    ]
     assert recs[0]["match_id"] == 2
-    assert cli("--variant", "classic", "-p", "3", "--seed", "11", "--match-id", "2",
-               "--json").output == cli("--variant", "classic", "-p", "3", "--seed", "11",
-                                       "--match-id", "2", "--json").output  # fmt: skip
+    assert (
+        cli("--variant", "classic", "-p", "3", "--seed", "11", "--match-id", "2", "--json").output
+        == cli(
+            "--variant", "classic", "-p", "3", "--seed", "11", "--match-id", "2", "--json"
+        ).output
+    )
 
 
 def _halves(t: int) -> tuple[int, int]:
@@ -283,7 +291,7 @@ def _tamper(recs, kind, change, nth=0):
             "place",
             lambda r: r["positions"][0].update(value=(r["positions"][0]["value"] + 1) % 7),
             "open positions",
-        ),  # fmt: skip
+        ),
         ("classic", 2, "draw", lambda r: _swap(r), "next stock tile"),
         ("two-lane", 3, "score", lambda r: r.update(reason="count"), "score event"),
         (
@@ -292,7 +300,7 @@ def _tamper(recs, kind, change, nth=0):
             "hand_end",
             lambda r: r.update(winner=None if r["winner"] is not None else 0),
             "hand winner",
-        ),  # fmt: skip
+        ),
         ("sniff", 2, "place", lambda r: r.update(count=r["count"] + 5), "end count"),
         ("block", 2, "hand_end", lambda r: r.update(pips=[p + 1 for p in r["pips"]]), "pip"),
         ("blind", 2, "look", lambda r: _swap(r), "front"),
@@ -300,8 +308,9 @@ def _tamper(recs, kind, change, nth=0):
 )
 def test_replayer_detects_a_tampered_trace(variant, players, kind, change, message):
     for seed in range(10):
-        recs = trace_json("--variant", variant, "--players", str(players), "--seed", str(seed),
-                          "--match")  # fmt: skip
+        recs = trace_json(
+            "--variant", variant, "--players", str(players), "--seed", str(seed), "--match"
+        )
         if kind == "score" and variant == "two-lane":
             if not any(r["type"] == "score" for r in recs):
                 continue
@@ -440,15 +449,19 @@ def test_kozel_4p_seed_7_text_shows_deal_moves_and_hand_end():
         assert f"({sum(int(a) + int(b) for a, b in (t.split('-') for t in shown))} pips)" in row
     # §14.4: with 4 players the holder of 1-1 leads 1-1
     holder = next(s for s, h in enumerate(deal["hands"]) if "1-1" in h)
-    assert re.search(rf"\b1\s+{['A1', 'B1', 'A2', 'B2'][holder]}\s+leads 1-1 → ends \[1x \| 1x\]",
-                     text)  # fmt: skip
+    assert re.search(
+        rf"\b1\s+{['A1', 'B1', 'A2', 'B2'][holder]}\s+leads 1-1 → ends \[1x \| 1x\]", text
+    )
     # every placement of the JSON appears, in order, with the open ends after it
     moves = [ln for ln in lines if " plays " in ln or " leads " in ln]
     places = [r for r in recs if r["type"] == "place"]
     assert len(moves) == len(places)
     for ln, r in zip(moves, places, strict=True):
-        ends = "[" + " | ".join(f"{p['value']}{'x' if p['double'] else ''}"
-                                for p in r["positions"]) + "]"  # fmt: skip
+        ends = (
+            "["
+            + " | ".join(f"{p['value']}{'x' if p['double'] else ''}" for p in r["positions"])
+            + "]"
+        )
         assert r["tile"] in ln and ln.endswith(f"→ ends {ends}"), ln
         if not r["lead"]:
             assert f"plays {r['tile']} on {r['pos']} → ends" in ln
@@ -474,9 +487,11 @@ def _first_seed_showing(args, *patterns, seeds=range(1, 60)):
 
 
 def test_text_shows_spinner_ladder_blind_and_scores():
+    # fmt: off
     sniff = _first_seed_showing(["--variant", "sniff", "--players", "3"],
                                 r"\(spinner (\d)-\1\)", r"\[W \d \| E \d \| N \(\d\) \| S \(\d\)\]",
-                                r"\+\d+ \(end count\); totals A \d+, B \d+, C \d+")  # fmt: skip
+                                r"\+\d+ \(end count\); totals A \d+, B \d+, C \d+")
+    # fmt: on
     spin = re.search(r"\(spinner (\d)-\1\)", sniff).group(1)
     # the uncovered sides show the spinner's value in parentheses
     assert re.search(rf"N \({spin}\) \| S \({spin}\)", sniff)
@@ -556,7 +571,8 @@ def test_a_settlement_of_nothing_is_a_record_and_checked():
     replay(recs)
     with pytest.raises(ReplayError, match="no_score"):
         replay(recs[:i] + recs[i + 1 :])
-    j = next(k for k, r in enumerate(recs) if r["type"] == "score" and recs[k - 1]["type"]
-             == "hand_end")  # fmt: skip
+    j = next(
+        k for k, r in enumerate(recs) if r["type"] == "score" and recs[k - 1]["type"] == "hand_end"
+    )
     with pytest.raises(ReplayError, match="no_score"):
         replay(recs[:j] + [{"type": "no_score", "hand": recs[j]["hand"], "points": 0}] + recs[j:])

@@ -9,8 +9,7 @@ from dominosim.cli import main
 
 
 def _run(tmp_path, *args):
-    r = CliRunner().invoke(main, ["run", *args, "--workers", "1", "--out", str(tmp_path),
-                                  "--json"])  # fmt: skip
+    r = CliRunner().invoke(main, ["run", *args, "--workers", "1", "--out", str(tmp_path), "--json"])
     assert r.exit_code == 0, r.output
     return json.loads(r.stdout)["run_dir"]
 
@@ -22,8 +21,21 @@ def _replay(run_dir, hand_id):
 
 
 def test_replayed_hands_equal_their_records(tmp_path):
-    run_dir = _run(tmp_path, "--variant", "fives", "--strategies", "greedy,random", "--games",
-                   "6", "--unit", "match", "--seed", "3", "--set", "fives.target=8")  # fmt: skip
+    run_dir = _run(
+        tmp_path,
+        "--variant",
+        "fives",
+        "--strategies",
+        "greedy,random",
+        "--games",
+        "6",
+        "--unit",
+        "match",
+        "--seed",
+        "3",
+        "--set",
+        "fives.target=8",
+    )
     recs = pd.concat(pd.read_parquet(p) for p in sorted((tmp_path).rglob("chunks/*.parquet")))
     assert len(recs) > 6
     for row in recs.sample(6, random_state=1).itertuples():

@@ -21,9 +21,26 @@ def invoke(cmd, tmp_path, *args):
 @pytest.fixture(scope="module")
 def target_sweep(tmp_path_factory):
     out = tmp_path_factory.mktemp("tt")
-    return invoke("tune-target", out, "--variant", "muggins", "--players", "2", "--strategies",
-                  "greedy,random", "--targets", "150,50,100", "--games", "24", "--seed", "5",
-                  "--workers", "2", "--chunk-size", "8")  # fmt: skip
+    return invoke(
+        "tune-target",
+        out,
+        "--variant",
+        "muggins",
+        "--players",
+        "2",
+        "--strategies",
+        "greedy,random",
+        "--targets",
+        "150,50,100",
+        "--games",
+        "24",
+        "--seed",
+        "5",
+        "--workers",
+        "2",
+        "--chunk-size",
+        "8",
+    )
 
 
 def test_match_length_grows_with_the_target(target_sweep):
@@ -61,8 +78,10 @@ def test_same_deals_at_every_target_and_seating(target_sweep):
     # and the reference engine deals the same tiles at each target
     seed = target_sweep["seed"]
     for m, k in [(0, 0), (3, 1), (7, 2)]:
-        deals = {tuple(map(tuple, Hand.deal(make_rules("muggins", 2, target=t), seed, m, k).hands))
-                 for t in (50, 100, 150)}  # fmt: skip
+        deals = {
+            tuple(map(tuple, Hand.deal(make_rules("muggins", 2, target=t), seed, m, k).hands))
+            for t in (50, 100, 150)
+        }
         assert len(deals) == 1
     for name in ("report.md", "plots/sweep_win_rate.png", "plots/sweep_match_length.png"):
         assert (run_dir / name).is_file(), name
@@ -71,9 +90,24 @@ def test_same_deals_at_every_target_and_seating(target_sweep):
 
 
 def test_kozel_sweeps_kozel_target(tmp_path):
-    rep = invoke("tune-target", tmp_path, "--variant", "kozel", "--players", "4", "--targets",
-                 "30,60", "--games", "4", "--seed", "1", "--workers", "1",
-                 "--share", "0.6")  # fmt: skip
+    rep = invoke(
+        "tune-target",
+        tmp_path,
+        "--variant",
+        "kozel",
+        "--players",
+        "4",
+        "--targets",
+        "30,60",
+        "--games",
+        "4",
+        "--seed",
+        "1",
+        "--workers",
+        "1",
+        "--share",
+        "0.6",
+    )
     a = rep["analysis"]
     assert a["option"] == "kozel_target" and a["targets"] == [30, 60] and a["share"] == 0.6
     assert [g["options"].get("kozel_target") for g in rep["groups"]] == [30, 60]
@@ -81,9 +115,22 @@ def test_kozel_sweeps_kozel_target(tmp_path):
 
 
 def test_tune_side_by_side(tmp_path):
-    rep = invoke("tune", tmp_path, "--variant", "sniff", "--set",
-                 "sniff.us_sniff_counting=off,on", "--strategies", "greedy,random",
-                 "--games", "6", "--seed", "2", "--workers", "1")  # fmt: skip
+    rep = invoke(
+        "tune",
+        tmp_path,
+        "--variant",
+        "sniff",
+        "--set",
+        "sniff.us_sniff_counting=off,on",
+        "--strategies",
+        "greedy,random",
+        "--games",
+        "6",
+        "--seed",
+        "2",
+        "--workers",
+        "1",
+    )
     a = rep["analysis"]
     assert a["kind"] == "tune" and a["swept"] == ["us_sniff_counting"]
     assert [r["value"] for r in a["rows"]] == ["us_sniff_counting=off", "us_sniff_counting=on"]
@@ -95,31 +142,63 @@ def test_tune_side_by_side(tmp_path):
 @pytest.mark.parametrize(
     ("cmd", "args", "code", "start"),
     [
-        ("tune-target", ["--variant", "two-lane", "--targets", "5"], 3,
-         "error: two-lane has no target: a match is one hand"),
-        ("tune-target", ["--variant", "ladder", "--targets", "5"], 3,
-         "error: ladder has no target"),
-        ("tune-target", ["--variant", "muggins", "--targets", "0,50"], 2,
-         "error: --targets must be integers >= 1"),
-        ("tune-target", ["--variant", "muggins", "--targets", "50,abc"], 2,
-         "error: --targets must be integers >= 1"),
-        ("tune-target", ["--variant", "muggins", "--targets", "50,50"], 2,
-         "error: --targets gives 50 twice"),
-        ("tune-target", ["--variant", "muggins", "--targets", "50", "--share", "2"], 2,
-         "error: --share must be a number in (0, 1]"),
+        (
+            "tune-target",
+            ["--variant", "two-lane", "--targets", "5"],
+            3,
+            "error: two-lane has no target: a match is one hand",
+        ),
+        (
+            "tune-target",
+            ["--variant", "ladder", "--targets", "5"],
+            3,
+            "error: ladder has no target",
+        ),
+        (
+            "tune-target",
+            ["--variant", "muggins", "--targets", "0,50"],
+            2,
+            "error: --targets must be integers >= 1",
+        ),
+        (
+            "tune-target",
+            ["--variant", "muggins", "--targets", "50,abc"],
+            2,
+            "error: --targets must be integers >= 1",
+        ),
+        (
+            "tune-target",
+            ["--variant", "muggins", "--targets", "50,50"],
+            2,
+            "error: --targets gives 50 twice",
+        ),
+        (
+            "tune-target",
+            ["--variant", "muggins", "--targets", "50", "--share", "2"],
+            2,
+            "error: --share must be a number in (0, 1]",
+        ),
         ("tune-target", ["--variant", "muggins"], 2, "error: tune-target needs --targets"),
-        ("tune-target", ["--variant", "muggins", "--targets", "50",
-                         "--set", "muggins.target=60"], 2,
-         "error: tune-target sets muggins.target itself"),
+        (
+            "tune-target",
+            ["--variant", "muggins", "--targets", "50", "--set", "muggins.target=60"],
+            2,
+            "error: tune-target sets muggins.target itself",
+        ),
         ("tune", ["--variant", "sniff"], 2, "error: tune sweeps an option: give a value list"),
-        ("tune", ["--variant", "sniff", "--set", "sniff.bogus=1,2"], 3,
-         "error: unknown option 'bogus' for sniff"),
+        (
+            "tune",
+            ["--variant", "sniff", "--set", "sniff.bogus=1,2"],
+            3,
+            "error: unknown option 'bogus' for sniff",
+        ),
         ("tune", ["--set", "sniff.us_sniff_counting=off,on"], 2, "error: tune needs --variant"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_is_one_line(tmp_path, cmd, args, code, start):
-    r = CliRunner().invoke(main, [cmd, *args, "--games", "2", "--workers", "1",
-                                  "--out", str(tmp_path)])  # fmt: skip
+    r = CliRunner().invoke(
+        main, [cmd, *args, "--games", "2", "--workers", "1", "--out", str(tmp_path)]
+    )
     assert r.exit_code == code, r.output
     assert r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
     assert r.stderr.startswith(start), r.stderr

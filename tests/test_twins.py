@@ -43,8 +43,9 @@ GREEDY_RETURNS = "        return greedy_choice(obs, legal)\n"
 GREEDY_CHOOSE = "    def choose(self, obs, legal, keys):\n"
 
 
-def copy_greedy(folder: Path, name: str, returns: str | None = None,
-                keep_choose: bool = True) -> Path:  # fmt: skip
+def copy_greedy(
+    folder: Path, name: str, returns: str | None = None, keep_choose: bool = True
+) -> Path:
     """strategies/greedy.py copied to ``folder`` as the strategy ``name`` (its
     ``compiled = "greedy"`` kept), ``choose_one`` returning ``returns`` (an expression) and,
     unless ``keep_choose``, without its batch ``choose`` (the default asks ``choose_one``)."""
@@ -61,8 +62,9 @@ def copy_greedy(folder: Path, name: str, returns: str | None = None,
 
 
 def _hands(rules, strategies, compiled=True):
-    eng = BatchEngine(rules, 4, strategies, range(200), unit="hand", batch_size=64,
-                      compiled=compiled)  # fmt: skip
+    eng = BatchEngine(
+        rules, 4, strategies, range(200), unit="hand", batch_size=64, compiled=compiled
+    )
     return eng, eng.run()[0]
 
 
@@ -141,9 +143,27 @@ def test_a_run_with_the_copy_is_replayed_as_recorded(tmp_path, clean_registry):
     folder.mkdir()
     copy_greedy(folder, "last-greedy", "legal[-1]", keep_choose=False)
     out = tmp_path / "runs"
-    r = CliRunner().invoke(cli, ["run", "--variant", "fives", "--strategies", "last-greedy,random",
-                                 "--strategy-path", str(folder), "--games", "12", "--seed", "3",
-                                 "--workers", "1", "--out", str(out), "--json"])  # fmt: skip
+    r = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "--variant",
+            "fives",
+            "--strategies",
+            "last-greedy,random",
+            "--strategy-path",
+            str(folder),
+            "--games",
+            "12",
+            "--seed",
+            "3",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     run_dir = json.loads(r.stdout)["run_dir"]
     recs = pd.concat(pd.read_parquet(p) for p in sorted(out.rglob("chunks/*.parquet")))
@@ -167,12 +187,14 @@ def test_check_strategy_checks_the_copys_python(tmp_path, clean_registry):
     assert report == [] and report.decisions > 0, [str(f) for f in report]
     illegal = "999 if obs.rules.variant == 'sniff' else greedy_choice(obs, legal)"
     bad = copy_greedy(tmp_path, "sniff-illegal", illegal, keep_choose=False)
-    report = check_strategy(bad, deals=2, variants=["fives", "sniff"], players=[2],
-                            checks=["legal"])  # fmt: skip
+    report = check_strategy(
+        bad, deals=2, variants=["fives", "sniff"], players=[2], checks=["legal"]
+    )
     assert [(f.check, f.rules) for f in report] == [("legal", "sniff 2p")], report
     with pytest.raises(StrategyError, match="sniff-illegal"):
-        BatchEngine(make_rules("sniff", 2), 1, [get("sniff-illegal"), get("random")], range(20),
-                    unit="hand").run()  # fmt: skip
+        BatchEngine(
+            make_rules("sniff", 2), 1, [get("sniff-illegal"), get("random")], range(20), unit="hand"
+        ).run()
     stale = copy_greedy(tmp_path, "stale-batch", "legal[-1]")
     report = check_strategy(stale, deals=2, variants=["fives"], players=[2], checks=["batch"])
     assert report and {f.check for f in report} == {"batch"}, report

@@ -47,6 +47,7 @@ TARGETS = {
 }
 
 # The invalid combinations at the end of RULES §15: (variant, players, options, words in message)
+# fmt: off
 INVALID = [
     ("block", 2, {"fish_score_sum_only": "on", "fish_difference_per_opponent": "on"},
      ["fish_score_sum_only", "fish_difference_per_opponent"]),
@@ -61,7 +62,8 @@ INVALID = [
     ("sniff", 3, {"reserve_k": 2}, ["reserve_k", "2 players"]),
     ("sniff", 4, {"reserve_k": 2}, ["reserve_k"]),
     ("kozel", 4, {"reserve_k": 1}, ["reserve_k", "4"]),
-]  # fmt: skip
+]
+# fmt: on
 
 
 def test_twelve_variants():

@@ -35,6 +35,7 @@ U64 = np.uint64
 # view of a field of one kernel.SLOT record per slot (blind's rows: kernel.BSLOT), showing the
 # rules' own width of the field; "P", "S", "NP" and "NPOINTS" stand for the rules' seats,
 # sides, open positions and point lanes.
+# fmt: off
 _SLOT_STATE = (
     ("hands", "P", np.uint64, 0), ("vals", "NP", np.int64, -1), ("dbl", "NP", bool, 0),
     ("alg", "NP", bool, 0), ("armv", 4, np.int64, -1), ("armd", 4, bool, 0),
@@ -47,16 +48,21 @@ _SLOT_STATE = (
     ("pot", None, np.int64, 0), ("eggs", None, np.int64, 0), ("dry", None, bool, 0),
     ("losers", None, np.int64, 0), ("active", None, bool, 0), ("match", None, np.int64, 0),
     ("hand_idx", None, np.int64, 0), ("skey", None, np.uint64, 0), ("stock", 28, np.int8, 0),
-)  # fmt: skip
+)
+# fmt: on
+# fmt: off
 _BLIND_STATE = (
     ("head", "P", np.int64, 0), ("span", "P", np.int64, 0), ("known", "P", np.int64, 0),
     ("opened", "P", bool, 0), ("face_up", None, np.int64, 0),
-)  # fmt: skip
+)
+# fmt: on
 # per-hand scalar fields: the rows of the slot's block ``hb`` (kernel.H_*), with the value a
 # deal starts them at ("h0": seats x hand size; "send0": where drawing stops)
+# fmt: off
 _HAND_FIELDS = ("attempt", "sp", "send", "spin", "cov", "ntable", "first", "table", "decision",
                 "last_placer", "hand_length", "turns", "draws", "passes", "end_reason", "fish",
-                "winner", "went_out")  # fmt: skip
+                "winner", "went_out")
+# fmt: on
 _PREV_FIELDS = ("prev_leader", "prev_winner", "prev_out", "prev_fish")  # kernel.P_*
 
 
@@ -132,8 +138,11 @@ def pending_state(
         return {"phase": phase}
     flags = {actions.DRAW: kernel.F_DRAW, actions.PASS: kernel.F_PASS, actions.STOP: kernel.F_STOP}
     cflag = sum(f for a, f in flags.items() if a in legal)
-    steps = {"continue": kernel.T_CONT, "blind_front": kernel.T_FRONT,
-             "blind_drawn": kernel.T_DRAWN}  # fmt: skip
+    steps = {
+        "continue": kernel.T_CONT,
+        "blind_front": kernel.T_FRONT,
+        "blind_drawn": kernel.T_DRAWN,
+    }
     if phase_name in steps:
         step = steps[phase_name]
     elif opened:
@@ -162,9 +171,19 @@ class BatchEngine:
             ``Strategy.choose`` (the same records: tests and bench/).
     """
 
-    def __init__(self, rules: Rules, seed: int, strategies: Sequence, match_ids: Iterable[int],
-                 *, unit: str = "match", batch_size: int = 10_000, compiled: bool | None = None,
-                 _positions: bool = False, _records: tuple | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int,
+        strategies: Sequence,
+        match_ids: Iterable[int],
+        *,
+        unit: str = "match",
+        batch_size: int = 10_000,
+        compiled: bool | None = None,
+        _positions: bool = False,
+        _records: tuple | None = None,
+    ) -> None:
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
         self._record_rows = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
@@ -202,8 +221,17 @@ class BatchEngine:
         h0 = P * rules.hand_size
         drawable = rules.stock_in_play and rules.draw_mode != "none"
         send0 = (28 - rules.reserve_k) if drawable else h0
-        starts = {"sp": h0, "send": max(send0, h0), "spin": -1, "first": -1, "last_placer": -1,
-                  "end_reason": -1, "fish": -1, "winner": -1, "went_out": -1}  # fmt: skip
+        starts = {
+            "sp": h0,
+            "send": max(send0, h0),
+            "spin": -1,
+            "first": -1,
+            "last_placer": -1,
+            "end_reason": -1,
+            "fish": -1,
+            "winner": -1,
+            "went_out": -1,
+        }
         # the per-hand block's values at a deal (the core resets a slot's block from it)
         self._htmpl = np.array([[starts.get(n, 0)] for n in _HAND_FIELDS], dtype=np.int64)
         self._flags = rules.may_draw_when_able or rules.bergen_voluntary
@@ -266,9 +294,15 @@ class BatchEngine:
         return self._run_kernel()
 
     @classmethod
-    def from_positions(cls, rules: Rules, seed: int, strategies: Sequence,
-                       positions: Sequence[dict], *,
-                       compiled: bool | None = None) -> BatchEngine:  # fmt: skip
+    def from_positions(
+        cls,
+        rules: Rules,
+        seed: int,
+        strategies: Sequence,
+        positions: Sequence[dict],
+        *,
+        compiled: bool | None = None,
+    ) -> BatchEngine:
         """An engine whose slots hold positions built elsewhere (a search's sampled hands, a
         test's position), to be played on to the end of the hand with :meth:`run`.
 
@@ -301,31 +335,59 @@ class BatchEngine:
             vals.append([ends.get("L", -1), ends.get("R", -1)])
             dbl.append([bool(doubles.get("L", False)), bool(doubles.get("R", False))])
         n = len(positions)
-        col = lambda key, default: np.array([p.get(key, default(i, p)) for i, p in  # noqa: E731
-                                             enumerate(positions)], dtype=np.int64)  # fmt: skip
+
+        def col(key, default):
+            return np.array(
+                [p.get(key, default(i, p)) for i, p in enumerate(positions)], dtype=np.int64
+            )
+
         scores = None
         if any("scores" in p for p in positions):
             scores = [p.get("scores", [0] * 4) for p in positions]
         return cls.from_arrays(
-            rules, seed, strategies, hands=np.array(hands, dtype=np.uint64).reshape(n, P),
+            rules,
+            seed,
+            strategies,
+            hands=np.array(hands, dtype=np.uint64).reshape(n, P),
             stock=np.array(stock, dtype=np.int64).reshape(n, 28),
             vals=np.array(vals, dtype=np.int64).reshape(n, 2),
             dbl=np.array(dbl, dtype=bool).reshape(n, 2),
             to_move=col("to_move", lambda i, p: 0),
             leader=col("leader", lambda i, p: p["to_move"]),
-            match_ids=col("match_id", lambda i, p: i), hand_index=col("hand_index", lambda i, p: 0),
-            first=col("first", lambda i, p: -1), scores=scores, compiled=compiled)  # fmt: skip
+            match_ids=col("match_id", lambda i, p: i),
+            hand_index=col("hand_index", lambda i, p: 0),
+            first=col("first", lambda i, p: -1),
+            scores=scores,
+            compiled=compiled,
+        )
 
     @classmethod
-    def from_arrays(cls, rules: Rules, seed: int, strategies: Sequence, *, hands: np.ndarray,
-                    stock: np.ndarray, vals: np.ndarray, dbl: np.ndarray, to_move: np.ndarray,
-                    leader: np.ndarray, match_ids: np.ndarray, hand_index: np.ndarray | None = None,
-                    first: np.ndarray | None = None, scores=None, alg: np.ndarray | None = None,
-                    spinner: np.ndarray | None = None, covered: np.ndarray | None = None,
-                    table: np.ndarray | None = None, points: np.ndarray | None = None,
-                    penalties: np.ndarray | None = None, phase: np.ndarray | None = None,
-                    blind: dict | None = None,
-                    compiled: bool | None = None) -> BatchEngine:  # fmt: skip
+    def from_arrays(
+        cls,
+        rules: Rules,
+        seed: int,
+        strategies: Sequence,
+        *,
+        hands: np.ndarray,
+        stock: np.ndarray,
+        vals: np.ndarray,
+        dbl: np.ndarray,
+        to_move: np.ndarray,
+        leader: np.ndarray,
+        match_ids: np.ndarray,
+        hand_index: np.ndarray | None = None,
+        first: np.ndarray | None = None,
+        scores=None,
+        alg: np.ndarray | None = None,
+        spinner: np.ndarray | None = None,
+        covered: np.ndarray | None = None,
+        table: np.ndarray | None = None,
+        points: np.ndarray | None = None,
+        penalties: np.ndarray | None = None,
+        phase: np.ndarray | None = None,
+        blind: dict | None = None,
+        compiled: bool | None = None,
+    ) -> BatchEngine:
         """:meth:`from_positions` from arrays, one row per position: ``hands`` ``[n, P]`` packed
         (tiles.PACK), ``stock`` ``[n, 28]`` (the draw order at the end, -1 before it), ``vals``
         and ``dbl`` ``[n, K]`` (the open positions ``L R`` or, on a SPINNER, ``L R W E N S``;
@@ -347,8 +409,16 @@ class BatchEngine:
         unless it stands after a draw of this turn (``AFTERDRAW``; blind's ``T_DRAWQ``,
         ``T_DRAWN``, ``T_CONT``)."""
         n = len(to_move)
-        e = cls(rules, seed, strategies, range(n), unit="hand", batch_size=n, compiled=compiled,
-                _positions=True)  # fmt: skip
+        e = cls(
+            rules,
+            seed,
+            strategies,
+            range(n),
+            unit="hand",
+            batch_size=n,
+            compiled=compiled,
+            _positions=True,
+        )  # (a position a slot)
         e.next_q = n
         g = np.arange(n)
         e.active[g] = True
@@ -363,40 +433,56 @@ class BatchEngine:
         e.send[:] = np.maximum(e.sp, 28 - rules.reserve_k) if drawable else e.sp
         e.to_move[:] = to_move
         e.leader[:] = leader
-        K = np.shape(vals)[1]
-        e.vals[:, :K] = vals
-        e.dbl[:, :K] = dbl
-        if alg is not None:
-            e.alg[:, :K] = alg
-        if spinner is not None and e.NP == 6:  # the arms: a covered one shows its tile's end
-            e.spin[:] = spinner
-            e.cov[:] = covered
-            arms = (np.asarray(covered)[:, None] >> np.arange(4)) & 1 == 1
-            e.armv[:] = np.where(arms, e.vals[:, 2:6], -1)
-            e.armd[:] = arms & e.dbl[:, 2:6]
-        if table is None:
-            e.ntable[:] = np.where((e.vals >= 0).any(axis=1), 2, 0)
-        else:
-            t = np.asarray(table, dtype=np.int64)
-            e.table[:] = t
-            e.ntable[:] = np.bitwise_count(t)
-            lone = e.ntable == 1
-            e.first[:] = np.where(lone, np.log2(np.maximum(t, 1)).astype(np.int64), -1)
-        if scores is not None:
-            e.scores[:] = np.asarray(scores, dtype=np.int64)[:, : e.scores.shape[1]]
-        if points is not None:
-            e.points[:] = points
-        if penalties is not None:
-            e.penalties[:] = penalties
-        e.phase[g] = np.where(e.ntable[g] > 0, TURN if phase is None else phase, LEAD)
-        e.lead_tile[g] = -1
-        if e.blind:
+        e._set_layout(vals, dbl, alg, spinner, covered, table)
+        e._set_tallies(scores, points, penalties)
+        e._set_turn(phase, blind, first)
+        return e
+
+    def _set_turn(self, phase, blind, first) -> None:
+        """from_arrays: where each position's turn stands (its phase; blind's rows and
+        pending step) and the first action to play (-1: none)."""
+        g = np.arange(len(self.queue))  # (a position a slot)
+        self.phase[g] = np.where(self.ntable[g] > 0, TURN if phase is None else phase, LEAD)
+        self.lead_tile[g] = -1
+        if self.blind:
             if blind is None:
                 raise ValueError("from_arrays: blind positions need their rows (blind=...)")
-            e._set_rows(blind)
+            self._set_rows(blind)
         if first is not None and (np.asarray(first) >= 0).any():
-            e._first = np.asarray(first, dtype=np.int64).copy()
-        return e
+            self._first = np.asarray(first, dtype=np.int64).copy()
+
+    def _set_tallies(self, scores, points, penalties) -> None:
+        """from_arrays: the match scores and this hand's points and penalties so far (None:
+        zero)."""
+        if scores is not None:
+            self.scores[:] = np.asarray(scores, dtype=np.int64)[:, : self.scores.shape[1]]
+        if points is not None:
+            self.points[:] = points
+        if penalties is not None:
+            self.penalties[:] = penalties
+
+    def _set_layout(self, vals, dbl, alg, spinner, covered, table) -> None:
+        """from_arrays: the open positions, doubles (across and along), the spinner's arms and
+        the tiles on the table of every position."""
+        K = np.shape(vals)[1]
+        self.vals[:, :K] = vals
+        self.dbl[:, :K] = dbl
+        if alg is not None:
+            self.alg[:, :K] = alg
+        if spinner is not None and self.NP == 6:  # the arms: a covered one shows its tile's end
+            self.spin[:] = spinner
+            self.cov[:] = covered
+            arms = (np.asarray(covered)[:, None] >> np.arange(4)) & 1 == 1
+            self.armv[:] = np.where(arms, self.vals[:, 2:6], -1)
+            self.armd[:] = arms & self.dbl[:, 2:6]
+        if table is None:
+            self.ntable[:] = np.where((self.vals >= 0).any(axis=1), 2, 0)
+        else:
+            t = np.asarray(table, dtype=np.int64)
+            self.table[:] = t
+            self.ntable[:] = np.bitwise_count(t)
+            lone = self.ntable == 1
+            self.first[:] = np.where(lone, np.log2(np.maximum(t, 1)).astype(np.int64), -1)
 
     def _check_slots(self, R: np.ndarray) -> None:
         """The state a caller built, refused where out of range (kernel.check_slots)."""
@@ -404,8 +490,9 @@ class BatchEngine:
         if bad >= 0:
             raise ValueError(f"{kernel.BAD_STATE}: slot {bad}")
 
-    def spread(self, rows: np.ndarray, match_ids: np.ndarray,
-               first: np.ndarray | None = None) -> BatchEngine:  # fmt: skip
+    def spread(
+        self, rows: np.ndarray, match_ids: np.ndarray, first: np.ndarray | None = None
+    ) -> BatchEngine:
         """An engine whose slot i starts as a copy of this engine's position ``rows[i]`` (built
         by :meth:`from_arrays`, not yet run), with its own match id (which addresses its
         strategies' random draws) and ``first`` action: a search plays each sampled deal once
@@ -420,8 +507,17 @@ class BatchEngine:
             _gather(self._slots, rows),
             _gather(self._blind_slots, rows) if self.blind else self._blind_slots,
         )
-        e = BatchEngine(self.r, self.seed, self.strategies, range(n), unit="hand", batch_size=n,
-                        compiled=self._compiled, _positions=True, _records=recs)  # fmt: skip
+        e = BatchEngine(
+            self.r,
+            self.seed,
+            self.strategies,
+            range(n),
+            unit="hand",
+            batch_size=n,
+            compiled=self._compiled,
+            _positions=True,
+            _records=recs,
+        )
         e.next_q = n
         e._checked = True
         e.match[:] = match_ids
@@ -462,9 +558,14 @@ class BatchEngine:
         self.match[:] = self.queue
         self.active[:] = True
         R = kernel.knobs(self.r, self.unit)
-        kernel.deal(R, kernel.seeds(self.seed, self.P), kernel.first_priority(self.r),
-                    np.ascontiguousarray(self._htmpl[:, 0]), self._slots,
-                    self._blind_slots)  # fmt: skip
+        kernel.deal(
+            R,
+            kernel.seeds(self.seed, self.P),
+            kernel.first_priority(self.r),
+            np.ascontiguousarray(self._htmpl[:, 0]),
+            self._slots,
+            self._blind_slots,
+        )
         return self._slots.copy(), self._blind_slots.copy()
 
     def play_prefixes(self, scripts: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -489,8 +590,10 @@ class BatchEngine:
             res = adv(policy, 0)
             adv.nrec[0] = 0
             if res <= -2:
-                raise ValueError(f"play_prefixes: the scripted action {int(st['act'][-2 - res])} "
-                                 f"of match id {int(self.queue[-2 - res])} is illegal")  # fmt: skip
+                raise ValueError(
+                    f"play_prefixes: the scripted action {int(st['act'][-2 - res])} "
+                    f"of match id {int(self.queue[-2 - res])} is illegal"
+                )
             answered = 0
             for li in (0, 1):
                 for j in range(int(nd[li])):
@@ -505,8 +608,10 @@ class BatchEngine:
                 break
         ended = np.flatnonzero(self.phase == DONE)
         if len(ended):
-            raise ValueError(f"play_prefixes: the hand of match id {int(self.queue[ended[0]])} "
-                             "ended within its script")  # fmt: skip
+            raise ValueError(
+                f"play_prefixes: the hand of match id {int(self.queue[ended[0]])} "
+                "ended within its script"
+            )
         return st.copy(), bst.copy()
 
     # ------------------------------------------------------------------------------------------
@@ -522,8 +627,7 @@ class BatchEngine:
     def _drawable(self, g: np.ndarray) -> np.ndarray:
         return self.send[g] - self.sp[g]
 
-    def _ask(self, ga, sa, sub: Legal, keys, dec, phase_name: str, check: bool = True,
-             pre=None):  # fmt: skip
+    def _ask(self, ga, sa, sub: Legal, keys, dec, phase_name: str, check: bool = True, pre=None):
         """The strategies' choices for decisions in slots ``ga`` by seats ``sa`` (2+ legal
         actions each).
 
@@ -571,9 +675,15 @@ class BatchEngine:
     def _legal(self, g, seats, draw=None, pass_=None) -> Legal:
         """The placements of the seats' tiles on the open positions, plus draw / pass flags."""
         f = np.zeros(len(g), dtype=bool)
-        return Legal(np.take(self.vals, g, axis=0), self._masks(g, seats),
-                     self.r.inline_double_counts_single, None, f if draw is None else draw,
-                     f if pass_ is None else pass_, f)  # fmt: skip
+        return Legal(
+            np.take(self.vals, g, axis=0),
+            self._masks(g, seats),
+            self.r.inline_double_counts_single,
+            None,
+            f if draw is None else draw,
+            f if pass_ is None else pass_,
+            f,
+        )
 
     def _single_legal(self, g, tiles_, draw=None, pass_=None) -> Legal:
         """Legal placements of one tile per game (blind's front or drawn tile), plus flags."""
@@ -582,8 +692,9 @@ class BatchEngine:
         shift = (np.maximum(vals, 0) * 8).astype(np.uint64)
         m = ((tables.PACK[tiles_][:, None] >> shift) & _7F).astype(np.int64)
         m = np.where(vals >= 0, m, 0)
-        return Legal(vals, m, False, None, f if draw is None else draw,
-                     f if pass_ is None else pass_, f)  # fmt: skip
+        return Legal(
+            vals, m, False, None, f if draw is None else draw, f if pass_ is None else pass_, f
+        )
 
     def _flags_legal(self, g, draw, pass_) -> Legal:
         """Only flags (blind's draw or pass without a placement)."""
@@ -661,8 +772,15 @@ class BatchEngine:
                 if kind == 0:
                     legal = Legal(cvals[:n], cmasks[:n], along, None, no[:n], no[:n], no[:n])
                 else:
-                    legal = Legal(lead_vals[:n], lead_masks[:n], along, c[:, kernel.CD_LEAD],
-                                  no[:n], no[:n], no[:n])  # fmt: skip
+                    legal = Legal(
+                        lead_vals[:n],
+                        lead_masks[:n],
+                        along,
+                        c[:, kernel.CD_LEAD],
+                        no[:n],
+                        no[:n],
+                        no[:n],
+                    )
                 legal._no_flags = True
                 pre = {"voids": c[:, kernel.CD_VOIDS : kernel.CD_VOIDS + P], "values": legal.values}
                 if not self.blind:  # (in blind the owner sees only the row tiles he looked at)
@@ -688,8 +806,16 @@ class BatchEngine:
     def _ask_rows(self, c, legal: Legal, phase_name: str, pre=None):
         """The strategies' choices for the kernel's decision rows ``c`` (columns kernel.CD_*);
         the kernel checks that they are legal."""
-        return self._ask(c[:, kernel.CD_SLOT], c[:, kernel.CD_SEAT], legal, c[:, kernel.CD_KEY].view(U64),
-                         c[:, kernel.CD_DEC], phase_name, check=False, pre=pre)  # fmt: skip
+        return self._ask(
+            c[:, kernel.CD_SLOT],
+            c[:, kernel.CD_SEAT],
+            legal,
+            c[:, kernel.CD_KEY].view(U64),
+            c[:, kernel.CD_DEC],
+            phase_name,
+            check=False,
+            pre=pre,
+        )
 
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
         """The error for the illegal action the core refused at slot ``i``."""
@@ -701,8 +827,7 @@ class BatchEngine:
             draw, pass_, stop = _kernel_flags(np.array([int(bw["cflag"])]))
             turn_phase = int(bw["turn_phase"])
             if turn_phase in (kernel.T_FRONT, kernel.T_DRAWN):
-                legal = self._single_legal(g, np.array([int(bw["dtile"])]), draw=draw,
-                                           pass_=pass_)  # fmt: skip
+                legal = self._single_legal(g, np.array([int(bw["dtile"])]), draw=draw, pass_=pass_)
             elif turn_phase in (kernel.T_OPLAY, kernel.T_CONT):
                 legal = Legal(self.vals[g], self._masks(g, seat), False, None, no, no, stop)
             else:
@@ -710,13 +835,21 @@ class BatchEngine:
         elif ask[i] == kernel.ASK_LEAD:
             t = int(self.lead_tile[i])
             lead = np.array([1 << t]) if t >= 0 else tables.mask28_of(self.hands[g, seat])
-            legal = Legal(self.vals[g], np.zeros((1, self.NP), dtype=np.int64),
-                          self.r.inline_double_counts_single, lead, no, no, no)  # fmt: skip
+            legal = Legal(
+                self.vals[g],
+                np.zeros((1, self.NP), dtype=np.int64),
+                self.r.inline_double_counts_single,
+                lead,
+                no,
+                no,
+                no,
+            )
         else:  # (voluntary draws: the flags follow from the turn's phase)
             ph = int(self.phase[i])
             draw = ph == kernel.BOFFER or (ph == kernel.MAYDRAW and int(self._drawable(g)[0]) > 0)
-            legal = self._legal(g, seat, draw=np.array([draw]),
-                                pass_=np.array([ph == kernel.AFTERDRAW]))  # fmt: skip
+            legal = self._legal(
+                g, seat, draw=np.array([draw]), pass_=np.array([ph == kernel.AFTERDRAW])
+            )
         return self._illegal(self.strategies[int(seat[0])], legal, 0, int(act[i]))
 
     def _kernel_fields(self, hdir, mdir) -> None:
@@ -737,8 +870,12 @@ class BatchEngine:
             col = {name: h[j] for j, name in enumerate(kernel.HREC)}
             col["match_id"] = mid
             c = len(kernel.HREC)
-            for name, w in (("points", self.npoints), ("pips", self.S), ("penalties", self.P),
-                            ("values", self.S)):  # fmt: skip
+            for name, w in (
+                ("points", self.npoints),
+                ("pips", self.S),
+                ("penalties", self.P),
+                ("values", self.S),
+            ):
                 col[name] = h[c : c + w].T
                 c += w
             self.hand_rows.append({name: col[name] for name in _HAND_KEYS})
@@ -781,9 +918,11 @@ class BatchEngine:
 _7F = U64(0x7F)
 _PACK_INT = [int(x) for x in tables.PACK]
 # record fields, in the order of _record_hands / _record_matches
+# fmt: off
 _HAND_KEYS = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner",
               "went_out", "hand_length", "turns", "draws", "passes", "points", "pips",
-              "penalties", "redeals", "values")  # fmt: skip
+              "penalties", "redeals", "values")
+# fmt: on
 _MATCH_KEYS = ("match_id", "winner", "hands", "scores", "dry", "losers")
 
 

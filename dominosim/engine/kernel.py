@@ -82,8 +82,10 @@ def policy_codes(strategies: Sequence[object], compiled: bool = True) -> np.ndar
         if name is None:
             continue
         if name not in POLICIES:
-            raise ValueError(f"strategy {strat.name!r} declares an unknown compiled policy "
-                             f"{name!r}; the core has {', '.join(POLICIES)}")  # fmt: skip
+            raise ValueError(
+                f"strategy {strat.name!r} declares an unknown compiled policy "
+                f"{name!r}; the core has {', '.join(POLICIES)}"
+            )
         out[seat] = POLICIES.index(name)
     return out
 
@@ -109,11 +111,13 @@ PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER = _codes(
 (RB,) = _codes("RB")  # blind's row ring size (BSLOT.buf)
 
 # rows of the engine's per-hand block (batch._HAND_FIELDS, same order)
+# fmt: off
 (H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION, H_LAST,
  H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT, H_COUNT) = _codes(
     "H_ATTEMPT H_SP H_SEND H_SPIN H_COV H_NTABLE H_FIRST H_TABLE H_DECISION H_LAST H_LENGTH "
     "H_TURNS H_DRAWS H_PASSES H_REASON H_FISH H_WINNER H_OUT H_COUNT"
-)  # fmt: skip
+)
+# fmt: on
 # rows of the previous-hand block
 P_LEADER, P_WINNER, P_OUT, P_FISH = _codes("P_LEADER P_WINNER P_OUT P_FISH")
 # columns of a decision's row in the decision lists (advance's ``cd[list, j]``): the slot, the
@@ -126,22 +130,51 @@ CD_SLOT, CD_KEY, CD_DEC, CD_SEAT, CD_HAND, CD_FLAGS, CD_PHASE, CD_LEAD, CD_VOIDS
 # rule knobs, as one int64 vector: the core's names, in its order (KNOBS in _core.h)
 _KNOBS = tuple(_core.KNOBS)
 # the knobs' values by the Rules field's value (the core's codes)
-DRAW_MODES = dict(zip(("none", "one", "until_playable", "blind"),
-                      _codes("DM_NONE DM_ONE DM_UNTIL_PLAYABLE DM_NONE"), strict=True))  # fmt: skip
-SCORINGS = dict(zip(("none", "fives", "threes", "muggins", "bergen"),
-                    _codes("SC_NONE SC_FIVES SC_THREES SC_MUGGINS SC_BERGEN"), strict=True))  # fmt: skip
+DRAW_MODES = dict(
+    zip(
+        ("none", "one", "until_playable", "blind"),
+        _codes("DM_NONE DM_ONE DM_UNTIL_PLAYABLE DM_NONE"),
+        strict=True,
+    )
+)
+SCORINGS = dict(
+    zip(
+        ("none", "fives", "threes", "muggins", "bergen"),
+        _codes("SC_NONE SC_FIVES SC_THREES SC_MUGGINS SC_BERGEN"),
+        strict=True,
+    )
+)
 # lead_first: by lot (lot_any, ladder, blind_front), else by the priority list (doubles, kozel)
 LF_LOT, LF_PRIORITY = _codes("LF_LOT LF_PRIORITY")
-LEAD_LATER = dict(zip(
-    ("as_first", "next_after_leader", "winner_else_lot", "winner_else_first", "winner_else_next",
-     "out_else_lot", "out_else_fishmaker", "lot"),
-    _codes("LL_AS_FIRST LL_NEXT LL_WINNER_ELSE_LOT LL_WINNER_ELSE_FIRST LL_WINNER_ELSE_NEXT "
-           "LL_OUT_ELSE_LOT LL_OUT_ELSE_FISHMAKER LL_LOT"), strict=True))  # fmt: skip
-SETTLEMENTS = dict(zip(
-    ("pips", "bergen", "book", "sniff", "muggins", "kozel", "penalties"),
-    _codes("ST_PIPS ST_BERGEN ST_BOOK ST_SNIFF ST_MUGGINS ST_KOZEL ST_PENALTIES"), strict=True))  # fmt: skip
-MATCH_ENDS = dict(zip(("race", "one_hand", "kozel"), _codes("ME_RACE ME_ONE_HAND ME_KOZEL"),
-                      strict=True))  # fmt: skip
+LEAD_LATER = dict(
+    zip(
+        (
+            "as_first",
+            "next_after_leader",
+            "winner_else_lot",
+            "winner_else_first",
+            "winner_else_next",
+            "out_else_lot",
+            "out_else_fishmaker",
+            "lot",
+        ),
+        _codes(
+            "LL_AS_FIRST LL_NEXT LL_WINNER_ELSE_LOT LL_WINNER_ELSE_FIRST LL_WINNER_ELSE_NEXT "
+            "LL_OUT_ELSE_LOT LL_OUT_ELSE_FISHMAKER LL_LOT"
+        ),
+        strict=True,
+    )
+)
+SETTLEMENTS = dict(
+    zip(
+        ("pips", "bergen", "book", "sniff", "muggins", "kozel", "penalties"),
+        _codes("ST_PIPS ST_BERGEN ST_BOOK ST_SNIFF ST_MUGGINS ST_KOZEL ST_PENALTIES"),
+        strict=True,
+    )
+)
+MATCH_ENDS = dict(
+    zip(("race", "one_hand", "kozel"), _codes("ME_RACE ME_ONE_HAND ME_KOZEL"), strict=True)
+)
 
 
 def knobs(rules: Rules, unit: str) -> np.ndarray:
@@ -151,6 +184,7 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
     r = rules
     blind = r.draw_mode == "blind"
     v = {knob: int(getattr(r, field)) for field, knob in OPTION_KNOBS}
+    # fmt: off
     v.update({
         "P": r.players,
         "S": r.sides,
@@ -180,7 +214,8 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         ),
         # blind_draw_optional: a hand is blocked whatever the stock (§3.9a)
         "block_any": int(blind and r.blind_draw_optional),
-    })  # fmt: skip
+    })
+    # fmt: on
     return np.array([v[name] for name in _KNOBS], dtype=np.int64)
 
 
@@ -208,16 +243,20 @@ def first_priority(rules: Rules) -> np.ndarray:
 def seeds(seed: int, players: int) -> np.ndarray:
     """Hash prefixes of the addressed streams: deal, lot, strategy (docs/design.md)."""
     return np.array(
-        [seeding.key(seed, seeding.DEAL, players), seeding.key(seed, seeding.LOT, players),
-         seeding.key(seed, seeding.STRATEGY)],
+        [
+            seeding.key(seed, seeding.DEAL, players),
+            seeding.key(seed, seeding.LOT, players),
+            seeding.key(seed, seeding.STRATEGY),
+        ],
         dtype=np.uint64,
-    )  # fmt: skip
+    )
 
 
 # One game slot's whole state on the core, as one record (``Slot`` in _core.h, same fields in
 # the same order; checked at import): the engine's state arrays are views of these fields
 # (``BatchEngine._bind_slots``), and the core works on one slot's record at a time. Sizes are
 # the largest any rules need (4 seats, 6 open positions); the views show the rules' own.
+# fmt: off
 SLOT = np.dtype(
     [("hands", np.uint64, (4,)), ("vals", np.int64, (6,)), ("hb", np.int64, (18,)),
      ("phase", np.int64), ("to_move", np.int64), ("leader", np.int64),
@@ -232,21 +271,36 @@ SLOT = np.dtype(
      ("end_values", np.int64, (4,)), ("written", np.int64, (4,)), ("pending", np.int64, (4,)),
      ("prev", np.int64, (4,)), ("prev_pips", np.int64, (4,))],
     align=True,
-)  # fmt: skip
+)
+# fmt: on
 # blind's per-slot state, a record array of its own (one unused record for other rules): the
 # turn's sub-phase and pending decision, and the rows (ring buffers of tile indices)
+# fmt: off
 BSLOT = np.dtype(
     [("turn_phase", np.int64), ("dtile", np.int64), ("cflag", np.int64), ("head", np.int64, (4,)),
      ("span", np.int64, (4,)), ("known", np.int64, (4,)), ("face_up", np.int64),
      ("opened", np.int8, (4,)), ("buf", np.int8, (4, 32))],
     align=True,
-)  # fmt: skip
+)
+# fmt: on
 MAX_SLOTS = 4096  # game slots per engine: their records stay in cache (docs/design.md)
 # hand record columns (int32): these, then points[npoints], pips[S], penalties[P], values[S]
 # (hand values: kozel's §14.12, else the pip totals again); the kernel
 # writes the queue position in the match id columns (the engine maps it to the match id)
-HREC = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner", "went_out",
-        "hand_length", "turns", "draws", "passes", "redeals")  # fmt: skip
+HREC = (
+    "match_id",
+    "hand_index",
+    "leader",
+    "end_reason",
+    "fish_maker",
+    "winner",
+    "went_out",
+    "hand_length",
+    "turns",
+    "draws",
+    "passes",
+    "redeals",
+)
 # match record columns: these, then scores[npoints]
 MREC = ("match_id", "winner", "hands", "dry", "losers")
 
@@ -280,14 +334,25 @@ def check_layout(core: ModuleType = _core) -> None:
         size, offsets = core.layout()[name]
         mine = {f: dtype.fields[f][1] for f in dtype.names}
         if size != dtype.itemsize or offsets != mine:
-            problems.append(f"the {name} record (C: {size} bytes {offsets}; numpy: "
-                            f"{dtype.itemsize} bytes {mine})")  # fmt: skip
+            problems.append(
+                f"the {name} record (C: {size} bytes {offsets}; numpy: "
+                f"{dtype.itemsize} bytes {mine})"
+            )
     # what Python defines elsewhere and the core also spells out
-    mine = {"A_DRAW": actions.DRAW, "A_PASS": actions.PASS, "A_STOP": actions.STOP,
-            "A_ALONG": actions.ALONG, "HREC_HEAD": len(HREC), "MREC_HEAD": len(MREC)}  # fmt: skip
+    mine = {
+        "A_DRAW": actions.DRAW,
+        "A_PASS": actions.PASS,
+        "A_STOP": actions.STOP,
+        "A_ALONG": actions.ALONG,
+        "HREC_HEAD": len(HREC),
+        "MREC_HEAD": len(MREC),
+    }
     theirs = core.constants()
-    problems += [f"the code {k} (C {theirs.get(k)}, Python {v})" for k, v in mine.items()
-                 if theirs.get(k) != v]  # fmt: skip
+    problems += [
+        f"the code {k} (C {theirs.get(k)}, Python {v})"
+        for k, v in mine.items()
+        if theirs.get(k) != v
+    ]
     if problems:
         raise ImportError(
             "dominosim's compiled core does not match dominosim/engine/kernel.py: "

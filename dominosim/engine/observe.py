@@ -25,12 +25,21 @@ class BatchObservation:
     :meth:`row` gives one decision as an :class:`~dominosim.observe.Observation`.
     """
 
+    # fmt: off
     _FIELDS = ("seat", "hand", "values", "table", "_hands_all", "voids", "stock_size",
                "drawable", "scores", "penalties", "leader", "match_id", "hand_index",
-               "decision", "doubles", "along", "table_count")  # fmt: skip
+               "decision", "doubles", "along", "table_count")
+    # fmt: on
 
-    def __init__(self, engine: Any, g: np.ndarray, seats: np.ndarray, phase: str,
-                 decision: np.ndarray | None = None, known: np.ndarray | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        engine: Any,
+        g: np.ndarray,
+        seats: np.ndarray,
+        phase: str,
+        decision: np.ndarray | None = None,
+        known: np.ndarray | None = None,
+    ) -> None:
         # Fields are read from the engine on first use (most strategies read few of them);
         # ``decision`` is taken now because the engine numbers the next decisions right after.
         # ``known``: fields the caller already holds (the kernel's decision lists), by name.
@@ -126,8 +135,9 @@ class BatchObservation:
         return tables.count_of(self._hands_all)
 
     def take(self, rows: np.ndarray) -> BatchObservation:
-        sub = BatchObservation(self._e, self._g[rows], self.seat[rows], self.phase,
-                               self.decision[rows])  # fmt: skip
+        sub = BatchObservation(
+            self._e, self._g[rows], self.seat[rows], self.phase, self.decision[rows]
+        )
         for k, v in self.__dict__.items():  # fields already read
             if k in self._FIELDS and k not in ("seat", "decision"):
                 sub.__dict__[k] = v[rows]
@@ -148,8 +158,9 @@ class BatchObservation:
             fu = int(e.face_up[gi])
             face_up = tuple(x for x in range(28) if fu >> x & 1)
             held = tables.mask28_of(e.hands[gi, : r.players]).tolist()
-            face_up_seats = tuple(next(s for s, h in enumerate(held) if h >> x & 1)
-                                  for x in face_up)  # fmt: skip
+            face_up_seats = tuple(
+                next(s for s, h in enumerate(held) if h >> x & 1) for x in face_up
+            )
             opened = tuple(bool(x) for x in e.opened[gi])
         return Observation(
             rules=r,
@@ -160,9 +171,7 @@ class BatchObservation:
             positions=tuple((names[k], int(v)) for k, v in enumerate(self.values[i]) if v >= 0),
             table=tuple(x for x in range(28) if t >> x & 1),
             counts=tuple(int(c) for c in self.counts[i]),
-            voids=tuple(
-                frozenset(v for v in range(7) if int(m7) >> v & 1) for m7 in self.voids[i]
-            ),  # fmt: skip
+            voids=tuple(frozenset(v for v in range(7) if int(m7) >> v & 1) for m7 in self.voids[i]),
             face_up=face_up,
             face_up_seats=face_up_seats,
             opened=opened,

@@ -74,8 +74,9 @@ class _Pool:
         for _ in range(workers):
             here, there = ctx.Pipe(duplex=True)
             others = [here, *(w.connection for w in self.workers)]
-            p = ctx.Process(target=worker_main, args=(there, others, self.games, os.getpid()),
-                            daemon=True)  # fmt: skip
+            p = ctx.Process(
+                target=worker_main, args=(there, others, self.games, os.getpid()), daemon=True
+            )
             p.start()
             there.close()
             self.workers.append(PoolWorker(p, here))
@@ -164,9 +165,13 @@ class _Dask:
         self.cluster = None
         try:
             if scheduler is None:
-                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                            processes=True, host="127.0.0.1",
-                                            dashboard_address=None)  # fmt: skip
+                self.cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                )
                 self.client = Client(self.cluster)
             else:
                 self.client = Client(scheduler, timeout=30)
@@ -179,8 +184,9 @@ class _Dask:
         from dask.distributed import as_completed
 
         futures = self.client.map(play_item, self.items, pure=False)
-        chunk_of = {f.key: f"{it.group}-{it.chunk}" for f, it in zip(futures, self.items,
-                                                                     strict=True)}  # fmt: skip
+        chunk_of = {
+            f.key: f"{it.group}-{it.chunk}" for f, it in zip(futures, self.items, strict=True)
+        }
         ac = as_completed(futures)
         del futures  # no list of futures is kept, so finished results are released
         for fut in ac:
@@ -255,8 +261,9 @@ def user_strategies(plan: Plan) -> bool:
     return False
 
 
-def make_executor(items, n_items: int, workers: int, executor: str, scheduler: str | None,
-              isolate: bool = False):  # fmt: skip
+def make_executor(
+    items, n_items: int, workers: int, executor: str, scheduler: str | None, isolate: bool = False
+):
     """The executor of a run; ``isolate``: the run plays users' strategies, so even one chunk
     or one worker is played in a worker process (a watched pool), never in this one."""
     check_executor(executor, scheduler)

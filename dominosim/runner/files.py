@@ -46,8 +46,9 @@ def strategy_files(paths: Iterable[str]) -> list[dict]:
     return out
 
 
-def probe_strategies(paths: Sequence[str], labels: Sequence[str],
-                     files: Sequence[tuple[str, str, str]] = ()) -> None:  # fmt: skip
+def probe_strategies(
+    paths: Sequence[str], labels: Sequence[str], files: Sequence[tuple[str, str, str]] = ()
+) -> None:
     """Load the strategy files ``paths`` (or a run's recorded ``files``, as
     :func:`load_run_files` does) and start the strategies ``labels`` in a child process first
     (:func:`dominosim.sandbox.call`): a file that ends its process at import or in a
@@ -71,10 +72,14 @@ def probe_strategies(paths: Sequence[str], labels: Sequence[str],
     def died(how: str, last: str | None) -> str:
         kind, _, what = (last or "path ").partition(" ")
         if kind == "start":
-            return (f"strategy '{what}' ended its process in __init__ ({how}: os._exit, or a "
-                    "crash); fix its __init__")  # fmt: skip
-        return (f"strategy path {what or ', '.join(paths)} ended its process while loading "
-                f"({how}: os._exit at import, or a crash); fix it")  # fmt: skip
+            return (
+                f"strategy '{what}' ended its process in __init__ ({how}: os._exit, or a "
+                "crash); fix its __init__"
+            )
+        return (
+            f"strategy path {what or ', '.join(paths)} ended its process while loading "
+            f"({how}: os._exit at import, or a crash); fix it"
+        )
 
     try:
         sandbox.call(load, list(paths), list(labels), died=died)
@@ -119,17 +124,26 @@ def _format1_entry(path: object, digest: object) -> dict:
 
 
 def _file_entry(e: object) -> tuple[str, str, str]:
-    if not isinstance(e, dict) or len(e) != 2 or not isinstance(e.get("sha256"), str) \
-            or not _SHA256.fullmatch(e["sha256"]):  # fmt: skip
+    if (
+        not isinstance(e, dict)
+        or len(e) != 2
+        or not isinstance(e.get("sha256"), str)
+        or not _SHA256.fullmatch(e["sha256"])
+    ):
         raise ValueError(f"strategy file entry {e!r} is not a file and its sha256")
     if "builtin" in e:
         if strategy.builtin_file(e["builtin"]) is None:
-            raise ValueError(f"built-in strategy file {e['builtin']!r} is not one of this "
-                             "install's")  # fmt: skip
+            raise ValueError(
+                f"built-in strategy file {e['builtin']!r} is not one of this install's"
+            )
         return ("builtin", e["builtin"], e["sha256"])
     path = e.get("path")
-    if not isinstance(path, str) or not Path(path).is_absolute() or not path.endswith(".py") \
-            or "\0" in path:  # fmt: skip
+    if (
+        not isinstance(path, str)
+        or not Path(path).is_absolute()
+        or not path.endswith(".py")
+        or "\0" in path
+    ):
         raise ValueError(f"strategy file entry {e!r} is not an absolute path of a .py file")
     return ("path", path, e["sha256"])
 

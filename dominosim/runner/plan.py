@@ -130,8 +130,9 @@ class Plan:
     measurement: object | None = None
 
     @classmethod
-    def from_experiment(cls, exp: Experiment, seed: int,
-                        legs: Sequence[Sequence[str]] | None = None) -> Plan:  # fmt: skip
+    def from_experiment(
+        cls, exp: Experiment, seed: int, legs: Sequence[Sequence[str]] | None = None
+    ) -> Plan:
         """The plan of ``exp``; with ``legs``, one group per (rules, leg) pair, rules slowest,
         each leg a seat list playing its own rotations (every leg must have as many)."""
         rules = resolve_rules(exp)
@@ -186,19 +187,30 @@ class Plan:
         start = c * self.ids_per_chunk
         stop = min(self.ids_per_rotation, start + self.ids_per_chunk)
         return WorkItem(
-            group=g, chunk=c, start=start, stop=stop, rules=self.rules[g], seed=self.seed,
-            unit=self.unit, seats=self.seats_of(g), rotations=self.rotations_of_group(g),
-            strategy_paths=self.strategy_paths, records=self.records,
-            batch_size=self.batch_size, strategy_files=self.strategy_files,
+            group=g,
+            chunk=c,
+            start=start,
+            stop=stop,
+            rules=self.rules[g],
+            seed=self.seed,
+            unit=self.unit,
+            seats=self.seats_of(g),
+            rotations=self.rotations_of_group(g),
+            strategy_paths=self.strategy_paths,
+            records=self.records,
+            batch_size=self.batch_size,
+            strategy_files=self.strategy_files,
             strategy_timeout=self.strategy_timeout,
-            measure=(self.measurement.for_group(self.legs, self.rules, g)
-                     if self.measurement else None),
-        )  # fmt: skip
+            measure=(
+                self.measurement.for_group(self.legs, self.rules, g) if self.measurement else None
+            ),
+        )
 
     @property
     def total_games(self) -> int:
-        return sum(self.ids_per_rotation * len(self.rotations_of_group(g))
-                   for g in range(len(self.rules)))  # fmt: skip
+        return sum(
+            self.ids_per_rotation * len(self.rotations_of_group(g)) for g in range(len(self.rules))
+        )
 
     def labels(self) -> list[str]:
         """Every distinct seat label of the plan, in order of first appearance."""
@@ -220,7 +232,7 @@ class Plan:
             "seats": list(self.seats),
             "rotations": [
                 {"offset": r, "seats": list(seating(self.seats, r))} for r in self.rotations
-            ],  # fmt: skip
+            ],
             "games_requested": self.games_requested,
             "games_per_group": self.games_per_group,
             "ids_per_rotation": self.ids_per_rotation,
@@ -245,10 +257,10 @@ class Plan:
                         }
                         if self.legs
                         else {}
-                    ),  # fmt: skip
+                    ),
                 }
                 for g, r in enumerate(self.rules)
-            ],  # fmt: skip
+            ],
             "chunk_count": len(self.items),
             **(
                 {
@@ -265,7 +277,7 @@ class Plan:
                 }
                 if len(self.items) <= MAX_LISTED_CHUNKS
                 else {}
-            ),  # fmt: skip
+            ),
         }
 
     def fingerprint(self) -> str:
@@ -276,17 +288,25 @@ class Plan:
         from ..store import checksum
         from ..version import ENGINE_VERSION
 
-        return checksum({
-            "engine": ENGINE_VERSION, "seed": self.seed, "unit": self.unit,
-            "players": self.players, "rules": [r.to_dict() for r in self.rules],
-            "seats": [list(self.seats_of(g)) for g in range(len(self.rules))],
-            "rotations": [list(self.rotations_of_group(g)) for g in range(len(self.rules))],
-            "ids": [self.ids_per_rotation, self.ids_per_chunk], "records": self.records,
-            "files": sorted([name if kind == "builtin" else "", sha]
-                            for kind, name, sha in self.strategy_files),
-            # (the key keeps its first name, so the fingerprints of earlier runs hold)
-            "skill": self.measurement.fingerprint() if self.measurement else [0, 0],
-        })  # fmt: skip
+        return checksum(
+            {
+                "engine": ENGINE_VERSION,
+                "seed": self.seed,
+                "unit": self.unit,
+                "players": self.players,
+                "rules": [r.to_dict() for r in self.rules],
+                "seats": [list(self.seats_of(g)) for g in range(len(self.rules))],
+                "rotations": [list(self.rotations_of_group(g)) for g in range(len(self.rules))],
+                "ids": [self.ids_per_rotation, self.ids_per_chunk],
+                "records": self.records,
+                "files": sorted(
+                    [name if kind == "builtin" else "", sha]
+                    for kind, name, sha in self.strategy_files
+                ),
+                # (the key keeps its first name, so the fingerprints of earlier runs hold)
+                "skill": self.measurement.fingerprint() if self.measurement else [0, 0],
+            }
+        )
 
     def _group_label(self, g: int) -> str:
         label = self.rules[g].label
@@ -331,7 +351,7 @@ class Plan:
                 rotate=bool(m.get("rotate", True)),
                 strategy_files=recorded_files(m.get("inputs")),
                 measurement=measurement_of(m.get("analysis") or {}),
-            )  # fmt: skip
+            )
             _check_plan_types(m, plan)
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as e:
             raise OutputError(
@@ -357,7 +377,8 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
     if len(plan.seats) != plan.players or any(len(x) != plan.players for x in plan.legs):
         raise ValueError("a seat list does not seat every player")
     if plan.unit not in ("hand", "match") or not all(
-            int_in(r, 0, plan.players) for r in plan.rotations):  # fmt: skip
+        int_in(r, 0, plan.players) for r in plan.rotations
+    ):
         raise ValueError("'unit' or 'rotations' is out of range")
     if not int_in(plan.batch_size, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
         raise ValueError("'batch_size' or 'ids_per_rotation' is out of range")
@@ -369,8 +390,9 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
         if len(chunks) != len(planned):
             raise ValueError(f"'chunks' lists {len(chunks)} chunks, the plan has {len(planned)}")
         for d, it in zip(chunks, planned, strict=True):
-            if not isinstance(d, dict) or [d.get(k) for k in ("group", "chunk", "start", "stop")] \
-                    != [it.group, it.chunk, it.start, it.stop]:  # fmt: skip
+            if not isinstance(d, dict) or [
+                d.get(k) for k in ("group", "chunk", "start", "stop")
+            ] != [it.group, it.chunk, it.start, it.stop]:
                 raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
     if not isinstance(m.get("status"), str):
         raise TypeError(f"'status' is {m.get('status')!r}, not a string")
@@ -417,12 +439,16 @@ def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
         played = plan.games_per_group * tables
         if played == asked:
             return None
-        return (f"games: {asked} rounded up to {played} {unit} ({tables} tables x {ids} deals "
-                f"x {seatings} seatings)")  # fmt: skip
+        return (
+            f"games: {asked} rounded up to {played} {unit} ({tables} tables x {ids} deals "
+            f"x {seatings} seatings)"
+        )
     if plan.games_per_group == plan.games_requested:
         return None
-    return (f"games: {plan.games_requested} rounded up to {plan.games_per_group} {unit} per "
-            f"option group ({ids} deals x {seatings} seat rotations)")  # fmt: skip
+    return (
+        f"games: {plan.games_requested} rounded up to {plan.games_per_group} {unit} per "
+        f"option group ({ids} deals x {seatings} seat rotations)"
+    )
 
 
 def measurement_of(analysis: dict) -> object | None:

@@ -40,11 +40,18 @@ class Progress:
         from tqdm import tqdm
 
         self.session, self.path = session, path
-        self.show = bool(session.progress if session.progress is not None
-                         else sys.stderr.isatty())  # fmt: skip
-        self.bar = tqdm(total=total, initial=done, unit="game", disable=not self.show,
-                        file=sys.stderr, dynamic_ncols=True, smoothing=0.3, delay=self.DELAY,
-                        desc="planning")  # fmt: skip
+        self.show = bool(session.progress if session.progress is not None else sys.stderr.isatty())
+        self.bar = tqdm(
+            total=total,
+            initial=done,
+            unit="game",
+            disable=not self.show,
+            file=sys.stderr,
+            dynamic_ncols=True,
+            smoothing=0.3,
+            delay=self.DELAY,
+            desc="planning",
+        )
         self.base, self.ticked, self.chunked = done, 0, 0
         self.t0 = time.monotonic()
         self.announced = False

@@ -94,5 +94,11 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
 def chunk_expect(it: WorkItem, run: str) -> dict:
     """What a chunk's aggregates file must say of itself: which chunk it is, and of which run
     (``run``: :meth:`Plan.fingerprint`)."""
-    return {"run": run, "group": it.group, "chunk": it.chunk, "start": it.start,
-            "stop": it.stop, "games": it.games}  # fmt: skip
+    return {
+        "run": run,
+        "group": it.group,
+        "chunk": it.chunk,
+        "start": it.start,
+        "stop": it.stop,
+        "games": it.games,
+    }

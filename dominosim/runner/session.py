@@ -56,8 +56,18 @@ def versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version(), "platform": platform.platform()}
-    for pkg in ("dominosim", "numpy", "pandas", "pyarrow", "multiprocess", "tqdm", "click",
-                "matplotlib", "dask", "distributed"):  # fmt: skip
+    for pkg in (
+        "dominosim",
+        "numpy",
+        "pandas",
+        "pyarrow",
+        "multiprocess",
+        "tqdm",
+        "click",
+        "matplotlib",
+        "dask",
+        "distributed",
+    ):
         try:
             out[pkg] = version(pkg)
         except PackageNotFoundError:
@@ -74,13 +84,22 @@ def _check_workers(session: Session) -> None:
     """Warn once when more local workers are asked for than the machine has cores."""
     cores = os.cpu_count() or 1
     if session.executor == "local" and session.workers and session.workers > cores:
-        echo(session, f"warning: --workers {session.workers} is more than the {cores} cores "
-                       "of this machine; the run is not faster for it")  # fmt: skip
+        echo(
+            session,
+            f"warning: --workers {session.workers} is more than the {cores} cores "
+            "of this machine; the run is not faster for it",
+        )
 
 
-def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
-              session: Session | None = None, legs: Sequence[Sequence[str]] | None = None,
-              analysis: dict | None = None) -> tuple[RunDir, dict]:  # fmt: skip
+def start_run(
+    exp: Experiment,
+    seed: int,
+    *,
+    seed_drawn: bool = False,
+    session: Session | None = None,
+    legs: Sequence[Sequence[str]] | None = None,
+    analysis: dict | None = None,
+) -> tuple[RunDir, dict]:
     """Create the run folder for ``exp`` and play it; returns the finished run folder and
     its report.
 
@@ -98,8 +117,10 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
     if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
-        probe_strategies(exp.strategy_path,
-                         [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)])  # fmt: skip
+        probe_strategies(
+            exp.strategy_path,
+            [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)],
+        )
     load_strategy_paths(exp.strategy_path)
     for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
         strategy.get(spec.name, **spec.kwargs)
@@ -135,8 +156,7 @@ def start_run(exp: Experiment, seed: int, *, seed_drawn: bool = False,
         with rd.locked():
             rd.write_manifest(manifest)
             if seed_drawn:
-                echo(session,
-                      f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")  # fmt: skip
+                echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
             note = games_note(plan, analysis)
             if note:
                 echo(session, note)
@@ -169,8 +189,9 @@ def check_inputs(rd: RunDir, manifest: dict) -> None:
             f"two engines; start a new run ({new}) or resume with the version that began it"
         )
     files = recorded_files(inputs)  # (checked by Plan.from_manifest before this)
-    inside = next((ref for kind, ref, _ in files
-                   if kind == "path" and _is_within(Path(ref), rd.path)), None)  # fmt: skip
+    inside = next(
+        (ref for kind, ref, _ in files if kind == "path" and _is_within(Path(ref), rd.path)), None
+    )
     if inside is not None:
         raise OutputError(
             f"the manifest of {rd.path} names a strategy file inside the run folder ({inside}); "
@@ -273,8 +294,14 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     try:
         if n_pending:
             bar.phase(f"starting {min(workers, n_pending)} worker(s)")
-            ex = make_executor(pending, n_pending, workers, session.executor, session.scheduler,
-                               isolate=user_strategies(plan))  # fmt: skip
+            ex = make_executor(
+                pending,
+                n_pending,
+                workers,
+                session.executor,
+                session.scheduler,
+                isolate=user_strategies(plan),
+            )
             bar.phase("playing")
             for res in ex.results(bar.tick if bar.show else None):
                 _write_chunk(rd, plan, run, merger, res)
@@ -285,8 +312,9 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
                 _hold(played.written, n_pending)
         _stop(ex)
         ex = None
-        data = finish(rd, plan, manifest, merger, lambda: clock.end(played.written, "done"),
-                      phase=bar.phase)  # (the bar closes in finally)  # fmt: skip
+        data = finish(
+            rd, plan, manifest, merger, lambda: clock.end(played.written, "done"), phase=bar.phase
+        )  # (the bar closes in finally)
     except KeyboardInterrupt:
         with signals.deferred():  # (a second signal cannot cut the cleanup short)
             _stop(ex)
@@ -312,8 +340,11 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
         signals.restore(old_handlers)
     wall = clock.end(played.written, "done")
     rate = played.games / wall if wall > 0 else 0.0
-    echo(session, f"played {played.games} games ({played.hands} hands) in {wall:.1f} s, "
-                  f"{rate:,.0f} games/s; results in {rd.path}")  # fmt: skip
+    echo(
+        session,
+        f"played {played.games} games ({played.hands} hands) in {wall:.1f} s, "
+        f"{rate:,.0f} games/s; results in {rd.path}",
+    )
     return data
 
 
@@ -337,8 +368,12 @@ def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: dict) -> None:
     recs = res["records"]
     table = records_table(recs, plan.seats_of(res["group"])) if recs is not None else None
     it = plan.item(res["group"], res["chunk"])
-    agg_doc = {**chunk_expect(it, run), "hands": res["hands"],
-               "timing": res["timing"], "rows": res["rows"]}  # fmt: skip
+    agg_doc = {
+        **chunk_expect(it, run),
+        "hands": res["hands"],
+        "timing": res["timing"],
+        "rows": res["rows"],
+    }
     rd.write_chunk(res["group"], res["chunk"], agg_doc, table)
     merger.add(res["group"], res["rows"], res["timing"], res["games"], res["hands"])
 
@@ -402,9 +437,11 @@ class _SessionClock:
         if not _timings_ok(timings):  # (damaged: the earlier sessions' times are dropped)
             timings = self.manifest["timings"] = {"wall_seconds": 0.0, "sessions": []}
         if self.entry is None:
+            # fmt: off
             self.entry = {"started": self.started, "ended": _now(),
                           "wall_seconds": time.perf_counter() - self.t0, "chunks": chunks,
-                          "status": status}  # fmt: skip
+                          "status": status}
+            # fmt: on
             timings["sessions"].append(self.entry)
             timings["wall_seconds"] = sum(s["wall_seconds"] for s in timings["sessions"])
         self.entry["status"] = status
@@ -423,9 +460,14 @@ def _timings_ok(timings: object) -> bool:
     return True
 
 
-def finish(rd: RunDir, plan: Plan, manifest: dict, merger: Merger,
-           end_session: Callable[[], object], phase: Callable[[str], None] | None = None,
-           ) -> dict:  # fmt: skip
+def finish(
+    rd: RunDir,
+    plan: Plan,
+    manifest: dict,
+    merger: Merger,
+    end_session: Callable[[], object],
+    phase: Callable[[str], None] | None = None,
+) -> dict:
     """Write aggregates.parquet, then end the session (``end_session``: the manifest's
     timings and status ``done``), build the report once from the manifest and the merged
     aggregates, write report.md, summary.csv and plots (each atomically) and last the

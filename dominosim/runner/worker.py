@@ -47,8 +47,9 @@ def _async_raise(tid: int, exc: type | None) -> None:
     """Raise ``exc`` in thread ``tid`` at its next Python instruction (None: cancel)."""
     import ctypes
 
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid),
-                                               None if exc is None else ctypes.py_object(exc))  # fmt: skip
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(tid), None if exc is None else ctypes.py_object(exc)
+    )
 
 
 @contextlib.contextmanager
@@ -131,8 +132,9 @@ class GuardedStrategy:
         return strategy.check_actions(name, out, len(keys))
 
 
-def make_strategy(label: str, files: Sequence[tuple[str, str, str]] = (),
-                  timeout: float = 0.0) -> GuardedStrategy:  # fmt: skip
+def make_strategy(
+    label: str, files: Sequence[tuple[str, str, str]] = (), timeout: float = 0.0
+) -> GuardedStrategy:
     """The strategy of a seat label (``name:key=value``), guarded with ``timeout`` seconds per
     decision batch (:class:`GuardedStrategy`), loading the run's strategy ``files`` first
     (:func:`load_run_files`). Instances are cached per label and file version; a strategy
@@ -157,8 +159,14 @@ def _play_batch(rules, seed, strategies, ids, unit, batch_size):
     return eng.run()
 
 
-def play(rules: Rules, seed: int, strategies: Sequence[strategy.Strategy], ids: Sequence[int] | range,
-         unit: str, batch_size: int = BATCH_SIZE) -> tuple[dict, dict]:  # fmt: skip
+def play(
+    rules: Rules,
+    seed: int,
+    strategies: Sequence[strategy.Strategy],
+    ids: Sequence[int] | range,
+    unit: str,
+    batch_size: int = BATCH_SIZE,
+) -> tuple[dict, dict]:
     """Play match ids ``ids`` on the batch engine. Returns (hands, matches) dicts of arrays."""
     return _play_batch(rules, seed, strategies, ids, unit, batch_size)
 
@@ -349,10 +357,21 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
     labels = list(dict.fromkeys(item.seats))
     for s, x in enumerate(seat_labels):  # codes into the item's labels; see records_table
         cols[f"strategy_{s}"] = np.full(n, labels.index(x), dtype=np.int8)
-    cols["deal"] = deal_keys(item.seed, item.rules.players, hands["match_id"],
-                             hands["hand_index"], hands["redeals"])  # fmt: skip
-    for key in ("leader", "end_reason", "fish_maker", "winner", "went_out", "hand_length",
-                "turns", "draws", "passes", "redeals"):  # fmt: skip
+    cols["deal"] = deal_keys(
+        item.seed, item.rules.players, hands["match_id"], hands["hand_index"], hands["redeals"]
+    )
+    for key in (
+        "leader",
+        "end_reason",
+        "fish_maker",
+        "winner",
+        "went_out",
+        "hand_length",
+        "turns",
+        "draws",
+        "passes",
+        "redeals",
+    ):
         cols[key] = hands[key].astype(np.int16 if key != "turns" else np.int32)
     keys = ("points", "pips", "penalties") + (("values",) if item.rules.variant == "kozel" else ())
     for key in keys:
@@ -362,8 +381,9 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
     return cols
 
 
-def deal_keys(seed: int, players: int, match_id: np.ndarray, hand_index: np.ndarray,
-              redeals: np.ndarray) -> np.ndarray:  # fmt: skip
+def deal_keys(
+    seed: int, players: int, match_id: np.ndarray, hand_index: np.ndarray, redeals: np.ndarray
+) -> np.ndarray:
     """The ``deal`` record column: the 64-bit key (as int64) the 28-tile shuffle of each hand
     is drawn from (``seeding``: seed, players, match id, hand index, redeal attempt), so two
     records with equal ``deal`` were dealt the same tiles."""
@@ -372,8 +392,14 @@ def deal_keys(seed: int, players: int, match_id: np.ndarray, hand_index: np.ndar
     m = np.asarray(match_id, dtype=np.int64)
     if not len(m):
         return np.zeros(0, dtype=np.int64)
-    h = key_np(seed, DEAL, players, m, np.asarray(hand_index, dtype=np.int64),
-               np.asarray(redeals, dtype=np.int64))  # fmt: skip
+    h = key_np(
+        seed,
+        DEAL,
+        players,
+        m,
+        np.asarray(hand_index, dtype=np.int64),
+        np.asarray(redeals, dtype=np.int64),
+    )
     return np.broadcast_to(h, m.shape).astype(np.uint64).view(np.int64)
 
 

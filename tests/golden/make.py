@@ -43,8 +43,9 @@ def path(variant: str, players: int) -> Path:
 def transcript(variant: str, players: int) -> str:
     rules = make_rules(variant, players)
     strategies = [get(name) for name in STRATEGIES[:players]]
-    return to_jsonl(make_trace(rules, seed=SEED, match_id=MATCH_ID, hand=None,
-                               strategies=strategies))  # fmt: skip
+    return to_jsonl(
+        make_trace(rules, seed=SEED, match_id=MATCH_ID, hand=None, strategies=strategies)
+    )
 
 
 def main() -> None:
