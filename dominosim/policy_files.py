@@ -20,7 +20,7 @@ POLICY_FILES = {
     "random.py": "a07ef5287572862ee22126b8c89e4b86f884ff50463969a418049d2f8abc92cb",
     "heaviest.py": "61dbfc6526f1bcea9f7413cb8b31074a03575292b8a7ce658db6c790fcb0c332",
     "greedy.py": "fe42bac65063bf711db5f7a7108bebbd5452d5f1bdfdde837764cd43039c2226",
-    "doubles_first.py": "25248e5d5681684034e7e300e20a8d8b0d3f3be14033b9685e3ef3737d2c606d",
+    "doubles_first.py": "dad851d871db206704e01b42bf4c16a6cb3c448149f7318d9caa92b3025ac719",
     "suit_keeper.py": "9f75b8148ad97c068daf1db594d0856c652e37f498fd5ccfff2b9a5956bdd9e0",
     "blocker.py": "7e971be2f8771eca560ff1436e171d9faea5cc32833ec5ef14c44d87edd0ce0e",
 }

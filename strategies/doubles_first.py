@@ -52,7 +52,8 @@ class DoublesFirst(Strategy):
         return doubles_first_choice(obs, legal)
 
     def choose(self, obs, legal, keys):
-        # whole batches with heaviest's array passes on a LINE (a cheap playout policy for mc)
+        # whole batches with heaviest's array passes on a LINE (the answers of choose_one;
+        # mc's playouts use the compiled twin, in the core)
         h, g = heaviest, greedy
         if not h.batch_ok(obs, legal):
             return super().choose(obs, legal, keys)
