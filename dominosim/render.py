@@ -307,7 +307,7 @@ def _skill_sections(data: Mapping, a: Mapping):
 
 
 def _analysis_sections(data: Mapping):
-    """(heading, lines, {title: DataFrame}) of the analysis, for report._sections."""
+    """(heading, lines, {title: DataFrame}) of the analysis, for :func:`_sections`."""
 
     a = data["analysis"]
     if a["kind"] == "skill":

@@ -615,7 +615,7 @@ static int deal(const Rules *r, Slot *rw, BSlot *bw, int first, const Inputs *in
 }
 
 /* ------------------------------------------------------------------------------------------
- * settlement (settle.py, row by row)
+ * settlement (as reference.py's settle: one function per RULES settlement)
  * ---------------------------------------------------------------------------------------- */
 typedef struct {
     int64_t seat_pips[4]; /* pips per seat */
@@ -876,7 +876,7 @@ static void settle(const Rules *r, Slot *rw, Tally *ty) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * the end of a match (settle.py's match end, kozel_match_over)
+ * the end of a match (as reference.py's _match_over: race, one hand, kozel)
  * ---------------------------------------------------------------------------------------- */
 typedef struct {
     int done;
@@ -987,7 +987,7 @@ static MatchEnd match_over(const Rules *r, Slot *rw) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * blind's rows (§3.2, §3.7; engine/blind.py, step for step)
+ * blind's rows (§3.2, §3.7; as reference.py's blind turn, step for step)
  * ---------------------------------------------------------------------------------------- */
 static inline void pop_front(BSlot *bw, int64_t seat) {
     bw->head[seat] = (bw->head[seat] + 1) % RB;
