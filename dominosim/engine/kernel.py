@@ -241,7 +241,8 @@ def first_priority(rules: Rules) -> np.ndarray:
 
 
 def seeds(seed: int, players: int) -> np.ndarray:
-    """Hash prefixes of the addressed streams: deal, lot, strategy (docs/design.md)."""
+    """Hash prefixes of the addressed streams: deal, lot, strategy (docs/design.md,
+    "Randomness: addressed, never sequential")."""
     return np.array(
         [
             seeding.key(seed, seeding.DEAL, players),
@@ -283,7 +284,9 @@ BSLOT = np.dtype(
     align=True,
 )
 # fmt: on
-MAX_SLOTS = 4096  # game slots per engine: their records stay in cache (docs/design.md)
+# game slots per engine: the speed is flat around it and the slots' records stay in cache
+# (docs/design.md, "The batch engine"; bench/README.md, "Slots per engine")
+MAX_SLOTS = 4096
 # hand record columns (int32): these, then points[npoints], pips[S], penalties[P], values[S]
 # (hand values: kozel's §14.12, else the pip totals again); the kernel
 # writes the queue position in the match id columns (the engine maps it to the match id)

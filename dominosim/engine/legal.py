@@ -10,7 +10,8 @@ For ``n`` decisions:
 * ``lead[n]`` (28-bit tile masks) instead of ``masks`` when the table is empty;
 * ``draw``, ``pass_``, ``stop``: ``[n]`` booleans.
 
-The canonical order of docs/design.md is: slot, across before along, tile; then draw, pass, stop.
+The canonical order (docs/design.md, "Action encoding") is: slot, across before along, tile;
+then draw, pass, stop.
 :meth:`Legal.action_at` returns the k-th legal action in that order with table lookups only;
 :meth:`Legal.to_mask` builds a boolean ``[n, 339]`` mask for a strategy that wants one.
 """

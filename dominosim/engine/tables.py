@@ -3,7 +3,8 @@
 A hand is one 64-bit packed mask in which tile a-b sets bits ``8a+b`` and ``8b+a``, so byte v
 of the hand lists, as a 7-bit mask of other halves, the tiles that fit an open end showing v:
 ``(hand >> 8*v) & 0x7F``. Within one value, the order of other halves is the order of tile
-indices, which is why the canonical action order (docs/design.md) can be read off byte masks.
+indices, which is why the canonical action order (docs/design.md, "Action encoding") can be
+read off byte masks.
 """
 
 from __future__ import annotations
