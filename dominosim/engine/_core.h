@@ -30,7 +30,20 @@ enum { P_LEADER, P_WINNER, P_OUT, P_FISH };                     /* rows of Slot.
 /* columns of a decision's row (kernel.CD_*) */
 enum { CD_SLOT, CD_KEY, CD_DEC, CD_SEAT, CD_HAND, CD_FLAGS, CD_PHASE, CD_LEAD, CD_VOIDS,
        CDW = CD_VOIDS + 4 };
-enum { HREC_HEAD = 12, MREC_HEAD = 5 }; /* hand / match record columns before the per-side ones */
+/* the hand / match record columns before the per-side ones, by name (kernel.HREC and
+ * kernel.MREC are these names, read from the core; HREC_HEAD, MREC_HEAD: how many) */
+#define HREC_COLUMNS(X)                                                                      \
+    X(match_id) X(hand_index) X(leader) X(end_reason) X(fish_maker) X(winner) X(went_out)    \
+    X(hand_length) X(turns) X(draws) X(passes) X(redeals)
+#define MREC_COLUMNS(X) X(match_id) X(winner) X(hands) X(dry) X(losers)
+#define HREC_ENUM(name) HR_##name,
+#define MREC_ENUM(name) MR_##name,
+enum { HREC_COLUMNS(HREC_ENUM) HREC_HEAD };
+enum { MREC_COLUMNS(MREC_ENUM) MREC_HEAD };
+#undef HREC_ENUM
+#undef MREC_ENUM
+extern const char *const HREC_NAMES[HREC_HEAD];
+extern const char *const MREC_NAMES[MREC_HEAD];
 /* knob values (kernel.py's tables of the same names) */
 enum { SC_NONE, SC_FIVES, SC_THREES, SC_MUGGINS, SC_BERGEN };
 enum { ST_PIPS, ST_BERGEN, ST_BOOK, ST_SNIFF, ST_MUGGINS, ST_KOZEL, ST_PENALTIES };

@@ -153,6 +153,8 @@ static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     }
     if (items(&b[A_QPOS]) < 1 || items(&b[A_ND]) != 2 || items(&b[A_NREC]) < 1)
         return bad("qpos, nd and nrec must hold 1, 2 and 1 values");
+    int64_t qpos = ((const int64_t *)b[A_QPOS].view.buf)[0];
+    if (qpos < 0 || qpos > nq) return bad("qpos out of range");
     if (items(&b[A_BST]) < (r->blind ? B : 1)) return bad("bst must hold a record per slot");
     if (dim(&b[A_CD], 0) != 2 || dim(&b[A_CD], 1) != B || dim(&b[A_CD], 2) != CDW)
         return bad("cd must be [2, slots, CDW]");
@@ -650,19 +652,24 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
+/* module.attr = a tuple of the names; -1 on failure */
+static int add_names(PyObject *m, const char *attr, const char *const *names, int n) {
+    PyObject *t = name_tuple(names, n);
+    if (!t || PyModule_AddObject(m, attr, t) < 0) { /* (steals t on success only) */
+        Py_XDECREF(t);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__core(void) {
     core_init_tables();
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    PyObject *names = name_tuple(KNOB_NAMES, K_COUNT);
-    if (!names || PyModule_AddObject(m, "KNOBS", names) < 0) {
-        Py_XDECREF(names);
-        Py_DECREF(m);
-        return NULL;
-    }
-    names = name_tuple(POLICY_NAMES, POL_COUNT);
-    if (!names || PyModule_AddObject(m, "POLICIES", names) < 0) {
-        Py_XDECREF(names);
+    if (add_names(m, "KNOBS", KNOB_NAMES, K_COUNT) < 0 ||
+        add_names(m, "POLICIES", POLICY_NAMES, POL_COUNT) < 0 ||
+        add_names(m, "HREC", HREC_NAMES, HREC_HEAD) < 0 ||
+        add_names(m, "MREC", MREC_NAMES, MREC_HEAD) < 0) {
         Py_DECREF(m);
         return NULL;
     }
