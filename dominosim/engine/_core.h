@@ -21,7 +21,7 @@ enum { F_DRAW = 1, F_PASS = 2, F_STOP = 4 };                 /* a decision's fla
 enum { PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER };       /* its phase name */
 enum { A_ALONG = 168, A_DRAW = 336, A_PASS = 337, A_STOP = 338 }; /* action codes */
 enum { RB = 32 };                                               /* blind's row ring size */
-/* rows of the per-hand block Slot.hb (batch.py hand_fields, same order) */
+/* rows of the per-hand block Slot.hb (batch._HAND_FIELDS names them) */
 enum {
     H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION,
     H_LAST, H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT, H_COUNT
@@ -198,8 +198,8 @@ int64_t core_deal(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_
 enum { SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS };
 
 /* ---- every code kernel.py shares with the core, by name: the one place their values are
- * written. constants() exports them; kernel.py reads each one it uses from there (a name
- * missing here fails its import). ---- */
+ * written. constants() exports them; kernel.py reads each one from there (a name missing
+ * here, or one here that kernel.py neither reads nor checks, fails its import). ---- */
 #define SHARED_CODES(X)                                                                      \
     X(LEAD) X(TURN) X(MAYDRAW) X(AFTERDRAW) X(DONE) X(START) X(BOFFER)                       \
     X(DOMINO) X(BLOCKED) X(TARGET) X(ASK_NONE) X(ASK_LEAD) X(ASK_PLAY)                       \

@@ -99,6 +99,8 @@ class _Advance:
     def __init__(self, e: BatchEngine, qpos: int) -> None:
         B, P, S, npts = e.B, e.P, e.S, e.npoints
         self.e = e
+        # (the engine's own arrays, bound once at its start: the core reads them by these names)
+        self.queue, self.st, self.bst = e.queue, e._slots, e._blind_slots
         self.R = kernel.knobs(e.r, e.unit)
         self.sd = kernel.seeds(e.seed, P)
         self.prio = kernel.first_priority(e.r)
@@ -116,11 +118,6 @@ class _Advance:
         self.hrec = np.zeros((hcols, 0 if self.direct else e._record_rows), dtype=np.int32)
         self.mdir = np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32)
         self.nrec = np.zeros(2, dtype=np.int64)
-
-    # (the engine's own arrays, read by the core by these names too)
-    queue = property(lambda self: self.e.queue)
-    st = property(lambda self: self.e._slots)
-    bst = property(lambda self: self.e._blind_slots)
 
     def __call__(self, policy: np.ndarray, start: int) -> int:
         """Advance every slot from ``start`` (the core reads this object's arrays by name:
