@@ -108,6 +108,13 @@ const char *const POLICY_NAMES[POL_COUNT] = {
 #undef POLICY_NAME
 };
 
+const char *const HREC_NAMES[HREC_HEAD] = {
+#define COLUMN_NAME(name) #name,
+    HREC_COLUMNS(COLUMN_NAME)
+};
+const char *const MREC_NAMES[MREC_HEAD] = {MREC_COLUMNS(COLUMN_NAME)};
+#undef COLUMN_NAME
+
 /* A knob vector as Rules, or an error message when a knob is out of the engine's range. */
 const char *core_rules(const int64_t *knobs, Rules *r) {
 #define KNOB_READ(name) r->name = knobs[K_##name];
@@ -1264,12 +1271,15 @@ static int legal_act(const Rules *r, const Slot *rw, const BSlot *bw, int64_t ki
 /* the hand record's columns (kernel.HREC, then points, pips, penalties, values) of the hand just
  * settled, at row r of the column-major int32 block buf (ncols rows of width w) */
 static void write_hand(const Rules *r, const Slot *rw, int32_t *buf, int64_t w, int64_t row) {
-    const int64_t head[12] = {rw->qidx, rw->hand_idx, rw->leader, rw->hb[H_REASON],
-                              rw->hb[H_FISH], rw->hb[H_WINNER], rw->hb[H_OUT], rw->hb[H_LENGTH],
-                              rw->hb[H_TURNS], rw->hb[H_DRAWS], rw->hb[H_PASSES],
-                              rw->hb[H_ATTEMPT]};
+    const int64_t head[HREC_HEAD] = {
+        [HR_match_id] = rw->qidx,          [HR_hand_index] = rw->hand_idx,
+        [HR_leader] = rw->leader,          [HR_end_reason] = rw->hb[H_REASON],
+        [HR_fish_maker] = rw->hb[H_FISH],  [HR_winner] = rw->hb[H_WINNER],
+        [HR_went_out] = rw->hb[H_OUT],     [HR_hand_length] = rw->hb[H_LENGTH],
+        [HR_turns] = rw->hb[H_TURNS],      [HR_draws] = rw->hb[H_DRAWS],
+        [HR_passes] = rw->hb[H_PASSES],    [HR_redeals] = rw->hb[H_ATTEMPT]};
     int64_t c = 0;
-    for (; c < 12; c++) buf[c * w + row] = (int32_t)head[c];
+    for (; c < HREC_HEAD; c++) buf[c * w + row] = (int32_t)head[c];
     for (int s = 0; s < r->npoints; s++, c++) buf[c * w + row] = (int32_t)rw->points[s];
     for (int s = 0; s < r->S; s++, c++) buf[c * w + row] = (int32_t)rw->end_pips[s];
     for (int s = 0; s < r->P; s++, c++) buf[c * w + row] = (int32_t)rw->penalties[s];
@@ -1279,13 +1289,13 @@ static void write_hand(const Rules *r, const Slot *rw, int32_t *buf, int64_t w, 
 static void write_match(const Rules *r, const Slot *rw, const Outputs *o, int64_t winner) {
     int64_t m = rw->qidx, w = o->nq;
     int32_t *buf = o->mdir;
-    buf[0 * w + m] = (int32_t)m;
-    buf[1 * w + m] = (int32_t)winner;
-    buf[2 * w + m] = (int32_t)(rw->hand_idx + 1);
-    buf[3 * w + m] = rw->dry;
-    buf[4 * w + m] = (int32_t)rw->losers;
+    buf[MR_match_id * w + m] = (int32_t)m;
+    buf[MR_winner * w + m] = (int32_t)winner;
+    buf[MR_hands * w + m] = (int32_t)(rw->hand_idx + 1);
+    buf[MR_dry * w + m] = rw->dry;
+    buf[MR_losers * w + m] = (int32_t)rw->losers;
     for (int s = 0; s < r->npoints; s++)
-        buf[(5 + s) * w + m] =
+        buf[(MREC_HEAD + s) * w + m] =
             (int32_t)(r->match_end == ME_KOZEL ? nonneg(rw->written[s]) : rw->scores[s]);
 }
 

@@ -21,7 +21,7 @@ enum { F_DRAW = 1, F_PASS = 2, F_STOP = 4 };                 /* a decision's fla
 enum { PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER };       /* its phase name */
 enum { A_ALONG = 168, A_DRAW = 336, A_PASS = 337, A_STOP = 338 }; /* action codes */
 enum { RB = 32 };                                               /* blind's row ring size */
-/* rows of the per-hand block Slot.hb (batch.py hand_fields, same order) */
+/* rows of the per-hand block Slot.hb (batch._HAND_FIELDS names them) */
 enum {
     H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION,
     H_LAST, H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT, H_COUNT
@@ -30,7 +30,20 @@ enum { P_LEADER, P_WINNER, P_OUT, P_FISH };                     /* rows of Slot.
 /* columns of a decision's row (kernel.CD_*) */
 enum { CD_SLOT, CD_KEY, CD_DEC, CD_SEAT, CD_HAND, CD_FLAGS, CD_PHASE, CD_LEAD, CD_VOIDS,
        CDW = CD_VOIDS + 4 };
-enum { HREC_HEAD = 12, MREC_HEAD = 5 }; /* hand / match record columns before the per-side ones */
+/* the hand / match record columns before the per-side ones, by name (kernel.HREC and
+ * kernel.MREC are these names, read from the core; HREC_HEAD, MREC_HEAD: how many) */
+#define HREC_COLUMNS(X)                                                                      \
+    X(match_id) X(hand_index) X(leader) X(end_reason) X(fish_maker) X(winner) X(went_out)    \
+    X(hand_length) X(turns) X(draws) X(passes) X(redeals)
+#define MREC_COLUMNS(X) X(match_id) X(winner) X(hands) X(dry) X(losers)
+#define HREC_ENUM(name) HR_##name,
+#define MREC_ENUM(name) MR_##name,
+enum { HREC_COLUMNS(HREC_ENUM) HREC_HEAD };
+enum { MREC_COLUMNS(MREC_ENUM) MREC_HEAD };
+#undef HREC_ENUM
+#undef MREC_ENUM
+extern const char *const HREC_NAMES[HREC_HEAD];
+extern const char *const MREC_NAMES[MREC_HEAD];
 /* knob values (kernel.py's tables of the same names) */
 enum { SC_NONE, SC_FIVES, SC_THREES, SC_MUGGINS, SC_BERGEN };
 enum { ST_PIPS, ST_BERGEN, ST_BOOK, ST_SNIFF, ST_MUGGINS, ST_KOZEL, ST_PENALTIES };
@@ -185,8 +198,8 @@ int64_t core_deal(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_
 enum { SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS };
 
 /* ---- every code kernel.py shares with the core, by name: the one place their values are
- * written. constants() exports them; kernel.py reads each one it uses from there (a name
- * missing here fails its import). ---- */
+ * written. constants() exports them; kernel.py reads each one from there (a name missing
+ * here, or one here that kernel.py neither reads nor checks, fails its import). ---- */
 #define SHARED_CODES(X)                                                                      \
     X(LEAD) X(TURN) X(MAYDRAW) X(AFTERDRAW) X(DONE) X(START) X(BOFFER)                       \
     X(DOMINO) X(BLOCKED) X(TARGET) X(ASK_NONE) X(ASK_LEAD) X(ASK_PLAY)                       \

@@ -112,25 +112,36 @@ static int read_rules(PyObject *obj, Rules *r) {
 enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_POLICY, A_ST, A_BST, A_ND, A_CD, A_CHOSEN,
        A_CVALS, A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_BUFS };
 
+static const struct {
+    const char *name;
+    Py_ssize_t size;
+    int kind, ndim, writable;
+} ADVANCE_ARRAYS[A_BUFS] = {
+    {"R", 8, K_INT, 1, 0},       {"sd", 8, K_UINT, 1, 0},     {"prio", 8, K_INT, 1, 0},
+    {"htmpl", 8, K_INT, 1, 0},   {"queue", 8, K_INT, 1, 0},   {"qpos", 8, K_INT, 1, 1},
+    {"policy", 8, K_INT, 1, 0},
+    {"st", sizeof(Slot), K_RECORD, 1, 1}, {"bst", sizeof(BSlot), K_RECORD, 1, 1},
+    {"nd", 8, K_INT, 1, 1},      {"cd", 8, K_INT, 3, 1},      {"chosen", 8, K_INT, 2, 1},
+    {"cvals", 8, K_INT, 2, 1},   {"cmasks", 8, K_INT, 2, 1},  {"hdir", 4, K_INT, 2, 1},
+    {"hrec", 4, K_INT, 2, 1},    {"mdir", 4, K_INT, 2, 1},    {"nrec", 8, K_INT, 1, 1},
+};
+/* the attribute names as interned strings, made once at import (init_advance_names): no
+ * string is built per call */
+static PyObject *advance_names[A_BUFS];
+
+static int init_advance_names(void) {
+    for (int k = 0; k < A_BUFS; k++)
+        if (!advance_names[k] && !(advance_names[k] = PyUnicode_InternFromString(ADVANCE_ARRAYS[k].name)))
+            return -1;
+    return 0;
+}
+
 static int take_advance_args(PyObject *source, PyObject *policy, Buf *b) {
-    static const struct {
-        const char *name;
-        Py_ssize_t size;
-        int kind, ndim, writable;
-    } spec[A_BUFS] = {
-        {"R", 8, K_INT, 1, 0},       {"sd", 8, K_UINT, 1, 0},     {"prio", 8, K_INT, 1, 0},
-        {"htmpl", 8, K_INT, 1, 0},   {"queue", 8, K_INT, 1, 0},   {"qpos", 8, K_INT, 1, 1},
-        {"policy", 8, K_INT, 1, 0},
-        {"st", sizeof(Slot), K_RECORD, 1, 1}, {"bst", sizeof(BSlot), K_RECORD, 1, 1},
-        {"nd", 8, K_INT, 1, 1},      {"cd", 8, K_INT, 3, 1},      {"chosen", 8, K_INT, 2, 1},
-        {"cvals", 8, K_INT, 2, 1},   {"cmasks", 8, K_INT, 2, 1},  {"hdir", 4, K_INT, 2, 1},
-        {"hrec", 4, K_INT, 2, 1},    {"mdir", 4, K_INT, 2, 1},    {"nrec", 8, K_INT, 1, 1},
-    };
     for (int k = 0; k < A_BUFS; k++) {
-        PyObject *obj = k == A_POLICY ? Py_NewRef(policy) : PyObject_GetAttrString(source, spec[k].name);
+        PyObject *obj = k == A_POLICY ? Py_NewRef(policy) : PyObject_GetAttr(source, advance_names[k]);
         if (!obj) return -1;
-        int rc = take(&b[k], obj, spec[k].name, spec[k].size, spec[k].kind, spec[k].ndim,
-                      spec[k].writable);
+        int rc = take(&b[k], obj, ADVANCE_ARRAYS[k].name, ADVANCE_ARRAYS[k].size,
+                      ADVANCE_ARRAYS[k].kind, ADVANCE_ARRAYS[k].ndim, ADVANCE_ARRAYS[k].writable);
         Py_DECREF(obj); /* (a taken buffer holds its own reference) */
         if (rc < 0) return -1;
     }
@@ -153,6 +164,8 @@ static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     }
     if (items(&b[A_QPOS]) < 1 || items(&b[A_ND]) != 2 || items(&b[A_NREC]) < 1)
         return bad("qpos, nd and nrec must hold 1, 2 and 1 values");
+    int64_t qpos = ((const int64_t *)b[A_QPOS].view.buf)[0];
+    if (qpos < 0 || qpos > nq) return bad("qpos out of range");
     if (items(&b[A_BST]) < (r->blind ? B : 1)) return bad("bst must hold a record per slot");
     if (dim(&b[A_CD], 0) != 2 || dim(&b[A_CD], 1) != B || dim(&b[A_CD], 2) != CDW)
         return bad("cd must be [2, slots, CDW]");
@@ -178,7 +191,7 @@ static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t na
     (void)self;
     if (nargs != 3) return PyErr_Format(PyExc_TypeError, "advance takes 3 arguments");
     Rules r;
-    PyObject *knobs = PyObject_GetAttrString(args[0], "R");
+    PyObject *knobs = PyObject_GetAttr(args[0], advance_names[A_R]);
     int rc = knobs ? read_rules(knobs, &r) : -1;
     Py_XDECREF(knobs);
     if (rc < 0) return NULL;
@@ -650,19 +663,25 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
+/* module.attr = a tuple of the names; -1 on failure */
+static int add_names(PyObject *m, const char *attr, const char *const *names, int n) {
+    PyObject *t = name_tuple(names, n);
+    if (!t || PyModule_AddObject(m, attr, t) < 0) { /* (steals t on success only) */
+        Py_XDECREF(t);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__core(void) {
     core_init_tables();
+    if (init_advance_names() < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    PyObject *names = name_tuple(KNOB_NAMES, K_COUNT);
-    if (!names || PyModule_AddObject(m, "KNOBS", names) < 0) {
-        Py_XDECREF(names);
-        Py_DECREF(m);
-        return NULL;
-    }
-    names = name_tuple(POLICY_NAMES, POL_COUNT);
-    if (!names || PyModule_AddObject(m, "POLICIES", names) < 0) {
-        Py_XDECREF(names);
+    if (add_names(m, "KNOBS", KNOB_NAMES, K_COUNT) < 0 ||
+        add_names(m, "POLICIES", POLICY_NAMES, POL_COUNT) < 0 ||
+        add_names(m, "HREC", HREC_NAMES, HREC_HEAD) < 0 ||
+        add_names(m, "MREC", MREC_NAMES, MREC_HEAD) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -56,14 +56,24 @@ _BLIND_STATE = (
     ("opened", "P", bool, 0), ("face_up", None, np.int64, 0),
 )
 # fmt: on
-# per-hand scalar fields: the rows of the slot's block ``hb`` (kernel.H_*), with the value a
-# deal starts them at ("h0": seats x hand size; "send0": where drawing stops)
+# per-hand scalar fields: the engine's names of the rows of the slot's block ``hb``
 # fmt: off
-_HAND_FIELDS = ("attempt", "sp", "send", "spin", "cov", "ntable", "first", "table", "decision",
-                "last_placer", "hand_length", "turns", "draws", "passes", "end_reason", "fish",
-                "winner", "went_out")
+_HAND_FIELDS = {
+    "attempt": kernel.H_ATTEMPT, "sp": kernel.H_SP, "send": kernel.H_SEND,
+    "spin": kernel.H_SPIN, "cov": kernel.H_COV, "ntable": kernel.H_NTABLE,
+    "first": kernel.H_FIRST, "table": kernel.H_TABLE, "decision": kernel.H_DECISION,
+    "last_placer": kernel.H_LAST, "hand_length": kernel.H_LENGTH, "turns": kernel.H_TURNS,
+    "draws": kernel.H_DRAWS, "passes": kernel.H_PASSES, "end_reason": kernel.H_REASON,
+    "fish": kernel.H_FISH, "winner": kernel.H_WINNER, "went_out": kernel.H_OUT,
+}
 # fmt: on
-_PREV_FIELDS = ("prev_leader", "prev_winner", "prev_out", "prev_fish")  # kernel.P_*
+# the rows of the previous-hand block ``prev``, with their values in a new slot's record
+_PREV_FIELDS = {
+    "prev_leader": (kernel.P_LEADER, 0),
+    "prev_winner": (kernel.P_WINNER, -1),
+    "prev_out": (kernel.P_OUT, -1),
+    "prev_fish": (kernel.P_FISH, -1),
+}
 
 
 def _gather(records: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -89,6 +99,8 @@ class _Advance:
     def __init__(self, e: BatchEngine, qpos: int) -> None:
         B, P, S, npts = e.B, e.P, e.S, e.npoints
         self.e = e
+        # (the engine's own arrays, bound once at its start: the core reads them by these names)
+        self.queue, self.st, self.bst = e.queue, e._slots, e._blind_slots
         self.R = kernel.knobs(e.r, e.unit)
         self.sd = kernel.seeds(e.seed, P)
         self.prio = kernel.first_priority(e.r)
@@ -106,11 +118,6 @@ class _Advance:
         self.hrec = np.zeros((hcols, 0 if self.direct else e._record_rows), dtype=np.int32)
         self.mdir = np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32)
         self.nrec = np.zeros(2, dtype=np.int64)
-
-    # (the engine's own arrays, read by the core by these names too)
-    queue = property(lambda self: self.e.queue)
-    st = property(lambda self: self.e._slots)
-    bst = property(lambda self: self.e._blind_slots)
 
     def __call__(self, policy: np.ndarray, start: int) -> int:
         """Advance every slot from ``start`` (the core reads this object's arrays by name:
@@ -232,8 +239,11 @@ class BatchEngine:
             "winner": -1,
             "went_out": -1,
         }
-        # the per-hand block's values at a deal (the core resets a slot's block from it)
-        self._htmpl = np.array([[starts.get(n, 0)] for n in _HAND_FIELDS], dtype=np.int64)
+        # the per-hand block's values at a deal, a row each (the core resets a slot's block
+        # from it; h0: seats x hand size, send0: where drawing stops)
+        self._htmpl = np.zeros((kernel.H_COUNT, 1), dtype=np.int64)
+        for name, row in _HAND_FIELDS.items():
+            self._htmpl[row] = starts.get(name, 0)
         self._flags = rules.may_draw_when_able or rules.bergen_voluntary
         self.blind = rules.draw_mode == "blind"
         self._bind_slots(_records)
@@ -259,7 +269,8 @@ class BatchEngine:
                 if fill:
                     tmpl[name] = fill
             tmpl["hb"][0] = self._htmpl[:, 0]
-            tmpl["prev"][0] = (0, -1, -1, -1)
+            for row, start in _PREV_FIELDS.values():
+                tmpl["prev"][0, row] = start
             if self.blind:
                 btmpl["buf"][0, :P] = -1
             for t, rec in ((tmpl, st), (btmpl, bst)):
@@ -277,12 +288,12 @@ class BatchEngine:
         if self.blind:
             self.buf = bst["buf"][:, :P]
         self._hblk = st["hb"].T
-        for i, name in enumerate(_HAND_FIELDS):
-            setattr(self, name, self._hblk[i])
+        for name, row in _HAND_FIELDS.items():
+            setattr(self, name, self._hblk[row])
         self.over, self.target_hit = st["over"], st["target_hit"]
         self._pblk = st["prev"].T
-        for i, name in enumerate(_PREV_FIELDS):
-            setattr(self, name, self._pblk[i])
+        for name, (row, _) in _PREV_FIELDS.items():
+            setattr(self, name, self._pblk[row])
         self.prev_seat_pips = st["prev_pips"][:, :P]
 
     # ------------------------------------------------------------------------------------------

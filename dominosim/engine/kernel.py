@@ -40,8 +40,10 @@ except ImportError as exc:  # pragma: no cover - a source tree that was never bu
     ) from exc
 
 # every code below comes from the core (SHARED_CODES in _core.h, its constants()); a name the
-# core does not export fails this import
+# core does not export fails this import, and so does a code it exports that this module
+# neither reads nor checks (check_layout)
 _CODES = _core.constants()
+_READ: set[str] = set()  # the codes read by _codes
 
 
 def _codes(names: str) -> tuple[int, ...]:
@@ -52,6 +54,7 @@ def _codes(names: str) -> tuple[int, ...]:
             f"dominosim's compiled core does not export the codes {', '.join(missing)}; "
             "reinstall the package (pip install .)"
         )
+    _READ.update(names.split())
     return tuple(_CODES[n] for n in names.split())
 
 
@@ -104,13 +107,21 @@ T_START, T_FRONT, T_BACK, T_BACK_DECLINED, T_DRAWQ, T_DRAWN, T_ODRAWQ, T_OPLAY, 
     "T_START T_FRONT T_BACK T_BACK_DECLINED T_DRAWQ T_DRAWN T_ODRAWQ T_OPLAY T_CONT"
 )
 F_DRAW, F_PASS, F_STOP = _codes("F_DRAW F_PASS F_STOP")
-PHASES = ("play", "blind_front", "blind_drawn", "continue", "after_draw")  # code -> name
 PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER = _codes(
     "PH_PLAY PH_FRONT PH_DRAWN PH_CONT PH_AFTER"
 )
+# a decision's phase code -> its name (Observation.phase)
+_PHASE_NAMES = {
+    PH_PLAY: "play",
+    PH_FRONT: "blind_front",
+    PH_DRAWN: "blind_drawn",
+    PH_CONT: "continue",
+    PH_AFTER: "after_draw",
+}
+PHASES = tuple(_PHASE_NAMES[code] for code in range(len(_PHASE_NAMES)))
 (RB,) = _codes("RB")  # blind's row ring size (BSLOT.buf)
 
-# rows of the engine's per-hand block (batch._HAND_FIELDS, same order)
+# rows of the engine's per-hand block (batch._HAND_FIELDS names them)
 # fmt: off
 (H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION, H_LAST,
  H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT, H_COUNT) = _codes(
@@ -259,7 +270,7 @@ def seeds(seed: int, players: int) -> np.ndarray:
 # the largest any rules need (4 seats, 6 open positions); the views show the rules' own.
 # fmt: off
 SLOT = np.dtype(
-    [("hands", np.uint64, (4,)), ("vals", np.int64, (6,)), ("hb", np.int64, (18,)),
+    [("hands", np.uint64, (4,)), ("vals", np.int64, (6,)), ("hb", np.int64, (H_COUNT,)),
      ("phase", np.int64), ("to_move", np.int64), ("leader", np.int64),
      ("lead_tile", np.int64), ("ask", np.int64), ("act", np.int64),
      ("over", np.bool_), ("target_hit", np.bool_), ("active", np.bool_), ("dry", np.bool_),
@@ -280,32 +291,20 @@ SLOT = np.dtype(
 BSLOT = np.dtype(
     [("turn_phase", np.int64), ("dtile", np.int64), ("cflag", np.int64), ("head", np.int64, (4,)),
      ("span", np.int64, (4,)), ("known", np.int64, (4,)), ("face_up", np.int64),
-     ("opened", np.int8, (4,)), ("buf", np.int8, (4, 32))],
+     ("opened", np.int8, (4,)), ("buf", np.int8, (4, RB))],
     align=True,
 )
 # fmt: on
 # game slots per engine: the speed is flat around it and the slots' records stay in cache
 # (docs/design.md, "The batch engine"; bench/README.md, "Slots per engine")
 MAX_SLOTS = 4096
-# hand record columns (int32): these, then points[npoints], pips[S], penalties[P], values[S]
-# (hand values: kozel's §14.12, else the pip totals again); the kernel
-# writes the queue position in the match id columns (the engine maps it to the match id)
-HREC = (
-    "match_id",
-    "hand_index",
-    "leader",
-    "end_reason",
-    "fish_maker",
-    "winner",
-    "went_out",
-    "hand_length",
-    "turns",
-    "draws",
-    "passes",
-    "redeals",
-)
-# match record columns: these, then scores[npoints]
-MREC = ("match_id", "winner", "hands", "dry", "losers")
+# hand record columns (int32), the core's names (HREC_COLUMNS in _core.h): these, then
+# points[npoints], pips[S], penalties[P], values[S] (hand values: kozel's §14.12, else the pip
+# totals again); the core writes the queue position in the match id columns (the engine maps
+# it to the match id)
+HREC = tuple(_core.HREC)
+# match record columns (MREC_COLUMNS): these, then scores[npoints]
+MREC = tuple(_core.MREC)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,6 +325,9 @@ deal = _core.deal
 SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS = _codes(
     "SV_VALUE SV_WIN SV_ACTION SV_SOLVED SV_NODES SV_SEAT SV_OPTIMAL SV_COLS"
 )
+# heaviest's tie-break score packing, compiled (_policy.h) and in strategies/heaviest.py
+# (tests/test_codes.py holds the two equal)
+HV_CTRL, HV_VOID = _codes("HV_CTRL HV_VOID")
 BAD_STATE = "a game slot's state is out of range"
 
 
@@ -356,6 +358,9 @@ def check_layout(core: ModuleType = _core) -> None:
         for k, v in mine.items()
         if theirs.get(k) != v
     ]
+    unread = sorted(set(theirs) - _READ - set(mine))
+    if unread:
+        problems.append(f"codes this module does not read ({', '.join(unread)})")
     if problems:
         raise ImportError(
             "dominosim's compiled core does not match dominosim/engine/kernel.py: "

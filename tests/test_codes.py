@@ -1,0 +1,74 @@
+"""The codes C and Python share come from one place: the core's X-macro lists (_core.h)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from dominosim.engine import BatchEngine, batch
+from dominosim.engine import kernel as KN
+from dominosim.strategy import get
+from dominosim.variants import make_rules
+
+
+def test_every_exported_code_is_read_or_checked_at_import():
+    """A code the core exports that kernel.py neither reads nor checks fails the import, and
+    so does a code kernel.py reads that the core does not export."""
+    codes = KN._core.constants()
+    assert len(codes) > 100
+
+    class Extra:
+        layout = staticmethod(KN._core.layout)
+
+        @staticmethod
+        def constants():
+            return {**codes, "X_NEW": 1}
+
+    KN.check_layout()
+    with pytest.raises(ImportError, match=r"does not read \(X_NEW\).*reinstall"):
+        KN.check_layout(Extra)
+    with pytest.raises(ImportError, match="does not export the codes X_GONE"):
+        KN._codes("LEAD X_GONE")
+
+
+def test_the_record_columns_are_the_cores():
+    assert KN.HREC == tuple(KN._core.HREC) and KN.MREC == tuple(KN._core.MREC)
+    assert len(KN.HREC) == KN._core.constants()["HREC_HEAD"]
+    assert len(KN.MREC) == KN._core.constants()["MREC_HEAD"]
+    assert KN.HREC[0] == KN.MREC[0] == "match_id"  # (the queue position, mapped by the engine)
+
+
+def test_the_rows_and_sizes_follow_the_codes():
+    """The record dtypes, the engine's names of the per-hand and previous-hand rows and the
+    phase names are laid out by the core's codes, each row named once."""
+    assert KN.SLOT.fields["hb"][0].shape == (KN.H_COUNT,)
+    assert KN.BSLOT.fields["buf"][0].shape == (4, KN.RB)
+    assert sorted(batch._HAND_FIELDS.values()) == list(range(KN.H_COUNT))
+    rows = (KN.P_LEADER, KN.P_WINNER, KN.P_OUT, KN.P_FISH)
+    assert sorted(row for row, _ in batch._PREV_FIELDS.values()) == sorted(rows)
+    assert KN.PHASES[KN.PH_PLAY] == "play" and KN.PHASES[KN.PH_AFTER] == "after_draw"
+    eng = BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3))
+    assert np.array_equal(eng.went_out, eng._slots["hb"][:, KN.H_OUT])
+    assert np.array_equal(eng.prev_winner, eng._slots["prev"][:, KN.P_WINNER])
+
+
+def test_heaviest_packs_its_score_as_its_compiled_twin():
+    """strategies/heaviest.py keeps its readable definition; its packing equals the core's."""
+    heaviest = sys.modules[type(get("heaviest")).__module__]
+    assert (heaviest._CTRL, heaviest._VOID) == (KN.HV_CTRL, KN.HV_VOID)
+    assert heaviest.SCORE_SPAN == 32 * KN.HV_CTRL * KN.HV_VOID
+
+
+def test_advance_refuses_a_queue_position_out_of_range():
+    """advance reads its arrays by name from one object; a queue position outside the queue
+    is refused before a slot is played."""
+    eng = BatchEngine(make_rules("classic", 2), 1, [get("random")] * 2, range(3))
+    adv = batch._Advance(eng, 0)
+    for qpos in (-1, 4):
+        adv.qpos[0] = qpos
+        with pytest.raises(ValueError, match="qpos out of range"):
+            KN.advance(adv, eng._policy, 0)
+    adv.qpos[0] = 0
+    assert KN.advance(adv, eng._policy, 0) == -1
