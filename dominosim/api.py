@@ -321,7 +321,7 @@ def skill(**kwargs: Any) -> dict:
     the Bradley–Terry ratings of the ladder.
 
     Keywords: ``variant``, ``players``, ``strategies`` (default: random, every built-in
-    heuristic, mc, oracle), ``deals`` (per table, default 1000), ``sets``, ``seed``, ``chunk_size``,
+    heuristic, mc, pimc, oracle), ``deals`` (per table, default 1000), ``sets``, ``seed``, ``chunk_size``,
     ``workers``, ``out``, ``name``, ``records``, ``strategy_path``; or ``resume=RUN_DIR``; and
     ``executor``, ``scheduler``, ``progress``, ``echo`` as in :func:`run`.
     """

@@ -748,7 +748,7 @@ def compare_cmd(**kw: Any) -> None:
     default=None,
     metavar="SPEC",
     help="The ladder, comma-separated, random among them (default: random, every "
-    "built-in heuristic, mc, oracle).",
+    "built-in heuristic, mc, pimc, oracle).",
 )
 @click.option(
     "--deals",

@@ -117,6 +117,65 @@ def solve_slots(
     )
 
 
+@dataclass(frozen=True)
+class ActionValues:
+    """Every legal action's perfect-information value at each position's decision, for the
+    seat to move there (its side the root; the paranoid bound with three or more sides), one
+    row per position and a column per legal action in canonical order.
+
+    Attributes:
+        action: ``[n, kernel.SV_ACTS]`` the legal actions (engine codes), -1 after the last.
+        value: ``[n, kernel.SV_ACTS]`` each action's value as the points difference (as
+            :attr:`Solution.value`; 0 after the last action).
+        win: ``[n, kernel.SV_ACTS]`` whether the root side then wins the hand.
+        score: ``[n, kernel.SV_ACTS]`` the search's own value ``2 value + win`` (-1 after the
+            last action): one number that orders the actions as the solver does.
+        count: ``[n]`` the number of legal actions; 0 where the hand ends before a decision;
+            -1 where the node budget (all the position's actions together) ran out (its row
+            then says nothing: never a guess).
+    """
+
+    action: np.ndarray
+    value: np.ndarray
+    win: np.ndarray
+    score: np.ndarray
+    count: np.ndarray
+    paranoid: bool
+
+
+def solve_actions(
+    rules: Rules, st: np.ndarray, bst: np.ndarray, *, budget: int = DEFAULT_BUDGET
+) -> ActionValues:
+    """The value of every legal action at the decision each position stands at (or runs
+    forward to through the forced moves), for the seat to move: each action's child searched
+    with the whole window, twins (two ends showing the same) valued once. ``st``, ``bst`` as
+    for :func:`solve_slots` (e.g. :meth:`BatchEngine.slot_records` of positions built by
+    :meth:`BatchEngine.from_arrays`). ``budget``: nodes per position, its actions together."""
+    n = len(st)
+    acts = np.full((n, kernel.SV_ACTS), -1, dtype=np.int64)
+    scores = np.full((n, kernel.SV_ACTS), -1, dtype=np.int64)
+    count = np.zeros(n, dtype=np.int64)
+    kernel.solve_actions(
+        kernel.knobs(rules, "hand"),
+        np.ascontiguousarray(st),
+        np.ascontiguousarray(bst),
+        int(budget),
+        acts,
+        scores,
+        count,
+    )
+    live = acts >= 0
+    win = np.where(live, scores % 2, 0)
+    return ActionValues(
+        action=acts,
+        value=np.where(live, (scores - win) // 2, 0),
+        win=win.astype(bool),
+        score=scores,
+        count=count,
+        paranoid=paranoid(rules),
+    )
+
+
 def _engine(rules: Rules, seed: int, match_ids: Sequence[int]) -> BatchEngine:
     ids = [int(m) for m in match_ids]
     return BatchEngine(

@@ -261,7 +261,7 @@ def _one_deal(obs, key, j, attempt, unseen, allowed, need, order_seats):
 
 
 @dataclass
-class _Plan:
+class Playouts:
     """Playouts as arrays: per sampled deal its position (BatchEngine.from_arrays' fields and
     the root seat), and per playout the deal it starts from, its match id, the tested action
     and that action's index in the legal list. A deal's row is shared by its candidates (not
@@ -302,7 +302,7 @@ class _Plan:
         "phase",
     )
 
-    def rows(self, sel) -> _Plan:
+    def rows(self, sel) -> Playouts:
         """The playouts ``sel`` (the deals stay shared)."""
         return replace(self, **{k: getattr(self, k)[sel] for k in self.PER_PLAYOUT})
 
@@ -311,13 +311,13 @@ class _Plan:
         return getattr(self, name)[self.deal]
 
     @staticmethod
-    def concat(plans: list) -> _Plan:
+    def concat(plans: list) -> Playouts:
         if len(plans) == 1:
             return plans[0]
         offsets = np.cumsum([0] + [len(p.hands) for p in plans[:-1]])
         out = {
             f.name: np.concatenate([getattr(p, f.name) for p in plans])
-            for f in fields(_Plan)
+            for f in fields(Playouts)
             if f.name not in ("deal", "blind")
         }
         out["deal"] = np.concatenate([p.deal + o for p, o in zip(plans, offsets, strict=True)])
@@ -337,7 +337,67 @@ class _Plan:
                 if k != "rows"
             }
             out["blind"]["rows"] = np.concatenate(rows)
-        return _Plan(**out)
+        return Playouts(**out)
+
+
+def positions(obs, legal, key: int, samples: int) -> Playouts | None:
+    """The playouts of one decision as arrays (:class:`Playouts`): ``samples`` hidden deals
+    consistent with what the seat knows (:func:`sample_arrays`, blind's :func:`sample_rows`),
+    each a position standing at the decision, and per deal one playout for each legal action
+    but the mirror images (:func:`_mirror`); None where no deal fits. ``pimc`` solves the same
+    positions."""
+    state = pending_state(
+        obs.rules,
+        obs.phase,
+        legal,
+        bool(obs.opened[obs.seat]) if obs.opened else False,
+        obs.row[0] if obs.row else None,
+    )
+    blind = None
+    if obs.row is not None:
+        drawn_tile = [state["dtile"]] if state["turn_phase"] == kernel.T_DRAWN else []
+        drawn = sample_rows(obs, key, samples, seen=drawn_tile)
+        if drawn is None or not len(drawn[0]):
+            return None
+        rows, stock = drawn
+        blind = _blind_rows(obs, rows, state, drawn_tile)
+        packed = blind.pop("hands")
+    else:
+        drawn = sample_arrays(obs, key, samples)
+        if drawn is None or not len(drawn[0]):
+            return None
+        packed, stock = drawn
+    ends = dict(obs.positions)
+    doubles = {
+        p: bool(obs.doubles[i]) if obs.doubles else False for i, (p, _) in enumerate(obs.positions)
+    }
+    cands = np.array(
+        [c for c, a in enumerate(legal) if not _mirror(a, legal, ends, doubles)], dtype=np.int64
+    )
+    S, C = len(packed), len(cands)
+    j = np.repeat(np.arange(S, dtype=np.int64), C)
+    c = np.tile(cands, S)
+    lay = layout_row(obs)
+    return Playouts(
+        hands=packed,
+        stock=stock,
+        vals=np.tile(lay["vals"], (S, 1)),
+        dbl=np.tile(lay["dbl"], (S, 1)),
+        alg=np.tile(lay["alg"], (S, 1)),
+        spinner=np.full(S, lay["spinner"]),
+        covered=np.full(S, lay["covered"]),
+        table=np.full(S, lay["table"]),
+        to_move=np.full(S, obs.seat),
+        leader=np.full(S, obs.leader if ends else obs.seat),
+        scores=np.tile(np.asarray(obs.scores, dtype=np.int64), (S, 1)),
+        seat=np.full(S, obs.seat),
+        phase=np.full(S, state["phase"]),
+        blind=blind,
+        deal=j,
+        mids=(seeding.key_np(key, j, c) & np.uint64(_MID_MASK)).astype(np.int64),
+        first=np.asarray(legal, dtype=np.int64)[c],
+        cand=c,
+    )
 
 
 #: The largest ``samples`` and ``max_batch`` (beyond them a decision needs gigabytes).
@@ -377,60 +437,8 @@ class MonteCarlo(Strategy):
         return self._greedy.choose_one(obs, legal, key)
 
     def _positions(self, obs, legal, key):
-        """The playouts of one decision as arrays (:class:`_Plan`), or None without a deal."""
-        state = pending_state(
-            obs.rules,
-            obs.phase,
-            legal,
-            bool(obs.opened[obs.seat]) if obs.opened else False,
-            obs.row[0] if obs.row else None,
-        )
-        blind = None
-        if obs.row is not None:
-            drawn_tile = [state["dtile"]] if state["turn_phase"] == kernel.T_DRAWN else []
-            drawn = sample_rows(obs, key, self.settings["samples"], seen=drawn_tile)
-            if drawn is None or not len(drawn[0]):
-                return None
-            rows, stock = drawn
-            blind = _blind_rows(obs, rows, state, drawn_tile)
-            packed = blind.pop("hands")
-        else:
-            drawn = sample_arrays(obs, key, self.settings["samples"])
-            if drawn is None or not len(drawn[0]):
-                return None
-            packed, stock = drawn
-        ends = dict(obs.positions)
-        doubles = {
-            p: bool(obs.doubles[i]) if obs.doubles else False
-            for i, (p, _) in enumerate(obs.positions)
-        }
-        cands = np.array(
-            [c for c, a in enumerate(legal) if not _mirror(a, legal, ends, doubles)], dtype=np.int64
-        )
-        S, C = len(packed), len(cands)
-        j = np.repeat(np.arange(S, dtype=np.int64), C)
-        c = np.tile(cands, S)
-        lay = layout_row(obs)
-        return _Plan(
-            hands=packed,
-            stock=stock,
-            vals=np.tile(lay["vals"], (S, 1)),
-            dbl=np.tile(lay["dbl"], (S, 1)),
-            alg=np.tile(lay["alg"], (S, 1)),
-            spinner=np.full(S, lay["spinner"]),
-            covered=np.full(S, lay["covered"]),
-            table=np.full(S, lay["table"]),
-            to_move=np.full(S, obs.seat),
-            leader=np.full(S, obs.leader if ends else obs.seat),
-            scores=np.tile(np.asarray(obs.scores, dtype=np.int64), (S, 1)),
-            seat=np.full(S, obs.seat),
-            phase=np.full(S, state["phase"]),
-            blind=blind,
-            deal=j,
-            mids=(seeding.key_np(key, j, c) & np.uint64(_MID_MASK)).astype(np.int64),
-            first=np.asarray(legal, dtype=np.int64)[c],
-            cand=c,
-        )
+        """The playouts of one decision as arrays (:class:`Playouts`), or None without a deal."""
+        return positions(obs, legal, key, self.settings["samples"])
 
     def _values(self, rules, plan):
         """The playout value of each row of ``plan`` (every decision's playouts together).
@@ -449,7 +457,7 @@ class MonteCarlo(Strategy):
             [self._policy] * rules.players,
             match_ids=np.zeros(len(plan.hands), dtype=np.int64),
             blind=plan.blind,
-            **{k: getattr(plan, k) for k in _Plan.PER_DEAL},
+            **{k: getattr(plan, k) for k in Playouts.PER_DEAL},
         )
         for lo in range(0, n, cap):
             part = plan.rows(slice(lo, lo + cap))
@@ -479,7 +487,7 @@ class MonteCarlo(Strategy):
             plans.append(plan)
             owner.append(np.full(len(plan.mids), i))
         if plans:
-            plan = _Plan.concat(plans)
+            plan = Playouts.concat(plans)
             vals = self._values(rules, plan)
             owner = np.concatenate(owner)
             width = max(len(legal) for _, legal, _ in rows)

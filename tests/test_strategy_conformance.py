@@ -30,7 +30,7 @@ from helpers import line, t
 # only its observation do not apply; tests/test_solver.py checks it)
 ALL = sorted(n for n, cls in discover().items() if not plays_with_perfect_information(cls))
 # small budgets keep the suite fast; the logic is the same as with the defaults
-FAST = {"mc": {"samples": 3}}
+FAST = {"mc": {"samples": 3}, "pimc": {"samples": 2, "budget": 2000, "min_solved": 1}}
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -63,7 +63,7 @@ class Checking(Strategy):
 # wherever the strategy is asked, so in the legal and batch runs)
 
 # hands per rule set and check (mc decides slowly, so fewer)
-DEALS = {"mc": 2}
+DEALS = {"mc": 2, "pimc": 2}
 
 
 @pytest.mark.parametrize("check", ["legal", "batch", "deterministic", "spawn"])

@@ -35,7 +35,7 @@ def test_the_built_in_twins_are_the_cores_policies():
     assert sorted(twins) == sorted(KN.POLICIES) and list(HEURISTICS) == twins
     assert [strategy.discover()[n].compiled for n in twins] == twins
     assert strategy.builtins("random") == ["random"]
-    assert strategy.builtins("search") == ["mc"]
+    assert strategy.builtins("search") == ["mc", "pimc"]
     assert strategy.builtins("perfect_information") == ["oracle"]
 
 

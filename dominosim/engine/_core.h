@@ -196,6 +196,9 @@ int64_t core_deal(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_
 
 /* the perfect-information solver (_solver.h): a row of out per position, these columns */
 enum { SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS };
+/* core_solve_actions: the most legal actions of a decision, a row of its outputs (the most
+ * placements, 6 positions x 8, and the three flags; _solver.h checks it) */
+enum { SV_ACTS = 6 * 8 + 3 };
 
 /* ---- every code kernel.py shares with the core, by name: the one place their values are
  * written. constants() exports them; kernel.py reads each one from there (a name missing
@@ -220,10 +223,13 @@ enum { SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV
     X(LL_WINNER_ELSE_NEXT) X(LL_OUT_ELSE_LOT) X(LL_OUT_ELSE_FISHMAKER) X(LL_LOT)              \
     X(HV_CTRL) X(HV_VOID) X(POL_PYTHON)                                                       \
     X(SV_VALUE) X(SV_WIN) X(SV_ACTION) X(SV_SOLVED) X(SV_NODES) X(SV_SEAT) X(SV_OPTIMAL)      \
-    X(SV_COLS)
+    X(SV_COLS) X(SV_ACTS)
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                    const int64_t *seats, const int64_t *chosen, int64_t budget, int plain,
                    int64_t *out);
+
+int64_t core_solve_actions(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
+                           int64_t budget, int64_t *acts, int64_t *vals, int64_t *count);
 
 int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst, int64_t B,
                 const int64_t *slots, const int64_t *decs, int64_t n, int is_lead,

@@ -527,6 +527,47 @@ static PyObject *py_solve(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
+/* solve_actions(R, st, bst, budget, acts, vals, count): every legal action's value at each
+ * position's decision, for the seat to move; acts and vals [n, SV_ACTS], count [n] */
+static PyObject *py_solve_actions(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 7) return PyErr_Format(PyExc_TypeError, "solve_actions takes 7 arguments");
+    Rules r;
+    if (read_rules(args[0], &r) < 0) return NULL;
+    int64_t budget = PyLong_AsLongLong(args[3]);
+    if (budget == -1 && PyErr_Occurred()) return NULL;
+    if (budget < 1) return PyErr_Format(PyExc_ValueError, "_core: solve's budget must be >= 1");
+    Buf b[5];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
+        take(&b[2], args[4], "acts", 8, K_INT, 2, 1) < 0 ||
+        take(&b[3], args[5], "vals", 8, K_INT, 2, 1) < 0 ||
+        take(&b[4], args[6], "count", 8, K_INT, 1, 1) < 0) {
+        release(b, 5);
+        return NULL;
+    }
+    int64_t n = items(&b[0]);
+    if (items(&b[1]) < (r.blind ? n : 1) || items(&b[4]) != n || dim(&b[2], 0) != n ||
+        dim(&b[2], 1) != SV_ACTS || dim(&b[3], 0) != n || dim(&b[3], 1) != SV_ACTS) {
+        release(b, 5);
+        return PyErr_Format(PyExc_ValueError,
+                            "_core: solve_actions' arrays must have one row per position");
+    }
+    int64_t res;
+    Py_BEGIN_ALLOW_THREADS
+    res = core_solve_actions(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, n,
+                             budget, (int64_t *)b[2].view.buf, (int64_t *)b[3].view.buf,
+                             (int64_t *)b[4].view.buf);
+    Py_END_ALLOW_THREADS
+    release(b, 5);
+    if (res == -2) return PyErr_NoMemory();
+    if (res >= 0)
+        return PyErr_Format(PyExc_ValueError, "_core: solve_actions: position %lld is out of "
+                            "range (a seat, tile, value, phase or row)", (long long)res);
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------------------------------
  * what the Python side checks at import: the records' layout, the knobs and the codes
  * ---------------------------------------------------------------------------------------- */
@@ -653,6 +694,8 @@ static PyMethodDef methods[] = {
      "solve(R, st, bst, seats, chosen, budget, plain, out): the perfect-information values of "
      "positions (out [n, SV_COLS]: value, win, best action, solved, nodes, root seat, whether "
      "the chosen action is optimal)"},
+    {"solve_actions", (PyCFunction)(void (*)(void))py_solve_actions, METH_FASTCALL,
+     "solve_actions(R, st, bst, budget, acts, vals, count): every legal action's value"},
     {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and field offsets"},
     {"constants", py_constants, METH_NOARGS, "constants() -> the codes shared with kernel.py"},
     {NULL, NULL, 0, NULL},

@@ -22,7 +22,8 @@
  */
 
 enum { B_NONE, B_EXACT, B_LOWER, B_UPPER };           /* the bound of a table entry */
-enum { SOLVE_MAX_DEPTH = 512, SOLVE_MAX_ACTS = MAX_PLACES + 3 };
+enum { SOLVE_MAX_DEPTH = 512, SOLVE_MAX_ACTS = SV_ACTS };
+_Static_assert(SV_ACTS == MAX_PLACES + 3, "SV_ACTS: the placements and the three flags");
 #define SOLVE_INF (INT32_C(1) << 30)
 #define SOLVE_CAP (INT64_C(1) << 27) /* |d| is clamped there (no overflow of 2d + w) */
 
@@ -393,6 +394,36 @@ static int64_t action_optimal(Search *sr, const Slot *rw, const BSlot *bw, const
     return cv >= v;
 }
 
+/* whether position rw (blind's rows bw) can be solved: in play, its state in range (the
+ * fish-maker's seat; blind's pending decision, its flags and tile; a blind turn stands
+ * between its steps only at a posed decision) */
+static int position_ok(const Rules *r, const Slot *rw, const BSlot *bw) {
+    if (rw->phase == START || rw->phase == DONE || !slot_ok(r, rw, bw)) return 0;
+    if (!in_range(rw->hb[H_LAST], -1, r->P - 1)) return 0;
+    if (r->blind && rw->ask == ASK_NONE && bw->turn_phase != T_START) return 0; /* (no answer) */
+    if (r->blind && rw->ask == ASK_PLAY) {
+        int one = bw->turn_phase == T_FRONT || bw->turn_phase == T_DRAWN;
+        if (!in_range(bw->cflag, 0, F_DRAW | F_PASS | F_STOP) || (one && bw->dtile < 0)) return 0;
+    }
+    return 1;
+}
+
+/* Where slot c (a copy) stands: at a posed decision (its ask, cleared), or run forward to its
+ * next decision with a choice. Returns 1 at a decision (*d), 0 when the hand ends first
+ * (settled), -1 when the slot waits for a deal. */
+static int root_decision(const Rules *r, Slot *c, BSlot *cb, Dec *d) {
+    if (c->ask != ASK_NONE) {
+        posed_decision(r, c, cb, d);
+        c->ask = ASK_NONE;
+        return 1;
+    }
+    if (solve_step(r, c, cb, ASK_NONE, -1, d)) {
+        solve_settle(r, c);
+        return 0;
+    }
+    return d->kind != ASK_NONE ? 1 : -1;
+}
+
 /* Solve positions st[0..n) (blind's rows bst[i]) for root seats seats[i] (-1: the seat to
  * move), each with at most `budget` nodes (plain: by a plain minimax, for tests); row i of
  * out (SV_COLS columns): value d, win w, best action (-1: no decision), solved, nodes, root
@@ -404,19 +435,9 @@ static int64_t action_optimal(Search *sr, const Slot *rw, const BSlot *bw, const
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                    const int64_t *seats, const int64_t *chosen, int64_t budget, int plain,
                    int64_t *out) {
-    for (int64_t i = 0; i < n; i++) {
-        const Slot *rw = &st[i];
-        if (rw->phase == START || rw->phase == DONE || !in_range(seats[i], -1, r->P - 1) ||
-            !slot_ok(r, rw, &bst[r->blind ? i : 0]))
+    for (int64_t i = 0; i < n; i++)
+        if (!in_range(seats[i], -1, r->P - 1) || !position_ok(r, &st[i], &bst[r->blind ? i : 0]))
             return i;
-        if (!in_range(rw->hb[H_LAST], -1, r->P - 1)) return i; /* (the fish-maker's seat) */
-        if (r->blind && rw->ask == ASK_PLAY) { /* blind's pending decision: its flags, tile */
-            const BSlot *bw = &bst[i];
-            int one = bw->turn_phase == T_FRONT || bw->turn_phase == T_DRAWN;
-            if (!in_range(bw->cflag, 0, F_DRAW | F_PASS | F_STOP) || (one && bw->dtile < 0))
-                return i;
-        }
-    }
     uint64_t size = plain ? 1 : table_size(budget);
     TTEntry *tt = calloc(size, sizeof *tt);
     if (!tt) return -2;
@@ -430,15 +451,11 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                      deal_salt(&c, side_of(r, seat)), tt, size - 1};
         Dec d;
         int32_t v;
-        if (c.ask != ASK_NONE) {
-            posed_decision(r, &c, &cb, &d);
-            c.ask = ASK_NONE;
+        int at = root_decision(r, &c, &cb, &d);
+        if (at == 1) {
             v = search_at(&sr, &c, &cb, &d, -SOLVE_INF, SOLVE_INF, 0, &best);
-        } else if (solve_step(r, &c, &cb, ASK_NONE, -1, &d)) {
-            solve_settle(r, &c);
+        } else if (at == 0) {
             v = leaf_value(&sr, &c);
-        } else if (d.kind != ASK_NONE) {
-            v = search_at(&sr, &c, &cb, &d, -SOLVE_INF, SOLVE_INF, 0, &best);
         } else { /* (refused above: a slot waiting for a deal) */
             sr.aborted = 1;
             v = 0;
@@ -454,6 +471,72 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
         if (!sr.aborted && pick >= 0 && best >= 0 && side_of(r, c.to_move) == sr.root_side)
             row[SV_OPTIMAL] = pick == best ? 1 : action_optimal(&sr, &c, &cb, &d, pick, v);
         row[SV_NODES] = sr.nodes;
+    }
+    free(tt);
+    return -1;
+}
+
+/* the index among acts[0..j) of the action on the twin below placement acts[j] where the two
+ * twins show the same (the child is worth the same: drop_twins), or -1 */
+static int twin_below(const Rules *r, const Slot *rw, const int16_t *acts, int j) {
+    int16_t a = acts[j];
+    if (!twin_layout(r) || a >= A_DRAW) return -1;
+    int k = (a % A_ALONG) % 6;
+    if (k % 2 == 0 || rw->vals[k] < 0) return -1;
+    uint64_t code[6];
+    open_codes(r, rw, code);
+    if (code[k] != code[k - 1]) return -1;
+    for (int i = 0; i < j; i++)
+        if (acts[i] == a - 1) return i;
+    return -1;
+}
+
+/* every legal action's value at decision d of slot c for the seat to move (its side the
+ * root), each child searched with the whole window; 0, or -1 when the budget ran out */
+static int value_actions(Search *sr, const Slot *c, const BSlot *cb, const Dec *d,
+                         const int16_t *acts, int n, int64_t *vals) {
+    for (int j = 0; j < n; j++) {
+        int twin = twin_below(sr->r, c, acts, j);
+        if (twin >= 0) {
+            vals[j] = vals[twin];
+            continue;
+        }
+        vals[j] = search_child(sr, c, cb, d, acts[j], -SOLVE_INF, SOLVE_INF, 1);
+        if (sr->aborted) return -1;
+    }
+    return 0;
+}
+
+/* The value of every legal action at each position's decision, for the seat to move there
+ * (its side the root; the paranoid bound with three or more sides): row i of acts and vals
+ * (SOLVE_MAX_ACTS columns each) holds the legal actions in canonical order (-1 after the
+ * last) and each one's child value 2d + w; count[i] is how many there are, 0 where the hand
+ * ends before a decision, -1 where the node budget (for all the position's actions together)
+ * ran out: never a guess. Returns as core_solve. */
+int64_t core_solve_actions(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
+                           int64_t budget, int64_t *acts, int64_t *vals, int64_t *count) {
+    for (int64_t i = 0; i < n; i++)
+        if (!position_ok(r, &st[i], &bst[r->blind ? i : 0])) return i;
+    uint64_t size = table_size(budget);
+    TTEntry *tt = calloc(size, sizeof *tt);
+    if (!tt) return -2;
+    for (int64_t i = 0; i < n; i++) {
+        Slot c = st[i];
+        BSlot cb;
+        memset(&cb, 0, sizeof cb);
+        if (r->blind) cb = bst[i];
+        int64_t *row_a = acts + i * SOLVE_MAX_ACTS, *row_v = vals + i * SOLVE_MAX_ACTS;
+        for (int j = 0; j < SOLVE_MAX_ACTS; j++) row_a[j] = row_v[j] = -1;
+        Dec d;
+        int at = root_decision(r, &c, &cb, &d);
+        count[i] = at == 1 ? 0 : (at == 0 ? 0 : -1);
+        if (at != 1) continue;
+        int64_t side = side_of(r, c.to_move);
+        Search sr = {r, side, points_lower(r), 0, budget, 0, 0, deal_salt(&c, side), tt, size - 1};
+        int16_t list[SOLVE_MAX_ACTS];
+        int k = solve_actions(r, &c, &d, list);
+        for (int j = 0; j < k; j++) row_a[j] = list[j];
+        count[i] = value_actions(&sr, &c, &cb, &d, list, k, row_v) < 0 ? -1 : k;
     }
     free(tt);
     return -1;

@@ -538,6 +538,20 @@ class BatchEngine:
             e._first = np.asarray(first, dtype=np.int64).copy()
         return e
 
+    def slot_records(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the slot records (``kernel.SLOT``, blind's rows ``kernel.BSLOT``) of the
+        positions built by :meth:`from_arrays` (not yet run), checked as a run checks them
+        (a ValueError where out of range), each waiting on the decision it stands at (its
+        ``ask`` set as a run with a ``first`` action poses it: blind's pending step, a
+        voluntary draw, a lead): the solver's input (``solver.solve_actions``)."""
+        if not self._checked:
+            self._slots["qidx"] = 0
+            self._check_slots(kernel.knobs(self.r, "hand"))
+            self._checked = True
+        st = self._slots.copy()
+        st["ask"] = np.where(self.phase == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
+        return st, self._blind_slots.copy()
+
     def _set_rows(self, b: dict) -> None:
         """Blind's rows and the pending decision's step of the turn (from_arrays)."""
         rows = np.asarray(b["rows"], dtype=np.int64)

@@ -318,6 +318,7 @@ heaviest = _core.heaviest
 sample_deals = _core.sample_deals  # mc's hidden deals (strategies/mc.py)
 decide = _core.decide
 solve = _core.solve
+solve_actions = _core.solve_actions  # every legal action's value (solver.solve_actions)
 deal = _core.deal
 # columns of solve's output rows (SV_* in _core.h): the value (points difference), the win
 # bit, the best first action (-1: none), solved, nodes searched, the root seat, whether the
@@ -325,6 +326,8 @@ deal = _core.deal
 SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS = _codes(
     "SV_VALUE SV_WIN SV_ACTION SV_SOLVED SV_NODES SV_SEAT SV_OPTIMAL SV_COLS"
 )
+# solve_actions' row width: the most legal actions of a decision
+(SV_ACTS,) = _codes("SV_ACTS")
 # heaviest's tie-break score packing, compiled (_policy.h) and in strategies/heaviest.py
 # (tests/test_codes.py holds the two equal)
 HV_CTRL, HV_VOID = _codes("HV_CTRL HV_VOID")

@@ -103,6 +103,16 @@ CASES = [
             unit="hand",
         ),
     ),
+    (  # the search bots, asked in Python: pimc (its deals solved in the core) against mc
+        "fives-pimc-mc",
+        dict(
+            variants=["fives"],
+            players=2,
+            strategies="pimc:samples=8:budget=20000:objective=vote,mc:samples=16",
+            games=30,
+            unit="hand",
+        ),
+    ),
 ]
 
 
