@@ -29,7 +29,7 @@ draw is a tested action; the after-draw decision a position of its own) and blin
 rows: the own row keeps its looked-at tiles in place; :func:`sample_rows`), the tested action
 as the seat's first decision, which the core plays, and the policy's compiled twin for the
 rest, so a decision's playouts run inside the core. Parameters: ``samples`` deals per
-decision (1024), ``policy`` the playout policy (a built-in with a compiled policy:
+decision (256), ``policy`` the playout policy (a built-in with a compiled policy:
 :func:`playout_policies`), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 """
 
@@ -410,7 +410,7 @@ class MonteCarlo(Strategy):
 
     name = "mc"
     classifier = "search"
-    params = {"samples": 1024, "policy": "doubles-first", "max_batch": 16384}
+    params = {"samples": 256, "policy": "doubles-first", "max_batch": 16384}
 
     def __init__(self, **params):
         super().__init__(**params)

@@ -10,15 +10,17 @@ combines the values over the deals. This is Ginsberg's GIB method with an exact 
 every sampled deal (M. Ginsberg, JAIR 14, 2001; Long, Sturtevant, Buro and Furtak, AAAI 2010),
 where ``mc`` plays one heuristic playout per deal and action.
 
-**Combining** (``objective``, docs/strategies.md has the measurement that chose it):
-``vote`` (the default) gives each deal one vote, shared by the actions that are best on it,
-and plays the action with most votes, a tie going to the higher mean value, then to the first
-in canonical order; ``mean`` plays the best mean value (the solver's ``2 d + w``: the points
-difference, ties by winning the hand), a tie to the first in canonical order.
+**Combining** (``objective``; docs/strategies.md has the measurement that chose it):
+``vote`` (the default) gives, on each deal, a vote to every action that is best there (ties
+all get one), and plays the action with most votes: the estimated chance that an action is
+optimal on the true deal. A tie in votes goes to the higher mean value, then to the first
+action in canonical order. ``mean`` plays the best mean value (the solver's ``2 d + w``: the
+points difference, ties by winning the hand), a tie to the first in canonical order.
 
 **Budget.** ``budget`` is a node budget per sampled deal, every action of the deal
 together. A deal whose search runs out of it is left out of the combination (it says nothing:
-never a guess); where fewer than ``min_solved`` deals of a decision are solved (early in a
+never a guess; the deals left are those whose search was short, a bias the count of them
+shows); where fewer than ``min_solved`` deals of a decision are solved (early in a
 long hand of the heavy variants), the decision is taken by ``mc``'s playouts on ``samples``
 deals instead: a documented search, not a guess. ``unsolved`` and ``fallbacks`` count both.
 
@@ -37,7 +39,7 @@ from dominosim.solver import solve_actions
 from dominosim.strategies.mc import Playouts, positions
 from dominosim.strategy import Strategy, get, register
 
-OBJECTIVES = ("vote", "mean", "share")
+OBJECTIVES = ("vote", "mean")
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
 MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096}
 
@@ -51,11 +53,8 @@ def combine(score: np.ndarray, solved: np.ndarray, objective: str) -> int:
     if objective == "mean":
         return int(np.argmax(mean))  # (ties: the first in canonical order)
     best = s == s.max(axis=1, keepdims=True)
-    if objective == "share":
-        votes = (best / best.sum(axis=1, keepdims=True)).sum(axis=0)
-    else:
-        votes = best.sum(axis=0).astype(float)
-    top = np.flatnonzero(np.isclose(votes, votes.max()))
+    votes = best.sum(axis=0)
+    top = np.flatnonzero(votes == votes.max())
     return int(top[np.argmax(mean[top])])
 
 

@@ -891,6 +891,12 @@ CASES = [
         r"mc: samples must be at most 100000, not 1000000000; use a smaller samples",
     ),
     Case(
+        "`pimc:budget` too large, or a bad `objective`",
+        [*RUN[:4], "pimc:budget=1000000000,random", *RUN[5:], "--games", "2"],
+        4,
+        r"pimc: budget must be at most 50000000, not 1000000000; use a smaller budget",
+    ),
+    Case(
         "bad `--strategy-timeout`",
         [*RUN, "--games", "2", "--strategy-timeout", "soon"],
         2,
