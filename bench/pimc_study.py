@@ -2,6 +2,7 @@
 
     python bench/pimc_study.py accuracy [--variants fives,block,classic] [--deals 150]
         [--strategies random,mc,pimc] [--players 2] [--workers 2] [--seed 5]
+    python bench/pimc_study.py speed [--variants all] [--deals 100] [--a pimc]
     python bench/pimc_study.py paired [--variants all] [--deals 2000] [--a pimc] [--b mc]
         [--players 2] [--workers 2] [--seed 2024]
 
@@ -13,6 +14,11 @@ rates every decision of the strategy's seat with two or more legal actions on th
 decisions' wall time on one worker, the rating left out). Also the share of the gap from random
 to the oracle closed, ``(acc - acc_random) / (1 - acc_random)`` where ``random`` is in the list
 (the oracle, rated on the deal it sees, is optimal at every decision: 100%).
+
+``speed``: the strategy (``--a``) plays ``--deals`` deals against ``greedy`` in both seatings on
+one worker; its decisions with a choice per second of its own time, its milliseconds per
+decision, and for ``pimc`` the share of sampled deals left unsolved and of decisions that fell
+back to ``mc``'s playouts.
 
 ``paired``: A and B play the same ``--deals`` deals twice, once in each seat order; per deal A's
 wins minus B's wins over the two seatings, halved; the mean with its 95% normal interval
@@ -179,9 +185,31 @@ def paired(pool, a) -> None:
         )
 
 
+def speed(a) -> None:
+    from dominosim.engine import BatchEngine
+
+    print("| variant | decisions | per second | ms per decision | deals unsolved | fallbacks |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for variant in a.variants:
+        rules = _rules(variant, a.players)
+        inner = _make(a.a)
+        t, greedy = _timed(inner), _make("greedy")
+        for parity in (0, 1):
+            seats = [t if i % 2 == parity else greedy for i in range(a.players)]
+            BatchEngine(rules, a.seed, seats, range(a.deals), unit="hand").run()
+        samples = getattr(inner, "settings", {}).get("samples", 0)
+        unsolved = getattr(inner, "unsolved", 0) / max(1, t.calls * max(samples, 1))
+        falls = getattr(inner, "fallbacks", 0) / max(1, t.calls)
+        print(
+            f"| {variant} | {t.calls} | {t.calls / t.seconds:.0f} | {1000 * t.seconds / t.calls:.1f} "
+            f"| {100 * unsolved:.1f}% | {100 * falls:.1f}% |",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("mode", choices=("accuracy", "paired"))
+    ap.add_argument("mode", choices=("accuracy", "paired", "speed"))
     ap.add_argument("--variants", default="fives,block,classic")
     ap.add_argument("--deals", type=int, default=None)
     ap.add_argument("--strategies", default="random,mc,pimc")
@@ -196,6 +224,10 @@ def main() -> None:
 
         a.variants = ",".join(VARIANTS)
     a.variants = a.variants.split(",")
+    if a.mode == "speed":
+        a.deals = a.deals or 100
+        a.seed = 7 if a.seed is None else a.seed
+        return speed(a)
     if a.deals is None:
         a.deals = 150 if a.mode == "accuracy" else 2000
     if a.seed is None:

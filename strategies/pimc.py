@@ -60,8 +60,7 @@ def combine(score: np.ndarray, solved: np.ndarray, objective: str) -> int:
 
 @register
 class Pimc(Strategy):
-    """Perfect-information Monte Carlo: sample hidden deals, solve every action on each
-    exactly, play the best by votes (or mean value)."""
+    """Perfect-information Monte Carlo: sample hidden deals, solve each action exactly, vote."""
 
     name = "pimc"
     classifier = "search"
