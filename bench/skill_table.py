@@ -178,6 +178,64 @@ def markdown(rows, a) -> str:
     return "\n".join(out)
 
 
+SBEGIN, SEND = "<!-- strong table: begin -->", "<!-- strong table: end -->"
+
+
+def strong_row(v, p, sets, an, secs) -> dict:
+    """A cell of the strong players' table: each against random on the same deals."""
+    who = "2" if p == 2 else ("4 teams" if sets or v == "kozel" else "4")
+    lad = {r["strategy"]: r for r in an["ladder"]}
+    acc = {r["strategy"]: r for r in an["accuracy"]}
+    halves = [_half(r["hand_win_ci"]) for x, r in lad.items() if x != "random"]
+    halves += [_half(r["accuracy_ci"]) for x, r in acc.items() if x != "oracle"]
+    # fmt: off
+    return {
+        "variant": v, "players": who, "sets": sets, "paranoid": an["perfect_information"]["paranoid"],
+        "ladder": lad, "accuracy": acc, "seconds": round(secs, 1),
+        "largest_half_width_pp": round(max(halves), 2),
+    }
+    # fmt: on
+
+
+def strong_markdown(rows, a) -> str:
+    names = a.strong.split(",")
+    search = [x for x in names if x != "oracle"]
+    head = "| variant | players |" + "".join(f" {x} hand wins vs random |" for x in names)
+    head += " accuracy: random |" + "".join(f" {x} |" for x in search)
+    head += "".join(f" gap closed by {x} |" for x in search)
+    out = [head, "|---|---|" + "---|" * (len(names) + 1 + 2 * len(search))]
+    for r in rows:
+        lad, acc = r["ladder"], r["accuracy"]
+        mark = " †" if r["paranoid"] else ""
+        line = f"| {r['variant']} | {r['players']}{mark} |"
+        line += "".join(
+            f" {_cell(lad[x]['hand_win_rate'], lad[x]['hand_win_ci'])} |" for x in names
+        )
+        line += "".join(
+            f" {_cell(acc[x]['accuracy'], acc[x]['accuracy_ci'])} |" for x in ["random", *search]
+        )
+        line += "".join(f" {_gap(acc, x)} |" for x in search)
+        out.append(line)
+    return "\n".join(out)
+
+
+def write_strong(rows, a, total) -> None:
+    table = strong_markdown(rows, a)
+    print(table)
+    print(
+        f"whole table: {total:.0f} s; largest half-width "
+        f"{max(r['largest_half_width_pp'] for r in rows):.2f} pp"
+    )
+    if a.write:
+        doc = ROOT / "docs" / "skill.md"
+        text = doc.read_text()
+        i, j = text.index(SBEGIN) + len(SBEGIN), text.index(SEND)
+        doc.write_text(text[:i] + "\n" + table + "\n" + text[j:])
+        (ROOT / "bench" / "skill_strong.json").write_text(
+            json.dumps({"args": vars(a), "seconds": round(total, 1), "rows": rows}, indent=1) + "\n"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=2026)
@@ -193,10 +251,21 @@ def main() -> None:
     ap.add_argument("--players", default="2,4")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--partial", default=None, help="a JSON file rewritten after every cell")
+    ap.add_argument(
+        "--strong-only",
+        action="store_true",
+        help="only the strong players' runs: their own table (docs/skill.md, bench/skill_strong.json)",
+    )
     a = ap.parse_args()
     rows, t0 = [], time.perf_counter()
     with tempfile.TemporaryDirectory() as out:
         for v, p, sets in cells(a.variants.split(","), [int(x) for x in a.players.split(",")]):
+            if a.strong_only:
+                rows.append(strong_row(v, p, sets, *run_strong(v, p, sets, a, out)))
+                print(f"{v} {rows[-1]['players']}: {rows[-1]['seconds']:.1f} s", flush=True)
+                if a.partial:
+                    Path(a.partial).write_text(json.dumps({"args": vars(a), "rows": rows}) + "\n")
+                continue
             an, secs = run_cell(v, p, sets, a, out)
             strong = run_strong(v, p, sets, a, out) if a.strong else None
             row, halves = row_of(v, p, sets, an, secs, a.mc, strong)
@@ -214,6 +283,8 @@ def main() -> None:
                 flush=True,
             )
     total = time.perf_counter() - t0
+    if a.strong_only:
+        return write_strong(rows, a, total)
     table = markdown(rows, a)
     print(table)
     print(
