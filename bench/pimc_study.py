@@ -41,19 +41,7 @@ try:
 except ImportError:  # run from a checkout without installing: the children inherit sys.path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-Z95 = 1.959963984540054
-
-
-def _rules(variant: str, players: int):
-    from dominosim.errors import RulesError
-    from dominosim.variants import make_rules
-
-    if players == 4:
-        try:
-            return make_rules(variant, 4, partnership=True)
-        except RulesError:
-            pass
-    return make_rules(variant, players)
+from strength import Z95, _rules  # bench/ is on the path when run as a script
 
 
 def _make(spec: str):

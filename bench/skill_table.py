@@ -219,8 +219,9 @@ def strong_markdown(rows, a) -> str:
     return "\n".join(out)
 
 
-def write_strong(rows, a, total) -> None:
-    table = strong_markdown(rows, a)
+def publish(table, rows, a, total, markers, json_name) -> None:
+    """Print ``table`` and its time; with ``--write`` put it into docs/skill.md between
+    ``markers`` and the figures into bench/``json_name``."""
     print(table)
     print(
         f"whole table: {total:.0f} s; largest half-width "
@@ -229,9 +230,10 @@ def write_strong(rows, a, total) -> None:
     if a.write:
         doc = ROOT / "docs" / "skill.md"
         text = doc.read_text()
-        i, j = text.index(SBEGIN) + len(SBEGIN), text.index(SEND)
+        begin, end = markers
+        i, j = text.index(begin) + len(begin), text.index(end)
         doc.write_text(text[:i] + "\n" + table + "\n" + text[j:])
-        (ROOT / "bench" / "skill_strong.json").write_text(
+        (ROOT / "bench" / json_name).write_text(
             json.dumps({"args": vars(a), "seconds": round(total, 1), "rows": rows}, indent=1) + "\n"
         )
 
@@ -284,21 +286,9 @@ def main() -> None:
             )
     total = time.perf_counter() - t0
     if a.strong_only:
-        return write_strong(rows, a, total)
-    table = markdown(rows, a)
-    print(table)
-    print(
-        f"whole table: {total:.0f} s; largest half-width "
-        f"{max(r['largest_half_width_pp'] for r in rows):.2f} pp"
-    )
-    if a.write:
-        doc = ROOT / "docs" / "skill.md"
-        text = doc.read_text()
-        i, j = text.index(BEGIN) + len(BEGIN), text.index(END)
-        doc.write_text(text[:i] + "\n" + table + "\n" + text[j:])
-        (ROOT / "bench" / "skill_table.json").write_text(
-            json.dumps({"args": vars(a), "seconds": round(total, 1), "rows": rows}, indent=1) + "\n"
-        )
+        publish(strong_markdown(rows, a), rows, a, total, (SBEGIN, SEND), "skill_strong.json")
+    else:
+        publish(markdown(rows, a), rows, a, total, (BEGIN, END), "skill_table.json")
 
 
 if __name__ == "__main__":

@@ -306,6 +306,18 @@ class Playouts:
         """The playouts ``sel`` (the deals stay shared)."""
         return replace(self, **{k: getattr(self, k)[sel] for k in self.PER_PLAYOUT})
 
+    def engine(self, rules, strategies) -> BatchEngine:
+        """Every sampled deal's position once, as a :meth:`BatchEngine.from_arrays` engine
+        (not run): mc spreads its rows to the playouts, pimc solves them."""
+        return BatchEngine.from_arrays(
+            rules,
+            0,
+            strategies,
+            match_ids=np.zeros(len(self.hands), dtype=np.int64),
+            blind=self.blind,
+            **{k: getattr(self, k) for k in self.PER_DEAL},
+        )
+
     def expand(self, name: str) -> np.ndarray:
         """A deal field, one row per playout."""
         return getattr(self, name)[self.deal]
@@ -451,14 +463,7 @@ class MonteCarlo(Strategy):
         vals = np.zeros(n)
         cap = self.settings["max_batch"]
         # every sampled deal's position once; each run of playouts copies its deals' slots
-        deals = BatchEngine.from_arrays(
-            rules,
-            0,
-            [self._policy] * rules.players,
-            match_ids=np.zeros(len(plan.hands), dtype=np.int64),
-            blind=plan.blind,
-            **{k: getattr(plan, k) for k in Playouts.PER_DEAL},
-        )
+        deals = plan.engine(rules, [self._policy] * rules.players)
         for lo in range(0, n, cap):
             part = plan.rows(slice(lo, lo + cap))
             order = np.argsort(part.mids)  # by match id: the records come back in this order

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from dominosim.engine.batch import BatchEngine
 from dominosim.errors import StrategyError
 from dominosim.solver import solve_actions
 from dominosim.strategies.mc import Playouts, positions
@@ -97,15 +96,7 @@ class Pimc(Strategy):
     def _values(self, rules, plan: Playouts):
         """The solver's values of every legal action on each deal of ``plan`` (one decision's
         deals, searched in one call: its own table)."""
-        deals = BatchEngine.from_arrays(
-            rules,
-            0,
-            [None] * rules.players,
-            match_ids=np.zeros(len(plan.hands), dtype=np.int64),
-            blind=plan.blind,
-            **{k: getattr(plan, k) for k in Playouts.PER_DEAL},
-        )
-        st, bst = deals.slot_records()
+        st, bst = plan.engine(rules, [None] * rules.players).slot_records()
         return solve_actions(rules, st, bst, budget=self.settings["budget"])
 
     def _decide_one(self, obs, legal, key):

@@ -166,14 +166,7 @@ def test_with_the_true_deal_as_its_sample_pimc_plays_an_optimal_move():
     opp = 1 - obs.seat
     hidden = sorted(set(range(28)) - set(obs.hand) - set(obs.table))
     assert tiles_of(int(plan.hands[0, opp])) == hidden  # (the one sample is the true deal)
-    pos = BatchEngine.from_arrays(
-        rules,
-        0,
-        [None, None],
-        match_ids=np.zeros(1, dtype=np.int64),
-        **{k: getattr(plan, k) for k in _mc_module().Playouts.PER_DEAL},
-    )
-    st, bst = pos.slot_records()
+    st, bst = plan.engine(rules, [None, None]).slot_records()
     rated = solver.solve_slots(rules, st, bst, seats=[obs.seat], chosen=[a])
     assert rated.solved[0] and rated.optimal[0] == 1
     assert pimc.fallbacks == 0 and pimc.unsolved == 0

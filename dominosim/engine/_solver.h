@@ -408,6 +408,14 @@ static int position_ok(const Rules *r, const Slot *rw, const BSlot *bw) {
     return 1;
 }
 
+/* position i of st (blind's rows from bst) into the search's own copies c, cb */
+static void load_position(const Rules *r, const Slot *st, const BSlot *bst, int64_t i, Slot *c,
+                          BSlot *cb) {
+    *c = st[i];
+    memset(cb, 0, sizeof *cb);
+    if (r->blind) *cb = bst[i];
+}
+
 /* Where slot c (a copy) stands: at a posed decision (its ask, cleared), or run forward to its
  * next decision with a choice. Returns 1 at a decision (*d), 0 when the hand ends first
  * (settled), -1 when the slot waits for a deal. */
@@ -442,10 +450,9 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
     TTEntry *tt = calloc(size, sizeof *tt);
     if (!tt) return -2;
     for (int64_t i = 0; i < n; i++) {
-        Slot c = st[i];
+        Slot c;
         BSlot cb;
-        memset(&cb, 0, sizeof cb);
-        if (r->blind) cb = bst[i];
+        load_position(r, st, bst, i, &c, &cb);
         int64_t seat = seats[i] >= 0 ? seats[i] : c.to_move, best = -1;
         Search sr = {r, side_of(r, seat), points_lower(r), 0, budget, 0, plain,
                      deal_salt(&c, side_of(r, seat)), tt, size - 1};
@@ -521,10 +528,9 @@ int64_t core_solve_actions(const Rules *r, const Slot *st, const BSlot *bst, int
     TTEntry *tt = calloc(size, sizeof *tt);
     if (!tt) return -2;
     for (int64_t i = 0; i < n; i++) {
-        Slot c = st[i];
+        Slot c;
         BSlot cb;
-        memset(&cb, 0, sizeof cb);
-        if (r->blind) cb = bst[i];
+        load_position(r, st, bst, i, &c, &cb);
         int64_t *row_a = acts + i * SOLVE_MAX_ACTS, *row_v = vals + i * SOLVE_MAX_ACTS;
         for (int j = 0; j < SOLVE_MAX_ACTS; j++) row_a[j] = row_v[j] = -1;
         Dec d;
