@@ -7,8 +7,34 @@ engine builds the same fields as arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from . import tiles
 from .rules import Rules
+
+
+class Event(NamedTuple):
+    """One public event of the current hand (RULES §1.3), as the seat observing it sees it.
+
+    Attributes:
+        seat: the seat it happened to; None for the starting tile (§10.3), which is nobody's.
+        kind: ``"place"`` (a placement, the lead included), ``"draw"`` (one tile from the
+            stock), ``"pass"``, and the variants' other public events: ``"start"`` (the
+            starting tile turned up), in blind ``"look"`` (the seat looks at its front tile),
+            ``"to_back"`` (a tile goes to the back of its row), ``"open"`` (its row is turned
+            up, §3.7b) and ``"stop"`` (a voluntary end of a multi-tile turn).
+        tile: the tile placed or turned up; for a draw, a look or a tile sent back, the tile
+            only in that seat's own Observation (and a tile sent back that lies face up,
+            blind's ``blind_unplayable_double_face_up``, in everyone's), else None.
+        pos: where a placement went (``L R W E N S``; the lead is ``L``), else None.
+        along: a double laid along (§1.11, ``inline_double_counts_single``).
+    """
+
+    seat: int | None
+    kind: str
+    tile: int | None
+    pos: str | None = None
+    along: bool = False
 
 
 @dataclass(frozen=True)
@@ -37,6 +63,9 @@ class Observation:
         spinner / covered: the spinner's value and covered sides (§1.9), for end counts.
         opened: in blind, per seat, whether its row is turned up (§3.7b: public, since every
             seat sees a row shrink to 3 tiles); ``()`` elsewhere.
+        history: the public events of the current hand so far, in order (:class:`Event`; the
+            lead is the first placement, after ladder's starting tile). Earlier hands of a
+            match are summed up by ``scores``.
     """
 
     rules: Rules
@@ -64,6 +93,7 @@ class Observation:
     along: tuple[bool, ...] = ()  # per position: a double laid along (counts v)
     opened: tuple[bool, ...] = ()  # blind: per seat, the row turned up (§3.7b)
     face_up_seats: tuple[int, ...] = ()  # blind: per face_up tile, the seat holding it
+    history: tuple[Event, ...] = ()  # the hand's public events so far, in order
 
     @property
     def variant(self) -> str:
@@ -72,3 +102,38 @@ class Observation:
     @property
     def side(self) -> int:
         return self.rules.side_of(self.seat)
+
+
+#: the kinds of the trace's events (reference.HandRecord.events) that are public, and the
+#: history's name of each
+PUBLIC_EVENTS = {
+    "place": "place",
+    "draw": "draw",
+    "pass": "pass",
+    "look": "look",
+    "to_back": "to_back",
+    "open": "open",
+    "stop": "stop",
+    "start_tile": "start",
+}
+#: the kinds whose tile only their seat sees
+PRIVATE_TILE = frozenset({"draw", "look", "to_back"})
+
+
+def public_history(rules: Rules, events, seat: int) -> tuple[Event, ...]:
+    """The public events among a hand's record events (``reference.HandRecord.events``, the
+    trace's), as ``seat`` sees them: the history of its Observation."""
+    face_up_doubles = rules.blind_unplayable_double_face_up
+    out = []
+    for ev in events:
+        kind = PUBLIC_EVENTS.get(ev["type"])
+        if kind is None:
+            continue
+        who = ev.get("seat")
+        tile = ev.get("tile")
+        if kind in PRIVATE_TILE and who != seat:
+            shown = kind == "to_back" and face_up_doubles and tiles.is_double(tile)
+            tile = tile if shown else None
+        pos = ev.get("pos") if kind == "place" else None
+        out.append(Event(who, kind, tile, pos, bool(ev.get("along", False))))
+    return tuple(out)

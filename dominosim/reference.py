@@ -25,7 +25,7 @@ from typing import Any
 from . import actions, seeding, tiles
 from .errors import StrategyError
 from .layout import Layout
-from .observe import Observation
+from .observe import Observation, public_history
 from .rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
 from .signals import FAULTS, is_interruption
 
@@ -304,6 +304,7 @@ class Hand:
             hand_index=self.record.hand_index,
             decision=self.decision,
             phase=phase,
+            history=public_history(r, self.record.events, seat),
             **self._layout_view(),
         )
 

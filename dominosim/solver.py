@@ -31,7 +31,7 @@ import numpy as np
 from .engine import BatchEngine, kernel
 from .errors import StrategyError
 from .rules import Rules
-from .strategy import Strategy
+from .strategy import Strategy, sees_hidden
 
 DEFAULT_BUDGET = 2_000_000  # nodes per position
 
@@ -264,6 +264,8 @@ class _Watched(Strategy):
     was made in, the seat and the action."""
 
     name = "watched"
+    # (the measurement reads the true state; the strategy it watches sees its seat's part)
+    classifier = "perfect_information"
 
     def __init__(self, inner: Strategy, seen: list) -> None:
         super().__init__()
@@ -274,7 +276,8 @@ class _Watched(Strategy):
         return getattr(self.inner, "label", self.inner.name)
 
     def choose(self, obs, legal, keys):
-        a = np.asarray(self.inner.choose(obs, legal, keys), dtype=np.int64)
+        shown = obs if sees_hidden(self.inner) else obs.take(np.arange(len(obs)))
+        a = np.asarray(self.inner.choose(shown, legal, keys), dtype=np.int64)
         sel = np.flatnonzero(legal.counts() >= 2)
         if len(sel):
             e, g = obs._e, np.asarray(obs._g)[sel]  # the true state: for the solver's eyes

@@ -171,6 +171,15 @@ def plays_with_perfect_information(cls: type) -> bool:
     return cls.classifier == "perfect_information" or bool(getattr(cls, "cheating", False))
 
 
+def sees_hidden(strategy: object) -> bool:
+    """Whether the strategy object (or its class) is a perfect-information one: the batch
+    engine hands only such a strategy the true state behind its Observation (``obs._e``,
+    ``obs._g``), every other strategy sees its seat's information and nothing more."""
+    return getattr(strategy, "classifier", None) == "perfect_information" or bool(
+        getattr(strategy, "cheating", False)
+    )
+
+
 def builtins(classifier: str | None = None, compiled: bool = False) -> list[str]:
     """The names of the built-in strategies (loaded from the package's strategy folder), in
     the order of lists of strategies: by classifier (:data:`CLASSIFIERS`), then ``rank``, then

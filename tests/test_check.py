@@ -98,10 +98,10 @@ BAD = {
         "    out = super().choose(obs, legal, keys)\n"
         "    if obs.rules.variant == 'sniff':\n"
         "        keys[:] = 0\n"
-        "        obs.values[:] = 6\n"
+        "        legal.values[:] = 6\n"
         "    return out",
         "inputs",
-        "choose changed the arrays it was given: obs.values, ",
+        "choose changed the arrays it was given: legal.values, ",
     ),
     "no-workers": (
         "def choose_one(self, obs, legal, key):\n"

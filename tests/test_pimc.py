@@ -39,6 +39,7 @@ class _TrueSlots(Strategy):
     two or more legal actions from ``late`` tiles on the table on (small positions)."""
 
     name = "true-slots"
+    classifier = "perfect_information"  # (it reads the true state: obs._e)
 
     def __init__(self, late: int) -> None:
         super().__init__()

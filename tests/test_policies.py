@@ -56,6 +56,7 @@ class Twin(Strategy):
     """Asks ``inner`` in Python and checks its compiled policy against it at every decision."""
 
     name = "twin"
+    classifier = "perfect_information"  # (it reads the true state: obs._e)
 
     def __init__(self, inner: Strategy, found: list):
         super().__init__()
@@ -205,6 +206,7 @@ class _FirstDecision(Strategy):
     ``choose_one``, its batch ``choose`` and its compiled policy; then plays ``inner``."""
 
     name = "first-decision-test"
+    classifier = "perfect_information"  # (it reads the true state: obs._e)
 
     def __init__(self, inner: Strategy):
         super().__init__()

@@ -21,6 +21,7 @@ class Snapshot(Strategy):
     the pending decision's state as :func:`pending_state` derives it from the Observation."""
 
     name = "snapshot-test"
+    classifier = "perfect_information"  # (it reads the true state: obs._e)
 
     def __init__(self, at: int, inner=None):
         super().__init__()

@@ -212,6 +212,23 @@ static inline int64_t side_of(const Rules *r, int64_t seat) {
 
 static inline int64_t drawable(const Slot *rw) { return rw->hb[H_SEND] - rw->hb[H_SP]; }
 
+/* one public event of the hand appended to its slot's history (Observation.history; lg NULL:
+ * no history kept, as for compiled policies and the solver). A history past its bound (never
+ * reached: kernel.history_bound) is marked EV_OVERFLOW, which the driver refuses. */
+static inline void log_event(Log *lg, int64_t kind, int64_t seat, int64_t tile, int64_t pos,
+                             int64_t along) {
+    if (!lg) return;
+    int64_t n = lg->ev[0];
+    if (n >= lg->cap) {
+        lg->ev[0] = EV_OVERFLOW;
+        return;
+    }
+    lg->ev[1 + n] = (uint16_t)(tile << EV_TILE_SHIFT | pos << EV_POS_SHIFT |
+                               along << EV_ALONG_SHIFT | seat << EV_SEAT_SHIFT |
+                               kind << EV_KIND_SHIFT);
+    lg->ev[0] = (uint16_t)(n + 1);
+}
+
 static inline int fits(int64_t t, int64_t vm) {
     return ((vm >> TILE_LOW[t]) & 1) || ((vm >> TILE_HIGH[t]) & 1);
 }
@@ -378,7 +395,7 @@ static int64_t in_play_points(const Rules *r, const Slot *rw, int64_t side, int 
 }
 
 /* a placement: action code act (an along code under inline_double_counts_single) */
-static void place(const Rules *r, Slot *rw, int64_t seat, int64_t act, int lead) {
+static void place(const Rules *r, Slot *rw, int64_t seat, int64_t act, int lead, Log *lg) {
     int along = act >= A_ALONG;
     int64_t base = along ? act - A_ALONG : act, t = base / 6, p = base % 6;
     uint64_t h = rw->hands[seat] & ~PACK[t];
@@ -391,6 +408,7 @@ static void place(const Rules *r, Slot *rw, int64_t seat, int64_t act, int lead)
     rw->hb[H_NTABLE] += 1;
     rw->hb[H_LENGTH] += 1;
     rw->hb[H_LAST] = seat;
+    log_event(lg, EV_PLACE, seat, t, lead ? 0 : p, along);
     if (r->scoring != SC_NONE) {
         int64_t side = side_of(r, seat);
         if (award(r, rw, side, in_play_points(r, rw, side, lead)))
@@ -404,8 +422,9 @@ static void place(const Rules *r, Slot *rw, int64_t seat, int64_t act, int lead)
     block_test(r, rw);
 }
 
-static void pass_turn_rules(const Rules *r, Slot *rw, int64_t seat) {
+static void pass_turn_rules(const Rules *r, Slot *rw, int64_t seat, Log *lg) {
     rw->hb[H_PASSES] += 1;
+    log_event(lg, EV_PASS, seat, EV_NO_TILE, EV_NO_POS, 0);
     if (r->failed_turn_penalty) {
         rw->penalties[seat] += r->failed_turn_penalty;
         rw->points[seat] += r->failed_turn_penalty;
@@ -562,8 +581,9 @@ static void deal_rows(const Rules *r, BSlot *bw, const int64_t *order) {
 }
 
 /* the starting tile from the stock (§10.6; blind_deal=all_tiles with 3 players, §15) */
-static void start_tile(Slot *rw) {
+static void start_tile(Slot *rw, Log *lg) {
     int64_t t = rw->stock[rw->hb[H_SP]];
+    log_event(lg, EV_START, EV_NO_SEAT, t, EV_NO_POS, 0);
     rw->hb[H_SP] += 1;
     if (rw->hb[H_SEND] < rw->hb[H_SP]) rw->hb[H_SEND] = rw->hb[H_SP];
     rw->vals[0] = TILE_LOW[t];
@@ -576,7 +596,8 @@ static void start_tile(Slot *rw) {
 }
 
 /* a new hand in slot rw; returns 0, or 1 when no seat can lead (a prev field out of range) */
-static int deal(const Rules *r, Slot *rw, BSlot *bw, int first, const Inputs *in) {
+static int deal(const Rules *r, Slot *rw, BSlot *bw, int first, const Inputs *in, Log *lg) {
+    if (lg) lg->ev[0] = 0; /* a new hand, a new history */
     memcpy(rw->hb, in->htmpl, sizeof rw->hb); /* (the glue checks its length) */
     rw->over = 0;
     rw->target_hit = 0;
@@ -615,7 +636,7 @@ static int deal(const Rules *r, Slot *rw, BSlot *bw, int first, const Inputs *in
     if (r->blind) rw->lead_tile = bw->buf[l.seat][0]; /* §3.4: the leader leads his front tile */
     rw->to_move = l.seat;
     if (r->start_tile)
-        start_tile(rw);
+        start_tile(rw, lg);
     else
         rw->phase = LEAD;
     return 0;
@@ -1011,7 +1032,7 @@ static inline int64_t row_front(const BSlot *bw, int64_t seat) {
 }
 
 /* take a placed tile out of its row; open a row of 3 tiles or fewer (§3.7b) */
-static void blind_after_place(Slot *rw, BSlot *bw, int64_t seat, int64_t t) {
+static void blind_after_place(Slot *rw, BSlot *bw, int64_t seat, int64_t t, Log *lg) {
     bw->face_up &= ~(INT64_C(1) << t);
     bw->known[seat] &= ~(INT64_C(1) << t);
     int blind_phase = bw->opened[seat] == 0;
@@ -1027,7 +1048,10 @@ static void blind_after_place(Slot *rw, BSlot *bw, int64_t seat, int64_t t) {
             }
         }
     }
-    if (blind_phase && count_of(rw->hands[seat]) <= 3) bw->opened[seat] = 1;
+    if (blind_phase && count_of(rw->hands[seat]) <= 3) {
+        bw->opened[seat] = 1;
+        log_event(lg, EV_OPEN, seat, EV_NO_TILE, EV_NO_POS, 0);
+    }
 }
 
 /* the slot masks of placing the one tile t (the front tile or a drawn tile) */
@@ -1049,20 +1073,24 @@ static int64_t pose(const Rules *r, const Slot *rw, BSlot *bw, int64_t turn_phas
     return A_STOP;
 }
 
-static inline void to_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t t) {
+static inline void to_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t t,
+                           Log *lg) {
+    log_event(lg, EV_TO_BACK, seat, t, EV_NO_POS, 0);
     append_row(bw, seat, t);
     rw->hands[seat] |= PACK[t];
     if (r->blind_face_up && IS_DBL[t]) bw->face_up |= INT64_C(1) << t;
 }
 
-static inline void blind_place(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t a) {
-    place(r, rw, seat, a, 0);
-    blind_after_place(rw, bw, seat, a / 6);
+static inline void blind_place(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t a,
+                               Log *lg) {
+    place(r, rw, seat, a, 0, lg);
+    blind_after_place(rw, bw, seat, a / 6, lg);
 }
 
 /* the next stock tile, drawn and looked at (it joins the hand or a row after) */
-static inline int64_t blind_draw(Slot *rw, BSlot *bw, int64_t seat) {
+static inline int64_t blind_draw(Slot *rw, BSlot *bw, int64_t seat, Log *lg) {
     int64_t sp = rw->hb[H_SP], t = rw->stock[sp];
+    log_event(lg, EV_DRAW, seat, t, EV_NO_POS, 0);
     rw->hb[H_SP] = sp + 1;
     rw->hb[H_DRAWS] += 1;
     bw->known[seat] |= INT64_C(1) << t;
@@ -1075,8 +1103,8 @@ static inline int64_t turn_over(const Rules *r, Slot *rw, BSlot *bw, int64_t sea
     return -1;
 }
 
-static inline int64_t blind_pass(const Rules *r, Slot *rw, BSlot *bw, int64_t seat) {
-    pass_turn_rules(r, rw, seat);
+static inline int64_t blind_pass(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, Log *lg) {
+    pass_turn_rules(r, rw, seat, lg);
     return turn_over(r, rw, bw, seat);
 }
 
@@ -1089,6 +1117,7 @@ static inline int64_t draw_or_pass(BSlot *bw, int64_t turn_phase, int64_t *m2) {
 }
 
 static int64_t blind_start(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t *a,
+    Log *lg,
                            int64_t *m2) {
     if (bw->opened[seat]) { /* the open phase (§3.7b, §3.7c) */
         if (play_masks(r, rw, seat, m2) > 0) {
@@ -1102,10 +1131,11 @@ static int64_t blind_start(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, in
             return -2;
         }
         rw->voids[seat] |= open_values(r, rw);
-        return blind_pass(r, rw, bw, seat);
+        return blind_pass(r, rw, bw, seat, lg);
     }
     int64_t front = row_front(bw, seat);
     bw->known[seat] |= INT64_C(1) << front;
+    log_event(lg, EV_LOOK, seat, front, EV_NO_POS, 0);
     if (fits(front, open_values(r, rw))) {
         int declinable = r->blind_play_optional && 28 - rw->hb[H_SP] > 0;
         single_masks(rw, front, m2);
@@ -1118,46 +1148,48 @@ static int64_t blind_start(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, in
     return -2;
 }
 
-static int64_t blind_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t turn_phase,
+static int64_t blind_back(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t turn_phase, Log *lg,
                           int64_t *a, int64_t *m2) {
     int64_t front = row_front(bw, seat);
     pop_front(bw, seat);
-    to_back(r, rw, bw, seat, front);
+    to_back(r, rw, bw, seat, front, lg);
     int stock = 28 - rw->hb[H_SP] > 0;
     if (r->blind_draw_optional && stock && turn_phase == T_BACK) return draw_or_pass(bw, T_DRAWQ, m2);
-    if (!stock) return blind_pass(r, rw, bw, seat);
+    if (!stock) return blind_pass(r, rw, bw, seat, lg);
     bw->turn_phase = T_DRAWQ;
     *a = A_DRAW;
     return -2;
 }
 
 static int64_t blind_drawq(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t *a,
+    Log *lg,
                            int64_t *m2) {
-    if (*a == A_PASS) return blind_pass(r, rw, bw, seat);
-    int64_t t = blind_draw(rw, bw, seat);
+    if (*a == A_PASS) return blind_pass(r, rw, bw, seat, lg);
+    int64_t t = blind_draw(rw, bw, seat, lg);
     if (fits(t, open_values(r, rw))) {
         single_masks(rw, t, m2);
         bw->dtile = t;
         *a = pose(r, rw, bw, T_DRAWN, r->blind_play_optional ? F_PASS : 0, m2);
         return *a < 0 ? PH_DRAWN : -2;
     }
-    to_back(r, rw, bw, seat, t);
-    return blind_pass(r, rw, bw, seat);
+    to_back(r, rw, bw, seat, t, lg);
+    return blind_pass(r, rw, bw, seat, lg);
 }
 
 static int64_t blind_open_drawq(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t *a,
+    Log *lg,
                                 int64_t *m2) {
     int64_t vm = open_values(r, rw);
     if (*a == A_PASS) {
         rw->voids[seat] |= vm;
-        return blind_pass(r, rw, bw, seat);
+        return blind_pass(r, rw, bw, seat, lg);
     }
-    int64_t t = blind_draw(rw, bw, seat);
+    int64_t t = blind_draw(rw, bw, seat, lg);
     rw->hands[seat] |= PACK[t];
     append_row(bw, seat, t);
     if (!fits(t, vm)) {
         rw->voids[seat] = vm;
-        return blind_pass(r, rw, bw, seat);
+        return blind_pass(r, rw, bw, seat, lg);
     }
     rw->voids[seat] |= vm;
     play_masks(r, rw, seat, m2);
@@ -1170,36 +1202,39 @@ static int64_t blind_open_drawq(const Rules *r, Slot *rw, BSlot *bw, int64_t sea
  * with a choice (its masks in m2, flags in bw->cflag), or -1 when the turn is over. Each
  * step returns -2 to go on with the action it leaves in a. */
 static int64_t blind_run(const Rules *r, Slot *rw, BSlot *bw, int64_t seat, int64_t a,
-                         int64_t *m2) {
+                         int64_t *m2, Log *lg) {
     for (;;) {
         int64_t turn_phase = bw->turn_phase, code;
         if (turn_phase == T_START) {
-            code = blind_start(r, rw, bw, seat, &a, m2);
+            code = blind_start(r, rw, bw, seat, &a, lg, m2);
         } else if (turn_phase == T_FRONT) {
             if (a == A_DRAW) { /* declined (blind_play_optional) */
                 bw->turn_phase = T_BACK_DECLINED;
                 continue;
             }
-            blind_place(r, rw, bw, seat, a);
+            blind_place(r, rw, bw, seat, a, lg);
             return turn_over(r, rw, bw, seat);
         } else if (turn_phase == T_BACK || turn_phase == T_BACK_DECLINED) {
-            code = blind_back(r, rw, bw, seat, turn_phase, &a, m2);
+            code = blind_back(r, rw, bw, seat, turn_phase, lg, &a, m2);
         } else if (turn_phase == T_DRAWQ) {
-            code = blind_drawq(r, rw, bw, seat, &a, m2);
+            code = blind_drawq(r, rw, bw, seat, &a, lg, m2);
         } else if (turn_phase == T_DRAWN) {
             int64_t t = bw->dtile;
             if (a == A_PASS) {
-                to_back(r, rw, bw, seat, t);
-                return blind_pass(r, rw, bw, seat);
+                to_back(r, rw, bw, seat, t, lg);
+                return blind_pass(r, rw, bw, seat, lg);
             }
             rw->hands[seat] |= PACK[t];
-            blind_place(r, rw, bw, seat, a);
+            blind_place(r, rw, bw, seat, a, lg);
             return turn_over(r, rw, bw, seat);
         } else if (turn_phase == T_ODRAWQ) {
-            code = blind_open_drawq(r, rw, bw, seat, &a, m2);
+            code = blind_open_drawq(r, rw, bw, seat, &a, lg, m2);
         } else { /* T_OPLAY, T_CONT: a placement, then continue or stop (§3.7b) */
-            if (a == A_STOP) return turn_over(r, rw, bw, seat);
-            blind_place(r, rw, bw, seat, a);
+            if (a == A_STOP) {
+                log_event(lg, EV_STOP, seat, EV_NO_TILE, EV_NO_POS, 0);
+                return turn_over(r, rw, bw, seat);
+            }
+            blind_place(r, rw, bw, seat, a, lg);
             if (rw->over || play_masks(r, rw, seat, m2) == 0) return turn_over(r, rw, bw, seat);
             a = pose(r, rw, bw, T_CONT, F_STOP, m2);
             code = a < 0 ? PH_CONT : -2;
@@ -1356,7 +1391,7 @@ static int next_match(const Rules *r, Slot *rw, const Inputs *in) {
 }
 
 /* nothing playable: the drawing mode applies (§1.7). Returns 1 when a drawn tile fits. */
-static int forced_draws(const Rules *r, Slot *rw, int64_t seat) {
+static int forced_draws(const Rules *r, Slot *rw, int64_t seat, Log *lg) {
     int64_t vm = open_values(r, rw), ndraw = 0;
     int placed = 0;
     if (r->draw_mode != DM_NONE) {
@@ -1365,6 +1400,7 @@ static int forced_draws(const Rules *r, Slot *rw, int64_t seat) {
         while (ndraw < av) {
             int64_t t = rw->stock[sp + ndraw];
             ndraw++;
+            log_event(lg, EV_DRAW, seat, t, EV_NO_POS, 0);
             rw->hands[seat] |= PACK[t];
             if (fits(t, vm)) {
                 placed = 1;
@@ -1380,8 +1416,9 @@ static int forced_draws(const Rules *r, Slot *rw, int64_t seat) {
 }
 
 /* the draw of one tile by choice (voluntary draws: no void is revealed) */
-static void draw_one(Slot *rw, int64_t seat) {
+static void draw_one(Slot *rw, int64_t seat, Log *lg) {
     int64_t sp = rw->hb[H_SP], t = rw->stock[sp];
+    log_event(lg, EV_DRAW, seat, t, EV_NO_POS, 0);
     rw->hb[H_SP] = sp + 1;
     rw->hands[seat] |= PACK[t];
     rw->hb[H_DRAWS] += 1;
@@ -1389,13 +1426,14 @@ static void draw_one(Slot *rw, int64_t seat) {
 
 /* A seat's turn on an open layout (not blind). Returns 1 when it stops at a decision with a
  * choice (masks in m2, flags in *flags), 0 when the turn was played (forced). */
-static int open_turn(const Rules *r, Slot *rw, int64_t seat, int64_t *m2, int64_t *flags) {
+static int open_turn(const Rules *r, Slot *rw, int64_t seat, int64_t *m2, int64_t *flags,
+                     Log *lg) {
     int n = play_masks(r, rw, seat, m2);
     if (rw->phase == TURN) {
         rw->hb[H_TURNS] += 1;
         if (n == 0) {
-            if (!forced_draws(r, rw, seat)) {
-                pass_turn_rules(r, rw, seat);
+            if (!forced_draws(r, rw, seat, lg)) {
+                pass_turn_rules(r, rw, seat, lg);
                 rw->to_move = next_seat(seat, r->P);
                 return 0;
             }
@@ -1407,9 +1445,9 @@ static int open_turn(const Rules *r, Slot *rw, int64_t seat, int64_t *m2, int64_
     *flags = (r->may_draw || r->bergen_voluntary) ? turn_flags(rw) : 0;
     if (n + POPC7[*flags] >= 2) return 1;
     if (n == 1) {
-        place(r, rw, seat, only_play(r, rw, m2), 0);
+        place(r, rw, seat, only_play(r, rw, m2), 0, lg);
     } else { /* a lone pass after a voluntary draw (not reached: the hand held a tile) */
-        pass_turn_rules(r, rw, seat);
+        pass_turn_rules(r, rw, seat, lg);
     }
     rw->to_move = next_seat(seat, r->P);
     rw->phase = TURN;
@@ -1417,15 +1455,15 @@ static int open_turn(const Rules *r, Slot *rw, int64_t seat, int64_t *m2, int64_
 }
 
 /* the lead: returns 1 when it stops at a decision with a choice (its tile mask in *lm) */
-static int lead_turn(const Rules *r, Slot *rw, BSlot *bw, int64_t *lm) {
+static int lead_turn(const Rules *r, Slot *rw, BSlot *bw, int64_t *lm, Log *lg) {
     int64_t seat = rw->leader;
     rw->to_move = seat;
     rw->hb[H_TURNS] += 1;
     *lm = rw->lead_tile >= 0 ? (INT64_C(1) << rw->lead_tile) : mask28(rw->hands[seat]);
     if (lead_count(r, *lm) >= 2) return 1;
     int64_t t = select28(*lm, 0);
-    place(r, rw, seat, t * 6, 1);
-    if (r->blind) blind_after_place(rw, bw, seat, t); /* blind leads are forced: §3.4 */
+    place(r, rw, seat, t * 6, 1, lg);
+    if (r->blind) blind_after_place(rw, bw, seat, t, lg); /* blind leads are forced: §3.4 */
     if (!rw->over) rw->to_move = next_seat(seat, r->P);
     rw->phase = TURN;
     return 0;
@@ -1434,24 +1472,24 @@ static int lead_turn(const Rules *r, Slot *rw, BSlot *bw, int64_t *lm) {
 /* play the action the strategy chose for this slot's pending decision; returns blind's next
  * decision code (or -1) */
 static int64_t answer(const Rules *r, Slot *rw, BSlot *bw, int64_t kind, int64_t a,
-                      int64_t *m2) {
+                      int64_t *m2, Log *lg) {
     int64_t seat = rw->to_move;
-    if (r->blind && kind == ASK_PLAY) return blind_run(r, rw, bw, seat, a, m2);
+    if (r->blind && kind == ASK_PLAY) return blind_run(r, rw, bw, seat, a, m2, lg);
     if (kind == ASK_LEAD) {
-        place(r, rw, seat, a, 1);
+        place(r, rw, seat, a, 1, lg);
         rw->phase = TURN;
         if (!rw->over) rw->to_move = next_seat(seat, r->P);
         return -1;
     }
     if (a == A_DRAW) { /* a voluntary draw: the turn goes on */
-        draw_one(rw, seat);
+        draw_one(rw, seat, lg);
         rw->phase = rw->phase == BOFFER ? AFTERDRAW : MAYDRAW;
         return -1;
     }
     if (a == A_PASS)
-        pass_turn_rules(r, rw, seat);
+        pass_turn_rules(r, rw, seat, lg);
     else
-        place(r, rw, seat, a, 0);
+        place(r, rw, seat, a, 0, lg);
     rw->to_move = next_seat(seat, r->P);
     rw->phase = TURN;
     return -1;
@@ -1465,7 +1503,7 @@ static int64_t answer(const Rules *r, Slot *rw, BSlot *bw, int64_t kind, int64_t
  * (blind: the decision it posed, else -1). It writes no record and deals nothing:
  * advance_slot does, and the solver (_solver.h) stops at the hand's end. */
 static inline int64_t next_decision(const Rules *r, Slot *rw, BSlot *bw, int64_t *code,
-                                    int64_t *lm, int64_t *m2, int64_t *flags) {
+                                    int64_t *lm, int64_t *m2, int64_t *flags, Log *lg) {
     for (;;) {
         if (*code >= 0) { /* blind: a decision posed when the last one was answered */
             *flags = bw->cflag;
@@ -1473,14 +1511,14 @@ static inline int64_t next_decision(const Rules *r, Slot *rw, BSlot *bw, int64_t
         }
         if (rw->phase == START || rw->over) return ASK_NONE;
         if (rw->phase == LEAD) {
-            if (lead_turn(r, rw, bw, lm)) {
+            if (lead_turn(r, rw, bw, lm, lg)) {
                 *flags = 0;
                 return ASK_LEAD;
             }
         } else if (r->blind) {
             rw->hb[H_TURNS] += 1;
-            *code = blind_run(r, rw, bw, rw->to_move, -1, m2);
-        } else if (open_turn(r, rw, rw->to_move, m2, flags)) {
+            *code = blind_run(r, rw, bw, rw->to_move, -1, m2, lg);
+        } else if (open_turn(r, rw, rw->to_move, m2, flags, lg)) {
             return ASK_PLAY;
         }
     }
@@ -1534,14 +1572,20 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
                             const Outputs *o) {
     int64_t kind = rw->ask, a = rw->act, lm = 0, code = -1, flags = 0;
     int64_t m2[6] = {0, 0, 0, 0, 0, 0};
+    Log log = {NULL, 0}, *lg = NULL; /* the slot's row of the histories, where kept */
+    if (o->hw > 0) {
+        log.ev = o->hist + i * o->hw;
+        log.cap = o->hw - 1;
+        lg = &log;
+    }
     if (kind != ASK_NONE) { /* the action a strategy in Python chose */
         if (!legal_act(r, rw, bw, kind, a, rw->to_move)) return -2 - i;
         rw->ask = ASK_NONE;
     }
     for (;;) {
         if (kind != ASK_NONE) /* play the chosen action (one call site: one inlined copy) */
-            code = answer(r, rw, bw, kind, a, m2);
-        kind = next_decision(r, rw, bw, &code, &lm, m2, &flags);
+            code = answer(r, rw, bw, kind, a, m2, lg);
+        kind = next_decision(r, rw, bw, &code, &lm, m2, &flags, lg);
         if (kind == ASK_NONE) { /* the hand is over, or the slot waits for a deal */
             if (!r->unit_hand && o->nrec[0] >= o->cap) return i; /* flush, then resume */
             int first = 1;
@@ -1551,7 +1595,7 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
             } else {
                 rw->hand_idx += 1;
             }
-            if (deal(r, rw, bw, first, in)) return CORE_BAD_STATE;
+            if (deal(r, rw, bw, first, in, lg)) return CORE_BAD_STATE;
             continue;
         }
         int64_t policy = in->policy[rw->to_move];
@@ -1700,7 +1744,7 @@ int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64
 int64_t core_deal(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B) {
     for (int64_t i = 0; i < B; i++) {
         st[i].hand_idx = 0;
-        if (deal(r, &st[i], &bst[r->blind ? i : 0], 1, in)) return i;
+        if (deal(r, &st[i], &bst[r->blind ? i : 0], 1, in, NULL)) return i;
     }
     return -1;
 }

@@ -53,6 +53,17 @@ enum { LF_LOT, LF_PRIORITY };                /* lead_first: by lot, by the prior
 enum { LL_AS_FIRST, LL_NEXT, LL_WINNER_ELSE_LOT, LL_WINNER_ELSE_FIRST, LL_WINNER_ELSE_NEXT,
        LL_OUT_ELSE_LOT, LL_OUT_ELSE_FISHMAKER, LL_LOT };
 enum { HV_CTRL = 64, HV_VOID = 16 }; /* heaviest's score packing (strategies/heaviest.py) */
+/* a hand's public history (Observation.history, RULES §1.3): per slot a row of 16-bit
+ * events, its first item the number written; an event packs its tile (EV_NO_TILE: none),
+ * position (L R W E N S; EV_NO_POS), laid along, seat (EV_NO_SEAT: the starting tile) and kind */
+enum { EV_PLACE, EV_DRAW, EV_PASS, EV_LOOK, EV_TO_BACK, EV_OPEN, EV_STOP, EV_START };
+enum { EV_TILE_SHIFT = 0, EV_POS_SHIFT = 5, EV_ALONG_SHIFT = 8, EV_SEAT_SHIFT = 9,
+       EV_KIND_SHIFT = 12, EV_NO_TILE = 31, EV_NO_POS = 7, EV_NO_SEAT = 7,
+       EV_OVERFLOW = 0xFFFF };
+typedef struct {
+    uint16_t *ev; /* ev[0]: the events written (EV_OVERFLOW: past the bound); ev[1..cap] */
+    int64_t cap;
+} Log;
 /* the result of advance for a state it refuses (a field or index out of range) */
 #define CORE_BAD_STATE (-(INT64_C(1) << 40))
 
@@ -146,6 +157,8 @@ typedef struct {
     int32_t *mdir;   /* [cols, nq] match records by queue position */
     int64_t nq;
     int64_t *nrec;   /* [1] rows of hrec used */
+    uint16_t *hist;  /* [B, hw] the hands' public histories (hw 0: none kept) */
+    int64_t hw;
 } Outputs;
 
 /* ---- strided views (columns of another array, as strategies hand them in) ---- */
@@ -223,7 +236,10 @@ enum { SV_ACTS = 6 * 8 + 3 };
     X(LL_WINNER_ELSE_NEXT) X(LL_OUT_ELSE_LOT) X(LL_OUT_ELSE_FISHMAKER) X(LL_LOT)              \
     X(HV_CTRL) X(HV_VOID) X(POL_PYTHON)                                                       \
     X(SV_VALUE) X(SV_WIN) X(SV_ACTION) X(SV_SOLVED) X(SV_NODES) X(SV_SEAT) X(SV_OPTIMAL)      \
-    X(SV_COLS) X(SV_ACTS)
+    X(SV_COLS) X(SV_ACTS)                                                                     \
+    X(EV_PLACE) X(EV_DRAW) X(EV_PASS) X(EV_LOOK) X(EV_TO_BACK) X(EV_OPEN) X(EV_STOP)         \
+    X(EV_START) X(EV_TILE_SHIFT) X(EV_POS_SHIFT) X(EV_ALONG_SHIFT) X(EV_SEAT_SHIFT)          \
+    X(EV_KIND_SHIFT) X(EV_NO_TILE) X(EV_NO_POS) X(EV_NO_SEAT) X(EV_OVERFLOW)
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                    const int64_t *seats, const int64_t *chosen, int64_t budget, int plain,
                    int64_t *out);

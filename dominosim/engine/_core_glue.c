@@ -110,7 +110,7 @@ static int read_rules(PyObject *obj, Rules *r) {
 /* advance's arrays, by the names of the attributes of its first argument (batch.py's
  * _Advance) they are read from; policy is an argument of its own (it changes between calls) */
 enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_POLICY, A_ST, A_BST, A_ND, A_CD, A_CHOSEN,
-       A_CVALS, A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_BUFS };
+       A_CVALS, A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_HIST, A_BUFS };
 
 static const struct {
     const char *name;
@@ -124,6 +124,7 @@ static const struct {
     {"nd", 8, K_INT, 1, 1},      {"cd", 8, K_INT, 3, 1},      {"chosen", 8, K_INT, 2, 1},
     {"cvals", 8, K_INT, 2, 1},   {"cmasks", 8, K_INT, 2, 1},  {"hdir", 4, K_INT, 2, 1},
     {"hrec", 4, K_INT, 2, 1},    {"mdir", 4, K_INT, 2, 1},    {"nrec", 8, K_INT, 1, 1},
+    {"hist", 2, K_UINT, 2, 1},
 };
 /* the attribute names as interned strings, made once at import (init_advance_names): no
  * string is built per call */
@@ -184,6 +185,9 @@ static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     if (nd[0] < 0 || nd[0] > B || nd[1] < 0 || nd[1] > B) return bad("nd out of range");
     int64_t nrec = ((int64_t *)b[A_NREC].view.buf)[0];
     if (nrec < 0 || nrec > dim(&b[A_HREC], 1)) return bad("nrec out of range");
+    int64_t hw = dim(&b[A_HIST], 1);
+    if (hw > 0 && (dim(&b[A_HIST], 0) != B || hw >= EV_OVERFLOW))
+        return bad("hist must be [slots, width below 65535], or [any, 0] for no histories");
     return 0;
 }
 
@@ -215,7 +219,8 @@ static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t na
                  (int64_t *)b[A_CHOSEN].view.buf, (int64_t *)b[A_CVALS].view.buf,
                  (int64_t *)b[A_CMASKS].view.buf, (int32_t *)b[A_HDIR].view.buf,
                  (int32_t *)b[A_HREC].view.buf, dim(&b[A_HREC], 1), (int32_t *)b[A_MDIR].view.buf,
-                 nq, (int64_t *)b[A_NREC].view.buf};
+                 nq, (int64_t *)b[A_NREC].view.buf, (uint16_t *)b[A_HIST].view.buf,
+                 dim(&b[A_HIST], 1)};
     int64_t res;
     Py_BEGIN_ALLOW_THREADS
     res = core_advance(&r, &in, (Slot *)b[A_ST].view.buf, (BSlot *)b[A_BST].view.buf, B, &o,

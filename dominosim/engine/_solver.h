@@ -167,8 +167,8 @@ SHAPE_INLINE static int solve_step(const Rules *r, Slot *c, BSlot *cb, int64_t k
     d->lm = 0;
     d->flags = 0;
     for (int k = 0; k < 6; k++) d->m2[k] = 0;
-    if (kind != ASK_NONE) d->code = answer(r, c, cb, kind, a, d->m2);
-    d->kind = next_decision(r, c, cb, &d->code, &d->lm, d->m2, &d->flags);
+    if (kind != ASK_NONE) d->code = answer(r, c, cb, kind, a, d->m2, NULL);
+    d->kind = next_decision(r, c, cb, &d->code, &d->lm, d->m2, &d->flags, NULL);
     return d->kind == ASK_NONE && c->phase != START;
 }
 

@@ -23,6 +23,7 @@ import numpy as np
 from .. import actions, seeding
 from ..errors import StrategyError
 from ..rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
+from ..strategy import sees_hidden
 from . import kernel, tables
 from .legal import Legal
 from .observe import BatchObservation
@@ -118,6 +119,7 @@ class _Advance:
         self.hrec = np.zeros((hcols, 0 if self.direct else e._record_rows), dtype=np.int32)
         self.mdir = np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32)
         self.nrec = np.zeros(2, dtype=np.int64)
+        self.hist = e._history_buffer()
 
     def __call__(self, policy: np.ndarray, start: int) -> int:
         """Advance every slot from ``start`` (the core reads this object's arrays by name:
@@ -208,6 +210,7 @@ class BatchEngine:
         self._compiled = compiled
         self._checked = False  # the slots' state checked (kernel.check_slots)
         self._policy = kernel.policy_codes(self.strategies, compiled)
+        self._hist = None  # the hands' public histories (_Advance: where a seat is in Python)
         if isinstance(match_ids, range):  # (no list of Python ints for a chunk's ids)
             self.queue = np.arange(match_ids.start, match_ids.stop, match_ids.step, dtype=np.int64)
         else:
@@ -660,13 +663,39 @@ class BatchEngine:
         ``pre``: Observation fields the caller already has (the core's decision lists)."""
         obs = BatchObservation(self, ga, sa, phase_name, dec, pre)
         if self._one_strategy is not None:
-            return self._call(self._one_strategy, obs, sub, keys, check)
+            strat = self._one_strategy
+            obs = self._shown(strat, obs, ga)
+            return self._call(strat, obs, sub, keys.copy(), check)
         chosen = np.empty(len(ga), dtype=np.int64)
         for strat, seat_list in self._strategy_groups:
             sel = np.flatnonzero(np.isin(sa, seat_list))
             if len(sel):
-                chosen[sel] = self._call(strat, obs.take(sel), sub.take(sel), keys[sel], check)
+                shown = self._shown(strat, obs.take(sel), ga[sel])
+                chosen[sel] = self._call(strat, shown, sub.take(sel), keys[sel], check)
         return chosen
+
+    def _shown(self, strat, obs: BatchObservation, g: np.ndarray) -> BatchObservation:
+        """The batch Observation as ``strat`` receives it: a perfect-information strategy
+        (``classifier = "perfect_information"``, a cheating reference such as the oracle)
+        gets the engine (``obs._e``) and its slots (``obs._g``) besides; no other does."""
+        if sees_hidden(strat):
+            obs.__dict__["_e"], obs.__dict__["_g"] = self, g
+        return obs
+
+    def _history_buffer(self) -> np.ndarray:
+        """``[B, 1 + kernel.history_bound]`` rows the core writes each slot's hand history
+        into (RULES §1.3, Observation.history), where a seat's strategy is asked in Python;
+        else an empty ``[1, 0]``: the compiled policies never read one."""
+        if not (self._policy == kernel.POL_PYTHON).any():
+            return np.zeros((1, 0), dtype=np.uint16)
+        if self._hist is None:
+            self._hist = np.zeros((self.B, 1 + kernel.history_bound(self.r)), dtype=np.uint16)
+        return self._hist
+
+    def history_rows(self, g: np.ndarray) -> np.ndarray | None:
+        """The rows of the slots' hand histories (kernel.EV_*; item 0 the count), or None
+        where none is kept (no seat asked in Python)."""
+        return None if self._hist is None else self._hist[g]
 
     @staticmethod
     def _name(strat) -> str:
@@ -726,17 +755,6 @@ class BatchEngine:
         z = np.zeros((len(g), self.NP), dtype=np.int64)
         return Legal(self.vals[g], z, False, None, draw, pass_, np.zeros(len(g), dtype=bool))
 
-    def _row_view(self, gi: int, seat: int) -> tuple:
-        """Blind: the row front to back as its owner sees it (None for unseen tiles)."""
-        out = []
-        for j in range(int(self.span[gi, seat])):
-            t = int(self.buf[gi, seat, (self.head[gi, seat] + j) % kernel.RB])
-            if t < 0:
-                continue
-            seen = self.opened[gi, seat] or (int(self.known[gi, seat]) >> t & 1)
-            out.append(t if seen else None)
-        return tuple(out)
-
     # ------------------------------------------------------------------------------------------
     # the compiled path (kernel.py): the kernel plays up to each decision with a choice
     # ------------------------------------------------------------------------------------------
@@ -766,7 +784,6 @@ class BatchEngine:
         if not self._checked:  # (spread's copies: their deals were checked once)
             self._check_slots(adv.R)
         nd, cd, chosen, cvals, cmasks = adv.nd, adv.cd, adv.chosen, adv.cvals, adv.cmasks
-        no = np.zeros(B, dtype=bool)
         lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
         lead_masks = np.zeros((B, self.NP), dtype=np.int64)
         along = self.r.inline_double_counts_single
@@ -794,17 +811,19 @@ class BatchEngine:
                 if not n:
                     continue
                 c = cd[kind, :n]
+                # (copies: a strategy's writes into its arrays change nothing here)
+                no_ = np.zeros(n, dtype=bool)
                 if kind == 0:
-                    legal = Legal(cvals[:n], cmasks[:n], along, None, no[:n], no[:n], no[:n])
+                    legal = Legal(cvals[:n].copy(), cmasks[:n].copy(), along, None, no_, no_, no_)
                 else:
                     legal = Legal(
-                        lead_vals[:n],
-                        lead_masks[:n],
+                        lead_vals[:n].copy(),
+                        lead_masks[:n].copy(),
                         along,
-                        c[:, kernel.CD_LEAD],
-                        no[:n],
-                        no[:n],
-                        no[:n],
+                        c[:, kernel.CD_LEAD].copy(),
+                        no_,
+                        no_,
+                        no_,
                     )
                 legal._no_flags = True
                 pre = {"voids": c[:, kernel.CD_VOIDS : kernel.CD_VOIDS + P], "values": legal.values}

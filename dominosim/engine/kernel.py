@@ -331,6 +331,40 @@ SV_VALUE, SV_WIN, SV_ACTION, SV_SOLVED, SV_NODES, SV_SEAT, SV_OPTIMAL, SV_COLS =
 # heaviest's tie-break score packing, compiled (_policy.h) and in strategies/heaviest.py
 # (tests/test_codes.py holds the two equal)
 HV_CTRL, HV_VOID = _codes("HV_CTRL HV_VOID")
+# a hand's public history (Observation.history): per slot a row of 16-bit events, item 0 the
+# number written; the kinds, the bit fields of an event, and the codes for "none"
+EV_PLACE, EV_DRAW, EV_PASS, EV_LOOK, EV_TO_BACK, EV_OPEN, EV_STOP, EV_START = _codes(
+    "EV_PLACE EV_DRAW EV_PASS EV_LOOK EV_TO_BACK EV_OPEN EV_STOP EV_START"
+)
+EV_TILE_SHIFT, EV_POS_SHIFT, EV_ALONG_SHIFT, EV_SEAT_SHIFT, EV_KIND_SHIFT = _codes(
+    "EV_TILE_SHIFT EV_POS_SHIFT EV_ALONG_SHIFT EV_SEAT_SHIFT EV_KIND_SHIFT"
+)
+EV_NO_TILE, EV_NO_POS, EV_NO_SEAT, EV_OVERFLOW = _codes(
+    "EV_NO_TILE EV_NO_POS EV_NO_SEAT EV_OVERFLOW"
+)
+#: the kinds' names, by code (observe.Event.kind)
+EV_KINDS = ("place", "draw", "pass", "look", "to_back", "open", "stop", "start")
+
+
+def history_bound(rules) -> int:
+    """The most public events one hand of ``rules`` can have (a slot's history row holds
+    this many). A hand has at most 28 placements and 28 draws (the progress events), a
+    starting tile, an opened row per seat and a stop per placement (blind). Around them, a
+    turn with a placement adds at most a look and a tile sent back (blind), a turn with a
+    draw and no placement at most a look, two tiles sent back and a pass, and a turn with
+    neither a pass (in blind also a look and a tile sent back). Turns with neither come at
+    most ``players`` in a row outside blind (then nobody can play and nothing is drawable:
+    a block, RULES §1.12); in blind a seat's row turns by one tile in each and the layout
+    stays, so within ``players`` x 28 of them a fitting tile reaches a front and is placed,
+    or the hand is blocked (§3.9a)."""
+    blind = rules.draw_mode == "blind"
+    progress = 28 + 28
+    around = 28 * (2 + 4) if blind else 28
+    idle_run = rules.players * (28 if blind else 1)  # turns with neither, in a row
+    idle_events = 3 if blind else 1
+    return progress + 1 + rules.players + 28 + around + idle_events * idle_run * (progress + 1)
+
+
 BAD_STATE = "a game slot's state is out of range"
 
 
