@@ -102,6 +102,7 @@ EXTENSION = Extension(
         "dominosim/engine/_port.h",
         "dominosim/engine/_policy.h",
         "dominosim/engine/_solver.h",
+        "dominosim/engine/_siphash.h",
     ],
     py_limited_api=True,
 )

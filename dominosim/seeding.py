@@ -1,19 +1,24 @@
 """Random numbers addressed by coordinates (docs/design.md, "Randomness").
 
-Every random choice is a pure function of its coordinates, hashed with splitmix64:
+Every random choice is a pure function of its coordinates:
 
 * deal of hand ``k`` of match ``m`` (attempt ``a`` counts kozel redeals): a Fisher–Yates
   shuffle of the 28 tiles whose swap j (27 .. 1) is drawn from ``key(seed, DEAL, players, m,
-  k, a, j)``;
-* lot (a seat chosen by lot): ``key(seed, LOT, players, m, k, a)``;
-* a strategy's draw at decision ``d`` of hand ``k`` of match ``m`` by ``seat``:
-  ``key(seed, STRATEGY, m, k, d, seat)``.
+  k, a, j)`` (splitmix64);
+* lot (a seat chosen by lot): ``key(seed, LOT, players, m, k, a)`` (splitmix64);
+* a strategy's key at decision ``d`` of hand ``k`` of match ``m`` by ``seat``:
+  ``splitmix64(seat_key ^ d)``, where ``seat_key`` is SipHash-2-4, keyed by 128 bits derived
+  from the seed, of ``(m, k, seat)`` (:func:`strategy_key`): a one-way keyed function, so the
+  keys a strategy sees reveal neither the seed, nor a deal, nor another seat's keys.
 
 So deals never depend on strategies, targets, options, batch size, chunk size or workers.
 The scalar functions (Python ints) and the vectorized ones (numpy uint64) give the same values.
 """
 
 from __future__ import annotations
+
+import functools
+import struct
 
 import numpy as np
 
@@ -135,6 +140,66 @@ def lot(seed: int, players: int, match: int, hand: int, attempt: int = 0) -> int
     return below(key(seed, LOT, players, match, hand, attempt), players)
 
 
+def _rotl(x: int, b: int) -> int:
+    return ((x << b) | (x >> (64 - b))) & M64
+
+
+def _sip_rounds(v: list[int], n: int) -> None:
+    v0, v1, v2, v3 = v
+    for _ in range(n):
+        v0 = (v0 + v1) & M64
+        v1 = _rotl(v1, 13) ^ v0
+        v0 = _rotl(v0, 32)
+        v2 = (v2 + v3) & M64
+        v3 = _rotl(v3, 16) ^ v2
+        v0 = (v0 + v3) & M64
+        v3 = _rotl(v3, 21) ^ v0
+        v2 = (v2 + v1) & M64
+        v1 = _rotl(v1, 17) ^ v2
+        v2 = _rotl(v2, 32)
+    v[:] = v0, v1, v2, v3
+
+
+def siphash24(k0: int, k1: int, data: bytes) -> int:
+    """SipHash-2-4 of ``data`` under the 128-bit key ``(k0, k1)`` (J.-P. Aumasson and D. J.
+    Bernstein, "SipHash: a fast short-input PRF", 2012; the key's bytes are ``k0``'s then
+    ``k1``'s, little-endian; the result is the 64-bit value whose little-endian bytes the
+    paper's reference code writes). The core's ``core_siphash24`` is the same function."""
+    v = [
+        k0 ^ 0x736F6D6570736575,
+        k1 ^ 0x646F72616E646F6D,
+        k0 ^ 0x6C7967656E657261,
+        k1 ^ 0x7465646279746573,
+    ]
+    n = len(data)
+    tail = data[n - n % 8 :] + bytes(7 - n % 8) + bytes([n & 0xFF])
+    for j in range(0, n - n % 8 + 8, 8):
+        m = int.from_bytes(data[j : j + 8] if j < n - n % 8 else tail, "little")
+        v[3] ^= m
+        _sip_rounds(v, 2)
+        v[0] ^= m
+    v[2] ^= 0xFF
+    _sip_rounds(v, 4)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+@functools.lru_cache(maxsize=64)
+def strategy_secret(seed: int) -> tuple[int, int]:
+    """The 128-bit SipHash key of a run's strategy keys, from its seed."""
+    return key(seed, STRATEGY, 0), key(seed, STRATEGY, 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def seat_key(seed: int, match: int, hand: int, seat: int) -> int:
+    """A seat's secret key for one hand: SipHash-2-4 under :func:`strategy_secret` of the 24
+    bytes ``(match, hand, seat)``, each a little-endian uint64 (the core's ``seat_key``)."""
+    msg = struct.pack("<3Q", match & M64, hand & M64, seat & M64)
+    return siphash24(*strategy_secret(seed), msg)
+
+
 def strategy_key(seed: int, match: int, hand: int, decision: int, seat: int) -> int:
-    """The 64-bit random value a strategy gets for one decision."""
-    return key(seed, STRATEGY, match, hand, decision, seat)
+    """The 64-bit random value a strategy gets for one decision: ``splitmix64(seat_key ^
+    decision)``. The seat can invert it to its own hand key, and so compute its own keys of
+    that hand, nothing else: the hand key is a PRF output, independent of the seed, the deals
+    and every other seat's and hand's keys for whoever does not hold the seed."""
+    return splitmix64(seat_key(seed, match, hand, seat) ^ (decision & M64))

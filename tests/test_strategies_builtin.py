@@ -126,7 +126,7 @@ def test_heaviest_breaks_ties_by_double_then_control(variant):
     """Among the heaviest placements: a double first, then the most tiles left that fit."""
     rules = make_rules(variant, 2)
     w = Watching(get("heaviest"))
-    for m in range(15):
+    for m in range(40):  # (against random: enough decided ties whatever its keys)
         play_match(rules, 3, m, [w, get("random")], unit="hand")
     ties = 0
     for legal, a, obs in w.seen:

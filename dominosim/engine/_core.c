@@ -14,6 +14,7 @@
  * This file is the rules engine; _core_glue.c is the CPython module around it.
  */
 #include "_core.h"
+#include "_siphash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,35 @@ static inline uint64_t sm(uint64_t x) { /* splitmix64 (seeding.splitmix64) */
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
 }
+
+/* SipHash-2-4 of the n bytes at p under the key (k0, k1) (little-endian words) */
+uint64_t core_siphash24(uint64_t k0, uint64_t k1, const uint8_t *p, size_t n) {
+    Sip s = sip_init(k0, k1);
+    size_t full = n - n % 8;
+    for (size_t j = 0; j < full; j += 8) {
+        uint64_t m = 0;
+        for (int k = 7; k >= 0; k--) m = m << 8 | p[j + (size_t)k];
+        sip_block(&s, m);
+    }
+    uint64_t last = (uint64_t)(n & 0xff) << 56;
+    for (size_t k = 0; k < n % 8; k++) last |= (uint64_t)p[full + k] << (8 * k);
+    return sip_final(&s, last);
+}
+
+/* A seat's secret key of the slot's hand: SipHash-2-4 under the run's strategy key (sd[2],
+ * sd[3]) of the 24 bytes (match, hand, seat) as little-endian uint64 (seeding.seat_key).
+ * Computed when the seat first needs a key in the hand and kept in the slot (0: not yet; a
+ * hash of 0 is computed again each time, the same). */
+static uint64_t seat_key(Slot *rw, const uint64_t *sd, int64_t seat) {
+    uint64_t k = rw->skeys[seat];
+    if (k) return k;
+    k = sip24_words3(sd[2], sd[3], (uint64_t)rw->match, (uint64_t)rw->hand_idx, (uint64_t)seat);
+    rw->skeys[seat] = k;
+    return k;
+}
+
+/* the key of decision dec for a seat whose hand key is k (seeding.strategy_key) */
+static inline uint64_t decision_key(uint64_t k, int64_t dec) { return sm(k ^ (uint64_t)dec); }
 
 static inline int64_t below(uint64_t h, int64_t n) { /* seeding.below */
     return (int64_t)(((h >> 32) * (uint64_t)n) >> 32);
@@ -601,7 +631,7 @@ static int deal(const Rules *r, Slot *rw, BSlot *bw, int first, const Inputs *in
     memcpy(rw->hb, in->htmpl, sizeof rw->hb); /* (the glue checks its length) */
     rw->over = 0;
     rw->target_hit = 0;
-    rw->skey = sm(sm(in->sd[2] ^ (uint64_t)rw->match) ^ (uint64_t)rw->hand_idx);
+    memset(rw->skeys, 0, sizeof rw->skeys); /* the seats' keys of this hand: when needed */
     int64_t order[28];
     for (;;) {
         shuffle(rw, in->sd, order);
@@ -1527,14 +1557,13 @@ static inline int64_t next_decision(const Rules *r, Slot *rw, BSlot *bw, int64_t
 /* append the decision slot i stops at to its list (0: placements, 1: leads) */
 static void pose_decision(const Rules *r, Slot *rw, const BSlot *bw, int64_t i, int64_t kind,
                           int64_t code, int64_t flags, int64_t lm, const int64_t *m2,
-                          const Outputs *o) {
+                          const uint64_t *sd, const Outputs *o) {
     int64_t seat = rw->to_move, dec = rw->hb[H_DECISION];
     int64_t li = kind == ASK_PLAY ? 0 : 1, j = o->nd[li];
-    uint64_t h = sm(rw->skey ^ (uint64_t)dec);
     o->nd[li] = j + 1;
     int64_t *cw = o->cd + (li * o->B + j) * CDW;
     cw[CD_SLOT] = i;
-    cw[CD_KEY] = (int64_t)sm(h ^ (uint64_t)seat);
+    cw[CD_KEY] = (int64_t)decision_key(seat_key(rw, sd, seat), dec);
     cw[CD_DEC] = dec;
     cw[CD_SEAT] = seat;
     cw[CD_HAND] = (int64_t)rw->hands[seat];
@@ -1600,10 +1629,12 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
         }
         int64_t policy = in->policy[rw->to_move];
         if (policy == POL_PYTHON) {
-            pose_decision(r, rw, bw, i, kind, code, flags, lm, m2, o);
+            pose_decision(r, rw, bw, i, kind, code, flags, lm, m2, in->sd, o);
             return -1;
         }
-        a = policy_decide(r, in->rules, rw, bw, policy, rw->hb[H_DECISION], kind, lm, m2, flags);
+        uint64_t key = 0; /* the decision's key: only random reads one */
+        if (policy == POL_random) key = decision_key(seat_key(rw, in->sd, rw->to_move), rw->hb[H_DECISION]);
+        a = policy_decide(r, in->rules, rw, bw, policy, key, kind, lm, m2, flags);
         rw->hb[H_DECISION] += 1;
     }
 }

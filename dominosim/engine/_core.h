@@ -7,6 +7,7 @@
 #ifndef DOMINOSIM_CORE_H
 #define DOMINOSIM_CORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "_port.h"
@@ -80,7 +81,7 @@ typedef struct {
     int8_t stock[28];
     int64_t armv[4];
     int64_t match, hand_idx;
-    uint64_t skey;
+    uint64_t skeys[4]; /* per seat: its secret key of this hand (SipHash), 0 until needed */
     int64_t qidx, pot, eggs, losers;
     int64_t scores[4], points[4], penalties[4], voids[4], end_pips[4];
     int64_t end_values[4]; /* hand values: kozel's §14.12, else the pip totals (records) */
@@ -130,7 +131,8 @@ extern const char *const POLICY_NAMES[POL_COUNT];
 
 /* ---- what advance reads and writes besides the slots ---- */
 typedef struct {
-    const uint64_t *sd;   /* hash prefixes: deal, lot, strategy */
+    const uint64_t *sd;   /* [4] hash prefixes of the deal and the lot; the strategies'
+                           * SipHash key (k0, k1) */
     const int64_t *prio;  /* first-leader priority list of tiles */
     int64_t nprio;
     const int64_t *htmpl; /* the per-hand block's values at a deal */
@@ -190,6 +192,7 @@ typedef struct {
 
 /* ---- entry points ---- */
 void core_init_tables(void);
+uint64_t core_siphash24(uint64_t k0, uint64_t k1, const uint8_t *p, size_t n);
 const char *core_rules(const int64_t *knobs, Rules *r);
 int64_t core_check_slots(const Rules *r, const Slot *st, const BSlot *bst, int64_t B,
                          int64_t nq);

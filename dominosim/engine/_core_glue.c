@@ -152,7 +152,7 @@ static int take_advance_args(PyObject *source, PyObject *policy, Buf *b) {
 /* the shapes advance relies on, checked against the rules */
 static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     int64_t hcols = HREC_HEAD + r->npoints + r->S + r->P + r->S; /* ... values[S] */
-    if (items(&b[A_SD]) != 3) return bad("sd must hold 3 hash prefixes");
+    if (items(&b[A_SD]) != 4) return bad("sd must hold 2 hash prefixes and a 2-word key");
     if (items(&b[A_HTMPL]) != H_COUNT) return bad("htmpl must hold the whole per-hand block");
     for (Py_ssize_t j = 0; j < items(&b[A_PRIO]); j++) {
         int64_t t = ((const int64_t *)b[A_PRIO].view.buf)[j];
@@ -473,11 +473,11 @@ static PyObject *py_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     int64_t B = items(&b[3]);
     const int64_t *prio = (const int64_t *)b[1].view.buf;
-    int ok = items(&b[0]) == 3 && items(&b[2]) == H_COUNT && items(&b[4]) >= (r.blind ? B : 1);
+    int ok = items(&b[0]) == 4 && items(&b[2]) == H_COUNT && items(&b[4]) >= (r.blind ? B : 1);
     for (Py_ssize_t j = 0; ok && j < items(&b[1]); j++) ok = prio[j] >= -1 && prio[j] <= 27;
     if (!ok) {
         release(b, 5);
-        return PyErr_Format(PyExc_ValueError, "_core: deal's arrays: 3 hash prefixes, tiles of "
+        return PyErr_Format(PyExc_ValueError, "_core: deal's arrays: 2 hash prefixes and a 2-word key, tiles of "
                             "the priority list, the whole per-hand block, a record per slot");
     }
     Inputs in = {(const uint64_t *)b[0].view.buf, prio, items(&b[1]),
@@ -594,7 +594,7 @@ static PyObject *slot_layout(void) {
              FIELD(d, Slot, over) | FIELD(d, Slot, target_hit) | FIELD(d, Slot, active) |
              FIELD(d, Slot, dry) | FIELD(d, Slot, dbl) | FIELD(d, Slot, armd) |
              FIELD(d, Slot, alg) | FIELD(d, Slot, stock) | FIELD(d, Slot, armv) |
-             FIELD(d, Slot, match) | FIELD(d, Slot, hand_idx) | FIELD(d, Slot, skey) |
+             FIELD(d, Slot, match) | FIELD(d, Slot, hand_idx) | FIELD(d, Slot, skeys) |
              FIELD(d, Slot, qidx) | FIELD(d, Slot, pot) | FIELD(d, Slot, eggs) |
              FIELD(d, Slot, losers) | FIELD(d, Slot, scores) | FIELD(d, Slot, points) |
              FIELD(d, Slot, penalties) | FIELD(d, Slot, voids) | FIELD(d, Slot, end_pips) |
@@ -671,6 +671,22 @@ static PyObject *name_tuple(const char *const *names, int n) {
     return t;
 }
 
+/* siphash24(k0, k1, data) -> SipHash-2-4 of the bytes data under the key (k0, k1) (tests:
+ * the reference vectors, and seeding.siphash24) */
+static PyObject *py_siphash24(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "siphash24 takes 3 arguments");
+    unsigned long long k0 = PyLong_AsUnsignedLongLong(args[0]);
+    if (k0 == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    unsigned long long k1 = PyLong_AsUnsignedLongLong(args[1]);
+    if (k1 == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    char *p;
+    Py_ssize_t n;
+    if (PyBytes_AsStringAndSize(args[2], &p, &n) < 0) return NULL;
+    uint64_t h = core_siphash24((uint64_t)k0, (uint64_t)k1, (const uint8_t *)p, (size_t)n);
+    return PyLong_FromUnsignedLongLong((unsigned long long)h);
+}
+
 static PyMethodDef methods[] = {
     {"advance", (PyCFunction)(void (*)(void))py_advance, METH_FASTCALL,
      "advance(arrays, policy, start) -> -1 (every slot at a decision or idle), the slot to resume "
@@ -701,6 +717,8 @@ static PyMethodDef methods[] = {
      "the chosen action is optimal)"},
     {"solve_actions", (PyCFunction)(void (*)(void))py_solve_actions, METH_FASTCALL,
      "solve_actions(R, st, bst, budget, acts, vals, count): every legal action's value"},
+    {"siphash24", (PyCFunction)(void (*)(void))py_siphash24, METH_FASTCALL,
+     "siphash24(k0, k1, data) -> SipHash-2-4 of the bytes data under the key (k0, k1)"},
     {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and field offsets"},
     {"constants", py_constants, METH_NOARGS, "constants() -> the codes shared with kernel.py"},
     {NULL, NULL, 0, NULL},

@@ -480,7 +480,7 @@ static inline int64_t kth_action(const Rules *r, const Slot *rw, int64_t kind, i
 }
 
 /* strategies/random.py: legal[below(key, len(legal))], key the decision's addressed value */
-static inline int64_t random_decide(const Rules *r, const Slot *rw, int64_t dec, int64_t kind,
+static inline int64_t random_decide(const Rules *r, const Slot *rw, uint64_t key, int64_t kind,
                                     int64_t lm, const int64_t *m2, int64_t flags) {
     int64_t n = POPC7[flags];
     if (kind == ASK_LEAD)
@@ -490,8 +490,7 @@ static inline int64_t random_decide(const Rules *r, const Slot *rw, int64_t dec,
             n += POPC7[m2[p]];
             if (r->inline_single && rw->vals[p] >= 0) n += (m2[p] >> rw->vals[p]) & 1;
         }
-    uint64_t h = sm(rw->skey ^ (uint64_t)dec);
-    return kth_action(r, rw, kind, lm, m2, flags, below(sm(h ^ (uint64_t)rw->to_move), n));
+    return kth_action(r, rw, kind, lm, m2, flags, below(key, n));
 }
 
 /* heaviest on a LINE of two ends (heaviest_line), else the fallback of strategy.fallback */
@@ -521,13 +520,14 @@ DS_NOINLINE static int64_t ranked_decide(const Rules *r, const Slot *rw,
     return a;
 }
 
-/* the action policy takes at slot rw's pending decision number dec (kind, masks m2, lead
- * mask lm, flags): one of its legal actions. r: the shape's rules; given: the same rules as
- * given (in->rules), which the policies compiled once read */
+/* the action policy takes at slot rw's pending decision (kind, masks m2, lead mask lm,
+ * flags; key: the decision's key, which only random reads): one of its legal actions. r: the
+ * shape's rules; given: the same rules as given (in->rules), which the policies compiled
+ * once read */
 static inline int64_t policy_decide(const Rules *r, const Rules *given, const Slot *rw,
-                                    const BSlot *bw, int64_t policy, int64_t dec, int64_t kind,
+                                    const BSlot *bw, int64_t policy, uint64_t key, int64_t kind,
                                     int64_t lm, const int64_t *m2, int64_t flags) {
-    if (policy == POL_random) return random_decide(r, rw, dec, kind, lm, m2, flags);
+    if (policy == POL_random) return random_decide(r, rw, key, kind, lm, m2, flags);
     if (policy == POL_greedy && r->scoring == SC_NONE) policy = POL_heaviest; /* (greedy.py) */
     if (policy == POL_heaviest && r->npos == 2 && !r->spinner && !r->single_end && !r->blind)
         return heaviest_decide(r, rw, kind, lm, m2, flags);
@@ -538,8 +538,9 @@ static inline int64_t policy_decide(const Rules *r, const Rules *given, const Sl
 
 /* core_decide (tests): the policy's choice at decisions already posed on slots st, row j
  * being slot slots[j] at decision number decs[j] with the legal actions of the lead mask
- * lead[j] (is_lead) or the slot masks masks[j], and the flags flags[j]. Returns 1 on an
- * index or mask out of range. */
+ * lead[j] (is_lead) or the slot masks masks[j], and the flags flags[j] (the key from the
+ * seat's hand key, which posing the decision set). Returns 1 on an index or mask out of
+ * range. */
 int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst, int64_t B,
                 const int64_t *slots, const int64_t *decs, int64_t n, int is_lead,
                 const int64_t *lead, const int64_t *masks, const int64_t *flags, int64_t *out) {
@@ -554,7 +555,8 @@ int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst
         }
         const Slot *rw = &st[i];
         if (rw->to_move < 0 || rw->to_move >= r->P) return 1;
-        out[j] = policy_decide(r, r, rw, &bst[r->blind ? i : 0], policy, decs[j],
+        uint64_t key = decision_key(rw->skeys[rw->to_move], decs[j]);
+        out[j] = policy_decide(r, r, rw, &bst[r->blind ? i : 0], policy, key,
                                is_lead ? ASK_LEAD : ASK_PLAY, is_lead ? lead[j] : 0, m2,
                                flags[j]);
     }

@@ -254,8 +254,7 @@ static uint64_t state_key(const Rules *r, const Slot *rw, const BSlot *bw, const
 }
 
 /* The share of every key of a search for root side `side` from slot rw: what stays fixed
- * through a hand (the stock's order and end, the deal's key and ids, the pot and eggs carried
- * in) and the root side, for whom the values are. Positions of one hand for one side share
+ * through a hand (the stock's order and end, the deal's ids, the pot and eggs carried in) and the root side, for whom the values are. Positions of one hand for one side share
  * it, so a later decision of a hand finds the entries an earlier one's search left. */
 static uint64_t deal_salt(const Slot *rw, int64_t side) {
     uint64_t h = mix(UINT64_C(0x5EED), (uint64_t)side | (uint64_t)rw->hb[H_SEND] << 8);
@@ -267,7 +266,6 @@ static uint64_t deal_salt(const Slot *rw, int64_t side) {
             w = 0;
         }
     }
-    h = mix(h, rw->skey);
     h = mix(h, (uint64_t)rw->match ^ (uint64_t)rw->hand_idx << 40);
     return mix(h, (uint64_t)rw->pot ^ (uint64_t)rw->eggs << 48);
 }

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .. import actions, seeding
+from .. import actions
 from ..errors import StrategyError
 from ..rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
 from ..strategy import sees_hidden
@@ -48,7 +48,7 @@ _SLOT_STATE = (
     ("written", "S", np.int64, -1), ("pending", "S", np.int64, 0),
     ("pot", None, np.int64, 0), ("eggs", None, np.int64, 0), ("dry", None, bool, 0),
     ("losers", None, np.int64, 0), ("active", None, bool, 0), ("match", None, np.int64, 0),
-    ("hand_idx", None, np.int64, 0), ("skey", None, np.uint64, 0), ("stock", 28, np.int8, 0),
+    ("hand_idx", None, np.int64, 0), ("skeys", "P", np.uint64, 0), ("stock", 28, np.int8, 0),
 )
 # fmt: on
 # fmt: off
@@ -439,7 +439,7 @@ class BatchEngine:
         e.match[g] = match_ids
         e.hand_idx[g] = 0 if hand_index is None else hand_index
         e._qmatch = e.match.copy()
-        e.skey[g] = seeding.key_np(seed, seeding.STRATEGY, e.match[g], e.hand_idx[g])
+        e.skeys[g] = 0  # the seats' keys of the hand: computed in the core when needed
         e.hands[:] = hands
         e.stock[:] = stock
         e.sp[:] = (e.stock < 0).sum(axis=1)
@@ -536,7 +536,7 @@ class BatchEngine:
         e._checked = True
         e.match[:] = match_ids
         e._qmatch = e.match.copy()
-        e.skey[:] = seeding.key_np(self.seed, seeding.STRATEGY, e.match, e.hand_idx)
+        e.skeys[:] = 0  # (the copies' keys: from their own match ids, in the core)
         if first is not None and (np.asarray(first) >= 0).any():
             e._first = np.asarray(first, dtype=np.int64).copy()
         return e

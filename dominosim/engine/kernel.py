@@ -252,13 +252,13 @@ def first_priority(rules: Rules) -> np.ndarray:
 
 
 def seeds(seed: int, players: int) -> np.ndarray:
-    """Hash prefixes of the addressed streams: deal, lot, strategy (docs/design.md,
-    "Randomness: addressed, never sequential")."""
+    """The hash prefixes of the deal and lot streams, and the strategies' SipHash key (k0,
+    k1) (docs/design.md, "Randomness: addressed, never sequential")."""
     return np.array(
         [
             seeding.key(seed, seeding.DEAL, players),
             seeding.key(seed, seeding.LOT, players),
-            seeding.key(seed, seeding.STRATEGY),
+            *seeding.strategy_secret(seed),
         ],
         dtype=np.uint64,
     )
@@ -277,7 +277,7 @@ SLOT = np.dtype(
      ("dbl", np.int8, (6,)), ("armd", np.int8, (4,)), ("alg", np.int8, (6,)),
      ("stock", np.int8, (28,)),
      ("armv", np.int64, (4,)), ("match", np.int64), ("hand_idx", np.int64),
-     ("skey", np.uint64), ("qidx", np.int64), ("pot", np.int64), ("eggs", np.int64),
+     ("skeys", np.uint64, (4,)), ("qidx", np.int64), ("pot", np.int64), ("eggs", np.int64),
      ("losers", np.int64), ("scores", np.int64, (4,)), ("points", np.int64, (4,)),
      ("penalties", np.int64, (4,)), ("voids", np.int64, (4,)), ("end_pips", np.int64, (4,)),
      ("end_values", np.int64, (4,)), ("written", np.int64, (4,)), ("pending", np.int64, (4,)),
