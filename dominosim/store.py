@@ -39,6 +39,7 @@ MANIFEST = "manifest.json"
 CHUNKS = "chunks"
 AGGREGATES = "aggregates.parquet"
 SUMMARY = "summary.csv"
+PAIRED = "paired.csv"
 REPORT = "report.md"
 PLOTS = "plots"
 LOCK = ".lock"
@@ -219,7 +220,7 @@ class RunDir:
         ``.lock`` link would create a file elsewhere): every write of a run stays inside
         its folder. Links among the chunk files are not followed: they are not the run's
         chunks (:meth:`check_chunk`)."""
-        for name in (MANIFEST, CHUNKS, AGGREGATES, SUMMARY, REPORT, PLOTS, LOCK):
+        for name in (MANIFEST, CHUNKS, AGGREGATES, SUMMARY, PAIRED, REPORT, PLOTS, LOCK):
             if (self.path / name).is_symlink():
                 raise OutputError(_link_message(self.path / name))
         if (self.path / CHUNKS).exists() and not (self.path / CHUNKS).is_dir():
@@ -389,9 +390,11 @@ class RunDir:
         except (OSError, ValueError) as e:
             raise OutputError(f"cannot read {path}: {e}") from None
 
-    def write_outputs(self, report_md: str, summary_csv: str) -> None:
+    def write_outputs(self, report_md: str, summary_csv: str, paired_csv: str | None = None):
         write_text(self.path / REPORT, report_md)
         write_text(self.path / SUMMARY, summary_csv)
+        if paired_csv is not None:
+            write_text(self.path / PAIRED, paired_csv)
 
     @contextmanager
     def staged_plots(self) -> Iterator[Path]:

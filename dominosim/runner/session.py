@@ -487,7 +487,9 @@ def finish(
     phase("writing the report")
     frame = merger.frame()
     data = build_report(rd, manifest, frame)
-    rd.write_outputs(render.render_markdown(data), render.summary_csv(data))
+    rd.write_outputs(
+        render.render_markdown(data), render.summary_csv(data), render.paired_csv(data)
+    )
     plotted = False
     try:
         from .. import plots
