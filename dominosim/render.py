@@ -169,6 +169,8 @@ def _sections(data: Mapping):
             f"{x} [perfect information]: it sees every hand and the stock order, a "
             "cheating reference (the solver's move), not a strategy a player could follow"
         )
+    if (data.get("analysis") or {}).get("kind") != "compare":
+        head += _until_decided_lines(data.get("until_decided"))
     yield "Summary", head, {"groups": T["groups"]}
     if data.get("analysis"):
         yield from _analysis_sections(data)

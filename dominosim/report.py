@@ -71,7 +71,95 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         data["perfect_information_strategies"] = cheats
     if manifest.get("analysis"):
         data["analysis"] = analysis(manifest, aggregates, data)
+    if manifest.get("until_decided"):
+        data["until_decided"] = until_decided(manifest, data)
+        if data.get("analysis", {}).get("kind") == "compare":
+            data["analysis"]["until_decided"] = data["until_decided"]
     return data
+
+
+# ---------------------------------------------------------------------------------------------
+# --until-decided (docs/compare.md, "Stop when decided")
+
+
+def sequential_z(alpha: float, looks: int) -> float:
+    """The normal quantile of each look's interval when the error rate ``alpha`` is spent in
+    equal shares over ``looks`` planned looks: ``z = Φ⁻¹(1 − alpha / (2·looks))``. By the union
+    bound, the chance that a pair of equal strategies has an interval excluding zero at any
+    look is at most ``alpha`` (given normal intervals at each look)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(1 - alpha / (2 * looks))
+
+
+def sequential_interval(diff: float | None, ci, z: float) -> tuple[float, float]:
+    """A paired difference's interval at the normal quantile ``z`` instead of 95% (its normal
+    95% interval ``ci`` widened by z / 1.96); nan without one. It excludes zero when the pair
+    is decided."""
+    se = _se(ci)
+    if diff is None or not math.isfinite(se):
+        return (math.nan, math.nan)
+    return (diff - z * se, diff + z * se)
+
+
+def _decision_pairs(manifest: Mapping, data: Mapping, metric: str | None) -> list[tuple]:
+    """``(label, metric, difference, 95% interval)`` of every pair a verdict needs: compare's
+    pooled pairs on its ranking metric; a run's pairs of every group, on ``metric`` or the
+    metric that decides the group's game."""
+    if data.get("analysis", {}).get("kind") == "compare":
+        a = data["analysis"]
+        m = a["metric"]
+        key = _DIFF_KEYS[m]
+        return [(f"{p['a']} vs {p['b']}", m, p[key], p[key + "_ci"]) for p in a["paired"]]
+    out = []
+    for g, gd in zip(data["groups"], manifest["groups"], strict=True):
+        m = metric or deciding_metric(gd["rules"], data["unit"])
+        for p in g["paired"]:
+            label = f"{g['label']}: {p['a']} vs {p['b']}"
+            out.append((label, m, p[_DIFF_KEYS[m]], p[_DIFF_KEYS[m] + "_ci"]))
+    return out
+
+
+def until_decided(manifest: Mapping, data: Mapping) -> dict:
+    """The verdict of ``--until-decided`` on the report's aggregates: each pair's difference
+    on its ranking metric with its sequential interval (:func:`sequential_z`), whether every
+    interval excludes zero, and where the run stopped."""
+    u = manifest["until_decided"]
+    looks = list(u["looks"])
+    z = sequential_z(float(u["alpha"]), len(looks))
+    pairs = []
+    for label, m, diff, ci in _decision_pairs(manifest, data, u.get("metric")):
+        lo, hi = sequential_interval(diff, ci, z)
+        # fmt: off
+        pairs.append({"pair": label, "metric": m, "diff": diff,
+                      "sequential_ci": stats.interval((lo, hi)),
+                      "decided": bool(lo > 0 or hi < 0)})
+        # fmt: on
+    deals = u.get("stopped") or looks[-1]
+    alpha = float(u["alpha"])
+    return {
+        "method": (
+            f"alpha spending: the {100 * alpha:g}% error rate in equal shares over the "
+            f"{len(looks)} planned looks (z = {z:.3f} at each; a Bonferroni bound), per pair"
+        ),
+        "alpha": alpha,
+        "z": z,
+        "looks": looks,
+        "looks_planned": len(looks),
+        "looks_taken": looks.index(deals) + 1 if deals in looks else len(looks),
+        "deals": deals,
+        "decided": bool(pairs) and all(p["decided"] for p in pairs),
+        "undecided": [p["pair"] for p in pairs if not p["decided"]],
+        "pairs": pairs,
+    }
+
+
+def decided(manifest: Mapping, aggregates: pd.DataFrame, look: int) -> bool:
+    """Whether the aggregates of the chunks up to ``look`` decide every pair (the runner's
+    verdict after each round of ``--until-decided``)."""
+    m = dict(manifest)
+    m["until_decided"] = {**manifest["until_decided"], "stopped": look}
+    return build(m, aggregates)["until_decided"]["decided"]
 
 
 def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> dict:
@@ -203,7 +291,7 @@ def _seat_rows(agg: Aggregates, players: int, rotations: list) -> list[dict]:
 
 
 #: the sums of one pair's per-deal differences (the ``pair_*`` aggregates) a paired row is
-#: computed from: key in :func:`_pair_diffs` -> (metric, signed: flips with the pair's order)
+#: computed from: key in :func:`pair_diffs` -> (metric, signed: flips with the pair's order)
 PAIR_SUMS = {
     "deals": ("pair_deals", False),
     "hands": ("pair_hands", False),
@@ -238,7 +326,7 @@ def _paired_rows(agg: Aggregates, seats: list, rotations: list, sense: str = "hi
                 continue
             seatings = seats.count(a) * seats.count(b)
             sums = pair_sums(agg, pair)
-            diffs = _pair_diffs(sums, seatings, len(rotations), sense)
+            diffs = pair_diffs(sums, seatings, len(rotations), sense)
             rows.append({"a": a, "b": b, "rotations": len(rotations), **diffs})
     return rows
 
@@ -486,11 +574,11 @@ def _pooled_pairs(manifest, aggregates, data, names: list) -> list[dict]:
                     count = {s["strategy"]: s["seats"] for s in g["strategies"]}
                     seatings = count[x] * count[y]
                     rotations = len(by_index[g["index"]].get("rotations", manifest["rotations"]))
-            paired.append({"a": x, "b": y, **_pair_diffs(sums, seatings, rotations, sense)})
+            paired.append({"a": x, "b": y, **pair_diffs(sums, seatings, rotations, sense)})
     return paired
 
 
-def _pair_diffs(sums: dict, seatings: int, rotations: int, sense: str = "higher") -> dict:
+def pair_diffs(sums: dict, seatings: int, rotations: int, sense: str = "higher") -> dict:
     """The paired differences of hand and match win rates and of points per hand (with
     intervals) from the sums of per-deal differences: a rate per seat-hand and per match, and
     points per hand (signed so that a positive difference favours A: where points are

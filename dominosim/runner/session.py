@@ -37,10 +37,13 @@ from .plan import (
     MANIFEST_FORMAT,
     STOP_ENV,
     Plan,
+    Sequential,
     check_plan_match_end,
+    fit_chunks_to_looks,
     games_note,
     int_in,
     measurement_of,
+    planned_looks,
     split_for_workers,
 )
 from .progress import Progress, Session, echo
@@ -99,12 +102,17 @@ def start_run(
     session: Session | None = None,
     legs: Sequence[Sequence[str]] | None = None,
     analysis: dict | None = None,
+    until_decided: bool = False,
+    metric: str | None = None,
 ) -> tuple[RunDir, dict]:
     """Create the run folder for ``exp`` and play it; returns the finished run folder and
     its report.
 
     ``legs`` (a round robin: one seat list per leg) and ``analysis`` (the command's own report
     section, ``{"kind": ...}``, stored in the manifest) serve compare / tune / tune-target.
+    ``until_decided`` plays in rounds until every pair is decided on ``metric`` (None: what
+    decides the game; compare's own metric for a compare) or the planned games are played
+    (plan.Sequential).
     Every check that can fail runs before the folder is made; a run that fails before any
     chunk is finished leaves no folder behind.
     """
@@ -134,6 +142,8 @@ def start_run(
     _check_workers(session)
     check_plan_match_end(plan)
     split_for_workers(plan, session.workers or os.cpu_count() or 1)
+    if until_decided:
+        _plan_rounds(plan, metric)
     rd = RunDir.create(exp.out, exp.name)
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
@@ -168,6 +178,18 @@ def start_run(
             rd.remove()
         raise
     return rd, data
+
+
+def _plan_rounds(plan: Plan, metric: str | None) -> None:
+    """``--until-decided``: the looks of the plan, its chunks fitted to them; a run with one
+    strategy has no pair to decide."""
+    if len(plan.labels()) < 2:
+        raise ConfigError(
+            "--until-decided stops when every pair of strategies is told apart, but the run "
+            "seats one strategy; give two or more with --strategies"
+        )
+    plan.sequential = Sequential(looks=planned_looks(plan.ids_per_rotation), metric=metric)
+    fit_chunks_to_looks(plan)
 
 
 def check_inputs(rd: RunDir, manifest: dict) -> None:
@@ -281,43 +303,22 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     for g, c, reason in bad:
         echo(session, f"chunk {g}-{c}: {reason}; playing it again")
         rd.remove_chunk(g, c)
-    pending = (it for it in plan.items if (it.group, it.chunk) not in done)
     n_pending = len(plan.items) - len(done)
     workers = session.workers or os.cpu_count() or 1
-    stop_after = int(os.environ[STOP_ENV]) if os.environ.get(STOP_ENV) else None
     clock = _SessionClock(manifest)
     played = Played()
     bar = Progress(session, plan.total_games, merger.games, rd.path)
-    ex = None
+    rounds = _Rounds(rd, plan, run, merger, done, bar, played, n_pending, workers, session)
     signals.reset()
     old_handlers = signals.install()  # Ctrl-C and SIGTERM: interrupted, the resume command
     try:
-        if n_pending:
-            bar.phase(f"starting {min(workers, n_pending)} worker(s)")
-            ex = make_executor(
-                pending,
-                n_pending,
-                workers,
-                session.executor,
-                session.scheduler,
-                isolate=user_strategies(plan),
-            )
-            bar.phase("playing")
-            for res in ex.results(bar.tick if bar.show else None):
-                _write_chunk(rd, plan, run, merger, res)
-                played.add(res)
-                bar.chunk(res["games"])
-                if stop_after is not None and stop_after <= played.written < n_pending:
-                    raise KeyboardInterrupt
-                _hold(played.written, n_pending)
-        _stop(ex)
-        ex = None
+        rounds.play(manifest)
         data = finish(
             rd, plan, manifest, merger, lambda: clock.end(played.written, "done"), phase=bar.phase
         )  # (the bar closes in finally)
     except KeyboardInterrupt:
         with signals.deferred():  # (a second signal cannot cut the cleanup short)
-            _stop(ex)
+            rounds.stop()
             # a chunk whose file was written just before the signal is finished too
             played.written = max(played.written, len(rd.finished_chunks() - set(done)))
             bar.close()
@@ -328,14 +329,14 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
             f"{rd.path}; finish with: {_resume_command(manifest, rd)}"
         ) from None
     except BaseException as e:
-        _stop(ex)
+        rounds.stop()
         bar.close()
         instead = _failed(e, rd, manifest, clock, played.written, kept=len(done) + played.written)
         if instead is None:
             raise
         raise instead from None
     finally:
-        _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
+        rounds.stop()  # closes a Dask client and its cluster; a finished pool is already joined
         bar.close()
         signals.restore(old_handlers)
     wall = clock.end(played.written, "done")
@@ -346,6 +347,77 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
         f"{rate:,.0f} games/s; results in {rd.path}",
     )
     return data
+
+
+class _Rounds:
+    """The chunks a session plays: all pending ones at once, or with ``--until-decided`` in
+    rounds, one per look (plan.Sequential), each followed by the verdict of the chunks up to
+    that look (report.until_decided); a decided run's plan ends at that look."""
+
+    def __init__(self, rd, plan, run, merger, done, bar, played, n_pending, workers, session):
+        self.rd, self.plan, self.run, self.merger, self.done = rd, plan, run, merger, set(done)
+        self.bar, self.played, self.n_pending, self.workers = bar, played, n_pending, workers
+        self.session = session
+        self.ex = None
+        self.stop_after = int(os.environ[STOP_ENV]) if os.environ.get(STOP_ENV) else None
+
+    def play(self, manifest: dict) -> None:
+        seq = self.plan.sequential
+        if seq is None or seq.stopped is not None:
+            self._play_up_to(None)
+            return
+        for look in seq.looks:
+            self._play_up_to(look)
+            if look == seq.looks[-1] or self._decided(manifest, look):
+                if look != seq.looks[-1]:
+                    seq.stopped = look
+                    self.plan.items = self.plan.make_items()
+                    manifest.update(self.plan.to_manifest())
+                echo(self.session, f"until decided: stopped at {look} deals per table")
+                return
+
+    def _play_up_to(self, look: int | None) -> None:
+        """Play the pending chunks that end at ``look`` or before (None: all)."""
+        items = [
+            it
+            for it in self.plan.items
+            if (it.group, it.chunk) not in self.done and (look is None or it.stop <= look)
+        ]
+        if not items:
+            return
+        self.bar.phase(f"starting {min(self.workers, len(items))} worker(s)")
+        s = self.session
+        self.ex = make_executor(
+            iter(items),
+            len(items),
+            self.workers,
+            s.executor,
+            s.scheduler,
+            isolate=user_strategies(self.plan),
+        )
+        self.bar.phase("playing")
+        for res in self.ex.results(self.bar.tick if self.bar.show else None):
+            _write_chunk(self.rd, self.plan, self.run, self.merger, res)
+            self.done.add((res["group"], res["chunk"]))
+            self.played.add(res)
+            self.bar.chunk(res["games"])
+            written = self.played.written
+            if self.stop_after is not None and self.stop_after <= written < self.n_pending:
+                raise KeyboardInterrupt
+            _hold(written, self.n_pending)
+        self.stop()
+
+    def _decided(self, manifest: dict, look: int) -> bool:
+        """Whether every pair is decided on the chunks up to ``look`` (those alone, so a
+        resumed run reaches the same verdict)."""
+        from .. import report
+
+        merger, _ = merge_finished(self.rd, self.plan, below=look)
+        return report.decided(manifest, merger.frame(), look)
+
+    def stop(self) -> None:
+        _stop(self.ex)
+        self.ex = None
 
 
 @dataclass
