@@ -193,7 +193,8 @@ def _sections(data: Mapping):
                 f"match length in hands: mean {_f(g['mean_match_length'])}, median "
                 f"{_f(g['median_match_length'], 0)}, p90 {_f(g['p90_match_length'], 0)}"
             )
-        lines += warning_lines(g.get("disagreements", ()))
+        if (data.get("analysis") or {}).get("kind") not in ("compare", "skill"):
+            lines += warning_lines(g.get("disagreements", ()))  # (compare's: pooled, above)
         tabs = {"strategies": T["strategies"][label], "seats": T["seats"][label]}
         if label in T["paired"]:
             tabs["paired (same deals)"] = T["paired"][label]
