@@ -50,6 +50,10 @@ def _points(x) -> str:
     return "-" if x is None else f"{x:+.3f}"
 
 
+def _hands(x) -> str:
+    return "-" if x is None else f"{x:,.0f}"
+
+
 def _range(ci, fmt) -> str:
     return "[" + ", ".join(fmt(x) for x in ci) + "]"
 
@@ -480,6 +484,11 @@ def _sweep_section(a: Mapping):
     by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
     by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
     by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
+    if a["kind"] == "tune-target":
+        by_stat["hands to separate"] = [_hands(r.get("hands_to_separate")) for r in rows]
+        by_stat["hands 95% CI"] = [
+            _range(r.get("hands_to_separate_ci", [None, None]), _hands) for r in rows
+        ]
     table = pd.DataFrame(
         [{"statistic": k, **dict(zip(cols, v, strict=True))} for k, v in by_stat.items()]
     )
@@ -489,6 +498,8 @@ def _sweep_section(a: Mapping):
         if a["stronger"]:
             lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
         lines.append(a["sentence"])
+        if a.get("fastest_sentence"):
+            lines.append(a["fastest_sentence"])
         return "Target sweep", lines, {"by target": table}
     lines = [f"option sweep ({', '.join(a['swept'])}) on common deals"]
     if a["stronger"]:

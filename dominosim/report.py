@@ -856,7 +856,34 @@ def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
     if manifest["analysis"]["kind"] == "tune-target":
         gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
         row["target"] = int(gd["rules"]["target"])
+        row["label"] = _target_label(g["label"], manifest["analysis"]["option"], row["target"])
+        lo, hi = row["stronger_match_win_ci"]
+        rate, length = row["stronger_match_win_rate"], row["mean_match_length"]
+        need = [_hands_to_separate(x, row["baseline"], length) for x in (rate, hi, lo)]
+        row["hands_to_separate"] = need[0]
+        row["hands_to_separate_ci"] = need[1:]
     return row
+
+
+def _target_label(label: str, option: str, target: int) -> str:
+    """A target sweep's row label names its target, the default's too (``fives[target=25]``,
+    not ``fives``)."""
+    if f"{option}=" in label:
+        return label
+    name, _, rest = label.partition("[")
+    return f"{name}[{rest[:-1]},{option}={target}]" if rest else f"{name}[{option}={target}]"
+
+
+def _hands_to_separate(rate: float | None, baseline: float, match_length: float | None):
+    """The hands of play needed before the stronger side is told apart at 95%: the matches
+    ``n`` at which the Wilson 95% lower bound of a match win rate ``rate`` reaches the
+    ``baseline`` b (the score test of the rate against b: ``n = 1.96² b (1 − b) / (p − b)²``),
+    times the mean match length in hands. None where the rate is at the baseline (or below,
+    or unknown)."""
+    if rate is None or match_length is None or rate <= baseline:
+        return None
+    n = stats.Z95**2 * baseline * (1 - baseline) / (rate - baseline) ** 2
+    return stats.finite(n * match_length)
 
 
 def _smallest_target(rows: list, stronger: str | None, share: float, option) -> dict:
@@ -874,6 +901,7 @@ def _smallest_target(rows: list, stronger: str | None, share: float, option) -> 
         "share": share,
         "smallest_target": hit[0] if hit else None,
     }
+    out["fastest_target"], fastest = _fastest(by_target, stronger)
     if stronger is None:
         out["sentence"] = "One strategy plays every seat, so no strategy is stronger."
     elif hit:
@@ -886,7 +914,27 @@ def _smallest_target(rows: list, stronger: str | None, share: float, option) -> 
             f"No target reached a Wilson 95% lower bound of {100 * share:.0f}% for "
             f"{stronger}'s match win rate (largest target {by_target[-1]['target']})."
         )
+    out["fastest_sentence"] = fastest
     return out
+
+
+def _fastest(rows: list, stronger: str | None) -> tuple[int | None, str]:
+    """The target whose matches tell the stronger strategy apart in the fewest hands of play,
+    and the sentence that names it."""
+    known = [r for r in rows if r["hands_to_separate"] is not None]
+    if stronger is None or not known:
+        return None, (
+            "No target told the strategies apart (no match win rate above the baseline), "
+            "so none shows skill fastest."
+        )
+    best = min(known, key=lambda r: (r["hands_to_separate"], r["target"]))
+    lo, hi = best["hands_to_separate_ci"]
+    span = f"95% interval {lo:,.0f} to {hi:,.0f}" if hi is not None else f"at least {lo:,.0f}"
+    return best["target"], (
+        f"Skill shows fastest at target {best['target']}: about "
+        f"{best['hands_to_separate']:,.0f} hands of play ({span}) tell {stronger} apart at 95%, "
+        f"the fewest of the {len(rows)} targets."
+    )
 
 
 def _points_sense(rules: Mapping) -> str:

@@ -297,3 +297,39 @@ def test_until_decided_on_a_strategy_and_its_renamed_copy_plays_to_the_cap(tmp_p
     assert "stopped at the cap with 1 pair(s) undecided" in r.stdout
     r = CliRunner().invoke(main, ["run", "--variant", "fives", "--until-decided"])
     assert r.exit_code == 2 and "two or more" in r.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# tune-target: where skill shows fastest
+
+
+def test_tune_target_hands_to_separate(tmp_path, bots):
+    """Per target, the hands of play until the stronger strategy is told apart at 95% (the
+    matches at which the Wilson lower bound of its match win rate reaches 50%, times the mean
+    match length), with its interval from the Wilson interval; the sentence names the target
+    that needs the fewest; the default target's row is labelled with its value."""
+    # fmt: off
+    rep = cli(tmp_path, "tune-target", "--variant", "fives", "--strategies", "heavydouble,greedy",
+              "--targets", "25,100", "--games", "160", "--seed", "1", "--workers", "1",
+              "--strategy-path", bots)
+    # fmt: on
+    a = rep["analysis"]
+    rows = {r["target"]: r for r in a["rows"]}
+    assert rows[25]["label"] == "fives[target=25]" and rows[100]["label"] == "fives[target=100]"
+    for r in rows.values():
+        p, b, length = r["stronger_match_win_rate"], r["baseline"], r["mean_match_length"]
+        assert p > b == 0.5
+        matches = stats.Z95**2 * b * (1 - b) / (p - b) ** 2
+        assert r["hands_to_separate"] == pytest.approx(matches * length)
+        # at that many matches, the Wilson lower bound of the rate is the baseline
+        k = p * matches
+        assert stats.wilson(k, matches)[0] == pytest.approx(b, abs=1e-9) or matches < 1
+        lo, hi = r["hands_to_separate_ci"]
+        assert lo <= r["hands_to_separate"] <= hi
+    fastest = min(rows.values(), key=lambda r: r["hands_to_separate"])
+    assert a["fastest_target"] == fastest["target"]
+    assert a["fastest_sentence"].startswith(f"Skill shows fastest at target {fastest['target']}")
+    assert f"{fastest['hands_to_separate']:,.0f} hands" in a["fastest_sentence"]
+    text = CliRunner().invoke(main, ["report", rep["run_dir"]]).stdout
+    assert a["fastest_sentence"] in text and "hands to separate" in text
+    assert (Path(rep["run_dir"]) / "plots" / "sweep_hands_to_separate.png").is_file()
