@@ -229,14 +229,17 @@ def _timeout(value) -> float | None:
 class RunData(NamedTuple):
     """What :func:`load` returns."""
 
-    records: object  # pandas DataFrame of per-hand records (empty when records were off)
+    #: pandas DataFrame of the per-hand records, or with ``level="match"`` the per-match
+    #: records (empty when records were off)
+    records: object
     aggregates: object  # pandas DataFrame of aggregates.parquet
     manifest: dict
     report: dict
 
 
-def load(run_dir: str | Path) -> RunData:
-    """Read a run folder: per-hand records, integer aggregates, manifest and report.
+def load(run_dir: str | Path, level: str = "hand") -> RunData:
+    """Read a run folder: per-hand records (``level="match"``: per-match records, one row
+    per match and seating; docs/results.md), integer aggregates, manifest and report.
 
     The records are read from the records file of every planned chunk that checks out
     (``store.RunDir.check_chunk``: its ``.agg.json`` names the file's size and sha256), never
@@ -249,11 +252,15 @@ def load(run_dir: str | Path) -> RunData:
     from . import runner
     from .store import RunDir
 
+    if level not in ("hand", "match"):
+        raise ConfigError(f"dominosim.load(): level must be 'hand' or 'match', not {level!r}")
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = runner.Plan.from_manifest(manifest)
     merger, done = runner.merge_finished(rd, plan)
     files = rd.record_files(done) if plan.records else []
+    if level == "match" and files:
+        files = _match_files(rd, done)
     try:
         records = (
             pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
@@ -268,6 +275,21 @@ def load(run_dir: str | Path) -> RunData:
     else:  # an unfinished run: the merge of the chunks it has
         aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
+
+
+def _match_files(rd, done) -> list[Path]:
+    """The per-match records files of the chunks ``done``; a folder written before they
+    existed has none, which is one error."""
+    from .store import MATCHES_SUFFIX
+
+    for g, c in sorted(done):
+        if rd.read_chunk_agg(g, c).get("match_parquet") is None:
+            raise OutputError(
+                f"chunk {g}-{c} of {rd.path} has no per-match records (written by an older "
+                "dominosim); read level='hand' (matches are its hands grouped by match_id), "
+                "or run the experiment again"
+            )
+    return rd.record_files(done, MATCHES_SUFFIX)
 
 
 # ---------------------------------------------------------------------------------------------

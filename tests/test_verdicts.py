@@ -337,3 +337,76 @@ def test_tune_target_hands_to_separate(tmp_path, bots):
     text = CliRunner().invoke(main, ["report", rep["run_dir"]]).stdout
     assert a["fastest_sentence"] in text and "hands to separate" in text
     assert (Path(rep["run_dir"]) / "plots" / "sweep_hands_to_separate.png").is_file()
+
+
+# ---------------------------------------------------------------------------------------------
+# per-match records
+
+
+@pytest.fixture(scope="module")
+def match_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("matches")
+    # fmt: off
+    return dominosim.run(variants=["fives"], players=2, strategies="random,greedy", games=40,
+                         unit="match", seed=3, workers=2, chunk_size=10, out=str(out))
+    # fmt: on
+
+
+def test_match_records_agree_with_the_hand_records(match_run):
+    """``load(run, level="match")``: one row per match and seating, with its seats'
+    strategies, the winning side, the hands played and the final scores, which are the sums
+    of the match's hand points; the winner scored more than the loser."""
+    m = dominosim.load(match_run["run_dir"], level="match").records
+    h = dominosim.load(match_run["run_dir"]).records
+    assert len(m) == 40 and not m.duplicated(["group", "rotation", "match_id"]).any()
+    assert list(m.columns[:5]) == ["group", "rotation", "match_id", "strategy_0", "strategy_1"]
+    by = h.groupby(["group", "rotation", "match_id"])
+    sums = by[["points_0", "points_1"]].sum().reset_index()
+    both = m.merge(sums, on=["group", "rotation", "match_id"])
+    assert (both["score_0"] == both["points_0"]).all() and (
+        both["score_1"] == both["points_1"]
+    ).all()
+    assert (by.size().to_numpy() == m.sort_values(["group", "rotation", "match_id"])["hands"]).all()
+    won = m[m["winner"] >= 0]
+    top = np.where(won["winner"] == 0, won["score_0"], won["score_1"])
+    other = np.where(won["winner"] == 0, won["score_1"], won["score_0"])
+    assert (top > other).all()
+    # the strategies seated per rotation, as in the hand records
+    seated = h.drop_duplicates(["rotation"])[["rotation", "strategy_0", "strategy_1"]]
+    again = m.drop_duplicates(["rotation"])[["rotation", "strategy_0", "strategy_1"]]
+    assert (
+        seated.astype(str).reset_index(drop=True).equals(again.astype(str).reset_index(drop=True))
+    )
+    # match wins per strategy equal the report's
+    wins = {}
+    for s in (0, 1):
+        for x, n in m[m["winner"] == s][f"strategy_{s}"].astype(str).value_counts().items():
+            wins[x] = wins.get(x, 0) + n
+    assert wins == {s["strategy"]: s["match_wins"] for s in match_run["groups"][0]["strategies"]}
+
+
+def test_match_records_are_checked_and_older_folders_say_so(tmp_path):
+    from dominosim.store import checksum
+
+    # fmt: off
+    rep = dominosim.run(variants=["fives"], players=2, strategies="random,greedy", games=8,
+                        unit="match", seed=1, workers=1, out=str(tmp_path))
+    # fmt: on
+    run_dir = Path(rep["run_dir"])
+    (agg,) = (run_dir / "chunks").glob("*.agg.json")
+    (mfile,) = (run_dir / "chunks").glob("*.matches.parquet")
+    mfile.write_bytes(mfile.read_bytes()[:-3])  # a damaged match records file: played again
+    r = CliRunner().invoke(main, ["run", "--resume", str(run_dir), "--json"])
+    assert r.exit_code == 0 and "match records file does not match its checksum" in r.stderr
+    assert strip(json.loads(r.stdout)) == strip(rep)
+    # a chunk of an older version names no match records: level="match" says so in one line
+    doc = json.loads(agg.read_text())
+    doc.pop("match_parquet")
+    doc.pop("checksum")
+    doc["checksum"] = checksum(doc)
+    agg.write_text(json.dumps(doc))
+    assert len(dominosim.load(run_dir).records) > 0
+    with pytest.raises(dominosim.errors.OutputError, match="no per-match records"):
+        dominosim.load(run_dir, level="match")
+    with pytest.raises(dominosim.errors.ConfigError, match="level must be"):
+        dominosim.load(run_dir, level="deal")

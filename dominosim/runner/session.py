@@ -437,8 +437,10 @@ class Played:
 def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: dict) -> None:
     """Write one finished chunk (its aggregates, bound to the run ``run``, the plan's
     fingerprint, and its records) and merge its aggregates."""
-    recs = res["records"]
-    table = records_table(recs, plan.seats_of(res["group"])) if recs is not None else None
+    recs, mrecs = res["records"], res.get("match_records")
+    seats = plan.seats_of(res["group"])
+    table = records_table(recs, seats) if recs is not None else None
+    matches = records_table(mrecs, seats) if mrecs is not None else None
     it = plan.item(res["group"], res["chunk"])
     agg_doc = {
         **chunk_expect(it, run),
@@ -446,7 +448,7 @@ def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: dict) -> None:
         "timing": res["timing"],
         "rows": res["rows"],
     }
-    rd.write_chunk(res["group"], res["chunk"], agg_doc, table)
+    rd.write_chunk(res["group"], res["chunk"], agg_doc, table, matches)
     merger.add(res["group"], res["rows"], res["timing"], res["games"], res["hands"])
 
 

@@ -215,7 +215,7 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         x: make_strategy(x, item.strategy_files, item.strategy_timeout)
         for x in dict.fromkeys(item.seats)
     }  # (one object a label: one batch a label)
-    parts = []
+    parts, match_parts = [], []
     n_hands = 0
     for r in item.rotations:
         seat_labels = seating(item.seats, r)
@@ -228,6 +228,7 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         tally.add_rotation(rules, seat_labels, hands, matches, item.start)
         if item.records:
             parts.append(_record_columns(item, r, seat_labels, hands))
+            match_parts.append(_match_columns(item, r, seat_labels, matches))
         if item.measure is not None:
             item.measure.rotation(agg, item, seat_labels, strategies)
     tally.add_pairs(agg)
@@ -239,9 +240,10 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         decided = (winners[0] >= 0) & (winners == winners[0]).all(axis=0)
         add(agg, "deals_seated", len(ids))
         add(agg, "deals_decided", decided.sum())
-    records = None
+    records = match_records = None
     if parts:
         records = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+        match_records = {k: np.concatenate([p[k] for p in match_parts]) for k in match_parts[0]}
     return {
         "group": item.group,
         "chunk": item.chunk,
@@ -249,6 +251,7 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         "hands": n_hands,
         "rows": sorted([*key, v] for key, v in agg.items()),
         "records": records,
+        "match_records": match_records,
         "timing": {
             "cpu_seconds": time.process_time() - cpu_started,
             "wall_seconds": time.perf_counter() - started,
@@ -384,6 +387,30 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
         a = hands[key].reshape(n, -1)
         for c in range(a.shape[1]):
             cols[f"{key}_{c}"] = a[:, c].astype(np.int32)
+    return cols
+
+
+def _match_columns(item: WorkItem, r: int, seat_labels, matches: dict) -> dict:
+    """One row per match of one seating (docs/results.md, "Per-match records"): match id, the
+    strategy of each seat, the winning side (-1: none), the hands played and the final score
+    of each side (kozel: its written penalties, and who lost, the dry flag)."""
+    n = len(matches["match_id"])
+    cols = {
+        "group": np.full(n, item.group, dtype=np.int32),
+        "rotation": np.full(n, r, dtype=np.int16),
+        "match_id": matches["match_id"].astype(np.int64),
+    }
+    labels = list(dict.fromkeys(item.seats))
+    for s, x in enumerate(seat_labels):
+        cols[f"strategy_{s}"] = np.full(n, labels.index(x), dtype=np.int8)
+    cols["winner"] = matches["winner"].astype(np.int16)
+    cols["hands"] = matches["hands"].astype(np.int32)
+    scores = matches["scores"].reshape(n, -1)
+    for c in range(scores.shape[1]):
+        cols[f"score_{c}"] = scores[:, c].astype(np.int32)
+    if item.rules.variant == "kozel":
+        cols["losers"] = matches["losers"].astype(np.int16)
+        cols["dry"] = matches["dry"].astype(bool)
     return cols
 
 
