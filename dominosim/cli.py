@@ -573,13 +573,7 @@ def run_cmd(
                                 ("--until-decided", until_decided or None), ("--metric", metric))
                  if v not in (None, ())]
         # fmt: on
-        if given:
-            from .errors import ConfigError
-
-            raise ConfigError(
-                f"--resume continues a run as it was planned, so {given[0]} cannot be given "
-                "with it; only --workers, --executor, --scheduler and --json"
-            )
+        _refuse_with_resume(given)
         with _stdout_aside():
             data = api.run(
                 resume=resume,
@@ -611,10 +605,21 @@ def run_cmd(
                 scheduler=scheduler,
                 progress=None,
                 strategy_timeout=strategy_timeout,
-                **({"until_decided": True, "metric": metric} if until_decided else {}),
-                **({"metric": metric} if metric and not until_decided else {}),
+                **({"until_decided": True} if until_decided else {}),
+                **({"metric": metric} if metric else {}),
             )
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
+
+
+def _refuse_with_resume(given: list[str]) -> None:
+    """The error of flags given with ``--resume`` (which continues a run as planned)."""
+    if given:
+        from .errors import ConfigError
+
+        raise ConfigError(
+            f"--resume continues a run as it was planned, so {given[0]} cannot be given "
+            "with it; only --workers, --executor, --scheduler and --json"
+        )
 
 
 def _int_flag(value, flag: str):
@@ -690,7 +695,7 @@ def _run_tournament(
         given = [
             "--set" if k == "sets" else "--" + k.replace("_", "-")
             for k, v in (("variant", variant), *flags.items())
-            if v not in (None, (), False)
+            if v not in (None, ()) and not (k == "until_decided" and v is False)
         ]
         if given:
             raise ConfigError(

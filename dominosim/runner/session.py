@@ -124,17 +124,7 @@ def start_run(
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-    if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
-        probe_strategies(
-            exp.strategy_path,
-            [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)],
-        )
-    load_strategy_paths(exp.strategy_path)
-    for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
-        strategy.get(spec.name, **spec.kwargs)
-    for label in dict.fromkeys(x for leg in legs or () for x in leg):
-        spec = parse_strategy(label)
-        strategy.get(spec.name, **spec.kwargs)
+    _check_strategies(exp, legs)
     plan = Plan.from_experiment(exp, seed, legs=legs)
     plan.measurement = measurement_of(analysis or {})
     files = strategy_files(plan.strategy_paths)
@@ -178,6 +168,22 @@ def start_run(
             rd.remove()
         raise
     return rd, data
+
+
+def _check_strategies(exp: Experiment, legs) -> None:
+    """Load the run's strategy files and make every seat's strategy once, in the parent:
+    unknown names and bad parameters fail before the folder is made."""
+    if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
+        probe_strategies(
+            exp.strategy_path,
+            [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)],
+        )
+    load_strategy_paths(exp.strategy_path)
+    for spec in exp.seats:
+        strategy.get(spec.name, **spec.kwargs)
+    for label in dict.fromkeys(x for leg in legs or () for x in leg):
+        spec = parse_strategy(label)
+        strategy.get(spec.name, **spec.kwargs)
 
 
 def _plan_rounds(plan: Plan, metric: str | None) -> None:
