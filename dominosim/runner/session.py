@@ -383,19 +383,26 @@ class _Rounds:
                 return
 
     def _play_up_to(self, look: int | None) -> None:
-        """Play the pending chunks that end at ``look`` or before (None: all)."""
-        items = [
-            it
-            for it in self.plan.items
-            if (it.group, it.chunk) not in self.done and (look is None or it.stop <= look)
-        ]
-        if not items:
+        """Play the pending chunks that end at ``look`` or before (None: all); the chunks are
+        made on the fly (a plan of 10^15 games holds no list)."""
+        plan = self.plan
+        per_group = -(-plan.ids_played // plan.ids_per_chunk)
+        if look is not None:
+            per_group = min(per_group, -(-look // plan.ids_per_chunk))
+        n = len(plan.rules) * per_group - sum(1 for _, c in self.done if c < per_group)
+        if n <= 0:
             return
-        self.bar.phase(f"starting {min(self.workers, len(items))} worker(s)")
+        items = (
+            plan.item(g, c)
+            for g in range(len(plan.rules))
+            for c in range(per_group)
+            if (g, c) not in self.done
+        )
+        self.bar.phase(f"starting {min(self.workers, n)} worker(s)")
         s = self.session
         self.ex = make_executor(
-            iter(items),
-            len(items),
+            items,
+            n,
             self.workers,
             s.executor,
             s.scheduler,
