@@ -4,7 +4,7 @@
 <out>/<name>/<run-id>/
   manifest.json              resolved experiment, rules, versions, seed, chunk plan, status, timings
   chunks/<g>-<c>.parquet     per-hand records of chunk c of option group g (unless records off)
-  chunks/<g>-<c>.matches.parquet  its per-match records (unless records off)
+  matches/<g>-<c>.parquet    its per-match records (unless records off)
   chunks/<g>-<c>.agg.json    the chunk's integer aggregates (its presence marks the chunk done)
   aggregates.parquet         the merge of every chunk's aggregates (exact integers)
   summary.csv  paired.csv  report.md  plots/*.png
@@ -41,8 +41,10 @@ CHUNKS = "chunks"
 AGGREGATES = "aggregates.parquet"
 SUMMARY = "summary.csv"
 PAIRED = "paired.csv"
-#: the per-match records of a chunk: chunks/<group>-<chunk>.matches.parquet
-MATCHES_SUFFIX = ".matches.parquet"
+#: the folder of the per-match records, matches/<group>-<chunk>.parquet (beside chunks/, so
+#: that chunks/*.parquet stays the per-hand records), and the "suffix" that names them
+MATCHES = "matches"
+MATCHES_SUFFIX = ".matches"
 REPORT = "report.md"
 PLOTS = "plots"
 LOCK = ".lock"
@@ -223,7 +225,7 @@ class RunDir:
         ``.lock`` link would create a file elsewhere): every write of a run stays inside
         its folder. Links among the chunk files are not followed: they are not the run's
         chunks (:meth:`check_chunk`)."""
-        for name in (MANIFEST, CHUNKS, AGGREGATES, SUMMARY, PAIRED, REPORT, PLOTS, LOCK):
+        for name in (MANIFEST, CHUNKS, MATCHES, AGGREGATES, SUMMARY, PAIRED, REPORT, PLOTS, LOCK):
             if (self.path / name).is_symlink():
                 raise OutputError(_link_message(self.path / name))
         if (self.path / CHUNKS).exists() and not (self.path / CHUNKS).is_dir():
@@ -244,6 +246,10 @@ class RunDir:
 
     # --- chunks ------------------------------------------------------------------------------
     def chunk_path(self, group: int, chunk: int, suffix: str) -> Path:
+        """A chunk's file: ``.agg.json``, ``.parquet`` in chunks/, :data:`MATCHES_SUFFIX` its
+        per-match records in matches/."""
+        if suffix == MATCHES_SUFFIX:
+            return self.path / MATCHES / f"{group}-{chunk}.parquet"
         return self.path / CHUNKS / f"{group}-{chunk}{suffix}"
 
     def write_chunk(
@@ -276,7 +282,9 @@ class RunDir:
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink)
         data = sink.getvalue().to_pybytes()
-        write_bytes(self.chunk_path(group, chunk, suffix), data)
+        path = self.chunk_path(group, chunk, suffix)
+        path.parent.mkdir(exist_ok=True)
+        write_bytes(path, data)
         return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
     def check_chunk(

@@ -394,7 +394,7 @@ def test_match_records_are_checked_and_older_folders_say_so(tmp_path):
     # fmt: on
     run_dir = Path(rep["run_dir"])
     (agg,) = (run_dir / "chunks").glob("*.agg.json")
-    (mfile,) = (run_dir / "chunks").glob("*.matches.parquet")
+    (mfile,) = (run_dir / "matches").glob("*.parquet")
     mfile.write_bytes(mfile.read_bytes()[:-3])  # a damaged match records file: played again
     r = CliRunner().invoke(main, ["run", "--resume", str(run_dir), "--json"])
     assert r.exit_code == 0 and "match records file does not match its checksum" in r.stderr
