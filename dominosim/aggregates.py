@@ -155,6 +155,23 @@ def per_match_wins(rules: Rules, hands: dict, matches: dict, start: int, n_ids: 
     return hw, mw, nh
 
 
+def per_match_points(rules: Rules, hands: dict, start: int, n_ids: int) -> np.ndarray:
+    """``[P, n_ids]``: the points of each seat's side (of the seat itself where points are
+    per seat: two-lane, ladder) summed over each match id's hands."""
+    P = rules.players
+    n = len(hands["match_id"])
+    pts = hands["points"].reshape(n, -1).astype(np.int64)
+    per_seat = rules.match_end == "one_hand"  # (points by seat, as aggregate_rotation)
+    cols = [s if per_seat else rules.side_of(s) for s in range(P)]
+    if n == n_ids and (not n or hands["match_id"][-1] - start == n_ids - 1):
+        return np.stack([pts[:, c] for c in cols]) if P else np.zeros((0, n_ids), np.int64)
+    mid = hands["match_id"] - start
+    out = np.zeros((P, n_ids), dtype=np.int64)
+    for s, c in enumerate(cols):
+        out[s] = np.bincount(mid, weights=pts[:, c], minlength=n_ids).astype(np.int64)
+    return out
+
+
 #: Every metric a chunk's aggregates may hold (docs/results.md, "Aggregates").
 METRICS = frozenset(
     """
@@ -163,7 +180,8 @@ METRICS = frozenset(
     match_ties match_length_hist first_leader_matches first_leader_match_wins seat_hands
     seat_hand_wins seat_hand_ties seat_matches seat_match_wins seat_match_ties
     seat_match_losses seat_points pair_deals pair_hands pair_hand_sum pair_hand_sumsq
-    pair_match_sum pair_match_sumsq pair_points_sum pair_points_sumsq deals_seated
+    pair_match_sum pair_match_sumsq pair_points_sum pair_points_sumsq pair_hands_sumsq
+    pair_points_hands deals_seated
     deals_decided pi_deals pi_solved pi_leader_wins pi_value_sum pi_value_sumsq pi_nodes
     acc_decisions acc_rated acc_optimal acc_hands acc_n2 acc_on acc_o2
 """.split()
@@ -177,6 +195,7 @@ SIGNED = frozenset(
         "pair_hand_sum",
         "pair_match_sum",
         "pair_points_sum",
+        "pair_points_hands",
         "pi_value_sum",
     }
 )

@@ -65,7 +65,9 @@ def run(
         **flags: the keyword arguments of :func:`dominosim.config.experiment_from_cli`
             (``variants``, ``players``, ``sets``, ``strategies``, ``games``, ``unit``,
             ``seed``, ``chunk_size``, ``workers``, ``out``, ``rotate``, ``records``,
-            ``strategy_path``, ``name``).
+            ``strategy_path``, ``name``), and ``until_decided`` (play in rounds until every
+            pair of strategies is decided, at most ``games``; docs/compare.md) with
+            ``metric`` (what it decides on; default what decides the game).
 
     Returns:
         The report as a dict (docs/results.md, "Report JSON").
@@ -74,6 +76,7 @@ def run(
 
     flags = _keywords("run", flags)
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
+    until, metric = _until_decided("run", flags)
     timeout = _timeout(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
@@ -89,8 +92,28 @@ def run(
             _, report = runner.resume_run(resume, session)
         else:
             exp, seed, drawn = prepare(config, **flags)
-            _, report = runner.start_run(exp, seed, seed_drawn=drawn, session=session)
+            if until:
+                from .tournament import check_metric
+
+                check_metric(metric, exp.unit)
+            _, report = runner.start_run(
+                exp, seed, seed_drawn=drawn, session=session, until_decided=until, metric=metric
+            )
         return report
+
+
+def _until_decided(fn: str, flags: dict) -> tuple[bool, str | None]:
+    """``until_decided`` (True/False) and, for run, its ``metric``, taken out of ``flags``."""
+    until = flags.pop("until_decided", None)
+    if until is not None and not isinstance(until, bool):
+        raise ConfigError(f"dominosim.{fn}(): until_decided must be True or False, not {until!r}")
+    metric = flags.pop("metric", None) if fn == "run" else flags.get("metric")
+    if fn == "run" and metric is not None and not until:
+        raise ConfigError(
+            "--metric in run chooses the metric --until-decided decides on; give "
+            "--until-decided too (dominosim compare ranks by it)"
+        )
+    return bool(until), metric
 
 
 #: The range of ``--strategy-timeout`` (seconds): a timer finer or longer than this is a typo.
@@ -116,8 +139,8 @@ _EXPERIMENT = (
 #: ``progress`` and ``echo`` (the tournaments set the others themselves).
 # fmt: off
 _TAKES = {
-    "run": ("variants", *_EXPERIMENT),
-    "compare": ("variant", *(k for k in _EXPERIMENT if k != "rotate")),
+    "run": ("variants", *_EXPERIMENT, "until_decided", "metric"),
+    "compare": ("variant", *(k for k in _EXPERIMENT if k != "rotate"), "until_decided", "metric"),
     "skill": ("variant", "deals", "budget", "accuracy_deals", "round_robin",
               *(k for k in _EXPERIMENT if k not in ("rotate", "games", "unit"))),
     "tune": ("variant", *_EXPERIMENT),
@@ -206,14 +229,17 @@ def _timeout(value) -> float | None:
 class RunData(NamedTuple):
     """What :func:`load` returns."""
 
-    records: object  # pandas DataFrame of per-hand records (empty when records were off)
+    #: pandas DataFrame of the per-hand records, or with ``level="match"`` the per-match
+    #: records (empty when records were off)
+    records: object
     aggregates: object  # pandas DataFrame of aggregates.parquet
     manifest: dict
     report: dict
 
 
-def load(run_dir: str | Path) -> RunData:
-    """Read a run folder: per-hand records, integer aggregates, manifest and report.
+def load(run_dir: str | Path, level: str = "hand") -> RunData:
+    """Read a run folder: per-hand records (``level="match"``: per-match records, one row
+    per match and seating; docs/results.md), integer aggregates, manifest and report.
 
     The records are read from the records file of every planned chunk that checks out
     (``store.RunDir.check_chunk``: its ``.agg.json`` names the file's size and sha256), never
@@ -226,11 +252,15 @@ def load(run_dir: str | Path) -> RunData:
     from . import runner
     from .store import RunDir
 
+    if level not in ("hand", "match"):
+        raise ConfigError(f"dominosim.load(): level must be 'hand' or 'match', not {level!r}")
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = runner.Plan.from_manifest(manifest)
     merger, done = runner.merge_finished(rd, plan)
     files = rd.record_files(done) if plan.records else []
+    if level == "match" and files:
+        files = _match_files(rd, done)
     try:
         records = (
             pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
@@ -245,6 +275,21 @@ def load(run_dir: str | Path) -> RunData:
     else:  # an unfinished run: the merge of the chunks it has
         aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
+
+
+def _match_files(rd, done) -> list[Path]:
+    """The per-match records files of the chunks ``done``; a folder written before they
+    existed has none, which is one error."""
+    from .store import MATCHES_SUFFIX
+
+    for g, c in sorted(done):
+        if rd.read_chunk_agg(g, c).get("match_parquet") is None:
+            raise OutputError(
+                f"chunk {g}-{c} of {rd.path} has no per-match records (written by an older "
+                "dominosim); read level='hand' (matches are its hands grouped by match_id), "
+                "or run the experiment again"
+            )
+    return rd.record_files(done, MATCHES_SUFFIX)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,6 +311,7 @@ def _tournament(
 
     flags = _keywords(kind, flags)
     resume = _path(kind.replace("-", "_"), "resume", resume)
+    until, _ = _until_decided(kind, flags)
     timeout = _timeout(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
@@ -276,10 +322,10 @@ def _tournament(
         strategy_timeout=timeout,
     )
     with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
-        return _tournament_run(kind, setup, resume, session, flags)
+        return _tournament_run(kind, setup, resume, session, flags, until)
 
 
-def _tournament_run(kind, setup, resume, session, flags) -> dict:
+def _tournament_run(kind, setup, resume, session, flags, until=False) -> dict:
     from . import runner
     from .store import RunDir
 
@@ -294,7 +340,14 @@ def _tournament_run(kind, setup, resume, session, flags) -> dict:
         exp_flags, legs, analysis = out if len(out) == 3 else (out[0], None, out[1])
         exp, seed, drawn = prepare(None, **exp_flags)
         _, report = runner.start_run(
-            exp, seed, seed_drawn=drawn, session=session, legs=legs, analysis=analysis
+            exp,
+            seed,
+            seed_drawn=drawn,
+            session=session,
+            legs=legs,
+            analysis=analysis,
+            until_decided=until,
+            metric=(analysis or {}).get("metric"),
         )
     return report
 
@@ -305,9 +358,11 @@ def compare(**kwargs: Any) -> dict:
 
     Keywords: ``variant``, ``players``, ``strategies`` (at least two), ``sets``, ``games``
     (total over all tables and seatings), ``unit`` (default ``"hand"``), ``seed``,
-    ``chunk_size``, ``workers``, ``out``, ``name``, ``records``, ``strategy_path``; or
-    ``resume=RUN_DIR``; and ``executor``, ``scheduler``, ``progress``, ``echo`` as in
-    :func:`run`.
+    ``chunk_size``, ``workers``, ``out``, ``name``, ``records``, ``strategy_path``,
+    ``metric`` (``"hands"``, ``"points"`` or ``"matches"``: rank by it instead of what
+    decides the game), ``until_decided`` (play in rounds until every pair is decided, at most
+    ``games``); or ``resume=RUN_DIR``; and ``executor``, ``scheduler``, ``progress``,
+    ``echo`` as in :func:`run`.
     """
     from .tournament import setup_compare
 

@@ -253,6 +253,15 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                                          help="Print the report as one JSON object.")),
     "strategy_path": (("--strategy-path", "strategy_path"), dict(
         multiple=True, metavar="PATH", help="Extra strategy file or folder (repeatable).")),
+    "until_decided": (("--until-decided", "until_decided"), dict(
+        is_flag=True, default=False,
+        help="Play in rounds until every pair of strategies is told apart on the ranking "
+             "metric (a sequential test that keeps its 5% error rate), at most --games.")),
+    "metric": (("--metric",), dict(
+        type=click.Choice(["hands", "points", "matches"]), default=None,
+        help="Rank by hand wins, paired points per hand or match wins (default: what "
+             "decides the game: matches with --unit match, else points in a race to a "
+             "target, hands where a hand is the whole game).")),
     "strategy_timeout": (("--strategy-timeout", "strategy_timeout"), dict(
         default=None, metavar="SECONDS",
         help="End the run when a strategy takes longer for one decision batch (default: no "
@@ -515,6 +524,12 @@ def trace_cmd(
     help="Play every seat rotation of the strategies (default on).",
 )
 @options(*RUN_OPTIONS)
+@options("until_decided")
+@option(
+    "metric",
+    help="With --until-decided: the metric it decides on (hands, points, "
+    "matches; default what decides the game).",
+)
 def run_cmd(
     config: str | None,
     variant_names: tuple[str, ...],
@@ -536,6 +551,8 @@ def run_cmd(
     as_json: bool,
     strategy_path: tuple[str, ...],
     strategy_timeout: str | None,
+    until_decided: bool,
+    metric: str | None,
 ) -> None:
     """Run an experiment: every option group x seat rotation, chunked over workers.
 
@@ -552,16 +569,11 @@ def run_cmd(
                                 ("--strategies", strategies), ("--set", sets), ("--games", games),
                                 ("--unit", unit), ("--seed", seed), ("--chunk-size", chunk_size),
                                 ("--out", out), ("--name", name), ("--rotate", rotate),
-                                ("--records", records), ("--strategy-path", strategy_path))
+                                ("--records", records), ("--strategy-path", strategy_path),
+                                ("--until-decided", until_decided or None), ("--metric", metric))
                  if v not in (None, ())]
         # fmt: on
-        if given:
-            from .errors import ConfigError
-
-            raise ConfigError(
-                f"--resume continues a run as it was planned, so {given[0]} cannot be given "
-                "with it; only --workers, --executor, --scheduler and --json"
-            )
+        _refuse_with_resume(given)
         with _stdout_aside():
             data = api.run(
                 resume=resume,
@@ -593,8 +605,21 @@ def run_cmd(
                 scheduler=scheduler,
                 progress=None,
                 strategy_timeout=strategy_timeout,
+                **({"until_decided": True} if until_decided else {}),
+                **({"metric": metric} if metric else {}),
             )
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
+
+
+def _refuse_with_resume(given: list[str]) -> None:
+    """The error of flags given with ``--resume`` (which continues a run as planned)."""
+    if given:
+        from .errors import ConfigError
+
+        raise ConfigError(
+            f"--resume continues a run as it was planned, so {given[0]} cannot be given "
+            "with it; only --workers, --executor, --scheduler and --json"
+        )
 
 
 def _int_flag(value, flag: str):
@@ -670,7 +695,7 @@ def _run_tournament(
         given = [
             "--set" if k == "sets" else "--" + k.replace("_", "-")
             for k, v in (("variant", variant), *flags.items())
-            if v not in (None, ())
+            if v not in (None, ()) and not (k == "until_decided" and v is False)
         ]
         if given:
             raise ConfigError(
@@ -728,6 +753,7 @@ def _run_tournament(
     default=None,
     help="What a game is (default hand).",
 )
+@options("metric", "until_decided")
 def compare_cmd(**kw: Any) -> None:
     """A round robin of strategies on duplicate deals: win-rate matrix, paired differences,
     Bradley–Terry ratings.

@@ -341,7 +341,38 @@ def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     out.append(_save(plt, fig, folder / "sweep_match_length.png"))
+    if target:
+        out.append(_hands_to_separate_plot(plt, a, rows, xs, folder))
     return out
+
+
+def _hands_to_separate_plot(plt, a: Mapping, rows: list, xs: list, folder: Path) -> Path:
+    """tune-target: the hands of play needed to tell the strategies apart at 95%, by target
+    (with the interval from the match win rate's; an open upper end drawn to the top)."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ys = [r["hands_to_separate"] for r in rows]
+    ys = [float("nan") if y is None else float(y) for y in ys]
+    top = max([y for y in ys if y == y] + [1.0]) * 3
+    lo = [
+        0.0 if y != y else y - r["hands_to_separate_ci"][0] for y, r in zip(ys, rows, strict=True)
+    ]
+    hi = [
+        0.0 if y != y else (r["hands_to_separate_ci"][1] or top) - y
+        for y, r in zip(ys, rows, strict=True)
+    ]
+    stronger = a.get("stronger")
+    ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=stronger or "_none")
+    if a.get("fastest_target") is not None:
+        ax.axvline(a["fastest_target"], color="grey", ls="--", lw=1, label="fewest hands")
+    if any(y == y for y in ys):
+        ax.set_yscale("log")
+    _x_axis(ax, xs, rows, True, a.get("option", "target"))
+    ax.set_ylabel("hands of play to tell apart at 95%")
+    ax.set_title("hands until skill shows, by target", fontsize="medium")
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[1]:
+        ax.legend(fontsize="small")
+    return _save(plt, fig, folder / "sweep_hands_to_separate.png")
 
 
 def _x_axis(ax, xs, rows, target: bool, xlabel: str) -> None:

@@ -46,6 +46,54 @@ def _diff(x) -> str:
     return "-" if x is None else f"{100 * x:+.2f} pp"
 
 
+def _points(x) -> str:
+    return "-" if x is None else f"{x:+.3f}"
+
+
+def _hands(x) -> str:
+    return "-" if x is None else f"{x:,.0f}"
+
+
+def _range(ci, fmt) -> str:
+    return "[" + ", ".join(fmt(x) for x in ci) + "]"
+
+
+def _paired_cells(p: Mapping, unit: str) -> dict:
+    """A paired row's cells: the hand win, (unit match) match win and points differences, A − B,
+    each with its 95% interval."""
+    # fmt: off
+    return {
+        "pair": f"{p['a']} - {p['b']}",
+        "deals": p["deals"],
+        "hand win diff": _diff(p["hand_win_diff"]),
+        "95% CI": _range(p["hand_win_diff_ci"], _diff),
+        **({"match win diff": _diff(p["match_win_diff"]),
+            "match 95% CI": _range(p["match_win_diff_ci"], _diff)} if unit == "match" else {}),
+        "points/hand diff": _points(p.get("points_diff")),
+        "points 95% CI": _range(p.get("points_diff_ci", [None, None]), _points),
+    }
+    # fmt: on
+
+
+def warning_lines(rows: list) -> list[str]:
+    """One line per disagreement (report.disagreements): both figures, with their intervals."""
+    show = {
+        "hands": lambda x: _diff(x) + " in hand wins",
+        "matches": lambda x: _diff(x) + " in match wins",
+        "points": lambda x: _points(x) + " points per hand",
+    }
+    fmt = {"hands": _diff, "matches": _diff, "points": _points}
+    out = []
+    for d in rows:
+        m1, m2 = d["metrics"]
+        out.append(
+            f"warning: {d['a']} - {d['b']}: the metrics disagree: {show[m1](d[m1])} "
+            f"{_range(d[m1 + '_ci'], fmt[m1])} but {show[m2](d[m2])} "
+            f"{_range(d[m2 + '_ci'], fmt[m2])}; rank by what decides the game (docs/compare.md)"
+        )
+    return out
+
+
 def tables(data: Mapping) -> dict:
     """pandas DataFrames of the report: ``groups``, and per group ``strategies``, ``seats``,
     ``paired`` (dicts keyed by group label)."""
@@ -103,21 +151,9 @@ def tables(data: Mapping) -> dict:
         ])
         # fmt: on
         if g["paired"]:
-            # fmt: off
-            out["paired"][label] = pd.DataFrame([
-                {
-                    "pair": f"{p['a']} - {p['b']}",
-                    "deals": p["deals"],
-                    "hand win diff": _diff(p["hand_win_diff"]),
-                    "95% CI": "[" + ", ".join(_diff(x) for x in p["hand_win_diff_ci"]) + "]",
-                    **({"match win diff": _diff(p["match_win_diff"]),
-                        "match 95% CI": "[" + ", ".join(_diff(x)
-                                                        for x in p["match_win_diff_ci"]) + "]"}
-                       if data["unit"] == "match" else {}),
-                }
-                for p in g["paired"]
-            ])
-            # fmt: on
+            out["paired"][label] = pd.DataFrame(
+                [_paired_cells(p, data["unit"]) for p in g["paired"]]
+            )
     out["groups"] = pd.DataFrame(rows)
     return out
 
@@ -137,6 +173,8 @@ def _sections(data: Mapping):
             f"{x} [perfect information]: it sees every hand and the stock order, a "
             "cheating reference (the solver's move), not a strategy a player could follow"
         )
+    if (data.get("analysis") or {}).get("kind") != "compare":
+        head += _until_decided_lines(data.get("until_decided"))
     yield "Summary", head, {"groups": T["groups"]}
     if data.get("analysis"):
         yield from _analysis_sections(data)
@@ -159,6 +197,8 @@ def _sections(data: Mapping):
                 f"match length in hands: mean {_f(g['mean_match_length'])}, median "
                 f"{_f(g['median_match_length'], 0)}, p90 {_f(g['p90_match_length'], 0)}"
             )
+        if (data.get("analysis") or {}).get("kind") not in ("compare", "skill"):
+            lines += warning_lines(g.get("disagreements", ()))  # (compare's: pooled, above)
         tabs = {"strategies": T["strategies"][label], "seats": T["seats"][label]}
         if label in T["paired"]:
             tabs["paired (same deals)"] = T["paired"][label]
@@ -235,6 +275,32 @@ def summary_csv(data: Mapping) -> str:
             })
             # fmt: on
     return pd.DataFrame(rows).to_csv(index=False)
+
+
+_PAIRED_COLUMNS = ("hand_win_diff", "match_win_diff", "points_diff")
+
+
+def paired_csv(data: Mapping) -> str:
+    """One row per paired comparison (docs/results.md, "paired.csv"): each group's pairs, and
+    a round robin's pairs pooled over its tables (``group`` empty, ``label`` "pooled"), each
+    difference A − B with its 95% interval."""
+    import pandas as pd
+
+    rows = []
+    sources = [(g["index"], g["label"], g["paired"]) for g in data["groups"]]
+    a = data.get("analysis") or {}
+    if a.get("paired"):
+        sources.append(("", "pooled", a["paired"]))
+    for index, label, paired in sources:
+        for p in paired:
+            row = {"group": index, "label": label, "a": p["a"], "b": p["b"], "deals": p["deals"]}
+            for key in _PAIRED_COLUMNS:
+                lo, hi = p.get(key + "_ci", [None, None])
+                row.update({key: p.get(key), key + "_lo": lo, key + "_hi": hi})
+            rows.append(row)
+    cols = ["group", "label", "a", "b", "deals"]
+    cols += [f"{k}{x}" for k in _PAIRED_COLUMNS for x in ("", "_lo", "_hi")]
+    return pd.DataFrame(rows, columns=cols).to_csv(index=False)
 
 
 def _skill_sections(data: Mapping, a: Mapping):
@@ -319,25 +385,44 @@ def _analysis_sections(data: Mapping):
     yield _sweep_section(a)
 
 
+#: how the ratings of each ranking metric are read (docs/compare.md)
+_RATING_TEXT = {
+    "hands": "Bradley–Terry on the pairwise hand wins, Elo scale (mean 0)",
+    "matches": "Bradley–Terry on the pairwise match wins, Elo scale (mean 0)",
+    "points": "points per hand against the average strategy (mean 0), a least-squares fit "
+    "of the paired points differences",
+}
+
+
 def _compare_section(data: Mapping, a: Mapping):
     """(heading, lines, tables) of compare's round robin: ratings, matrix, paired differences."""
     import pandas as pd
 
     names = a["strategies"]
     what = "matches" if a["unit"] == "match" else "hands"
+    metric = a.get("metric", "matches" if a["unit"] == "match" else "hands")
+    why = (
+        " (what decides the game; --metric chooses another)"
+        if a.get("metric_default", True)
+        else " (chosen with --metric)"
+    )
     lines = [
         f"round robin of {len(names)} strategies on duplicate deals: {len(a['legs'])} "
         f"table(s), each in every seating, {data['games_per_group']} {what} per table",
+        f"ranked by {_METRIC_NAME[metric]}{why}",
         f"win rate of ROW against COLUMN: share of the {what} that one of the two won, "
         "with both at the table, won by ROW (Wilson 95%)",
-        "ratings: Bradley–Terry on those pairwise wins, Elo scale (mean 0), 95% intervals "
-        "from the observed information"
+        f"ratings: {_RATING_TEXT[metric]}, 95% intervals"
+        + (" from the observed information" if metric != "points" else " from the fit's covariance")
         + (" (regularized: +0.5 per pair)" if a["bt_regularized"] else ""),
+        *warning_lines(a.get("disagreements", ())),
     ]
+    lines += _until_decided_lines(a.get("until_decided"))
+    nd = 3 if metric == "points" else 1
     # fmt: off
     ratings = pd.DataFrame([
-        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
-         "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]",
+        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], nd),
+         "95% CI": "[" + ", ".join(_f(x, nd) for x in r["rating_ci"]) + "]",
          "wins": r["wins"], "losses": r["losses"]}
         for r in a["ratings"]
     ])
@@ -349,24 +434,35 @@ def _compare_section(data: Mapping, a: Mapping):
         for x, row in zip(names, a["matrix"], strict=True)
     ])
     # fmt: on
-    key = "match" if a["unit"] == "match" else "hand"
-    # fmt: off
-    paired = pd.DataFrame([
-        {"pair": f"{p['a']} - {p['b']}", "deals": p["deals"],
-         f"{key} win diff": _diff(p[f"{key}_win_diff"]),
-         "95% CI": "[" + ", ".join(_diff(x) for x in p[f"{key}_win_diff_ci"]) + "]"}
-        for p in a["paired"]
-    ])
-    # fmt: on
+    paired = pd.DataFrame([_paired_cells(p, a["unit"]) for p in a["paired"]])
     return (
         "Round robin",
         lines,
         {
-            "ratings": ratings,
+            f"ratings (by {_METRIC_NAME[metric]})": ratings,
             "win rates (row vs column)": matrix,
             "paired differences (same deals)": paired,
         },
     )
+
+
+_METRIC_NAME = {"hands": "hand wins", "matches": "match wins", "points": "points per hand"}
+
+
+def _until_decided_lines(u: Mapping | None) -> list[str]:
+    """The lines of ``--until-decided``: where it stopped, and why."""
+    if not u:
+        return []
+    verdict = (
+        "every pair decided"
+        if u["decided"]
+        else f"stopped at the cap with {len(u['undecided'])} pair(s) undecided"
+    )
+    return [
+        f"until decided: {verdict} after {u['looks_taken']} of {u['looks_planned']} looks "
+        f"({u['deals']} deals per table); {u['method']}",
+        *(f"undecided: {p}" for p in u["undecided"]),
+    ]
 
 
 def _sweep_section(a: Mapping):
@@ -388,6 +484,11 @@ def _sweep_section(a: Mapping):
     by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
     by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
     by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
+    if a["kind"] == "tune-target":
+        by_stat["hands to separate"] = [_hands(r.get("hands_to_separate")) for r in rows]
+        by_stat["hands 95% CI"] = [
+            _range(r.get("hands_to_separate_ci", [None, None]), _hands) for r in rows
+        ]
     table = pd.DataFrame(
         [{"statistic": k, **dict(zip(cols, v, strict=True))} for k, v in by_stat.items()]
     )
@@ -397,6 +498,8 @@ def _sweep_section(a: Mapping):
         if a["stronger"]:
             lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
         lines.append(a["sentence"])
+        if a.get("fastest_sentence"):
+            lines.append(a["fastest_sentence"])
         return "Target sweep", lines, {"by target": table}
     lines = [f"option sweep ({', '.join(a['swept'])}) on common deals"]
     if a["stronger"]:

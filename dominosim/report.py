@@ -71,7 +71,95 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         data["perfect_information_strategies"] = cheats
     if manifest.get("analysis"):
         data["analysis"] = analysis(manifest, aggregates, data)
+    if manifest.get("until_decided"):
+        data["until_decided"] = until_decided(manifest, data)
+        if data.get("analysis", {}).get("kind") == "compare":
+            data["analysis"]["until_decided"] = data["until_decided"]
     return data
+
+
+# ---------------------------------------------------------------------------------------------
+# --until-decided (docs/compare.md, "Stop when decided")
+
+
+def sequential_z(alpha: float, looks: int) -> float:
+    """The normal quantile of each look's interval when the error rate ``alpha`` is spent in
+    equal shares over ``looks`` planned looks: ``z = Φ⁻¹(1 − alpha / (2·looks))``. By the union
+    bound, the chance that a pair of equal strategies has an interval excluding zero at any
+    look is at most ``alpha`` (given normal intervals at each look)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(1 - alpha / (2 * looks))
+
+
+def sequential_interval(diff: float | None, ci, z: float) -> tuple[float, float]:
+    """A paired difference's interval at the normal quantile ``z`` instead of 95% (its normal
+    95% interval ``ci`` widened by z / 1.96); nan without one. It excludes zero when the pair
+    is decided."""
+    se = _se(ci)
+    if diff is None or not math.isfinite(se):
+        return (math.nan, math.nan)
+    return (diff - z * se, diff + z * se)
+
+
+def _decision_pairs(manifest: Mapping, data: Mapping, metric: str | None) -> list[tuple]:
+    """``(label, metric, difference, 95% interval)`` of every pair a verdict needs: compare's
+    pooled pairs on its ranking metric; a run's pairs of every group, on ``metric`` or the
+    metric that decides the group's game."""
+    if data.get("analysis", {}).get("kind") == "compare":
+        a = data["analysis"]
+        m = a["metric"]
+        key = _DIFF_KEYS[m]
+        return [(f"{p['a']} vs {p['b']}", m, p[key], p[key + "_ci"]) for p in a["paired"]]
+    out = []
+    for g, gd in zip(data["groups"], manifest["groups"], strict=True):
+        m = metric or deciding_metric(gd["rules"], data["unit"])
+        for p in g["paired"]:
+            label = f"{g['label']}: {p['a']} vs {p['b']}"
+            out.append((label, m, p[_DIFF_KEYS[m]], p[_DIFF_KEYS[m] + "_ci"]))
+    return out
+
+
+def until_decided(manifest: Mapping, data: Mapping) -> dict:
+    """The verdict of ``--until-decided`` on the report's aggregates: each pair's difference
+    on its ranking metric with its sequential interval (:func:`sequential_z`), whether every
+    interval excludes zero, and where the run stopped."""
+    u = manifest["until_decided"]
+    looks = list(u["looks"])
+    z = sequential_z(float(u["alpha"]), len(looks))
+    pairs = []
+    for label, m, diff, ci in _decision_pairs(manifest, data, u.get("metric")):
+        lo, hi = sequential_interval(diff, ci, z)
+        # fmt: off
+        pairs.append({"pair": label, "metric": m, "diff": diff,
+                      "sequential_ci": stats.interval((lo, hi)),
+                      "decided": bool(lo > 0 or hi < 0)})
+        # fmt: on
+    deals = u.get("stopped") or looks[-1]
+    alpha = float(u["alpha"])
+    return {
+        "method": (
+            f"alpha spending: the {100 * alpha:g}% error rate in equal shares over the "
+            f"{len(looks)} planned looks (z = {z:.3f} at each; a Bonferroni bound), per pair"
+        ),
+        "alpha": alpha,
+        "z": z,
+        "looks": looks,
+        "looks_planned": len(looks),
+        "looks_taken": looks.index(deals) + 1 if deals in looks else len(looks),
+        "deals": deals,
+        "decided": bool(pairs) and all(p["decided"] for p in pairs),
+        "undecided": [p["pair"] for p in pairs if not p["decided"]],
+        "pairs": pairs,
+    }
+
+
+def decided(manifest: Mapping, aggregates: pd.DataFrame, look: int) -> bool:
+    """Whether the aggregates of the chunks up to ``look`` decide every pair (the runner's
+    verdict after each round of ``--until-decided``)."""
+    m = dict(manifest)
+    m["until_decided"] = {**manifest["until_decided"], "stopped": look}
+    return build(m, aggregates)["until_decided"]["decided"]
 
 
 def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> dict:
@@ -85,6 +173,7 @@ def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> 
     columns = players if rules["match_end"] == "one_hand" else sides
     points = [sum(agg.get("points_sum", r, -1, c) for r in rotations) for c in range(columns)]
     cpu = float(timing.get("cpu_seconds", 0.0))
+    paired = _paired_rows(agg, seats, rotations, _points_sense(rules))
     return {
         "index": gd["index"],
         "label": gd["label"],
@@ -102,7 +191,8 @@ def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> 
         "points_per": "seat" if rules["match_end"] == "one_hand" else "side",
         "strategies": _strategy_rows(agg, seats, rotations, sides, players),
         "seats": _seat_rows(agg, players, rotations),
-        "paired": _paired_rows(agg, seats, rotations),
+        "paired": paired,
+        "disagreements": disagreements(paired, manifest["unit"]),
         **({"seat_list": seats} if "seats" in gd else {}),
         "cpu_seconds": cpu,
         "wall_seconds": float(timing.get("wall_seconds", 0.0)),
@@ -200,42 +290,44 @@ def _seat_rows(agg: Aggregates, players: int, rotations: list) -> list[dict]:
     return rows
 
 
-def _paired_rows(agg: Aggregates, seats: list, rotations: list) -> list[dict]:
+#: the sums of one pair's per-deal differences (the ``pair_*`` aggregates) a paired row is
+#: computed from: key in :func:`pair_diffs` -> (metric, signed: flips with the pair's order)
+PAIR_SUMS = {
+    "deals": ("pair_deals", False),
+    "hands": ("pair_hands", False),
+    "hands_sq": ("pair_hands_sumsq", False),
+    "hand": ("pair_hand_sum", True),
+    "hand_sq": ("pair_hand_sumsq", False),
+    "match": ("pair_match_sum", True),
+    "match_sq": ("pair_match_sumsq", False),
+    "points": ("pair_points_sum", True),
+    "points_sq": ("pair_points_sumsq", False),
+    "points_hands": ("pair_points_hands", True),
+}
+
+
+def pair_sums(agg: Aggregates, pair: str, sign: int = 1, into: dict | None = None) -> dict:
+    """A pair's sums (:data:`PAIR_SUMS`) added to ``into``; ``sign`` -1 reads ``b vs a``."""
+    out = into if into is not None else dict.fromkeys(PAIR_SUMS, 0)
+    for key, (metric, signed) in PAIR_SUMS.items():
+        out[key] += (sign if signed else 1) * agg.get(metric, pair=pair)
+    return out
+
+
+def _paired_rows(agg: Aggregates, seats: list, rotations: list, sense: str = "higher"):
     """Per pair of strategy labels that met on the same deals: the paired differences of
-    their hand and match win rates, with intervals."""
+    their hand and match win rates and of their points per hand, with intervals."""
     labels = list(dict.fromkeys(seats))
     rows = []
     for i, a in enumerate(labels):
         for b in labels[i + 1 :]:
             pair = f"{a} vs {b}"
-            deals = agg.get("pair_deals", pair=pair)
-            if not deals:
+            if not agg.get("pair_deals", pair=pair):
                 continue
             seatings = seats.count(a) * seats.count(b)
-            pair_hands = agg.get("pair_hands", pair=pair)
-            hand_mean, hand_lo, hand_hi = stats.mean_ci(
-                agg.get("pair_hand_sum", pair=pair), agg.get("pair_hand_sumsq", pair=pair), deals
-            )
-            match_mean, match_lo, match_hi = stats.mean_ci(
-                agg.get("pair_match_sum", pair=pair), agg.get("pair_match_sumsq", pair=pair), deals
-            )
-            # per-deal wins -> a rate per seat-hand; per deal and seating -> per match
-            hand_scale = deals / (seatings * pair_hands) if pair_hands else math.nan
-            match_scale = 1 / (seatings * len(rotations))
-            # fmt: off
-            rows.append({
-                "a": a,
-                "b": b,
-                "deals": deals,
-                "rotations": len(rotations),
-                "hand_win_diff": stats.finite(hand_mean * hand_scale),
-                "hand_win_diff_ci": [stats.finite(hand_lo * hand_scale),
-                                     stats.finite(hand_hi * hand_scale)],
-                "match_win_diff": stats.finite(match_mean * match_scale),
-                "match_win_diff_ci": [stats.finite(match_lo * match_scale),
-                                      stats.finite(match_hi * match_scale)],
-            })
-            # fmt: on
+            sums = pair_sums(agg, pair)
+            diffs = pair_diffs(sums, seatings, len(rotations), sense)
+            rows.append({"a": a, "b": b, "rotations": len(rotations), **diffs})
     return rows
 
 
@@ -270,12 +362,76 @@ def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict
     return {"kind": kind}
 
 
-def _compare(manifest, aggregates, data) -> dict:
+#: what each ranking metric compares (docs/compare.md, "Which metric")
+METRICS = ("hands", "points", "matches")
+METRIC_TEXT = {
+    "hands": "hand wins",
+    "points": "paired points per hand",
+    "matches": "match wins",
+}
+
+
+def deciding_metric(rules: Mapping, unit: str) -> str:
+    """What decides a game of ``rules`` played in ``unit``: match wins with unit match;
+    with unit hand, the points per hand where the match is a race to a target (its points
+    decide it), hand wins where a hand is the whole game (two-lane and ladder without
+    ``cumulative_hands``, or ``target=none``)."""
+    from .rules import NO_TARGET
+
+    if unit == "match":
+        return "matches"
+    one_hand = rules["match_end"] == "one_hand" and int(rules.get("hands_per_match", 1)) <= 1
+    return "hands" if one_hand or rules.get("target") == NO_TARGET else "points"
+
+
+def ranking_metric(manifest: Mapping) -> tuple[str, bool]:
+    """The metric a compare report ranks by and whether it is the default (the metric that
+    decides the game: :func:`deciding_metric`; ``--metric`` chooses another)."""
+    chosen = (manifest.get("analysis") or {}).get("metric")
+    if chosen is not None:
+        if chosen not in METRICS:
+            raise ValueError(f"analysis metric {chosen!r} is not one of {', '.join(METRICS)}")
+        return str(chosen), False
+    return deciding_metric(manifest["groups"][0]["rules"], manifest["unit"]), True
+
+
+def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
     """``compare``'s analysis: the win-rate matrix of every pair of strategies, their paired
-    differences pooled over the legs where they met, and Bradley–Terry ratings."""
+    differences pooled over the legs where they met, the ratings by the ranking metric
+    (Bradley–Terry on hand or match wins; a least-squares fit of the paired points per hand)
+    and the pairs whose metrics disagree."""
     a = manifest["analysis"]
     names = list(a["strategies"])
+    default = metric is None
+    if metric is None:
+        metric, default = ranking_metric(manifest)
     wins, games = _win_matrix(names, data)
+    paired = _pooled_pairs(manifest, aggregates, data, names)
+    if metric == "points":
+        ratings, regularized = _points_ratings(names, paired, _win_matrix(names, data, "hands")[0])
+    else:
+        rated = wins if (metric == "matches") == (data["unit"] == "match") else None
+        if rated is None:
+            rated = _win_matrix(names, data, metric)[0]
+        ratings, regularized = _bt_ratings(names, rated)
+    return {
+        "kind": "compare",
+        "strategies": names,
+        "unit": data["unit"],
+        "metric": metric,
+        "metric_default": default,
+        "legs": [list(x) for x in a.get("legs", [])],
+        "games_requested": a.get("games_requested"),
+        "matrix": _matrix_cells(wins, games),
+        "paired": paired,
+        "ratings": ratings,
+        "bt_regularized": regularized,
+        "disagreements": disagreements(paired, data["unit"]),
+    }
+
+
+def _bt_ratings(names: list, wins: np.ndarray) -> tuple[list[dict], bool]:
+    """Bradley–Terry ratings of pairwise win counts, best first (Elo scale)."""
     bt = stats.bradley_terry(wins)
     order = sorted(range(len(names)), key=lambda i: -bt["theta"][i])
     ratings = [
@@ -291,24 +447,76 @@ def _compare(manifest, aggregates, data) -> dict:
         }
         for r, i in enumerate(order)
     ]
-    return {
-        "kind": "compare",
-        "strategies": names,
-        "unit": data["unit"],
-        "legs": [list(x) for x in a.get("legs", [])],
-        "games_requested": a.get("games_requested"),
-        "matrix": _matrix_cells(wins, games),
-        "paired": _pooled_pairs(manifest, aggregates, data, names),
-        "ratings": ratings,
-        "bt_regularized": bt["regularized"],
-    }
+    return ratings, bt["regularized"]
 
 
-def _win_matrix(names: list, data) -> tuple[np.ndarray, np.ndarray]:
-    """``wins[i, j]``: the games strategy i won with j at the table; ``games[i, j]``: the
-    games i and j played at one table (games: matches, or hands with unit hand)."""
+def _points_ratings(names: list, paired: list, wins: np.ndarray) -> tuple[list[dict], bool]:
+    """Ratings in points per hand, best first: strengths ``s`` (mean 0) fitted to every pair's
+    paired points difference by weighted least squares (stats.paired_strengths; ``s_a - s_b``
+    is the expected points per hand A gains on B)."""
     index = {x: i for i, x in enumerate(names)}
-    match = data["unit"] == "match"
+    pairs = [
+        (index[p["a"]], index[p["b"]], p["points_diff"], _se(p["points_diff_ci"])) for p in paired
+    ]
+    fit = stats.paired_strengths(len(names), pairs)
+    order = sorted(range(len(names)), key=lambda i: -fit["strength"][i])
+    ratings = [
+        {
+            "rank": r + 1,
+            "strategy": names[i],
+            "rating": stats.finite(fit["strength"][i]),
+            "rating_ci": stats.interval(fit["ci"][i]),
+            "theta": stats.finite(fit["strength"][i]),
+            "theta_se": stats.finite(fit["se"][i]),
+            "wins": int(wins[i].sum()),
+            "losses": int(wins[:, i].sum()),
+        }
+        for r, i in enumerate(order)
+    ]
+    return ratings, False
+
+
+def _se(ci) -> float:
+    """The standard error behind a normal 95% interval (nan without one)."""
+    lo, hi = ci
+    return math.nan if lo is None or hi is None else (hi - lo) / (2 * stats.Z95)
+
+
+#: a paired row's difference and interval per metric, and how the warning line shows it
+_DIFF_KEYS = {"hands": "hand_win_diff", "matches": "match_win_diff", "points": "points_diff"}
+
+
+def disagreements(paired: list, unit: str) -> list[dict]:
+    """The pairs two of whose metrics point opposite ways with both 95% intervals excluding
+    zero (hand wins, points per hand, and with unit match match wins): one entry per pair and
+    pair of metrics, with both figures."""
+    metrics = ["hands", "points"] + (["matches"] if unit == "match" else [])
+    out = []
+    for p in paired:
+        side = {}
+        for m in metrics:
+            lo, hi = p[_DIFF_KEYS[m] + "_ci"]
+            if lo is not None and hi is not None and (lo > 0 or hi < 0):
+                side[m] = 1 if lo > 0 else -1
+        for i, m1 in enumerate(metrics):
+            for m2 in metrics[i + 1 :]:
+                if m1 in side and m2 in side and side[m1] != side[m2]:
+                    # fmt: off
+                    out.append({
+                        "a": p["a"], "b": p["b"], "metrics": [m1, m2],
+                        m1: p[_DIFF_KEYS[m1]], f"{m1}_ci": p[_DIFF_KEYS[m1] + "_ci"],
+                        m2: p[_DIFF_KEYS[m2]], f"{m2}_ci": p[_DIFF_KEYS[m2] + "_ci"],
+                    })
+                    # fmt: on
+    return out
+
+
+def _win_matrix(names: list, data, metric: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``wins[i, j]``: the games strategy i won with j at the table; ``games[i, j]``: the
+    games i and j played at one table (games: matches, or hands with unit hand; ``metric``
+    "hands" or "matches" chooses)."""
+    index = {x: i for i, x in enumerate(names)}
+    match = data["unit"] == "match" if metric is None else metric == "matches"
     wins = np.zeros((len(names), len(names)), dtype=np.int64)
     games = np.zeros((len(names), len(names)), dtype=np.int64)
     for g in data["groups"]:
@@ -351,51 +559,73 @@ def _pooled_pairs(manifest, aggregates, data, names: list) -> list[dict]:
         g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
         for g in data["groups"]
     }
+    sense = data["groups"][0]["points_sense"] if data["groups"] else "higher"
     paired = []
     for i, x in enumerate(names):
         for y in names[i + 1 :]:
-            sums = {"deals": 0, "hands": 0, "hand": 0, "hand_sq": 0, "match": 0, "match_sq": 0}
+            sums = dict.fromkeys(PAIR_SUMS, 0)
             seatings = rotations = 1
             for g in data["groups"]:
                 agg = aggs[g["index"]]
                 for pair, sign in ((f"{x} vs {y}", 1), (f"{y} vs {x}", -1)):
-                    deals = agg.get("pair_deals", pair=pair)
-                    if not deals:
+                    if not agg.get("pair_deals", pair=pair):
                         continue
-                    sums["deals"] += deals
-                    sums["hands"] += agg.get("pair_hands", pair=pair)
-                    sums["hand"] += sign * agg.get("pair_hand_sum", pair=pair)
-                    sums["hand_sq"] += agg.get("pair_hand_sumsq", pair=pair)
-                    sums["match"] += sign * agg.get("pair_match_sum", pair=pair)
-                    sums["match_sq"] += agg.get("pair_match_sumsq", pair=pair)
+                    pair_sums(agg, pair, sign, into=sums)
                     count = {s["strategy"]: s["seats"] for s in g["strategies"]}
                     seatings = count[x] * count[y]
                     rotations = len(by_index[g["index"]].get("rotations", manifest["rotations"]))
-            paired.append({"a": x, "b": y, **_pair_diffs(sums, seatings, rotations)})
+            paired.append({"a": x, "b": y, **pair_diffs(sums, seatings, rotations, sense)})
     return paired
 
 
-def _pair_diffs(sums: dict, seatings: int, rotations: int) -> dict:
-    """The paired differences of hand and match win rates (with intervals) from the sums of
-    per-deal differences: a rate per seat-hand and per match."""
+def pair_diffs(sums: dict, seatings: int, rotations: int, sense: str = "higher") -> dict:
+    """The paired differences of hand and match win rates and of points per hand (with
+    intervals) from the sums of per-deal differences: a rate per seat-hand and per match, and
+    points per hand (signed so that a positive difference favours A: where points are
+    penalties, ``sense`` "lower", A's fewer points)."""
     n = sums["deals"]
     hand_mean, hand_lo, hand_hi = stats.mean_ci(sums["hand"], sums["hand_sq"], n)
     match_mean, match_lo, match_hi = stats.mean_ci(sums["match"], sums["match_sq"], n)
     hand_scale = n / (seatings * sums["hands"]) if sums["hands"] else math.nan
     match_scale = 1 / (seatings * rotations)
+    pts, pts_lo, pts_hi = _points_per_hand(sums, -1 if sense == "lower" else 1)
+    finite = stats.finite
     return {
         "deals": int(n),
-        "hand_win_diff": stats.finite(hand_mean * hand_scale),
-        "hand_win_diff_ci": [
-            stats.finite(hand_lo * hand_scale),
-            stats.finite(hand_hi * hand_scale),
-        ],
-        "match_win_diff": stats.finite(match_mean * match_scale),
-        "match_win_diff_ci": [
-            stats.finite(match_lo * match_scale),
-            stats.finite(match_hi * match_scale),
-        ],
+        "hand_win_diff": finite(hand_mean * hand_scale),
+        "hand_win_diff_ci": [finite(hand_lo * hand_scale), finite(hand_hi * hand_scale)],
+        "match_win_diff": finite(match_mean * match_scale),
+        "match_win_diff_ci": [finite(match_lo * match_scale), finite(match_hi * match_scale)],
+        "points_diff": finite(pts / seatings),
+        "points_diff_ci": [finite(pts_lo / seatings), finite(pts_hi / seatings)],
     }
+
+
+def _points_per_hand(sums: dict, sign: int) -> tuple[float, float, float]:
+    """The paired points difference per hand, Σd / Σn over deals (d: a deal's points
+    difference over its seatings and hands, n: its hands), with the ratio estimator's normal
+    interval (deals are the independent units; stats.ratio_ci's variance). A folder written
+    before these sums existed (no ``pair_hands_sumsq``) has them only where every deal was
+    one hand per seating (unit hand); elsewhere nan."""
+    m, n = sums["deals"], sums["hands"]
+    d, d2, dn, n2 = (
+        sign * sums["points"],
+        sums["points_sq"],
+        sign * sums["points_hands"],
+        sums["hands_sq"],
+    )
+    if not m or not n:
+        return (math.nan, math.nan, math.nan)
+    if not n2:  # (older folder)
+        if n % m or not d2 and not d:
+            return (math.nan, math.nan, math.nan)
+        n2, dn = n * n / m, d * n / m
+    p = d / n
+    if m < 2:
+        return (p, math.nan, math.nan)
+    var = max(0.0, d2 - 2 * p * dn + p * p * n2) / (n * n) * m / (m - 1)
+    half = stats.Z95 * math.sqrt(var)
+    return (p, p - half, p + half)
 
 
 def _skill(manifest, aggregates, data) -> dict:
@@ -404,7 +634,7 @@ def _skill(manifest, aggregates, data) -> dict:
     hand, with the paired difference from random's), and the share of deals the deal decided
     for the best heuristic against random and for mc against random."""
     a = manifest["analysis"]
-    rr = _compare(manifest, aggregates, data)
+    rr = _compare(manifest, aggregates, data, metric="hands")  # (skill ranks by hand wins)
     aggs = {
         g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
         for g in data["groups"]
@@ -626,7 +856,34 @@ def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
     if manifest["analysis"]["kind"] == "tune-target":
         gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
         row["target"] = int(gd["rules"]["target"])
+        row["label"] = _target_label(g["label"], manifest["analysis"]["option"], row["target"])
+        lo, hi = row["stronger_match_win_ci"]
+        rate, length = row["stronger_match_win_rate"], row["mean_match_length"]
+        need = [_hands_to_separate(x, row["baseline"], length) for x in (rate, hi, lo)]
+        row["hands_to_separate"] = need[0]
+        row["hands_to_separate_ci"] = need[1:]
     return row
+
+
+def _target_label(label: str, option: str, target: int) -> str:
+    """A target sweep's row label names its target, the default's too (``fives[target=25]``,
+    not ``fives``)."""
+    if f"{option}=" in label:
+        return label
+    name, _, rest = label.partition("[")
+    return f"{name}[{rest[:-1]},{option}={target}]" if rest else f"{name}[{option}={target}]"
+
+
+def _hands_to_separate(rate: float | None, baseline: float, match_length: float | None):
+    """The hands of play needed before the stronger side is told apart at 95%: the matches
+    ``n`` at which the Wilson 95% lower bound of a match win rate ``rate`` reaches the
+    ``baseline`` b (the score test of the rate against b: ``n = 1.96² b (1 − b) / (p − b)²``),
+    times the mean match length in hands. None where the rate is at the baseline (or below,
+    or unknown)."""
+    if rate is None or match_length is None or rate <= baseline:
+        return None
+    n = stats.Z95**2 * baseline * (1 - baseline) / (rate - baseline) ** 2
+    return stats.finite(n * match_length)
 
 
 def _smallest_target(rows: list, stronger: str | None, share: float, option) -> dict:
@@ -644,6 +901,7 @@ def _smallest_target(rows: list, stronger: str | None, share: float, option) -> 
         "share": share,
         "smallest_target": hit[0] if hit else None,
     }
+    out["fastest_target"], fastest = _fastest(by_target, stronger)
     if stronger is None:
         out["sentence"] = "One strategy plays every seat, so no strategy is stronger."
     elif hit:
@@ -656,7 +914,27 @@ def _smallest_target(rows: list, stronger: str | None, share: float, option) -> 
             f"No target reached a Wilson 95% lower bound of {100 * share:.0f}% for "
             f"{stronger}'s match win rate (largest target {by_target[-1]['target']})."
         )
+    out["fastest_sentence"] = fastest
     return out
+
+
+def _fastest(rows: list, stronger: str | None) -> tuple[int | None, str]:
+    """The target whose matches tell the stronger strategy apart in the fewest hands of play,
+    and the sentence that names it."""
+    known = [r for r in rows if r["hands_to_separate"] is not None]
+    if stronger is None or not known:
+        return None, (
+            "No target told the strategies apart (no match win rate above the baseline), "
+            "so none shows skill fastest."
+        )
+    best = min(known, key=lambda r: (r["hands_to_separate"], r["target"]))
+    lo, hi = best["hands_to_separate_ci"]
+    span = f"95% interval {lo:,.0f} to {hi:,.0f}" if hi is not None else f"at least {lo:,.0f}"
+    return best["target"], (
+        f"Skill shows fastest at target {best['target']}: about "
+        f"{best['hands_to_separate']:,.0f} hands of play ({span}) tell {stronger} apart at 95%, "
+        f"the fewest of the {len(rows)} targets."
+    )
 
 
 def _points_sense(rules: Mapping) -> str:

@@ -194,3 +194,44 @@ def bradley_terry(
         "regularized": bool(regularized),
         "iterations": int(it),
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# strengths from paired differences (the points ratings of dominosim compare)
+
+
+def paired_strengths(k: int, pairs: Sequence[tuple], z: float = Z95) -> dict:
+    """Strengths ``s`` (mean 0) of ``k`` players from paired differences: the model
+    ``E[d_ab] = s_a - s_b``, fitted by weighted least squares (weights ``1 / se²``) to
+    ``pairs`` of ``(a, b, d_ab, se_ab)`` (a pair without a finite difference is left out;
+    a standard error of 0 weighs as 1e-6). The covariance of ``s`` is the Moore–Penrose
+    inverse of the weighted Laplacian ``L`` (the covariance under the sum-zero constraint),
+    the fit ``s = L⁺ b`` with ``b_a = Σ_b w_ab d_ab``. With two players ``s_a - s_b`` is
+    ``d_ab`` and its interval ``d_ab ± z·se``.
+
+    Returns ``{"strength", "se", "ci"}``; a player in no pair gets nan.
+    """
+    L = np.zeros((k, k))
+    b = np.zeros(k)
+    for i, j, d, se in pairs:
+        if d is None or not math.isfinite(d) or se is None or not math.isfinite(se):
+            continue
+        w = 1 / max(se, 1e-6) ** 2
+        L[i, i] += w
+        L[j, j] += w
+        L[i, j] -= w
+        L[j, i] -= w
+        b[i] += w * d
+        b[j] -= w * d
+    cov = np.linalg.pinv(L)
+    s = cov @ b
+    s -= s.mean()
+    se = np.sqrt(np.maximum(np.diag(cov), 0))
+    seen = np.diag(L) > 0
+    s = np.where(seen, s, np.nan)
+    se = np.where(seen, se, np.nan)
+    return {
+        "strength": s.tolist(),
+        "se": se.tolist(),
+        "ci": np.stack([s - z * se, s + z * se], axis=1).tolist(),
+    }

@@ -4,9 +4,10 @@
 <out>/<name>/<run-id>/
   manifest.json              resolved experiment, rules, versions, seed, chunk plan, status, timings
   chunks/<g>-<c>.parquet     per-hand records of chunk c of option group g (unless records off)
+  matches/<g>-<c>.parquet    its per-match records (unless records off)
   chunks/<g>-<c>.agg.json    the chunk's integer aggregates (its presence marks the chunk done)
   aggregates.parquet         the merge of every chunk's aggregates (exact integers)
-  summary.csv  report.md  plots/*.png
+  summary.csv  paired.csv  report.md  plots/*.png
 ```
 
 Every file is written under a temporary name and renamed when complete, so a killed run leaves
@@ -39,6 +40,11 @@ MANIFEST = "manifest.json"
 CHUNKS = "chunks"
 AGGREGATES = "aggregates.parquet"
 SUMMARY = "summary.csv"
+PAIRED = "paired.csv"
+#: the folder of the per-match records, matches/<group>-<chunk>.parquet (beside chunks/, so
+#: that chunks/*.parquet stays the per-hand records), and the "suffix" that names them
+MATCHES = "matches"
+MATCHES_SUFFIX = ".matches"
 REPORT = "report.md"
 PLOTS = "plots"
 LOCK = ".lock"
@@ -219,7 +225,7 @@ class RunDir:
         ``.lock`` link would create a file elsewhere): every write of a run stays inside
         its folder. Links among the chunk files are not followed: they are not the run's
         chunks (:meth:`check_chunk`)."""
-        for name in (MANIFEST, CHUNKS, AGGREGATES, SUMMARY, REPORT, PLOTS, LOCK):
+        for name in (MANIFEST, CHUNKS, MATCHES, AGGREGATES, SUMMARY, PAIRED, REPORT, PLOTS, LOCK):
             if (self.path / name).is_symlink():
                 raise OutputError(_link_message(self.path / name))
         if (self.path / CHUNKS).exists() and not (self.path / CHUNKS).is_dir():
@@ -240,12 +246,22 @@ class RunDir:
 
     # --- chunks ------------------------------------------------------------------------------
     def chunk_path(self, group: int, chunk: int, suffix: str) -> Path:
+        """A chunk's file: ``.agg.json``, ``.parquet`` in chunks/, :data:`MATCHES_SUFFIX` its
+        per-match records in matches/."""
+        if suffix == MATCHES_SUFFIX:
+            return self.path / MATCHES / f"{group}-{chunk}.parquet"
         return self.path / CHUNKS / f"{group}-{chunk}{suffix}"
 
     def write_chunk(
-        self, group: int, chunk: int, agg: Mapping, records: pa.Table | None = None
+        self,
+        group: int,
+        chunk: int,
+        agg: Mapping,
+        records: pa.Table | None = None,
+        matches: pa.Table | None = None,
     ) -> None:
-        """Write a chunk: its records (a pyarrow Table, or None) first, then its aggregates.
+        """Write a chunk: its per-hand and per-match records (pyarrow Tables, or None) first,
+        then its aggregates, which name each records file's size and sha256.
 
         The ``.agg.json`` file is written last: its presence marks the chunk finished.
         """
@@ -253,16 +269,23 @@ class RunDir:
         with output_errors(str(self.path / CHUNKS)):
             (self.path / CHUNKS).mkdir(exist_ok=True)
             if records is not None:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-
-                sink = pa.BufferOutputStream()
-                pq.write_table(records, sink)
-                data = sink.getvalue().to_pybytes()
-                write_bytes(self.chunk_path(group, chunk, ".parquet"), data)
-                agg["parquet"] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+                agg["parquet"] = self._write_table(records, group, chunk, ".parquet")
+            if matches is not None:
+                agg["match_parquet"] = self._write_table(matches, group, chunk, MATCHES_SUFFIX)
             agg["checksum"] = checksum(agg)
             write_json(self.chunk_path(group, chunk, ".agg.json"), agg, compact=True)
+
+    def _write_table(self, table: pa.Table, group: int, chunk: int, suffix: str) -> dict:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        data = sink.getvalue().to_pybytes()
+        path = self.chunk_path(group, chunk, suffix)
+        path.parent.mkdir(exist_ok=True)
+        write_bytes(path, data)
+        return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
     def check_chunk(
         self, group: int, chunk: int, expect: Mapping, records: bool
@@ -296,21 +319,34 @@ class RunDir:
             part = doc.get("parquet")
             if not isinstance(part, dict):
                 return None, "its aggregates file names no records file"
-            path = self.chunk_path(group, chunk, ".parquet")
-            try:
-                data = path.read_bytes()
-            except OSError:
-                return None, "its records file is missing"
-            if len(data) != part.get("bytes") or hashlib.sha256(data).hexdigest() != part.get(
-                "sha256"
-            ):
-                return None, "its records file does not match its checksum (damaged or swapped)"
+            reason = self._check_file(group, chunk, ".parquet", part, "records file")
+            # (per-match records: named by the chunks of this version, absent in older ones)
+            if reason is None and doc.get("match_parquet") is not None:
+                part = doc["match_parquet"]
+                reason = self._check_file(group, chunk, MATCHES_SUFFIX, part, "match records file")
+            if reason is not None:
+                return None, reason
         return doc, None
+
+    def _check_file(self, group: int, chunk: int, suffix: str, part, what: str) -> str | None:
+        """Why a chunk's records file is not the one its aggregates name, or None."""
+        if not isinstance(part, dict):
+            return f"its aggregates file names no {what}"
+        path = self.chunk_path(group, chunk, suffix)
+        if path.is_symlink():
+            return "a file of it is a symbolic link, not the run's own file"
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return f"its {what} is missing"
+        if len(data) != part.get("bytes") or hashlib.sha256(data).hexdigest() != part.get("sha256"):
+            return f"its {what} does not match its checksum (damaged or swapped)"
+        return None
 
     def remove_chunk(self, group: int, chunk: int) -> None:
         """Delete a chunk's files (a damaged chunk, before it is played again)."""
         with output_errors(str(self.path / CHUNKS)):
-            for suffix in (".agg.json", ".parquet"):
+            for suffix in (".agg.json", ".parquet", MATCHES_SUFFIX):
                 self.chunk_path(group, chunk, suffix).unlink(missing_ok=True)
 
     def finished_chunks(self) -> set[tuple[int, int]]:
@@ -342,10 +378,13 @@ class RunDir:
     def read_chunk_agg(self, group: int, chunk: int) -> dict:
         return read_json(self.chunk_path(group, chunk, ".agg.json"))
 
-    def record_files(self, chunks: Iterable[tuple[int, int]]) -> list[Path]:
+    def record_files(
+        self, chunks: Iterable[tuple[int, int]], suffix: str = ".parquet"
+    ) -> list[Path]:
         """The records files of ``chunks``, ``(group, chunk)`` pairs (those that checked out),
-        in order; never a stray or copied file of ``chunks/``."""
-        return [self.chunk_path(g, c, ".parquet") for g, c in sorted(chunks)]
+        in order (``suffix`` :data:`MATCHES_SUFFIX`: the per-match records); never a stray or
+        copied file of ``chunks/``."""
+        return [self.chunk_path(g, c, suffix) for g, c in sorted(chunks)]
 
     # --- merged outputs ----------------------------------------------------------------------
     def write_aggregates(self, rows: Iterable[tuple]) -> str:
@@ -389,9 +428,11 @@ class RunDir:
         except (OSError, ValueError) as e:
             raise OutputError(f"cannot read {path}: {e}") from None
 
-    def write_outputs(self, report_md: str, summary_csv: str) -> None:
+    def write_outputs(self, report_md: str, summary_csv: str, paired_csv: str | None = None):
         write_text(self.path / REPORT, report_md)
         write_text(self.path / SUMMARY, summary_csv)
+        if paired_csv is not None:
+            write_text(self.path / PAIRED, paired_csv)
 
     @contextmanager
     def staged_plots(self) -> Iterator[Path]:

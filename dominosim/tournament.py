@@ -97,6 +97,24 @@ def _strategy_labels(strategies) -> list[str]:
     return labels
 
 
+METRICS = ("hands", "points", "matches")
+
+
+def check_metric(metric: str | None, unit: str | None) -> str | None:
+    """``--metric``: hands, points or matches (None: the metric that decides the game);
+    matches needs ``--unit match`` (with unit hand a game is one hand)."""
+    if metric is None:
+        return None
+    if metric not in METRICS:
+        raise ConfigError(f"--metric must be one of {', '.join(METRICS)}, not '{metric}'")
+    if metric == "matches" and (unit or "hand") != "match":
+        raise ConfigError(
+            "--metric matches ranks by match wins, but with --unit hand every game is one "
+            "hand; add --unit match, or rank by hands or points"
+        )
+    return metric
+
+
 def setup_compare(
     *,
     variant: str,
@@ -106,13 +124,16 @@ def setup_compare(
     games: int | str | None = None,
     unit: str | None = None,
     name: str | None = None,
+    metric: str | None = None,
     **flags: Any,
 ) -> tuple[dict, list[tuple], dict]:
     """``(experiment flags, legs, analysis)`` of ``dominosim compare``.
 
-    ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``.
+    ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``;
+    ``metric`` ranks by hands, points or matches instead of what decides the game.
     """
     labels = _strategy_labels(strategies)
+    metric = check_metric(metric, unit)
     rules = rules_from_cli(variant, players, sets)
     legs = compare_legs(labels, rules.players, rules.partnership)
     total = _games(games)
@@ -133,6 +154,7 @@ def setup_compare(
         "strategies": labels,
         "games_requested": total,
         "legs": [list(x) for x in legs],
+        **({"metric": metric} if metric else {}),
     }
     return exp_flags, legs, analysis
 

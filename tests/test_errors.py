@@ -455,6 +455,42 @@ CASES = [
         api=True,
     ),
     Case(
+        "`--metric matches` with unit hand (`compare`, `run --until-decided`)",
+        ["compare", "--variant", "fives", "--strategies", "random,greedy", "--metric", "matches"],
+        2,
+        r"--metric matches ranks by match wins, but with --unit hand every game is one hand; "
+        r"add --unit match, or rank by hands or points",
+    ),
+    Case(
+        "`run --metric` without `--until-decided`",
+        [*RUN, "--metric", "points"],
+        2,
+        r"--metric in run chooses the metric --until-decided decides on; give --until-decided "
+        r"too \(dominosim compare ranks by it\)",
+    ),
+    Case(
+        "`run --until-decided` with one strategy",
+        lambda t: ["run", "--variant", "fives", "--until-decided", "--out", str(t)],
+        2,
+        r"--until-decided stops when every pair of strategies is told apart, but the run seats "
+        r"one strategy; give two or more with --strategies",
+    ),
+    Case(
+        "`dominosim.load` with a bad level",
+        lambda t: dominosim.load(t, level="deal"),
+        2,
+        r"dominosim\.load\(\): level must be 'hand' or 'match', not 'deal'",
+        api=True,
+    ),
+    Case(
+        '`dominosim.load(run, level="match")` of a folder written before per-match records',
+        lambda t: _older_match_records(t),
+        5,
+        r"chunk 0-0 of .* has no per-match records \(written by an older dominosim\); read "
+        r"level='hand' \(matches are its hands grouped by match_id\), or run the experiment again",
+        api=True,
+    ),
+    Case(
         "a keyword of the Python API of the wrong type (`dominosim.run`, `dominosim.api.compare`, ...)",
         lambda t: dominosim.run(variants="fives", sets=3, out=t),
         2,
@@ -1288,6 +1324,19 @@ def test_bad_input(case: Case, tmp_path, monkeypatch):
     args = case.args(tmp_path) if callable(case.args) else case.args
     r = CliRunner().invoke(main, args, prog_name="dominosim")
     check_stderr(r, case.code, case.pattern)
+
+
+def _older_match_records(t):
+    """A run whose chunk names no per-match records (as an older version wrote), read at the
+    match level."""
+    from dominosim.store import checksum
+
+    rep = dominosim.run(variants=["fives"], players=2, games=4, seed=1, workers=1, out=str(t))
+    (agg,) = (Path(rep["run_dir"]) / "chunks").glob("*.agg.json")
+    doc = json.loads(agg.read_text())
+    del doc["match_parquet"], doc["checksum"]
+    agg.write_text(json.dumps({**doc, "checksum": checksum(doc)}))
+    dominosim.load(rep["run_dir"], level="match")
 
 
 def _unreadable(case, t, monkeypatch):

@@ -31,7 +31,7 @@ FIGURES = {
     "compare": ["hand_length", "turns", "win_rates", "win_matrix"],
     "tune": ["hand_length", "turns", "match_length", "win_rates", "sweep_win_rate",
              "sweep_match_length"],
-    "tune-target": ["sweep_win_rate", "sweep_match_length"],
+    "tune-target": ["sweep_win_rate", "sweep_match_length", "sweep_hands_to_separate"],
 }
 # fmt: on
 

@@ -84,7 +84,7 @@ class PlanItems(Sequence):
 
     def __init__(self, plan: Plan):
         self.plan = plan
-        self.per_group = -(-plan.ids_per_rotation // plan.ids_per_chunk)
+        self.per_group = -(-plan.ids_played // plan.ids_per_chunk)
 
     def __len__(self) -> int:
         return len(self.plan.rules) * self.per_group
@@ -128,6 +128,15 @@ class Plan:
     strategy_timeout: float = 0.0
     #: the run's per-chunk measurement (:func:`measurement_of` its analysis), or None
     measurement: object | None = None
+    #: ``--until-decided`` (:class:`Sequential`), or None: every planned game is played
+    sequential: Sequential | None = None
+
+    @property
+    def ids_played(self) -> int:
+        """The match ids per rotation the run plays: all of them, or (``--until-decided``,
+        decided early) those up to the look that decided it."""
+        s = self.sequential
+        return s.stopped if s is not None and s.stopped is not None else self.ids_per_rotation
 
     @classmethod
     def from_experiment(
@@ -185,7 +194,7 @@ class Plan:
     def item(self, g: int, c: int) -> WorkItem:
         """The work item of chunk ``c`` of group ``g``."""
         start = c * self.ids_per_chunk
-        stop = min(self.ids_per_rotation, start + self.ids_per_chunk)
+        stop = min(self.ids_played, start + self.ids_per_chunk)
         return WorkItem(
             group=g,
             chunk=c,
@@ -209,7 +218,7 @@ class Plan:
     @property
     def total_games(self) -> int:
         return sum(
-            self.ids_per_rotation * len(self.rotations_of_group(g)) for g in range(len(self.rules))
+            self.ids_played * len(self.rotations_of_group(g)) for g in range(len(self.rules))
         )
 
     def labels(self) -> list[str]:
@@ -218,7 +227,7 @@ class Plan:
 
     @property
     def games_per_group(self) -> int:
-        return self.ids_per_rotation * len(self.rotations)
+        return self.ids_played * len(self.rotations)
 
     def to_manifest(self) -> dict:
         extra: dict = {}
@@ -261,6 +270,7 @@ class Plan:
                 }
                 for g, r in enumerate(self.rules)
             ],
+            **({"until_decided": self.sequential.to_manifest()} if self.sequential else {}),
             "chunk_count": len(self.items),
             **(
                 {
@@ -352,6 +362,8 @@ class Plan:
                 strategy_files=recorded_files(m.get("inputs")),
                 measurement=measurement_of(m.get("analysis") or {}),
             )
+            if "until_decided" in m:
+                plan.sequential = Sequential.from_manifest(m["until_decided"], plan)
             _check_plan_types(m, plan)
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as e:
             raise OutputError(
@@ -396,6 +408,80 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
                 raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
     if not isinstance(m.get("status"), str):
         raise TypeError(f"'status' is {m.get('status')!r}, not a string")
+
+
+#: ``--until-decided``: the error rate a pair's verdict keeps over all looks of a run
+SEQUENTIAL_ALPHA = 0.05
+#: the first look is at least this many match ids per rotation
+FIRST_LOOK_IDS = 64
+#: at most this many looks (the first at the cap / 2**(MAX_LOOKS - 1) or later)
+MAX_LOOKS = 7
+
+
+def planned_looks(cap: int) -> list[int]:
+    """The match ids per rotation at which ``--until-decided`` looks: powers of two from
+    max(:data:`FIRST_LOOK_IDS`, cap / 2**(MAX_LOOKS - 1)) rounded up, doubling, then the
+    cap; fixed by the cap alone (never by workers or chunking), so the same seed stops at the
+    same look."""
+    first = FIRST_LOOK_IDS
+    while first * 2 ** (MAX_LOOKS - 1) < cap:
+        first *= 2
+    looks = []
+    x = first
+    while x < cap:
+        looks.append(x)
+        x *= 2
+    return [*looks, cap]
+
+
+@dataclass
+class Sequential:
+    """``--until-decided``: play in rounds up to each planned look (:func:`planned_looks`)
+    and stop at the first look where every pair's sequential interval on the ranking metric
+    excludes zero (``metric`` None: the metric that decides the game, report.deciding_metric),
+    or at the cap. ``stopped``: the look that ended the run (None while it plays)."""
+
+    looks: list[int]
+    alpha: float = SEQUENTIAL_ALPHA
+    metric: str | None = None
+    stopped: int | None = None
+
+    def to_manifest(self) -> dict:
+        # fmt: off
+        return {"looks": list(self.looks), "alpha": self.alpha, "metric": self.metric,
+                "stopped": self.stopped}
+        # fmt: on
+
+    @classmethod
+    def from_manifest(cls, d: object, plan: Plan) -> Sequential:
+        """The manifest's ``until_decided``, checked (ValueError / TypeError: damaged)."""
+        if not isinstance(d, dict):
+            raise TypeError(f"'until_decided' is {d!r}, not an object")
+        looks, alpha, metric, stopped = (d.get(k) for k in ("looks", "alpha", "metric", "stopped"))
+        if looks != planned_looks(plan.ids_per_rotation):
+            raise ValueError(f"'until_decided' looks {looks!r} are not the plan's")
+        if isinstance(alpha, bool) or not isinstance(alpha, float) or not 0 < alpha < 1:
+            raise ValueError(f"'until_decided' alpha {alpha!r} is not in (0, 1)")
+        if metric not in (None, "hands", "points", "matches"):
+            raise ValueError(f"'until_decided' metric {metric!r} is unknown")
+        if stopped is not None and stopped not in looks:
+            raise ValueError(f"'until_decided' stopped {stopped!r} is not a look")
+        if any(x % plan.ids_per_chunk for x in looks[:-1]):
+            raise ValueError("'until_decided' looks are not whole chunks")
+        return cls(looks=list(looks), alpha=alpha, metric=metric, stopped=stopped)
+
+
+def fit_chunks_to_looks(plan: Plan) -> None:
+    """``--until-decided``: chunks no longer than the first look and a power of two, so every
+    look but the cap ends on a chunk's end."""
+    if plan.sequential is None:
+        return
+    size = 1
+    while size * 2 <= min(plan.ids_per_chunk, plan.sequential.looks[0]):
+        size *= 2
+    if size != plan.ids_per_chunk:
+        plan.ids_per_chunk = size
+        plan.items = plan.make_items()
 
 
 def int_in(x: object, lo: int, hi: int) -> bool:

@@ -63,10 +63,13 @@ def build_report(rd: RunDir, manifest: dict, frame) -> dict:
         ) from None
 
 
-def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Merger, set]:
+def merge_finished(
+    rd: RunDir, plan: Plan, bad: list | None = None, below: int | None = None
+) -> tuple[Merger, set]:
     """A Merger holding every finished chunk of a run folder that checks out against the plan
     (``store.RunDir.check_chunk``); the others are left out, and listed in ``bad`` as
-    ``(group, chunk, reason)`` when it is given."""
+    ``(group, chunk, reason)`` when it is given. ``below``: only the chunks that end at that
+    match id or before (an ``--until-decided`` look)."""
     merger = Merger(len(plan.rules))
     done = set()
     planned = plan.items if isinstance(plan.items, PlanItems) else plan.make_items()
@@ -75,6 +78,8 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
         if not planned.has(g, c):
             continue
         it = plan.item(g, c)
+        if below is not None and it.stop > below:
+            continue
         doc, reason = rd.check_chunk(g, c, chunk_expect(it, run), plan.records)
         if reason is None:
             reason = check_chunk_counts(doc, plan.players, it.rotations, it.games)

@@ -37,10 +37,13 @@ from .plan import (
     MANIFEST_FORMAT,
     STOP_ENV,
     Plan,
+    Sequential,
     check_plan_match_end,
+    fit_chunks_to_looks,
     games_note,
     int_in,
     measurement_of,
+    planned_looks,
     split_for_workers,
 )
 from .progress import Progress, Session, echo
@@ -99,12 +102,17 @@ def start_run(
     session: Session | None = None,
     legs: Sequence[Sequence[str]] | None = None,
     analysis: dict | None = None,
+    until_decided: bool = False,
+    metric: str | None = None,
 ) -> tuple[RunDir, dict]:
     """Create the run folder for ``exp`` and play it; returns the finished run folder and
     its report.
 
     ``legs`` (a round robin: one seat list per leg) and ``analysis`` (the command's own report
     section, ``{"kind": ...}``, stored in the manifest) serve compare / tune / tune-target.
+    ``until_decided`` plays in rounds until every pair is decided on ``metric`` (None: what
+    decides the game; compare's own metric for a compare) or the planned games are played
+    (plan.Sequential).
     Every check that can fail runs before the folder is made; a run that fails before any
     chunk is finished leaves no folder behind.
     """
@@ -116,17 +124,7 @@ def start_run(
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-    if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
-        probe_strategies(
-            exp.strategy_path,
-            [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)],
-        )
-    load_strategy_paths(exp.strategy_path)
-    for spec in exp.seats:  # unknown names and bad parameters fail here, in the parent
-        strategy.get(spec.name, **spec.kwargs)
-    for label in dict.fromkeys(x for leg in legs or () for x in leg):
-        spec = parse_strategy(label)
-        strategy.get(spec.name, **spec.kwargs)
+    _check_strategies(exp, legs)
     plan = Plan.from_experiment(exp, seed, legs=legs)
     plan.measurement = measurement_of(analysis or {})
     files = strategy_files(plan.strategy_paths)
@@ -134,6 +132,8 @@ def start_run(
     _check_workers(session)
     check_plan_match_end(plan)
     split_for_workers(plan, session.workers or os.cpu_count() or 1)
+    if until_decided:
+        _plan_rounds(plan, metric)
     rd = RunDir.create(exp.out, exp.name)
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
@@ -168,6 +168,34 @@ def start_run(
             rd.remove()
         raise
     return rd, data
+
+
+def _check_strategies(exp: Experiment, legs) -> None:
+    """Load the run's strategy files and make every seat's strategy once, in the parent:
+    unknown names and bad parameters fail before the folder is made."""
+    if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
+        probe_strategies(
+            exp.strategy_path,
+            [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)],
+        )
+    load_strategy_paths(exp.strategy_path)
+    for spec in exp.seats:
+        strategy.get(spec.name, **spec.kwargs)
+    for label in dict.fromkeys(x for leg in legs or () for x in leg):
+        spec = parse_strategy(label)
+        strategy.get(spec.name, **spec.kwargs)
+
+
+def _plan_rounds(plan: Plan, metric: str | None) -> None:
+    """``--until-decided``: the looks of the plan, its chunks fitted to them; a run with one
+    strategy has no pair to decide."""
+    if len(plan.labels()) < 2:
+        raise ConfigError(
+            "--until-decided stops when every pair of strategies is told apart, but the run "
+            "seats one strategy; give two or more with --strategies"
+        )
+    plan.sequential = Sequential(looks=planned_looks(plan.ids_per_rotation), metric=metric)
+    fit_chunks_to_looks(plan)
 
 
 def check_inputs(rd: RunDir, manifest: dict) -> None:
@@ -281,43 +309,22 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     for g, c, reason in bad:
         echo(session, f"chunk {g}-{c}: {reason}; playing it again")
         rd.remove_chunk(g, c)
-    pending = (it for it in plan.items if (it.group, it.chunk) not in done)
     n_pending = len(plan.items) - len(done)
     workers = session.workers or os.cpu_count() or 1
-    stop_after = int(os.environ[STOP_ENV]) if os.environ.get(STOP_ENV) else None
     clock = _SessionClock(manifest)
     played = Played()
     bar = Progress(session, plan.total_games, merger.games, rd.path)
-    ex = None
+    rounds = _Rounds(rd, plan, run, merger, done, bar, played, n_pending, workers, session)
     signals.reset()
     old_handlers = signals.install()  # Ctrl-C and SIGTERM: interrupted, the resume command
     try:
-        if n_pending:
-            bar.phase(f"starting {min(workers, n_pending)} worker(s)")
-            ex = make_executor(
-                pending,
-                n_pending,
-                workers,
-                session.executor,
-                session.scheduler,
-                isolate=user_strategies(plan),
-            )
-            bar.phase("playing")
-            for res in ex.results(bar.tick if bar.show else None):
-                _write_chunk(rd, plan, run, merger, res)
-                played.add(res)
-                bar.chunk(res["games"])
-                if stop_after is not None and stop_after <= played.written < n_pending:
-                    raise KeyboardInterrupt
-                _hold(played.written, n_pending)
-        _stop(ex)
-        ex = None
+        rounds.play(manifest)
         data = finish(
             rd, plan, manifest, merger, lambda: clock.end(played.written, "done"), phase=bar.phase
         )  # (the bar closes in finally)
     except KeyboardInterrupt:
         with signals.deferred():  # (a second signal cannot cut the cleanup short)
-            _stop(ex)
+            rounds.stop()
             # a chunk whose file was written just before the signal is finished too
             played.written = max(played.written, len(rd.finished_chunks() - set(done)))
             bar.close()
@@ -328,14 +335,14 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
             f"{rd.path}; finish with: {_resume_command(manifest, rd)}"
         ) from None
     except BaseException as e:
-        _stop(ex)
+        rounds.stop()
         bar.close()
         instead = _failed(e, rd, manifest, clock, played.written, kept=len(done) + played.written)
         if instead is None:
             raise
         raise instead from None
     finally:
-        _stop(ex)  # closes a Dask client and its cluster; a finished pool is already joined
+        rounds.stop()  # closes a Dask client and its cluster; a finished pool is already joined
         bar.close()
         signals.restore(old_handlers)
     wall = clock.end(played.written, "done")
@@ -346,6 +353,84 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
         f"{rate:,.0f} games/s; results in {rd.path}",
     )
     return data
+
+
+class _Rounds:
+    """The chunks a session plays: all pending ones at once, or with ``--until-decided`` in
+    rounds, one per look (plan.Sequential), each followed by the verdict of the chunks up to
+    that look (report.until_decided); a decided run's plan ends at that look."""
+
+    def __init__(self, rd, plan, run, merger, done, bar, played, n_pending, workers, session):
+        self.rd, self.plan, self.run, self.merger, self.done = rd, plan, run, merger, set(done)
+        self.bar, self.played, self.n_pending, self.workers = bar, played, n_pending, workers
+        self.session = session
+        self.ex = None
+        self.stop_after = int(os.environ[STOP_ENV]) if os.environ.get(STOP_ENV) else None
+
+    def play(self, manifest: dict) -> None:
+        seq = self.plan.sequential
+        if seq is None or seq.stopped is not None:
+            self._play_up_to(None)
+            return
+        for look in seq.looks:
+            self._play_up_to(look)
+            if look == seq.looks[-1] or self._decided(manifest, look):
+                if look != seq.looks[-1]:
+                    seq.stopped = look
+                    self.plan.items = self.plan.make_items()
+                    manifest.update(self.plan.to_manifest())
+                echo(self.session, f"until decided: stopped at {look} deals per table")
+                return
+
+    def _play_up_to(self, look: int | None) -> None:
+        """Play the pending chunks that end at ``look`` or before (None: all); the chunks are
+        made on the fly (a plan of 10^15 games holds no list)."""
+        plan = self.plan
+        per_group = -(-plan.ids_played // plan.ids_per_chunk)
+        if look is not None:
+            per_group = min(per_group, -(-look // plan.ids_per_chunk))
+        n = len(plan.rules) * per_group - sum(1 for _, c in self.done if c < per_group)
+        if n <= 0:
+            return
+        items = (
+            plan.item(g, c)
+            for g in range(len(plan.rules))
+            for c in range(per_group)
+            if (g, c) not in self.done
+        )
+        self.bar.phase(f"starting {min(self.workers, n)} worker(s)")
+        s = self.session
+        self.ex = make_executor(
+            items,
+            n,
+            self.workers,
+            s.executor,
+            s.scheduler,
+            isolate=user_strategies(self.plan),
+        )
+        self.bar.phase("playing")
+        for res in self.ex.results(self.bar.tick if self.bar.show else None):
+            _write_chunk(self.rd, self.plan, self.run, self.merger, res)
+            self.done.add((res["group"], res["chunk"]))
+            self.played.add(res)
+            self.bar.chunk(res["games"])
+            written = self.played.written
+            if self.stop_after is not None and self.stop_after <= written < self.n_pending:
+                raise KeyboardInterrupt
+            _hold(written, self.n_pending)
+        self.stop()
+
+    def _decided(self, manifest: dict, look: int) -> bool:
+        """Whether every pair is decided on the chunks up to ``look`` (those alone, so a
+        resumed run reaches the same verdict)."""
+        from .. import report
+
+        merger, _ = merge_finished(self.rd, self.plan, below=look)
+        return report.decided(manifest, merger.frame(), look)
+
+    def stop(self) -> None:
+        _stop(self.ex)
+        self.ex = None
 
 
 @dataclass
@@ -365,8 +450,10 @@ class Played:
 def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: dict) -> None:
     """Write one finished chunk (its aggregates, bound to the run ``run``, the plan's
     fingerprint, and its records) and merge its aggregates."""
-    recs = res["records"]
-    table = records_table(recs, plan.seats_of(res["group"])) if recs is not None else None
+    recs, mrecs = res["records"], res.get("match_records")
+    seats = plan.seats_of(res["group"])
+    table = records_table(recs, seats) if recs is not None else None
+    matches = records_table(mrecs, seats) if mrecs is not None else None
     it = plan.item(res["group"], res["chunk"])
     agg_doc = {
         **chunk_expect(it, run),
@@ -374,7 +461,7 @@ def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: dict) -> None:
         "timing": res["timing"],
         "rows": res["rows"],
     }
-    rd.write_chunk(res["group"], res["chunk"], agg_doc, table)
+    rd.write_chunk(res["group"], res["chunk"], agg_doc, table, matches)
     merger.add(res["group"], res["rows"], res["timing"], res["games"], res["hands"])
 
 
@@ -487,7 +574,9 @@ def finish(
     phase("writing the report")
     frame = merger.frame()
     data = build_report(rd, manifest, frame)
-    rd.write_outputs(render.render_markdown(data), render.summary_csv(data))
+    rd.write_outputs(
+        render.render_markdown(data), render.summary_csv(data), render.paired_csv(data)
+    )
     plotted = False
     try:
         from .. import plots

@@ -17,6 +17,7 @@ from .. import sandbox, signals, strategy
 from ..aggregates import (
     add,
     aggregate_rotation,
+    per_match_points,
     per_match_wins,
     seating,
 )
@@ -214,7 +215,7 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         x: make_strategy(x, item.strategy_files, item.strategy_timeout)
         for x in dict.fromkeys(item.seats)
     }  # (one object a label: one batch a label)
-    parts = []
+    parts, match_parts = [], []
     n_hands = 0
     for r in item.rotations:
         seat_labels = seating(item.seats, r)
@@ -227,9 +228,10 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         tally.add_rotation(rules, seat_labels, hands, matches, item.start)
         if item.records:
             parts.append(_record_columns(item, r, seat_labels, hands))
+            match_parts.append(_match_columns(item, r, seat_labels, matches))
         if item.measure is not None:
             item.measure.rotation(agg, item, seat_labels, strategies)
-    tally.add_pairs(agg, every_rotation_one_hand=len(tally.winners) == len(item.rotations))
+    tally.add_pairs(agg)
     if item.measure is not None:
         item.measure.chunk(agg, item)
     if len(item.rotations) > 1 and len(tally.winners) == len(item.rotations):
@@ -238,9 +240,10 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         decided = (winners[0] >= 0) & (winners == winners[0]).all(axis=0)
         add(agg, "deals_seated", len(ids))
         add(agg, "deals_decided", decided.sum())
-    records = None
+    records = match_records = None
     if parts:
         records = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+        match_records = {k: np.concatenate([p[k] for p in match_parts]) for k in match_parts[0]}
     return {
         "group": item.group,
         "chunk": item.chunk,
@@ -248,6 +251,7 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         "hands": n_hands,
         "rows": sorted([*key, v] for key, v in agg.items()),
         "records": records,
+        "match_records": match_records,
         "timing": {
             "cpu_seconds": time.process_time() - cpu_started,
             "wall_seconds": time.perf_counter() - started,
@@ -266,8 +270,9 @@ def _check_unchanged(item: WorkItem) -> None:
 
 
 class PairTally:
-    """Per deal of a chunk and per strategy label, summed over the seatings: hands won, matches
-    won, points of its seats' sides; and hands played per deal. From them, each pair of labels'
+    """Per deal of a chunk and per strategy label, summed over the seatings and the deal's
+    hands: hands won, matches won, points of its seats' sides (by seat where points are per
+    seat); and hands played per deal. From them, each pair of labels'
     paired differences (``pair_*`` aggregates; a label seated twice counts by its seats)."""
 
     def __init__(self, seats: Sequence[str], n_deals: int):
@@ -285,30 +290,34 @@ class PairTally:
         for s, x in enumerate(seat_labels):
             self.hand_wins[x] += hand_wins[s]
             self.match_wins[x] += match_wins[s]
+        pts = per_match_points(rules, hands, start, self.n_deals)
+        for s, x in enumerate(seat_labels):
+            self.points[x] += pts[s]
         if len(hands["match_id"]) == self.n_deals:  # (sorted: one hand per match id)
-            pts = hands["points"].reshape(self.n_deals, -1)
-            per_seat = rules.match_end == "one_hand"  # (points by seat, as aggregate_rotation)
-            for s, x in enumerate(seat_labels):
-                self.points[x] += pts[:, s if per_seat else rules.side_of(s)]
             self.winners.append(hands["winner"])
 
-    def add_pairs(self, agg: Counter, every_rotation_one_hand: bool) -> None:
+    def add_pairs(self, agg: Counter) -> None:
+        """Each pair's ``pair_*`` sums over the chunk's deals: of the per-deal differences of
+        hand wins, match wins and points (Σd, Σd²), the hands per deal (Σn, Σn²) and, for the
+        points per hand (a ratio over deals of unequal length), Σd·n."""
         count = self.seat_count
+        n = self.hands_per_deal
         for i, a in enumerate(self.labels):
             for b in self.labels[i + 1 :]:
                 pair = f"{a} vs {b}"
                 hand_diff = self.hand_wins[a] * count[b] - self.hand_wins[b] * count[a]
                 match_diff = self.match_wins[a] * count[b] - self.match_wins[b] * count[a]
+                points_diff = self.points[a] * count[b] - self.points[b] * count[a]
                 add(agg, "pair_deals", self.n_deals, pair=pair)
-                add(agg, "pair_hands", self.hands_per_deal.sum(), pair=pair)
+                add(agg, "pair_hands", n.sum(), pair=pair)
+                add(agg, "pair_hands_sumsq", (n * n).sum(), pair=pair)
                 add(agg, "pair_hand_sum", hand_diff.sum(), pair=pair)
                 add(agg, "pair_hand_sumsq", (hand_diff * hand_diff).sum(), pair=pair)
                 add(agg, "pair_match_sum", match_diff.sum(), pair=pair)
                 add(agg, "pair_match_sumsq", (match_diff * match_diff).sum(), pair=pair)
-                if every_rotation_one_hand:
-                    points_diff = self.points[a] * count[b] - self.points[b] * count[a]
-                    add(agg, "pair_points_sum", points_diff.sum(), pair=pair)
-                    add(agg, "pair_points_sumsq", (points_diff * points_diff).sum(), pair=pair)
+                add(agg, "pair_points_sum", points_diff.sum(), pair=pair)
+                add(agg, "pair_points_sumsq", (points_diff * points_diff).sum(), pair=pair)
+                add(agg, "pair_points_hands", (points_diff * n).sum(), pair=pair)
 
 
 #: Progress slices: the first plays this many match ids, later ones aim at this many seconds.
@@ -378,6 +387,30 @@ def _record_columns(item: WorkItem, r: int, seat_labels, hands: dict) -> dict:
         a = hands[key].reshape(n, -1)
         for c in range(a.shape[1]):
             cols[f"{key}_{c}"] = a[:, c].astype(np.int32)
+    return cols
+
+
+def _match_columns(item: WorkItem, r: int, seat_labels, matches: dict) -> dict:
+    """One row per match of one seating (docs/results.md, "Per-match records"): match id, the
+    strategy of each seat, the winning side (-1: none), the hands played and the final score
+    of each side (kozel: its written penalties, and who lost, the dry flag)."""
+    n = len(matches["match_id"])
+    cols = {
+        "group": np.full(n, item.group, dtype=np.int32),
+        "rotation": np.full(n, r, dtype=np.int16),
+        "match_id": matches["match_id"].astype(np.int64),
+    }
+    labels = list(dict.fromkeys(item.seats))
+    for s, x in enumerate(seat_labels):
+        cols[f"strategy_{s}"] = np.full(n, labels.index(x), dtype=np.int8)
+    cols["winner"] = matches["winner"].astype(np.int16)
+    cols["hands"] = matches["hands"].astype(np.int32)
+    scores = matches["scores"].reshape(n, -1)
+    for c in range(scores.shape[1]):
+        cols[f"score_{c}"] = scores[:, c].astype(np.int32)
+    if item.rules.variant == "kozel":
+        cols["losers"] = matches["losers"].astype(np.int16)
+        cols["dry"] = matches["dry"].astype(bool)
     return cols
 
 
