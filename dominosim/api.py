@@ -230,21 +230,30 @@ def load(run_dir: str | Path) -> RunData:
     manifest = rd.read_manifest()
     plan = runner.Plan.from_manifest(manifest)
     merger, done = runner.merge_finished(rd, plan)
-    files = rd.record_files(done) if plan.records else []
-    try:
-        records = (
-            pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
-            if files
-            else pd.DataFrame()
-        )
-    except (OSError, ValueError) as e:
-        raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
+    records = _records(rd, done) if plan.records else pd.DataFrame()
     rep = runner.load_report(rd.path)
-    if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
-        aggregates = rd.read_aggregates()
+    if manifest.get("status") == "done" and os.path.lexists(rd.path / "aggregates.parquet"):
+        aggregates = rd.read_aggregates(len(plan.rules))
     else:  # an unfinished run: the merge of the chunks it has
         aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
+
+
+def _records(rd, done):
+    """The records of the chunks ``done`` (each checked out), as one DataFrame: each file read
+    within its bound and checked against its sha256 again (store.RunDir.read_records)."""
+    import io
+
+    import pandas as pd
+
+    frames = []
+    for g, c in sorted(done):
+        data = rd.read_records(g, c, rd.read_chunk_agg(g, c))
+        try:
+            frames.append(pd.read_parquet(io.BytesIO(data)))
+        except (OSError, ValueError) as e:
+            raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 # ---------------------------------------------------------------------------------------------

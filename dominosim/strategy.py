@@ -316,11 +316,18 @@ def load_folder(folder: str | Path) -> None:
             load_file(path)
 
 
+#: The most bytes a strategy file may have (a source file; anything larger is not one).
+FILE_MAX = 16 << 20
+
+
 def file_hash(path: str | Path) -> str | None:
-    """The sha256 of a file's content (None when it cannot be read)."""
+    """The sha256 of a strategy file's content, hashed in blocks (None when it cannot be read,
+    is not a regular file, or is larger than :data:`FILE_MAX`)."""
+    from . import bounded
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return bounded.digest(path, FILE_MAX)[1]
+    except (OSError, ValueError):
         return None
 
 
@@ -391,8 +398,14 @@ def load_file(path: Path, expect: str | None = None) -> None:
 
 
 def _read_source(path: Path) -> bytes:
+    """A strategy file's bytes: a regular file (never a FIFO, a device) of at most
+    :data:`FILE_MAX` bytes."""
+    from . import bounded
+
     try:
-        return path.read_bytes()
+        return bounded.read(path, FILE_MAX)
+    except (bounded.NotRegular, bounded.TooLarge) as e:
+        raise StrategyError(f"strategy file {path} {e}; give a .py file") from None
     except OSError as e:
         raise StrategyError(
             f"cannot read strategy file {path}: {e.strerror or e}; check the path"

@@ -36,6 +36,7 @@ from dominosim.errors import DominosimError
 from dominosim.runner import STOP_ENV
 
 from helpers import BOT
+from runs import refingerprint
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "errors.md"
@@ -127,6 +128,10 @@ def edited_manifest(t: Path, edit) -> str:
     m = json.loads((Path(d) / "manifest.json").read_text())
     m["status"] = "interrupted"
     m = edit(m) or m
+    try:  # (as a deliberate editor would; a manifest the plan cannot be read from stays)
+        m = refingerprint(m)
+    except (DominosimError, KeyError, TypeError, ValueError, AttributeError):
+        pass
     (Path(d) / "manifest.json").write_text(json.dumps(m))
     return d
 
@@ -1355,7 +1360,7 @@ def _inside_run(t: Path) -> str:
     m["inputs"]["strategy_files"].append(
         {"path": str(f), "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
     )
-    (d / "manifest.json").write_text(json.dumps(m))
+    (d / "manifest.json").write_text(json.dumps(refingerprint(m)))
     return str(d)
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from .. import report, strategy
+from .. import report
 from ..aggregates import (
     Merger,
     check_chunk_counts,
@@ -25,8 +26,8 @@ def load_report(run_dir: str | Path) -> dict:
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = Plan.from_manifest(manifest)  # (a damaged manifest is one line here)
-    if manifest.get("status") == "done" and (rd.path / AGGREGATES).is_file():
-        return checked_report(rd, manifest)
+    if manifest.get("status") == "done" and os.path.lexists(rd.path / AGGREGATES):
+        return checked_report(rd, manifest, len(plan.rules))
     merger, _ = merge_finished(rd, plan)
     manifest = dict(manifest)
     manifest["group_timings"] = [
@@ -38,16 +39,17 @@ def load_report(run_dir: str | Path) -> dict:
     return build_report(rd, manifest, merger.frame())
 
 
-def checked_report(rd, manifest: dict) -> dict:
-    """The report of a finished run, from an aggregates.parquet that is the one it wrote."""
+def checked_report(rd, manifest: dict, groups: int) -> dict:
+    """The report of a finished run of ``groups`` option groups, from an aggregates.parquet
+    that is the one it wrote (a regular file, within its bound, of the recorded sha256)."""
     outputs = manifest.get("outputs")
     want = outputs.get(AGGREGATES) if isinstance(outputs, dict) else None
-    if want is not None and strategy.file_hash(rd.path / AGGREGATES) != want:
+    if want is not None and rd.aggregates_digest(groups) != want:
         raise OutputError(
             f"{rd.path / AGGREGATES} is not the file the run wrote (edited or damaged); "
             f"write it again from the chunks with: dominosim run --resume {rd.path}"
         )
-    return build_report(rd, manifest, rd.read_aggregates())
+    return build_report(rd, manifest, rd.read_aggregates(groups))
 
 
 def build_report(rd: RunDir, manifest: dict, frame) -> dict:
