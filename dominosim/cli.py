@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import click
 
 from . import signals, variants
-from .errors import ConfigError, DominosimError
+from .errors import ConfigError, DominosimError, OutputError
 from .version import __version__ as _pkg_version
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -623,6 +623,48 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
 
     data = runner.load_report(run_dir)
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
+
+
+@main.command("verify")
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="K",
+    help="Replay K chunks chosen by --key (default: every chunk).",
+)
+@click.option(
+    "--key",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    default=None,
+    metavar="N",
+    help="The key that chooses the --sample chunks (default: drawn, and printed).",
+)
+@option("workers")
+def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str | None) -> None:
+    """Check a run folder by replay: play the chunks of RUN_DIR again (or --sample K of them,
+    chosen by a key, not by the folder) and compare them with the folder's, byte for byte on
+    the aggregates and the records.
+
+    Prints one line per chunk that differs and 'verified by replay: K of N chunks'; exits 5
+    when any chunk differs (docs/results.md, "What each check detects").
+    """
+    from . import runner
+
+    n = _int_flag(workers, "--workers")
+    with _stdout_aside():
+        found = runner.verify_run(run_dir, sample, key, runner.Session(workers=n))
+    for line in found.lines:
+        click.echo(_one_line(line))
+    click.echo(found.summary())
+    if found.lines:
+        n_bad = len(found.lines)
+        raise OutputError(
+            f"{n_bad} problem{'s' * (n_bad != 1)} in {run_dir}: it is not what its seed, "
+            "strategies and plan give (a chunk edited, damaged or of another run); do not "
+            "use its numbers, play the run again"
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,8 +7,10 @@ from pathlib import Path
 
 from .. import report
 from ..aggregates import (
+    RECORD_METRICS,
     Merger,
     check_chunk_counts,
+    from_records,
 )
 from ..errors import (
     OutputError,
@@ -65,10 +67,14 @@ def build_report(rd: RunDir, manifest: dict, frame) -> dict:
         ) from None
 
 
-def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Merger, set]:
+def merge_finished(
+    rd: RunDir, plan: Plan, bad: list | None = None, cross_check: bool = False
+) -> tuple[Merger, set]:
     """A Merger holding every finished chunk of a run folder that checks out against the plan
     (``store.RunDir.check_chunk``); the others are left out, and listed in ``bad`` as
-    ``(group, chunk, reason)`` when it is given."""
+    ``(group, chunk, reason)`` when it is given. With ``cross_check`` (``--resume``), a
+    chunk's aggregates are also checked against its records, where it has them
+    (:func:`records_disagree`)."""
     merger = Merger(len(plan.rules))
     done = set()
     planned = plan.items if isinstance(plan.items, PlanItems) else plan.make_items()
@@ -80,6 +86,8 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
         doc, reason = rd.check_chunk(g, c, chunk_expect(it, run), plan.records)
         if reason is None:
             reason = check_chunk_counts(doc, plan.players, it.rotations, it.games)
+        if reason is None and cross_check and plan.records:
+            reason = records_disagree(rd, plan, g, c, doc)
         if reason is not None:
             if bad is not None:
                 bad.append((g, c, reason))
@@ -91,6 +99,32 @@ def merge_finished(rd: RunDir, plan: Plan, bad: list | None = None) -> tuple[Mer
             if planned.has(g, c):
                 bad.append((g, c, "its aggregates file is missing"))
     return merger, done
+
+
+def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str | None:
+    """Why chunk ``g-c``'s aggregates are not those of its records file (None: they are):
+    every aggregate the records determine (``aggregates.RECORD_METRICS``) is compared. An
+    edit of the aggregates alone is found here; one of both files together only by replay
+    (``dominosim verify``)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(rd.read_records(g, c, doc)))
+        cols = {name: table.column(name).to_numpy() for name in table.column_names}
+        cols = {k: v for k, v in cols.items() if not k.startswith("strategy_")}
+        want = from_records(plan.rules[g], cols)
+    except (OutputError, OSError, ValueError, KeyError, TypeError, IndexError) as e:
+        return f"its records file cannot be read ({type(e).__name__})"
+    held = {tuple(r[:-1]): r[-1] for r in doc["rows"] if r[0] in RECORD_METRICS and r[-1] != 0}
+    for key in sorted(set(held) | set(want), key=repr):
+        if held.get(key, 0) != want.get(key, 0):
+            return (
+                f"its aggregates disagree with its records ({key[0]}: {held.get(key, 0)} in "
+                f"the aggregates, {want.get(key, 0)} in the records; edited or damaged)"
+            )
+    return None
 
 
 def chunk_expect(it: WorkItem, run: str) -> dict:

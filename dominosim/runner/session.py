@@ -277,7 +277,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     the report (built once, by :func:`finish`)."""
     plan.strategy_timeout = float(session.strategy_timeout or 0.0)
     bad: list = []
-    merger, done = merge_finished(rd, plan, bad)
+    merger, done = merge_finished(rd, plan, bad, cross_check=True)
     run = plan.fingerprint()
     for g, c, reason in bad:
         echo(session, f"chunk {g}-{c}: {reason}; playing it again")
