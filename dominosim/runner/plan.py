@@ -382,6 +382,7 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
         raise ValueError("'unit' or 'rotations' is out of range")
     if not int_in(plan.batch_size, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
         raise ValueError("'batch_size' or 'ids_per_rotation' is out of range")
+    _check_derived(m, plan)
     if "chunks" in m or "chunk_count" not in m:
         chunks = m["chunks"]
         if not isinstance(chunks, list):
@@ -396,7 +397,11 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
                 raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
     if not isinstance(m.get("status"), str):
         raise TypeError(f"'status' is {m.get('status')!r}, not a string")
-    _check_derived(m, plan)
+    if "fingerprint" in m and m["fingerprint"] != plan.fingerprint():
+        raise ValueError(
+            "'fingerprint' is not the one of the manifest's plan (its seed, rules, seats, "
+            "chunk plan, records or strategy files were changed)"
+        )
 
 
 def _check_derived(m: dict, plan: Plan) -> None:
@@ -409,7 +414,7 @@ def _check_derived(m: dict, plan: Plan) -> None:
         raise TypeError(f"'rotate' is {rotate!r}, not true or false")
     plan.rotate = rotate
     want = rotations_of(plan.seats, rotate)
-    _check_rotations("rotations", m["rotations"], plan.seats, want)
+    _check_rotations("rotations", m["rotations"], plan.seats, want, rotate)
     if plan.legs:
         legs = m["legs"]
         if not isinstance(legs, list) or [tuple(x) for x in legs if isinstance(x, list)] != list(
@@ -422,6 +427,7 @@ def _check_derived(m: dict, plan: Plan) -> None:
                 gd.get("rotations"),
                 plan.legs[g],
                 rotations_of(plan.legs[g], rotate),
+                rotate,
             )
         if len({len(plan.rotations_of_group(g)) for g in range(len(plan.rules))}) != 1:
             raise ValueError("'legs' do not all play as many seat rotations")
@@ -440,19 +446,17 @@ def _check_derived(m: dict, plan: Plan) -> None:
         raise ValueError(
             f"'chunk_count' is {_short(m['chunk_count'])}, not the plan's {len(plan.make_items())}"
         )
-    if "fingerprint" in m and m["fingerprint"] != plan.fingerprint():
-        raise ValueError(
-            "'fingerprint' is not the one of the manifest's plan (its seed, rules, seats, "
-            "chunk plan, records or strategy files were changed)"
-        )
 
 
-def _check_rotations(field: str, got: object, seats: tuple[str, ...], want: tuple) -> None:
+def _check_rotations(
+    field: str, got: object, seats: tuple[str, ...], want: tuple, rotate: bool
+) -> None:
     """A manifest's list of rotations (``{offset, seats}``) is the one ``seats`` give."""
     expect = [{"offset": r, "seats": list(seating(seats, r))} for r in want]
     if got != expect:
         raise ValueError(
-            f"'{field}' is {_short(got)}, not {_short(expect)} (the seat rotations its seats give)"
+            f"'{field}' is {_short(got)}, not {_short(expect)} (the seat rotations its seats "
+            f"give with 'rotate' {'on' if rotate else 'off'})"
         )
 
 
