@@ -74,7 +74,7 @@ def run(
 
     flags = _keywords("run", flags)
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
-    timeout = _timeout(flags.pop("strategy_timeout", None))
+    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
         executor=executor,
@@ -183,7 +183,7 @@ def _shown(value) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
-def _timeout(value) -> float | None:
+def timeout_seconds(value) -> float | None:
     """``--strategy-timeout SECONDS``: a number of seconds in :data:`TIMEOUT_RANGE`, 0 or None
     (no limit)."""
     if value is None:
@@ -275,7 +275,7 @@ def _tournament(
 
     flags = _keywords(kind, flags)
     resume = _path(kind.replace("-", "_"), "resume", resume)
-    timeout = _timeout(flags.pop("strategy_timeout", None))
+    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
         executor=executor,

@@ -915,18 +915,38 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     Built-in strategies live in strategies/; --strategy-path adds files or folders of your own
     (docs/strategies.md). Set parameters with --strategies NAME:KEY=VALUE.
     """
+    from . import sandbox
+
+    header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
+    with _stdout_aside():  # (the files are loaded in a child: os._exit there is one line)
+        rows = sandbox.call(_strategy_rows, list(strategy_path), show_files, died=_load_died)
+    click.echo(_table(header, rows))
+    click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
+
+
+def _strategy_rows(progress, paths: list[str], show_files: bool) -> list[list[str]]:
+    """In a child process: load the strategies of ``paths`` and give their rows."""
     from . import strategy
 
-    reg = strategy.discover(list(strategy_path))
-    header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
+    for p in paths:
+        progress(f"path {p}")
+        strategy.discover([p])
+    reg = strategy.discover(paths)
     rows = []
     for name in sorted(reg):
         cls = reg[name]
         params = ", ".join(f"{k}={variants.format_value(v)}" for k, v in cls.params.items()) or "-"
         row = [name, params, strategy.describe(cls)]
         rows.append(row + ([strategy.origin(name)] if show_files else []))
-    click.echo(_table(header, rows))
-    click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
+    return rows
+
+
+def _load_died(how: str, last: str | None) -> str:
+    what = (last or "path ?").partition(" ")[2]
+    return (
+        f"strategy path {what} ended its process while loading ({how}: os._exit at import, "
+        "or a crash); fix it"
+    )
 
 
 @main.command("check-strategy")
@@ -954,6 +974,11 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     help="Run only this check (repeatable): legal, batch, deterministic, spawn, inputs.",
 )
 @option("strategy_path", help="Extra strategy file or folder (repeatable), for a NAME.")
+@option(
+    "strategy_timeout",
+    help="Fail when a strategy takes longer for one decision, its start or its file's "
+    "loading (default: no limit).",
+)
 @click.pass_context
 def check_strategy_cmd(
     ctx: click.Context,
@@ -963,6 +988,7 @@ def check_strategy_cmd(
     variant_names: tuple[str, ...],
     checks: tuple[str, ...],
     strategy_path: tuple[str, ...],
+    strategy_timeout: str | None,
 ) -> None:
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
     strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
@@ -976,14 +1002,16 @@ def check_strategy_cmd(
     from . import check
 
     kw = {"deals": deals} if deals is not None else {}
-    result = check.check_strategy(
-        target,
-        seed=seed,
-        paths=list(strategy_path),
-        variants=list(variant_names) or None,
-        checks=checks or check.CHECKS,
-        **kw,
-    )
+    with _stdout_aside():
+        result = check.check_strategy(
+            target,
+            seed=seed,
+            paths=list(strategy_path),
+            variants=list(variant_names) or None,
+            checks=checks or check.CHECKS,
+            strategy_timeout=strategy_timeout,
+            **kw,
+        )
     for failure in result:
         click.echo(_one_line(str(failure)))
     names = ", ".join(result.strategies)

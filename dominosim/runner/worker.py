@@ -93,6 +93,10 @@ def _time_limit(seconds: float) -> Iterator[None]:
                 _async_raise(tid, None)
 
 
+#: The time limit of a block (:func:`_time_limit`), for check.py's strategies.
+time_limit = _time_limit
+
+
 class GuardedStrategy:
     """A seat's strategy as a worker plays it. ``choose`` runs under the item's time limit
     (``timeout`` seconds per decision batch; 0: none); its result, if not integers of the right
