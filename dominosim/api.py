@@ -72,6 +72,7 @@ def run(
     """
     from . import runner
 
+    _session_keywords("run", executor, scheduler, progress, echo)
     flags = _keywords("run", flags)
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
     timeout = timeout_seconds(flags.pop("strategy_timeout", None))
@@ -132,6 +133,57 @@ _LISTS = {  # keyword -> what it takes: a string is one item (or the CLI's comma
 }
 
 
+#: Keywords taking a whole number (an int, or a string of one, as the command line gives it).
+_INTS = ("players", "games", "seed", "chunk_size", "workers", "deals", "budget", "accuracy_deals")
+#: Keywords taking true or false.
+_BOOLS = ("rotate", "records", "round_robin")
+
+
+def _typed(name: str, key: str, value):
+    """``value`` of keyword ``key`` checked for its type (its range is the config's): a
+    ConfigError naming the keyword otherwise. None is "not given" (the default)."""
+    if value is None:
+        return None
+    if key in _INTS:  # (a string is the command line's: the config checks it, naming --KEY)
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ConfigError(f"dominosim.{name}(): {key} must be an integer, not {_shown(value)}")
+    elif key in _BOOLS and not isinstance(value, bool):
+        raise ConfigError(f"dominosim.{name}(): {key} must be True or False, not {_shown(value)}")
+    elif key == "share" and (isinstance(value, bool) or not isinstance(value, int | float | str)):
+        raise ConfigError(f"dominosim.{name}(): share must be a number, not {_shown(value)}")
+    elif key == "targets":
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list | tuple) or not all(
+            isinstance(x, int | str) and not isinstance(x, bool) for x in items
+        ):
+            raise ConfigError(
+                f"dominosim.{name}(): targets must be a string such as '50,100' or a list of "
+                f"integers, not {_shown(value)}"
+            )
+    return value
+
+
+def _session_keywords(name: str, executor, scheduler, progress, echo) -> None:
+    """The keywords of a session (not of the experiment): their types, one ConfigError
+    naming the keyword."""
+    if not isinstance(executor, str):
+        raise ConfigError(f"dominosim.{name}(): executor must be a string, not {_shown(executor)}")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise ConfigError(
+            f"dominosim.{name}(): scheduler must be a string tcp://HOST:PORT, not "
+            f"{_shown(scheduler)}"
+        )
+    if progress is not None and not isinstance(progress, bool):
+        raise ConfigError(
+            f"dominosim.{name}(): progress must be True or False, not {_shown(progress)}"
+        )
+    if echo is not None and not callable(echo):
+        raise ConfigError(
+            f"dominosim.{name}(): echo must be a callable taking a line, or None, not "
+            f"{_shown(echo)}"
+        )
+
+
 def _keywords(fn: str, flags: Mapping[str, Any]) -> dict:
     """``flags`` checked against the keywords of ``dominosim.<fn>``: an unknown keyword or a
     value of the wrong type is one ConfigError naming the keyword and what it takes; a string
@@ -145,8 +197,9 @@ def _keywords(fn: str, flags: Mapping[str, Any]) -> dict:
                 f"dominosim.{name}() has no keyword '{key}'{did_you_mean(key, _TAKES[fn])}; "
                 f"its keywords are: {', '.join(_TAKES[fn])}"
             )
+        value = _typed(name, key, value)
         if value is None:
-            out[key] = None
+            out[key] = [] if key == "sets" else None
         elif key in _LISTS:
             single = (str, os.PathLike) if key == "strategy_path" else (str,)
             items = [value] if isinstance(value, single) else value
@@ -226,6 +279,11 @@ def load(run_dir: str | Path) -> RunData:
     from . import runner
     from .store import RunDir
 
+    run_dir = _path("load", "run_dir", run_dir)
+    if run_dir is None:
+        raise ConfigError(
+            "dominosim.load(): run_dir must be a path (a string or pathlib.Path), not None"
+        )
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = runner.Plan.from_manifest(manifest)
@@ -273,6 +331,7 @@ def _tournament(
 ) -> dict:
     from . import runner
 
+    _session_keywords(kind.replace("-", "_"), executor, scheduler, progress, echo)
     flags = _keywords(kind, flags)
     resume = _path(kind.replace("-", "_"), "resume", resume)
     timeout = timeout_seconds(flags.pop("strategy_timeout", None))
@@ -344,6 +403,11 @@ def tune(**kwargs: Any) -> dict:
     for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""
     from .tournament import setup_tune
 
+    if kwargs.get("resume") is None and kwargs.get("sets", None) is None:
+        raise ConfigError(
+            "dominosim.tune(): sets must give a value list to sweep, e.g. "
+            "sets='fives.reserve_k=0,2', not " + _shown(kwargs.get("sets"))
+        )
     return _tournament("tune", setup_tune, **kwargs)
 
 

@@ -629,6 +629,7 @@ def check_strategy(
         raise ConfigError(f"deals must be an integer >= 1, not {deals!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"seed must be an integer, not {seed!r}")
+    _check_types(target, paths, variants, players, checks, timeout)
     checks = tuple(checks)
     unknown = [c for c in checks if c not in CHECKS]
     if unknown:
@@ -640,6 +641,45 @@ def check_strategy(
     limit = _strategy_timeout(strategy_timeout)
     args = (target, list(paths), sets, seed, deals, checks, timeout, limit)
     return sandbox.call(_in_child, *args, died=_died)
+
+
+def _check_types(target, paths, variants, players, checks, timeout) -> None:
+    """The keywords of :func:`check_strategy` of the right types: one ConfigError naming the
+    keyword otherwise (a string is not a list of names here: ``variants=["fives"]``)."""
+
+    def names(x, key, kind=str) -> None:
+        ok = isinstance(x, list | tuple) and all(
+            isinstance(v, kind) and not isinstance(v, bool) for v in x
+        )
+        if not ok:
+            raise ConfigError(
+                f"check_strategy(): {key} must be a list of {kind.__name__}s, not {x!r}"
+            )
+
+    if not isinstance(target, str | Path):
+        raise ConfigError(
+            f"check_strategy(): target must be a strategy file, folder or name (a string or "
+            f"pathlib.Path), not {target!r}"
+        )
+    names(
+        [str(p) if isinstance(p, Path) else p for p in paths]
+        if isinstance(paths, list | tuple)
+        else paths,
+        "paths",
+    )
+    names(checks if not isinstance(checks, str) else None, "checks")
+    if variants is not None:
+        names(variants, "variants")
+    if players is not None:
+        names(players, "players", int)
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 < timeout <= 86400
+    ):
+        raise ConfigError(
+            f"check_strategy(): timeout must be a number of seconds in (0, 86400], not {timeout!r}"
+        )
 
 
 def _strategy_timeout(value) -> float:

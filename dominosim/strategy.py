@@ -144,9 +144,18 @@ def check_actions(name: str, actions: object, n: int) -> np.ndarray:
         return a.astype(np.int64)  # (a wrong shape is the engine's "illegal action")
     bad = actions
     if a.ndim == 1:
-        bad = next(
-            (x for x in a.tolist() if isinstance(x, bool) or not isinstance(x, int)), actions
-        )
+        items = a.tolist()
+        bad = next((x for x in items if isinstance(x, bool) or not isinstance(x, int)), None)
+        huge = next((x for x in items if isinstance(x, int) and not -(2**63) <= x < 2**63), None)
+        if bad is None and huge is not None:  # (integers numpy cannot hold: no action code)
+            from .actions import STOP
+
+            shown = str(huge) if len(str(huge)) <= 60 else str(huge)[:57] + "..."
+            raise StrategyError(
+                f"strategy '{name}' returned an illegal action {shown}; action codes are 0 "
+                f"to {STOP} (dominosim.actions); fix the strategy"
+            )
+        bad = actions if bad is None else bad
     raise StrategyError(action_type_message(name, bad))
 
 

@@ -150,7 +150,8 @@ class Plan:
         seatings = len(rots)
         ids = -(-exp.games // seatings)  # (exact for any size; math.ceil goes through a float)
         if ids > MAX_IDS:
-            raise ConfigError(f"--games must be at most {MAX_IDS * seatings}, not {exp.games}")
+            where = "--games" if exp.source == "command line" else f"'games' in {exp.source}"
+            raise ConfigError(f"{where} must be at most {MAX_IDS * seatings}, not {exp.games}")
         plan = cls(
             name=exp.name,
             seed=int(seed),
