@@ -95,7 +95,10 @@ for args in json.loads(sys.argv[1]):
     if r.exception is not None and not isinstance(r.exception, SystemExit):
         raise r.exception
     out.append([r.exit_code, r.output])
-print(json.dumps([out, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))
+# (VmHWM: this process's peak; ru_maxrss would carry the forking parent's peak over exec)
+hwm = [x for x in open("/proc/self/status") if x.startswith("VmHWM:")]
+peak = int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps([out, peak]))
 """
 
 
