@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -186,6 +186,41 @@ METRICS = frozenset(
     acc_decisions acc_rated acc_optimal acc_hands acc_n2 acc_on acc_o2
 """.split()
 )
+#: The metrics a chunk's records file (one row a hand: docs/results.md) determines: a chunk
+#: whose records exist has these aggregates equal to those of its records (the cross-check of
+#: ``--resume``, :func:`from_records`).
+RECORD_METRICS = frozenset(
+    """
+    hands domino blocked target hand_ties hand_length_sum turns_sum draws_sum passes_sum
+    redeals_sum hand_length_hist turns_hist leader_hands leader_wins points_sum seat_hands
+    seat_hand_wins seat_hand_ties seat_points
+""".split()
+)
+
+
+_HAND_COLUMNS = ("match_id", "hand_index", "end_reason", "winner", "hand_length", "turns")
+_HAND_COLUMNS += ("draws", "passes", "redeals", "leader")
+
+
+def from_records(rules: Rules, cols: Mapping[str, np.ndarray]) -> Counter:
+    """The :data:`RECORD_METRICS` aggregates of a chunk's records (column arrays as the
+    records file holds them: ``rotation``, ``match_id``, ``hand_index``, ``end_reason``, ...,
+    ``points_0`` ...)."""
+    agg: Counter = Counter()
+    empty = np.zeros(0, dtype=np.int64)
+    matches = {"match_id": empty, "winner": empty, "hands": empty, "losers": empty}
+    n_points = sum(1 for k in cols if k.startswith("points_"))
+    rot = np.asarray(cols["rotation"])
+    for r in np.unique(rot):
+        at = rot == r
+        hands = {k: np.asarray(cols[k])[at].astype(np.int64) for k in _HAND_COLUMNS}
+        points = [np.asarray(cols[f"points_{c}"])[at].astype(np.int64) for c in range(n_points)]
+        n = int(at.sum())
+        hands["points"] = np.stack(points, axis=1) if points else np.zeros((n, 0), np.int64)
+        aggregate_rotation(agg, rules, int(r), hands, matches)
+    return Counter({k: v for k, v in agg.items() if k[0] in RECORD_METRICS and v})
+
+
 #: The metrics whose values may be negative (sums of points or of differences); every other
 #: value is a count.
 SIGNED = frozenset(

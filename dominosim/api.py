@@ -74,10 +74,11 @@ def run(
     """
     from . import runner
 
+    _session_keywords("run", executor, scheduler, progress, echo)
     flags = _keywords("run", flags)
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
     until, metric = _until_decided("run", flags)
-    timeout = _timeout(flags.pop("strategy_timeout", None))
+    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
         executor=executor,
@@ -155,6 +156,57 @@ _LISTS = {  # keyword -> what it takes: a string is one item (or the CLI's comma
 }
 
 
+#: Keywords taking a whole number (an int, or a string of one, as the command line gives it).
+_INTS = ("players", "games", "seed", "chunk_size", "workers", "deals", "budget", "accuracy_deals")
+#: Keywords taking true or false.
+_BOOLS = ("rotate", "records", "round_robin")
+
+
+def _typed(name: str, key: str, value):
+    """``value`` of keyword ``key`` checked for its type (its range is the config's): a
+    ConfigError naming the keyword otherwise. None is "not given" (the default)."""
+    if value is None:
+        return None
+    if key in _INTS:  # (a string is the command line's: the config checks it, naming --KEY)
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ConfigError(f"dominosim.{name}(): {key} must be an integer, not {_shown(value)}")
+    elif key in _BOOLS and not isinstance(value, bool):
+        raise ConfigError(f"dominosim.{name}(): {key} must be True or False, not {_shown(value)}")
+    elif key == "share" and (isinstance(value, bool) or not isinstance(value, int | float | str)):
+        raise ConfigError(f"dominosim.{name}(): share must be a number, not {_shown(value)}")
+    elif key == "targets":
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list | tuple) or not all(
+            isinstance(x, int | str) and not isinstance(x, bool) for x in items
+        ):
+            raise ConfigError(
+                f"dominosim.{name}(): targets must be a string such as '50,100' or a list of "
+                f"integers, not {_shown(value)}"
+            )
+    return value
+
+
+def _session_keywords(name: str, executor, scheduler, progress, echo) -> None:
+    """The keywords of a session (not of the experiment): their types, one ConfigError
+    naming the keyword."""
+    if not isinstance(executor, str):
+        raise ConfigError(f"dominosim.{name}(): executor must be a string, not {_shown(executor)}")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise ConfigError(
+            f"dominosim.{name}(): scheduler must be a string tcp://HOST:PORT, not "
+            f"{_shown(scheduler)}"
+        )
+    if progress is not None and not isinstance(progress, bool):
+        raise ConfigError(
+            f"dominosim.{name}(): progress must be True or False, not {_shown(progress)}"
+        )
+    if echo is not None and not callable(echo):
+        raise ConfigError(
+            f"dominosim.{name}(): echo must be a callable taking a line, or None, not "
+            f"{_shown(echo)}"
+        )
+
+
 def _keywords(fn: str, flags: Mapping[str, Any]) -> dict:
     """``flags`` checked against the keywords of ``dominosim.<fn>``: an unknown keyword or a
     value of the wrong type is one ConfigError naming the keyword and what it takes; a string
@@ -168,8 +220,9 @@ def _keywords(fn: str, flags: Mapping[str, Any]) -> dict:
                 f"dominosim.{name}() has no keyword '{key}'{did_you_mean(key, _TAKES[fn])}; "
                 f"its keywords are: {', '.join(_TAKES[fn])}"
             )
+        value = _typed(name, key, value)
         if value is None:
-            out[key] = None
+            out[key] = [] if key == "sets" else None
         elif key in _LISTS:
             single = (str, os.PathLike) if key == "strategy_path" else (str,)
             items = [value] if isinstance(value, single) else value
@@ -206,7 +259,7 @@ def _shown(value) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
-def _timeout(value) -> float | None:
+def timeout_seconds(value) -> float | None:
     """``--strategy-timeout SECONDS``: a number of seconds in :data:`TIMEOUT_RANGE`, 0 or None
     (no limit)."""
     if value is None:
@@ -254,24 +307,24 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
 
     if level not in ("hand", "match"):
         raise ConfigError(f"dominosim.load(): level must be 'hand' or 'match', not {level!r}")
+    run_dir = _path("load", "run_dir", run_dir)
+    if run_dir is None:
+        raise ConfigError(
+            "dominosim.load(): run_dir must be a path (a string or pathlib.Path), not None"
+        )
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = runner.Plan.from_manifest(manifest)
     merger, done = runner.merge_finished(rd, plan)
-    files = rd.record_files(done) if plan.records else []
-    if level == "match" and files:
-        files = _match_files(rd, done)
-    try:
-        records = (
-            pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
-            if files
-            else pd.DataFrame()
-        )
-    except (OSError, ValueError) as e:
-        raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
+    if not plan.records:
+        records = pd.DataFrame()
+    elif level == "match":
+        records = _match_records(rd, done)
+    else:
+        records = _records(rd, done)
     rep = runner.load_report(rd.path)
-    if manifest.get("status") == "done" and (rd.path / "aggregates.parquet").is_file():
-        aggregates = rd.read_aggregates()
+    if manifest.get("status") == "done" and os.path.lexists(rd.path / "aggregates.parquet"):
+        aggregates = rd.read_aggregates(len(plan.rules))
     else:  # an unfinished run: the merge of the chunks it has
         aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
@@ -292,6 +345,35 @@ def _match_files(rd, done) -> list[Path]:
     return rd.record_files(done, MATCHES_SUFFIX)
 
 
+def _match_records(rd, done):
+    """The per-match records of the chunks ``done`` as one DataFrame."""
+    import pandas as pd
+
+    files = _match_files(rd, done)
+    try:
+        frames = [pd.read_parquet(f) for f in files]
+    except (OSError, ValueError) as e:
+        raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _records(rd, done):
+    """The records of the chunks ``done`` (each checked out), as one DataFrame: each file read
+    within its bound and checked against its sha256 again (store.RunDir.read_records)."""
+    import io
+
+    import pandas as pd
+
+    frames = []
+    for g, c in sorted(done):
+        data = rd.read_records(g, c, rd.read_chunk_agg(g, c))
+        try:
+            frames.append(pd.read_parquet(io.BytesIO(data)))
+        except (OSError, ValueError) as e:
+            raise OutputError(f"cannot read the records of {rd.path}: {e}") from None
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
 # ---------------------------------------------------------------------------------------------
 # round robins and sweeps (dominosim/tournament.py, docs/compare.md)
 
@@ -309,10 +391,11 @@ def _tournament(
 ) -> dict:
     from . import runner
 
+    _session_keywords(kind.replace("-", "_"), executor, scheduler, progress, echo)
     flags = _keywords(kind, flags)
     resume = _path(kind.replace("-", "_"), "resume", resume)
     until, _ = _until_decided(kind, flags)
-    timeout = _timeout(flags.pop("strategy_timeout", None))
+    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
         executor=executor,
@@ -390,6 +473,11 @@ def tune(**kwargs: Any) -> dict:
     for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""
     from .tournament import setup_tune
 
+    if kwargs.get("resume") is None and kwargs.get("sets", None) is None:
+        raise ConfigError(
+            "dominosim.tune(): sets must give a value list to sweep, e.g. "
+            "sets='fives.reserve_k=0,2', not " + _shown(kwargs.get("sets"))
+        )
     return _tournament("tune", setup_tune, **kwargs)
 
 

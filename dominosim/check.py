@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import actions, strategy, tiles
+from . import actions, sandbox, strategy, tiles
 from .errors import ConfigError, StrategyError, did_you_mean
 from .observe import Observation
 from .rules import Rules
@@ -606,6 +606,7 @@ def check_strategy(
     players: Iterable[int] | None = None,
     checks: Iterable[str] = CHECKS,
     timeout: float = 300.0,
+    strategy_timeout: float | None = None,
 ) -> Report:
     """Check the strategies of a file (every strategy it registers) or one registered strategy.
 
@@ -613,14 +614,22 @@ def check_strategy(
     ``NAME[:KEY=VALUE...]`` (a built-in, or one of ``paths``). ``deals`` hands are played per
     rule set and check, from ``seed``; ``variants`` and ``players`` narrow the rule sets
     (default: all, see :func:`rule_sets`), ``checks`` the checks (:data:`CHECKS`);
-    ``timeout`` bounds the spawned worker, in seconds. Returns the failures (a :class:`Report`,
-    empty when the strategy passes). A path that does not exist, a file that fails to load or registers no
+    ``timeout`` bounds the spawned worker, in seconds; ``strategy_timeout`` (seconds, None
+    or 0: no limit) bounds each decision, and the loading and start of each strategy
+    (``--strategy-timeout``). Returns the failures (a :class:`Report`, empty when the
+    strategy passes). A path that does not exist, a file that fails to load or registers no
     strategy, an unknown name or parameter is a StrategyError.
+
+    The strategies are loaded and played in a child process (:func:`dominosim.sandbox.call`),
+    as ``run`` plays them: a strategy that ends its process (``os._exit``, a crash, a kill),
+    or takes longer than ``strategy_timeout``, is a StrategyError naming it, and never ends
+    the caller.
     """
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ConfigError(f"deals must be an integer >= 1, not {deals!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"seed must be an integer, not {seed!r}")
+    _check_types(target, paths, variants, players, checks, timeout)
     checks = tuple(checks)
     unknown = [c for c in checks if c not in CHECKS]
     if unknown:
@@ -629,21 +638,140 @@ def check_strategy(
             f"{', '.join(CHECKS)}"
         )
     sets = rule_sets(variants, players)
-    todo, load = _targets(target, paths)
-    report = Report(checks=checks, rule_sets=len(sets))
-    for name, params in todo:
-        rec = _check_one(name, params, load, sets, seed, deals, checks, timeout)
-        report += rec.failures
-        report.strategies.append(rec.label)
-        report.decisions += rec.decisions
+    limit = _strategy_timeout(strategy_timeout)
+    args = (target, list(paths), sets, seed, deals, checks, timeout, limit)
+    return sandbox.call(_in_child, *args, died=_died)
+
+
+def _check_types(target, paths, variants, players, checks, timeout) -> None:
+    """The keywords of :func:`check_strategy` of the right types: one ConfigError naming the
+    keyword otherwise (a string is not a list of names here: ``variants=["fives"]``)."""
+
+    def names(x, key, kind=str) -> None:
+        ok = isinstance(x, list | tuple) and all(
+            isinstance(v, kind) and not isinstance(v, bool) for v in x
+        )
+        if not ok:
+            raise ConfigError(
+                f"check_strategy(): {key} must be a list of {kind.__name__}s, not {x!r}"
+            )
+
+    if not isinstance(target, str | Path):
+        raise ConfigError(
+            f"check_strategy(): target must be a strategy file, folder or name (a string or "
+            f"pathlib.Path), not {target!r}"
+        )
+    names(
+        [str(p) if isinstance(p, Path) else p for p in paths]
+        if isinstance(paths, list | tuple)
+        else paths,
+        "paths",
+    )
+    names(checks if not isinstance(checks, str) else None, "checks")
+    if variants is not None:
+        names(variants, "variants")
+    if players is not None:
+        names(players, "players", int)
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 < timeout <= 86400
+    ):
+        raise ConfigError(
+            f"check_strategy(): timeout must be a number of seconds in (0, 86400], not {timeout!r}"
+        )
+
+
+def _strategy_timeout(value) -> float:
+    """``--strategy-timeout``: seconds, 0 or None (no limit); a ConfigError otherwise."""
+    if value is None:
+        return 0.0
+    from .api import timeout_seconds
+
+    return timeout_seconds(value) or 0.0
+
+
+def _in_child(progress, target, paths, sets, seed, deals, checks, timeout, limit) -> Report:
+    """:func:`check_strategy`'s work, in its child process (``progress``: what it is doing,
+    for :func:`_died`)."""
+    from .runner.worker import StrategyTimeout, time_limit
+
+    progress(f"path {target}")
+    try:
+        with time_limit(limit):
+            todo, load = _targets(target, paths)
+        report = Report(checks=checks, rule_sets=len(sets))
+        for name, params in todo:
+            progress(f"check {name}")
+            rec = _check_one(name, params, load, sets, seed, deals, checks, timeout, limit)
+            report += rec.failures
+            report.strategies.append(rec.label)
+            report.decisions += rec.decisions
+    except StrategyTimeout as e:  # (named by where it struck: _limited)
+        what = e.args[0] if e.args else f"strategy file {target} (loading it)"
+        raise StrategyError(
+            f"{what} did not return within {limit:g} s (--strategy-timeout); fix the "
+            "strategy or raise the limit"
+        ) from None
     return report
 
 
-def _check_one(name, params, load, sets, seed, deals, checks, timeout) -> _Recorder:
+def _limited(what: str, limit: float, fn, *args):
+    """``fn(*args)`` under the time limit; a StrategyTimeout names ``what`` it waited on."""
+    from .runner.worker import StrategyTimeout, time_limit
+
+    try:
+        with time_limit(limit):
+            return fn(*args)
+    except StrategyTimeout:
+        raise StrategyTimeout(what) from None
+
+
+def _died(how: str, last: str | None) -> str:
+    """The line of a check whose child process ended without answering."""
+    kind, _, what = (last or "path ?").partition(" ")
+    if kind == "check":
+        return (
+            f"strategy '{what}' ended the check's process ({how}: os._exit or a kill in the "
+            "strategy, or a crash); fix the strategy"
+        )
+    return (
+        f"strategy path {what} ended its process while loading ({how}: os._exit at import, "
+        "or a crash); fix it"
+    )
+
+
+class _Limited:
+    """A strategy whose every decision runs under the check's ``--strategy-timeout``."""
+
+    def __init__(self, inner, limit: float):
+        self.inner, self.limit = inner, limit
+
+    def __getattr__(self, attr: str):
+        if attr == "inner":
+            raise AttributeError(attr)
+        return getattr(self.inner, attr)
+
+    def _timed(self, method, *args):
+        what = f"strategy '{getattr(self.inner, 'label', '?')}'"
+        return _limited(what, self.limit, method, *args)
+
+    def choose_one(self, obs, legal, key):
+        return self._timed(self.inner.choose_one, obs, legal, key)
+
+    def choose(self, obs, legal, keys):
+        return self._timed(self.inner.choose, obs, legal, keys)
+
+
+def _check_one(name, params, load, sets, seed, deals, checks, timeout, limit=0.0) -> _Recorder:
     paths = load[2]
 
     def make():
-        return strategy.get(name, paths, **params)
+        if not limit:
+            return strategy.get(name, paths, **params)
+        what = f"strategy '{name}' (its __init__)"
+        made = _limited(what, limit, lambda: strategy.get(name, paths, **params))
+        return _Limited(made, limit)
 
     rec = _Recorder(make().label, seed)
     runs: dict = {}

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import click
 
 from . import signals, variants
-from .errors import ConfigError, DominosimError
+from .errors import ConfigError, DominosimError, OutputError
 from .version import __version__ as _pkg_version
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -650,6 +650,48 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
 
 
+@main.command("verify")
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="K",
+    help="Replay K chunks chosen by --key (default: every chunk).",
+)
+@click.option(
+    "--key",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    default=None,
+    metavar="N",
+    help="The key that chooses the --sample chunks (default: drawn, and printed).",
+)
+@option("workers")
+def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str | None) -> None:
+    """Check a run folder by replay: play the chunks of RUN_DIR again (or --sample K of them,
+    chosen by a key, not by the folder) and compare them with the folder's, byte for byte on
+    the aggregates and the records.
+
+    Prints one line per chunk that differs and 'verified by replay: K of N chunks'; exits 5
+    when any chunk differs (docs/results.md, "What each check detects").
+    """
+    from . import runner
+
+    n = _int_flag(workers, "--workers")
+    with _stdout_aside():
+        found = runner.verify_run(run_dir, sample, key, runner.Session(workers=n))
+    for line in found.lines:
+        click.echo(_one_line(line))
+    click.echo(found.summary())
+    if found.lines:
+        n_bad = len(found.lines)
+        raise OutputError(
+            f"{n_bad} problem{'s' * (n_bad != 1)} in {run_dir}: it is not what its seed, "
+            "strategies and plan give (a chunk edited, damaged or of another run); do not "
+            "use its numbers, play the run again"
+        )
+
+
 # ---------------------------------------------------------------------------------------------
 # compare, tune, tune-target (dominosim/tournament.py; docs/compare.md): runs with their own
 # report section; the same results folder, executors and --resume as run.
@@ -899,18 +941,38 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     Built-in strategies live in strategies/; --strategy-path adds files or folders of your own
     (docs/strategies.md). Set parameters with --strategies NAME:KEY=VALUE.
     """
+    from . import sandbox
+
+    header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
+    with _stdout_aside():  # (the files are loaded in a child: os._exit there is one line)
+        rows = sandbox.call(_strategy_rows, list(strategy_path), show_files, died=_load_died)
+    click.echo(_table(header, rows))
+    click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
+
+
+def _strategy_rows(progress, paths: list[str], show_files: bool) -> list[list[str]]:
+    """In a child process: load the strategies of ``paths`` and give their rows."""
     from . import strategy
 
-    reg = strategy.discover(list(strategy_path))
-    header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
+    for p in paths:
+        progress(f"path {p}")
+        strategy.discover([p])
+    reg = strategy.discover(paths)
     rows = []
     for name in sorted(reg):
         cls = reg[name]
         params = ", ".join(f"{k}={variants.format_value(v)}" for k, v in cls.params.items()) or "-"
         row = [name, params, strategy.describe(cls)]
         rows.append(row + ([strategy.origin(name)] if show_files else []))
-    click.echo(_table(header, rows))
-    click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
+    return rows
+
+
+def _load_died(how: str, last: str | None) -> str:
+    what = (last or "path ?").partition(" ")[2]
+    return (
+        f"strategy path {what} ended its process while loading ({how}: os._exit at import, "
+        "or a crash); fix it"
+    )
 
 
 @main.command("check-strategy")
@@ -938,6 +1000,11 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     help="Run only this check (repeatable): legal, batch, deterministic, spawn, inputs.",
 )
 @option("strategy_path", help="Extra strategy file or folder (repeatable), for a NAME.")
+@option(
+    "strategy_timeout",
+    help="Fail when a strategy takes longer for one decision, its start or its file's "
+    "loading (default: no limit).",
+)
 @click.pass_context
 def check_strategy_cmd(
     ctx: click.Context,
@@ -947,6 +1014,7 @@ def check_strategy_cmd(
     variant_names: tuple[str, ...],
     checks: tuple[str, ...],
     strategy_path: tuple[str, ...],
+    strategy_timeout: str | None,
 ) -> None:
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
     strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
@@ -960,14 +1028,16 @@ def check_strategy_cmd(
     from . import check
 
     kw = {"deals": deals} if deals is not None else {}
-    result = check.check_strategy(
-        target,
-        seed=seed,
-        paths=list(strategy_path),
-        variants=list(variant_names) or None,
-        checks=checks or check.CHECKS,
-        **kw,
-    )
+    with _stdout_aside():
+        result = check.check_strategy(
+            target,
+            seed=seed,
+            paths=list(strategy_path),
+            variants=list(variant_names) or None,
+            checks=checks or check.CHECKS,
+            strategy_timeout=strategy_timeout,
+            **kw,
+        )
     for failure in result:
         click.echo(_one_line(str(failure)))
     names = ", ".join(result.strategies)

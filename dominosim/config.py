@@ -281,8 +281,20 @@ def parse_strategies(text: str | Sequence[str], where: str = "--strategies") -> 
     return [parse_strategy(e, where) for e in entries]
 
 
+def no_control(text: str, where: str) -> None:
+    """Refuse a setting with a control character (a newline, a tab, an escape): it would be
+    printed raw into reports and status lines."""
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise ConfigError(
+            f"{where} {text!r} holds a control character ({bad!r}); remove it (a newline "
+            "pasted with the value?)"
+        )
+
+
 def parse_set(text: str) -> tuple[str | None, str, list[str]]:
     """Split ``VARIANT.OPTION=V1,V2`` (or ``OPTION=V``) into (variant or None, option, values)."""
+    no_control(text, "--set")
     lhs, eq, rhs = text.partition("=")
     lhs = lhs.strip()
     if not eq or not lhs:
@@ -516,6 +528,7 @@ def _run_settings(raw: Mapping, w: _Where) -> dict:
     if chunk_size is None:  # about 100,000 hands of work per chunk either way
         chunk_size = CHUNK_GAMES[unit]
     out = expand_home(_str(raw, "out", w), w("out"))
+    no_control(out, w("out"))
     rotate = _bool(raw, "rotate", w)
     records = _bool(raw, "records", w)
     strategy_path = tuple(
@@ -790,6 +803,12 @@ def _options_tables(value, names, w) -> dict[str, dict[str, list[object]]]:
 
 def _seats(raw, players, w, known_strategies, strict_tables=True) -> tuple[StrategySpec, ...]:
     seats_raw = raw.get("seats", DEFAULTS["seats"])
+    if isinstance(seats_raw, str) and "," in seats_raw:  # (the --strategies grammar, in a file)
+        listed = ", ".join(f'"{x.strip()}"' for x in seats_raw.split(","))
+        raise ConfigError(
+            f"{w('seats')} is one string {_show(seats_raw)}; write a list, one entry per "
+            f"seat: seats = [{listed}]"
+        )
     if isinstance(seats_raw, str):
         seats_raw = [seats_raw]
     if not isinstance(seats_raw, list | tuple) or not seats_raw:

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import bounded
 from .aggregates import AGG_COLUMNS  # (re-exported: the aggregates' schema)
 from .errors import OutputError
 
@@ -48,6 +49,24 @@ MATCHES_SUFFIX = ".matches"
 REPORT = "report.md"
 PLOTS = "plots"
 LOCK = ".lock"
+#: The most bytes a manifest may have (a plan lists at most 10,000 chunks: well under 1 MB).
+MANIFEST_MAX = 4 << 20
+#: The most bytes a chunk's aggregates file may have (one chunk's rows: a few kilobytes;
+#: skill's measurements and every histogram bin of a long match stay far below it).
+AGG_MAX = 2 << 20
+
+
+def records_limit(hands: int) -> int:
+    """The most bytes the records file of a chunk of ``hands`` hands may have (about 20 bytes
+    a hand are written; 64 KiB of schema and footers)."""
+    return (64 << 10) + 256 * max(0, hands)
+
+
+def aggregates_limit(groups: int) -> int:
+    """The most bytes aggregates.parquet may have for a run of ``groups`` option groups."""
+    return AGG_MAX * max(1, groups)
+
+
 _LOCK_FDS: set[int] = set()  # lock files this process holds (closed in forked workers)
 
 
@@ -120,6 +139,18 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _kind(path: Path) -> str | None:
+    """``is a FIFO (named pipe)`` (and the like) when ``path`` exists and is not a regular
+    file; None otherwise."""
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else f"is {bounded.kind_of(mode)}"
+
+
 def _link_message(path: Path) -> str:
     return (
         f"{path} is a symbolic link; dominosim writes only into a run folder's own "
@@ -128,11 +159,17 @@ def _link_message(path: Path) -> str:
     )
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path, limit: int = MANIFEST_MAX) -> Any:
+    """A JSON file of a run folder: a regular file of at most ``limit`` bytes (one line
+    naming what is wrong otherwise: docs/errors.md)."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_no_constant)
+        data = bounded.read(path, limit)
     except FileNotFoundError:
         raise OutputError(f"{path} does not exist; is this a run folder?") from None
+    except (bounded.NotRegular, bounded.TooLarge) as e:
+        raise OutputError(f"cannot read {path}: it {e}; the run folder is damaged") from None
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (OSError, ValueError, RecursionError) as e:
         reason = " ".join(str(e).split())[:200]
         raise OutputError(f"cannot read {path}: {reason}; the run folder is damaged") from None
@@ -169,7 +206,7 @@ class RunDir:
     def open(cls, path: str | Path) -> RunDir:
         """An existing run folder (OutputError if it has no manifest)."""
         p = Path(path)
-        if not (p / MANIFEST).is_file():
+        if not os.path.lexists(p / MANIFEST) or (p / MANIFEST).is_dir():
             raise OutputError(f"{p} is not a run folder (no {MANIFEST}); give results/NAME/RUN-ID")
         return cls(p)
 
@@ -296,10 +333,11 @@ class RunDir:
         truncated, altered, swapped, another run's, a link. Its counts are checked by the
         caller (``aggregates.check_chunk_counts``)."""
         path = self.chunk_path(group, chunk, ".agg.json")
-        if path.is_symlink() or self.chunk_path(group, chunk, ".parquet").is_symlink():
-            return None, "a file of it is a symbolic link, not the run's own file"
         try:
-            doc = json.loads(path.read_text("utf-8"), parse_constant=_no_constant)
+            data = bounded.read(path, AGG_MAX)
+            doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+        except (bounded.NotRegular, bounded.TooLarge) as e:
+            return None, f"its aggregates file {e}"
         except (OSError, ValueError, RecursionError) as e:
             return None, f"its aggregates file cannot be read ({type(e).__name__})"
         if not isinstance(doc, dict) or not isinstance(doc.get("checksum"), str):
@@ -316,32 +354,72 @@ class RunDir:
         if got != {k: v for k, v in expect.items() if k != "run"}:
             return None, f"its aggregates file is of another chunk ({str(got)[:200]}), not this one"
         if records:  # (the counts themselves: aggregates.check_chunk_counts)
-            part = doc.get("parquet")
-            if not isinstance(part, dict):
-                return None, "its aggregates file names no records file"
-            reason = self._check_file(group, chunk, ".parquet", part, "records file")
+            reason = self._check_records(group, chunk, doc)
             # (per-match records: named by the chunks of this version, absent in older ones)
             if reason is None and doc.get("match_parquet") is not None:
-                part = doc["match_parquet"]
-                reason = self._check_file(group, chunk, MATCHES_SUFFIX, part, "match records file")
+                reason = self._check_match_records(group, chunk, doc)
             if reason is not None:
                 return None, reason
+        elif os.path.lexists(self.chunk_path(group, chunk, ".parquet")):
+            kind = _kind(self.chunk_path(group, chunk, ".parquet"))
+            if kind is not None:
+                return None, f"its records file {kind}, not a regular file (damage)"
         return doc, None
 
-    def _check_file(self, group: int, chunk: int, suffix: str, part, what: str) -> str | None:
-        """Why a chunk's records file is not the one its aggregates name, or None."""
+    def _check_match_records(self, group: int, chunk: int, doc: Mapping) -> str | None:
+        """Why a chunk's per-match records file is not the one its aggregates name, or None
+        (a regular file of the size and sha256 they list, within the bound of its hands)."""
+        part = doc.get("match_parquet")
         if not isinstance(part, dict):
-            return f"its aggregates file names no {what}"
-        path = self.chunk_path(group, chunk, suffix)
-        if path.is_symlink():
-            return "a file of it is a symbolic link, not the run's own file"
+            return "its aggregates file names no match records file"
+        path = self.chunk_path(group, chunk, MATCHES_SUFFIX)
         try:
-            data = path.read_bytes()
+            size, sha = bounded.digest(path, self.records_size_limit(doc))
+        except (bounded.NotRegular, bounded.TooLarge) as e:
+            return f"its match records file {e}"
         except OSError:
-            return f"its {what} is missing"
-        if len(data) != part.get("bytes") or hashlib.sha256(data).hexdigest() != part.get("sha256"):
-            return f"its {what} does not match its checksum (damaged or swapped)"
+            return "its match records file is missing"
+        if size != part.get("bytes") or sha != part.get("sha256"):
+            return "its match records file does not match its checksum (damaged or swapped)"
         return None
+
+    def records_size_limit(self, doc: Mapping) -> int:
+        """The bound of a chunk's records file: from the hands its aggregates recorded."""
+        hands = doc.get("hands")
+        ok = isinstance(hands, int) and not isinstance(hands, bool) and 0 <= hands < 2**40
+        return records_limit(hands if ok else 0)
+
+    def _check_records(self, group: int, chunk: int, doc: Mapping) -> str | None:
+        """Why the records file of a chunk is not the one its aggregates name (None: it is):
+        a regular file of the size and sha256 they list, within the bound of its hands."""
+        part = doc.get("parquet")
+        if not isinstance(part, dict):
+            return "its aggregates file names no records file"
+        path = self.chunk_path(group, chunk, ".parquet")
+        try:
+            size, sha = bounded.digest(path, self.records_size_limit(doc))
+        except (bounded.NotRegular, bounded.TooLarge) as e:
+            return f"its records file {e}"
+        except OSError:
+            return "its records file is missing"
+        if size != part.get("bytes") or sha != part.get("sha256"):
+            return "its records file does not match its checksum (damaged or swapped)"
+        return None
+
+    def read_records(self, group: int, chunk: int, doc: Mapping) -> bytes:
+        """The bytes of a chunk's records file that checked out (:meth:`check_chunk` with
+        ``doc``), read again within its bound and checked against its sha256 once more (the
+        file may have changed since): an OutputError otherwise."""
+        path = self.chunk_path(group, chunk, ".parquet")
+        try:
+            data = bounded.read(path, self.records_size_limit(doc))
+        except (OSError, ValueError) as e:
+            raise OutputError(
+                f"cannot read {bounded.problem(path, e)}; the run folder is damaged"
+            ) from None
+        if hashlib.sha256(data).hexdigest() != (doc.get("parquet") or {}).get("sha256"):
+            raise OutputError(f"{path} changed while it was read; read the run folder again")
+        return data
 
     def remove_chunk(self, group: int, chunk: int) -> None:
         """Delete a chunk's files (a damaged chunk, before it is played again)."""
@@ -376,7 +454,7 @@ class RunDir:
         return found
 
     def read_chunk_agg(self, group: int, chunk: int) -> dict:
-        return read_json(self.chunk_path(group, chunk, ".agg.json"))
+        return read_json(self.chunk_path(group, chunk, ".agg.json"), AGG_MAX)
 
     def record_files(
         self, chunks: Iterable[tuple[int, int]], suffix: str = ".parquet"
@@ -416,17 +494,34 @@ class RunDir:
         write_bytes(path, data)
         return hashlib.sha256(data).hexdigest()
 
-    def read_aggregates(self) -> pd.DataFrame:
-        """``aggregates.parquet`` as a pandas DataFrame (columns of docs/results.md)."""
+    def read_aggregates(self, groups: int = 1) -> pd.DataFrame:
+        """``aggregates.parquet`` as a pandas DataFrame (columns of docs/results.md): a
+        regular file within the bound of a run of ``groups`` option groups."""
+        import io
+
         import pandas as pd
 
         path = self.path / AGGREGATES
         try:
-            return pd.read_parquet(path)
+            data = bounded.read(path, aggregates_limit(groups))
+            return pd.read_parquet(io.BytesIO(data))
         except FileNotFoundError:
             raise OutputError(f"{path} does not exist; finish the run with --resume") from None
+        except (bounded.NotRegular, bounded.TooLarge) as e:
+            raise OutputError(
+                f"cannot read {path}: it {e}; write it again from the chunks with: "
+                f"dominosim run --resume {self.path}"
+            ) from None
         except (OSError, ValueError) as e:
             raise OutputError(f"cannot read {path}: {e}") from None
+
+    def aggregates_digest(self, groups: int = 1) -> str | None:
+        """The sha256 of aggregates.parquet, hashed in blocks (None: missing, not a regular
+        file, or larger than a run of ``groups`` groups can write)."""
+        try:
+            return bounded.digest(self.path / AGGREGATES, aggregates_limit(groups))[1]
+        except (OSError, ValueError):
+            return None
 
     def write_outputs(self, report_md: str, summary_csv: str, paired_csv: str | None = None):
         write_text(self.path / REPORT, report_md)

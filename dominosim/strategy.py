@@ -144,9 +144,18 @@ def check_actions(name: str, actions: object, n: int) -> np.ndarray:
         return a.astype(np.int64)  # (a wrong shape is the engine's "illegal action")
     bad = actions
     if a.ndim == 1:
-        bad = next(
-            (x for x in a.tolist() if isinstance(x, bool) or not isinstance(x, int)), actions
-        )
+        items = a.tolist()
+        bad = next((x for x in items if isinstance(x, bool) or not isinstance(x, int)), None)
+        huge = next((x for x in items if isinstance(x, int) and not -(2**63) <= x < 2**63), None)
+        if bad is None and huge is not None:  # (integers numpy cannot hold: no action code)
+            from .actions import STOP
+
+            shown = str(huge) if len(str(huge)) <= 60 else str(huge)[:57] + "..."
+            raise StrategyError(
+                f"strategy '{name}' returned an illegal action {shown}; action codes are 0 "
+                f"to {STOP} (dominosim.actions); fix the strategy"
+            )
+        bad = actions if bad is None else bad
     raise StrategyError(action_type_message(name, bad))
 
 
@@ -325,11 +334,18 @@ def load_folder(folder: str | Path) -> None:
             load_file(path)
 
 
+#: The most bytes a strategy file may have (a source file; anything larger is not one).
+FILE_MAX = 16 << 20
+
+
 def file_hash(path: str | Path) -> str | None:
-    """The sha256 of a file's content (None when it cannot be read)."""
+    """The sha256 of a strategy file's content, hashed in blocks (None when it cannot be read,
+    is not a regular file, or is larger than :data:`FILE_MAX`)."""
+    from . import bounded
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return bounded.digest(path, FILE_MAX)[1]
+    except (OSError, ValueError):
         return None
 
 
@@ -400,8 +416,14 @@ def load_file(path: Path, expect: str | None = None) -> None:
 
 
 def _read_source(path: Path) -> bytes:
+    """A strategy file's bytes: a regular file (never a FIFO, a device) of at most
+    :data:`FILE_MAX` bytes."""
+    from . import bounded
+
     try:
-        return path.read_bytes()
+        return bounded.read(path, FILE_MAX)
+    except (bounded.NotRegular, bounded.TooLarge) as e:
+        raise StrategyError(f"strategy file {path} {e}; give a .py file") from None
     except OSError as e:
         raise StrategyError(
             f"cannot read strategy file {path}: {e.strerror or e}; check the path"

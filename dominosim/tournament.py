@@ -70,15 +70,15 @@ def compare_legs(strategies: Sequence[str], players: int, partnership: bool) -> 
     return list(itertools.combinations(names, players))
 
 
-def _games(games, default: int = 1000) -> int:
+def _games(games, default: int = 1000, option: str = "--games") -> int:
     if games is None:
         return default
     try:
         n = int(str(games).strip())
     except ValueError:
-        raise ConfigError(f"--games must be an integer >= 1, not '{games}'") from None
+        raise ConfigError(f"{option} must be an integer >= 1, not '{games}'") from None
     if n < 1:
-        raise ConfigError(f"--games must be an integer >= 1, not {n}")
+        raise ConfigError(f"{option} must be an integer >= 1, not {n}")
     return n
 
 
@@ -310,7 +310,7 @@ def setup_skill(
         )
     rules = rules_from_cli(variant, players, sets)
     legs = skill_legs(labels, rules.players, round_robin)
-    n = _games(deals)
+    n = _games(deals, option="--deals")
     seatings = len({legs[0][r:] + legs[0][:r] for r in range(rules.players)})  # (a,b,a,b): 2
     exp_flags = dict(
         variants=[variant],

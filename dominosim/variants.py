@@ -335,8 +335,16 @@ def make_rules(variant: str, players: int, **options: object) -> Rules:
 
     Option values may be typed values or strings as written on the command line
     (``"on"``, ``"2"``). Raises RulesError for an unknown variant or option, a bad value, a
-    player count the variant does not allow, or an invalid combination of §15.
+    player count the variant does not allow, or an invalid combination of §15; a
+    ConfigError for a variant that is not a string.
     """
+    if not isinstance(variant, str):
+        from .errors import ConfigError
+
+        raise ConfigError(
+            f"make_rules(): variant must be a variant name (a string), not {variant!r} "
+            f"({type(variant).__name__})"
+        )
     check_players(variant, players)
     known = options_of(variant)
     values = {name: o.default_for(players) for name, o in known.items()}

@@ -327,3 +327,100 @@ def test_the_command_refuses_bad_arguments(args, code, says, tmp_path, monkeypat
     r = CliRunner().invoke(cli, ["check-strategy", *args])
     assert r.exit_code == code, r.output
     assert r.stderr.startswith(says) and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 40, point 5: a strategy that ends, kills or hangs its process is one line, exit 4
+
+
+ENDERS = {
+    "import": "import os\nos._exit({code})\n",
+    "init": textwrap.dedent(
+        """\
+        import os
+        from dominosim.strategy import Strategy, register
+        @register
+        class Ender(Strategy):
+            name = "ender"
+            def __init__(self, **kw):
+                super().__init__(**kw)
+                os._exit({code})
+            def choose_one(self, obs, legal, key):
+                return legal[0]
+        """
+    ),
+    "decision": textwrap.dedent(
+        """\
+        import os, signal
+        from dominosim.strategy import Strategy, register
+        @register
+        class Ender(Strategy):
+            name = "ender"
+            def choose_one(self, obs, legal, key):
+                if {code} == 9:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                os._exit({code})
+        """
+    ),
+}
+
+
+def _one_error(r, *words):
+    assert r.exit_code == 4, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    lines = [x for x in r.output.splitlines() if x.startswith("error: ")]
+    assert len(lines) == 1, r.output
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("where", sorted(ENDERS))
+@pytest.mark.parametrize("code", [0, 1, 9])
+def test_a_strategy_that_ends_its_process_is_one_line(where, code, tmp_path, clean_registry):
+    f = tmp_path / "ender.py"
+    f.write_text(ENDERS[where].format(code=code))
+    how = "killed by SIGKILL" if code == 9 and where == "decision" else f"exit code {code}"
+    says = {
+        "import": f"strategy path {f} ended its process while loading",
+        "init": "strategy 'ender' ended the check's process",
+        "decision": "strategy 'ender' ended the check's process",
+    }[where]
+    r = CliRunner().invoke(cli, ["check-strategy", str(f), "--variant", "fives"])
+    _one_error(r, says, how)
+    with pytest.raises(StrategyError, match=says):  # (the caller goes on)
+        check_strategy(f, variants=["fives"])
+    if where == "import":
+        r = CliRunner().invoke(cli, ["strategies", "--strategy-path", str(f)])
+        _one_error(r, says, how)
+
+
+SLEEPER = textwrap.dedent(
+    """\
+    import time
+    from dominosim.strategy import Strategy, register
+    @register
+    class Sleeper(Strategy):
+        name = "sleeper"
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            if {init}:
+                time.sleep(600)
+        def choose_one(self, obs, legal, key):
+            time.sleep(600)
+    """
+)
+
+
+@pytest.mark.parametrize("init", [True, False])
+def test_check_strategy_timeout(init, tmp_path, clean_registry):
+    f = tmp_path / "sleeper.py"
+    f.write_text(SLEEPER.format(init=init))
+    r = CliRunner().invoke(
+        cli, ["check-strategy", str(f), "--variant", "fives", "--strategy-timeout", "0.2"]
+    )
+    what = "strategy 'sleeper' (its __init__)" if init else "strategy 'sleeper'"
+    _one_error(r, f"{what} did not return within 0.2 s (--strategy-timeout)")
+    with pytest.raises(StrategyError, match="did not return within 0.2 s"):
+        check_strategy(f, variants=["fives"], strategy_timeout=0.2)
+    with pytest.raises(ConfigError, match="--strategy-timeout must be a number"):
+        check_strategy(f, variants=["fives"], strategy_timeout="soon")

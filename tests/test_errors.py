@@ -36,6 +36,7 @@ from dominosim.errors import DominosimError
 from dominosim.runner import STOP_ENV
 
 from helpers import BOT
+from runs import refingerprint
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "errors.md"
@@ -127,6 +128,10 @@ def edited_manifest(t: Path, edit) -> str:
     m = json.loads((Path(d) / "manifest.json").read_text())
     m["status"] = "interrupted"
     m = edit(m) or m
+    try:  # (as a deliberate editor would; a manifest the plan cannot be read from stays)
+        m = refingerprint(m)
+    except (DominosimError, KeyError, TypeError, ValueError, AttributeError):
+        pass
     (Path(d) / "manifest.json").write_text(json.dumps(m))
     return d
 
@@ -496,6 +501,14 @@ CASES = [
         2,
         r"dominosim\.run\(\): sets must be a string VARIANT\.OPTION=VALUE \(one --set\) or a list "
         r"of them, not 3 \(int\)",
+        api=True,
+    ),
+    Case(
+        "`dominosim.load` or `check_strategy` of a wrong type",
+        lambda t: dominosim.load(5),
+        2,
+        r"dominosim\.load\(\): run_dir must be a path \(a string or pathlib\.Path\), not 5 "
+        r"\(int\)",
         api=True,
     ),
     Case(
@@ -869,6 +882,35 @@ CASES = [
         r"resume with the version that started the run, or start it again",
     ),
     Case(
+        "`verify` of a run whose chunks differ from their replay",
+        lambda t: ["verify", _consistent_edit(t)],
+        5,
+        r"1 problem in .*: it is not what its seed, strategies and plan give \(a chunk edited, "
+        r"damaged or of another run\); do not use its numbers, play the run again",
+    ),
+    Case(
+        "a FIFO, a link or a device in place of a run folder's file",
+        lambda t: ["report", _fifo_manifest(t)],
+        5,
+        r"cannot read .*manifest\.json: it is a FIFO \(named pipe\), not a regular file; the run "
+        r"folder is damaged",
+    ),
+    Case(
+        "a run folder's file larger than its kind can be",
+        lambda t: ["report", _giant_manifest(t)],
+        5,
+        r"cannot read .*manifest\.json: it is 1,500,000,000 bytes, more than the 4,194,304 such "
+        r"a file can have; the run folder is damaged",
+    ),
+    Case(
+        "a manifest field that disagrees with its plan",
+        lambda t: ["run", "--resume", edited_manifest(t, lambda m: m.update(rotations=[]))],
+        5,
+        r"the manifest is damaged or from another version \(ValueError: 'rotations' is \[\], not "
+        r"\[.*\] \(the seat rotations its seats give with 'rotate' on\)\); resume with the "
+        r"version that started the run, or start it again",
+    ),
+    Case(
         "`report` of a folder that is not a run",
         lambda t: ["report", str(t)],
         5,
@@ -1021,6 +1063,77 @@ CASES = [
         ],
         4,
         r"strategy 'sulky' failed to start: RuntimeError: no; fix its __init__",
+    ),
+    Case(
+        "`seats` written as one string in a file",
+        _cfg('variants = ["fives"]\nseats = "greedy,random"\n'),
+        2,
+        r"'seats' in .*exp\.toml is one string 'greedy,random'; write a list, one entry per "
+        r'seat: seats = \["greedy", "random"\]',
+    ),
+    Case(
+        "a setting with a control character",
+        [*RUN, "--games", "4", "--set", "fives.reserve_k=2\n"],
+        2,
+        r"--set 'fives\.reserve_k=2\\n' holds a control character \('\\n'\); remove it \(a "
+        r"newline pasted with the value\?\)",
+    ),
+    Case(
+        "`--strategy-path` that is a device or a FIFO",
+        ["strategies", "--strategy-path", "/dev/zero"],
+        4,
+        r"strategy path /dev/zero is not a folder or a \.py file; check --strategy-path",
+    ),
+    Case(
+        "a FIFO or a device named `.py` in a strategy folder",
+        lambda t: ["strategies", "--strategy-path", _fifo_bot(t)],
+        4,
+        r"strategy file .*a\.py is a FIFO \(named pipe\), not a regular file; give a \.py file",
+    ),
+    Case(
+        "strategy that returns an integer beyond every action code",
+        lambda t: run_with(t, "huge", "return 2**70"),
+        4,
+        r"strategy 'huge' returned an illegal action 1180591620717411303424; action codes are 0 "
+        r"to 338 \(dominosim\.actions\); fix the strategy",
+    ),
+    Case(
+        "strategy that raises its own BaseException",
+        lambda t: run_with(t, "odd", "raise type('Odd', (BaseException,), {})('odd one')"),
+        4,
+        r"strategy 'odd' raised Odd: odd one; fix the strategy",
+    ),
+    Case(
+        "strategy that raises MemoryError",
+        lambda t: run_with(t, "hog", "raise MemoryError"),
+        4,
+        r"strategy 'hog' raised MemoryError \(out of memory\); fix the strategy",
+    ),
+    Case(
+        "`check-strategy` of a strategy that ends its process",
+        lambda t: [
+            "check-strategy",
+            bot(t, "ender", "__import__('os')._exit(1)") + "/bot.py",
+            "--variant",
+            "fives",
+        ],
+        4,
+        r"strategy 'ender' ended the check's process \(exit code 1: os\._exit or a kill in the "
+        r"strategy, or a crash\); fix the strategy",
+    ),
+    Case(
+        "`check-strategy` of a strategy slower than `--strategy-timeout`",
+        lambda t: [
+            "check-strategy",
+            bot(t, "slow", "__import__('time').sleep(600)") + "/bot.py",
+            "--variant",
+            "fives",
+            "--strategy-timeout",
+            "0.1",
+        ],
+        4,
+        r"strategy 'slow' did not return within 0\.1 s \(--strategy-timeout\); fix the "
+        r"strategy or raise the limit",
     ),
     Case(
         "`--strategy-path` that is not a folder or a `.py` file",
@@ -1392,6 +1505,40 @@ def _changed_while_loaded(case, t, monkeypatch):
     check_stderr(r, case.code, case.pattern)
 
 
+def _fifo_bot(t: Path) -> str:
+    d = t / "fifo-bots"
+    d.mkdir()
+    os.mkfifo(d / "a.py")
+    return str(d)
+
+
+def _fifo_manifest(t: Path) -> str:
+    d = Path(finished_run(t))
+    (d / "manifest.json").unlink()
+    os.mkfifo(d / "manifest.json")
+    return str(d)
+
+
+def _giant_manifest(t: Path) -> str:
+    d = Path(finished_run(t))
+    with open(d / "manifest.json", "r+b") as f:
+        f.truncate(1_500_000_000)
+    return str(d)
+
+
+def _consistent_edit(t: Path) -> str:
+    """A finished run with a chunk edited consistently (its checksum recomputed)."""
+    d = Path(finished_run(t))
+    p = d / "chunks" / "0-1.agg.json"
+    doc = json.loads(p.read_text())
+    for row in doc["rows"]:
+        if row[0] == "seat_hand_wins" and row[1] == 0:
+            row[-1] += 1 if row[2] == 0 else -1
+    doc["checksum"] = store.checksum({k: v for k, v in doc.items() if k != "checksum"})
+    p.write_text(json.dumps(doc))
+    return str(d)
+
+
 def _inside_run(t: Path) -> str:
     """A run whose manifest lists a strategy file shipped inside the run folder, with its
     hash."""
@@ -1404,7 +1551,7 @@ def _inside_run(t: Path) -> str:
     m["inputs"]["strategy_files"].append(
         {"path": str(f), "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
     )
-    (d / "manifest.json").write_text(json.dumps(m))
+    (d / "manifest.json").write_text(json.dumps(refingerprint(m)))
     return str(d)
 
 

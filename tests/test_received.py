@@ -19,7 +19,7 @@ from dominosim import store
 from dominosim.cli import main
 
 from helpers import BOT
-from runs import aggregates, strip
+from runs import aggregates, refingerprint, strip
 
 RUN = [
     "run",
@@ -174,6 +174,10 @@ def test_report_and_load_run_no_code(tmp_path, evil):
     m["inputs"]["strategy_files"].append({"path": str(f), "sha256": digest})
     m["strategy_paths"] = [str(folder)]
     write_manifest(d, m)
+    r = invoke(["report", str(d)])  # (the files are not the fingerprint's: one line, no code)
+    one_line_error(r, 5, "'fingerprint' is not the one of the manifest's plan")
+    del m["fingerprint"]  # (a manifest of an older version has none: read, and no code runs)
+    write_manifest(d, m)
     assert invoke(["report", str(d)]).exit_code == 0
     dominosim.load(d)
     assert not marker.exists()
@@ -214,7 +218,7 @@ def test_linked_chunk_files_are_not_the_runs_own(tmp_path):
     (d / "chunks" / "0-1.agg.json").symlink_to(other / "chunks" / "0-1.agg.json")
     r = invoke(["run", "--resume", str(d)])
     assert r.exit_code == 0, r.output
-    assert "chunk 0-1: a file of it is a symbolic link" in r.output
+    assert "chunk 0-1: its aggregates file is a symbolic link, not a regular file" in r.output
     assert not (d / "chunks" / "0-1.agg.json").is_symlink()
     assert report_of(d) == expected
 
@@ -336,7 +340,7 @@ def test_a_changed_builtin_file_is_refused_by_name(tmp_path):
     m = manifest(d)
     entry = next(e for e in m["inputs"]["strategy_files"] if e.get("builtin") == "heaviest.py")
     entry["sha256"] = "1" * 64
-    write_manifest(d, m)
+    write_manifest(d, refingerprint(m))
     one_line_error(invoke(["run", "--resume", str(d)]), 5, "heaviest.py", "changed")
 
 

@@ -150,10 +150,11 @@ def _link(run: Path, outside: Path, name: str) -> None:
     p.symlink_to(target)
 
 
-def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> bool:
-    """Apply a few drawn kinds of damage; True when the manifest was touched."""
+def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> tuple[bool, bool]:
+    """Apply a few drawn kinds of damage; (the manifest was touched, a chunk was edited
+    consistently: its checksum recomputed)."""
     chunk_files = sorted(p.name for p in (run / "chunks").iterdir())
-    manifest_touched = False
+    manifest_touched = consistent = False
     evil_inside = run / "evil.py"
     evil_inside.write_text(EVIL.format(marker=str(marker)))
     for _ in range(data.draw(st.integers(1, 3), label="how many")):
@@ -179,6 +180,7 @@ def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> bool:
         elif kind in ("chunk", "chunk-recomputed"):
             name = data.draw(st.sampled_from([x for x in chunk_files if x.endswith(".json")]))
             _edit_json(run / "chunks" / name, data, recompute=kind == "chunk-recomputed")
+            consistent |= kind == "chunk-recomputed"
         elif kind in ("paths", "files"):
             manifest_touched = True
             _hostile_paths(run, kind, evil_inside, marker, data)
@@ -216,7 +218,7 @@ def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> bool:
                     p.unlink()
                 else:
                     p.write_bytes(p.read_bytes()[: data.draw(st.integers(0, 60))])
-    return manifest_touched
+    return manifest_touched, consistent
 
 
 def _hostile_paths(run: Path, kind: str, evil_inside: Path, marker: Path, data) -> None:
@@ -304,7 +306,7 @@ def test_a_damaged_run_folder_gives_a_report_or_one_line(templates, data, which)
         outside = root / "outside"
         outside.mkdir()
         marker = root / "MARK"
-        manifest_touched = damage(data, run, outside, templates["donor"], marker)
+        manifest_touched, consistent = damage(data, run, outside, templates["donor"], marker)
         before = _snapshot(root, run)
         for args in (
             ["report", str(run), "--json"],
@@ -318,6 +320,11 @@ def test_a_damaged_run_folder_gives_a_report_or_one_line(templates, data, which)
         r = invoke(["run", "--resume", str(run), "--json"])
         _check_cli(r)
         if r.exit_code == 0 and not manifest_touched:  # (chunks damaged: played again)
-            assert _report(run) == templates["expected"]
+            v = invoke(["verify", str(run)])
+            _check_cli(v)
+            if not consistent:  # (damage: never merged)
+                assert v.exit_code == 0, v.output
+            if v.exit_code == 0:  # (a consistent edit: merged by --resume, found by verify)
+                assert _report(run) == templates["expected"]
         assert _snapshot(root, run) == before
         assert not marker.exists()

@@ -5,6 +5,9 @@ matter, an interrupted run resumed equals an uninterrupted one, Dask equals the 
 """
 
 import json
+import os
+import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -615,3 +618,73 @@ def test_a_strategy_named_in_another_alphabet_runs_everywhere(tmp_path):
         "жадный",
         "贪心",
     ]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_processes_a_strategy_starts_end_with_the_run(tmp_path, clean_registry):
+    """Issue 40, point 8: a strategy's child process (here a `sleep`) ends with the run: each
+    worker leads a process group of its own, killed when the run ends."""
+    import subprocess as sp
+
+    pid_file = tmp_path / "child.pid"
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "forker.py").write_text(
+        "import subprocess, sys\n"
+        "from dominosim.strategy import Strategy, register\n"
+        "@register\n"
+        "class Forker(Strategy):\n"
+        "    name = 'forker'\n"
+        "    def choose_one(self, obs, legal, key):\n"
+        f"        p = {str(pid_file)!r}\n"
+        "        import os\n"
+        "        if not os.path.exists(p):\n"
+        "            c = subprocess.Popen(['sleep', '600'])\n"
+        "            open(p, 'w').write(str(c.pid))\n"
+        "        return legal[0]\n"
+    )
+    log = tmp_path / "log.txt"
+    out = open(log, "w")  # (a file, not a pipe: the sleep would hold a pipe open)
+    r = sp.run(
+        [
+            sys.executable,
+            "-m",
+            "dominosim",
+            "run",
+            "--variant",
+            "fives",
+            "--strategies",
+            "forker,random",
+            "--games",
+            "4",
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--strategy-path",
+            str(bots),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        stdout=out,
+        stderr=out,
+        timeout=300,
+    )
+    out.close()
+    assert r.returncode == 0, log.read_text()
+    pid = int(pid_file.read_text())
+
+    def alive() -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        return state != "Z"
+
+    for _ in range(300):  # (the kill is sent before the run exits; reaping may take a moment)
+        if not alive():
+            break
+        time.sleep(0.1)
+    if alive():
+        os.kill(pid, 9)
+        raise AssertionError("the strategy's child process outlived the run")

@@ -715,9 +715,12 @@ class BatchEngine:
         except StrategyError:
             raise
         except (Exception, SystemExit) as exc:  # SystemExit would kill a pool worker
+            text = _one_line(str(exc))
+            said = f": {text}" if text else ""
+            if isinstance(exc, MemoryError):  # (often raised with no message: say what it is)
+                said += " (out of memory)"
             raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}: {_one_line(str(exc))}; "
-                "fix the strategy"
+                f"strategy '{name}' raised {type(exc).__name__}{said}; fix the strategy"
             ) from exc
         if a.shape != (len(legal),):
             raise self._illegal(strat, legal, 0, _one_line(repr(a.tolist())))

@@ -28,7 +28,8 @@ The modules, each importing only those above it:
 * :mod:`.executors`: in-process, the watched pool, Dask;
 * :mod:`.progress`: a session's options (``Session``), its status lines and progress bar;
 * :mod:`.results`: the finished chunks merged and checked, a run folder's report read back;
-* :mod:`.session`: start, resume, execute, finish.
+* :mod:`.session`: start, resume, execute, finish;
+* :mod:`.verify`: a run folder checked by replay (``dominosim verify``).
 """
 
 from .executors import check_executor
@@ -37,6 +38,7 @@ from .plan import HOLD_ENV, STOP_ENV, Plan, WorkItem, rotations_of, split_for_wo
 from .progress import Session
 from .results import load_report, merge_finished
 from .session import check_inputs, resume_run, start_run
+from .verify import verify_run
 from .worker import StrategyTimeout, make_strategy, play, play_item
 
 __all__ = [
@@ -58,4 +60,5 @@ __all__ = [
     "rotations_of",
     "split_for_workers",
     "start_run",
+    "verify_run",
 ]

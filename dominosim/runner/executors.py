@@ -138,8 +138,9 @@ class _Pool:
         return value
 
     def stop(self) -> None:
-        """Kill the workers (whatever their strategies do with SIGTERM) and reap them: a
-        finished run's workers are idle, an interrupted run's chunks are played again."""
+        """Kill the workers (whatever their strategies do with SIGTERM) and every process a
+        strategy started there (each worker leads a process group of its own) and reap them:
+        a finished run's workers are idle, an interrupted run's chunks are played again."""
         for w in self.workers:
             try:
                 w.connection.close()
@@ -147,8 +148,25 @@ class _Pool:
                 pass
             if w.process.is_alive():
                 w.process.kill()
+            _kill_group(w.process.pid)
         for w in self.workers:
             w.process.join(timeout=5)
+
+
+def _kill_group(pid: int | None) -> None:
+    """SIGKILL the process group a worker ``pid`` led (the processes its strategies forked),
+    where there is one."""
+    if pid is None or not hasattr(os, "killpg"):
+        return
+    try:
+        if os.getpgid(pid) != pid:  # (gone, or not yet its own group: nothing of it)
+            return
+    except OSError:
+        pass
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 class _Dask:

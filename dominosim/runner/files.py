@@ -27,6 +27,10 @@ def load_strategy_paths(paths: Iterable[str]) -> None:
             strategy.load_file(path)
         elif path.is_dir():
             strategy.load_folder(path)
+        elif path.exists() or path.is_symlink():
+            raise StrategyError(
+                f"strategy path {p} is not a folder or a .py file; check --strategy-path"
+            )
         else:
             raise StrategyError(f"strategy path {p} does not exist; check --strategy-path")
 

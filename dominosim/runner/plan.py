@@ -159,7 +159,8 @@ class Plan:
         seatings = len(rots)
         ids = -(-exp.games // seatings)  # (exact for any size; math.ceil goes through a float)
         if ids > MAX_IDS:
-            raise ConfigError(f"--games must be at most {MAX_IDS * seatings}, not {exp.games}")
+            where = "--games" if exp.source == "command line" else f"'games' in {exp.source}"
+            raise ConfigError(f"{where} must be at most {MAX_IDS * seatings}, not {exp.games}")
         plan = cls(
             name=exp.name,
             seed=int(seed),
@@ -394,6 +395,7 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
         raise ValueError("'unit' or 'rotations' is out of range")
     if not int_in(plan.batch_size, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
         raise ValueError("'batch_size' or 'ids_per_rotation' is out of range")
+    _check_derived(m, plan)
     if "chunks" in m or "chunk_count" not in m:
         chunks = m["chunks"]
         if not isinstance(chunks, list):
@@ -403,11 +405,77 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
             raise ValueError(f"'chunks' lists {len(chunks)} chunks, the plan has {len(planned)}")
         for d, it in zip(chunks, planned, strict=True):
             if not isinstance(d, dict) or [
-                d.get(k) for k in ("group", "chunk", "start", "stop")
-            ] != [it.group, it.chunk, it.start, it.stop]:
+                d.get(k) for k in ("group", "chunk", "start", "stop", "games")
+            ] != [it.group, it.chunk, it.start, it.stop, it.games]:
                 raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
     if not isinstance(m.get("status"), str):
         raise TypeError(f"'status' is {m.get('status')!r}, not a string")
+    if "fingerprint" in m and m["fingerprint"] != plan.fingerprint():
+        raise ValueError(
+            "'fingerprint' is not the one of the manifest's plan (its seed, rules, seats, "
+            "chunk plan, records or strategy files were changed)"
+        )
+
+
+def _check_derived(m: dict, plan: Plan) -> None:
+    """Every field of the manifest that the plan derives (rotations and their seats, legs,
+    games per group, match ids per rotation, the chunk list) is what the plan gives, and the
+    plan is the one the run's fingerprint names: a ValueError naming the first field that
+    disagrees (a manifest is untrusted input; docs/results.md)."""
+    rotate = m["rotate"] if "legs" in m else (m.get("experiment") or {}).get("rotate", True)
+    if not isinstance(rotate, bool):
+        raise TypeError(f"'rotate' is {rotate!r}, not true or false")
+    plan.rotate = rotate
+    want = rotations_of(plan.seats, rotate)
+    _check_rotations("rotations", m["rotations"], plan.seats, want, rotate)
+    if plan.legs:
+        legs = m["legs"]
+        if not isinstance(legs, list) or [tuple(x) for x in legs if isinstance(x, list)] != list(
+            dict.fromkeys(plan.legs)
+        ):
+            raise ValueError(f"'legs' is {_short(legs)}, not the seat lists of its groups")
+        for g, gd in enumerate(m["groups"]):
+            _check_rotations(
+                f"groups[{g}].rotations",
+                gd.get("rotations"),
+                plan.legs[g],
+                rotations_of(plan.legs[g], rotate),
+                rotate,
+            )
+        if len({len(plan.rotations_of_group(g)) for g in range(len(plan.rules))}) != 1:
+            raise ValueError("'legs' do not all play as many seat rotations")
+    seatings = len(plan.rotations)
+    if plan.ids_per_rotation != -(-plan.games_requested // seatings):
+        raise ValueError(
+            f"'ids_per_rotation' is {plan.ids_per_rotation}, not the "
+            f"{-(-plan.games_requested // seatings)} that 'games_requested' "
+            f"{plan.games_requested} over {seatings} rotations gives"
+        )
+    if m.get("games_per_group", plan.games_per_group) != plan.games_per_group:
+        raise ValueError(
+            f"'games_per_group' is {_short(m['games_per_group'])}, not {plan.games_per_group}"
+        )
+    if "chunk_count" in m and m["chunk_count"] != len(plan.make_items()):
+        raise ValueError(
+            f"'chunk_count' is {_short(m['chunk_count'])}, not the plan's {len(plan.make_items())}"
+        )
+
+
+def _check_rotations(
+    field: str, got: object, seats: tuple[str, ...], want: tuple, rotate: bool
+) -> None:
+    """A manifest's list of rotations (``{offset, seats}``) is the one ``seats`` give."""
+    expect = [{"offset": r, "seats": list(seating(seats, r))} for r in want]
+    if got != expect:
+        raise ValueError(
+            f"'{field}' is {_short(got)}, not {_short(expect)} (the seat rotations its seats "
+            f"give with 'rotate' {'on' if rotate else 'off'})"
+        )
+
+
+def _short(x: object) -> str:
+    text = " ".join(repr(x).split())
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 #: ``--until-decided``: the error rate a pair's verdict keeps over all looks of a run

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from .. import report, strategy
+from .. import report
 from ..aggregates import (
+    RECORD_METRICS,
     Merger,
     check_chunk_counts,
+    from_records,
 )
 from ..errors import (
     OutputError,
@@ -25,8 +28,8 @@ def load_report(run_dir: str | Path) -> dict:
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = Plan.from_manifest(manifest)  # (a damaged manifest is one line here)
-    if manifest.get("status") == "done" and (rd.path / AGGREGATES).is_file():
-        return checked_report(rd, manifest)
+    if manifest.get("status") == "done" and os.path.lexists(rd.path / AGGREGATES):
+        return checked_report(rd, manifest, len(plan.rules))
     merger, _ = merge_finished(rd, plan)
     manifest = dict(manifest)
     manifest["group_timings"] = [
@@ -38,16 +41,17 @@ def load_report(run_dir: str | Path) -> dict:
     return build_report(rd, manifest, merger.frame())
 
 
-def checked_report(rd, manifest: dict) -> dict:
-    """The report of a finished run, from an aggregates.parquet that is the one it wrote."""
+def checked_report(rd, manifest: dict, groups: int) -> dict:
+    """The report of a finished run of ``groups`` option groups, from an aggregates.parquet
+    that is the one it wrote (a regular file, within its bound, of the recorded sha256)."""
     outputs = manifest.get("outputs")
     want = outputs.get(AGGREGATES) if isinstance(outputs, dict) else None
-    if want is not None and strategy.file_hash(rd.path / AGGREGATES) != want:
+    if want is not None and rd.aggregates_digest(groups) != want:
         raise OutputError(
             f"{rd.path / AGGREGATES} is not the file the run wrote (edited or damaged); "
             f"write it again from the chunks with: dominosim run --resume {rd.path}"
         )
-    return build_report(rd, manifest, rd.read_aggregates())
+    return build_report(rd, manifest, rd.read_aggregates(groups))
 
 
 def build_report(rd: RunDir, manifest: dict, frame) -> dict:
@@ -64,12 +68,18 @@ def build_report(rd: RunDir, manifest: dict, frame) -> dict:
 
 
 def merge_finished(
-    rd: RunDir, plan: Plan, bad: list | None = None, below: int | None = None
+    rd: RunDir,
+    plan: Plan,
+    bad: list | None = None,
+    below: int | None = None,
+    cross_check: bool = False,
 ) -> tuple[Merger, set]:
     """A Merger holding every finished chunk of a run folder that checks out against the plan
     (``store.RunDir.check_chunk``); the others are left out, and listed in ``bad`` as
     ``(group, chunk, reason)`` when it is given. ``below``: only the chunks that end at that
-    match id or before (an ``--until-decided`` look)."""
+    match id or before (an ``--until-decided`` look). With ``cross_check`` (``--resume``), a
+    chunk's aggregates are also checked against its records, where it has them
+    (:func:`records_disagree`)."""
     merger = Merger(len(plan.rules))
     done = set()
     planned = plan.items if isinstance(plan.items, PlanItems) else plan.make_items()
@@ -83,6 +93,8 @@ def merge_finished(
         doc, reason = rd.check_chunk(g, c, chunk_expect(it, run), plan.records)
         if reason is None:
             reason = check_chunk_counts(doc, plan.players, it.rotations, it.games)
+        if reason is None and cross_check and plan.records:
+            reason = records_disagree(rd, plan, g, c, doc)
         if reason is not None:
             if bad is not None:
                 bad.append((g, c, reason))
@@ -94,6 +106,32 @@ def merge_finished(
             if planned.has(g, c):
                 bad.append((g, c, "its aggregates file is missing"))
     return merger, done
+
+
+def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str | None:
+    """Why chunk ``g-c``'s aggregates are not those of its records file (None: they are):
+    every aggregate the records determine (``aggregates.RECORD_METRICS``) is compared. An
+    edit of the aggregates alone is found here; one of both files together only by replay
+    (``dominosim verify``)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(rd.read_records(g, c, doc)))
+        cols = {name: table.column(name).to_numpy() for name in table.column_names}
+        cols = {k: v for k, v in cols.items() if not k.startswith("strategy_")}
+        want = from_records(plan.rules[g], cols)
+    except (OutputError, OSError, ValueError, KeyError, TypeError, IndexError) as e:
+        return f"its records file cannot be read ({type(e).__name__})"
+    held = {tuple(r[:-1]): r[-1] for r in doc["rows"] if r[0] in RECORD_METRICS and r[-1] != 0}
+    for key in sorted(set(held) | set(want), key=repr):
+        if held.get(key, 0) != want.get(key, 0):
+            return (
+                f"its aggregates disagree with its records ({key[0]}: {held.get(key, 0)} in "
+                f"the aggregates, {want.get(key, 0)} in the records; edited or damaged)"
+            )
+    return None
 
 
 def chunk_expect(it: WorkItem, run: str) -> dict:

@@ -147,6 +147,7 @@ def start_run(
         "experiment": exp_dict,
         "seed_drawn": seed_drawn,
         **plan.to_manifest(),
+        "fingerprint": plan.fingerprint(),
         "inputs": {"engine_version": ENGINE_VERSION, "strategy_files": files},
         "versions": versions(),
         "timings": {"wall_seconds": 0.0, "sessions": []},
@@ -252,7 +253,7 @@ def _new_run_hint(manifest: dict) -> str:
     return f"dominosim {kind} with the settings of its manifest.json 'experiment'"
 
 
-def outputs_complete(rd: RunDir, manifest: dict) -> bool:
+def outputs_complete(rd: RunDir, manifest: dict, groups: int) -> bool:
     """The merged outputs of a finished run are all there and match the manifest."""
     from ..store import AGGREGATES, REPORT, SUMMARY
 
@@ -262,7 +263,7 @@ def outputs_complete(rd: RunDir, manifest: dict) -> bool:
     if want.get("plots") and not (rd.path / "plots").is_dir():
         return False
     digest = want.get(AGGREGATES)
-    return digest is None or digest == strategy.file_hash(rd.path / AGGREGATES)
+    return digest is None or digest == rd.aggregates_digest(groups)
 
 
 def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir, dict]:
@@ -277,11 +278,11 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
         if session.workers is None:
             session.workers = _recorded_workers(manifest)
         check_executor(session.executor, session.scheduler)
-        if manifest.get("status") == "done" and outputs_complete(rd, manifest):
+        if manifest.get("status") == "done" and outputs_complete(rd, manifest, len(plan.rules)):
             bad: list = []
             _, done = merge_finished(rd, plan, bad)
             if not bad and len(done) == len(plan.items):
-                return rd, checked_report(rd, manifest)
+                return rd, checked_report(rd, manifest, len(plan.rules))
         check_inputs(rd, manifest)
         _check_workers(session)
         rd.check_writable()
@@ -304,7 +305,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     the report (built once, by :func:`finish`)."""
     plan.strategy_timeout = float(session.strategy_timeout or 0.0)
     bad: list = []
-    merger, done = merge_finished(rd, plan, bad)
+    merger, done = merge_finished(rd, plan, bad, cross_check=True)
     run = plan.fingerprint()
     for g, c, reason in bad:
         echo(session, f"chunk {g}-{c}: {reason}; playing it again")

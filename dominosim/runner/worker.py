@@ -94,6 +94,10 @@ def _time_limit(seconds: float) -> Iterator[None]:
                 _async_raise(tid, None)
 
 
+#: The time limit of a block (:func:`_time_limit`), for check.py's strategies.
+time_limit = _time_limit
+
+
 class GuardedStrategy:
     """A seat's strategy as a worker plays it. ``choose`` runs under the item's time limit
     (``timeout`` seconds per decision batch; 0: none); its result, if not integers of the right
@@ -122,8 +126,8 @@ class GuardedStrategy:
                 f"strategy '{name}' did not return a decision batch within {limit:g} s "
                 "(--strategy-timeout); fix the strategy or raise the limit"
             ) from None
-        except (KeyboardInterrupt, GeneratorExit) as exc:
-            if signals.is_interruption(exc):
+        except BaseException as exc:  # (its own BaseException subclass too: its error)
+            if isinstance(exc, Exception | SystemExit) or signals.is_interruption(exc):
                 raise
             text = " ".join(str(exc).split())
             raise StrategyError(
@@ -464,6 +468,11 @@ def worker_main(conn, others=(), games=None, parent=None) -> None:
     ``parent``: the parent's process id; the worker dies with it
     (:func:`dominosim.sandbox.die_with_parent`)."""
     ignore_sigint()
+    if hasattr(os, "setpgid"):  # (a group of its own: what a strategy forks ends with the run)
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
     if parent is not None:
         sandbox.die_with_parent(parent)
     for c in others:

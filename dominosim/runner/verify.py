@@ -1,0 +1,214 @@
+"""``dominosim verify DIR``: a run folder checked by replay (docs/results.md, "What each check
+detects").
+
+A run is reproducible from its seed, its strategies and its plan, so the chunks of a folder
+can be played again and compared with what the folder holds: the aggregates (every row, the
+hands and games) and the records file, byte for byte. This is the one check a deliberate,
+consistent edit of a chunk (its checksum recomputed) cannot pass; the cheap checks of
+``report`` and ``--resume`` (:func:`.results.merge_finished`) detect damage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import secrets
+from dataclasses import dataclass, field
+
+from ..aggregates import AGG_COLUMNS
+from ..errors import ConfigError, OutputError
+from ..store import RunDir
+from .executors import make_executor, user_strategies
+from .files import load_run_files, probe_strategies
+from .plan import Plan
+from .progress import Session
+from .results import chunk_expect, merge_finished
+from .session import check_inputs
+from .worker import records_table
+
+
+@dataclass
+class Verification:
+    """What :func:`verify_run` found: ``lines`` (one per chunk that differs from its replay
+    or does not check out), how many chunks were replayed and equal, of how many planned, and
+    the key that chose them."""
+
+    chunks: int
+    key: int
+    sample: int | None
+    replayed: int = 0
+    equal: int = 0
+    missing: int = 0
+    lines: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """``verified by replay: K of N chunks`` and how they were chosen."""
+        how = (
+            f" (chosen by key {self.key}; the same chunks again: --sample {self.sample} "
+            f"--key {self.key})"
+            if self.sample is not None
+            else ""
+        )
+        text = f"verified by replay: {self.equal} of {self.chunks} chunks{how}"
+        if self.missing:
+            text += f"; {self.missing} chosen chunks not played yet (an unfinished run)"
+        return text
+
+
+def chosen(n: int, sample: int | None, key: int) -> list[int]:
+    """The indices of the chunks to replay: all ``n``, or ``sample`` of them drawn by ``key``
+    (never by anything in the folder, so a folder cannot steer which chunks are checked)."""
+    if sample is None or sample >= n:
+        return list(range(n))
+    return sorted(random.Random(key).sample(range(n), sample))
+
+
+def verify_run(
+    path, sample: int | None = None, key: int | None = None, session: Session | None = None
+) -> Verification:
+    """Replay the chunks of the run folder ``path`` (all, or ``sample`` chosen by ``key``;
+    drawn when None) and compare them with the folder's; see :class:`Verification`."""
+    session = session or Session()
+    if sample is not None and (
+        isinstance(sample, bool) or not isinstance(sample, int) or sample < 1
+    ):
+        raise ConfigError(f"--sample must be an integer >= 1, not {sample!r}")
+    if key is None:
+        key = secrets.randbelow(2**63)
+    rd = RunDir.open(path)
+    manifest = rd.read_manifest()
+    plan = Plan.from_manifest(manifest)
+    check_inputs(rd, manifest)
+    if any(kind == "path" for kind, _, _ in plan.strategy_files):
+        probe_strategies([], [], plan.strategy_files)
+    load_run_files(plan.strategy_files)
+    out = Verification(chunks=len(plan.items), key=key, sample=sample)
+    bad: list = []
+    merger, done = merge_finished(rd, plan, bad)
+    reasons = {(g, c): why for g, c, why in bad}
+    items, docs = [], {}
+    finished = rd.finished_chunks()
+    for i in chosen(len(plan.items), sample, key):
+        it = plan.items[i]
+        at = (it.group, it.chunk)
+        if at not in finished:  # (not played yet: an unfinished run)
+            out.missing += 1
+            if manifest.get("status") == "done":
+                out.lines.append(f"chunk {it.group}-{it.chunk}: missing from a finished run")
+        elif at in reasons:
+            out.lines.append(f"chunk {it.group}-{it.chunk}: {reasons[at]}")
+        else:
+            items.append(it)
+            docs[at] = rd.read_chunk_agg(*at)
+    _replay(rd, plan, items, docs, out, session)
+    complete = out.equal == len(plan.items) and not out.lines
+    if manifest.get("status") == "done" and complete:
+        _check_merged(rd, plan, merger, out)
+    return out
+
+
+def _replay(rd: RunDir, plan: Plan, items, docs: dict, out: Verification, session) -> None:
+    """Play ``items`` again and compare each with the folder's chunk (``docs``)."""
+    if not items:
+        return
+    workers = session.workers or 1
+    ex = make_executor(
+        iter(items), len(items), workers, "local", None, isolate=user_strategies(plan)
+    )
+    run = plan.fingerprint()
+    try:
+        for res in ex.results():
+            g, c = res["group"], res["chunk"]
+            out.replayed += 1
+            why = _difference(rd, plan, run, docs[(g, c)], res)
+            if why is None:
+                out.equal += 1
+            else:
+                out.lines.append(f"chunk {g}-{c}: {why}")
+    finally:
+        ex.stop()
+
+
+def _canonical(x) -> bytes:
+    return json.dumps(x, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def _difference(rd: RunDir, plan: Plan, run: str, doc: dict, res: dict) -> str | None:
+    """How the folder's chunk ``doc`` differs from its replay ``res`` (None: equal, byte for
+    byte, on its aggregates and its records)."""
+    it = plan.item(res["group"], res["chunk"])
+    replayed = {**chunk_expect(it, run), "hands": res["hands"], "rows": res["rows"]}
+    held = {k: doc.get(k) for k in replayed}
+    if _canonical(held) != _canonical(replayed):
+        return "its aggregates differ from its replay (" + _first_row(held, replayed) + ")"
+    if res["records"] is None:
+        return None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = records_table(res["records"], plan.seats_of(it.group))
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    data = sink.getvalue().to_pybytes()
+    if hashlib.sha256(data).hexdigest() == (doc.get("parquet") or {}).get("sha256"):
+        return None
+    return "its records differ from its replay (" + _first_column(rd, it, doc, table) + ")"
+
+
+def _first_row(held: dict, replayed: dict) -> str:
+    """The first aggregate that differs, in words."""
+    for k in ("hands", "games", "start", "stop"):
+        if held[k] != replayed[k]:
+            return f"{k}: {held[k]!r} in the folder, {replayed[k]!r} replayed"
+    mine = {tuple(r[:-1]): r[-1] for r in held["rows"] or [] if isinstance(r, list) and r}
+    theirs = {tuple(r[:-1]): r[-1] for r in replayed["rows"]}
+    for k in sorted(set(mine) | set(theirs), key=repr):
+        if mine.get(k) != theirs.get(k):
+            metric, rot, seat, b, pair = (list(k) + [None] * 5)[:5]
+            where = ", ".join(
+                f"{n} {v}"
+                for n, v in (("rotation", rot), ("seat", seat), ("bin", b), ("pair", pair))
+                if v not in (None, -1, "")
+            )
+            return (
+                f"{metric}{' (' + where + ')' if where else ''}: {mine.get(k)} in the folder, "
+                f"{theirs.get(k)} replayed"
+            )
+    return "their order or layout"
+
+
+def _first_column(rd: RunDir, it, doc: dict, table) -> str:
+    """The first records column that differs from the replay's, in words."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    try:
+        held = pq.read_table(io.BytesIO(rd.read_records(it.group, it.chunk, doc)))
+    except (OutputError, OSError, ValueError):
+        return "the records file cannot be read"
+    for name in table.column_names:
+        if name not in held.column_names:
+            return f"column {name} is missing"
+        a, b = held.column(name).to_pylist(), table.column(name).to_pylist()
+        if a != b:
+            row = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+            at = f" at row {row}" if row is not None else f": {len(a)} rows, {len(b)} replayed"
+            return f"column {name}{at}"
+    return "the file's bytes"
+
+
+def _check_merged(rd: RunDir, plan: Plan, merger, out: Verification) -> None:
+    """A finished run's aggregates.parquet is the merge of its chunks."""
+    try:
+        frame = rd.read_aggregates(len(plan.rules))
+    except OutputError as e:
+        out.lines.append(str(e.message))
+        return
+    held = sorted(zip(*(frame[c].tolist() for c in AGG_COLUMNS), strict=True))
+    if held != sorted(merger.rows()):
+        out.lines.append(
+            f"{rd.path / 'aggregates.parquet'}: not the merge of the run's chunks; remove it "
+            f"and write it again from the chunks with: dominosim run --resume {rd.path}"
+        )
