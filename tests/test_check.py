@@ -334,7 +334,9 @@ def test_the_command_passes_a_good_strategy(clean_registry):
         cli, ["check-strategy", "random", "--deals", "2", "--variant", "classic"]
     )
     assert r.exit_code == 0, r.output
-    assert r.stdout.startswith("random: passed legal, batch, deterministic, spawn, inputs (")
+    assert r.stdout.startswith(
+        "random: passed legal, batch, deterministic, spawn, inputs, information ("
+    )
 
 
 @pytest.mark.parametrize(
