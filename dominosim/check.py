@@ -12,7 +12,13 @@ check, the rule set and a position that shows it:
   position asked again (in another order) gets the same answer;
 * ``spawn``: a spawned worker process that loads the file by path plays the same games;
 * ``inputs``: the strategy leaves the Observation, the legal actions and the keys it is given
-  unchanged (``choose_one``'s list, ``choose``'s arrays).
+  unchanged (``choose_one``'s list, ``choose``'s arrays);
+* ``information``: at decisions chosen by their keys (:data:`PROBES` per rule set), the same
+  Observation and key are asked again with the hidden part re-dealt in the engine (the other
+  hands and the stock, consistent with the Observation: ``mc``'s sampler), and the strategy
+  must answer the same: one that reads hidden state through the engine, or any channel it
+  can reach, fails. Perfect-information strategies (the oracle) are exempt; blind's rows are
+  not re-dealt (its decisions are not probed).
 
 A run of a rule set stops at its first failure, and each check reports at most one failure per
 rule set (the one-by-one run checks ``legal`` and ``inputs`` of ``choose_one``, the batch run
@@ -35,7 +41,7 @@ from .rules import Rules
 from .signals import FAULTS, is_interruption
 from .variants import VARIANTS, check_variant, make_rules, options_of
 
-CHECKS = ("legal", "batch", "deterministic", "spawn", "inputs")
+CHECKS = ("legal", "batch", "deterministic", "spawn", "inputs", "information")
 DEALS = 8  # hands per rule set and check (the command's --deals)
 PLAYERS = (2, 3, 4)
 # §15 options that add decision kinds: voluntary draws and plays, a second decision after a draw,
@@ -48,6 +54,9 @@ DECISION_OPTIONS = (
 )
 REASK = 30  # positions asked again by a fresh instance (deterministic)
 SPAWN_RULE_SETS = 2  # rule sets played in the spawned worker
+PROBES = 3  # decisions re-dealt per rule set (information)
+PROBE_EVERY = 3  # a decision is probed when its key is a multiple of this (information)
+REDEALS = 3  # hidden deals tried per probed decision (information)
 
 
 class Report(list):
@@ -403,6 +412,81 @@ class _Compare(strategy.Strategy):
         return np.asarray(one, dtype=np.int64)
 
 
+class _Probe(strategy.Strategy):
+    """For the batch engine (``engine``, set before its run): answers with ``inner.choose``;
+    at decisions chosen by their keys re-deals the hidden part in the engine (the other hands
+    and the stock, :data:`REDEALS` deals consistent with the Observation), asks ``inner``
+    again with the same Observation and key, and restores the true deal."""
+
+    name = "check"
+    params = {}
+
+    def __init__(self, inner, rules: Rules, rec: _Recorder):
+        super().__init__()
+        self.inner, self.rules, self.rec = inner, rules, rec
+        self.engine = None
+        self.left = PROBES
+        self.stopped = False
+
+    def choose(self, obs, legal, keys):
+        out = np.asarray(self.inner.choose(obs, legal, keys), dtype=np.int64).reshape(-1)
+        if self.stopped or obs.row(0).row is not None:  # (blind's rows: not re-dealt)
+            return out
+        try:
+            for i in range(len(keys)):
+                if self.left > 0 and int(keys[i]) % PROBE_EVERY == 0:
+                    self.left -= 1
+                    self._probe(obs, legal, keys, i, int(out[i]))
+        except _Found:
+            self.stopped = True
+        return out
+
+    def _slot(self, o: Observation) -> int:
+        e = self.engine
+        g = np.flatnonzero(e.active & (e.match == o.match_id) & (e.hand_idx == o.hand_index))
+        if len(g) != 1:
+            raise RuntimeError(f"information check: {len(g)} slots hold match {o.match_id}")
+        return int(g[0])
+
+    def _probe(self, obs, legal, keys, i: int, x: int) -> None:
+        from dominosim.engine.observe import BatchObservation
+        from dominosim.strategies.mc import sample_arrays
+
+        e, o, key = self.engine, obs.row(i), int(keys[i])
+        g = self._slot(o)
+        drawn = sample_arrays(o, key, REDEALS)
+        if drawn is None:
+            return
+        hands0, stock0, sp = e.hands[g].copy(), e.stock[g].copy(), int(e.sp[g])
+        at = np.array([g])
+        try:
+            for hands, stock in zip(*drawn, strict=True):
+                e.hands[g] = hands
+                e.stock[g, sp:] = stock[sp:]
+                if (e.hands[g] == hands0).all() and (e.stock[g] == stock0).all():
+                    continue  # (the true deal again)
+                again = BatchObservation(e, at, np.array([o.seat]), obs.phase, obs.decision[[i]])
+                if again.row(0) != o:
+                    raise RuntimeError(
+                        "information check: a re-dealt position's Observation differs from the "
+                        "true one; report this bug"
+                    )
+                y = self.inner.choose(obs.take([i]), legal.take([i]), keys[i : i + 1])
+                y = int(np.asarray(y, dtype=np.int64).reshape(-1)[0])
+                self.rec.decisions += 1
+                if y != x:
+                    self.rec.report(
+                        "information",
+                        self.rules,
+                        f"answered {show_action(x)} on the true deal and {show_action(y)} on a "
+                        "re-dealt one with the same Observation and key",
+                        o,
+                        legal.row_list(i),
+                    )
+        finally:
+            e.hands[g], e.stock[g] = hands0, stock0
+
+
 # ---------------------------------------------------------------------------------------------
 # the checks
 
@@ -464,6 +548,24 @@ def _check_batch(make, sets, seed, deals, rec) -> None:
         except StrategyError as exc:
             if not cmp.stopped:
                 rec.report("batch", rules, f"the batch engine stopped: {exc.message}", stop=False)
+
+
+def _check_information(make, sets, seed, deals, rec) -> None:
+    from .engine.batch import BatchEngine
+
+    for rules in sets:
+        probe = _Probe(make(), rules, rec)
+        engine = BatchEngine(
+            rules, seed, [probe] * rules.players, range(deals), unit="hand", batch_size=deals
+        )
+        probe.engine = engine
+        try:
+            engine.run()
+        except StrategyError as exc:
+            if not probe.stopped:
+                rec.report(
+                    "information", rules, f"the batch engine stopped: {exc.message}", stop=False
+                )
 
 
 def _rules_args(rules: Rules) -> tuple:
@@ -783,8 +885,10 @@ def _check_one(name, params, load, sets, seed, deals, checks, timeout, limit=0.0
             make, load, name, params, sets, seed, deals, rec, runs, timeout
         ),
     }
-    for check in ("legal", "deterministic", "batch", "spawn"):
-        if check in checks:
+    if not strategy.sees_hidden(make()):  # (the oracle reads the true deal by design)
+        steps["information"] = lambda: _check_information(make, sets, seed, deals, rec)
+    for check in ("legal", "deterministic", "batch", "spawn", "information"):
+        if check in checks and check in steps:
             steps[check]()
     if "inputs" in checks and not {"legal", "batch"} & set(checks):
         _check_legal(make, sets, seed, deals, rec, runs)  # (the inputs are checked there)

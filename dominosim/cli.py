@@ -997,7 +997,7 @@ def _load_died(how: str, last: str | None) -> str:
     "checks",
     multiple=True,
     metavar="NAME",
-    help="Run only this check (repeatable): legal, batch, deterministic, spawn, inputs.",
+    help="Run only this check (repeatable): legal, batch, deterministic, spawn, inputs, information.",
 )
 @option("strategy_path", help="Extra strategy file or folder (repeatable), for a NAME.")
 @option(

@@ -121,6 +121,22 @@ BAD = {
         "spawn",
         "a spawned worker answered",
     ),
+    "peeks": (  # finds the batch engine through the garbage collector, plays on a hidden hand
+        "def choose_one(self, obs, legal, key):\n"
+        "    import gc\n"
+        "    from dominosim.engine.batch import BatchEngine\n"
+        "    if obs.variant != 'sniff':\n"
+        "        return legal[0]\n"
+        "    for e in gc.get_objects():\n"
+        "        if isinstance(e, BatchEngine) and e.r == obs.rules:\n"
+        "            g = np.flatnonzero(e.active & (e.match == obs.match_id))\n"
+        "            if len(g) == 1:\n"
+        "                other = (obs.seat + 1) % obs.rules.players\n"
+        "                return legal[int(e.hands[g[0], other]) % len(legal)]\n"
+        "    return legal[0]",
+        "information",
+        "on a re-dealt one with the same Observation and key",
+    ),
 }
 
 
@@ -165,6 +181,14 @@ def test_each_kind_of_failure_is_reported_with_its_rule_set(name, tmp_path, clea
         assert f.message.endswith(", keys"), f.message
     assert f.strategy == name and "seat " in f.position and "legal " in f.position, str(f)
     assert str(f).startswith(f"{name}: {check}: sniff 2p: ") and "\n" not in str(f)
+
+
+def test_the_oracle_is_exempt_from_the_information_check(clean_registry):
+    """The oracle reads the true deal by design (perfect information): not probed."""
+    report = check_strategy(
+        "oracle", deals=2, variants=["fives"], players=[2], checks=["information"]
+    )
+    assert report == [] and report.decisions == 0
 
 
 def test_a_worker_that_dies_is_reported(tmp_path, clean_registry):
@@ -310,7 +334,9 @@ def test_the_command_passes_a_good_strategy(clean_registry):
         cli, ["check-strategy", "random", "--deals", "2", "--variant", "classic"]
     )
     assert r.exit_code == 0, r.output
-    assert r.stdout.startswith("random: passed legal, batch, deterministic, spawn, inputs (")
+    assert r.stdout.startswith(
+        "random: passed legal, batch, deterministic, spawn, inputs, information ("
+    )
 
 
 @pytest.mark.parametrize(

@@ -608,7 +608,7 @@ CASES = [
         ["check-strategy", "random", "--check", "legl"],
         2,
         r"unknown check 'legl' \(did you mean 'legal'\?\); the checks are: legal, batch, "
-        r"deterministic, spawn, inputs",
+        r"deterministic, spawn, inputs, information",
     ),
     Case(
         "strategy file with a syntax error",

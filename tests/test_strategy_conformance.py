@@ -60,13 +60,14 @@ class Checking(Strategy):
 # the checks of dominosim/check.py (dominosim check-strategy), on every built-in: only legal
 # actions in every variant and player count; a batch answers as its rows one by one; the same
 # answers for the same keys; the same games in a spawned worker; inputs left unchanged (checked
-# wherever the strategy is asked, so in the legal and batch runs)
+# wherever the strategy is asked, so in the legal and batch runs); the same answer with the hidden
+# part re-dealt (information)
 
 # hands per rule set and check (mc decides slowly, so fewer)
 DEALS = {"mc": 2, "pimc": 2}
 
 
-@pytest.mark.parametrize("check", ["legal", "batch", "deterministic", "spawn"])
+@pytest.mark.parametrize("check", ["legal", "batch", "deterministic", "spawn", "information"])
 @pytest.mark.parametrize("name", ALL)
 def test_conformance(name, check):
     params = "".join(f":{k}={v}" for k, v in FAST.get(name, {}).items())
