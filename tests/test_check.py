@@ -222,6 +222,14 @@ def test_the_example_strategy_passes_every_check(tmp_path, clean_registry):
     assert report.rule_sets == len(rule_sets()) and report.decisions > 500
 
 
+def test_the_partner_example_passes_every_check(tmp_path, clean_registry):
+    path = tmp_path / "example_partner.py"
+    shutil.copy(ROOT / "docs" / "example_partner.py", path)
+    report = check_strategy(path, deals=2)
+    assert report == [], [str(f) for f in report]
+    assert report.strategies == ["partner-convention"] and report.rule_sets == len(rule_sets())
+
+
 def test_rule_sets_cover_every_variant_player_count_and_partnership():
     labels = {f"{r.label} {r.players}p" for r in rule_sets()}
     for v in VARIANTS:

@@ -404,6 +404,44 @@ def test_example_strategy_loads_from_a_strategy_path(tmp_path, clean_registry):
     assert res.exit_code == 0, res.output
 
 
+def test_example_partner_follows_its_convention_in_fives_teams(tmp_path, clean_registry):
+    """docs/example_partner.py reads obs.history: in fives 4p teams (RULES §5.1, §1.4) it leads
+    from its longest suit, and once its partner has placed it keeps a value of the partner's
+    first tile open where a placement can; with no partner it is doubles-first after the lead."""
+    from dominosim.scoring import ends_after, suit_counts
+    from dominosim.strategies.doubles_first import doubles_first_choice
+
+    shutil.copy(ROOT / "docs" / "example_partner.py", tmp_path / "example_partner.py")
+    assert "partner-convention" in discover([str(tmp_path)])
+    conv = Checking(get("partner-convention", [str(tmp_path)]))
+    rules = make_rules("fives", 4, partnership="on")
+    for m in range(12):
+        play_match(
+            rules, 7, m, [conv, get("doubles-first"), conv, get("doubles-first")], unit="hand"
+        )
+    leads = follows = 0
+    for obs, legal, _, a in conv.seen:
+        places = [x for x in legal if A.is_placement(x)]
+        partner_tiles = [e.tile for e in obs.history if e.kind == "place" and e.seat == obs.partner]
+        assert partner_tiles == [x for x in partner_tiles if x in obs.table]  # public, on the table
+        if places and not obs.table:
+            counts = suit_counts(obs.hand)
+            best = max(counts[v] for x in places for v in tiles.halves(A.tile_of(x)))
+            assert max(counts[v] for v in tiles.halves(A.tile_of(a))) == best
+            leads += 1
+        elif places and partner_tiles:
+            suits = set(tiles.halves(partner_tiles[0]))
+            keep = [x for x in places if suits & set(ends_after(obs, x))]
+            assert a == doubles_first_choice(obs, keep or legal)
+            follows += bool(keep)
+    assert leads >= 3 and follows >= 10  # both rules were exercised, not only the fallback
+    alone = Checking(get("partner-convention", [str(tmp_path)]))
+    play_match(make_rules("fives", 2), 7, 0, [alone, get("random")], unit="hand")
+    assert all(
+        a == doubles_first_choice(obs, legal) for obs, legal, _, a in alone.seen if obs.table
+    )
+
+
 def test_a_name_defined_twice_names_both_files(tmp_path):
     body = textwrap.dedent('''
         from dominosim.strategy import Strategy, register
