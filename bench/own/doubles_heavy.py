@@ -3,18 +3,14 @@
 Among the legal placements: a double if there is one, then the largest pip sum, then the first
 in canonical order; without a placement, draw where drawing is a choice, else pass, else stop.
 ``doubles-heavy`` decides game by game (``choose_one``), ``doubles-heavy-batch`` a whole batch
-(``choose``, written with the public batch interface as a user would); they play the same
+(``choose``, with the legal actions as padded arrays, ``Legal.arrays``); they play the same
 games.
 """
 
-import numpy as np
 
 from dominosim import actions as A
 from dominosim import tiles
 from dominosim.strategy import Strategy, fallback, register
-
-_PIPS = np.asarray(tiles.PIPS, dtype=np.int64)
-_DOUBLE = np.asarray(tiles.IS_DOUBLE, dtype=np.int64)
 
 
 @register
@@ -42,21 +38,7 @@ class DoublesHeavyBatch(DoublesHeavy):
     name = "doubles-heavy-batch"
 
     def choose(self, obs, legal, keys):
-        n = len(keys)
-        counts = legal.counts()
-        width = int(counts.max(initial=0))
-        acts = np.stack(
-            [legal.action_at(np.full(n, k, dtype=np.int64)) for k in range(width)], axis=1
-        ).reshape(n, width)
-        place = (acts >= 0) & (acts < A.DRAW)
-        t = np.where(place, acts % A.ALONG, 0) // A.NPOS
-        score = np.where(place, _DOUBLE[t] * 64 + _PIPS[t], -1)
-        best = acts[np.arange(n), np.argmax(score, axis=1)]
-        none = ~place.any(axis=1)
-        if none.any():  # draw, else pass, else stop
-            flags = [(legal.draw, A.DRAW), (legal.pass_, A.PASS), (legal.stop, A.STOP)]
-            fb = acts[:, 0].copy()
-            for flag, code in reversed(flags):
-                fb = np.where(flag, code, fb)
-            best = np.where(none, fb, best)
-        return best
+        la = legal.arrays(obs)
+        # a double scores 64 more than any single; draw, pass and stop score 0 (no pips), below
+        # every placement, and come in canonical order draw, pass, stop: the fallback
+        return la.best(la.double * 64 + la.pips)
