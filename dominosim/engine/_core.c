@@ -36,6 +36,20 @@ static int64_t DOUBLES28;         /* 28-bit mask of the doubles */
 static int64_t CARRY28[7];        /* 28-bit mask of the tiles carrying value v */
 static int64_t FIT28[128];        /* 28-bit mask of the tiles carrying a value of a value mask */
 static uint64_t PACK00, PACK66;
+/* Legal.arrays' info planes per action code (the last entry: padding) */
+enum { INFO_TILE, INFO_POS, INFO_PIPS, INFO_DOUBLE, INFO_ALONG, INFO_PLANES };
+static int8_t ACT_INFO[A_STOP + 2][INFO_PLANES]; /* per action code (the last: padding) */
+
+static void init_act_info(void) { /* (after TILE_PIPS, IS_DBL) */
+    for (int64_t a = 0; a <= A_STOP + 1; a++) {
+        int64_t place = a < A_DRAW, t = place ? (a % A_ALONG) / 6 : -1;
+        ACT_INFO[a][INFO_TILE] = (int8_t)t;
+        ACT_INFO[a][INFO_POS] = (int8_t)(place ? a % 6 : -1);
+        ACT_INFO[a][INFO_PIPS] = (int8_t)(place ? TILE_PIPS[t] : 0);
+        ACT_INFO[a][INFO_DOUBLE] = (int8_t)(place ? IS_DBL[t] : 0);
+        ACT_INFO[a][INFO_ALONG] = (int8_t)(place && a >= A_ALONG);
+    }
+}
 
 static int tile_index(int a, int b) {
     int lo = a < b ? a : b, hi = a < b ? b : a;
@@ -92,6 +106,7 @@ void core_init_tables(void) {
     }
     PACK00 = PACK[0];
     PACK66 = PACK[27];
+    init_act_info();
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1829,6 +1844,83 @@ int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, in
         int64_t m = lead[j];
         if (m <= 0 || m >= (INT64_C(1) << 28)) return 1;
         out[j] = select28(m, below(strided_u64(keys, j), popc28(m))) * 6;
+    }
+    return 0;
+}
+
+/* Legal.arrays: one decision's legal actions in canonical order (engine/legal.py), written as
+ * the row of `act` (codes) and the rows of `info` (INFO planes of n * W int8 each: tile,
+ * position, pips, double, along; -1, -1, 0, 0, 0 for draw, pass and stop); the rest of the row
+ * is padding (-1 and -1, -1, 0, 0, 0). */
+
+typedef struct {
+    int64_t *act;  /* the row's codes */
+    int8_t *info;  /* the row's first info plane */
+    int64_t plane; /* n * W: the distance between two planes */
+    int64_t W, c;  /* the row's width, the actions written */
+} ArrayRow;
+
+static int row_put(ArrayRow *row, int64_t code) {
+    if (row->c >= row->W) return 1;
+    int64_t j = row->c++;
+    row->act[j] = code;
+    for (int k = 0; k < INFO_PLANES; k++) row->info[k * row->plane + j] = ACT_INFO[code][k];
+    return 0;
+}
+
+/* the placements of one decision: per slot its tiles, then its double laid along */
+static int row_places(ArrayRow *row, const int64_t *v, const int64_t *m, int64_t K, int along) {
+    for (int64_t p = 0; p < K; p++) {
+        if ((uint64_t)m[p] > 127 || v[p] < -1 || v[p] > 6 || (v[p] < 0 && m[p] != 0)) return 1;
+        for (int k = 0; k < POPC7[m[p]]; k++)
+            if (row_put(row, (int64_t)TILE_AT[v[p]][SELECT7[m[p]][k]] * 6 + p)) return 1;
+        if (along && v[p] >= 0 && (m[p] >> v[p] & 1) &&
+            row_put(row, A_ALONG + (int64_t)TILE_AT[v[p]][v[p]] * 6 + p))
+            return 1;
+    }
+    return 0;
+}
+
+/* the lead's tiles in index order, then its doubles laid along */
+static int row_lead(ArrayRow *row, int64_t lead, int along) {
+    if (lead < 0 || lead >= (INT64_C(1) << 28)) return 1;
+    for (int64_t t = 0; t < 28; t++)
+        if ((lead >> t & 1) && row_put(row, t * 6)) return 1;
+    for (int64_t t = 0; along && t < 28; t++)
+        if ((lead & DOUBLES28) >> t & 1 && row_put(row, A_ALONG + t * 6)) return 1;
+    return 0;
+}
+
+/* Returns 1 on a value out of range or a decision with more than W legal actions. */
+int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, const int64_t *lead,
+                      int is_lead, const int64_t *flags, int along, int64_t n, int64_t W,
+                      int64_t *act, int8_t *info) {
+    for (int64_t i = 0; i < n; i++) {
+        ArrayRow row = {act + i * W, info + i * W, n * W, W, 0};
+        int err = is_lead ? row_lead(&row, lead[i], along)
+                          : row_places(&row, values + i * K, masks + i * K, K, along);
+        if (err || (uint64_t)flags[i] > (F_DRAW | F_PASS | F_STOP)) return 1;
+        if (((flags[i] & F_DRAW) && row_put(&row, A_DRAW)) ||
+            ((flags[i] & F_PASS) && row_put(&row, A_PASS)) ||
+            ((flags[i] & F_STOP) && row_put(&row, A_STOP)))
+            return 1;
+        for (int64_t j = row.c; j < W; j++) row.act[j] = -1; /* the padding */
+        for (int k = 0; W > row.c && k < INFO_PLANES; k++)
+            memset(row.info + k * row.plane + row.c, ACT_INFO[A_STOP + 1][k], (size_t)(W - row.c));
+    }
+    return 0;
+}
+
+/* LegalArrays.best: per row the column of the highest of its first count[i] scores (the first
+ * among equals), -1 for an empty row. Returns 1 on a count out of 0..W. */
+int core_best(const int64_t *score, const int64_t *count, int64_t n, int64_t W, int64_t *col) {
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t *s = score + i * W;
+        int64_t c = count[i], best = c > 0 ? 0 : -1;
+        if (c < 0 || c > W) return 1;
+        for (int64_t j = 1; j < c; j++)
+            if (s[j] > s[best]) best = j;
+        col[i] = best;
     }
     return 0;
 }

@@ -201,6 +201,10 @@ int64_t core_advance(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int
 int core_uniform_slots(const int64_t *values, const int64_t *masks, int64_t K,
                        const StridedU64 *keys, int64_t n, int64_t *out);
 int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, int64_t *out);
+int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, const int64_t *lead,
+                      int is_lead, const int64_t *flags, int along, int64_t n, int64_t W,
+                      int64_t *act, int8_t *info);
+int core_best(const int64_t *score, const int64_t *count, int64_t n, int64_t W, int64_t *col);
 int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *lead, int is_lead,
                   const StridedU64 *hands, const Strided2 *voids, const Strided1 *seat,
                   int partnership, int64_t n, int64_t *out);

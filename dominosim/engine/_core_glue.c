@@ -368,6 +368,69 @@ static PyObject *py_uniform_lead(PyObject *self, PyObject *const *args, Py_ssize
     return finish_pick(err, b, 3);
 }
 
+/* legal_arrays(values, masks, lead, is_lead, flags, along, act, info): Legal.arrays' padded
+ * arrays (act [n, W] int64; info [5, n, W] int8: tile, position, pips, double, along) */
+static PyObject *py_legal_arrays(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 8) return PyErr_Format(PyExc_TypeError, "legal_arrays takes 8 arguments");
+    int is_lead = PyObject_IsTrue(args[3]), along = PyObject_IsTrue(args[5]);
+    if (is_lead < 0 || along < 0) return NULL;
+    enum { L_VALUES, L_MASKS, L_LEAD, L_FLAGS, L_ACT, L_INFO, L_COUNT };
+    Buf b[L_COUNT];
+    memset(b, 0, sizeof b);
+    if (take(&b[L_VALUES], args[0], "values", 8, K_INT, 2, 0) < 0 ||
+        take(&b[L_MASKS], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
+        take(&b[L_LEAD], args[2], "lead", 8, K_INT, 1, 0) < 0 ||
+        take(&b[L_FLAGS], args[4], "flags", 8, K_INT, 1, 0) < 0 ||
+        take(&b[L_ACT], args[6], "act", 8, K_INT, 2, 1) < 0 ||
+        take(&b[L_INFO], args[7], "info", 1, K_INT, 3, 1) < 0) {
+        release(b, L_COUNT);
+        return NULL;
+    }
+    int64_t n = dim(&b[L_ACT], 0), W = dim(&b[L_ACT], 1), K = dim(&b[L_MASKS], 1);
+    int shapes = items(&b[L_FLAGS]) == n && dim(&b[L_INFO], 0) == 5 && dim(&b[L_INFO], 1) == n &&
+                 dim(&b[L_INFO], 2) == W &&
+                 (is_lead ? items(&b[L_LEAD]) == n
+                          : dim(&b[L_MASKS], 0) == n && dim(&b[L_VALUES], 0) == n &&
+                                dim(&b[L_VALUES], 1) == K);
+    if (!shapes) {
+        release(b, L_COUNT);
+        return PyErr_Format(PyExc_ValueError, "_core: legal_arrays' arrays must have one row per decision");
+    }
+    int err = core_legal_arrays((const int64_t *)b[L_VALUES].view.buf,
+                                (const int64_t *)b[L_MASKS].view.buf, K,
+                                (const int64_t *)b[L_LEAD].view.buf, is_lead,
+                                (const int64_t *)b[L_FLAGS].view.buf, along, n, W,
+                                (int64_t *)b[L_ACT].view.buf, (int8_t *)b[L_INFO].view.buf);
+    release(b, L_COUNT);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: legal_arrays: a value out of range or a row wider than W");
+    Py_RETURN_NONE;
+}
+
+/* best(score, count, col): LegalArrays.best's column per row (score [n, W] int64) */
+static PyObject *py_best(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "best takes 3 arguments");
+    Buf b[3];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[0], "score", 8, K_INT, 2, 0) < 0 ||
+        take(&b[1], args[1], "count", 8, K_INT, 1, 0) < 0 ||
+        take(&b[2], args[2], "col", 8, K_INT, 1, 1) < 0) {
+        release(b, 3);
+        return NULL;
+    }
+    int64_t n = dim(&b[0], 0), W = dim(&b[0], 1);
+    if (items(&b[1]) != n || items(&b[2]) != n) {
+        release(b, 3);
+        return PyErr_Format(PyExc_ValueError, "_core: best's arrays must have one row per decision");
+    }
+    int err = core_best((const int64_t *)b[0].view.buf, (const int64_t *)b[1].view.buf, n, W,
+                        (int64_t *)b[2].view.buf);
+    release(b, 3);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: best: a count out of range");
+    Py_RETURN_NONE;
+}
+
 /* heaviest(values, masks, lead, is_lead, hands, voids, seat, partnership, out): hands, voids
  * and seat in any layout (columns of the engine's decision rows); partnership: the partner's
  * voids (seat + 2) do not count */
@@ -700,6 +763,10 @@ static PyMethodDef methods[] = {
      "uniform_slots(values, masks, keys, out): Legal.uniform for placements"},
     {"uniform_lead", (PyCFunction)(void (*)(void))py_uniform_lead, METH_FASTCALL,
      "uniform_lead(lead, keys, out): Legal.uniform for leads"},
+    {"legal_arrays", (PyCFunction)(void (*)(void))py_legal_arrays, METH_FASTCALL,
+     "legal_arrays(values, masks, lead, is_lead, flags, along, act, info): Legal.arrays"},
+    {"best", (PyCFunction)(void (*)(void))py_best, METH_FASTCALL,
+     "best(score, count, col): LegalArrays.best"},
     {"heaviest", (PyCFunction)(void (*)(void))py_heaviest, METH_FASTCALL,
      "heaviest(values, masks, lead, is_lead, hands, voids, seat, partnership, out): heaviest's "
      "line loop"},

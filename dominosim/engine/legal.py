@@ -19,6 +19,7 @@ then draw, pass, stop.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -220,6 +221,13 @@ class Legal:
         n = int(self.counts()[i])
         return self.take(np.full(n, i)).action_at(np.arange(n)).tolist()
 
+    def arrays(self, obs) -> LegalArrays:
+        """Each decision's legal actions as padded arrays (:class:`LegalArrays`: action, tile,
+        position, pips, double, points if played now, with their counts), in canonical order;
+        ``obs`` is the batch's :class:`~dominosim.engine.observe.BatchObservation` (read for the
+        points only)."""
+        return LegalArrays(self, obs)
+
     def take(self, rows: np.ndarray) -> Legal:
         rows = np.asarray(rows)
         if rows.dtype == bool:
@@ -257,3 +265,168 @@ def _take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def _c64(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
+
+
+class LegalArrays:
+    """The legal actions of ``n`` decisions as ``[n, W]`` arrays padded on the right, ``W`` the
+    largest number of legal actions of the batch; column ``j`` of row ``i`` is decision ``i``'s
+    ``j``-th legal action in canonical order (``Legal.action_at(j)``, ``row_list(i)[j]``),
+    for ``j < count[i]``. Built by :meth:`Legal.arrays` (docs/strategies.md, "Writing a batch
+    strategy"); every array is read-only.
+
+    * ``count`` ``[n]``: the number of legal actions;
+    * ``action``: the action codes (``-1`` in the padding);
+    * ``valid``: ``j < count`` (a legal action, not padding);
+    * ``placement``: a placement (not ``DRAW``, ``PASS``, ``STOP``, not padding);
+    * ``tile``, ``position`` (``0..5``: ``L R W E N S``), ``along`` (a double laid along):
+      of placements (``-1``, ``-1``, False elsewhere);
+    * ``pips`` (the tile's pip sum), ``double`` (the tile is a double): of placements (0,
+      False elsewhere);
+    * ``points``: the in-play points the placement scores for the placer's side if played now
+      (``dominosim.scoring.placement_points``; 0 elsewhere).
+
+    Integers are int64, the rest bool. The compiled core writes every array but ``points`` in
+    one pass; ``points`` is computed on its first read from the open ends of ``obs``
+    (vectorized on the line layouts, decision by decision on a spinner). :meth:`best` picks
+    the legal action with the highest score per decision.
+    """
+
+    def __init__(self, legal: Legal, obs) -> None:
+        self._obs = obs
+        self._legal = legal
+        self.count = _frozen(legal.counts())
+        n, width = len(self.count), int(self.count.max(initial=0))
+        self.action = np.empty((n, width), dtype=np.int64)
+        self._info = np.empty((_INFO_PLANES, n, width), dtype=np.int8)
+        is_lead = legal.lead is not None
+        flags = 0 if legal._no_flags else legal.draw * kernel.F_DRAW
+        if not legal._no_flags:
+            flags = flags + legal.pass_ * kernel.F_PASS + legal.stop * kernel.F_STOP
+        kernel.legal_arrays(
+            _c64(legal.values),
+            _c64(legal.masks),
+            _c64(legal.lead) if is_lead else _NO_LEAD,
+            is_lead,
+            _c64(np.broadcast_to(flags, (n,))),
+            legal.along,
+            self.action,
+            self._info,
+        )
+        _frozen(self.action)
+        _frozen(self._info)
+
+    def __len__(self) -> int:
+        return len(self.count)
+
+    @property
+    def width(self) -> int:
+        """``W``: the columns of the arrays (the largest count; 0 for no decision)."""
+        return self.action.shape[1]
+
+    @cached_property
+    def valid(self) -> np.ndarray:
+        return _frozen(self.action >= 0)
+
+    @cached_property
+    def placement(self) -> np.ndarray:
+        return _frozen(self._info[_TILE] >= 0)
+
+    @cached_property
+    def tile(self) -> np.ndarray:
+        return _frozen(self._info[_TILE].astype(np.int64))
+
+    @cached_property
+    def position(self) -> np.ndarray:
+        return _frozen(self._info[_POS].astype(np.int64))
+
+    @cached_property
+    def pips(self) -> np.ndarray:
+        return _frozen(self._info[_PIPS].astype(np.int64))
+
+    @property
+    def double(self) -> np.ndarray:
+        return self._info[_DOUBLE].view(bool)
+
+    @property
+    def along(self) -> np.ndarray:
+        return self._info[_ALONG].view(bool)
+
+    @cached_property
+    def points(self) -> np.ndarray:
+        return _frozen(_placement_points(self, self._obs, self._legal))
+
+    def best(self, score: np.ndarray) -> np.ndarray:
+        """Per decision, the legal action with the highest ``score`` (``[n, W]``, read only at
+        legal entries), the first in canonical order among equals ([n] int64). Integer (or
+        bool) scores are compared in the compiled core; float scores with numpy (a NaN counts
+        as the highest, as in ``numpy.argmax``)."""
+        score = np.asarray(score)
+        n, w = self.action.shape
+        if score.shape != (n, w):
+            raise ValueError(f"best: score must have the shape of the arrays, {(n, w)}")
+        if w == 0:
+            return np.full(n, -1, dtype=np.int64)
+        if score.dtype.kind in "iub":
+            col = np.empty(n, dtype=np.int64)
+            kernel.best(_c64(score), self.count, col)
+        else:
+            col = np.argmax(np.where(self.valid, score, -np.inf), axis=1)
+        return np.take_along_axis(self.action, col[:, None], axis=1)[:, 0]
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+# the planes of the core's info array (kernel.legal_arrays; _core.c, INFO_*)
+_TILE, _POS, _PIPS, _DOUBLE, _ALONG = range(5)
+_INFO_PLANES = 5
+_NO_LEAD = np.zeros(0, dtype=np.int64)
+
+
+def _placement_points(la: LegalArrays, obs, legal: Legal) -> np.ndarray:
+    """The in-play points of each legal placement if played now (0 elsewhere): the rules of
+    ``dominosim.scoring.placement_points``, over the batch."""
+    r = obs.rules
+    out = np.zeros(la.action.shape, dtype=np.int64)
+    if r.scoring == "none" or la.width == 0:
+        return out
+    if r.layout == "spinner":  # (the spinner and its covered arms: decision by decision)
+        from ..scoring import placement_points
+
+        for i, row in enumerate(la.action.tolist()):
+            o = obs.row(i)
+            out[i] = [placement_points(o, a) if 0 <= a < actions.DRAW else 0 for a in row]
+        return out
+    place = la.placement
+    t = np.maximum(la.tile, 0)
+    if legal.lead is not None:
+        if r.scoring == "bergen":
+            pts = np.where(tables.IS_DOUBLE[t], 2, 0)
+        else:
+            pts = _count_points(r, tables.TILE_PIPS[t])
+        return np.where(place, pts, 0)
+    p = np.clip(la.position, 0, 1)
+    vals = legal.values
+    v = np.take_along_axis(vals, p, axis=1)
+    w = tables.TILE_LOW[t] + tables.TILE_HIGH[t] - v  # the tile's other half
+    d = tables.IS_DOUBLE[t]
+    dbl = np.asarray(obs.doubles, dtype=bool)
+    other_v = np.take_along_axis(vals, 1 - p, axis=1)
+    other_d = np.take_along_axis(dbl, 1 - p, axis=1)
+    if r.scoring == "bergen":
+        pts = np.where(w == other_v, np.where(d | other_d, 3, 2), 0)
+        return np.where(place & (other_v >= 0), pts, 0)
+    alg = np.asarray(obs.along, dtype=bool)
+    other_a = np.take_along_axis(alg, 1 - p, axis=1)
+    contrib = np.where(other_v < 0, 0, np.where(other_d & ~other_a, 2 * other_v, other_v))
+    c = np.where(d & ~la.along, 2 * w, w) + contrib
+    return np.where(place, _count_points(r, c), 0)
+
+
+def _count_points(r, c: np.ndarray) -> np.ndarray:
+    """In-play points of end counts ``c`` (§5.8, §6.8, §11.8; no target cap)."""
+    m = 3 if r.scoring == "threes" else 5
+    hit = (c > 0) & (c % m == 0)
+    return np.where(hit, c if r.scoring == "muggins" else c // m, 0)
