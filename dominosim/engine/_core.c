@@ -255,6 +255,10 @@ static inline int64_t side_of(const Rules *r, int64_t seat) {
     return r->partnership ? seat % 2 : seat;
 }
 
+/* the number of sides, 1 to 4 (core_rules refuses others); the bound is written out so that
+ * the compiler sees a loop over it stay inside a [4] array */
+static inline int64_t sides_of(const Rules *r) { return r->S < 4 ? r->S : 4; }
+
 static inline int64_t drawable(const Slot *rw) { return rw->hb[H_SEND] - rw->hb[H_SP]; }
 
 /* one public event of the hand appended to its slot's history (Observation.history; lg NULL:
@@ -778,7 +782,7 @@ static void write_score(Slot *rw, int64_t s, int64_t amount) {
 
 /* kozel's charges: the hand values per side (§14.12), eggs, the fish-maker, the book */
 static void settle_kozel(const Rules *r, Slot *rw, const int64_t *seat_pips) {
-    int64_t n = r->S, value[4] = {0, 0, 0, 0}, charges[4] = {0, 0, 0, 0};
+    int64_t n = sides_of(r), value[4] = {0, 0, 0, 0}, charges[4] = {0, 0, 0, 0};
     int8_t charged[4] = {0, 0, 0, 0}, winners[4] = {0, 0, 0, 0};
     for (int s = 0; s < r->P; s++) {
         uint64_t h = rw->hands[s];
@@ -888,7 +892,7 @@ static void settle(const Rules *r, Slot *rw, Tally *ty) {
     int dom = out >= 0;
     int64_t out_side = dom ? side_of(r, out) : -1;
     const int64_t *pips = ty->pips;
-    for (int s = 0; s < r->S; s++) {
+    for (int s = 0; s < sides_of(r); s++) {
         total += pips[s];
         ty->valid[s] = 1;
     }
