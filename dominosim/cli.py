@@ -929,6 +929,29 @@ def tune_target_cmd(**kw: Any) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# configs: the shipped example experiments (configs/, docs/config.md)
+
+
+@main.command("configs")
+@click.option("--files", "show_files", is_flag=True, help="Also show the file of each example.")
+def configs_cmd(show_files: bool) -> None:
+    """List the example experiment files shipped with dominosim.
+
+    Run one by name from any folder (dominosim run classic-2p); a file of that name in the
+    current folder is run instead. Copy one (--files shows where it is) to start your own.
+    """
+    from .config import describe_config, shipped_configs
+
+    header = ["config", "description"] + (["file"] if show_files else [])
+    rows = [
+        [name, describe_config(p)] + ([str(p)] if show_files else [])
+        for name, p in shipped_configs().items()
+    ]
+    click.echo(_table(header, rows))
+    click.echo("\nRun one: dominosim run NAME (docs/config.md)")
+
+
+# ---------------------------------------------------------------------------------------------
 # strategies (dominosim/strategy.py, docs/strategies.md)
 
 

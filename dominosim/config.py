@@ -369,11 +369,42 @@ def expand_groups(options: Mapping[str, Sequence[object]]) -> list[dict[str, obj
 # loading
 
 
-def read_toml(path: str | Path) -> dict:
-    """Read a TOML file; a missing, unreadable or invalid file is a ConfigError."""
+def shipped_configs() -> dict[str, Path]:
+    """The example experiment files the package ships (a clone's configs/), by name (the
+    file's name without .toml), in name order."""
+    from importlib.resources import files
+
+    found = [Path(str(x)) for x in files("dominosim.configs").iterdir()]
+    return {p.stem: p for p in sorted(found) if p.suffix == ".toml" and p.is_file()}
+
+
+def describe_config(path: Path) -> str:
+    """An experiment file's description: its first comment line."""
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+        if line.strip():
+            break
+    return "-"
+
+
+def resolve_config(path: str | Path) -> Path:
+    """The experiment file ``path`` names: the file itself where it exists, else the shipped
+    example of that name (``classic-2p`` or ``classic-2p.toml``, no folder in it)."""
     p = Path(path)
+    if p.exists() or len(p.parts) != 1:
+        return p
+    return shipped_configs().get(p.name.removesuffix(".toml"), p)
+
+
+def read_toml(path: str | Path) -> dict:
+    """Read a TOML file (or a shipped example by name: resolve_config); a missing, unreadable
+    or invalid file is a ConfigError."""
+    p = resolve_config(path)
     if not p.exists():
-        raise ConfigError(f"experiment file not found: {p}; check the path")
+        bare = len(Path(path).parts) == 1  # (a bare name may be a shipped example's)
+        fix = ", or name a shipped example (dominosim configs lists them)" if bare else ""
+        raise ConfigError(f"experiment file not found: {p}; check the path{fix}")
     if p.is_dir():
         raise ConfigError(f"experiment file is a folder: {p}; give a .toml file")
     try:

@@ -199,6 +199,13 @@ CASES = [
         r"experiment file not found: .*missing\.toml; check the path",
     ),
     Case(
+        "a bare name that is neither a file nor a shipped example",
+        lambda t: ["run", "no-such-example"],
+        2,
+        r"experiment file not found: no-such-example; check the path, or name a shipped "
+        r"example \(dominosim configs lists them\)",
+    ),
+    Case(
         "a folder instead of a file",
         lambda t: ["run", str(t)],
         2,
