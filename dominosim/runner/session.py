@@ -427,7 +427,7 @@ class _Rounds:
         from .. import report
 
         merger, _ = merge_finished(self.rd, self.plan, below=look)
-        return report.decided(manifest, merger.frame(), look)
+        return report.decided(manifest, merger.rows(), look)
 
     def stop(self) -> None:
         _stop(self.ex)
@@ -548,6 +548,13 @@ def _timings_ok(timings: object) -> bool:
     return True
 
 
+def _wants_plots(manifest: dict) -> bool:
+    """Whether the run draws plots/ (its experiment's ``plots``; runs from before the setting
+    existed, and the tournaments, do)."""
+    exp = manifest.get("experiment")
+    return not isinstance(exp, dict) or exp.get("plots") is not False
+
+
 def finish(
     rd: RunDir,
     plan: Plan,
@@ -573,19 +580,20 @@ def finish(
     manifest["hands_played"] = merger.hands
     end_session()
     phase("writing the report")
-    frame = merger.frame()
+    frame = merger.rows()  # (no pandas: a run's report and plots read the rows)
     data = build_report(rd, manifest, frame)
     rd.write_outputs(
         render.render_markdown(data), render.summary_csv(data), render.paired_csv(data)
     )
     plotted = False
     try:
-        from .. import plots
+        if _wants_plots(manifest):
+            from .. import plots
 
-        phase("drawing the plots")
-        with rd.staged_plots() as folder:
-            plots.write_plots(data, frame, folder)
-        plotted = True
+            phase("drawing the plots")
+            with rd.staged_plots() as folder:
+                plots.write_plots(data, frame, folder)
+            plotted = True
     except ImportError:  # matplotlib missing: the report stands without figures
         pass
     manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}
