@@ -1054,6 +1054,8 @@ def check_strategy_cmd(
             strategy_timeout=strategy_timeout,
             **kw,
         )
+    for note in result.notes:
+        click.echo(_one_line(note), err=True)
     for failure in result:
         click.echo(_one_line(str(failure)))
     names = ", ".join(result.strategies)

@@ -103,8 +103,8 @@ def test_tables_of_real_reports_print_as_pandas(tmp_path):
         _run(tmp_path, "--unit", "match", "--set", "fives.reserve_k=0,2", "--no-plots", out="b"),
     ]
     args = ["compare", "--variant", "fives", "--strategies", "random,greedy,heaviest"]
-    r = CliRunner().invoke(main, [*args, "--games", "12", "--seed", "1", "--workers", "1",
-                                  "--out", str(tmp_path / "c"), "--json"])  # fmt: skip
+    args += ["--games", "12", "--seed", "1", "--workers", "1", "--out", str(tmp_path / "c")]
+    r = CliRunner().invoke(main, [*args, "--json"])
     assert r.exit_code == 0, r.output
     runs.append(Path(json.loads(r.stdout)["run_dir"]))
     for d in runs:
@@ -112,8 +112,8 @@ def test_tables_of_real_reports_print_as_pandas(tmp_path):
 
         data = runner.load_report(d)
         tabs = render.tables(data)
-        for t in [tabs["groups"], *(x for k in ("strategies", "seats", "paired")
-                                    for x in tabs[k].values())]:  # fmt: skip
+        per_group = [x for k in ("strategies", "seats", "paired") for x in tabs[k].values()]
+        for t in [tabs["groups"], *per_group]:
             df = pd.DataFrame([dict(zip(t.columns, r, strict=True)) for r in t.rows])
             assert t.to_string(index=False) == df.to_string(index=False)
         assert (d / "summary.csv").read_text() == render.summary_csv(data)

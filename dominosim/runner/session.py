@@ -124,7 +124,7 @@ def start_run(
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-    _check_strategies(exp, legs)
+    _check_strategies(exp, legs, session)
     plan = Plan.from_experiment(exp, seed, legs=legs)
     plan.measurement = measurement_of(analysis or {})
     files = strategy_files(plan.strategy_paths)
@@ -171,9 +171,10 @@ def start_run(
     return rd, data
 
 
-def _check_strategies(exp: Experiment, legs) -> None:
+def _check_strategies(exp: Experiment, legs, session: Session) -> None:
     """Load the run's strategy files and make every seat's strategy once, in the parent:
-    unknown names and bad parameters fail before the folder is made."""
+    unknown names and bad parameters fail before the folder is made; a copied built-in that
+    keeps ``compiled`` says, once, that it plays its Python (strategy.twin_note)."""
     if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
         probe_strategies(
             exp.strategy_path,
@@ -185,6 +186,12 @@ def _check_strategies(exp: Experiment, legs) -> None:
     for label in dict.fromkeys(x for leg in legs or () for x in leg):
         spec = parse_strategy(label)
         strategy.get(spec.name, **spec.kwargs)
+    names = [s.name for s in exp.seats] + [
+        parse_strategy(x).name for leg in legs or () for x in leg
+    ]
+    for note in dict.fromkeys(strategy.twin_note(n) for n in names):
+        if note is not None:
+            echo(session, note)
 
 
 def _plan_rounds(plan: Plan, metric: str | None) -> None:
