@@ -4,7 +4,9 @@ it: a fresh process of the installed command, timed from start to exit.
     python bench/startup.py [--reps 7] [--games 1000] [--root PATH ...] [--importtime]
 
 Each repetition runs, in a fresh process (the console script ``dominosim`` beside this Python,
-or ``python -m dominosim.cli`` when there is none), once as given and once with ``--no-plots``:
+or ``python -m dominosim.cli`` when there is none), once as given and once with ``--no-plots``,
+and both again with a user's strategy file (docs/example_batch_strategy.py, ``--strategies
+lightest-batch,random``: its file is probed in a forked child and played in a worker process):
 
     dominosim run --variant classic --players 2 --strategies random,heaviest --games 1000
                   --unit hand --workers 1 --out TMP
@@ -23,6 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pty
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -51,16 +56,28 @@ def entry_point() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "dominosim.cli"]
 
 
-def timed_run(entry: list[str], env: dict, games: int, extra: list[str]) -> tuple[float, float]:
-    """(the process's wall seconds, the play's wall seconds from its manifest)."""
+def timed_run(entry: list[str], env: dict, games: int, extra: list[str]) -> tuple:
+    """(the process's wall seconds, its CPU seconds (children included: a worker process), the
+    play's wall and CPU seconds from its manifest). stderr is a terminal (a pseudo-terminal),
+    as at a user's prompt: the progress bar is set up (it shows after 2 s)."""
     with tempfile.TemporaryDirectory() as out:
         cmd = [*entry, *COMMAND, "--games", str(games), *extra, "--out", out]
+        terminal, other_end = pty.openpty()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()  # (cwd: not this checkout, which -m would put first)
-        subprocess.run(cmd, env=env, check=True, capture_output=True, cwd=out)
+        try:
+            kw = {"stdout": subprocess.PIPE, "stderr": other_end, "cwd": out}
+            subprocess.run(cmd, env=env, check=True, **kw)
+        finally:
+            os.close(other_end)
+            os.close(terminal)
         wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         (manifest,) = Path(out).glob("*/*/manifest.json")
         timings = json.loads(manifest.read_text())["group_timings"]
-        return wall, sum(t["wall_seconds"] for t in timings)
+        play_wall = sum(t["wall_seconds"] for t in timings)
+        return wall, cpu, play_wall, sum(t["cpu_seconds"] for t in timings)
 
 
 def interpreter(env: dict) -> float:
@@ -103,7 +120,15 @@ def main() -> None:
     print(f"CPU: {cpu_model()}; {os.cpu_count()} cores; Python {sys.version.split()[0]}")
     shown = " ".join([Path(entry[0]).name, *entry[1:], *COMMAND])
     print(f"command: {shown} --games {a.games} --out TMP")
-    cases = {"as given (plots drawn)": [], "--no-plots": ["--no-plots"]}
+    own = tempfile.mkdtemp()  # a user's strategy file: played in a worker process
+    shutil.copy(Path(__file__).resolve().parents[1] / "docs" / "example_batch_strategy.py", own)
+    mine = ["--strategies", "lightest-batch,random", "--strategy-path", own]
+    cases = {
+        "as given (plots drawn)": [],
+        "--no-plots": ["--no-plots"],
+        "own strategy": mine,
+        "own strategy, --no-plots": [*mine, "--no-plots"],
+    }
     results = {(root, name): [] for root in envs for name in cases}
     python = []
     for env in envs.values():
@@ -116,6 +141,7 @@ def main() -> None:
                 except subprocess.CalledProcessError:  # (a checkout from before --no-plots)
                     pass
         python.append(interpreter(os.environ))
+    shutil.rmtree(own)
     report(results, python, a.reps)
     if a.importtime:
         for root, env in envs.items():
@@ -124,21 +150,26 @@ def main() -> None:
 
 
 def report(results: dict, python: list[float], reps: int) -> None:
-    print(f"{'checkout, case':52} {'wall s':>14} {'play s':>8} {'outside s':>16}")
+    head = ["wall s".rjust(14), "outside, wall".rjust(14), "cpu s".rjust(6)]
+    head += ["outside, cpu".rjust(12), "play cpu".rjust(8)]
+    print(f"{'checkout, case':46} {' '.join(head)}")
     for (root, name), rows in results.items():
-        label = f"{root}, {name}"[-52:]
+        label = f"{root}, {name}"[-46:]
         if not rows:
-            print(f"{label:52} (not in this checkout)")
+            print(f"{label:46} (not in this checkout)")
             continue
-        wall = [w for w, _ in rows]
-        play = [p for _, p in rows]
-        out = [w - p for w, p in rows]
+        med = [statistics.median(x) for x in zip(*rows, strict=True)]
+        wall, cpu, _, play_cpu = med
+        out_wall = statistics.median(w - p for w, _, p, _ in rows)
+        out_cpu = statistics.median(c - p for _, c, _, p in rows)
+        low = min(w - p for w, _, p, _ in rows)
         print(
-            f"{label:52} {statistics.median(wall):7.3f} ({min(wall):.3f}) "
-            f"{statistics.median(play):8.3f} {statistics.median(out):8.3f} ({min(out):.3f})"
+            f"{label:46} {wall:7.3f} ({min(r[0] for r in rows):.3f}) {out_wall:6.3f} ({low:.3f}) "
+            f"{cpu:6.3f} {out_cpu:12.3f} {play_cpu:8.3f}"
         )
-    print(f"{'python -c pass':52} {statistics.median(python):7.3f} ({min(python):.3f})")
-    print(f"(medians of {reps} repetitions; minima in brackets)")
+    print(f"{'python -c pass':46} {statistics.median(python):7.3f} ({min(python):.3f})")
+    print(f"(medians of {reps} repetitions, minima in brackets; outside = the process less the")
+    print(" play of its manifest's group_timings; cpu: the process and its children)")
 
 
 if __name__ == "__main__":
