@@ -587,8 +587,8 @@ def finish(
     manifest["hands_played"] = merger.hands
     end_session()
     phase("writing the report")
-    frame = merger.rows()  # (no pandas: a run's report and plots read the rows)
-    data = build_report(rd, manifest, frame)
+    rows = merger.rows()  # (no pandas: a run's report and plots read the rows)
+    data = build_report(rd, manifest, rows)
     rd.write_outputs(
         render.render_markdown(data), render.summary_csv(data), render.paired_csv(data)
     )
@@ -599,7 +599,7 @@ def finish(
 
             phase("drawing the plots")
             with rd.staged_plots() as folder:
-                plots.write_plots(data, frame, folder)
+                plots.write_plots(data, rows, folder)
             plotted = True
     except ImportError:  # matplotlib missing: the report stands without figures
         pass
