@@ -358,13 +358,27 @@ class Merger:
 
 
 class Aggregates:
-    """Lookup of one group's aggregate rows: ``(metric, rotation, seat, bin, pair) -> value``."""
+    """Lookup of one group's aggregate rows: ``(metric, rotation, seat, bin, pair) -> value``
+    (``frame``: that group's rows as a DataFrame; None: none yet)."""
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+    def __init__(self, frame: pd.DataFrame | None = None) -> None:
         self.d: dict[tuple, int] = {}
-        cols = (*AGG_KEYS, "value")
-        for metric, r, s, b, pair, v in zip(*(frame[c].tolist() for c in cols), strict=True):
-            self.d[(metric, int(r), int(s), int(b), pair)] = int(v)
+        if frame is not None:
+            cols = (*AGG_KEYS, "value")
+            for metric, r, s, b, pair, v in zip(*(frame[c].tolist() for c in cols), strict=True):
+                self.d[(metric, int(r), int(s), int(b), pair)] = int(v)
+
+    @classmethod
+    def by_group(cls, aggregates: pd.DataFrame | Iterable[Sequence]) -> dict[int, Aggregates]:
+        """Each group's lookup, from the aggregates as a DataFrame (the columns of
+        ``aggregates.parquet``) or as ``(group, metric, rotation, seat, bin, pair, value)`` rows
+        (:meth:`Merger.rows`, which a run uses: it needs no pandas)."""
+        if hasattr(aggregates, "columns"):
+            aggregates = zip(*(aggregates[c].tolist() for c in AGG_COLUMNS), strict=True)
+        out: dict[int, Aggregates] = {}
+        for g, metric, r, s, b, pair, v in aggregates:
+            out.setdefault(int(g), cls()).d[(metric, int(r), int(s), int(b), pair)] = int(v)
+        return out
 
     def get(
         self, metric: str, rotation: int = -1, seat: int = -1, bin: int = -1, pair: str = ""

@@ -65,7 +65,7 @@ def run(
         **flags: the keyword arguments of :func:`dominosim.config.experiment_from_cli`
             (``variants``, ``players``, ``sets``, ``strategies``, ``games``, ``unit``,
             ``seed``, ``chunk_size``, ``workers``, ``out``, ``rotate``, ``records``,
-            ``strategy_path``, ``name``), and ``until_decided`` (play in rounds until every
+            ``plots``, ``strategy_path``, ``name``), and ``until_decided`` (play in rounds until every
             pair of strategies is decided, at most ``games``; docs/compare.md) with
             ``metric`` (what it decides on; default what decides the game).
 
@@ -140,7 +140,7 @@ _EXPERIMENT = (
 #: ``progress`` and ``echo`` (the tournaments set the others themselves).
 # fmt: off
 _TAKES = {
-    "run": ("variants", *_EXPERIMENT, "until_decided", "metric"),
+    "run": ("variants", *_EXPERIMENT, "plots", "until_decided", "metric"),
     "compare": ("variant", *(k for k in _EXPERIMENT if k != "rotate"), "until_decided", "metric"),
     "skill": ("variant", "deals", "budget", "accuracy_deals", "round_robin",
               *(k for k in _EXPERIMENT if k not in ("rotate", "games", "unit"))),
@@ -159,7 +159,7 @@ _LISTS = {  # keyword -> what it takes: a string is one item (or the CLI's comma
 #: Keywords taking a whole number (an int, or a string of one, as the command line gives it).
 _INTS = ("players", "games", "seed", "chunk_size", "workers", "deals", "budget", "accuracy_deals")
 #: Keywords taking true or false.
-_BOOLS = ("rotate", "records", "round_robin")
+_BOOLS = ("rotate", "records", "plots", "round_robin")
 
 
 def _typed(name: str, key: str, value):

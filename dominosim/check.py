@@ -62,7 +62,8 @@ REDEALS = 3  # hidden deals tried per probed decision (information)
 class Report(list):
     """The failures (a list of :class:`Failure`, empty when every check passed), with what was
     checked: ``strategies`` (labels), ``checks``, ``rule_sets`` and ``decisions`` (how many
-    decisions the checks looked at)."""
+    decisions the checks looked at); ``notes``: lines to tell the user that are no failure
+    (:func:`dominosim.strategy.twin_note`)."""
 
     def __init__(
         self,
@@ -78,6 +79,7 @@ class Report(list):
         self.checks = tuple(checks)
         self.rule_sets = rule_sets
         self.decisions = decisions
+        self.notes: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -809,6 +811,9 @@ def _in_child(progress, target, paths, sets, seed, deals, checks, timeout, limit
             report += rec.failures
             report.strategies.append(rec.label)
             report.decisions += rec.decisions
+            note = strategy.twin_note(name)
+            if note is not None and note not in report.notes:
+                report.notes.append(note)
     except StrategyTimeout as e:  # (named by where it struck: _limited)
         what = e.args[0] if e.args else f"strategy file {target} (loading it)"
         raise StrategyError(

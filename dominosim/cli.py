@@ -35,6 +35,14 @@ def _version() -> str:
         return _pkg_version
 
 
+def _print_version(ctx: click.Context, value: bool) -> None:
+    """``--version``: the version is looked up only when asked for (importlib.metadata costs
+    a few tens of milliseconds, and every command would pay them at start-up)."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"dominosim {_version()}", color=ctx.color)
+        ctx.exit()
+
+
 def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
@@ -146,8 +154,14 @@ def _usage_error(ctx: click.Context, e: click.UsageError) -> None:
     cls=DominosimGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(
-    _version(), "--version", "-V", prog_name="dominosim", message="%(prog)s %(version)s"
+@click.option(
+    "--version",
+    "-V",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    help="Show the version and exit.",
+    callback=lambda ctx, _param, value: _print_version(ctx, value),
 )
 def main() -> None:
     """Simulate the twelve domino variants of RULES.md: rules, bots, tournaments, statistics.
@@ -523,6 +537,12 @@ def trace_cmd(
     default=None,
     help="Play every seat rotation of the strategies (default on).",
 )
+@click.option(
+    "--plots/--no-plots",
+    default=None,
+    help="Draw the figures of plots/ when the run is done (default on; matplotlib takes about "
+    "a second, so a small run is several times quicker without).",
+)
 @options(*RUN_OPTIONS)
 @options("until_decided")
 @option(
@@ -544,6 +564,7 @@ def run_cmd(
     out: str | None,
     name: str | None,
     rotate: bool | None,
+    plots: bool | None,
     records: str | None,
     executor: str,
     scheduler: str | None,
@@ -563,26 +584,23 @@ def run_cmd(
     """
     from . import api, render
 
+    common = dict(
+        executor=executor, scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout
+    )
     if resume is not None:
         # fmt: off
         given = [f for f, v in (("CONFIG", config), ("--variant", variant_names), ("--players", players),
                                 ("--strategies", strategies), ("--set", sets), ("--games", games),
                                 ("--unit", unit), ("--seed", seed), ("--chunk-size", chunk_size),
                                 ("--out", out), ("--name", name), ("--rotate", rotate),
-                                ("--records", records), ("--strategy-path", strategy_path),
+                                ("--plots", plots), ("--records", records),
+                                ("--strategy-path", strategy_path),
                                 ("--until-decided", until_decided or None), ("--metric", metric))
                  if v not in (None, ())]
         # fmt: on
         _refuse_with_resume(given)
         with _stdout_aside():
-            data = api.run(
-                resume=resume,
-                executor=executor,
-                scheduler=scheduler,
-                progress=None,
-                workers=_int_flag(workers, "--workers"),
-                strategy_timeout=strategy_timeout,
-            )
+            data = api.run(resume=resume, workers=_int_flag(workers, "--workers"), **common)
     else:
         with _stdout_aside():
             data = api.run(
@@ -600,11 +618,9 @@ def run_cmd(
                 name=name,
                 rotate=rotate,
                 records=None if records is None else records == "all",
+                plots=plots,
                 strategy_path=list(strategy_path) or None,
-                executor=executor,
-                scheduler=scheduler,
-                progress=None,
-                strategy_timeout=strategy_timeout,
+                **common,
                 **({"until_decided": True} if until_decided else {}),
                 **({"metric": metric} if metric else {}),
             )
@@ -1061,6 +1077,8 @@ def check_strategy_cmd(
             strategy_timeout=strategy_timeout,
             **kw,
         )
+    for note in result.notes:
+        click.echo(_one_line(note), err=True)
     for failure in result:
         click.echo(_one_line(str(failure)))
     names = ", ".join(result.strategies)

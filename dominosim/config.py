@@ -52,6 +52,7 @@ TOP_KEYS = (
     "out",
     "rotate",
     "records",
+    "plots",
     "strategy_path",
 )
 
@@ -66,6 +67,7 @@ DEFAULTS = {
     "out": "results",
     "rotate": True,
     "records": True,
+    "plots": True,
     "strategy_path": (),
 }
 
@@ -143,6 +145,7 @@ class Experiment:
         out: the results root folder.
         rotate: play every seat rotation of the strategies (duplicate deals).
         records: write per-hand records besides the integer aggregates.
+        plots: draw the figures of plots/ when the run is done (matplotlib: about a second).
         strategy_path: extra files or folders searched for strategies.
         source: where the settings came from (a file path, or ``"command line"``).
     """
@@ -159,6 +162,7 @@ class Experiment:
     out: str = "results"
     rotate: bool = True
     records: bool = True
+    plots: bool = True
     strategy_path: tuple[str, ...] = ()
     source: str = field(default="command line", compare=False)
 
@@ -188,6 +192,7 @@ class Experiment:
             "out": self.out,
             "rotate": self.rotate,
             "records": self.records,
+            "plots": self.plots,
             "strategy_path": list(self.strategy_path),
         }
 
@@ -450,6 +455,7 @@ def experiment_from_cli(
     out: str | None = None,
     rotate: bool | None = None,
     records: bool | None = None,
+    plots: bool | None = None,
     strategy_path: Sequence[str] | None = None,
     name: str | None = None,
     known_strategies: Iterable[str] | None = None,
@@ -477,6 +483,7 @@ def experiment_from_cli(
         "out": out,
         "rotate": rotate,
         "records": records,
+        "plots": plots,
     }
     for key, value in flags.items():
         if value is not None:
@@ -538,7 +545,7 @@ def build_experiment(
 
 def _run_settings(raw: Mapping, w: _Where) -> dict:
     """The keys of a run's size and shape: players, games, seed, chunk size, workers, unit,
-    output folder, rotation, records, strategy paths; each checked, in this order."""
+    output folder, rotation, records, plots, strategy paths; each checked, in this order."""
     players = _int(raw, "players", w, lo=2, hi=4)
     games = _int(raw, "games", w, lo=1)
     seed = _int(raw, "seed", w)
@@ -562,6 +569,7 @@ def _run_settings(raw: Mapping, w: _Where) -> dict:
     no_control(out, w("out"))
     rotate = _bool(raw, "rotate", w)
     records = _bool(raw, "records", w)
+    plots = _bool(raw, "plots", w)
     strategy_path = tuple(
         expand_home(p, w("strategy_path")) for p in _str_list(raw, "strategy_path", w)
     )
@@ -575,6 +583,7 @@ def _run_settings(raw: Mapping, w: _Where) -> dict:
         out=out,
         rotate=rotate,
         records=records,
+        plots=plots,
         strategy_path=strategy_path,
     )
 

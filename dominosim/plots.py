@@ -22,12 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS
-
-if TYPE_CHECKING:
-    import pandas as pd
+from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates
 
 DPI = 100
 
@@ -41,10 +37,9 @@ def _plt():
     return plt
 
 
-def _hist(aggregates, group: int, metric: str, lo: int, hi: int) -> list[int]:
-    a = aggregates[(aggregates["group"] == group) & (aggregates["metric"] == metric)]
-    d = dict(zip(a["bin"].tolist(), a["value"].tolist(), strict=True))
-    return [int(d.get(i, 0)) for i in range(lo, hi + 1)]
+def _hist(lookups: Mapping, group: int, metric: str, lo: int, hi: int) -> list[int]:
+    agg = lookups.get(group)
+    return agg.hist(metric, lo, hi) if agg is not None else [0] * (hi - lo + 1)
 
 
 def _save(plt, fig, path: Path) -> Path:
@@ -159,8 +154,10 @@ def _win_rates(plt, data: Mapping, path: Path) -> Path:
     return _save(plt, fig, path)
 
 
-def write_plots(data: Mapping, aggregates: pd.DataFrame, folder: str | Path) -> list[Path]:
-    """Write the figures of a report into ``folder``; returns their paths."""
+def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
+    """Write the figures of a report into ``folder``; returns their paths. ``aggregates``: a
+    DataFrame or rows, as :meth:`dominosim.aggregates.Aggregates.by_group` takes."""
+    aggregates = Aggregates.by_group(aggregates)
     plt = _plt()
     folder = Path(folder)
     name = data.get("name", "")

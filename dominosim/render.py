@@ -95,9 +95,10 @@ def warning_lines(rows: list) -> list[str]:
 
 
 def tables(data: Mapping) -> dict:
-    """pandas DataFrames of the report: ``groups``, and per group ``strategies``, ``seats``,
-    ``paired`` (dicts keyed by group label)."""
-    import pandas as pd
+    """The tables of the report (:class:`dominosim.table.Table`, printed as pandas prints a
+    DataFrame, without pandas): ``groups``, and per group ``strategies``, ``seats``, ``paired``
+    (dicts keyed by group label)."""
+    from .table import Table
 
     out = {"groups": None, "strategies": {}, "seats": {}, "paired": {}}
     rows = []
@@ -121,7 +122,7 @@ def tables(data: Mapping) -> dict:
         # fmt: on
         label = g["label"]
         # fmt: off
-        out["strategies"][label] = pd.DataFrame([
+        out["strategies"][label] = Table([
             {
                 "strategy": _mark(data, s["strategy"]),
                 "seats": s["seats"],
@@ -138,7 +139,7 @@ def tables(data: Mapping) -> dict:
         ])
         # fmt: on
         # fmt: off
-        out["seats"][label] = pd.DataFrame([
+        out["seats"][label] = Table([
             {
                 "seat": s["seat"],
                 "hand wins": _pct(s["hand_win_rate"]),
@@ -151,10 +152,8 @@ def tables(data: Mapping) -> dict:
         ])
         # fmt: on
         if g["paired"]:
-            out["paired"][label] = pd.DataFrame(
-                [_paired_cells(p, data["unit"]) for p in g["paired"]]
-            )
-    out["groups"] = pd.DataFrame(rows)
+            out["paired"][label] = Table([_paired_cells(p, data["unit"]) for p in g["paired"]])
+    out["groups"] = Table(rows)
     return out
 
 
@@ -244,7 +243,7 @@ def render_markdown(data: Mapping) -> str:
 
 def summary_csv(data: Mapping) -> str:
     """One row per (group, strategy) with the group's statistics beside it."""
-    import pandas as pd
+    from .table import Table
 
     rows = []
     for g in data["groups"]:
@@ -274,7 +273,7 @@ def summary_csv(data: Mapping) -> str:
                 "mean_points": s["mean_points"],
             })
             # fmt: on
-    return pd.DataFrame(rows).to_csv(index=False)
+    return Table(rows).to_csv(index=False)
 
 
 _PAIRED_COLUMNS = ("hand_win_diff", "match_win_diff", "points_diff")
@@ -284,7 +283,7 @@ def paired_csv(data: Mapping) -> str:
     """One row per paired comparison (docs/results.md, "paired.csv"): each group's pairs, and
     a round robin's pairs pooled over its tables (``group`` empty, ``label`` "pooled"), each
     difference A − B with its 95% interval."""
-    import pandas as pd
+    from .table import Table
 
     rows = []
     sources = [(g["index"], g["label"], g["paired"]) for g in data["groups"]]
@@ -300,7 +299,7 @@ def paired_csv(data: Mapping) -> str:
             rows.append(row)
     cols = ["group", "label", "a", "b", "deals"]
     cols += [f"{k}{x}" for k in _PAIRED_COLUMNS for x in ("", "_lo", "_hi")]
-    return pd.DataFrame(rows, columns=cols).to_csv(index=False)
+    return Table(rows, columns=cols).to_csv(index=False)
 
 
 def _skill_sections(data: Mapping, a: Mapping):

@@ -36,14 +36,16 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
 
     Args:
         manifest: the run's manifest dict.
-        aggregates: the aggregates DataFrame (columns of ``aggregates.parquet``).
+        aggregates: the aggregates, a DataFrame (columns of ``aggregates.parquet``) or its
+            rows (``aggregates.Aggregates.by_group``).
         run_dir: the run folder, reported as ``run_dir``.
     """
     timings = manifest.get("group_timings") or []
     groups = []
+    lookups = Aggregates.by_group(aggregates)
     for gd in manifest["groups"]:
         g = gd["index"]
-        agg = Aggregates(aggregates[aggregates["group"] == g])
+        agg = lookups.get(g) or Aggregates()
         groups.append(_group(manifest, gd, agg, timings[g] if g < len(timings) else {}))
     chunks = manifest.get("chunks", [])
     data = {
@@ -555,10 +557,8 @@ def _matrix_cells(wins: np.ndarray, games: np.ndarray) -> list[list]:
 def _pooled_pairs(manifest, aggregates, data, names: list) -> list[dict]:
     """Per pairing, the paired differences pooled over the legs where the pair met."""
     by_index = {gd["index"]: gd for gd in manifest["groups"]}
-    aggs = {
-        g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
-        for g in data["groups"]
-    }
+    lookups = Aggregates.by_group(aggregates)
+    aggs = {g["index"]: lookups.get(g["index"]) or Aggregates() for g in data["groups"]}
     sense = data["groups"][0]["points_sense"] if data["groups"] else "higher"
     paired = []
     for i, x in enumerate(names):
@@ -635,10 +635,8 @@ def _skill(manifest, aggregates, data) -> dict:
     for the best heuristic against random and for mc against random."""
     a = manifest["analysis"]
     rr = _compare(manifest, aggregates, data, metric="hands")  # (skill ranks by hand wins)
-    aggs = {
-        g["index"]: Aggregates(aggregates[aggregates["group"] == g["index"]])
-        for g in data["groups"]
-    }
+    lookups = Aggregates.by_group(aggregates)
+    aggs = {g["index"]: lookups.get(g["index"]) or Aggregates() for g in data["groups"]}
     rot = {
         gd["index"]: len(gd.get("rotations", manifest["rotations"])) for gd in manifest["groups"]
     }

@@ -472,19 +472,16 @@ class RunDir:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        from . import arrow
+
         rows = sorted(rows)
         cols = list(zip(*rows, strict=True)) if rows else [[] for _ in AGG_COLUMNS]
-        types = [
-            pa.int32(),
-            pa.string(),
-            pa.int16(),
-            pa.int16(),
-            pa.int32(),
-            pa.string(),
-            pa.int64(),
-        ]
+        types = ["int32", "string", "int16", "int16", "int32", "string", "int64"]
         table = pa.table(
-            {n: pa.array(list(c), type=t) for n, c, t in zip(AGG_COLUMNS, cols, types, strict=True)}
+            {
+                n: arrow.strings(c) if t == "string" else arrow.column(c, t)
+                for n, c, t in zip(AGG_COLUMNS, cols, types, strict=True)
+            }
         )
         path = self.path / AGGREGATES
         with output_errors(str(path)):

@@ -285,6 +285,37 @@ def shipped_builtin(cls: type) -> bool:
     return own in POLICY_FILES and all(loaded.get(f, h) == h for f, h in POLICY_FILES.items())
 
 
+def twin_note(name: str) -> str | None:
+    """The one-line note for the registered strategy ``name`` when its class declares
+    ``compiled`` and yet plays its Python, because it is not the built-in as shipped: a user's
+    copy of a built-in file (the compiled twin serves only the shipped file), or a built-in
+    file changed in place. None for every other strategy (docs/strategies.md, "Compiled
+    policies")."""
+    cls = _REGISTRY.get(name)
+    twin = cls.__dict__.get("compiled") if cls is not None else None
+    if twin is None or shipped_builtin(cls):
+        return None
+    path = _ORIGIN.get(name, "?")
+    shown = _shown_path(path)
+    if builtin_name(path) is None:
+        return (
+            f"note: {shown} sets compiled = {twin!r} but the compiled twin serves only the "
+            "shipped file; your copy plays its Python (delete the line to drop this note)"
+        )
+    return (
+        f"note: {shown} sets compiled = {twin!r} but it (or another built-in file with a twin) "
+        "is not as shipped, so the compiled twin is off and it plays its Python"
+    )
+
+
+def _shown_path(path: str) -> str:
+    """``path`` relative to the working folder where it lies in it (as the user typed it)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
 def builtin_dir() -> Path:
     """The built-in strategies: ``dominosim/strategies`` when installed, else ``strategies/``."""
     here = Path(__file__).resolve().parent

@@ -281,10 +281,16 @@ CASES = [
         r"\(did you mean 'hand'\?\)",
     ),
     Case(
-        "`rotate`, `records` not boolean",
+        "`rotate`, `records`, `plots` not boolean",
         _cfg('variants = ["fives"]\nrotate = "yes"\n'),
         2,
         r"'rotate' in .*exp\.toml must be true or false, not 'yes'",
+    ),
+    Case(
+        "`rotate`, `records`, `plots` not boolean",
+        _cfg('variants = ["fives"]\nplots = "yes"\n'),
+        2,
+        r"'plots' in .*exp\.toml must be true or false, not 'yes'",
     ),
     Case(
         "`out` not a string",

@@ -75,6 +75,7 @@ def test_distributions_cover_the_data_without_an_empty_half(runs, monkeypatch):
 
     import dominosim.plots as P
     from dominosim import runner as RN
+    from dominosim.aggregates import Aggregates
 
     d = runs["run"]
     data = RN.load_report(d)
@@ -87,7 +88,8 @@ def test_distributions_cover_the_data_without_an_empty_half(runs, monkeypatch):
         return real(plt, fig, path)
 
     monkeypatch.setattr(P, "_save", spy)
-    P._dist_plot(P._plt(), data, agg, "hand_length_hist", 0, 28, "x", "t", d / "unused.png")
+    lookups = Aggregates.by_group(agg)
+    P._dist_plot(P._plt(), data, lookups, "hand_length_hist", 0, 28, "x", "t", d / "unused.png")
     bins = agg[agg["metric"] == "hand_length_hist"]["bin"]
     lo, hi = seen["x"]
     assert hi > bins.max() + 0.5 and lo < bins.min() - 0.5

@@ -199,3 +199,53 @@ def test_check_strategy_checks_the_copys_python(tmp_path, clean_registry):
     report = check_strategy(stale, deals=2, variants=["fives"], players=[2], checks=["batch"])
     assert report and {f.check for f in report} == {"batch"}, report
     assert "where choose_one answers" in report[0].message
+
+
+def _run_args(folder: Path, seats: str, out: Path) -> list[str]:
+    args = ["run", "--variant", "fives", "--strategies", seats, "--strategy-path", str(folder)]
+    return [*args, "--games", "4", "--seed", "1", "--workers", "1", "--no-plots", "--out", str(out)]
+
+
+def test_a_copy_that_keeps_compiled_says_it_plays_its_python(tmp_path, clean_registry):
+    """Issue 37 point 5: check-strategy and a run that seats the copy say, in one line on
+    stderr, that its ``compiled = "greedy"`` does nothing (the twin serves only the shipped
+    file) and that it plays its Python; once per run, whatever the seats; the built-ins and a
+    strategy without the line say nothing."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    path = copy_greedy(folder, "my-greedy")
+    note = (
+        f"note: {path} sets compiled = 'greedy' but the compiled twin serves only the shipped "
+        "file; your copy plays its Python (delete the line to drop this note)\n"
+    )
+    r = CliRunner().invoke(cli, ["check-strategy", str(path), "--deals", "1", "--variant", "fives"])
+    assert r.exit_code == 0, r.output
+    assert r.stderr == note and "my-greedy: passed" in r.stdout
+    r = CliRunner().invoke(cli, _run_args(folder, "my-greedy", tmp_path / "o"))
+    assert r.exit_code == 0, r.output
+    assert r.stderr.count("note:") == 1 and note in r.stderr
+    plain = folder / "plain.py"
+    plain.write_text(
+        "from dominosim.strategy import Strategy, register\n\n\n@register\nclass Plain(Strategy):\n"
+        '    name = "plain"\n\n    def choose_one(self, obs, legal, key):\n        return legal[0]\n'
+    )
+    for seats in ("plain,greedy", "heaviest,random"):
+        r = CliRunner().invoke(cli, _run_args(folder, seats, tmp_path / "p"))
+        assert r.exit_code == 0 and "note:" not in r.stderr, r.output
+    r = CliRunner().invoke(
+        cli, ["check-strategy", str(plain), "--deals", "1", "--variant", "fives"]
+    )
+    assert r.exit_code == 0 and "note:" not in r.stderr, r.output
+
+
+def test_a_built_in_changed_in_place_says_its_twin_is_off(monkeypatch):
+    """A built-in file that is not as shipped (here: its recorded hash differs) plays its
+    Python; strategy.twin_note says so for it (and for the twins that read it)."""
+    from dominosim import strategy
+
+    assert strategy.twin_note("heaviest") is None and strategy.twin_note("mc") is None
+    monkeypatch.setitem(policy_files.POLICY_FILES, "heaviest.py", "0" * 64)
+    get("heaviest")
+    note = strategy.twin_note("greedy")
+    assert note.startswith("note: ") and "compiled = 'greedy'" in note
+    assert "not as shipped, so the compiled twin is off and it plays its Python" in note

@@ -607,7 +607,10 @@ def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
 
 def measurement_of(analysis: dict) -> object | None:
     """The per-chunk measurement a run's analysis asks for, or None. Its owner gives it
-    (:func:`dominosim.tournament.measurement`); the runner only calls its hooks."""
+    (:func:`dominosim.tournament.measurement`); the runner only calls its hooks. (A plain
+    run has no analysis: it does not import the tournaments.)"""
+    if not analysis:
+        return None
     from .. import tournament
 
     return tournament.measurement(analysis)

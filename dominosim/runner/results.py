@@ -38,7 +38,7 @@ def load_report(run_dir: str | Path) -> dict:
     ]
     manifest["games_played"] = merger.games
     manifest["hands_played"] = merger.hands
-    return build_report(rd, manifest, merger.frame())
+    return build_report(rd, manifest, merger.rows())
 
 
 def checked_report(rd, manifest: dict, groups: int) -> dict:

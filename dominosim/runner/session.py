@@ -124,7 +124,7 @@ def start_run(
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-    _check_strategies(exp, legs)
+    _check_strategies(exp, legs, session)
     plan = Plan.from_experiment(exp, seed, legs=legs)
     plan.measurement = measurement_of(analysis or {})
     files = strategy_files(plan.strategy_paths)
@@ -171,9 +171,10 @@ def start_run(
     return rd, data
 
 
-def _check_strategies(exp: Experiment, legs) -> None:
+def _check_strategies(exp: Experiment, legs, session: Session) -> None:
     """Load the run's strategy files and make every seat's strategy once, in the parent:
-    unknown names and bad parameters fail before the folder is made."""
+    unknown names and bad parameters fail before the folder is made; a copied built-in that
+    keeps ``compiled`` says, once, that it plays its Python (strategy.twin_note)."""
     if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
         probe_strategies(
             exp.strategy_path,
@@ -185,6 +186,12 @@ def _check_strategies(exp: Experiment, legs) -> None:
     for label in dict.fromkeys(x for leg in legs or () for x in leg):
         spec = parse_strategy(label)
         strategy.get(spec.name, **spec.kwargs)
+    names = [s.name for s in exp.seats] + [
+        parse_strategy(x).name for leg in legs or () for x in leg
+    ]
+    for note in dict.fromkeys(strategy.twin_note(n) for n in names):
+        if note is not None:
+            echo(session, note)
 
 
 def _plan_rounds(plan: Plan, metric: str | None) -> None:
@@ -427,7 +434,7 @@ class _Rounds:
         from .. import report
 
         merger, _ = merge_finished(self.rd, self.plan, below=look)
-        return report.decided(manifest, merger.frame(), look)
+        return report.decided(manifest, merger.rows(), look)
 
     def stop(self) -> None:
         _stop(self.ex)
@@ -548,6 +555,13 @@ def _timings_ok(timings: object) -> bool:
     return True
 
 
+def _wants_plots(manifest: dict) -> bool:
+    """Whether the run draws plots/ (its experiment's ``plots``; runs from before the setting
+    existed, and the tournaments, do)."""
+    exp = manifest.get("experiment")
+    return not isinstance(exp, dict) or exp.get("plots") is not False
+
+
 def finish(
     rd: RunDir,
     plan: Plan,
@@ -573,19 +587,20 @@ def finish(
     manifest["hands_played"] = merger.hands
     end_session()
     phase("writing the report")
-    frame = merger.frame()
-    data = build_report(rd, manifest, frame)
+    rows = merger.rows()  # (no pandas: a run's report and plots read the rows)
+    data = build_report(rd, manifest, rows)
     rd.write_outputs(
         render.render_markdown(data), render.summary_csv(data), render.paired_csv(data)
     )
     plotted = False
     try:
-        from .. import plots
+        if _wants_plots(manifest):
+            from .. import plots
 
-        phase("drawing the plots")
-        with rd.staged_plots() as folder:
-            plots.write_plots(data, frame, folder)
-        plotted = True
+            phase("drawing the plots")
+            with rd.staged_plots() as folder:
+                plots.write_plots(data, rows, folder)
+            plotted = True
     except ImportError:  # matplotlib missing: the report stands without figures
         pass
     manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}

@@ -445,13 +445,15 @@ def records_table(records: dict, seats: Sequence[str]) -> pa.Table:
     dictionary-encoded strings (the labels of ``seats``)."""
     import pyarrow as pa
 
-    labels = pa.array(list(dict.fromkeys(seats)), type=pa.string())
+    from .. import arrow
+
+    labels = arrow.strings(list(dict.fromkeys(seats)))
     arrays = {}
     for key, v in records.items():
         if key.startswith("strategy_"):
-            arrays[key] = pa.DictionaryArray.from_arrays(pa.array(v), labels)
+            arrays[key] = pa.DictionaryArray.from_arrays(arrow.column(v), labels)
         else:
-            arrays[key] = pa.array(v)
+            arrays[key] = arrow.column(v)
     return pa.table(arrays)
 
 
