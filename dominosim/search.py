@@ -27,13 +27,13 @@ import numpy as np
 
 from . import actions
 from .config import parse_strategy
-from .errors import DominosimError
+from .errors import ConfigError, StrategyError
 from .observe import Observation
 
 METHODS = ("solver", "mc", "pimc")
 
 
-class NoDealError(DominosimError):
+class NoDealError(StrategyError):
     """``mc`` or ``pimc`` found no hidden deal consistent with the Observation: their sampler
     deals each sample a few times and keeps the deals that respect every revealed void, and
     where the voids leave few deals every try can fail (``mc`` and ``pimc`` themselves then
@@ -75,8 +75,9 @@ def action_values(
     ``deal`` under perfect play (with three or more sides the paranoid bound); ``mc``, the
     mean of its playouts; ``pimc``, the mean solved value over its sampled deals that were
     solved (where fewer than ``min_solved`` were, ``mc``'s playouts on as many deals, as
-    ``pimc`` falls back). Raises :class:`~dominosim.errors.DominosimError` (one line) for an
-    unknown method or option, a bad value, or a deal that does not fit ``obs``.
+    ``pimc`` falls back). Raises :class:`~dominosim.errors.StrategyError` (one line, exit code
+    4 where it ends a command) for an unknown method or option, a bad value, or a deal that
+    does not fit ``obs``; :class:`NoDealError` (one) where ``mc``'s sampler finds no deal.
     """
     name, opts = _method(method, options, more)
     legal = _legal(legal)
@@ -84,7 +85,7 @@ def action_values(
         values = _solver_values(obs, legal, deal, opts)
     else:
         if deal is not None:
-            raise DominosimError(
+            raise StrategyError(
                 f"action_values: deal= is for method 'solver'; {name} samples the hidden "
                 "deals itself: drop deal="
             )
@@ -96,22 +97,25 @@ def _method(method: object, options: Mapping | None, more: dict) -> tuple[str, d
     """The method's name and its options (those written in ``method``, ``options`` and
     ``more`` together; one given twice is an error)."""
     if not isinstance(method, str):
-        raise DominosimError(
+        raise StrategyError(
             f"action_values: method must be one of {', '.join(METHODS)} (a string), not {method!r}"
         )
-    spec = parse_strategy(method, where="action_values: method")
+    try:
+        spec = parse_strategy(method, where="action_values: method")
+    except ConfigError as err:  # (a strategy's call: its error)
+        raise StrategyError(err.message) from None
     if spec.name not in METHODS:
-        raise DominosimError(
+        raise StrategyError(
             f"action_values: unknown method {spec.name!r}; use one of {', '.join(METHODS)}"
         )
     if options is not None and not isinstance(options, Mapping):
-        raise DominosimError(
+        raise StrategyError(
             f"action_values: options must be a dict such as {{'samples': 32}}, not {options!r}"
         )
     opts = dict(spec.params)
     for k, v in [*(options or {}).items(), *more.items()]:
         if k in opts:
-            raise DominosimError(f"action_values: option {k!r} given twice; keep one")
+            raise StrategyError(f"action_values: option {k!r} given twice; keep one")
         opts[k] = v
     return spec.name, opts
 
@@ -123,7 +127,7 @@ def _legal(legal: object) -> list[int]:
         isinstance(a, int | np.integer) and not isinstance(a, bool) and 0 <= a <= actions.STOP
         for a in items
     ):
-        raise DominosimError(
+        raise StrategyError(
             "action_values: legal must be the decision's legal actions (choose_one's legal, "
             f"a non-empty list of action codes), not {legal!r}"
         )
@@ -135,7 +139,7 @@ def _strategy_values(name, opts, obs, legal, key) -> list[float]:
     from .strategy import get
 
     if name == "pimc" and "objective" in opts:
-        raise DominosimError(
+        raise StrategyError(
             "action_values: pimc's objective is how pimc chooses from the values; "
             "action_values gives the mean solved values: drop objective"
         )
@@ -163,13 +167,13 @@ def _solver_values(obs, legal, deal, opts) -> list[float]:
     av = solve_actions(obs.rules, st, bst, budget=budget)
     count = int(av.count[0])
     if count < 0:
-        raise DominosimError(
+        raise StrategyError(
             f"action_values: the solver ran out of its budget ({budget} nodes) on this deal; "
             "pass a larger budget= (or value the decision later in the hand)"
         )
     acts = [int(a) for a in av.action[0, :count]]
     if sorted(acts) != sorted(legal):
-        raise DominosimError(
+        raise StrategyError(
             "action_values: legal is not this decision's legal actions on the given deal "
             f"(the rules give {', '.join(actions.describe(a) for a in acts) or 'none'}); "
             "pass choose_one's legal"
@@ -181,7 +185,7 @@ def _solver_values(obs, legal, deal, opts) -> list[float]:
 def _solver_budget(opts: dict) -> int:
     unknown = [k for k in opts if k not in SOLVER_OPTIONS]
     if unknown:
-        raise DominosimError(
+        raise StrategyError(
             f"action_values: unknown option {unknown[0]!r} for method 'solver'; "
             f"it takes {', '.join(SOLVER_OPTIONS)}"
         )
@@ -191,7 +195,7 @@ def _solver_budget(opts: dict) -> int:
         or not isinstance(budget, int)
         or not 1 <= budget <= MAX_SOLVER_BUDGET
     ):
-        raise DominosimError(
+        raise StrategyError(
             f"action_values: budget must be an integer from 1 to {MAX_SOLVER_BUDGET}, "
             f"not {budget!r}"
         )
@@ -211,42 +215,42 @@ def _deal_arrays(obs, deal) -> tuple[np.ndarray, np.ndarray]:
     from .engine.tables import PACK
 
     if obs.row is not None:
-        raise DominosimError(
+        raise StrategyError(
             "action_values: method 'solver' takes a deal of hands and stock, which blind's "
             "rows are not; use method 'mc' or 'pimc' in blind"
         )
     if deal is None:
-        raise DominosimError(
+        raise StrategyError(
             "action_values: method 'solver' needs deal=(hands, stock), the hidden state to "
             "solve (use 'mc' or 'pimc' to sample it)"
         )
     hands, stock = _deal_parts(obs, deal)
     P = obs.rules.players
     if sorted(hands[obs.seat]) != sorted(obs.hand):
-        raise DominosimError(
+        raise StrategyError(
             f"action_values: deal's hand of seat {obs.seat} (the seat to move) must be obs.hand"
         )
     for s in range(P):
         if len(hands[s]) != obs.counts[s]:
-            raise DominosimError(
+            raise StrategyError(
                 f"action_values: deal gives seat {s} {len(hands[s])} tiles; it holds "
                 f"{obs.counts[s]} (obs.counts)"
             )
         lacking = sorted(v for t in hands[s] for v in _halves(t) if v in obs.voids[s])
         lacking = lacking if s != obs.seat else []  # (its own hand is obs.hand)
         if lacking:
-            raise DominosimError(
+            raise StrategyError(
                 f"action_values: deal gives seat {s} a tile with a {lacking[0]}, a value it "
                 "has shown it lacks (obs.voids)"
             )
     if len(stock) != obs.stock_size:
-        raise DominosimError(
+        raise StrategyError(
             f"action_values: deal's stock has {len(stock)} tiles; the stock holds "
             f"{obs.stock_size} (obs.stock_size)"
         )
     every = [t for h in hands for t in h] + list(stock) + list(obs.table)
     if sorted(every) != list(range(28)):
-        raise DominosimError(
+        raise StrategyError(
             "action_values: deal's hands and stock with the table must hold every tile 0..27 once"
         )
     packed = np.array([[PACK[hands[s]].sum(dtype=np.uint64) for s in range(P)]], np.uint64)
@@ -269,7 +273,7 @@ def _deal_parts(obs, deal) -> tuple[list[list[int]], list[int]]:
     hands = [tiles_of(h) for h in hands] if isinstance(hands, Sequence | np.ndarray) else []
     stock = tiles_of(parts[1]) if len(parts) == 2 else None
     if len(hands) != obs.rules.players or None in hands or stock is None:
-        raise DominosimError(
+        raise StrategyError(
             "action_values: deal must be (hands, stock): one list of tiles (0..27) per seat "
             f"({obs.rules.players}) and the stock's tiles in draw order"
         )

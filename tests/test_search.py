@@ -196,5 +196,18 @@ def test_a_deal_against_a_revealed_void_is_refused():
     pytest.fail("no decision with a revealed void and a stock tile of it")
 
 
-def test_no_deal_is_its_own_error():
-    assert issubclass(NoDealError, DominosimError)
+def test_no_hidden_deal_is_a_no_deal_error_for_mc_and_pimc():
+    """Where no deal fits every revealed void (here an Observation whose other seat lacks
+    every value, so no tile can be its), mc and pimc find none: NoDealError, a StrategyError
+    a strategy can catch."""
+    from dataclasses import replace
+
+    rules = make_rules("fives", 2)
+    obs, legal, key, _, _ = decisions(rules, 0)[1]
+    voids = [set(v) for v in obs.voids]
+    voids[1 - obs.seat] = set(range(7))
+    impossible = replace(obs, voids=tuple(frozenset(v) for v in voids))
+    for method in ("mc", "pimc"):
+        with pytest.raises(NoDealError, match="catch dominosim.search.NoDealError"):
+            action_values(impossible, key, method, legal=legal, samples=4)
+    assert issubclass(NoDealError, StrategyError)
