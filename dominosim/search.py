@@ -80,6 +80,15 @@ def action_values(
     does not fit ``obs``; :class:`NoDealError` (one) where ``mc``'s sampler finds no deal.
     """
     name, opts = _method(method, options, more)
+    if not isinstance(obs, Observation):
+        raise StrategyError(
+            "action_values: obs must be the decision's Observation (choose_one's obs; a batch "
+            f"strategy: obs.row(i)), not {type(obs).__name__}"
+        )
+    if isinstance(key, bool) or not isinstance(key, int | np.integer):
+        raise StrategyError(
+            f"action_values: key must be the decision's key (an integer), not {key!r}"
+        )
     legal = _legal(legal)
     if name == "solver":
         values = _solver_values(obs, legal, deal, opts)
@@ -114,6 +123,8 @@ def _method(method: object, options: Mapping | None, more: dict) -> tuple[str, d
         )
     opts = dict(spec.params)
     for k, v in [*(options or {}).items(), *more.items()]:
+        if not isinstance(k, str):
+            raise StrategyError(f"action_values: an option's name must be a string, not {k!r}")
         if k in opts:
             raise StrategyError(f"action_values: option {k!r} given twice; keep one")
         opts[k] = v

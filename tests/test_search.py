@@ -142,6 +142,7 @@ def _bad(obs, legal, key, deal):
         (("pimc:objective=mean",), {}, "drop objective"),
         (("pimc:samples=8",), {"samples": 9}, "option 'samples' given twice"),
         (("mc",), {"options": [1]}, "options must be a dict"),
+        (("mc",), {"options": {1: 2}}, "an option's name must be a string"),
         (("mc",), {"deal": deal}, "deal= is for method 'solver'"),
         (("solver",), {}, "needs deal=(hands, stock)"),
         (("solver",), {"deal": deal, "samples": 3}, "unknown option 'samples' for method"),
@@ -162,6 +163,10 @@ def test_bad_input_is_a_one_line_error_naming_the_fix():
         with pytest.raises(DominosimError) as err:
             action_values(obs, key, *args, legal=kw.pop("legal", legal), **kw)
         assert message in str(err.value) and "\n" not in str(err.value), (args, kw)
+    with pytest.raises(DominosimError, match="obs must be the decision's Observation"):
+        action_values(None, key, "mc", legal=legal)
+    with pytest.raises(DominosimError, match="key must be the decision's key"):
+        action_values(obs, "1", "mc", legal=legal)
     for legal_bad in ([], "6-5@L", [1.5], [actions.STOP + 1]):
         with pytest.raises(DominosimError, match="legal must be the decision's legal"):
             action_values(obs, key, "mc", legal=legal_bad)
