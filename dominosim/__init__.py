@@ -9,3 +9,7 @@ __all__ = ["Rules", "__version__", "make_rules"]
 from .api import load, run  # noqa: E402  (runs: docs/results.md)
 
 __all__ += ["load", "run"]
+
+from .search import action_values  # noqa: E402  (search as building blocks: docs/strategies.md)
+
+__all__ += ["action_values"]

@@ -379,6 +379,13 @@ def positions(obs, legal, key: int, samples: int) -> Playouts | None:
         if drawn is None or not len(drawn[0]):
             return None
         packed, stock = drawn
+    return positions_of(obs, legal, key, packed, stock, state["phase"], blind)
+
+
+def positions_of(obs, legal, key, packed, stock, phase, blind=None) -> Playouts:
+    """:func:`positions` for given hidden deals: ``packed`` hands ``[n, P]`` and ``stock``
+    ``[n, 28]`` as :func:`sample_arrays` gives them, ``phase`` the core's phase of the
+    decision (``batch.pending_state``), ``blind`` the rows' fields (:func:`_blind_rows`)."""
     ends = dict(obs.positions)
     doubles = {
         p: bool(obs.doubles[i]) if obs.doubles else False for i, (p, _) in enumerate(obs.positions)
@@ -403,7 +410,7 @@ def positions(obs, legal, key: int, samples: int) -> Playouts | None:
         leader=np.full(S, obs.leader if ends else obs.seat),
         scores=np.tile(np.asarray(obs.scores, dtype=np.int64), (S, 1)),
         seat=np.full(S, obs.seat),
-        phase=np.full(S, state["phase"]),
+        phase=np.full(S, phase),
         blind=blind,
         deal=j,
         mids=(seeding.key_np(key, j, c) & np.uint64(_MID_MASK)).astype(np.int64),
@@ -478,33 +485,58 @@ class MonteCarlo(Strategy):
             vals[lo + order] = _value(rules, pts, seat)
         return vals
 
-    def _decide(self, rows):
-        """Actions for ``rows`` of (obs, legal, key), searched together."""
-        out = [None] * len(rows)
+    def _means(self, rows, min_legal=2):
+        """Per row of (obs, legal, key), the mean playout value of each legal action
+        (``[rows, widest legal]``; -inf for mirrors, the padding, and a row not searched) and
+        whether the row was searched (it has ``min_legal`` actions and a deal fits)."""
         plans, owner = [], []
-        rules = None
+        searched = np.zeros(len(rows), dtype=bool)
         for i, (obs, legal, key) in enumerate(rows):
-            plan = self._positions(obs, legal, key) if len(legal) >= 2 else None
+            plan = self._positions(obs, legal, key) if len(legal) >= min_legal else None
             if plan is None:
-                out[i] = self._fallback(obs, legal, key)
                 continue
-            rules = obs.rules
+            searched[i] = True
             plans.append(plan)
             owner.append(np.full(len(plan.mids), i))
+        width = max((len(legal) for _, legal, _ in rows), default=0)
+        mean = np.full((len(rows), width), -np.inf)
         if plans:
             plan = Playouts.concat(plans)
-            vals = self._values(rules, plan)
+            vals = self._values(rows[int(owner[0][0])][0].rules, plan)
             owner = np.concatenate(owner)
-            width = max(len(legal) for _, legal, _ in rows)
             at = owner * width + plan.cand  # (decision, candidate) -> one bin
             cells = len(rows) * width
             sums = np.bincount(at, weights=vals, minlength=cells).reshape(len(rows), width)
             n = np.bincount(at, minlength=cells).reshape(len(rows), width)
             mean = np.where(n > 0, sums / np.maximum(n, 1), -np.inf)  # mirrors: not played
-            best = np.argmax(mean, axis=1)  # ties: the first in canonical order
-            for i in np.unique(owner):
-                out[i] = rows[i][1][int(best[i])]
+        return mean, searched
+
+    def _decide(self, rows):
+        """Actions for ``rows`` of (obs, legal, key), searched together."""
+        mean, searched = self._means(rows)
+        out = [None] * len(rows)
+        best = np.argmax(mean, axis=1) if mean.shape[1] else None  # ties: the first
+        for i, (obs, legal, key) in enumerate(rows):
+            if searched[i]:
+                out[i] = legal[int(best[i])]
+            else:
+                out[i] = self._fallback(obs, legal, key)
         return out
+
+    def values(self, obs, legal, key) -> list[float] | None:
+        """The mean playout value of each action of ``legal`` (the seat's side's hand points
+        minus the others' mean, negated where lower is better), in the order of ``legal``; a
+        mirror image takes its twin's value. None where no hidden deal fits what the seat
+        knows (:func:`dominosim.action_values`)."""
+        legal = list(legal)
+        mean, searched = self._means([(obs, legal, int(key))], min_legal=1)
+        if not searched[0]:
+            return None
+        row = [float(v) for v in mean[0]]
+        for c, a in enumerate(legal):  # a mirror on R: its twin on L
+            if row[c] == -np.inf and a - 1 in legal:
+                row[c] = row[legal.index(a - 1)]
+        return row
 
     # -- interface -------------------------------------------------------------------------
     def choose_one(self, obs, legal, key):

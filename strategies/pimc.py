@@ -99,12 +99,13 @@ class Pimc(Strategy):
         st, bst = plan.engine(rules, [None] * rules.players).slot_records()
         return solve_actions(rules, st, bst, budget=self.settings["budget"])
 
-    def _decide_one(self, obs, legal, key):
-        if len(legal) < 2:
-            return legal[0]
+    def _scores(self, obs, legal, key):
+        """The solver's values ``2 d + w`` of each action of ``legal`` (columns in its
+        order) on each sampled deal ``[deals, actions]``, and which deals were solved; None
+        where too few deals are solved or none fits (the decision goes to the fallback)."""
         plan = positions(obs, legal, key, self.settings["samples"])
         if plan is None:
-            return self._fallback(obs, legal, key)
+            return None
         av = self._values(obs.rules, plan)
         k = len(legal)
         solved = av.count == k
@@ -116,12 +117,37 @@ class Pimc(Strategy):
         ):
             raise RuntimeError("pimc: the solver's legal actions differ from the decision's")
         if solved.sum() < min(self.settings["min_solved"], len(solved)):
-            return self._fallback(obs, legal, key)
+            return None
         order = np.argsort(av.action[:, :k], axis=1)  # each deal's columns to canonical order
         canon = np.argsort(np.argsort(legal))
         cols = order[:, canon]
-        score = np.take_along_axis(av.score[:, :k], cols, axis=1)
+        return np.take_along_axis(av.score[:, :k], cols, axis=1), solved
+
+    def _decide_one(self, obs, legal, key):
+        if len(legal) < 2:
+            return legal[0]
+        scored = self._scores(obs, legal, key)
+        if scored is None:
+            return self._fallback(obs, legal, key)
+        score, solved = scored
         return legal[combine(score, solved, self.settings["objective"])]
+
+    def values(self, obs, legal, key) -> list[float] | None:
+        """Each action of ``legal``'s mean perfect-information value over the solved deals
+        (the points difference, as ``solver.ActionValues.value``), in the order of
+        ``legal``; where too few deals are solved, ``mc``'s mean playout values on as many
+        deals (as the decision would fall back); None where no hidden deal fits what the
+        seat knows (:func:`dominosim.action_values`)."""
+        legal = list(legal)
+        scored = self._scores(obs, legal, int(key))
+        if scored is None:
+            self.fallbacks += 1
+            if self._mc is None:
+                self._mc = get("mc", samples=self.settings["samples"])
+            return self._mc.values(obs, legal, key)
+        score, solved = scored
+        value = score[solved] // 2  # (2 d + w: the points difference d)
+        return [float(v) for v in value.mean(axis=0)]
 
     def choose_one(self, obs, legal, key):
         return self._decide_one(obs, list(legal), int(key))

@@ -306,6 +306,16 @@ def test_the_partner_example_passes_every_check(tmp_path, clean_registry):
     assert report.strategies == ["partner-convention"] and report.rule_sets == len(rule_sets())
 
 
+def test_the_search_example_passes_every_check(tmp_path, clean_registry):
+    """docs/example_search.py calls dominosim.action_values late in the hand: deterministic
+    from the key, the same alone and in batches, in a spawned worker, on re-dealt hands."""
+    path = tmp_path / "example_search.py"
+    shutil.copy(ROOT / "docs" / "example_search.py", path)
+    report = check_strategy(path, deals=2)
+    assert report == [], [str(f) for f in report]
+    assert report.strategies == ["late-search"] and report.rule_sets == len(rule_sets())
+
+
 def test_rule_sets_cover_every_variant_player_count_and_partnership():
     labels = {f"{r.label} {r.players}p" for r in rule_sets()}
     for v in VARIANTS:

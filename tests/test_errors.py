@@ -494,6 +494,13 @@ CASES = [
         r"one strategy; give two or more with --strategies",
     ),
     Case(
+        "`dominosim.action_values` with a bad method, option, legal list or deal",
+        lambda t: dominosim.action_values(None, 0, "nope", legal=[1, 2]),
+        4,
+        r"action_values: unknown method 'nope'; use one of solver, mc, pimc",
+        api=True,
+    ),
+    Case(
         "`dominosim.load` with a bad level",
         lambda t: dominosim.load(t, level="deal"),
         2,

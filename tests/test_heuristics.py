@@ -110,7 +110,7 @@ def test_doubles_first_breaks_a_full_tie_by_canonical_order():
     assert choose("doubles-first", obs, [play("3-2@L"), play("3-2@R")]) == play("3-2@L")
 
 
-@pytest.mark.parametrize("name", ["doubles-first", "suit-keeper", "blocker"])
+@pytest.mark.parametrize("name", ["doubles-first", "suit-keeper", "blocker", "partner"])
 def test_without_a_placement_every_heuristic_draws_else_passes_else_stops(name):
     obs = observation(hand=["6-6"], ends={"L": 2, "R": 5})
     assert choose(name, obs, [DRAW, PASS]) == DRAW
@@ -241,3 +241,66 @@ def test_blocker_stops_in_blinds_open_phase_to_keep_the_next_opponent_blocked():
         "blind", hand=["3-2"], ends={"L": 5, "R": 3}, voids={1: {3, 5}}, phase="continue"
     )
     assert choose("blocker", going_out, [play("3-2@R"), STOP]) == play("3-2@R")
+
+
+# ---------------------------------------------------------------------------------------------
+# partner (strategies/partner.py): the team games' best heuristic's first criteria, then count
+# the tiles out (the ends after a placement: fewest tiles an opponent may hold), then the
+# next opponent's void ends over the partner's, then the base's other criteria
+
+
+def team_observation(variant="block", *, hand, ends, table=(), voids=None):
+    """Seat 0 of 4 in partnership (partner 2; seat 1 plays next), the others holding 5."""
+    from dataclasses import replace
+
+    obs = observation(variant, 4, hand=hand, ends=ends, voids=voids, options={"partnership": True})
+    return replace(obs, table=tuple(sorted(tile(x) for x in table)))
+
+
+# five of the seven 6s and four of the 5s are on the table: few 6s or 5s are left to anyone
+GONE = ["6-6", "6-4", "6-3", "6-1", "6-0", "5-5", "5-4", "5-3", "5-0"]
+
+
+def test_partner_closes_the_ends_on_values_nearly_all_played():
+    # 6-2@L leaves 6 and 5 (1 and 2 tiles an opponent may hold: 6-5, 5-2), 5-1@R leaves 2 and
+    # 1 (6 and 5): the count decides before suit-keeper's keeping the longest suit (6, by the
+    # higher value), for which suit-keeper plays 5-1@R
+    obs = team_observation(hand=["6-2", "5-1"], ends={"L": 2, "R": 5}, table=GONE)
+    legal = [play("6-2@L"), play("5-1@R")]
+    assert choose("suit-keeper", obs, legal) == play("5-1@R")
+    assert choose("partner", obs, legal) == play("6-2@L")
+
+
+def test_partner_counts_only_the_tiles_an_opponent_may_hold():
+    from dominosim.strategies.partner import open_counts
+
+    hand = ["6-2", "5-1"]
+    both = team_observation(hand=hand, ends={"L": 2, "R": 5}, voids={1: {4}, 3: {4}})
+    one = team_observation(hand=hand, ends={"L": 2, "R": 5}, voids={1: {4}, 2: {3}})
+    # no opponent can hold a tile with a 4: it counts for no value (4-3 is not a 3 they hold)
+    assert open_counts(both)[4] == 0 and open_counts(both)[3] == 6
+    # seat 3 may still hold the 4s; the partner's void is no opponent's
+    assert open_counts(one)[4] == 7 and open_counts(one)[3] == 7
+    assert open_counts(one)[1] == 6 and open_counts(one)[6] == 6  # (5-1 and 6-2 are its own)
+
+
+def test_partner_leaves_the_next_opponent_his_void_and_the_partner_none_of_his():
+    # 3-1@L leaves 1 and 4, 4-1@R leaves 3 and 1: the same count (11); seat 1 (next) lacks 4
+    # and the partner (seat 2) lacks 3, so 3-1@L; without the voids the heavier 4-1@R
+    legal = [play("3-1@L"), play("4-1@R")]
+    voids = {1: {4}, 2: {3}}
+    shown = team_observation(hand=["3-1", "4-1"], ends={"L": 3, "R": 4}, voids=voids)
+    assert choose("partner", shown, legal) == play("3-1@L")
+    plain = team_observation(hand=["3-1", "4-1"], ends={"L": 3, "R": 4})
+    assert choose("partner", plain, legal) == play("4-1@R")
+
+
+def test_partner_keeps_doubles_first_and_the_points_in_the_count_games():
+    # fives: the double before the count (6-5@R would leave the nearly gone 6)
+    obs = team_observation("fives", hand=["2-2", "6-5"], ends={"L": 2, "R": 5}, table=GONE)
+    assert choose("partner", obs, [play("2-2@L"), play("6-5@R")]) == play("2-2@L")
+    # the in-play points before the count: 6-1@R scores 10 (4 + 6), 6-4@L leaves 6 and 1,
+    # and the 1s are nearly gone
+    ones = ["1-1", "2-1", "3-1", "5-1", "1-0"]
+    obs = team_observation("fives", hand=["6-4", "6-1"], ends={"L": 4, "R": 1}, table=ones)
+    assert choose("partner", obs, [play("6-4@L"), play("6-1@R")]) == play("6-1@R")

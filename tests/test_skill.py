@@ -36,6 +36,7 @@ def test_legs_and_default_ladder():
         "doubles-first",
         "suit-keeper",
         "blocker",
+        "partner",
         "mc",
         "pimc",
         "oracle",
