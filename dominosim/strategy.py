@@ -114,13 +114,15 @@ class Strategy:
         :class:`~dominosim.engine.legal.Legal`, ``keys`` ``[n]`` uint64. Returns ``[n]`` action
         codes. The default runs :meth:`choose_one` game by game; fast strategies override it
         (and must give the same answers)."""
-        chosen = [
-            self.choose_one(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(len(keys))
-        ]
-        for a in chosen:  # a float or a string is refused, never truncated
-            if isinstance(a, bool) or not hasattr(a, "__index__"):
-                raise StrategyError(action_type_message(self.label, a))
+        chosen = list(map(self.choose_one, obs.rows(), legal.lists(), keys.tolist()))
+        if not set(map(type, chosen)) <= _INT:
+            for a in chosen:  # a float or a string is refused, never truncated
+                if isinstance(a, bool) or not hasattr(a, "__index__"):
+                    raise StrategyError(action_type_message(self.label, a))
         return check_actions(self.label, chosen, len(keys))
+
+
+_INT = {int}
 
 
 def fallback(legal: list[int]) -> int:
