@@ -114,7 +114,9 @@ class Strategy:
         :class:`~dominosim.engine.legal.Legal`, ``keys`` ``[n]`` uint64. Returns ``[n]`` action
         codes. The default runs :meth:`choose_one` game by game; fast strategies override it
         (and must give the same answers)."""
-        chosen = list(map(self.choose_one, obs.rows(), legal.lists(), keys.tolist()))
+        from .engine.observe import answers
+
+        chosen = answers(self.choose_one, obs, legal, keys)
         if not set(map(type, chosen)) <= _INT:
             for a in chosen:  # a float or a string is refused, never truncated
                 if isinstance(a, bool) or not hasattr(a, "__index__"):

@@ -203,6 +203,26 @@ class BatchObservation:
         return how, table.tobytes()
 
 
+def answers(choose_one: Any, obs: BatchObservation, legal: Any, keys: np.ndarray) -> list:
+    """``choose_one(obs.row(i), legal.row_list(i), int(keys[i]))`` for each decision ``i``, in
+    order (the default ``Strategy.choose``). One loop makes each decision's Observation and
+    list, asks, and lets them go before the next (unless the strategy keeps them): no object
+    per decision outlives its question, so no garbage collection runs on their account."""
+    how, buf = obs._row_data
+    w = how.row_bytes
+    flat, starts = legal._flat()
+    ks = keys.tolist()
+    out = [None] * len(ks)
+    at = 0
+    for i, key in enumerate(ks):
+        o = _new(Observation)
+        _set_raw(o, buf[at : at + w])
+        _set_how(o, how)
+        at += w
+        out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
+    return out
+
+
 # ---- one decision's Observation, read from its row on access ------------------------------
 _new = object.__new__
 _set_raw = Observation.__mro__[1].__dict__["_raw"].__set__
@@ -418,44 +438,23 @@ def _public_fields(e: Any, g: np.ndarray) -> dict[str, np.ndarray]:
 
 def _seat_history(e: Any, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """``[n, 1 + L]``: per decision its count, then the hand's events (kernel.EV_*) with the
-    tiles its seat may not see cleared to ``EV_NO_TILE``; L the longest history here."""
-    hist = e.history_rows(g)
+    tiles its seat may not see cleared to ``EV_NO_TILE`` (the core's ``seat_history``, one
+    pass); L the longest history here."""
+    hist = e.history_buffer()
     if hist is None:
         return np.zeros((len(g), 1), dtype=_U16)
-    n = hist[:, 0]
+    n = hist[g, 0]
     if (n == kernel.EV_OVERFLOW).any():
         raise RuntimeError("a hand's history passed kernel.history_bound: report this bug")
-    width = int(n.max()) if len(n) else 0
-    # each code as the seat sees it (_seen_codes), the buffer's stale entries past the count
-    # (an earlier hand's) cleared
-    seen = _seen_codes(e.r.blind_unplayable_double_face_up)
-    at = hist[:, 1 : 1 + width] + (seats.astype(np.intp) << 16)[:, None]
-    out = np.empty((len(g), 1 + width), dtype=_U16)
-    out[:, 0] = n
-    out[:, 1:] = np.where(np.arange(width) < n[:, None], seen[at], 0)
+    out = np.empty((len(g), 1 + (int(n.max()) if len(n) else 0)), dtype=_U16)
+    kernel.seat_history(
+        hist,
+        np.ascontiguousarray(g, dtype=np.int64),
+        np.ascontiguousarray(seats, dtype=np.int64),
+        e.r.blind_unplayable_double_face_up,
+        out,
+    )
     return out
-
-
-_SEEN: dict[bool, np.ndarray] = {}
-
-
-def _seen_codes(face_up_doubles: bool) -> np.ndarray:
-    """``[4 << 16]``: at ``seat << 16 | code``, history code ``code`` as seat ``seat`` sees
-    it: the tile of another seat's draw, look or tile sent back cleared to ``EV_NO_TILE``,
-    unless a double sent back lies face up (``face_up_doubles``, §15). Made once per flag."""
-    if face_up_doubles not in _SEEN:
-        codes = np.arange(1 << 16, dtype=np.int64)
-        kind = codes >> kernel.EV_KIND_SHIFT
-        who = codes >> kernel.EV_SEAT_SHIFT & 7
-        tile = codes >> kernel.EV_TILE_SHIFT & 31
-        private = np.isin(kind, (kernel.EV_DRAW, kernel.EV_LOOK, kernel.EV_TO_BACK))
-        if face_up_doubles:
-            private &= ~((kind == kernel.EV_TO_BACK) & tables.IS_DOUBLE[np.minimum(tile, 27)])
-        cleared = codes | kernel.EV_NO_TILE << kernel.EV_TILE_SHIFT
-        _SEEN[face_up_doubles] = np.concatenate(
-            [np.where(private & (who != seat), cleared, codes) for seat in range(4)]
-        ).astype(_U16)
-    return _SEEN[face_up_doubles]
 
 
 def _blind_fields(e: Any, g: np.ndarray, seats: np.ndarray) -> dict[str, np.ndarray]:
