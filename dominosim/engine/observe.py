@@ -170,9 +170,10 @@ class BatchObservation:
 
     @cached_property
     def _row_data(self) -> tuple[_RowFormat, bytes]:
-        """How a decision's fields lie in its row, and the rows: the batch's columns side by
-        side as int64, row after row (a decision's Observation gets a copy of its own row, a
-        ``bytes``: an object the garbage collector need not track)."""
+        """How a decision's fields lie in its row, and the rows one after the other: the
+        batch's columns side by side as int64, then its history codes as uint16 (a decision's
+        Observation gets a copy of its own row, a ``bytes``: an object the garbage collector
+        need not track)."""
         n = len(self.seat)
         scalars = [self.seat, self.hand_mask, self.table, self.stock_size, self.drawable]
         scalars += [self.leader, self.match_id, self.hand_index, self.decision, self.spinner]
@@ -189,9 +190,10 @@ class BatchObservation:
         if "_rows" in self.__dict__:  # blind
             scalars.append(self.face_up)
             blocks.update(opened=self.opened, held=self._face_up_held, rows=self._rows)
-        blocks["history"] = self._history
         width = len(scalars) + sum(b.shape[1] for b in blocks.values())
-        table = np.empty((n, width), dtype=np.int64)
+        hist = self._history
+        rec = np.empty(n, dtype=[("i", np.int64, (width,)), ("h", _U16, (hist.shape[1],))])
+        table = rec["i"]
         for j, col in enumerate(scalars):
             table[:, j] = col
         at, spans = len(scalars), {}
@@ -199,8 +201,11 @@ class BatchObservation:
             spans[name] = (at, at + b.shape[1])
             table[:, at : at + b.shape[1]] = b
             at += b.shape[1]
-        how = _RowFormat(self.rules, self.phase, spans, "_rows" in self.__dict__, 8 * width)
-        return how, table.tobytes()
+        rec["h"] = hist
+        spans["history"] = (width, width + hist.shape[1])
+        blind = "_rows" in self.__dict__
+        how = _RowFormat(self.rules, self.phase, spans, blind, 8 * width, rec.dtype.itemsize)
+        return how, rec.tobytes()
 
 
 def answers(choose_one: Any, obs: BatchObservation, legal: Any, keys: np.ndarray) -> list:
@@ -284,11 +289,13 @@ class _RowFormat:
     """How an Observation's fields are read from its decision's row (``raw``): shared by the
     decisions of a batch; holds the rules, the phase and the columns, nothing of a game."""
 
-    __slots__ = ("rules", "phase", "spans", "blind", "row_bytes", "_readers")
+    __slots__ = ("rules", "phase", "spans", "blind", "int_bytes", "row_bytes", "_readers")
 
-    def __init__(self, rules: Any, phase: str, spans: dict, blind: bool, row_bytes: int) -> None:
+    def __init__(
+        self, rules: Any, phase: str, spans: dict, blind: bool, int_bytes: int, row_bytes: int
+    ) -> None:
         self.rules, self.phase, self.spans, self.blind = rules, phase, spans, blind
-        self.row_bytes = row_bytes
+        self.int_bytes, self.row_bytes = int_bytes, row_bytes  # (the int64 part, the whole)
         self._readers = {
             name: getattr(self, "_" + name)
             for name in Observation.__dataclass_fields__
@@ -302,8 +309,9 @@ class _RowFormat:
             read = self._readers[name]
         except KeyError:
             raise AttributeError(f"'Observation' object has no attribute '{name}'") from None
-        if type(raw) is bytes:
-            raw = array("q", raw).tolist()
+        if type(raw) is bytes:  # (the first field read: the row as one list of numbers)
+            cut = self.int_bytes
+            raw = array("q", raw[:cut]).tolist() + array("H", raw[cut:]).tolist()
         return read(raw), raw
 
     def _block(self, name: str, raw: list[int]) -> list[int]:
