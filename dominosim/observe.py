@@ -39,9 +39,8 @@ class Event(NamedTuple):
 
 class _Lazy:
     """The private slots of an Observation the batch engine builds (engine/observe.py): its
-    decision's row of numbers (``_raw``, a copy of its own: bytes, then a list once a field
-    is read) and how to read a field from it (``_how``); none on one built with its fields
-    (the reference engine's)."""
+    decision's row of numbers (``_raw``, a ``bytes`` copy of its own) and how to read a field
+    from it (``_how``); none on one built with its fields (the reference engine's)."""
 
     __slots__ = ("_raw", "_how")
 
@@ -118,9 +117,8 @@ class Observation(_Lazy):
             how = self._how
         except AttributeError:
             raise AttributeError(f"'Observation' object has no attribute '{name}'") from None
-        value, raw = how(name, self._raw)
+        value = how(name, self._raw)
         object.__setattr__(self, name, value)
-        object.__setattr__(self, "_raw", raw)
         return value
 
     @property

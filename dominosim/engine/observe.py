@@ -9,6 +9,7 @@ its arrays raise (docs/strategies.md, "What a strategy sees").
 
 from __future__ import annotations
 
+import struct
 from array import array
 from functools import cached_property
 from typing import Any
@@ -285,40 +286,51 @@ _SEAT, _HAND, _TABLE, _STOCK, _DRAWABLE, _LEADER, _MATCH, _HAND_INDEX, _DECISION
 _SPINNER, _COVERED_AT, _FACE_UP = 9, 10, 11
 
 
+_INT = struct.Struct("=q")
+_COUNT = struct.Struct("=H")
+
+
+def _at(raw: bytes, j: int) -> int:
+    """Column ``j`` of a row's int64 part."""
+    return _INT.unpack_from(raw, 8 * j)[0]
+
+
 class _RowFormat:
     """How an Observation's fields are read from its decision's row (``raw``): shared by the
     decisions of a batch; holds the rules, the phase and the columns, nothing of a game."""
 
-    __slots__ = ("rules", "phase", "spans", "blind", "int_bytes", "row_bytes", "_readers")
+    __slots__ = ("rules", "phase", "blind", "int_bytes", "row_bytes", "_blocks", "_readers")
 
     def __init__(
         self, rules: Any, phase: str, spans: dict, blind: bool, int_bytes: int, row_bytes: int
     ) -> None:
-        self.rules, self.phase, self.spans, self.blind = rules, phase, spans, blind
+        self.rules, self.phase, self.blind = rules, phase, blind
         self.int_bytes, self.row_bytes = int_bytes, row_bytes  # (the int64 part, the whole)
+        # per int64 block: how to unpack it, and its byte offset
+        self._blocks = {
+            name: (struct.Struct(f"={b - a}q"), 8 * a)
+            for name, (a, b) in spans.items()
+            if name != "history"
+        }
         self._readers = {
             name: getattr(self, "_" + name)
             for name in Observation.__dataclass_fields__
             if hasattr(self, "_" + name)
         }
 
-    def __call__(self, name: str, raw: bytes | list[int]) -> tuple[Any, list[int]]:
-        """Field ``name`` of the row ``raw`` (its bytes, or the list of its numbers), and the
-        row as a list (kept by the Observation for its next field)."""
+    def __call__(self, name: str, raw: bytes) -> Any:
+        """Field ``name`` of the row ``raw`` (only the numbers it needs are unpacked)."""
         try:
             read = self._readers[name]
         except KeyError:
             raise AttributeError(f"'Observation' object has no attribute '{name}'") from None
-        if type(raw) is bytes:  # (the first field read: the row as one list of numbers)
-            cut = self.int_bytes
-            raw = array("q", raw[:cut]).tolist() + array("H", raw[cut:]).tolist()
-        return read(raw), raw
+        return read(raw)
 
-    def _block(self, name: str, raw: list[int]) -> list[int]:
-        a, b = self.spans[name]
-        return raw[a:b]
+    def _block(self, name: str, raw: bytes) -> tuple[int, ...]:
+        unpack, at = self._blocks[name]
+        return unpack.unpack_from(raw, at)
 
-    def _open(self, name: str, raw: list[int]) -> tuple[bool, ...]:
+    def _open(self, name: str, raw: bytes) -> tuple[bool, ...]:
         """A per-position block, over the open positions."""
         vals = self._block("values", raw)
         return tuple(bool(x) for x, v in zip(self._block(name, raw), vals, strict=True) if v >= 0)
@@ -330,15 +342,15 @@ class _RowFormat:
         return self.phase
 
     def _seat(self, raw):
-        return raw[_SEAT]
+        return _at(raw, _SEAT)
 
     def _partner(self, raw):
-        return (raw[_SEAT] + 2) % 4 if self.rules.partnership else None
+        return (_at(raw, _SEAT) + 2) % 4 if self.rules.partnership else None
 
     def _hand(self, raw):
         if self.blind:
             return tuple(x for x in self._row(raw) if x is not None)
-        return _tiles_of(raw[_HAND])
+        return _tiles_of(_at(raw, _HAND))
 
     def _row(self, raw):
         if not self.blind:
@@ -349,16 +361,16 @@ class _RowFormat:
         return tuple((_POS_NAMES[k], v) for k, v in enumerate(self._block("values", raw)) if v >= 0)
 
     def _table(self, raw):
-        return _tiles_of(raw[_TABLE])
+        return _tiles_of(_at(raw, _TABLE))
 
     def _counts(self, raw):
-        return tuple(self._block("counts", raw))
+        return self._block("counts", raw)
 
     def _voids(self, raw):
         return tuple(_VOIDS[m] for m in self._block("voids", raw))
 
     def _face_up(self, raw):
-        return _tiles_of(raw[_FACE_UP]) if self.blind else ()
+        return _tiles_of(_at(raw, _FACE_UP)) if self.blind else ()
 
     def _face_up_seats(self, raw):
         if not self.blind:
@@ -370,28 +382,28 @@ class _RowFormat:
         return tuple(bool(x) for x in self._block("opened", raw)) if self.blind else ()
 
     def _stock_size(self, raw):
-        return raw[_STOCK]
+        return _at(raw, _STOCK)
 
     def _drawable(self, raw):
-        return raw[_DRAWABLE]
+        return _at(raw, _DRAWABLE)
 
     def _scores(self, raw):
-        return tuple(self._block("scores", raw))
+        return self._block("scores", raw)
 
     def _penalties(self, raw):
-        return tuple(self._block("penalties", raw))
+        return self._block("penalties", raw)
 
     def _leader(self, raw):
-        return raw[_LEADER]
+        return _at(raw, _LEADER)
 
     def _match_id(self, raw):
-        return raw[_MATCH]
+        return _at(raw, _MATCH)
 
     def _hand_index(self, raw):
-        return raw[_HAND_INDEX]
+        return _at(raw, _HAND_INDEX)
 
     def _decision(self, raw):
-        return raw[_DECISION]
+        return _at(raw, _DECISION)
 
     def _doubles(self, raw):
         return self._open("doubles", raw)
@@ -400,14 +412,15 @@ class _RowFormat:
         return self._open("along", raw)
 
     def _spinner(self, raw):
-        return raw[_SPINNER] if raw[_SPINNER] >= 0 else None
+        return _at(raw, _SPINNER) if _at(raw, _SPINNER) >= 0 else None
 
     def _covered(self, raw):
-        return _COVERED[raw[_COVERED_AT]]
+        return _COVERED[_at(raw, _COVERED_AT)]
 
     def _history(self, raw):
-        a = self.spans["history"][0]
-        return tuple(map(_EVENTS.__getitem__, raw[a + 1 : a + 1 + raw[a]]))
+        at = self.int_bytes
+        n = _COUNT.unpack_from(raw, at)[0]
+        return tuple(map(_EVENTS.__getitem__, array("H", raw[at + 2 : at + 2 + 2 * n])))
 
 
 # ---- what the engine's state shows a seat -------------------------------------------------
