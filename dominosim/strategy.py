@@ -114,7 +114,7 @@ class Strategy:
         :class:`~dominosim.engine.legal.Legal`, ``keys`` ``[n]`` uint64. Returns ``[n]`` action
         codes. The default runs :meth:`choose_one` game by game (``engine.observe.answers``:
         each decision's Observation read lazily from a copy of its row, its list from the
-        core's legal arrays; about 1-2 µs a decision besides ``choose_one`` itself, bench/
+        core's legal arrays; about 1-3 µs a decision besides ``choose_one`` itself, bench/
         README.md); fast strategies override it (and must give the same answers)."""
         from .engine.observe import answers
 
