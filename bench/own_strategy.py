@@ -1,7 +1,7 @@
 """Your own strategy through `dominosim run`: hands per CPU second of a user's strategy file
 against the compiled built-ins, as users run it.
 
-    python bench/own_strategy.py [--hands 400000] [--one-hands 4000] [--reps 5]
+    python bench/own_strategy.py [--hands 400000] [--one-hands 40000] [--reps 5]
                                  [--variants classic,fives]
 
 The strategies are the files of ``bench/own/`` (loaded with ``--strategy-path``, as a user's
@@ -80,7 +80,7 @@ def measure(a: argparse.Namespace) -> tuple[dict, dict, list]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hands", type=int, default=400_000, help="compiled and batch strategies")
-    ap.add_argument("--one-hands", type=int, default=4_000, help="choose_one strategies")
+    ap.add_argument("--one-hands", type=int, default=40_000, help="choose_one strategies")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--variants", default="classic,fives")
     a = ap.parse_args()

@@ -6,8 +6,8 @@ engine builds the same fields as arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, NamedTuple
 
 from . import tiles
 from .rules import Rules
@@ -37,9 +37,23 @@ class Event(NamedTuple):
     along: bool = False
 
 
-@dataclass(frozen=True)
-class Observation:
+class _Lazy:
+    """The private slots of an Observation the batch engine builds (engine/observe.py): its
+    decision's row of numbers (``_raw``, a ``bytes`` copy of its own) and how to read a field
+    from it (``_how``); none on one built with its fields (the reference engine's)."""
+
+    __slots__ = ("_raw", "_how")
+
+
+@dataclass(frozen=True, slots=True)
+class Observation(_Lazy):
     """Everything the seat to move may know (RULES §1.3).
+
+    Immutable: a field cannot be set or deleted, every field is an int, a str, None, a tuple
+    or a frozenset (and ``rules``, itself frozen). The batch engine builds one per decision
+    from that decision's own row of numbers (a copy: no engine, no other seat's tiles, no
+    other decision) and reads each field from it on first access, so a strategy pays only for
+    the fields it reads; it compares, hashes, prints and pickles as one built with its fields.
 
     Attributes:
         rules: the variant's Rules.
@@ -95,6 +109,18 @@ class Observation:
     face_up_seats: tuple[int, ...] = ()  # blind: per face_up tile, the seat holding it
     history: tuple[Event, ...] = ()  # the hand's public events so far, in order
 
+    def __getattr__(self, name: str) -> Any:
+        # (only for a field not read yet of a lazily built Observation; see _Lazy)
+        if name[0] == "_":
+            raise AttributeError(name)
+        try:
+            how = self._how
+        except AttributeError:
+            raise AttributeError(f"'Observation' object has no attribute '{name}'") from None
+        value = how(name, self._raw)
+        object.__setattr__(self, name, value)
+        return value
+
     @property
     def variant(self) -> str:
         return self.rules.variant
@@ -102,6 +128,19 @@ class Observation:
     @property
     def side(self) -> int:
         return self.rules.side_of(self.seat)
+
+
+def _frozen_set(self: Observation, name: str, value: object) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_del(self: Observation, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+# (set after the class is made: dataclass's own raise a TypeError for a name that is no field)
+Observation.__setattr__ = _frozen_set  # type: ignore[method-assign]
+Observation.__delattr__ = _frozen_del  # type: ignore[method-assign]
 
 
 #: the kinds of the trace's events (reference.HandRecord.events) that are public, and the

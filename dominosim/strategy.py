@@ -112,15 +112,21 @@ class Strategy:
     def choose(self, obs: BatchObservation, legal: Legal, keys: np.ndarray) -> np.ndarray:
         """Decisions for a batch: ``obs`` a BatchObservation, ``legal`` a
         :class:`~dominosim.engine.legal.Legal`, ``keys`` ``[n]`` uint64. Returns ``[n]`` action
-        codes. The default runs :meth:`choose_one` game by game; fast strategies override it
-        (and must give the same answers)."""
-        chosen = [
-            self.choose_one(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(len(keys))
-        ]
-        for a in chosen:  # a float or a string is refused, never truncated
-            if isinstance(a, bool) or not hasattr(a, "__index__"):
-                raise StrategyError(action_type_message(self.label, a))
+        codes. The default runs :meth:`choose_one` game by game (``engine.observe.answers``:
+        each decision's Observation read lazily from a copy of its row, its list from the
+        core's legal arrays; about 1-3 µs a decision besides ``choose_one`` itself, bench/
+        README.md); fast strategies override it (and must give the same answers)."""
+        from .engine.observe import answers
+
+        chosen = answers(self.choose_one, obs, legal, keys)
+        if not set(map(type, chosen)) <= _INT:
+            for a in chosen:  # a float or a string is refused, never truncated
+                if isinstance(a, bool) or not hasattr(a, "__index__"):
+                    raise StrategyError(action_type_message(self.label, a))
         return check_actions(self.label, chosen, len(keys))
+
+
+_INT = {int}
 
 
 def fallback(legal: list[int]) -> int:

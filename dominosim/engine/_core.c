@@ -1929,6 +1929,38 @@ int core_best(const int64_t *score, const int64_t *count, int64_t n, int64_t W, 
     return 0;
 }
 
+/* A hand-history code as seat `seat` sees it: the tile of another seat's draw, look or tile
+ * sent back cleared to EV_NO_TILE, unless a double sent back lies face up (face_up_doubles,
+ * blind's blind_unplayable_double_face_up, §15). */
+static uint16_t seen_code(unsigned code, int64_t seat, int face_up_doubles) {
+    unsigned kind = code >> EV_KIND_SHIFT, who = code >> EV_SEAT_SHIFT & 7;
+    unsigned tile = code >> EV_TILE_SHIFT & 31;
+    int hidden = kind == EV_DRAW || kind == EV_LOOK || kind == EV_TO_BACK;
+    if (face_up_doubles && kind == EV_TO_BACK && tile < 28 && IS_DBL[tile]) hidden = 0;
+    if (hidden && (int64_t)who != seat) code |= (unsigned)EV_NO_TILE << EV_TILE_SHIFT;
+    return (uint16_t)code;
+}
+
+/* Observation.history per decision: row i of out ([n, W]) is slot g[i]'s hand history (hist
+ * [slots, H]: the count, then the codes) as seat seats[i] sees it (seen_code), padded with
+ * zeros past its count (the buffer's stale codes, an earlier hand's, are not copied). Returns
+ * 1 on a slot, a seat or a count out of range. */
+int core_seat_history(const uint16_t *hist, int64_t slots, int64_t H, const int64_t *g,
+                      const int64_t *seats, int face_up_doubles, int64_t n, int64_t W,
+                      uint16_t *out) {
+    for (int64_t i = 0; i < n; i++) {
+        if (g[i] < 0 || g[i] >= slots || seats[i] < 0 || seats[i] >= EV_NO_SEAT) return 1;
+        const uint16_t *row = hist + g[i] * H;
+        uint16_t *o = out + i * W;
+        int64_t c = row[0];
+        if (c >= W || c >= H) return 1;
+        o[0] = (uint16_t)c;
+        for (int64_t j = 1; j <= c; j++) o[j] = seen_code(row[j], seats[i], face_up_doubles);
+        for (int64_t j = c + 1; j < W; j++) o[j] = 0;
+    }
+    return 0;
+}
+
 /* heaviest's choice per decision on a LINE of two slots (-1: no placement); the voids of the
  * opponents count, not the partner's (seat + 2 where partnership). Returns 1 on a value out
  * of range. */

@@ -431,6 +431,35 @@ static PyObject *py_best(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
+/* seat_history(hist, g, seats, face_up_doubles, out): Observation.history per decision
+ * (hist [slots, H] uint16, g and seats [n] int64, out [n, W] uint16) */
+static PyObject *py_seat_history(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "seat_history takes 5 arguments");
+    int face_up = PyObject_IsTrue(args[3]);
+    if (face_up < 0) return NULL;
+    Buf b[4];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[0], "hist", 2, K_UINT, 2, 0) < 0 ||
+        take(&b[1], args[1], "g", 8, K_INT, 1, 0) < 0 ||
+        take(&b[2], args[2], "seats", 8, K_INT, 1, 0) < 0 ||
+        take(&b[3], args[4], "out", 2, K_UINT, 2, 1) < 0) {
+        release(b, 4);
+        return NULL;
+    }
+    int64_t n = dim(&b[3], 0);
+    if (items(&b[1]) != n || items(&b[2]) != n || dim(&b[0], 1) < 1 || dim(&b[3], 1) < 1) {
+        release(b, 4);
+        return PyErr_Format(PyExc_ValueError, "_core: seat_history's arrays must have one row per decision");
+    }
+    int err = core_seat_history((const uint16_t *)b[0].view.buf, dim(&b[0], 0), dim(&b[0], 1),
+                                (const int64_t *)b[1].view.buf, (const int64_t *)b[2].view.buf,
+                                face_up, n, dim(&b[3], 1), (uint16_t *)b[3].view.buf);
+    release(b, 4);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: seat_history: a slot, a seat or a count out of range");
+    Py_RETURN_NONE;
+}
+
 /* heaviest(values, masks, lead, is_lead, hands, voids, seat, partnership, out): hands, voids
  * and seat in any layout (columns of the engine's decision rows); partnership: the partner's
  * voids (seat + 2) do not count */
@@ -767,6 +796,8 @@ static PyMethodDef methods[] = {
      "legal_arrays(values, masks, lead, is_lead, flags, along, act, info): Legal.arrays"},
     {"best", (PyCFunction)(void (*)(void))py_best, METH_FASTCALL,
      "best(score, count, col): LegalArrays.best"},
+    {"seat_history", (PyCFunction)(void (*)(void))py_seat_history, METH_FASTCALL,
+     "seat_history(hist, g, seats, face_up_doubles, out): Observation.history per decision"},
     {"heaviest", (PyCFunction)(void (*)(void))py_heaviest, METH_FASTCALL,
      "heaviest(values, masks, lead, is_lead, hands, voids, seat, partnership, out): heaviest's "
      "line loop"},

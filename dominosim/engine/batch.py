@@ -692,10 +692,11 @@ class BatchEngine:
             self._hist = np.zeros((self.B, 1 + kernel.history_bound(self.r)), dtype=np.uint16)
         return self._hist
 
-    def history_rows(self, g: np.ndarray) -> np.ndarray | None:
-        """The rows of the slots' hand histories (kernel.EV_*; item 0 the count), or None
-        where none is kept (no seat asked in Python)."""
-        return None if self._hist is None else self._hist[g]
+    def history_buffer(self) -> np.ndarray | None:
+        """Every slot's hand history row (kernel.EV_*; item 0 the count; the engine's own, not
+        a copy: observe.py reads it for the Observation), or None where none is kept (no
+        seat asked in Python)."""
+        return self._hist
 
     @staticmethod
     def _name(strat) -> str:

@@ -40,6 +40,8 @@ class Legal:
     _counts: np.ndarray | None = field(default=None, repr=False, compare=False)
     # set by the engine when draw, pass_ and stop are all False (skips their bookkeeping)
     _no_flags: bool = field(default=False, repr=False, compare=False)
+    # the legal actions as one Python list, and where each decision's start (_flat)
+    _lists: tuple | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.draw)
@@ -217,9 +219,28 @@ class Legal:
         return out
 
     def row_list(self, i: int) -> list[int]:
-        """The legal actions of decision ``i`` as a list in canonical order."""
-        n = int(self.counts()[i])
-        return self.take(np.full(n, i)).action_at(np.arange(n)).tolist()
+        """The legal actions of decision ``i`` as a list (a new one) in canonical order."""
+        flat, starts = self._flat()
+        return flat[starts[i] : starts[i + 1]]
+
+    def lists(self) -> list[list[int]]:
+        """Every decision's legal actions as a list (a new one each) in canonical order:
+        ``row_list(i)`` for each ``i``."""
+        flat, starts = self._flat()
+        return list(map(flat.__getitem__, map(slice, starts[:-1], starts[1:])))
+
+    def _flat(self) -> tuple[list[int], list[int]]:
+        """Every decision's legal actions one after the other as a Python list (written by the
+        core in one pass, ``kernel.legal_arrays``, as :class:`LegalArrays`), and where each
+        decision's start (``n + 1`` offsets); kept for the next call."""
+        if self._lists is None:
+            counts = self.counts()
+            action = np.empty((len(self), int(counts.max(initial=0))), dtype=np.int64)
+            _write_arrays(self, action, np.empty((_INFO_PLANES, *action.shape), dtype=np.int8))
+            starts = np.zeros(len(self) + 1, dtype=np.int64)
+            np.cumsum(counts, out=starts[1:])
+            self._lists = (action[action >= 0].tolist(), starts.tolist())
+        return self._lists
 
     def arrays(self, obs) -> LegalArrays:
         """Each decision's legal actions as padded arrays (:class:`LegalArrays`: action, tile,
@@ -298,20 +319,7 @@ class LegalArrays:
         n, width = len(self.count), int(self.count.max(initial=0))
         self.action = np.empty((n, width), dtype=np.int64)
         self._info = np.empty((_INFO_PLANES, n, width), dtype=np.int8)
-        is_lead = legal.lead is not None
-        flags = 0 if legal._no_flags else legal.draw * kernel.F_DRAW
-        if not legal._no_flags:
-            flags = flags + legal.pass_ * kernel.F_PASS + legal.stop * kernel.F_STOP
-        kernel.legal_arrays(
-            _c64(legal.values),
-            _c64(legal.masks),
-            _c64(legal.lead) if is_lead else _NO_LEAD,
-            is_lead,
-            _c64(np.broadcast_to(flags, (n,))),
-            legal.along,
-            self.action,
-            self._info,
-        )
+        _write_arrays(legal, self.action, self._info)
         _frozen(self.action)
         _frozen(self._info)
 
@@ -377,6 +385,26 @@ class LegalArrays:
 def _frozen(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
+
+
+def _write_arrays(legal: Legal, action: np.ndarray, info: np.ndarray) -> None:
+    """The core writes ``legal``'s actions, padded with -1, into ``action`` ``[n, W]`` and
+    their tiles, positions, pips, doubles and along into ``info`` (kernel.legal_arrays)."""
+    n = len(legal)
+    is_lead = legal.lead is not None
+    flags = 0 if legal._no_flags else legal.draw * kernel.F_DRAW
+    if not legal._no_flags:
+        flags = flags + legal.pass_ * kernel.F_PASS + legal.stop * kernel.F_STOP
+    kernel.legal_arrays(
+        _c64(legal.values),
+        _c64(legal.masks),
+        _c64(legal.lead) if is_lead else _NO_LEAD,
+        is_lead,
+        _c64(np.broadcast_to(flags, (n,))),
+        legal.along,
+        action,
+        info,
+    )
 
 
 # the planes of the core's info array (kernel.legal_arrays; _core.c, INFO_*)

@@ -9,6 +9,8 @@ its arrays raise (docs/strategies.md, "What a strategy sees").
 
 from __future__ import annotations
 
+import struct
+from array import array
 from functools import cached_property
 from typing import Any
 
@@ -141,22 +143,8 @@ class BatchObservation:
 
     def history(self, i: int) -> tuple[Event, ...]:
         """Decision ``i``'s history as the per-decision Observation gives it."""
-        h = self._history[i]
-        out = []
-        for code in h[1 : 1 + int(h[0])].tolist():
-            seat = code >> kernel.EV_SEAT_SHIFT & 7
-            tile = code >> kernel.EV_TILE_SHIFT & 31
-            pos = code >> kernel.EV_POS_SHIFT & 7
-            out.append(
-                Event(
-                    None if seat == kernel.EV_NO_SEAT else seat,
-                    kernel.EV_KINDS[code >> kernel.EV_KIND_SHIFT],
-                    None if tile == kernel.EV_NO_TILE else tile,
-                    None if pos == kernel.EV_NO_POS else _POS_NAMES[pos],
-                    bool(code >> kernel.EV_ALONG_SHIFT & 1),
-                )
-            )
-        return tuple(out)
+        h = self._history[i].tolist()
+        return tuple(map(_EVENTS.__getitem__, h[1 : 1 + h[0]]))
 
     # ---- selections and rows ------------------------------------------------------------
     def take(self, rows: np.ndarray) -> BatchObservation:
@@ -168,61 +156,271 @@ class BatchObservation:
         return sub
 
     def row(self, i: int) -> Observation:
-        r = self.rules
-        seat = int(self.seat[i])
-        m = int(self.hand_mask[i])
-        t = int(self.table[i])
-        row, face_up, face_up_seats, opened = None, (), (), ()
-        own = tuple(x for x in range(28) if m >> x & 1)
-        if "_rows" in self.__dict__:
-            row = tuple(None if x == -2 else int(x) for x in self._rows[i] if x != -1)
-            own = tuple(x for x in row if x is not None)
-            fu = int(self.face_up[i])
-            face_up = tuple(x for x in range(28) if fu >> x & 1)
-            held = [int(h) for h in self._face_up_held[i]]
-            face_up_seats = tuple(
-                next(s for s, h in enumerate(held) if h >> x & 1) for x in face_up
-            )
-            opened = tuple(bool(x) for x in self.opened[i])
-        return Observation(
-            rules=r,
-            seat=seat,
-            partner=(seat + 2) % 4 if r.partnership else None,
-            hand=own,
-            row=row,
-            positions=tuple(
-                (_POS_NAMES[k], int(v)) for k, v in enumerate(self.values[i]) if v >= 0
-            ),
-            table=tuple(x for x in range(28) if t >> x & 1),
-            counts=tuple(int(c) for c in self.counts[i]),
-            voids=tuple(frozenset(v for v in range(7) if int(m7) >> v & 1) for m7 in self.voids[i]),
-            face_up=face_up,
-            face_up_seats=face_up_seats,
-            opened=opened,
-            stock_size=int(self.stock_size[i]),
-            drawable=int(self.drawable[i]),
-            scores=tuple(int(x) for x in self.scores[i]),
-            penalties=tuple(int(x) for x in self.penalties[i]),
-            leader=int(self.leader[i]),
-            match_id=int(self.match_id[i]),
-            hand_index=int(self.hand_index[i]),
-            decision=int(self.decision[i]),
-            phase=self.phase,
-            history=self.history(i),
-            **self._layout_view(i),
-        )
+        """Decision ``i`` as an :class:`~dominosim.observe.Observation` (read lazily from a
+        copy of its row of numbers: it holds nothing of the batch)."""
+        how, buf = self._row_data
+        w = how.row_bytes
+        return _lazy(how, buf[i * w : (i + 1) * w])
 
-    def _layout_view(self, i: int) -> dict:
-        """Per open position: formed by a double, laid along; the spinner (for end counts)."""
-        open_ = [k for k in range(len(self.values[i])) if self.values[i, k] >= 0]
-        spin = int(self.spinner[i])
-        cov = int(self.covered[i])
-        return dict(
-            doubles=tuple(bool(self.doubles[i, k]) for k in open_),
-            along=tuple(bool(self.along[i, k]) for k in open_),
-            spinner=spin if spin >= 0 else None,
-            covered=tuple(s for j, s in enumerate("WENS") if cov >> j & 1),
+    def rows(self) -> list[Observation]:
+        """Every decision as an :class:`~dominosim.observe.Observation`, in order (``row(i)``
+        for each ``i``)."""
+        how, buf = self._row_data
+        w = how.row_bytes
+        return [_lazy(how, buf[k : k + w]) for k in range(0, len(buf), w)]
+
+    @cached_property
+    def _row_data(self) -> tuple[_RowFormat, bytes]:
+        """How a decision's fields lie in its row, and the rows one after the other: the
+        batch's columns side by side as int64, then its history codes as uint16 (a decision's
+        Observation gets a copy of its own row, a ``bytes``: an object the garbage collector
+        need not track)."""
+        n = len(self.seat)
+        scalars = [self.seat, self.hand_mask, self.table, self.stock_size, self.drawable]
+        scalars += [self.leader, self.match_id, self.hand_index, self.decision, self.spinner]
+        scalars.append(self.covered)
+        blocks = {
+            "values": self.values,
+            "doubles": self.doubles,
+            "along": self.along,
+            "counts": self.counts,
+            "voids": self.voids,
+            "scores": self.scores,
+            "penalties": self.penalties,
+        }
+        if "_rows" in self.__dict__:  # blind
+            scalars.append(self.face_up)
+            blocks.update(opened=self.opened, held=self._face_up_held, rows=self._rows)
+        width = len(scalars) + sum(b.shape[1] for b in blocks.values())
+        hist = self._history
+        rec = np.empty(n, dtype=[("i", np.int64, (width,)), ("h", _U16, (hist.shape[1],))])
+        table = rec["i"]
+        for j, col in enumerate(scalars):
+            table[:, j] = col
+        at, spans = len(scalars), {}
+        for name, b in blocks.items():
+            spans[name] = (at, at + b.shape[1])
+            table[:, at : at + b.shape[1]] = b
+            at += b.shape[1]
+        rec["h"] = hist
+        spans["history"] = (width, width + hist.shape[1])
+        blind = "_rows" in self.__dict__
+        how = _RowFormat(self.rules, self.phase, spans, blind, 8 * width, rec.dtype.itemsize)
+        return how, rec.tobytes()
+
+
+def answers(choose_one: Any, obs: BatchObservation, legal: Any, keys: np.ndarray) -> list:
+    """``choose_one(obs.row(i), legal.row_list(i), int(keys[i]))`` for each decision ``i``, in
+    order (the default ``Strategy.choose``). One loop makes each decision's Observation and
+    list, asks, and lets them go before the next (unless the strategy keeps them): no object
+    per decision outlives its question, so no garbage collection runs on their account."""
+    how, buf = obs._row_data
+    w = how.row_bytes
+    flat, starts = legal._flat()
+    ks = keys.tolist()
+    out = [None] * len(ks)
+    at = 0
+    for i, key in enumerate(ks):
+        o = _new(Observation)
+        _set_raw(o, buf[at : at + w])
+        _set_how(o, how)
+        at += w
+        out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
+    return out
+
+
+# ---- one decision's Observation, read from its row on access ------------------------------
+_new = object.__new__
+_set_raw = Observation.__mro__[1].__dict__["_raw"].__set__
+_set_how = Observation.__mro__[1].__dict__["_how"].__set__
+
+
+def _lazy(how: _RowFormat, raw: bytes) -> Observation:
+    """An Observation whose fields ``how`` reads from ``raw`` on first access."""
+    o = _new(Observation)
+    _set_raw(o, raw)
+    _set_how(o, how)
+    return o
+
+
+def _bit_tables() -> list[tuple[tuple[int, ...], ...]]:
+    """Per 7-bit chunk ``c`` of a 28-bit tile mask, the tiles of each of its 128 values."""
+    return [
+        tuple(tuple(7 * c + b for b in range(7) if m >> b & 1) for m in range(128))
+        for c in range(4)
+    ]
+
+
+_B0, _B1, _B2, _B3 = _bit_tables()
+_VOIDS = tuple(frozenset(v for v in range(7) if m >> v & 1) for m in range(128))
+_COVERED = tuple(tuple(s for j, s in enumerate("WENS") if m >> j & 1) for m in range(16))
+
+
+def _tiles_of(m: int) -> tuple[int, ...]:
+    """The tiles of a 28-bit mask, in index order."""
+    return _B0[m & 127] + _B1[m >> 7 & 127] + _B2[m >> 14 & 127] + _B3[m >> 21 & 127]
+
+
+class _Events(dict):
+    """History code (kernel.EV_*) -> its Event, decoded once (an Event is immutable)."""
+
+    def __missing__(self, code: int) -> Event:
+        seat = code >> kernel.EV_SEAT_SHIFT & 7
+        tile = code >> kernel.EV_TILE_SHIFT & 31
+        pos = code >> kernel.EV_POS_SHIFT & 7
+        ev = Event(
+            None if seat == kernel.EV_NO_SEAT else seat,
+            kernel.EV_KINDS[code >> kernel.EV_KIND_SHIFT],
+            None if tile == kernel.EV_NO_TILE else tile,
+            None if pos == kernel.EV_NO_POS else _POS_NAMES[pos],
+            bool(code >> kernel.EV_ALONG_SHIFT & 1),
         )
+        self[code] = ev
+        return ev
+
+
+_EVENTS = _Events()  # (at most 2**16 codes)
+
+# the scalar columns of a row (BatchObservation._row_data), in order
+_SEAT, _HAND, _TABLE, _STOCK, _DRAWABLE, _LEADER, _MATCH, _HAND_INDEX, _DECISION = range(9)
+_SPINNER, _COVERED_AT, _FACE_UP = 9, 10, 11
+
+
+_INT = struct.Struct("=q")
+_COUNT = struct.Struct("=H")
+
+
+def _at(raw: bytes, j: int) -> int:
+    """Column ``j`` of a row's int64 part."""
+    return _INT.unpack_from(raw, 8 * j)[0]
+
+
+class _RowFormat:
+    """How an Observation's fields are read from its decision's row (``raw``): shared by the
+    decisions of a batch; holds the rules, the phase and the columns, nothing of a game."""
+
+    __slots__ = ("rules", "phase", "blind", "int_bytes", "row_bytes", "_blocks", "_readers")
+
+    def __init__(
+        self, rules: Any, phase: str, spans: dict, blind: bool, int_bytes: int, row_bytes: int
+    ) -> None:
+        self.rules, self.phase, self.blind = rules, phase, blind
+        self.int_bytes, self.row_bytes = int_bytes, row_bytes  # (the int64 part, the whole)
+        # per int64 block: how to unpack it, and its byte offset
+        self._blocks = {
+            name: (struct.Struct(f"={b - a}q"), 8 * a)
+            for name, (a, b) in spans.items()
+            if name != "history"
+        }
+        self._readers = {
+            name: getattr(self, "_" + name)
+            for name in Observation.__dataclass_fields__
+            if hasattr(self, "_" + name)
+        }
+
+    def __call__(self, name: str, raw: bytes) -> Any:
+        """Field ``name`` of the row ``raw`` (only the numbers it needs are unpacked)."""
+        try:
+            read = self._readers[name]
+        except KeyError:
+            raise AttributeError(f"'Observation' object has no attribute '{name}'") from None
+        return read(raw)
+
+    def _block(self, name: str, raw: bytes) -> tuple[int, ...]:
+        unpack, at = self._blocks[name]
+        return unpack.unpack_from(raw, at)
+
+    def _open(self, name: str, raw: bytes) -> tuple[bool, ...]:
+        """A per-position block, over the open positions."""
+        vals = self._block("values", raw)
+        return tuple(bool(x) for x, v in zip(self._block(name, raw), vals, strict=True) if v >= 0)
+
+    def _rules(self, raw):
+        return self.rules
+
+    def _phase(self, raw):
+        return self.phase
+
+    def _seat(self, raw):
+        return _at(raw, _SEAT)
+
+    def _partner(self, raw):
+        return (_at(raw, _SEAT) + 2) % 4 if self.rules.partnership else None
+
+    def _hand(self, raw):
+        if self.blind:
+            return tuple(x for x in self._row(raw) if x is not None)
+        return _tiles_of(_at(raw, _HAND))
+
+    def _row(self, raw):
+        if not self.blind:
+            return None
+        return tuple(None if x == -2 else x for x in self._block("rows", raw) if x != -1)
+
+    def _positions(self, raw):
+        return tuple((_POS_NAMES[k], v) for k, v in enumerate(self._block("values", raw)) if v >= 0)
+
+    def _table(self, raw):
+        return _tiles_of(_at(raw, _TABLE))
+
+    def _counts(self, raw):
+        return self._block("counts", raw)
+
+    def _voids(self, raw):
+        return tuple(_VOIDS[m] for m in self._block("voids", raw))
+
+    def _face_up(self, raw):
+        return _tiles_of(_at(raw, _FACE_UP)) if self.blind else ()
+
+    def _face_up_seats(self, raw):
+        if not self.blind:
+            return ()
+        held = self._block("held", raw)
+        return tuple(next(s for s, h in enumerate(held) if h >> x & 1) for x in self._face_up(raw))
+
+    def _opened(self, raw):
+        return tuple(bool(x) for x in self._block("opened", raw)) if self.blind else ()
+
+    def _stock_size(self, raw):
+        return _at(raw, _STOCK)
+
+    def _drawable(self, raw):
+        return _at(raw, _DRAWABLE)
+
+    def _scores(self, raw):
+        return self._block("scores", raw)
+
+    def _penalties(self, raw):
+        return self._block("penalties", raw)
+
+    def _leader(self, raw):
+        return _at(raw, _LEADER)
+
+    def _match_id(self, raw):
+        return _at(raw, _MATCH)
+
+    def _hand_index(self, raw):
+        return _at(raw, _HAND_INDEX)
+
+    def _decision(self, raw):
+        return _at(raw, _DECISION)
+
+    def _doubles(self, raw):
+        return self._open("doubles", raw)
+
+    def _along(self, raw):
+        return self._open("along", raw)
+
+    def _spinner(self, raw):
+        return _at(raw, _SPINNER) if _at(raw, _SPINNER) >= 0 else None
+
+    def _covered(self, raw):
+        return _COVERED[_at(raw, _COVERED_AT)]
+
+    def _history(self, raw):
+        at = self.int_bytes
+        n = _COUNT.unpack_from(raw, at)[0]
+        return tuple(map(_EVENTS.__getitem__, array("H", raw[at + 2 : at + 2 + 2 * n])))
 
 
 # ---- what the engine's state shows a seat -------------------------------------------------
@@ -261,28 +459,22 @@ def _public_fields(e: Any, g: np.ndarray) -> dict[str, np.ndarray]:
 
 def _seat_history(e: Any, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """``[n, 1 + L]``: per decision its count, then the hand's events (kernel.EV_*) with the
-    tiles its seat may not see cleared to ``EV_NO_TILE``; L the longest history here."""
-    hist = e.history_rows(g)
+    tiles its seat may not see cleared to ``EV_NO_TILE`` (the core's ``seat_history``, one
+    pass); L the longest history here."""
+    hist = e.history_buffer()
     if hist is None:
         return np.zeros((len(g), 1), dtype=_U16)
-    n = hist[:, 0].astype(np.int64)
+    n = hist[g, 0]
     if (n == kernel.EV_OVERFLOW).any():
         raise RuntimeError("a hand's history passed kernel.history_bound: report this bug")
-    width = int(n.max()) if len(n) else 0
-    codes = hist[:, 1 : 1 + width].astype(np.int64)
-    codes = np.where(np.arange(width) < n[:, None], codes, 0)
-    kind = codes >> kernel.EV_KIND_SHIFT
-    who = codes >> kernel.EV_SEAT_SHIFT & 7
-    tile = codes >> kernel.EV_TILE_SHIFT & 31
-    private = np.isin(kind, (kernel.EV_DRAW, kernel.EV_LOOK, kernel.EV_TO_BACK))
-    hidden = private & (who != seats[:, None])
-    if e.r.blind_unplayable_double_face_up:  # a double sent back lies face up (§15)
-        face_up = (kind == kernel.EV_TO_BACK) & tables.IS_DOUBLE[np.minimum(tile, 27)]
-        hidden &= ~face_up
-    codes = np.where(hidden, codes | kernel.EV_NO_TILE << kernel.EV_TILE_SHIFT, codes)
-    out = np.empty((len(g), 1 + width), dtype=_U16)
-    out[:, 0] = n
-    out[:, 1:] = codes
+    out = np.empty((len(g), 1 + (int(n.max()) if len(n) else 0)), dtype=_U16)
+    kernel.seat_history(
+        hist,
+        np.ascontiguousarray(g, dtype=np.int64),
+        np.ascontiguousarray(seats, dtype=np.int64),
+        e.r.blind_unplayable_double_face_up,
+        out,
+    )
     return out
 
 

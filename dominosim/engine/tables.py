@@ -160,9 +160,22 @@ def select28(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
 ALL28 = (1 << T) - 1
 
 
-def pack28(mask: np.ndarray) -> np.ndarray:
-    """Packed 64-bit hands of 28-bit tile masks."""
-    out = np.zeros(np.shape(mask), dtype=np.uint64)
-    for t in range(T):
-        out |= np.where((mask >> t) & 1 == 1, PACK[t], U64(0))
+def _pack_chunks() -> np.ndarray:
+    """``[4, 128]``: the packed hand of the tiles ``7 c .. 7 c + 6`` set in a 7-bit value."""
+    out = np.zeros((4, 128), dtype=np.uint64)
+    for c in range(4):
+        for m in range(128):
+            for b in range(7):
+                if m >> b & 1:
+                    out[c, m] |= PACK[7 * c + b]
     return out
+
+
+_PACK7 = _pack_chunks()
+
+
+def pack28(mask: np.ndarray) -> np.ndarray:
+    """Packed 64-bit hands of 28-bit tile masks (four lookups of 7 bits each)."""
+    m = np.asarray(mask, dtype=np.int64)
+    out = _PACK7[0][m & 0x7F] | _PACK7[1][m >> 7 & 0x7F]
+    return out | _PACK7[2][m >> 14 & 0x7F] | _PACK7[3][m >> 21 & 0x7F]
