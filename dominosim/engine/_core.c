@@ -1961,6 +1961,32 @@ int core_seat_history(const uint16_t *hist, int64_t slots, int64_t H, const int6
     return 0;
 }
 
+/* out[i, k] ([n, K]) = the field at byte offset offs[k] of record g[i] (records: nrec records
+ * of size bytes), an int64 where widths[k] is 8 or an int8 where it is 1, as int64: one pass
+ * over the asked slots for the batch Observation's public fields. Returns 1 on a slot, an
+ * offset or a width out of range. */
+int core_gather_fields(const uint8_t *records, int64_t nrec, int64_t size, const int64_t *g,
+                       int64_t n, const int64_t *offs, const int64_t *widths, int64_t K,
+                       int64_t *out) {
+    for (int64_t k = 0; k < K; k++)
+        if ((widths[k] != 1 && widths[k] != 8) || offs[k] < 0 || offs[k] > size - widths[k])
+            return 1;
+    for (int64_t i = 0; i < n; i++) {
+        if (g[i] < 0 || g[i] >= nrec) return 1;
+        const uint8_t *rec = records + g[i] * size;
+        for (int64_t k = 0; k < K; k++) {
+            if (widths[k] == 8) {
+                memcpy(&out[i * K + k], rec + offs[k], 8);
+            } else {
+                int8_t b;
+                memcpy(&b, rec + offs[k], 1);
+                out[i * K + k] = b;
+            }
+        }
+    }
+    return 0;
+}
+
 /* heaviest's choice per decision on a LINE of two slots (-1: no placement); the voids of the
  * opponents count, not the partner's (seat + 2 where partnership). Returns 1 on a value out
  * of range. */

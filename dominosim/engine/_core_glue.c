@@ -460,6 +460,34 @@ static PyObject *py_seat_history(PyObject *self, PyObject *const *args, Py_ssize
     Py_RETURN_NONE;
 }
 
+/* gather_fields(records, g, offsets, widths, out): out[i, k] = the int64 (width 8) or int8
+ * (width 1) at byte offsets[k] of record g[i] of records ([nrec, size] uint8) */
+static PyObject *py_gather_fields(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "gather_fields takes 5 arguments");
+    Buf b[5];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[0], "records", 1, K_UINT, 2, 0) < 0 ||
+        take(&b[1], args[1], "g", 8, K_INT, 1, 0) < 0 ||
+        take(&b[2], args[2], "offsets", 8, K_INT, 1, 0) < 0 ||
+        take(&b[3], args[3], "widths", 8, K_INT, 1, 0) < 0 ||
+        take(&b[4], args[4], "out", 8, K_INT, 2, 1) < 0) {
+        release(b, 5);
+        return NULL;
+    }
+    int64_t n = dim(&b[4], 0), K = dim(&b[4], 1);
+    if (items(&b[1]) != n || items(&b[2]) != K || items(&b[3]) != K) {
+        release(b, 5);
+        return PyErr_Format(PyExc_ValueError, "_core: gather_fields: out must be [len(g), len(offsets)]");
+    }
+    int err = core_gather_fields((const uint8_t *)b[0].view.buf, dim(&b[0], 0), dim(&b[0], 1),
+                                 (const int64_t *)b[1].view.buf, n, (const int64_t *)b[2].view.buf,
+                                 (const int64_t *)b[3].view.buf, K, (int64_t *)b[4].view.buf);
+    release(b, 5);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: gather_fields: a slot, an offset or a width out of range");
+    Py_RETURN_NONE;
+}
+
 /* heaviest(values, masks, lead, is_lead, hands, voids, seat, partnership, out): hands, voids
  * and seat in any layout (columns of the engine's decision rows); partnership: the partner's
  * voids (seat + 2) do not count */
@@ -796,6 +824,8 @@ static PyMethodDef methods[] = {
      "legal_arrays(values, masks, lead, is_lead, flags, along, act, info): Legal.arrays"},
     {"best", (PyCFunction)(void (*)(void))py_best, METH_FASTCALL,
      "best(score, count, col): LegalArrays.best"},
+    {"gather_fields", (PyCFunction)(void (*)(void))py_gather_fields, METH_FASTCALL,
+     "gather_fields(records, g, offsets, widths, out): fields of the asked records, one pass"},
     {"seat_history", (PyCFunction)(void (*)(void))py_seat_history, METH_FASTCALL,
      "seat_history(hist, g, seats, face_up_doubles, out): Observation.history per decision"},
     {"heaviest", (PyCFunction)(void (*)(void))py_heaviest, METH_FASTCALL,

@@ -317,6 +317,7 @@ uniform_lead = _core.uniform_lead
 legal_arrays = _core.legal_arrays
 best = _core.best
 seat_history = _core.seat_history  # Observation.history per decision (observe.py)
+gather_fields = _core.gather_fields  # the batch Observation's public fields (observe.py)
 heaviest = _core.heaviest
 sample_deals = _core.sample_deals  # mc's hidden deals (strategies/mc.py)
 decide = _core.decide

@@ -75,8 +75,7 @@ class BatchObservation:
         put["hand"] = _frozen(known["hand"] if "hand" in known else _own_hand(e, g, seats))
         put["values"] = _frozen(known["values"] if "values" in known else e.vals[g])
         put["voids"] = _frozen(known["voids"] if "voids" in known else e.voids[g])
-        for name, value in _public_fields(e, g).items():
-            put[name] = _frozen(value)
+        put.update(_public_fields(e, g))
         put["_history"] = _frozen(_seat_history(e, g, seats))
         if e.blind:
             for name, value in _blind_fields(e, g, seats).items():
@@ -433,28 +432,81 @@ def _own_hand(e: Any, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     return h
 
 
+# the public fields: (name in the Observation, the engine's state array); each a view of the
+# engine's slot records, gathered for the asked slots in one pass by the core
+_PUBLIC = (
+    ("table", "table"),
+    ("stock_size", "sp"),
+    ("drawable", "send"),
+    ("penalties", "penalties"),
+    ("leader", "leader"),
+    ("match_id", "match"),
+    ("hand_index", "hand_idx"),
+    ("doubles", "dbl"),
+    ("along", "alg"),
+    ("table_count", "ntable"),
+    ("spinner", "spin"),
+    ("covered", "cov"),
+)
+
+
 def _public_fields(e: Any, g: np.ndarray) -> dict[str, np.ndarray]:
-    """The fields every seat sees alike."""
-    scores = e.scores[g]
+    """The fields every seat sees alike, as arrays of their own that cannot be written."""
+    public, hands = _plans(e)
+    g = np.ascontiguousarray(g, dtype=np.int64)
+    got = public.gather(e._slots, g)
+    counts = tables.count_of(hands.gather(e._slots, g)["hands"].view(np.uint64))
+    sp = got["stock_size"]
+    got["drawable"] = got["drawable"] - sp
+    got["stock_size"] = 28 - sp
+    got["counts"] = counts
     if e.kozel:
-        w = e.written[g]
-        scores = np.where(w < 0, 0, w)
-    return {
-        "table": e.table[g],
-        "counts": tables.count_of(e.hands[g]),
-        "stock_size": 28 - e.sp[g],
-        "drawable": e.send[g] - e.sp[g],
-        "scores": scores,
-        "penalties": e.penalties[g],
-        "leader": e.leader[g],
-        "match_id": e.match[g],
-        "hand_index": e.hand_idx[g],
-        "doubles": e.dbl[g],
-        "along": e.alg[g],
-        "table_count": e.ntable[g],
-        "spinner": e.spin[g],
-        "covered": e.cov[g],
-    }
+        got["scores"] = np.where(got["scores"] < 0, 0, got["scores"])
+    for a in got.values():
+        a.flags.writeable = False
+    return got
+
+
+def _plans(e: Any) -> tuple[_Fields, _Fields]:
+    """The engine's public fields' and hands' places in its slot records (made once per set
+    of records)."""
+    plans = e.__dict__.get("_observe_plans")
+    if plans is None or plans[0] is not e._slots:
+        views = {name: getattr(e, attr) for name, attr in _PUBLIC}
+        views["scores"] = e.written if e.kozel else e.scores
+        plans = (e._slots, _Fields(e._slots, views), _Fields(e._slots, {"hands": e.hands}))
+        e.__dict__["_observe_plans"] = plans
+    return plans[1], plans[2]
+
+
+class _Fields:
+    """Views of an engine's slot records (each a field, one row per slot), gathered for the
+    asked slots by the core in one pass; as numpy's ``view[g]`` gives them (shapes, dtypes)."""
+
+    def __init__(self, records: np.ndarray, views: dict[str, np.ndarray]) -> None:
+        base = records.ctypes.data
+        size = records.dtype.itemsize
+        offsets, widths, self.spans = [], [], []
+        for name, v in views.items():
+            if v.strides[0] != size or v.dtype.itemsize not in (1, 8) or v.ndim > 2:
+                raise RuntimeError(f"the engine's {name} is not a field of its slot records")
+            cols = 1 if v.ndim == 1 else v.shape[1]
+            step = v.strides[1] if v.ndim == 2 else 0
+            start = v.ctypes.data - base
+            self.spans.append((name, len(offsets), cols, v.ndim, v.dtype))
+            offsets += [start + j * step for j in range(cols)]
+            widths += [v.dtype.itemsize] * cols
+        self.offsets, self.widths = np.array(offsets, np.int64), np.array(widths, np.int64)
+
+    def gather(self, records: np.ndarray, g: np.ndarray) -> dict[str, np.ndarray]:
+        out = np.empty((len(g), len(self.offsets)), dtype=np.int64)
+        raw = records.view(np.uint8).reshape(len(records), records.dtype.itemsize)
+        kernel.gather_fields(raw, g, self.offsets, self.widths, out)
+        got = {}
+        for name, k, cols, ndim, dtype in self.spans:
+            col = out[:, k] if ndim == 1 else out[:, k : k + cols]
+            got[name] = col.astype(dtype)  # (a copy: each array its own)
+        return got
 
 
 def _seat_history(e: Any, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
