@@ -35,24 +35,28 @@ import numpy as np
 
 from dominosim.errors import StrategyError
 from dominosim.solver import solve_actions
-from dominosim.strategies.mc import Playouts, positions
+from dominosim.strategies.mc import MonteCarlo, Playouts, infer_deals, positions
 from dominosim.strategy import Strategy, get, register
 
 OBJECTIVES = ("vote", "mean")
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
-MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096}
+MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096, "pool": 64}
+#: the range of ``temp`` (below it the weights overflow; above it the model is uniform)
+TEMP_RANGE = (0.05, 1000.0)
 
 
-def combine(score: np.ndarray, solved: np.ndarray, objective: str) -> int:
+def combine(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> int:
     """The index of the action to play from the solver's values ``score`` ``[deals,
     actions]`` (``2 d + w``, higher better) of the ``solved`` deals: by ``objective``, ties
-    as the module says."""
+    as the module says; each deal counted ``count`` times (the times inference drew it; once
+    each by default)."""
     s = score[solved]
-    mean = s.mean(axis=0)
+    c = np.ones(len(s)) if count is None else np.asarray(count, dtype=np.float64)[solved]
+    mean = (s * c[:, None]).sum(axis=0) / c.sum()
     if objective == "mean":
         return int(np.argmax(mean))  # (ties: the first in canonical order)
     best = s == s.max(axis=1, keepdims=True)
-    votes = best.sum(axis=0)
+    votes = (best * c[:, None]).sum(axis=0)
     top = np.flatnonzero(votes == votes.max())
     return int(top[np.argmax(mean[top])])
 
@@ -64,18 +68,35 @@ class Pimc(Strategy):
     name = "pimc"
     classifier = "search"
     rank = 1
-    params = {"samples": 64, "budget": 20_000, "objective": "vote", "min_solved": 8}
+    params = {
+        "samples": 64,
+        "budget": 20_000,
+        "objective": "vote",
+        "min_solved": 8,
+        "infer": True,
+        "pool": 4,
+        "temp": 4.0,
+    }
 
     def __init__(self, **params):
         super().__init__(**params)
         s = self.settings
-        for k in ("samples", "budget", "min_solved"):
+        for k in ("samples", "budget", "min_solved", "pool"):
             if isinstance(s[k], bool) or not isinstance(s[k], int) or s[k] < 1:
                 raise StrategyError(f"pimc: {k} must be an integer >= 1, not {s[k]!r}")
             if s[k] > MAX_PARAM[k]:
                 raise StrategyError(
                     f"pimc: {k} must be at most {MAX_PARAM[k]}, not {s[k]!r}; use a smaller {k}"
                 )
+        if not isinstance(s["infer"], bool):
+            raise StrategyError(f"pimc: infer must be on or off, not {s['infer']!r}")
+        t = s["temp"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not (
+            TEMP_RANGE[0] <= t <= TEMP_RANGE[1]
+        ):
+            raise StrategyError(
+                f"pimc: temp must be a number from {TEMP_RANGE[0]} to {TEMP_RANGE[1]}, not {t!r}"
+            )
         if s["objective"] not in OBJECTIVES:
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
@@ -86,11 +107,13 @@ class Pimc(Strategy):
         self._greedy = None
 
     def _fallback(self, obs, legal, key):
-        """Where too few deals are solved: mc's playouts on as many deals; where no hidden
+        """Where too few deals are solved: mc's playouts on as many deals, and never fewer
+        than mc's default (a fallback is mc at its own strength at least); where no hidden
         deal fits what the seat knows (not seen in play: a guard), greedy, as mc does."""
         self.fallbacks += 1
         if self._mc is None:
-            self._mc = get("mc", samples=self.settings["samples"])
+            n = max(self.settings["samples"], MonteCarlo.params["samples"])
+            self._mc = get("mc", samples=n)
         return self._mc.choose_one(obs, legal, key)
 
     def _values(self, rules, plan: Playouts):
@@ -102,7 +125,7 @@ class Pimc(Strategy):
     def _decide_one(self, obs, legal, key):
         if len(legal) < 2:
             return legal[0]
-        plan = positions(obs, legal, key, self.settings["samples"])
+        plan, count = self._plan(obs, legal, key)
         if plan is None:
             return self._fallback(obs, legal, key)
         av = self._values(obs.rules, plan)
@@ -115,13 +138,27 @@ class Pimc(Strategy):
             or (solved & (np.sort(av.action[:, :k], axis=1) != sorted(legal)).any(1)).any()
         ):
             raise RuntimeError("pimc: the solver's legal actions differ from the decision's")
-        if solved.sum() < min(self.settings["min_solved"], len(solved)):
+        if count[solved].sum() < min(self.settings["min_solved"], count.sum()):
             return self._fallback(obs, legal, key)
         order = np.argsort(av.action[:, :k], axis=1)  # each deal's columns to canonical order
         canon = np.argsort(np.argsort(legal))
         cols = order[:, canon]
         score = np.take_along_axis(av.score[:, :k], cols, axis=1)
-        return legal[combine(score, solved, self.settings["objective"])]
+        return legal[combine(score, solved, self.settings["objective"], count)]
+
+    def _plan(self, obs, legal, key):
+        """The decision's positions (:func:`positions`) and the times each deal counts:
+        with ``infer``, the deals :func:`infer_deals` draws (blind: the plain sampler's);
+        without, ``samples`` deals once each. ``(None, None)`` where no deal fits."""
+        s = self.settings
+        if s["infer"] and obs.row is None:
+            got = infer_deals(obs, key, s["samples"], s["pool"], float(s["temp"]))
+            if got is None:
+                return None, None
+            hands, stock, count = got
+            return positions(obs, legal, key, s["samples"], deals=(hands, stock)), count
+        plan = positions(obs, legal, key, s["samples"])
+        return plan, None if plan is None else np.ones(len(plan.hands), dtype=np.int64)
 
     def choose_one(self, obs, legal, key):
         return self._decide_one(obs, list(legal), int(key))
