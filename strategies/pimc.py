@@ -91,8 +91,10 @@ class Pimc(Strategy):
         if not isinstance(s["infer"], bool):
             raise StrategyError(f"pimc: infer must be on or off, not {s['infer']!r}")
         t = s["temp"]
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not (
-            TEMP_RANGE[0] <= t <= TEMP_RANGE[1]
+        if (
+            isinstance(t, bool)
+            or not isinstance(t, (int, float))
+            or not (TEMP_RANGE[0] <= t <= TEMP_RANGE[1])
         ):
             raise StrategyError(
                 f"pimc: temp must be a number from {TEMP_RANGE[0]} to {TEMP_RANGE[1]}, not {t!r}"
