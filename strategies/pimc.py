@@ -21,8 +21,23 @@ points difference, ties by winning the hand), a tie to the first in canonical or
 together. A deal whose search runs out of it is left out of the combination (it says nothing:
 never a guess; the deals left are those whose search was short, a bias the count of them
 shows); where fewer than ``min_solved`` deals of a decision are solved (early in a
-long hand of the heavy variants), the decision is taken by ``mc``'s playouts on ``samples``
-deals instead: a documented search, not a guess. ``unsolved`` and ``fallbacks`` count both.
+long hand of the heavy variants; with inference, counted with the times drawn), the decision
+is taken by ``mc``'s playouts on ``samples`` deals, never fewer than ``mc``'s default (256),
+instead: a documented search, not a guess. ``unsolved`` and ``fallbacks`` count both.
+
+**Inference** (``infer``, on by default; ``pimc:infer=off`` is the plain sampler): the deals
+are weighted by how likely each makes the other seats' placements in the hand's history
+(Ginsberg 2001; Buro, Long, Furtak and Sturtevant 2009: "policy-based inference"). ``mc``'s
+sampler draws ``samples * pool`` deals; the core scores each (``kernel.infer_logw``, no Python
+per deal) by the log-likelihood of every scored placement under the model, a softmax over
+tiles at temperature ``temp``: a seat plays a tile that fits with a chance proportional to
+``exp(score / temp)``, the score a soft ``doubles-first`` (the tile's pips, and
+``mc.DOUBLE_BONUS`` more for a double), the same model for partners and opponents;
+``samples`` draws among them by systematic resampling (one uniform number of the decision's
+key) are the deals solved, each deal once with the times it was drawn as its weight in the
+vote and the mean (:func:`mc.infer_deals` and :func:`mc.infer_events` say which placements
+are scored: those after the seat's last draw, the lead only where it was a free choice).
+Blind, where a seat's row is hidden from itself too, keeps the plain sampler.
 
 Everything random comes from the decision's addressed key (the deals), and the solver is
 exact and searches one decision's deals in a call of its own, so a decision does not depend
