@@ -2,11 +2,12 @@
 
     python bench/pimc_study.py accuracy [--variants fives,block,classic] [--deals 150]
         [--strategies random,mc,pimc] [--players 2] [--workers 2] [--seed 5]
+        [--opponent random]
     python bench/pimc_study.py speed [--variants all] [--deals 100] [--a pimc]
     python bench/pimc_study.py paired [--variants all] [--deals 2000] [--a pimc] [--b mc]
         [--players 2] [--workers 2] [--seed 2024]
 
-``accuracy``: each strategy plays ``--deals`` deals against ``random`` in both seatings (one
+``accuracy``: each strategy plays ``--deals`` deals against ``random`` (``--opponent``) in both seatings (one
 hand per deal, unit hand, as ``dominosim skill`` plays its accuracy tables), and the solver
 rates every decision of the strategy's seat with two or more legal actions on the true deal
 (``solver.decision_accuracy``): the share rated optimal, with a 95% interval clustered by hand
@@ -72,12 +73,12 @@ def _timed(inner):
 
 def _accuracy_job(job):
     """One strategy's rated decisions on deals lo..hi, both seatings against random."""
-    variant, players, spec, lo, hi, seed = job
+    variant, players, spec, lo, hi, seed, opponent = job
     from dominosim.solver import decision_accuracy
 
     rules = _rules(variant, players)
     t = _timed(_make(spec))
-    rnd = _make("random")
+    rnd = _make(opponent)
     rows = []
     for parity in (0, 1):
         seats = [t if i % 2 == parity else rnd for i in range(players)]
@@ -99,7 +100,7 @@ def accuracy(pool, a) -> None:
         for spec in a.strategies.split(","):
             chunk = max(1, math.ceil(a.deals / (2 * a.workers)))
             jobs = [
-                (variant, a.players, spec, lo, min(lo + chunk, a.deals), a.seed)
+                (variant, a.players, spec, lo, min(lo + chunk, a.deals), a.seed, a.opponent)
                 for lo in range(0, a.deals, chunk)
             ]
             parts = pool.map(_accuracy_job, jobs)
@@ -203,6 +204,7 @@ def main() -> None:
     ap.add_argument("--strategies", default="random,mc,pimc")
     ap.add_argument("--a", default="pimc")
     ap.add_argument("--b", default="mc")
+    ap.add_argument("--opponent", default="random")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=None)

@@ -39,11 +39,12 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from dominosim import actions, seeding
+from dominosim import actions, seeding, tiles
 from dominosim.engine import kernel
 from dominosim.engine.batch import BatchEngine, pending_state
 from dominosim.engine.tables import PACK
 from dominosim.errors import StrategyError
+from dominosim.layout import Layout
 from dominosim.strategy import Strategy, builtins, get, register
 from dominosim.tiles import HIGH, LOW
 
@@ -352,12 +353,13 @@ class Playouts:
         return Playouts(**out)
 
 
-def positions(obs, legal, key: int, samples: int) -> Playouts | None:
+def positions(obs, legal, key: int, samples: int, deals=None) -> Playouts | None:
     """The playouts of one decision as arrays (:class:`Playouts`): ``samples`` hidden deals
     consistent with what the seat knows (:func:`sample_arrays`, blind's :func:`sample_rows`),
-    each a position standing at the decision, and per deal one playout for each legal action
-    but the mirror images (:func:`_mirror`); None where no deal fits. ``pimc`` solves the same
-    positions."""
+    or the given ``deals`` ``(hands, stock)`` as :func:`sample_arrays` gives them (not in
+    blind: pimc's :func:`infer_deals`), each a position standing at the decision, and per deal
+    one playout for each legal action but the mirror images (:func:`_mirror`); None where no
+    deal fits. ``pimc`` solves the same positions."""
     state = pending_state(
         obs.rules,
         obs.phase,
@@ -375,7 +377,7 @@ def positions(obs, legal, key: int, samples: int) -> Playouts | None:
         blind = _blind_rows(obs, rows, state, drawn_tile)
         packed = blind.pop("hands")
     else:
-        drawn = sample_arrays(obs, key, samples)
+        drawn = sample_arrays(obs, key, samples) if deals is None else deals
         if drawn is None or not len(drawn[0]):
             return None
         packed, stock = drawn
@@ -618,3 +620,109 @@ def _value(rules, pts: np.ndarray, seats: np.ndarray) -> np.ndarray:
     theirs = (pts * ~own).sum(1) / np.maximum((~own).sum(1), 1)
     v = mine - theirs
     return -v if rules.points_sense == "lower" else v
+
+
+# ---------------------------------------------------------------------------------------------
+# inference (pimc's ``infer``): the deals weighted by how likely each makes the moves seen
+# ---------------------------------------------------------------------------------------------
+#: the model's score of a tile (a soft doubles-first: the doubles first, then the heaviest)
+DOUBLE_BONUS = 6.0
+#: the key coordinate of the resampling's one uniform number (apart from the deals' keys)
+_INFER_COORD = 0x696E666572  # "infer"
+_ALL28 = (1 << 28) - 1
+
+
+def model_scores() -> np.ndarray:
+    """The model's score of each tile: its pips, and :data:`DOUBLE_BONUS` more for a double."""
+    return tiles.PIPS.astype(np.float64) + DOUBLE_BONUS * np.asarray(tiles.IS_DOUBLE, np.float64)
+
+
+def _fit_mask(values) -> int:
+    """The 28-bit mask of the tiles carrying one of ``values``."""
+    return sum(1 << t for t in range(28) if LOW[t] in values or HIGH[t] in values)
+
+
+def infer_events(obs, temp: float):
+    """The events the inference scores, as ``kernel.infer_logw`` takes them: ``(events [E,
+    IE_COLS] int64, weights [E, 28] float64)``, or None where it does not apply (blind).
+
+    An event is another seat's placement (its partner's too) made after its last draw (its
+    hand then is its hand now and the tiles it placed since: a draw since would add a tile
+    nobody saw), the lead only where the leader chose its tile (``lead_first`` by lot,
+    any tile). Its columns: the seat, the tile placed, the tiles the seat placed from then on
+    (``back``) and the tiles that fitted the open positions then (``fit``); its weights
+    ``exp(score / temp)`` per tile (:func:`model_scores`). The layout is replayed from the
+    history once per decision (:class:`dominosim.layout.Layout`, as the reference engine
+    does)."""
+    r = obs.rules
+    if obs.row is not None or r.draw_mode == "blind":
+        return None
+    lay = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
+    spinners = r.layout == "spinner"
+    hist = obs.history
+    last_draw = {ev.seat: i for i, ev in enumerate(hist) if ev.kind == "draw"}
+    rows = []  # [seat, tile, index, fit]
+    for i, ev in enumerate(hist):
+        if ev.kind == "start":
+            lay.start_with(ev.tile)
+            continue
+        if ev.kind != "place":
+            continue
+        lead = lay.empty
+        if ev.seat != obs.seat and i > last_draw.get(ev.seat, -1):
+            if not lead:
+                rows.append([ev.seat, ev.tile, i, _fit_mask(lay.values())])
+            elif r.lead_first == "lot_any":
+                rows.append([ev.seat, ev.tile, i, _ALL28])
+        lay.place(ev.tile, None if lead else ev.pos, ev.along, spinners)
+    placed = [(i, ev.seat, ev.tile) for i, ev in enumerate(hist) if ev.kind == "place"]
+    events = np.zeros((len(rows), kernel.IE_COLS), dtype=np.int64)
+    for k, (seat, tile, i, fit) in enumerate(rows):
+        back = sum(1 << t for j, s, t in placed if j >= i and s == seat)
+        events[k, [kernel.IE_SEAT, kernel.IE_TILE, kernel.IE_BACK, kernel.IE_FIT]] = (
+            seat,
+            tile,
+            back,
+            fit,
+        )
+    w = np.exp(model_scores() / temp)
+    return events, np.tile(w, (len(rows), 1))
+
+
+def infer_logw_py(hands, events, weights) -> np.ndarray:
+    """The readable definition of ``kernel.infer_logw``: per deal (hands ``[n, P]`` packed),
+    the sum over the events of ``log(w[tile] / sum of w over the seat's tiles then that
+    fit)``."""
+    out = np.zeros(len(hands))
+    for j in range(len(hands)):
+        for e, ev in enumerate(events):
+            seat, tile, back, fit = (int(ev[c]) for c in (0, 1, 2, 3))
+            held = sum(1 << t for t in range(28) if hands[j, seat] & PACK[t] == PACK[t])
+            cand = (held | back) & fit
+            total = sum(weights[e, t] for t in range(28) if cand >> t & 1)
+            out[j] += np.log(weights[e, tile]) - np.log(total)
+    return out
+
+
+def infer_deals(obs, key: int, samples: int, pool: int, temp: float):
+    """``samples`` draws among ``samples * pool`` deals of :func:`sample_arrays`, each drawn
+    with a chance proportional to its likelihood under the model (:func:`infer_events`,
+    ``kernel.infer_logw``): systematic resampling from one uniform number of the decision's
+    key. Returns ``(hands, stock, count)``, each deal drawn once with the times it was drawn
+    (``count`` sums to ``samples``), or None where :func:`sample_arrays` gives no deal. Where
+    nothing is scored (no event, blind) the first ``samples`` deals, once each: the plain
+    sampler's."""
+    inf = infer_events(obs, temp)
+    drawn = sample_arrays(obs, key, samples * pool if inf is not None and len(inf[0]) else samples)
+    if drawn is None or not len(drawn[0]):
+        return None
+    hands, stock = drawn
+    if inf is None or not len(inf[0]):
+        return hands, stock, np.ones(len(hands), dtype=np.int64)
+    logw = np.empty(len(hands))
+    kernel.infer_logw(np.ascontiguousarray(hands), inf[0], inf[1], logw)
+    cum = np.cumsum(np.exp(logw - logw.max()))
+    u0 = (seeding.key(key, _INFER_COORD) >> 11) * 2.0**-53
+    at = np.searchsorted(cum / cum[-1], (u0 + np.arange(samples)) / samples, side="right")
+    pick, count = np.unique(np.minimum(at, len(hands) - 1), return_counts=True)
+    return hands[pick], stock[pick], count.astype(np.int64)

@@ -21,8 +21,23 @@ points difference, ties by winning the hand), a tie to the first in canonical or
 together. A deal whose search runs out of it is left out of the combination (it says nothing:
 never a guess; the deals left are those whose search was short, a bias the count of them
 shows); where fewer than ``min_solved`` deals of a decision are solved (early in a
-long hand of the heavy variants), the decision is taken by ``mc``'s playouts on ``samples``
-deals instead: a documented search, not a guess. ``unsolved`` and ``fallbacks`` count both.
+long hand of the heavy variants; with inference, counted with the times drawn), the decision
+is taken by ``mc``'s playouts on ``samples`` deals, never fewer than ``mc``'s default (256),
+instead: a documented search, not a guess. ``unsolved`` and ``fallbacks`` count both.
+
+**Inference** (``infer``, on by default; ``pimc:infer=off`` is the plain sampler): the deals
+are weighted by how likely each makes the other seats' placements in the hand's history
+(Ginsberg 2001; Buro, Long, Furtak and Sturtevant 2009: "policy-based inference"). ``mc``'s
+sampler draws ``samples * pool`` deals; the core scores each (``kernel.infer_logw``, no Python
+per deal) by the log-likelihood of every scored placement under the model, a softmax over
+tiles at temperature ``temp``: a seat plays a tile that fits with a chance proportional to
+``exp(score / temp)``, the score a soft ``doubles-first`` (the tile's pips, and
+``mc.DOUBLE_BONUS`` more for a double), the same model for partners and opponents;
+``samples`` draws among them by systematic resampling (one uniform number of the decision's
+key) are the deals solved, each deal once with the times it was drawn as its weight in the
+vote and the mean (:func:`mc.infer_deals` and :func:`mc.infer_events` say which placements
+are scored: those after the seat's last draw, the lead only where it was a free choice).
+Blind, where a seat's row is hidden from itself too, keeps the plain sampler.
 
 Everything random comes from the decision's addressed key (the deals), and the solver is
 exact and searches one decision's deals in a call of its own, so a decision does not depend
@@ -35,24 +50,28 @@ import numpy as np
 
 from dominosim.errors import StrategyError
 from dominosim.solver import solve_actions
-from dominosim.strategies.mc import Playouts, positions
+from dominosim.strategies.mc import MonteCarlo, Playouts, infer_deals, positions
 from dominosim.strategy import Strategy, get, register
 
 OBJECTIVES = ("vote", "mean")
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
-MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096}
+MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096, "pool": 64}
+#: the range of ``temp`` (below it the weights overflow; above it the model is uniform)
+TEMP_RANGE = (0.05, 1000.0)
 
 
-def combine(score: np.ndarray, solved: np.ndarray, objective: str) -> int:
+def combine(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> int:
     """The index of the action to play from the solver's values ``score`` ``[deals,
     actions]`` (``2 d + w``, higher better) of the ``solved`` deals: by ``objective``, ties
-    as the module says."""
+    as the module says; each deal counted ``count`` times (the times inference drew it; once
+    each by default)."""
     s = score[solved]
-    mean = s.mean(axis=0)
+    c = np.ones(len(s)) if count is None else np.asarray(count, dtype=np.float64)[solved]
+    mean = (s * c[:, None]).sum(axis=0) / c.sum()
     if objective == "mean":
         return int(np.argmax(mean))  # (ties: the first in canonical order)
     best = s == s.max(axis=1, keepdims=True)
-    votes = best.sum(axis=0)
+    votes = (best * c[:, None]).sum(axis=0)
     top = np.flatnonzero(votes == votes.max())
     return int(top[np.argmax(mean[top])])
 
@@ -64,18 +83,37 @@ class Pimc(Strategy):
     name = "pimc"
     classifier = "search"
     rank = 1
-    params = {"samples": 64, "budget": 20_000, "objective": "vote", "min_solved": 8}
+    params = {
+        "samples": 64,
+        "budget": 20_000,
+        "objective": "vote",
+        "min_solved": 8,
+        "infer": True,
+        "pool": 4,
+        "temp": 4.0,
+    }
 
     def __init__(self, **params):
         super().__init__(**params)
         s = self.settings
-        for k in ("samples", "budget", "min_solved"):
+        for k in ("samples", "budget", "min_solved", "pool"):
             if isinstance(s[k], bool) or not isinstance(s[k], int) or s[k] < 1:
                 raise StrategyError(f"pimc: {k} must be an integer >= 1, not {s[k]!r}")
             if s[k] > MAX_PARAM[k]:
                 raise StrategyError(
                     f"pimc: {k} must be at most {MAX_PARAM[k]}, not {s[k]!r}; use a smaller {k}"
                 )
+        if not isinstance(s["infer"], bool):
+            raise StrategyError(f"pimc: infer must be on or off, not {s['infer']!r}")
+        t = s["temp"]
+        if (
+            isinstance(t, bool)
+            or not isinstance(t, (int, float))
+            or not (TEMP_RANGE[0] <= t <= TEMP_RANGE[1])
+        ):
+            raise StrategyError(
+                f"pimc: temp must be a number from {TEMP_RANGE[0]} to {TEMP_RANGE[1]}, not {t!r}"
+            )
         if s["objective"] not in OBJECTIVES:
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
@@ -86,11 +124,13 @@ class Pimc(Strategy):
         self._greedy = None
 
     def _fallback(self, obs, legal, key):
-        """Where too few deals are solved: mc's playouts on as many deals; where no hidden
+        """Where too few deals are solved: mc's playouts on as many deals, and never fewer
+        than mc's default (a fallback is mc at its own strength at least); where no hidden
         deal fits what the seat knows (not seen in play: a guard), greedy, as mc does."""
         self.fallbacks += 1
         if self._mc is None:
-            self._mc = get("mc", samples=self.settings["samples"])
+            n = max(self.settings["samples"], MonteCarlo.params["samples"])
+            self._mc = get("mc", samples=n)
         return self._mc.choose_one(obs, legal, key)
 
     def _values(self, rules, plan: Playouts):
@@ -101,9 +141,10 @@ class Pimc(Strategy):
 
     def _scores(self, obs, legal, key):
         """The solver's values ``2 d + w`` of each action of ``legal`` (columns in its
-        order) on each sampled deal ``[deals, actions]``, and which deals were solved; None
-        where too few deals are solved or none fits (the decision goes to the fallback)."""
-        plan = positions(obs, legal, key, self.settings["samples"])
+        order) on each sampled deal ``[deals, actions]``, which deals were solved and the
+        times each deal counts; None where too few deals are solved or none fits (the
+        decision goes to the fallback)."""
+        plan, count = self._plan(obs, legal, key)
         if plan is None:
             return None
         av = self._values(obs.rules, plan)
@@ -116,12 +157,12 @@ class Pimc(Strategy):
             or (solved & (np.sort(av.action[:, :k], axis=1) != sorted(legal)).any(1)).any()
         ):
             raise RuntimeError("pimc: the solver's legal actions differ from the decision's")
-        if solved.sum() < min(self.settings["min_solved"], len(solved)):
+        if count[solved].sum() < min(self.settings["min_solved"], count.sum()):
             return None
         order = np.argsort(av.action[:, :k], axis=1)  # each deal's columns to canonical order
         canon = np.argsort(np.argsort(legal))
         cols = order[:, canon]
-        return np.take_along_axis(av.score[:, :k], cols, axis=1), solved
+        return np.take_along_axis(av.score[:, :k], cols, axis=1), solved, count
 
     def _decide_one(self, obs, legal, key):
         if len(legal) < 2:
@@ -129,25 +170,41 @@ class Pimc(Strategy):
         scored = self._scores(obs, legal, key)
         if scored is None:
             return self._fallback(obs, legal, key)
-        score, solved = scored
-        return legal[combine(score, solved, self.settings["objective"])]
+        score, solved, count = scored
+        return legal[combine(score, solved, self.settings["objective"], count)]
+
+    def _plan(self, obs, legal, key):
+        """The decision's positions (:func:`positions`) and the times each deal counts:
+        with ``infer``, the deals :func:`infer_deals` draws (blind: the plain sampler's);
+        without, ``samples`` deals once each. ``(None, None)`` where no deal fits."""
+        s = self.settings
+        if s["infer"] and obs.row is None:
+            got = infer_deals(obs, key, s["samples"], s["pool"], float(s["temp"]))
+            if got is None:
+                return None, None
+            hands, stock, count = got
+            return positions(obs, legal, key, s["samples"], deals=(hands, stock)), count
+        plan = positions(obs, legal, key, s["samples"])
+        return plan, None if plan is None else np.ones(len(plan.hands), dtype=np.int64)
 
     def values(self, obs, legal, key) -> list[float] | None:
         """Each action of ``legal``'s mean perfect-information value over the solved deals
-        (the points difference, as ``solver.ActionValues.value``), in the order of
-        ``legal``; where too few deals are solved, ``mc``'s mean playout values on as many
-        deals (as the decision would fall back); None where no hidden deal fits what the
-        seat knows (:func:`dominosim.action_values`)."""
+        (the points difference, as ``solver.ActionValues.value``; a deal the inference draws
+        twice counts twice), in the order of ``legal``; where too few deals are solved,
+        ``mc``'s mean playout values (as the decision would fall back); None where no hidden
+        deal fits what the seat knows (:func:`dominosim.action_values`)."""
         legal = list(legal)
         scored = self._scores(obs, legal, int(key))
         if scored is None:
             self.fallbacks += 1
             if self._mc is None:
-                self._mc = get("mc", samples=self.settings["samples"])
+                n = max(self.settings["samples"], MonteCarlo.params["samples"])
+                self._mc = get("mc", samples=n)
             return self._mc.values(obs, legal, key)
-        score, solved = scored
-        value = score[solved] // 2  # (2 d + w: the points difference d)
-        return [float(v) for v in value.mean(axis=0)]
+        score, solved, count = scored
+        value, weight = score[solved] // 2, count[solved]  # (2 d + w: the points difference d)
+        mean = (value * weight[:, None]).sum(axis=0) / weight.sum()
+        return [float(v) for v in mean]
 
     def choose_one(self, obs, legal, key):
         return self._decide_one(obs, list(legal), int(key))

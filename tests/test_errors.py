@@ -995,6 +995,12 @@ CASES = [
         r"pimc: budget must be at most 50000000, not 1000000000; use a smaller budget",
     ),
     Case(
+        "`pimc:temp` out of range, or `infer` not on or off",
+        [*RUN[:4], "pimc:temp=0,random", *RUN[5:], "--games", "2"],
+        4,
+        r"pimc: temp must be a number from 0\.05 to 1000\.0, not 0",
+    ),
+    Case(
         "bad `--strategy-timeout`",
         [*RUN, "--games", "2", "--strategy-timeout", "soon"],
         2,

@@ -216,7 +216,7 @@ def test_the_same_decisions_with_one_worker_and_two(tmp_path):
         "--variant",
         "fives",
         "--strategies",
-        "pimc:samples=8,greedy",
+        "pimc:samples=8:infer=on,greedy",
         "--games",
         "12",
         "--seed",

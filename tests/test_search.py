@@ -94,12 +94,13 @@ def test_mc_values_give_the_action_mc_plays_and_repeat_with_the_key():
 
 
 def test_pimc_values_are_the_mean_solver_values_over_its_sampled_deals():
-    """pimc's value of an action is the mean, over the deals its sampler draws from the key
-    (mc.sample_deals), of the solver's value of that action on each deal."""
+    """pimc's value of an action (the plain sampler: infer=off) is the mean, over the deals
+    its sampler draws from the key (mc.sample_deals), of the solver's value of that action on
+    each deal."""
     rules = make_rules("block", 4, partnership=True)
     checked = 0
     for obs, legal, key, _, _ in decisions(rules, 2)[-6:]:
-        got = action_values(obs, key, "pimc:samples=6", legal=legal, budget=2_000_000)
+        got = action_values(obs, key, "pimc:samples=6:infer=off", legal=legal, budget=2_000_000)
         per_deal = [
             [v for _, v in action_values(obs, key, "solver", legal=legal, deal=d)]
             for d in sample_deals(obs, key, 6)
@@ -216,3 +217,29 @@ def test_no_hidden_deal_is_a_no_deal_error_for_mc_and_pimc():
         with pytest.raises(NoDealError, match="catch dominosim.search.NoDealError"):
             action_values(impossible, key, method, legal=legal, samples=4)
     assert issubclass(NoDealError, StrategyError)
+
+
+def test_pimc_values_with_inference_weigh_each_drawn_deal_by_its_draws():
+    """With inference (pimc's default) the mean runs over the deals mc.infer_deals draws, each
+    counted as many times as it was drawn."""
+    from dominosim.engine import tables
+    from dominosim.strategies.mc import infer_deals
+
+    rules = make_rules("block", 2)
+    checked = 0
+    for obs, legal, key, _, _ in decisions(rules, 3)[-8:]:
+        drawn = infer_deals(obs, key, 6, 4, 4.0)
+        if drawn is None:
+            continue
+        hands, stock, count = drawn
+        per_deal = []
+        for h, st in zip(hands, stock, strict=True):
+            deal = ([tables.tiles_of(int(x)) for x in h], [int(t) for t in st if t >= 0])
+            per_deal.append(
+                [v for _, v in action_values(obs, key, "solver", legal=legal, deal=deal)]
+            )
+        want = np.average(per_deal, axis=0, weights=count)
+        got = action_values(obs, key, "pimc:samples=6", legal=legal, budget=2_000_000)
+        assert np.allclose([v for _, v in got], want)
+        checked += 1
+    assert checked >= 4

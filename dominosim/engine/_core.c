@@ -16,6 +16,8 @@
 #include "_core.h"
 #include "_siphash.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2084,6 +2086,62 @@ int core_sample_deals(uint64_t key, int64_t S, int64_t tries, const int64_t *uns
             key_order(h0, j, a, unseen, U, order);
             ok[j] = (int8_t)deal_try(unseen, order, U, ask, hands + j * P, stock + j * 28);
         }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * pimc's inference (strategies/mc.py: infer_events builds the events, infer_logw_py is the
+ * readable definition): the log-likelihood of each sampled deal under a model of the other
+ * seats' play
+ * ---------------------------------------------------------------------------------------- */
+/* the 28-bit tile mask of a packed hand */
+static int64_t tiles_of_packed(uint64_t h) {
+    int64_t m = 0;
+    for (int t = 0; t < 28; t++)
+        if ((h & PACK[t]) == PACK[t]) m |= INT64_C(1) << t;
+    return m;
+}
+
+/* The log-likelihood of one event on one deal: the seat's hand then (its sampled hand and
+ * the tiles it placed from that event on), the tiles of it that fit, the chance the model
+ * gives the tile played: weight[tile] / the sum of weight over those tiles. */
+static double event_loglik(int64_t hand, const int64_t *e, const double *weight) {
+    int64_t cand = (hand | e[IE_BACK]) & e[IE_FIT];
+    double sum = 0.0;
+    for (int t = 0; t < 28; t++)
+        if ((cand >> t) & 1) sum += weight[t];
+    return log(weight[e[IE_TILE]]) - log(sum);
+}
+
+/* an event's row is in range: its seat, its tile, among its back and fit tiles, and
+ * positive, finite weights */
+static int infer_event_ok(const int64_t *e, int64_t P, const double *weight) {
+    const int64_t all = (INT64_C(1) << 28) - 1;
+    if (!in_range(e[IE_SEAT], 0, P - 1) || !in_range(e[IE_TILE], 0, 27) ||
+        !in_range(e[IE_BACK], 0, all) || !in_range(e[IE_FIT], 0, all) ||
+        !((e[IE_BACK] & e[IE_FIT]) >> e[IE_TILE] & 1))
+        return 0;
+    for (int t = 0; t < 28; t++)
+        if (!(weight[t] > 0.0 && weight[t] <= DBL_MAX)) return 0; /* (NaN fails both) */
+    return 1;
+}
+
+/* out[j]: the sum over the E events (rows of ev [E, IE_COLS]) of their log-likelihood on
+ * deal j (hands [n, P], packed), each event's weights a row of weight [E, 28]. Returns 1 on
+ * an argument out of range. */
+int core_infer_logw(const uint64_t *hands, int64_t n, int64_t P, const int64_t *ev, int64_t E,
+                    const double *weight, double *out) {
+    if (P < 1 || P > 4) return 1;
+    for (int64_t e = 0; e < E; e++)
+        if (!infer_event_ok(ev + e * IE_COLS, P, weight + e * 28)) return 1;
+    for (int64_t j = 0; j < n; j++) {
+        double s = 0.0;
+        for (int64_t e = 0; e < E; e++) {
+            const int64_t *x = ev + e * IE_COLS;
+            s += event_loglik(tiles_of_packed(hands[j * P + x[IE_SEAT]]), x, weight + e * 28);
+        }
+        out[j] = s;
     }
     return 0;
 }

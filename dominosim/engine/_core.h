@@ -217,6 +217,11 @@ int core_heaviest(const int64_t *values, const int64_t *masks, const int64_t *le
 
 int core_sample_deals(uint64_t key, int64_t S, int64_t tries, const int64_t *unseen, int64_t U,
                       const DealAsk *ask, int64_t P, uint64_t *hands, int8_t *stock, int8_t *ok);
+/* pimc's inference: an event's columns (the seat, the tile it placed, the 28-bit masks of the
+ * tiles it placed from then on and of the tiles that fitted then) */
+enum { IE_SEAT, IE_TILE, IE_BACK, IE_FIT, IE_COLS };
+int core_infer_logw(const uint64_t *hands, int64_t n, int64_t P, const int64_t *ev, int64_t E,
+                    const double *weight, double *out);
 
 int64_t core_deal(const Rules *r, const Inputs *in, Slot *st, BSlot *bst, int64_t B);
 
@@ -252,7 +257,8 @@ enum { SV_ACTS = 6 * 8 + 3 };
     X(SV_COLS) X(SV_ACTS)                                                                     \
     X(EV_PLACE) X(EV_DRAW) X(EV_PASS) X(EV_LOOK) X(EV_TO_BACK) X(EV_OPEN) X(EV_STOP)         \
     X(EV_START) X(EV_TILE_SHIFT) X(EV_POS_SHIFT) X(EV_ALONG_SHIFT) X(EV_SEAT_SHIFT)          \
-    X(EV_KIND_SHIFT) X(EV_NO_TILE) X(EV_NO_POS) X(EV_NO_SEAT) X(EV_OVERFLOW)
+    X(EV_KIND_SHIFT) X(EV_NO_TILE) X(EV_NO_POS) X(EV_NO_SEAT) X(EV_OVERFLOW)                   \
+    X(IE_SEAT) X(IE_TILE) X(IE_BACK) X(IE_FIT) X(IE_COLS)
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                    const int64_t *seats, const int64_t *chosen, int64_t budget, int plain,
                    int64_t *out);

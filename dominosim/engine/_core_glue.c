@@ -25,15 +25,16 @@ typedef struct {
     int held;
 } Buf;
 
-enum { K_INT = 'i', K_UINT = 'u', K_RECORD = 'V' };
+enum { K_INT = 'i', K_UINT = 'u', K_FLOAT = 'f', K_RECORD = 'V' };
 
-/* the kind of a buffer's struct format ('i' signed, 'u' unsigned integer), or 0 */
+/* the kind of a buffer's struct format ('i' signed, 'u' unsigned integer, 'f' float), or 0 */
 static int format_kind(const char *fmt) {
     if (fmt == NULL) return K_UINT; /* (bytes: unsigned char) */
     while (*fmt == '@' || *fmt == '=' || *fmt == '<' || *fmt == '!') fmt++;
     if (fmt[0] == '\0' || fmt[1] != '\0') return 0;
     if (strchr("bhilq", fmt[0])) return K_INT;
     if (strchr("BHILQ?", fmt[0])) return K_UINT;
+    if (strchr("fd", fmt[0])) return K_FLOAT;
     return 0;
 }
 
@@ -572,6 +573,37 @@ static PyObject *py_sample_deals(PyObject *self, PyObject *const *args, Py_ssize
     Py_RETURN_NONE;
 }
 
+/* infer_logw(hands, events, weights, out): pimc's inference (core_infer_logw), the
+ * log-likelihood of each deal (hands [n, P]) under the events [E, IE_COLS] and their
+ * weights [E, 28], into out [n] (float64) */
+static PyObject *py_infer_logw(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "infer_logw takes 4 arguments");
+    Buf b[4];
+    memset(b, 0, sizeof b);
+    if (take(&b[0], args[0], "hands", 8, K_UINT, 2, 0) < 0 ||
+        take(&b[1], args[1], "events", 8, K_INT, 2, 0) < 0 ||
+        take(&b[2], args[2], "weights", 8, K_FLOAT, 2, 0) < 0 ||
+        take(&b[3], args[3], "out", 8, K_FLOAT, 1, 1) < 0) {
+        release(b, 4);
+        return NULL;
+    }
+    int64_t n = dim(&b[0], 0), P = dim(&b[0], 1), E = dim(&b[1], 0);
+    if (items(&b[3]) != n || dim(&b[1], 1) != IE_COLS || dim(&b[2], 0) != E ||
+        dim(&b[2], 1) != 28) {
+        release(b, 4);
+        return PyErr_Format(PyExc_ValueError, "_core: infer_logw's arrays do not fit together");
+    }
+    int err;
+    Py_BEGIN_ALLOW_THREADS
+    err = core_infer_logw((const uint64_t *)b[0].view.buf, n, P, (const int64_t *)b[1].view.buf,
+                          E, (const double *)b[2].view.buf, (double *)b[3].view.buf);
+    Py_END_ALLOW_THREADS
+    release(b, 4);
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: infer_logw's values are out of range");
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------------------------------
  * the solver
  * ---------------------------------------------------------------------------------------- */
@@ -833,6 +865,8 @@ static PyMethodDef methods[] = {
      "line loop"},
     {"sample_deals", (PyCFunction)(void (*)(void))py_sample_deals, METH_FASTCALL,
      "sample_deals(key, tries, unseen, seats, need, voids, k, hands, stock, ok): mc's deals"},
+    {"infer_logw", (PyCFunction)(void (*)(void))py_infer_logw, METH_FASTCALL,
+     "infer_logw(hands, events, weights, out): pimc's log-likelihood of each deal"},
     {"decide", (PyCFunction)(void (*)(void))py_decide, METH_FASTCALL,
      "decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out): a compiled "
      "policy's choices at posed decisions"},

@@ -320,6 +320,9 @@ seat_history = _core.seat_history  # Observation.history per decision (observe.p
 gather_fields = _core.gather_fields  # the batch Observation's public fields (observe.py)
 heaviest = _core.heaviest
 sample_deals = _core.sample_deals  # mc's hidden deals (strategies/mc.py)
+infer_logw = _core.infer_logw  # pimc's inference: each deal's log-likelihood (strategies/mc.py)
+# an inference event's columns (infer_logw's events)
+IE_SEAT, IE_TILE, IE_BACK, IE_FIT, IE_COLS = _codes("IE_SEAT IE_TILE IE_BACK IE_FIT IE_COLS")
 decide = _core.decide
 solve = _core.solve
 solve_actions = _core.solve_actions  # every legal action's value (solver.solve_actions)
