@@ -91,7 +91,7 @@ class Strategy:
     @property
     def label(self) -> str:
         """The name with non-default parameters, as it appears in results."""
-        extra = [f"{k}={v}" for k, v in self.settings.items() if v != self.params.get(k)]
+        extra = [f"{k}={_spelled(v)}" for k, v in self.settings.items() if v != self.params.get(k)]
         return ":".join([self.name, *extra])
 
     def compiled_policy(self) -> str | None:
@@ -567,3 +567,8 @@ def get(name: str, paths: Iterable[str | Path] = (), **params: object) -> Strate
 
 
 _bind_package()
+
+
+def _spelled(v: object) -> str:
+    """A parameter's value in a label as the command line writes it (on/off for booleans)."""
+    return "on" if v is True else "off" if v is False else str(v)

@@ -103,6 +103,8 @@ class Pimc(Strategy):
                 raise StrategyError(
                     f"pimc: {k} must be at most {MAX_PARAM[k]}, not {s[k]!r}; use a smaller {k}"
                 )
+        if s["infer"] in ("on", "off"):  # (the command line's spelling, from the API)
+            s["infer"] = s["infer"] == "on"
         if not isinstance(s["infer"], bool):
             raise StrategyError(f"pimc: infer must be on or off, not {s['infer']!r}")
         t = s["temp"]

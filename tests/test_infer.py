@@ -263,3 +263,10 @@ def test_infer_logw_refuses_arguments_out_of_range():
     refused(out2=np.empty(len(hands) + 1), match="fit together")
     refused(w2=w[:, :27].copy(), match="fit together")
     refused(w2=w.astype(np.int64), match="weights")
+
+
+def test_infer_is_spelled_on_and_off_in_labels_and_taken_so_from_the_api():
+    """A label is what --strategies reads back: pimc:infer=off, never infer=False; the API
+    takes the command line's spelling too."""
+    assert get("pimc", infer="off").label == get("pimc", infer=False).label == "pimc:infer=off"
+    assert get("pimc", infer="on").label == "pimc"
