@@ -28,6 +28,7 @@ NO_COMPILER = (
 
 SANITIZE = os.environ.get("DOMINOSIM_SANITIZE") == "1"
 FALLBACK = os.environ.get("DOMINOSIM_PORTABLE_FALLBACK") == "1"
+WERROR = os.environ.get("DOMINOSIM_WERROR") == "1"  # CI: a compiler warning fails the build
 SANITIZERS = [
     "-fsanitize=address,undefined",
     "-fno-sanitize-recover=undefined",
@@ -58,6 +59,8 @@ def flags_for(compiler_type):
         compile_args, link_args = FLAGS.get(compiler_type, ([], []))
     if FALLBACK:
         compile_args = [*compile_args, "-DDOMINOSIM_PORTABLE_FALLBACK"]
+    if WERROR:
+        compile_args = [*compile_args, "/WX" if compiler_type == "msvc" else "-Werror"]
     return list(compile_args), list(link_args)
 
 
