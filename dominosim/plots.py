@@ -26,6 +26,7 @@ from pathlib import Path
 from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates
 
 DPI = 100
+LEGEND_MAX = 12  # the most groups a distribution figure names in its legend
 
 
 def _plt():
@@ -80,8 +81,10 @@ def _dist_plot(plt, data, aggregates, metric, lo, hi, xlabel, title, path: Path)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of hands (%)" if "hand" in metric or "turn" in metric else "share (%)")
-    ax.set_title(title, fontsize="medium")
-    if data["groups"]:
+    shown = len(data["groups"]) <= LEGEND_MAX  # (a skill ladder's dozens of legs: no room)
+    more = "" if shown else f" ({len(data['groups'])} groups, too many to name)"
+    ax.set_title(title + more, fontsize="medium")
+    if data["groups"] and shown:
         ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
     return _save(plt, fig, path)

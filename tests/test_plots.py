@@ -118,3 +118,42 @@ def test_win_matrix_scale_is_centred_and_narrow(runs, monkeypatch):
     (kw,) = norms
     assert kw["vcenter"] == 0.5 and kw["vmin"] == pytest.approx(0.45)
     assert kw["vmax"] == pytest.approx(0.55)
+
+
+def test_a_distribution_of_many_groups_names_none_and_still_fits(runs, tmp_path):
+    """A skill ladder's dozens of legs in one distribution figure: no legend (it cannot fit,
+    and matplotlib warned that the layout failed), the count in the title instead."""
+    import warnings
+
+    import pandas as pd
+
+    import dominosim.plots as P
+    from dominosim import runner as RN
+    from dominosim.aggregates import Aggregates
+
+    d = runs["run"]
+    data = RN.load_report(d)
+    g = data["groups"][0]
+    many = {**data, "groups": [{**g, "label": f"leg {i}"} for i in range(P.LEGEND_MAX + 1)]}
+    lookups = Aggregates.by_group(pd.read_parquet(d / "aggregates.parquet"))
+    titles = []
+    real = P._save
+
+    def spy(plt, fig, path):
+        titles.append((fig.axes[0].get_title(), fig.axes[0].get_legend()))
+        return real(plt, fig, path)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        P._save, saved = spy, P._save
+        try:
+            P._dist_plot(
+                P._plt(), many, lookups, "hand_length_hist", 0, 28, "x", "t", tmp_path / "a.png"
+            )
+            P._dist_plot(
+                P._plt(), data, lookups, "hand_length_hist", 0, 28, "x", "t", tmp_path / "b.png"
+            )
+        finally:
+            P._save = saved
+    assert titles[0] == (f"t ({P.LEGEND_MAX + 1} groups, too many to name)", None)
+    assert titles[1][0] == "t" and titles[1][1] is not None
