@@ -17,6 +17,7 @@ import numpy as np
 
 from . import stats, variants
 from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates, seating
+from .errors import OutputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,8 +68,7 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         "groups": groups,
     }
     # strategies that see the true deal (the oracle): listed, and marked wherever shown
-    seated = (x for g in manifest["groups"] for x in g.get("seats", manifest["seats"]))
-    cheats = _perfect_information_labels(seated)
+    cheats = classes_of(manifest)["perfect_information"]
     if cheats:
         data["perfect_information_strategies"] = cheats
     if manifest.get("analysis"):
@@ -331,6 +331,45 @@ def _paired_rows(agg: Aggregates, seats: list, rotations: list, sense: str = "hi
             diffs = pair_diffs(sums, seatings, len(rotations), sense)
             rows.append({"a": a, "b": b, "rotations": len(rotations), **diffs})
     return rows
+
+
+def seated_labels(manifest: Mapping) -> list[str]:
+    """Every strategy label seated in the run, in order of first appearance."""
+    seated = (x for g in manifest["groups"] for x in g.get("seats", manifest["seats"]))
+    return list(dict.fromkeys(str(x) for x in seated))
+
+
+def strategy_classes(manifest: Mapping) -> dict[str, list[str]]:
+    """What a report needs of the strategies' classes, recorded in the manifest as the run
+    begins (``classes``), so that a report is a function of its folder: the seated labels
+    that play with perfect information, and the built-in heuristics (the skill ladder's best
+    heuristic is chosen among them)."""
+    from . import strategy
+
+    return {
+        "perfect_information": _perfect_information_labels(seated_labels(manifest)),
+        "heuristics": sorted(strategy.builtins("heuristic")),
+    }
+
+
+def classes_of(manifest: Mapping) -> dict[str, list[str]]:
+    """The manifest's recorded ``classes`` (checked: lists of names; the perfect-information
+    ones among the seated labels), or, for a folder written before they were recorded, the
+    installed strategies' (:func:`strategy_classes`)."""
+    got = manifest.get("classes")
+    if got is None:
+        return strategy_classes(manifest)
+    keys = ("perfect_information", "heuristics")
+    ok = isinstance(got, Mapping) and set(got) == set(keys)
+    ok = ok and all(
+        isinstance(got[k], list) and all(isinstance(x, str) for x in got[k]) for k in keys
+    )
+    if not ok or not set(got["perfect_information"]) <= set(seated_labels(manifest)):
+        raise OutputError(
+            "the manifest's classes field is damaged (not the run's strategy classes); "
+            "take the folder again from its source, or start the run again"
+        )
+    return {k: list(got[k]) for k in keys}
 
 
 def _perfect_information_labels(labels) -> list[str]:
@@ -675,9 +714,7 @@ def _skill(manifest, aggregates, data) -> dict:
         })
         # fmt: on
     rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
-    from . import strategy
-
-    heuristics = strategy.builtins("heuristic")
+    heuristics = set(classes_of(manifest)["heuristics"])
     best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
     # fmt: off
     decided = [{"pair": f"{x} / random", "strategy": x,

@@ -931,6 +931,16 @@ CASES = [
         r"version that started the run, or start it again",
     ),
     Case(
+        "a manifest whose recorded strategy classes are damaged",
+        lambda t: [
+            "report",
+            edited_manifest(t, lambda m: m.update(classes={"perfect_information": ["mc"]})),
+        ],
+        5,
+        r"the manifest's classes field is damaged \(not the run's strategy classes\); take "
+        r"the folder again from its source, or start the run again",
+    ),
+    Case(
         "`report` of a folder that is not a run",
         lambda t: ["report", str(t)],
         5,

@@ -21,6 +21,7 @@ from ..errors import (
     OutputError,
     WorkerError,
 )
+from ..report import strategy_classes
 from ..store import RunDir
 from ..version import __version__
 from .executors import check_executor, make_executor, user_strategies
@@ -153,6 +154,7 @@ def start_run(
         "timings": {"wall_seconds": 0.0, "sessions": []},
         **({"analysis": dict(analysis)} if analysis else {}),
     }
+    manifest["classes"] = strategy_classes(manifest)  # (the report reads them from here)
     try:
         with rd.locked():
             rd.write_manifest(manifest)
