@@ -389,9 +389,9 @@ def variants_cmd(variant: str | None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Commands added by the lead go here, each as ``@main.command()`` (planned: trace, run, report).
-# The error handling of DominosimGroup covers them; load settings with dominosim.config
-# (experiment_from_cli / load_experiment), never parse options here.
+# The commands, each an ``@main.command()``; the error handling of DominosimGroup covers
+# them. Load settings with dominosim.config (experiment_from_cli / load_experiment), never
+# parse options here.
 # ---------------------------------------------------------------------------------------------
 
 

@@ -58,10 +58,6 @@ RUN = [
 pytestmark = pytest.mark.usefixtures("clean_registry")
 
 
-def _has_command(name: str) -> bool:
-    return name in main.commands
-
-
 # ---------------------------------------------------------------------------------------------
 # files the cases need
 
@@ -182,7 +178,6 @@ class Case:
     code: int
     pattern: str  # a regular expression the whole message (after "error: ") must match
     env: dict | None = None
-    needs: str | None = None  # a command that must exist
     api: bool = False  # args is callable(tmp_path) that raises; no CLI
 
 
@@ -586,7 +581,6 @@ CASES = [
         3,
         r"two-lane has no target: a match is one hand \(§9\.11, §10\.11\); "
         r"sweep a variant with a target, e\.g\. fives",
-        needs="tune-target",
     ),
     # --- strategies ---------------------------------------------------------------------------
     Case(
@@ -722,7 +716,6 @@ CASES = [
         2,
         r"compare needs at least two strategies, not one \('random'\); "
         r"write e\.g\. --strategies random,greedy",
-        needs="compare",
     ),
     Case(
         "`skill` without random in the ladder",
@@ -738,7 +731,6 @@ CASES = [
         2,
         r"skill measures every strategy against random, so --strategies must name random "
         r"\(it names greedy, heaviest\); add random to the list",
-        needs="skill",
     ),
     Case(
         "`skill --budget` not a count",
@@ -746,7 +738,6 @@ CASES = [
         2,
         r"--budget must be an integer >= 0 \(solver nodes per deal; 0: no solving\), "
         r"not 'lots'",
-        needs="skill",
     ),
     Case(
         "`skill --accuracy-deals` not a count",
@@ -754,14 +745,12 @@ CASES = [
         2,
         r"--accuracy-deals must be an integer >= 0 \(deals per strategy whose decisions are "
         r"rated; 0: none\), not '-3'",
-        needs="skill",
     ),
     Case(
         "`compare` with a strategy twice",
         ["compare", "--variant", "fives", "--strategies", "random,random", "--workers", "1"],
         2,
         r"--strategies names 'random' twice; compare plays each strategy once",
-        needs="compare",
     ),
     Case(
         "`compare`, 3–4 players, too few strategies",
@@ -779,7 +768,6 @@ CASES = [
         2,
         r"compare with 3 players seats 3 different strategies at a table, but --strategies "
         r"names 2; give at least 3 or use --players 2",
-        needs="compare",
     ),
     Case(
         "`tune-target` bad targets",
@@ -787,7 +775,6 @@ CASES = [
         2,
         r"--targets must be integers >= 1 separated by commas \(e\.g\. 50,100,150\), "
         r"not '0' in '0,50'",
-        needs="tune-target",
     ),
     Case(
         "`tune-target` bad share",
@@ -804,7 +791,6 @@ CASES = [
         ],
         2,
         r"--share must be a number in \(0, 1\], e\.g\. 0\.75, not '2'",
-        needs="tune-target",
     ),
     Case(
         "`tune-target` with the target in `--set`",
@@ -821,7 +807,6 @@ CASES = [
         ],
         2,
         r"tune-target sets muggins\.target itself \(from --targets\); drop that --set",
-        needs="tune-target",
     ),
     Case(
         "`tune` without a value list",
@@ -829,14 +814,12 @@ CASES = [
         2,
         r"tune sweeps an option: give a value list, e\.g\. --set sniff\.OPTION=A,B "
         r"\(options: dominosim variants sniff\)",
-        needs="tune",
     ),
     Case(
         "`compare` / `tune` / `tune-target` without `--variant`",
         ["compare", "--strategies", "random,greedy"],
         2,
         r"compare needs --variant, e\.g\. --variant fives",
-        needs="compare",
     ),
     # --- output and resume --------------------------------------------------------------------
     Case(
@@ -879,7 +862,6 @@ CASES = [
         lambda t: ["compare", "--resume", finished_run(t)],
         2,
         r".* is not a compare run; finish it with dominosim run --resume",
-        needs="compare",
     ),
     Case(
         "`--resume` of a run whose rules differ",
@@ -1448,8 +1430,6 @@ def check_stderr(r, code: int, pattern: str) -> str:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.row for c in CASES])
 def test_bad_input(case: Case, tmp_path, monkeypatch):
-    if case.needs and not _has_command(case.needs):
-        pytest.skip(f"'dominosim {case.needs}' is not there yet")
     monkeypatch.chdir(tmp_path)  # a run that gets past the check writes under results/ here
     for k, v in (case.env or {}).items():
         monkeypatch.setenv(k, v)
