@@ -6,6 +6,8 @@
     python bench/pimc_study.py speed [--variants all] [--deals 100] [--a pimc]
     python bench/pimc_study.py paired [--variants all] [--deals 2000] [--a pimc] [--b mc]
         [--players 2] [--workers 2] [--seed 2024]
+    (every mode: [--set block.block_deal_7_all=on], repeatable: a §15 option for the variants
+    that have it; at 4 players partnership is on where the variant allows it)
 
 ``accuracy``: each strategy plays ``--deals`` deals against ``random`` (``--opponent``) in both seatings (one
 hand per deal, unit hand, as ``dominosim skill`` plays its accuracy tables), and the solver
@@ -19,7 +21,7 @@ to the oracle closed, ``(acc - acc_random) / (1 - acc_random)`` where ``random``
 ``speed``: the strategy (``--a``) plays ``--deals`` deals against ``greedy`` in both seatings on
 one worker; its decisions with a choice per second of its own time, its milliseconds per
 decision, and for ``pimc`` the share of sampled deals left unsolved and of decisions that fell
-back to ``mc``'s playouts.
+back to ``mc``'s playouts, and the samples of the ``mc`` it fell back to (— where none).
 
 ``paired``: A and B play the same ``--deals`` deals twice, once in each seat order; per deal A's
 wins minus B's wins over the two seatings, halved; the mean with its 95% normal interval
@@ -42,7 +44,25 @@ try:
 except ImportError:  # run from a checkout without installing: the children inherit sys.path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from strength import Z95, _rules  # bench/ is on the path when run as a script
+from strength import Z95  # bench/ is on the path when run as a script
+from strength import _rules as _plain_rules
+
+#: ``--set OPTION=VALUE`` options (``block.block_deal_7_all=on``), applied to every variant
+#: that has the option; set in each process (the pool's children get them through the job).
+_SETS: dict = {}
+
+
+def _rules(variant: str, players: int, sets=None):
+    """strength's rules (partnership at 4 players where allowed) with ``--set`` options."""
+    from dominosim.variants import make_rules, options_of
+
+    sets = _SETS if sets is None else dict(sets)
+    opts = {k: v for k, v in sets.items() if k in options_of(variant)}
+    if not opts:
+        return _plain_rules(variant, players)
+    if players == 4 and "partnership" in options_of(variant):
+        opts.setdefault("partnership", True)
+    return make_rules(variant, players, **opts)
 
 
 def _make(spec: str):
@@ -73,10 +93,10 @@ def _timed(inner):
 
 def _accuracy_job(job):
     """One strategy's rated decisions on deals lo..hi, both seatings against random."""
-    variant, players, spec, lo, hi, seed, opponent = job
+    variant, players, spec, lo, hi, seed, opponent, sets = job
     from dominosim.solver import decision_accuracy
 
-    rules = _rules(variant, players)
+    rules = _rules(variant, players, sets)
     t = _timed(_make(spec))
     rnd = _make(opponent)
     rows = []
@@ -100,7 +120,7 @@ def accuracy(pool, a) -> None:
         for spec in a.strategies.split(","):
             chunk = max(1, math.ceil(a.deals / (2 * a.workers)))
             jobs = [
-                (variant, a.players, spec, lo, min(lo + chunk, a.deals), a.seed, a.opponent)
+                (variant, a.players, spec, lo, min(lo + chunk, a.deals), a.seed, a.opponent, a.sets)
                 for lo in range(0, a.deals, chunk)
             ]
             parts = pool.map(_accuracy_job, jobs)
@@ -135,10 +155,10 @@ def ratio_ci_shares(ratio_ci, hand, ones):
 
 
 def _paired_job(job):
-    variant, players, spec_a, spec_b, lo, hi, seed = job
+    variant, players, spec_a, spec_b, lo, hi, seed, sets = job
     from dominosim.engine import BatchEngine
 
-    rules = _rules(variant, players)
+    rules = _rules(variant, players, sets)
     sa, sb = _make(spec_a), _make(spec_b)
     out = []
     for a_parity in (0, 1):
@@ -161,7 +181,7 @@ def paired(pool, a) -> None:
         t = time.time()
         chunk = max(1, math.ceil(a.deals / (4 * a.workers)))
         jobs = [
-            (variant, a.players, a.a, a.b, lo, min(lo + chunk, a.deals), a.seed)
+            (variant, a.players, a.a, a.b, lo, min(lo + chunk, a.deals), a.seed, a.sets)
             for lo in range(0, a.deals, chunk)
         ]
         d = np.concatenate(pool.map(_paired_job, jobs))
@@ -177,8 +197,11 @@ def paired(pool, a) -> None:
 def speed(a) -> None:
     from dominosim.engine import BatchEngine
 
-    print("| variant | decisions | per second | ms per decision | deals unsolved | fallbacks |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        "| variant | decisions | per second | ms per decision | deals unsolved | fallbacks "
+        "| fallback's mc samples |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for variant in a.variants:
         rules = _rules(variant, a.players)
         inner = _make(a.a)
@@ -189,9 +212,11 @@ def speed(a) -> None:
         samples = getattr(inner, "settings", {}).get("samples", 0)
         unsolved = getattr(inner, "unsolved", 0) / max(1, t.calls * max(samples, 1))
         falls = getattr(inner, "fallbacks", 0) / max(1, t.calls)
+        fb = getattr(inner, "_mc", None)  # (pimc's fallback: the mc it built, if it fell back)
+        fb = "—" if fb is None else fb.settings["samples"]
         print(
             f"| {variant} | {t.calls} | {t.calls / t.seconds:.0f} | {1000 * t.seconds / t.calls:.1f} "
-            f"| {100 * unsolved:.1f}% | {100 * falls:.1f}% |",
+            f"| {100 * unsolved:.1f}% | {100 * falls:.1f}% | {fb} |",
             flush=True,
         )
 
@@ -208,7 +233,23 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="[VARIANT.]OPTION=VALUE",
+        help="a §15 option for every variant that has it (block.block_deal_7_all=on)",
+    )
     a = ap.parse_args()
+    sets = {}
+    for item in a.sets:
+        name, eq, value = item.partition("=")
+        if not eq:
+            ap.error(f"--set {item!r}: write OPTION=VALUE, e.g. block.block_deal_7_all=on")
+        sets[name.rpartition(".")[2]] = value
+    a.sets = tuple(sorted(sets.items()))
+    _SETS.update(sets)
     if a.variants == "all":
         from dominosim.variants import VARIANTS
 
