@@ -35,20 +35,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from batch_speed import cpu_model  # bench/ is on the path when run as a script
+
 COMMAND = ["run", "--variant", "classic", "--players", "2", "--strategies", "random,heaviest"]
 COMMAND += ["--unit", "hand", "--workers", "1"]
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-
-    return platform.processor() or platform.machine()
 
 
 def entry_point() -> list[str]:

@@ -451,15 +451,13 @@ _PUBLIC = (
 
 
 def _public_fields(e: Any, g: np.ndarray) -> dict[str, np.ndarray]:
-    """The fields every seat sees alike, as arrays of their own that cannot be written."""
-    public, hands = _plans(e)
-    g = np.ascontiguousarray(g, dtype=np.int64)
-    got = public.gather(e._slots, g)
-    counts = tables.count_of(hands.gather(e._slots, g)["hands"].view(np.uint64))
+    """The fields every seat sees alike, as arrays of their own that cannot be written (the
+    hands are gathered in the same pass for their counts, and dropped)."""
+    got = _plan(e).gather(e._slots, np.ascontiguousarray(g, dtype=np.int64))
+    got["counts"] = tables.count_of(got.pop("hands").view(np.uint64))
     sp = got["stock_size"]
     got["drawable"] = got["drawable"] - sp
     got["stock_size"] = 28 - sp
-    got["counts"] = counts
     if e.kozel:
         got["scores"] = np.where(got["scores"] < 0, 0, got["scores"])
     for a in got.values():
@@ -467,16 +465,17 @@ def _public_fields(e: Any, g: np.ndarray) -> dict[str, np.ndarray]:
     return got
 
 
-def _plans(e: Any) -> tuple[_Fields, _Fields]:
-    """The engine's public fields' and hands' places in its slot records (made once per set
-    of records)."""
-    plans = e.__dict__.get("_observe_plans")
-    if plans is None or plans[0] is not e._slots:
+def _plan(e: Any) -> _Fields:
+    """The public fields' (and the hands') places in the engine's slot records, made once per
+    set of records."""
+    plan = e.__dict__.get("_observe_plan")
+    if plan is None or plan[0] is not e._slots:
         views = {name: getattr(e, attr) for name, attr in _PUBLIC}
         views["scores"] = e.written if e.kozel else e.scores
-        plans = (e._slots, _Fields(e._slots, views), _Fields(e._slots, {"hands": e.hands}))
-        e.__dict__["_observe_plans"] = plans
-    return plans[1], plans[2]
+        views["hands"] = e.hands
+        plan = (e._slots, _Fields(e._slots, views))
+        e.__dict__["_observe_plan"] = plan
+    return plan[1]
 
 
 class _Fields:
