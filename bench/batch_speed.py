@@ -20,10 +20,10 @@ import subprocess
 import time
 from pathlib import Path
 
+from dominosim.base.errors import RulesError
 from dominosim.engine import BatchEngine
-from dominosim.errors import RulesError
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import discover, get
-from dominosim.variants import VARIANTS, make_rules
 
 LIMIT = Path(__file__).resolve().parents[1].parent / "shared" / "limit" / "run"
 

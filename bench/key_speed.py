@@ -21,7 +21,7 @@ from pathlib import Path
 
 from batch_speed import cpu_model  # bench/ is on the path when run as a script
 
-from dominosim import seeding
+from dominosim.game import seeding
 
 HERE = Path(__file__).resolve().parent
 

@@ -27,8 +27,8 @@ from batch_speed import cpu_model  # bench/ is on the path when run as a script
 
 from dominosim.engine import BatchEngine
 from dominosim.engine.batch import BatchEngine as _Engine
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import Strategy
-from dominosim.variants import VARIANTS, make_rules
 
 EXTRA = (
     ("sniff", 4, {"partnership": True}),

@@ -54,7 +54,7 @@ _SETS: dict = {}
 
 def _rules(variant: str, players: int, sets=None):
     """strength's rules (partnership at 4 players where allowed) with ``--set`` options."""
-    from dominosim.variants import make_rules, options_of
+    from dominosim.game.variants import make_rules, options_of
 
     sets = _SETS if sets is None else dict(sets)
     opts = {k: v for k, v in sets.items() if k in options_of(variant)}
@@ -94,7 +94,7 @@ def _timed(inner):
 def _accuracy_job(job):
     """One strategy's rated decisions on deals lo..hi, both seatings against random."""
     variant, players, spec, lo, hi, seed, opponent, sets = job
-    from dominosim.solver import decision_accuracy
+    from dominosim.engine.solver import decision_accuracy
 
     rules = _rules(variant, players, sets)
     t = _timed(_make(spec))
@@ -111,7 +111,7 @@ def _accuracy_job(job):
 
 
 def accuracy(pool, a) -> None:
-    from dominosim.stats import ratio_ci
+    from dominosim.analysis.stats import ratio_ci
 
     print("| variant | strategy | decisions | optimal | 95% CI | gap closed | ms per decision |")
     print("|---|---|---:|---:|---|---:|---:|")
@@ -251,7 +251,7 @@ def main() -> None:
     a.sets = tuple(sorted(sets.items()))
     _SETS.update(sets)
     if a.variants == "all":
-        from dominosim.variants import VARIANTS
+        from dominosim.game.variants import VARIANTS
 
         a.variants = ",".join(VARIANTS)
     a.variants = a.variants.split(",")

@@ -18,10 +18,10 @@ import time
 
 from batch_speed import c_rate, cpu_model  # bench/ is on the path when run as a script
 
+from dominosim.base.errors import RulesError
 from dominosim.engine.batch import BatchEngine
-from dominosim.errors import RulesError
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import get
-from dominosim.variants import VARIANTS, make_rules
 
 HEURISTICS = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
 

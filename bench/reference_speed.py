@@ -8,9 +8,9 @@ from __future__ import annotations
 import statistics
 import time
 
-from dominosim.reference import play_match
+from dominosim.game.reference import play_match
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import get
-from dominosim.variants import VARIANTS, make_rules
 
 
 def main(matches: int = 20) -> None:

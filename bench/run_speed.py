@@ -25,7 +25,7 @@ import tempfile
 
 from batch_speed import c_rate, cpu_model  # bench/ is on the path when run as a script
 
-from dominosim.variants import VARIANTS
+from dominosim.game.variants import VARIANTS
 
 
 def run_rate(variant: str, strategy: str, hands: int) -> float:

@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 from dominosim import api
+from dominosim.game.variants import OPTIONS, VARIANTS
 from dominosim.strategy import builtins
-from dominosim.variants import OPTIONS, VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- skill table: begin -->", "<!-- skill table: end -->"

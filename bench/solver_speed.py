@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from dominosim import solver
-from dominosim.variants import OPTIONS, VARIANTS, make_rules
+from dominosim.engine import solver
+from dominosim.game.variants import OPTIONS, VARIANTS, make_rules
 
 
 def shapes():

@@ -36,8 +36,8 @@ Z95 = 1.959963984540054
 
 
 def _rules(variant: str, players: int):
-    from dominosim.errors import RulesError
-    from dominosim.variants import make_rules
+    from dominosim.base.errors import RulesError
+    from dominosim.game.variants import make_rules
 
     if players == 4:
         try:
@@ -113,7 +113,7 @@ def main() -> None:
     ap.add_argument("--mc-against", default=",".join(HEURISTICS), help="mc's opponents")
     args = ap.parse_args()
     if args.variants == "all":
-        from dominosim.variants import VARIANTS as ALL
+        from dominosim.game.variants import VARIANTS as ALL
 
         args.variants = ",".join(ALL)
 

@@ -14,9 +14,9 @@ Copy it into a folder of your own and load it with ``--strategy-path FOLDER``.
 
 import numpy as np
 
-from dominosim import actions as A
-from dominosim import tiles
-from dominosim.seeding import below, below_np
+from dominosim.game import actions as A
+from dominosim.game import tiles
+from dominosim.game.seeding import below, below_np
 from dominosim.strategy import Strategy, register
 
 

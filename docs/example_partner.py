@@ -23,10 +23,10 @@ teams.
 Copy it into a folder of your own and load it with ``--strategy-path FOLDER``.
 """
 
-from dominosim import actions as A
-from dominosim import tiles
-from dominosim.errors import StrategyError
-from dominosim.scoring import ends_after, suit_counts
+from dominosim.base.errors import StrategyError
+from dominosim.game import actions as A
+from dominosim.game import tiles
+from dominosim.game.scoring import ends_after, suit_counts
 from dominosim.strategies.doubles_first import doubles_first_choice
 from dominosim.strategy import Strategy, register
 

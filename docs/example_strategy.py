@@ -8,9 +8,9 @@ with defaults in ``params``, and a ``choose_one`` that returns one of the legal 
 Copy it into a folder of your own and load it with ``--strategy-path FOLDER``.
 """
 
-from dominosim import actions as A
-from dominosim import tiles
-from dominosim.seeding import below
+from dominosim.game import actions as A
+from dominosim.game import tiles
+from dominosim.game.seeding import below
 from dominosim.strategy import Strategy, register
 
 

@@ -1,6 +1,6 @@
 """``python -m dominosim`` runs the command line."""
 
-from .cli import entry
+from dominosim.cli import entry
 
 if __name__ == "__main__":
     entry()

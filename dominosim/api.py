@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import signals
-from .config import Experiment, experiment_from_cli, read_toml
-from .errors import ConfigError, OutputError, did_you_mean
+from dominosim.base import signals
+from dominosim.base.errors import ConfigError, OutputError, did_you_mean
+from dominosim.config import Experiment, experiment_from_cli, read_toml
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
@@ -72,7 +72,7 @@ def run(
     Returns:
         The report as a dict (docs/results.md, "Report JSON").
     """
-    from . import runner
+    from dominosim import runner
 
     _session_keywords("run", executor, scheduler, progress, echo)
     flags = _keywords("run", flags)
@@ -94,7 +94,7 @@ def run(
         else:
             exp, seed, drawn = prepare(config, **flags)
             if until:
-                from .tournament import check_metric
+                from dominosim.analysis.tournament import check_metric
 
                 check_metric(metric, exp.unit)
             _, report = runner.start_run(
@@ -302,8 +302,8 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     """
     import pandas as pd
 
-    from . import runner
-    from .store import RunDir
+    from dominosim import runner
+    from dominosim.storage.store import RunDir
 
     if level not in ("hand", "match"):
         raise ConfigError(f"dominosim.load(): level must be 'hand' or 'match', not {level!r}")
@@ -333,7 +333,7 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
 def _match_files(rd, done) -> list[Path]:
     """The per-match records files of the chunks ``done``; a folder written before they
     existed has none, which is one error."""
-    from .store import MATCHES_SUFFIX
+    from dominosim.storage.store import MATCHES_SUFFIX
 
     for g, c in sorted(done):
         if rd.read_chunk_agg(g, c).get("match_parquet") is None:
@@ -389,7 +389,7 @@ def _tournament(
     echo=None,
     **flags,
 ) -> dict:
-    from . import runner
+    from dominosim import runner
 
     _session_keywords(kind.replace("-", "_"), executor, scheduler, progress, echo)
     flags = _keywords(kind, flags)
@@ -409,8 +409,8 @@ def _tournament(
 
 
 def _tournament_run(kind, setup, resume, session, flags, until=False) -> dict:
-    from . import runner
-    from .store import RunDir
+    from dominosim import runner
+    from dominosim.storage.store import RunDir
 
     if resume is not None:
         found = (RunDir.open(resume).read_manifest().get("analysis") or {}).get("kind")
@@ -447,7 +447,7 @@ def compare(**kwargs: Any) -> dict:
     ``games``); or ``resume=RUN_DIR``; and ``executor``, ``scheduler``, ``progress``,
     ``echo`` as in :func:`run`.
     """
-    from .tournament import setup_compare
+    from dominosim.analysis.tournament import setup_compare
 
     return _tournament("compare", setup_compare, **kwargs)
 
@@ -463,7 +463,7 @@ def skill(**kwargs: Any) -> dict:
     ``workers``, ``out``, ``name``, ``records``, ``strategy_path``; or ``resume=RUN_DIR``; and
     ``executor``, ``scheduler``, ``progress``, ``echo`` as in :func:`run`.
     """
-    from .tournament import setup_skill
+    from dominosim.analysis.tournament import setup_skill
 
     return _tournament("skill", setup_skill, **kwargs)
 
@@ -471,7 +471,7 @@ def skill(**kwargs: Any) -> dict:
 def tune(**kwargs: Any) -> dict:
     """An option sweep on the same deals (``dominosim tune``): the keywords of :func:`run`
     for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""
-    from .tournament import setup_tune
+    from dominosim.analysis.tournament import setup_tune
 
     if kwargs.get("resume") is None and kwargs.get("sets", None) is None:
         raise ConfigError(
@@ -485,6 +485,6 @@ def tune_target(**kwargs: Any) -> dict:
     """A target sweep on the same deals (``dominosim tune-target``): ``variant``,
     ``targets`` (``"50,100"`` or a list), ``share`` (default 0.75), ``games`` (matches per
     target) and the other keywords of :func:`run`."""
-    from .tournament import setup_tune_target
+    from dominosim.analysis.tournament import setup_tune_target
 
     return _tournament("tune-target", setup_tune_target, **kwargs)

@@ -34,12 +34,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import actions, sandbox, strategy, tiles
-from .errors import ConfigError, StrategyError, did_you_mean
-from .observe import Observation
-from .rules import Rules
-from .signals import FAULTS, is_interruption
-from .variants import VARIANTS, check_variant, make_rules, options_of
+from dominosim import strategy
+from dominosim.base.errors import ConfigError, StrategyError, did_you_mean
+from dominosim.base.signals import FAULTS, is_interruption
+from dominosim.game import actions, tiles
+from dominosim.game.observe import Observation
+from dominosim.game.rules import Rules
+from dominosim.game.variants import VARIANTS, check_variant, make_rules, options_of
+from dominosim.strategy import sandbox
 
 CHECKS = ("legal", "batch", "deterministic", "spawn", "inputs", "information")
 DEALS = 8  # hands per rule set and check (the command's --deals)
@@ -261,7 +263,7 @@ class _Watch(strategy.Strategy):
 def _play(rules: Rules, strat, seed: int, deals: int, rec: _Recorder) -> _Watch:
     """``deals`` hands on the reference engine: the strategy at every seat in odd deals, at
     seat 0 against ``random`` in even ones."""
-    from .reference import play_match
+    from dominosim.game.reference import play_match
 
     w = _Watch(strat, rules, rec)
     other = strategy.get("random")
@@ -451,7 +453,7 @@ class _Probe(strategy.Strategy):
         return int(g[0])
 
     def _probe(self, obs, legal, keys, i: int, x: int) -> None:
-        from dominosim.engine.observe import BatchObservation
+        from dominosim.engine.batch_observation import BatchObservation
         from dominosim.strategies.mc import sample_arrays
 
         e, o, key = self.engine, obs.row(i), int(keys[i])
@@ -539,7 +541,7 @@ def _check_deterministic(make, sets, seed, deals, rec, runs) -> None:
 
 
 def _check_batch(make, sets, seed, deals, rec) -> None:
-    from .engine.batch import BatchEngine
+    from dominosim.engine.batch import BatchEngine
 
     for rules in sets:
         cmp = _Compare(make(), rules, rec)
@@ -553,7 +555,7 @@ def _check_batch(make, sets, seed, deals, rec) -> None:
 
 
 def _check_information(make, sets, seed, deals, rec) -> None:
-    from .engine.batch import BatchEngine
+    from dominosim.engine.batch import BatchEngine
 
     for rules in sets:
         probe = _Probe(make(), rules, rec)
@@ -660,7 +662,7 @@ def _check_spawn(make, load, name, params, sets, seed, deals, rec, runs, timeout
 
 def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
     """The strategies to check, ``[(name, params)]``, and how a worker loads them."""
-    from .config import expand_home, parse_strategy
+    from dominosim.config import expand_home, parse_strategy
 
     text = str(target)
     path = Path(expand_home(text, "check-strategy PATH"))
@@ -790,7 +792,7 @@ def _strategy_timeout(value) -> float:
     """``--strategy-timeout``: seconds, 0 or None (no limit); a ConfigError otherwise."""
     if value is None:
         return 0.0
-    from .api import timeout_seconds
+    from dominosim.api import timeout_seconds
 
     return timeout_seconds(value) or 0.0
 
@@ -798,7 +800,7 @@ def _strategy_timeout(value) -> float:
 def _in_child(progress, target, paths, sets, seed, deals, checks, timeout, limit) -> Report:
     """:func:`check_strategy`'s work, in its child process (``progress``: what it is doing,
     for :func:`_died`)."""
-    from .runner.worker import StrategyTimeout, time_limit
+    from dominosim.runner.worker import StrategyTimeout, time_limit
 
     progress(f"path {target}")
     try:
@@ -825,7 +827,7 @@ def _in_child(progress, target, paths, sets, seed, deals, checks, timeout, limit
 
 def _limited(what: str, limit: float, fn, *args):
     """``fn(*args)`` under the time limit; a StrategyTimeout names ``what`` it waited on."""
-    from .runner.worker import StrategyTimeout, time_limit
+    from dominosim.runner.worker import StrategyTimeout, time_limit
 
     try:
         with time_limit(limit):

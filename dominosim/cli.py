@@ -19,9 +19,10 @@ from typing import Any, TypeVar
 
 import click
 
-from . import signals, variants
-from .errors import ConfigError, DominosimError, OutputError
-from .version import __version__ as _pkg_version
+from dominosim.base import signals
+from dominosim.base.errors import ConfigError, DominosimError, OutputError
+from dominosim.base.version import __version__ as _pkg_version
+from dominosim.game import variants
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -445,7 +446,7 @@ def trace_cmd(
     after each placement, every score event with its reason and running totals, the hand end
     and the settlement. --json prints the same as JSON Lines, described in docs/trace.md.
     """
-    from . import trace
+    from dominosim import trace
 
     if run_dir is not None:
         if hand is None:
@@ -476,7 +477,7 @@ def trace_cmd(
 
         with _stdout_aside():
             if strategy_path:  # a user's strategy plays in a process of its own
-                from . import sandbox
+                from dominosim.strategy import sandbox
 
                 records = sandbox.call(
                     play,
@@ -582,7 +583,8 @@ def run_cmd(
     plots/; docs/results.md) and the report is printed. Ctrl-C keeps finished chunks;
     --resume RUN_DIR finishes them with the same numbers.
     """
-    from . import api, render
+    from dominosim import api
+    from dominosim.analysis import render
 
     common = dict(
         executor=executor, scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout
@@ -630,7 +632,7 @@ def run_cmd(
 def _refuse_with_resume(given: list[str]) -> None:
     """The error of flags given with ``--resume`` (which continues a run as planned)."""
     if given:
-        from .errors import ConfigError
+        from dominosim.base.errors import ConfigError
 
         raise ConfigError(
             f"--resume continues a run as it was planned, so {given[0]} cannot be given "
@@ -641,7 +643,7 @@ def _refuse_with_resume(given: list[str]) -> None:
 def _int_flag(value, flag: str):
     if value is None:
         return None
-    from .errors import ConfigError
+    from dominosim.base.errors import ConfigError
 
     try:
         n = int(value)
@@ -660,7 +662,8 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
 
     RUN_DIR is the run folder, results/NAME/RUN-ID; docs/results.md describes the report.
     """
-    from . import render, runner
+    from dominosim import runner
+    from dominosim.analysis import render
 
     data = runner.load_report(run_dir)
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
@@ -691,7 +694,7 @@ def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str |
     Prints one line per chunk that differs and 'verified by replay: K of N chunks'; exits 5
     when any chunk differs (docs/results.md, "What each check detects").
     """
-    from . import runner
+    from dominosim import runner
 
     n = _int_flag(workers, "--workers")
     with _stdout_aside():
@@ -746,8 +749,8 @@ def _run_tournament(
     strategy_timeout,
     **flags,
 ) -> None:
-    from . import render
-    from .errors import ConfigError
+    from dominosim.analysis import render
+    from dominosim.base.errors import ConfigError
 
     if resume is not None:
         given = [
@@ -820,7 +823,7 @@ def compare_cmd(**kw: Any) -> None:
     both seatings; 3-4 players: every subset of P strategies in every cyclic rotation.
     Results go to OUT/NAME/RUN-ID/ like run, with plots/win_matrix.png (docs/compare.md).
     """
-    from . import api
+    from dominosim import api
 
     _run_tournament("compare", api.compare, **kw)
 
@@ -870,7 +873,7 @@ def skill_cmd(**kw: Any) -> None:
     decision accuracy (the share of its decisions the solver rates optimal on the true deal)
     and Bradley–Terry ratings of the ladder. Results go to OUT/NAME/RUN-ID/ like run, with plots/ladder.png (docs/skill.md).
     """
-    from . import api
+    from dominosim import api
 
     _run_tournament("skill", api.skill, **kw)
 
@@ -901,7 +904,7 @@ def tune_cmd(**kw: Any) -> None:
     Per value: each strategy's match win rate (Wilson 95%), the stronger strategy, the leading
     side's match advantage, match length (mean, median, p90). docs/compare.md.
     """
-    from . import api
+    from dominosim import api
 
     _run_tournament("tune", api.tune, **kw)
 
@@ -939,7 +942,7 @@ def tune_target_cmd(**kw: Any) -> None:
     Every (match, hand) has the same deal at every target. Two-lane and ladder have no target.
     Plots: plots/sweep_win_rate.png, plots/sweep_match_length.png (docs/compare.md).
     """
-    from . import api
+    from dominosim import api
 
     _run_tournament("tune-target", api.tune_target, **kw)
 
@@ -956,7 +959,7 @@ def configs_cmd(show_files: bool) -> None:
     Run one by name from any folder (dominosim run classic-2p); a file of that name in the
     current folder is run instead. Copy one (--files shows where it is) to start your own.
     """
-    from .config import describe_config, shipped_configs
+    from dominosim.config import describe_config, shipped_configs
 
     header = ["config", "description"] + (["file"] if show_files else [])
     rows = [
@@ -980,7 +983,7 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     Built-in strategies live in strategies/; --strategy-path adds files or folders of your own
     (docs/strategies.md). Set parameters with --strategies NAME:KEY=VALUE.
     """
-    from . import sandbox
+    from dominosim.strategy import sandbox
 
     header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
     with _stdout_aside():  # (the files are loaded in a child: os._exit there is one line)
@@ -991,7 +994,7 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
 
 def _strategy_rows(progress, paths: list[str], show_files: bool) -> list[list[str]]:
     """In a child process: load the strategies of ``paths`` and give their rows."""
-    from . import strategy
+    from dominosim import strategy
 
     for p in paths:
         progress(f"path {p}")
@@ -1064,7 +1067,7 @@ def check_strategy_cmd(
     per failure (the check, the rule set, a position that shows it) and exits 1 when any
     failed (docs/strategies.md, "Checking your strategy").
     """
-    from . import check
+    from dominosim import check
 
     kw = {"deals": deals} if deals is not None else {}
     with _stdout_aside():

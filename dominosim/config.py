@@ -30,9 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ConfigError, RulesError, StrategyError, did_you_mean
-from .rules import Rules
-from .variants import check_variant, format_value, make_rules, options_of, parse_value
+from dominosim.base.errors import ConfigError, RulesError, StrategyError, did_you_mean
+from dominosim.game.rules import Rules
+from dominosim.game.variants import check_variant, format_value, make_rules, options_of, parse_value
 
 UNITS = ("hand", "match")
 

@@ -16,11 +16,12 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import strategy, tiles
-from .errors import ConfigError
-from .layout import Layout
-from .reference import KozelBook, MatchRecord, play_match
-from .rules import Rules
+from dominosim import strategy
+from dominosim.base.errors import ConfigError
+from dominosim.game import tiles
+from dominosim.game.layout import Layout
+from dominosim.game.reference import KozelBook, MatchRecord, play_match
+from dominosim.game.rules import Rules
 
 FORMAT = "dominosim-trace"
 VERSION = 1
@@ -329,7 +330,7 @@ def trace_from_cli(
     strategy_path: Sequence[str] = (),
 ) -> list[dict]:
     """Resolve command-line settings with :mod:`dominosim.config` and play the trace."""
-    from . import config
+    from dominosim import config
 
     if whole_match and hand is not None:
         raise ConfigError("--hand and --match exclude each other; --match prints every hand")
@@ -339,7 +340,7 @@ def trace_from_cli(
         raise ConfigError(f"--hand must be >= 0, not {hand}")
     rules = config.rules_from_cli(variant, players, list(sets))
     if whole_match:
-        from .variants import check_match_end
+        from dominosim.game.variants import check_match_end
 
         check_match_end(rules, "match")
     known = strategy.discover(strategy_path)
@@ -366,9 +367,9 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
     The reference engine plays it again from the run's seed, rules and seating: deals and
     strategy draws are addressed by these coordinates, so it is the recorded hand.
     """
-    from . import config, runner
-    from .aggregates import seating
-    from .store import RunDir
+    from dominosim import config, runner
+    from dominosim.analysis.aggregates import seating
+    from dominosim.storage.store import RunDir
 
     try:
         parts = [int(x) for x in str(hand_id).split(":")]
@@ -415,7 +416,7 @@ def _run_strategies(rd, m: dict, plan, specs) -> list:
     engine or a strategy file changed since the run (its hand would not be the recorded one);
     the user's files named by the manifest imported only when their content is the recorded
     one (a manifest is untrusted input; runner.check_inputs, runner.load_run_files)."""
-    from . import runner
+    from dominosim import runner
 
     runner.check_inputs(rd, m)
     runner.load_run_files(plan.strategy_files)

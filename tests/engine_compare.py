@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from dominosim.engine import BatchEngine
-from dominosim.observe import Observation
-from dominosim.reference import play_match
+from dominosim.game.observe import Observation
+from dominosim.game.reference import play_match
+from dominosim.game.variants import OPTIONS, make_rules
 from dominosim.strategy import Strategy
-from dominosim.variants import OPTIONS, make_rules
 
 
 class Recorder(Strategy):

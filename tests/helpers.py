@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dominosim import actions, seeding, tiles
-from dominosim.layout import End, Layout
-from dominosim.reference import Hand, MatchOver, MatchRecord, PrevHand, play_match
+from dominosim.game import actions, seeding, tiles
+from dominosim.game.layout import End, Layout
+from dominosim.game.reference import Hand, MatchOver, MatchRecord, PrevHand, play_match
 from dominosim.strategy import Strategy
 
 # a one-file strategy whose choose_one is ``body`` (tests write it into a strategy folder; sys

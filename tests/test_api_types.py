@@ -13,7 +13,7 @@ import pytest
 
 import dominosim
 from dominosim import api, check
-from dominosim.errors import ConfigError
+from dominosim.base.errors import ConfigError
 
 
 class _Bad:

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from dominosim.base.errors import ConfigError, StrategyError
 from dominosim.check import CHECKS, check_strategy, rule_sets
 from dominosim.cli import main as cli
-from dominosim.errors import ConfigError, StrategyError
-from dominosim.variants import VARIANTS
+from dominosim.game.variants import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 

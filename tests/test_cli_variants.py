@@ -5,9 +5,9 @@ import pytest
 from click.testing import CliRunner
 
 from dominosim import __version__
+from dominosim.base.errors import ConfigError, OutputError
 from dominosim.cli import main
-from dominosim.errors import ConfigError, OutputError
-from dominosim.variants import VARIANTS
+from dominosim.game.variants import VARIANTS
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 
 from dominosim.engine import BatchEngine, batch
 from dominosim.engine import kernel as KN
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 
 def test_every_exported_code_is_read_or_checked_at_import():

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
+from dominosim.analysis.stats import bradley_terry
+from dominosim.analysis.tournament import compare_legs
 from dominosim.cli import main
 from dominosim.runner import STOP_ENV
-from dominosim.stats import bradley_terry
-from dominosim.tournament import compare_legs
 
 from runs import strip
 

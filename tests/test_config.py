@@ -4,6 +4,7 @@ import textwrap
 
 import pytest
 
+from dominosim.base.errors import ConfigError, RulesError, StrategyError
 from dominosim.config import (
     Experiment,
     StrategySpec,
@@ -18,8 +19,7 @@ from dominosim.config import (
     parse_strategy,
     resolve_rules,
 )
-from dominosim.errors import ConfigError, RulesError, StrategyError
-from dominosim.variants import make_rules
+from dominosim.game.variants import make_rules
 
 
 def write(tmp_path, text, name="exp.toml"):

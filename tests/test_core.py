@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dominosim import actions as A
-from dominosim import seeding
+from dominosim.base.errors import StrategyError
 from dominosim.engine import BatchEngine, Legal
 from dominosim.engine import kernel as KN
-from dominosim.errors import StrategyError
+from dominosim.game import actions as A
+from dominosim.game import seeding
+from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy, get
-from dominosim.variants import make_rules
 
 
 def records(rules, strategies, ids, *, unit, batch_size=64, seed=11, **kw):

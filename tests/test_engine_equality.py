@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from dominosim import actions as A
+from dominosim.game import actions as A
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import Strategy, get
-from dominosim.variants import VARIANTS, make_rules
 
 from engine_compare import compare, option_cases
 

@@ -30,10 +30,10 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
-from dominosim import store
+from dominosim.base.errors import DominosimError
 from dominosim.cli import main
-from dominosim.errors import DominosimError
 from dominosim.runner import STOP_ENV
+from dominosim.storage import store
 
 from helpers import BOT
 from runs import refingerprint
@@ -1434,7 +1434,7 @@ def test_bad_input(case: Case, tmp_path, monkeypatch):
     for k, v in (case.env or {}).items():
         monkeypatch.setenv(k, v)
     if case.api:
-        from dominosim.variants import make_rules
+        from dominosim.game.variants import make_rules
 
         with pytest.raises(DominosimError) as e:
             case.args(tmp_path) if callable(case.args) else make_rules("fives", 5)
@@ -1458,7 +1458,7 @@ def test_bad_input(case: Case, tmp_path, monkeypatch):
 def _older_match_records(t):
     """A run whose chunk names no per-match records (as an older version wrote), read at the
     match level."""
-    from dominosim.store import checksum
+    from dominosim.storage.store import checksum
 
     rep = dominosim.run(variants=["fives"], players=2, games=4, seed=1, workers=1, out=str(t))
     (agg,) = (Path(rep["run_dir"]) / "chunks").glob("*.agg.json")
@@ -1656,7 +1656,7 @@ def test_every_documented_input_has_a_case():
 
 
 def test_exit_codes_table_matches_the_classes():
-    from dominosim import errors as E
+    from dominosim.base import errors as E
 
     text = DOC.read_text(encoding="utf-8")
     for cls in (E.ConfigError, E.RulesError, E.StrategyError, E.OutputError, E.Interrupted):
@@ -1726,9 +1726,9 @@ def test_endless_match_in_trace_and_both_engines():
     fills the memory; a match of the cap's length still plays."""
     from dominosim import strategy
     from dominosim.engine.batch import BatchEngine
-    from dominosim.reference import play_match
-    from dominosim.rules import MAX_HANDS_PER_MATCH
-    from dominosim.variants import make_rules
+    from dominosim.game.reference import play_match
+    from dominosim.game.rules import MAX_HANDS_PER_MATCH
+    from dominosim.game.variants import make_rules
 
     endless = ["--variant", "fives", "--set", "fives.target=2147483647"]
     r = CliRunner().invoke(main, ["trace", *endless, "--match"])
@@ -1776,7 +1776,7 @@ def test_unknown_home_is_one_line_everywhere(args, tmp_path, monkeypatch):
     ],
 )
 def test_scheduler_addresses(address, ok):
-    from dominosim.errors import ConfigError
+    from dominosim.base.errors import ConfigError
     from dominosim.runner import check_executor
 
     if ok:

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from dominosim.engine import BatchEngine
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 from golden.make import HERE, MATCH_ID, SEED, STRATEGIES, cases, path, transcript
 

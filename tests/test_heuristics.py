@@ -11,10 +11,10 @@ definitions themselves.
 
 import pytest
 
-from dominosim import actions, tiles
-from dominosim.observe import Observation
+from dominosim.game import actions, tiles
+from dominosim.game.observe import Observation
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 DRAW, PASS, STOP = actions.DRAW, actions.PASS, actions.STOP
 

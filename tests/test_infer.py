@@ -14,13 +14,13 @@ import sys
 import numpy as np
 import pytest
 
-from dominosim import tiles
 from dominosim.config import parse_strategy
 from dominosim.engine import kernel
 from dominosim.engine.tables import PACK, tiles_of
-from dominosim.reference import play_match
+from dominosim.game import tiles
+from dominosim.game.reference import play_match
+from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy, get
-from dominosim.variants import make_rules
 
 
 def _mc():

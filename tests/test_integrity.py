@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
-from dominosim import store
 from dominosim.cli import main
 from dominosim.runner import STOP_ENV
+from dominosim.storage import store
 
 from helpers import BOT
 from runs import aggregates, strip
@@ -77,8 +77,8 @@ def bot_file(t: Path, name: str, body: str) -> Path:
 
 
 def test_manifest_records_engine_version_and_strategy_hashes(tmp_path):
+    from dominosim.base.version import ENGINE_VERSION
     from dominosim.strategy import file_hash
-    from dominosim.version import ENGINE_VERSION
 
     f = bot_file(tmp_path, "firstbot", "return legal[0]")
     d = finished(tmp_path / "o", "--strategies", "firstbot,random", "--strategy-path", str(f))
@@ -106,7 +106,7 @@ def test_a_long_lived_process_plays_the_strategy_file_as_it_is_now(tmp_path):
     first = dominosim.run(**kw)
     assert first["status"] == "done"
     f.write_text(BOT.format(name="shifty", body="raise ValueError('version two')"))
-    with pytest.raises(dominosim.errors.StrategyError, match="version two"):
+    with pytest.raises(dominosim.base.errors.StrategyError, match="version two"):
         dominosim.run(**kw)
 
 
@@ -508,7 +508,7 @@ def _api(tmp_path, name: str, body: str, **kw):
 
 
 def test_the_python_api_raises_instead_of_ending_the_interpreter(tmp_path):
-    from dominosim.errors import StrategyError, WorkerError
+    from dominosim.base.errors import StrategyError, WorkerError
 
     d = tmp_path / "bots"
     d.mkdir()
@@ -580,7 +580,7 @@ def test_keyboard_interrupt_or_generator_exit_in_a_strategy_is_its_error(
 
 @pytest.mark.parametrize("value", ["1e10", "1e-7", "-1", "nan", "inf", "soon"])
 def test_strategy_timeout_out_of_range_is_one_config_error(tmp_path, value):
-    from dominosim.errors import ConfigError
+    from dominosim.base.errors import ConfigError
 
     r = invoke([*RUN, "--games", "2", "--out", str(tmp_path), "--strategy-timeout", value])
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
@@ -606,7 +606,7 @@ def test_strategy_timeout_holds_off_the_main_thread(tmp_path, monkeypatch):
     import threading
 
     from dominosim import runner
-    from dominosim.errors import StrategyError
+    from dominosim.base.errors import StrategyError
 
     # (played in this thread)
     monkeypatch.setattr(runner.session, "user_strategies", lambda plan: False)
@@ -665,7 +665,7 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch, fails):
 
     import pyarrow as pa
 
-    from dominosim.errors import OutputError
+    from dominosim.base.errors import OutputError
 
     rd = store.RunDir.create(tmp_path, "x")
     (rd.path / "plots").mkdir()

@@ -14,11 +14,11 @@ import struct
 
 import pytest
 
-from dominosim import seeding
 from dominosim.engine import BatchEngine, _core
-from dominosim.reference import play_match
+from dominosim.game import seeding
+from dominosim.game.reference import play_match
+from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy, get
-from dominosim.variants import make_rules
 
 M64 = seeding.M64
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dominosim.engine import kernel as KN
-from dominosim.rules import Rules
-from dominosim.variants import OPTION_KNOBS, OPTIONS, make_rules
+from dominosim.game.rules import Rules
+from dominosim.game.variants import OPTION_KNOBS, OPTIONS, make_rules
 
 PINNED = json.loads((Path(__file__).parent / "pinned" / "knobs.json").read_text())
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dominosim import actions as A
-from dominosim import tiles
 from dominosim.check import rule_sets
 from dominosim.engine.batch import BatchEngine
-from dominosim.scoring import placement_points
+from dominosim.game import actions as A
+from dominosim.game import tiles
+from dominosim.game.scoring import placement_points
+from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy
-from dominosim.variants import make_rules
 
 RULE_SETS = rule_sets() + [
     make_rules("muggins", 2, first_double_spinner=True),

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dominosim import actions
 from dominosim.engine import BatchEngine
-from dominosim.engine.observe import BatchObservation
-from dominosim.observe import Event, public_history
-from dominosim.reference import play_match
+from dominosim.engine.batch_observation import BatchObservation
+from dominosim.game import actions
+from dominosim.game.observe import Event, public_history
+from dominosim.game.reference import play_match
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import Strategy
-from dominosim.variants import VARIANTS, make_rules
 
 
 class _Greedyish(Strategy):

@@ -11,13 +11,13 @@ import pickle
 import numpy as np
 import pytest
 
-from dominosim import actions as A
 from dominosim.engine import BatchEngine
-from dominosim.engine.observe import BatchObservation
-from dominosim.observe import Observation
-from dominosim.reference import play_match
+from dominosim.engine.batch_observation import BatchObservation
+from dominosim.game import actions as A
+from dominosim.game.observe import Observation
+from dominosim.game.reference import play_match
+from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy
-from dominosim.variants import make_rules
 
 from engine_compare import _decision_difference, _ordered
 

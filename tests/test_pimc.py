@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from dominosim import solver, tiles
 from dominosim.cli import main
-from dominosim.engine import BatchEngine
+from dominosim.engine import BatchEngine, solver
 from dominosim.engine.tables import tiles_of
-from dominosim.reference import play_match
+from dominosim.game import tiles
+from dominosim.game.reference import play_match
+from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy, get
-from dominosim.variants import make_rules
 
 from runs import strip
 

@@ -73,9 +73,9 @@ def test_distributions_cover_the_data_without_an_empty_half(runs, monkeypatch):
     """hand_length.png's x axis reaches past the longest hand and starts near the shortest."""
     import pandas as pd
 
-    import dominosim.plots as P
+    import dominosim.analysis.plots as P
     from dominosim import runner as RN
-    from dominosim.aggregates import Aggregates
+    from dominosim.analysis.aggregates import Aggregates
 
     d = runs["run"]
     data = RN.load_report(d)
@@ -101,7 +101,7 @@ def test_win_matrix_scale_is_centred_and_narrow(runs, monkeypatch):
     as the data (multiples of 5 points)."""
     import matplotlib.colors as C
 
-    import dominosim.plots as P
+    import dominosim.analysis.plots as P
 
     norms = []
     real = C.TwoSlopeNorm
@@ -127,9 +127,9 @@ def test_a_distribution_of_many_groups_names_none_and_still_fits(runs, tmp_path)
 
     import pandas as pd
 
-    import dominosim.plots as P
+    import dominosim.analysis.plots as P
     from dominosim import runner as RN
-    from dominosim.aggregates import Aggregates
+    from dominosim.analysis.aggregates import Aggregates
 
     d = runs["run"]
     data = RN.load_report(d)

@@ -17,13 +17,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dominosim import actions as A
-from dominosim import tiles
+from dominosim.base.errors import RulesError
 from dominosim.engine import kernel as KN
 from dominosim.engine.batch import BatchEngine
-from dominosim.errors import RulesError
+from dominosim.game import actions as A
+from dominosim.game import tiles
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import Strategy, get
-from dominosim.variants import VARIANTS, make_rules
 
 HEURISTICS = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
 DEALS = 200

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dominosim import actions as A
 from dominosim.engine import kernel
 from dominosim.engine.batch import BatchEngine, pending_state
+from dominosim.game import actions as A
+from dominosim.game.variants import make_rules
 from dominosim.strategies.mc import layout_row
 from dominosim.strategy import Strategy, get
-from dominosim.variants import make_rules
 
 
 class Snapshot(Strategy):

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
-from dominosim import store
 from dominosim.cli import main
+from dominosim.storage import store
 
 from helpers import BOT
 from runs import aggregates, refingerprint, strip

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dominosim
-from dominosim import store
+from dominosim.base.errors import DominosimError
 from dominosim.cli import main
-from dominosim.errors import DominosimError
+from dominosim.storage import store
 
 from runs import aggregates, strip
 

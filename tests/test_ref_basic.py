@@ -1,7 +1,7 @@
 """RULES §8 (basic) worked examples and §15 basic options on the reference engine."""
 
-from dominosim import seeding
-from dominosim.reference import (
+from dominosim.game import seeding
+from dominosim.game.reference import (
     Hand,
     MatchOver,
     MatchRecord,
@@ -11,8 +11,8 @@ from dominosim.reference import (
     first_hand_leader,
     play_match,
 )
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 from helpers import events, events_of, highest_double_holder, line, position, run, scored, t
 

@@ -3,9 +3,9 @@
 
 import pytest
 
-from dominosim import reference
-from dominosim.reference import MatchOver, MatchRecord, choose_leader
-from dominosim.variants import make_rules
+from dominosim.game import reference
+from dominosim.game.reference import MatchOver, MatchRecord, choose_leader
+from dominosim.game.variants import make_rules
 
 from helpers import ends_of, events, line, position, scored, t
 

@@ -3,9 +3,9 @@ on the reference engine."""
 
 import pytest
 
-from dominosim import seeding, tiles
-from dominosim.reference import Hand, MatchOver, MatchRecord, PrevHand, _match_over
-from dominosim.variants import make_rules
+from dominosim.game import seeding, tiles
+from dominosim.game.reference import Hand, MatchOver, MatchRecord, PrevHand, _match_over
+from dominosim.game.variants import make_rules
 
 from helpers import ends_of, events, line, position, recorder, scored, t
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dominosim.reference import (
+from dominosim.game.reference import (
     Hand,
     MatchOver,
     MatchRecord,
@@ -12,8 +12,8 @@ from dominosim.reference import (
     first_hand_leader,
     play_match,
 )
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 from helpers import (
     ends_of,

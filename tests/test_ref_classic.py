@@ -3,8 +3,8 @@
 
 import pytest
 
-from dominosim import actions, tiles
-from dominosim.reference import (
+from dominosim.game import actions, tiles
+from dominosim.game.reference import (
     Hand,
     MatchOver,
     MatchRecord,
@@ -14,8 +14,8 @@ from dominosim.reference import (
     first_hand_leader,
     play_match,
 )
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 from helpers import ends_of, events, lead_event, line, position, prev_of, run, scored, t
 

@@ -4,8 +4,8 @@ the charges come from settle_kozel and are read from the KozelBook and the score
 
 import pytest
 
-from dominosim import seeding, tiles
-from dominosim.reference import (
+from dominosim.game import seeding, tiles
+from dominosim.game.reference import (
     Hand,
     HandRecord,
     KozelBook,
@@ -18,8 +18,8 @@ from dominosim.reference import (
     play_match,
     settle_kozel,
 )
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 from helpers import ends_of, events, line, position, scored, t
 

@@ -4,11 +4,11 @@ settlement (§9.10) and the §15 option cumulative_hands, on the reference engin
 
 import pytest
 
-from dominosim import actions, seeding, tiles
-from dominosim.layout import End, Layout
-from dominosim.reference import Hand, play_match
+from dominosim.game import actions, seeding, tiles
+from dominosim.game.layout import End, Layout
+from dominosim.game.reference import Hand, play_match
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 from helpers import Script, events, position, recorder, scored, t
 

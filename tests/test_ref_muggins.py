@@ -4,9 +4,9 @@ and the match end of §1.14, on the reference engine."""
 
 import pytest
 
-from dominosim import reference, seeding
-from dominosim.reference import Hand, MatchOver, MatchRecord, choose_leader
-from dominosim.variants import make_rules
+from dominosim.game import reference, seeding
+from dominosim.game.reference import Hand, MatchOver, MatchRecord, choose_leader
+from dominosim.game.variants import make_rules
 
 from helpers import ends_of, events, line, position, scored, scripted_match, t
 

@@ -20,11 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dominosim.errors import RulesError
-from dominosim.reference import play_match
+from dominosim.base.errors import RulesError
+from dominosim.game.reference import play_match
+from dominosim.game.variants import VARIANTS, make_rules, with_target
 from dominosim.strategy import get
 from dominosim.trace import trace_records
-from dominosim.variants import VARIANTS, make_rules, with_target
 
 from replay import ReplayError, replay
 

@@ -3,10 +3,10 @@ options and muggins.first_double_spinner with its two dependants, on the referen
 
 import pytest
 
-from dominosim import actions, tiles
-from dominosim.errors import RulesError
-from dominosim.reference import Hand, MatchOver
-from dominosim.variants import make_rules
+from dominosim.base.errors import RulesError
+from dominosim.game import actions, tiles
+from dominosim.game.reference import Hand, MatchOver
+from dominosim.game.variants import make_rules
 
 from helpers import ends_of, events, line, position, scored, t
 

@@ -3,9 +3,9 @@ reference engine. Threes is fives (§5) with rows 6.8 (c / 3) and 6.11 (targets)
 
 import pytest
 
-from dominosim import reference
-from dominosim.reference import MatchOver, MatchRecord
-from dominosim.variants import make_rules
+from dominosim.game import reference
+from dominosim.game.reference import MatchOver, MatchRecord
+from dominosim.game.variants import make_rules
 
 from helpers import ends_of, events, line, position, scored, scripted_match, seed_with_lot, t
 

@@ -3,10 +3,10 @@ and the §15 option cumulative_hands, on the reference engine."""
 
 import pytest
 
-from dominosim import seeding, tiles
-from dominosim.reference import MatchRecord, _match_over, play_match
+from dominosim.game import seeding, tiles
+from dominosim.game.reference import MatchRecord, _match_over, play_match
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.variants import make_rules
 
 from helpers import ends_of, events, line, position, scored
 

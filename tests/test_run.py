@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
-from dominosim.aggregates import seating
+from dominosim.analysis.aggregates import seating
 from dominosim.cli import main
 from dominosim.runner import STOP_ENV, rotations_of
 
@@ -441,9 +441,9 @@ def test_target_none_plays_hands_without_a_target(tmp_path):
 def test_kozel_records_hold_pip_totals_and_hand_values(tmp_path):
     """pips_* are the pips left per side (docs/results.md); values_* are §14.12's hand values
     (a lone 0-0 counts 10): both equal the reference engine's, hand by hand."""
-    from dominosim.reference import play_match
+    from dominosim.game.reference import play_match
+    from dominosim.game.variants import make_rules
     from dominosim.strategy import get
-    from dominosim.variants import make_rules
 
     base = [
         "--variant",
@@ -486,7 +486,7 @@ def test_a_partnership_win_counts_once_in_its_interval(tmp_path):
     """RULES §15: in partnership a hand won by a side is won at both of its seats. The win
     rate per seat-hand is the side's, and its 95% interval counts each hand once: Wilson over
     the side's hands, not over its seat-hands (which would be narrower by about √2)."""
-    from dominosim.stats import wilson
+    from dominosim.analysis.stats import wilson
 
     data, _ = run_json(
         tmp_path,

@@ -9,12 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dominosim import action_values, actions, make_rules, solver
-from dominosim.errors import DominosimError, StrategyError
-from dominosim.reference import Hand
-from dominosim.search import NoDealError
+from dominosim import action_values, make_rules
+from dominosim.base.errors import DominosimError, StrategyError
+from dominosim.engine import solver
+from dominosim.game import actions
+from dominosim.game.reference import Hand
 from dominosim.strategies.mc import sample_deals
 from dominosim.strategy import Strategy, get
+from dominosim.strategy.search import NoDealError
 
 SEED = 38
 
@@ -183,7 +185,7 @@ def test_bad_input_is_a_one_line_error_naming_the_fix():
 def test_a_deal_against_a_revealed_void_is_refused():
     """RULES §1.3: a seat that passed has shown it lacks the ends' values; a deal that gives
     it a tile of such a value does not fit the Observation."""
-    from dominosim import tiles
+    from dominosim.game import tiles
 
     rules = make_rules("block", 2)  # (2 players: 14 tiles sleep in the stock)
     for mid in range(30):

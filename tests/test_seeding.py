@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dominosim import seeding
-from dominosim.reference import Hand, play_match
+from dominosim.game import seeding
+from dominosim.game.reference import Hand, play_match
+from dominosim.game.variants import VARIANTS, make_rules, with_target
 from dominosim.strategy import Strategy, get
-from dominosim.variants import VARIANTS, make_rules, with_target
 
 SEEDS = st.integers(0, 2**64 - 1)
 COORD = st.integers(-(2**63), 2**63 - 1)

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from dominosim.analysis.tournament import default_ladder, skill_legs
 from dominosim.cli import main
 from dominosim.engine.batch import BatchEngine
+from dominosim.game.variants import make_rules
 from dominosim.strategy import get
-from dominosim.tournament import default_ladder, skill_legs
-from dominosim.variants import make_rules
 
 
 def skill(tmp_path, *args, sub="r"):
@@ -125,7 +125,7 @@ def test_perfect_information_value_of_the_deals(tmp_path, variant, players):
     """The leader side's win rate and points under perfect play are the solver's on the
     same deals (dominosim.solver.solve_deals), over chunks; with three sides the paranoid
     bound, and said so; --budget 0 solves nothing."""
-    from dominosim.solver import solve_deals
+    from dominosim.engine.solver import solve_deals
 
     n, seed = 30, 3
     args = [
@@ -190,7 +190,8 @@ def test_decision_accuracy_rates_each_strategys_own_decisions(tmp_path):
     of dominosim.solver.decision_accuracy over every seating; the watched games are the
     run's games; the oracle (the solver's own move) is rated optimal at every decision and a
     heuristic above random; --accuracy-deals 0 rates nothing."""
-    from dominosim import runner, solver
+    from dominosim import runner
+    from dominosim.engine import solver
 
     n, k, seed = 40, 15, 4
     args = [
@@ -247,7 +248,7 @@ def test_watched_decisions_leave_the_games_as_they_are(variant, players):
     """Rating a seat's decisions asks its strategy in Python where the core would decide:
     the hands played are the same, record for record, and the decisions rated are that
     seat's (with three sides under the paranoid objective)."""
-    from dominosim import solver
+    from dominosim.engine import solver
 
     rules = make_rules(variant, players)
     seats = ["greedy"] + ["random"] * (players - 1)

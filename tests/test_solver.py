@@ -24,11 +24,11 @@ import random
 import numpy as np
 import pytest
 
-from dominosim import actions, reference, solver
-from dominosim.engine import BatchEngine
-from dominosim.errors import StrategyError
+from dominosim.base.errors import StrategyError
+from dominosim.engine import BatchEngine, solver
+from dominosim.game import actions, reference
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import discover, get
-from dominosim.variants import VARIANTS, make_rules
 
 SEED = 20
 

@@ -21,9 +21,10 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from dominosim import arrow, render
+from dominosim.analysis import render
+from dominosim.analysis.table import Table
 from dominosim.cli import main
-from dominosim.table import Table
+from dominosim.storage import arrow
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ["run", "--variant", "fives", "--strategies", "greedy,random", "--games", "20"]

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from dominosim.stats import hist_mean, hist_quantile, mean_ci, rate, wilson
+from dominosim.analysis.stats import hist_mean, hist_quantile, mean_ci, rate, wilson
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from dominosim import actions as A
-from dominosim import tiles
-from dominosim.reference import play_match
-from dominosim.scoring import ends_after, placement_points
+from dominosim.game import actions as A
+from dominosim.game import tiles
+from dominosim.game.reference import play_match
+from dominosim.game.scoring import ends_after, placement_points
+from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import Strategy, get
-from dominosim.variants import VARIANTS, make_rules
 
 from engine_compare import compare
 

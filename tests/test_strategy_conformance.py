@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from dominosim import actions as A
-from dominosim import seeding, tiles
+from dominosim.base.errors import StrategyError
 from dominosim.check import check_strategy, rule_sets
 from dominosim.cli import main as cli
-from dominosim.errors import StrategyError
-from dominosim.layout import Layout
-from dominosim.reference import Hand, play_match
+from dominosim.game import actions as A
+from dominosim.game import seeding, tiles
+from dominosim.game.layout import Layout
+from dominosim.game.reference import Hand, play_match
+from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy, discover, get, plays_with_perfect_information
-from dominosim.variants import make_rules
 
 from helpers import line, t
 
@@ -408,7 +408,7 @@ def test_example_partner_follows_its_convention_in_fives_teams(tmp_path, clean_r
     """docs/example_partner.py reads obs.history: in fives 4p teams (RULES §5.1, §1.4) it leads
     from its longest suit, and once its partner has placed it keeps a value of the partner's
     first tile open where a placement can; with no partner it is doubles-first after the lead."""
-    from dominosim.scoring import ends_after, suit_counts
+    from dominosim.game.scoring import ends_after, suit_counts
     from dominosim.strategies.doubles_first import doubles_first_choice
 
     shutil.copy(ROOT / "docs" / "example_partner.py", tmp_path / "example_partner.py")

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from dominosim.cli import main
-from dominosim.reference import Hand
-from dominosim.variants import VARIANTS, make_rules
+from dominosim.game.reference import Hand
+from dominosim.game.variants import VARIANTS, make_rules
 
 from replay import Cfg, ReplayError, Table, replay
 
@@ -265,7 +265,7 @@ def test_trace_deal_is_the_engine_deal_and_the_output_is_reproducible():
 
 
 def _halves(t: int) -> tuple[int, int]:
-    from dominosim import tiles
+    from dominosim.game import tiles
 
     return tiles.halves(t)
 

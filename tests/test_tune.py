@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 import dominosim
 from dominosim.cli import main
-from dominosim.reference import Hand
-from dominosim.variants import make_rules
+from dominosim.game.reference import Hand
+from dominosim.game.variants import make_rules
 
 
 def invoke(cmd, tmp_path, *args):

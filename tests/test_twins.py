@@ -13,14 +13,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from dominosim import policy_files
+from dominosim.base.errors import StrategyError
 from dominosim.check import check_strategy
 from dominosim.cli import main as cli
 from dominosim.engine import kernel as KN
 from dominosim.engine.batch import BatchEngine
-from dominosim.errors import StrategyError
-from dominosim.strategy import builtin_dir, get
-from dominosim.variants import make_rules
+from dominosim.game.variants import make_rules
+from dominosim.strategy import builtin_dir, get, policy_files
 
 HEURISTICS = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
 

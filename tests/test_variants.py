@@ -2,9 +2,9 @@
 
 import pytest
 
-from dominosim.errors import RulesError
-from dominosim.rules import Rules
-from dominosim.variants import (
+from dominosim.base.errors import RulesError
+from dominosim.game.rules import Rules
+from dominosim.game.variants import (
     INFO,
     OPTIONS,
     VARIANTS,

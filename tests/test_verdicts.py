@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
-from dominosim import report, stats
+from dominosim.analysis import report, stats
 from dominosim.cli import main
 from dominosim.runner import STOP_ENV
 from dominosim.runner.plan import planned_looks
@@ -386,7 +386,7 @@ def test_match_records_agree_with_the_hand_records(match_run):
 
 
 def test_match_records_are_checked_and_older_folders_say_so(tmp_path):
-    from dominosim.store import checksum
+    from dominosim.storage.store import checksum
 
     # fmt: off
     rep = dominosim.run(variants=["fives"], players=2, strategies="random,greedy", games=8,
@@ -406,7 +406,7 @@ def test_match_records_are_checked_and_older_folders_say_so(tmp_path):
     doc["checksum"] = checksum(doc)
     agg.write_text(json.dumps(doc))
     assert len(dominosim.load(run_dir).records) > 0
-    with pytest.raises(dominosim.errors.OutputError, match="no per-match records"):
+    with pytest.raises(dominosim.base.errors.OutputError, match="no per-match records"):
         dominosim.load(run_dir, level="match")
-    with pytest.raises(dominosim.errors.ConfigError, match="level must be"):
+    with pytest.raises(dominosim.base.errors.ConfigError, match="level must be"):
         dominosim.load(run_dir, level="deal")

@@ -16,10 +16,11 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from dominosim import make_rules, store
-from dominosim.aggregates import RECORD_METRICS, from_records
+from dominosim import make_rules
+from dominosim.analysis.aggregates import RECORD_METRICS, from_records
 from dominosim.cli import main
 from dominosim.runner.verify import chosen
+from dominosim.storage import store
 
 from helpers import BOT
 from runs import aggregates, strip

@@ -7,8 +7,8 @@ in canonical order; without a placement, draw where drawing is a choice, else pa
 games.
 """
 
-from dominosim import actions as A
-from dominosim import tiles
+from dominosim.game import actions as A
+from dominosim.game import tiles
 from dominosim.strategy import Strategy, fallback, register
 
 

@@ -1,7 +1,7 @@
 """The batch engine: many game slots stepped together by the compiled core (``_core.c``),
 driven from Python by :mod:`.batch`; the strategies are asked in batches."""
 
-from .batch import BatchEngine
-from .legal import Legal
+from dominosim.engine.batch import BatchEngine
+from dominosim.engine.legal import Legal
 
 __all__ = ["BatchEngine", "Legal"]

@@ -20,13 +20,13 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .. import actions
-from ..errors import StrategyError
-from ..rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
-from ..strategy import sees_hidden
-from . import kernel, tables
-from .legal import Legal
-from .observe import BatchObservation
+from dominosim.base.errors import StrategyError
+from dominosim.engine import kernel, tables
+from dominosim.engine.batch_observation import BatchObservation
+from dominosim.engine.legal import Legal
+from dominosim.game import actions
+from dominosim.game.rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
+from dominosim.strategy import sees_hidden
 
 # phases of a game slot (the core's codes, kernel.py)
 LEAD, TURN, DONE = kernel.LEAD, kernel.TURN, kernel.DONE

@@ -27,12 +27,12 @@ from types import ModuleType
 
 import numpy as np
 
-from .. import actions, seeding, tiles
-from ..rules import Rules
-from ..variants import OPTION_KNOBS
+from dominosim.game import actions, seeding, tiles
+from dominosim.game.rules import Rules
+from dominosim.game.variants import OPTION_KNOBS
 
 try:
-    from . import _core
+    from dominosim.engine import _core
 except ImportError as exc:  # pragma: no cover - a source tree that was never built
     raise ImportError(
         "dominosim's compiled core (dominosim/engine/_core.c) is not built: install the "

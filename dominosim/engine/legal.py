@@ -23,9 +23,9 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import actions
-from ..seeding import below_np
-from . import kernel, tables
+from dominosim.engine import kernel, tables
+from dominosim.game import actions
+from dominosim.game.seeding import below_np
 
 
 @dataclass
@@ -421,7 +421,7 @@ def _placement_points(la: LegalArrays, obs, legal: Legal) -> np.ndarray:
     if r.scoring == "none" or la.width == 0:
         return out
     if r.layout == "spinner":  # (the spinner and its covered arms: decision by decision)
-        from ..scoring import placement_points
+        from dominosim.game.scoring import placement_points
 
         for i, row in enumerate(la.action.tolist()):
             o = obs.row(i)

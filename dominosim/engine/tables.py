@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .. import tiles
+from dominosim.game import tiles
 
 U64 = np.uint64
 T = tiles.T

@@ -32,14 +32,21 @@ The modules, each importing only those above it:
 * :mod:`.verify`: a run folder checked by replay (``dominosim verify``).
 """
 
-from .executors import check_executor
-from .files import load_run_files
-from .plan import HOLD_ENV, STOP_ENV, Plan, WorkItem, rotations_of, split_for_workers
-from .progress import Session
-from .results import load_report, merge_finished
-from .session import check_inputs, resume_run, start_run
-from .verify import verify_run
-from .worker import StrategyTimeout, make_strategy, play, play_item
+from dominosim.runner.executors import check_executor
+from dominosim.runner.files import load_run_files
+from dominosim.runner.plan import (
+    HOLD_ENV,
+    STOP_ENV,
+    Plan,
+    WorkItem,
+    rotations_of,
+    split_for_workers,
+)
+from dominosim.runner.progress import Session
+from dominosim.runner.results import load_report, merge_finished
+from dominosim.runner.session import check_inputs, resume_run, start_run
+from dominosim.runner.verify import verify_run
+from dominosim.runner.worker import StrategyTimeout, make_strategy, play, play_item
 
 __all__ = [
     "HOLD_ENV",

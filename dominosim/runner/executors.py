@@ -9,15 +9,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import strategy
-from ..config import parse_strategy
-from ..errors import (
-    ConfigError,
-    DominosimError,
-    WorkerError,
-)
-from .plan import EXECUTORS, Plan, WorkItem
-from .worker import play_item, worker_main
+from dominosim import strategy
+from dominosim.base.errors import ConfigError, DominosimError, WorkerError
+from dominosim.config import parse_strategy
+from dominosim.runner.plan import EXECUTORS, Plan, WorkItem
+from dominosim.runner.worker import play_item, worker_main
 
 # ---------------------------------------------------------------------------------------------
 # executors: each yields play_item results as they finish

@@ -7,12 +7,10 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .. import sandbox, strategy
-from ..config import parse_strategy
-from ..errors import (
-    DominosimError,
-    StrategyError,
-)
+from dominosim import strategy
+from dominosim.base.errors import DominosimError, StrategyError
+from dominosim.config import parse_strategy
+from dominosim.strategy import sandbox
 
 # ---------------------------------------------------------------------------------------------
 # strategies in workers

@@ -7,17 +7,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..aggregates import (
-    seating,
-)
-from ..config import Experiment, resolve_rules
-from ..errors import (
-    ConfigError,
-    OutputError,
-    RulesError,
-)
-from ..rules import Rules
-from .files import recorded_files
+from dominosim.analysis.aggregates import seating
+from dominosim.base.errors import ConfigError, OutputError, RulesError
+from dominosim.config import Experiment, resolve_rules
+from dominosim.game.rules import Rules
+from dominosim.runner.files import recorded_files
 
 #: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
 #: have been written in this session (a deterministic hook for the resume tests).
@@ -296,8 +290,8 @@ class Plan:
         makes its games (engine version, seed, unit, rules, seatings, chunk plan, records, the
         strategy files' contents, the measurements), not of where its files lie, so a
         moved run folder keeps it and a chunk of any other run has another."""
-        from ..store import checksum
-        from ..version import ENGINE_VERSION
+        from dominosim.base.version import ENGINE_VERSION
+        from dominosim.storage.store import checksum
 
         return checksum(
             {
@@ -327,7 +321,7 @@ class Plan:
 
     @classmethod
     def from_manifest(cls, m: dict) -> Plan:
-        from ..variants import make_rules
+        from dominosim.game.variants import make_rules
 
         if not isinstance(m, dict):
             raise OutputError(
@@ -576,7 +570,7 @@ def split_for_workers(plan: Plan, workers: int) -> None:
 
 
 def check_plan_match_end(plan: Plan) -> None:
-    from ..variants import check_match_end
+    from dominosim.game.variants import check_match_end
 
     for rules in plan.rules:
         check_match_end(rules, plan.unit)
@@ -611,6 +605,6 @@ def measurement_of(analysis: dict) -> object | None:
     run has no analysis: it does not import the tournaments.)"""
     if not analysis:
         return None
-    from .. import tournament
+    from dominosim.analysis import tournament
 
     return tournament.measurement(analysis)

@@ -5,18 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import report
-from ..aggregates import (
-    RECORD_METRICS,
-    Merger,
-    check_chunk_counts,
-    from_records,
-)
-from ..errors import (
-    OutputError,
-)
-from ..store import AGGREGATES, RunDir
-from .plan import Plan, PlanItems, WorkItem
+from dominosim.analysis import report
+from dominosim.analysis.aggregates import RECORD_METRICS, Merger, check_chunk_counts, from_records
+from dominosim.base.errors import OutputError
+from dominosim.runner.plan import Plan, PlanItems, WorkItem
+from dominosim.storage.store import AGGREGATES, RunDir
 
 # ---------------------------------------------------------------------------------------------
 # from a run folder

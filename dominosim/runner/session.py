@@ -10,22 +10,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import render, signals, strategy
-from ..aggregates import (
-    Merger,
-)
-from ..config import Experiment, parse_strategy
-from ..errors import (
-    ConfigError,
-    Interrupted,
-    OutputError,
-    WorkerError,
-)
-from ..report import strategy_classes
-from ..store import RunDir
-from ..version import __version__
-from .executors import check_executor, make_executor, user_strategies
-from .files import (
+from dominosim import strategy
+from dominosim.analysis import render
+from dominosim.analysis.aggregates import Merger
+from dominosim.analysis.report import strategy_classes
+from dominosim.base import signals
+from dominosim.base.errors import ConfigError, Interrupted, OutputError, WorkerError
+from dominosim.base.version import __version__
+from dominosim.config import Experiment, parse_strategy
+from dominosim.runner.executors import check_executor, make_executor, user_strategies
+from dominosim.runner.files import (
     changed_strategy_file,
     load_run_files,
     load_strategy_paths,
@@ -33,7 +27,7 @@ from .files import (
     recorded_files,
     strategy_files,
 )
-from .plan import (
+from dominosim.runner.plan import (
     HOLD_ENV,
     MANIFEST_FORMAT,
     STOP_ENV,
@@ -47,9 +41,10 @@ from .plan import (
     planned_looks,
     split_for_workers,
 )
-from .progress import Progress, Session, echo
-from .results import build_report, checked_report, chunk_expect, merge_finished
-from .worker import records_table
+from dominosim.runner.progress import Progress, Session, echo
+from dominosim.runner.results import build_report, checked_report, chunk_expect, merge_finished
+from dominosim.runner.worker import records_table
+from dominosim.storage.store import RunDir
 
 # ---------------------------------------------------------------------------------------------
 # the parent
@@ -117,7 +112,7 @@ def start_run(
     Every check that can fail runs before the folder is made; a run that fails before any
     chunk is finished leaves no folder behind.
     """
-    from ..version import ENGINE_VERSION
+    from dominosim.base.version import ENGINE_VERSION
 
     session = session or Session()
     if session.workers is None:
@@ -210,7 +205,7 @@ def _plan_rounds(plan: Plan, metric: str | None) -> None:
 
 def check_inputs(rd: RunDir, manifest: dict) -> None:
     """Refuse to resume a run whose engine or strategy files changed since it began."""
-    from ..version import ENGINE_VERSION
+    from dominosim.base.version import ENGINE_VERSION
 
     inputs = manifest.get("inputs")
     if not isinstance(inputs, dict):
@@ -264,7 +259,7 @@ def _new_run_hint(manifest: dict) -> str:
 
 def outputs_complete(rd: RunDir, manifest: dict, groups: int) -> bool:
     """The merged outputs of a finished run are all there and match the manifest."""
-    from ..store import AGGREGATES, REPORT, SUMMARY
+    from dominosim.storage.store import AGGREGATES, REPORT, SUMMARY
 
     want = (manifest.get("outputs") or {}) if isinstance(manifest.get("outputs"), dict) else {}
     if not all((rd.path / f).is_file() for f in (AGGREGATES, SUMMARY, REPORT)):
@@ -433,7 +428,7 @@ class _Rounds:
     def _decided(self, manifest: dict, look: int) -> bool:
         """Whether every pair is decided on the chunks up to ``look`` (those alone, so a
         resumed run reaches the same verdict)."""
-        from .. import report
+        from dominosim.analysis import report
 
         merger, _ = merge_finished(self.rd, self.plan, below=look)
         return report.decided(manifest, merger.rows(), look)
@@ -597,7 +592,7 @@ def finish(
     plotted = False
     try:
         if _wants_plots(manifest):
-            from .. import plots
+            from dominosim.analysis import plots
 
             phase("drawing the plots")
             with rd.staged_plots() as folder:

@@ -16,16 +16,16 @@ import random
 import secrets
 from dataclasses import dataclass, field
 
-from ..aggregates import AGG_COLUMNS
-from ..errors import ConfigError, OutputError
-from ..store import RunDir
-from .executors import make_executor, user_strategies
-from .files import load_run_files, probe_strategies
-from .plan import Plan
-from .progress import Session
-from .results import chunk_expect, merge_finished
-from .session import check_inputs
-from .worker import records_table
+from dominosim.analysis.aggregates import AGG_COLUMNS
+from dominosim.base.errors import ConfigError, OutputError
+from dominosim.runner.executors import make_executor, user_strategies
+from dominosim.runner.files import load_run_files, probe_strategies
+from dominosim.runner.plan import Plan
+from dominosim.runner.progress import Session
+from dominosim.runner.results import chunk_expect, merge_finished
+from dominosim.runner.session import check_inputs
+from dominosim.runner.worker import records_table
+from dominosim.storage.store import RunDir
 
 
 @dataclass

@@ -13,21 +13,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import sandbox, signals, strategy
-from ..aggregates import (
+from dominosim import strategy
+from dominosim.analysis.aggregates import (
     add,
     aggregate_rotation,
     per_match_points,
     per_match_wins,
     seating,
 )
-from ..config import parse_strategy
-from ..errors import (
-    StrategyError,
-)
-from ..rules import Rules
-from .files import changed_strategy_file, load_run_files
-from .plan import BATCH_SIZE, WorkItem
+from dominosim.base import signals
+from dominosim.base.errors import StrategyError
+from dominosim.config import parse_strategy
+from dominosim.game.rules import Rules
+from dominosim.runner.files import changed_strategy_file, load_run_files
+from dominosim.runner.plan import BATCH_SIZE, WorkItem
+from dominosim.strategy import sandbox
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -158,7 +158,7 @@ def make_strategy(
 
 
 def _play_batch(rules, seed, strategies, ids, unit, batch_size):
-    from ..engine import BatchEngine
+    from dominosim.engine import BatchEngine
 
     eng = BatchEngine(rules, seed, strategies, ids, unit=unit, batch_size=batch_size)
     return eng.run()
@@ -424,7 +424,7 @@ def deal_keys(
     """The ``deal`` record column: the 64-bit key (as int64) the 28-tile shuffle of each hand
     is drawn from (``seeding``: seed, players, match id, hand index, redeal attempt), so two
     records with equal ``deal`` were dealt the same tiles."""
-    from ..seeding import DEAL, key_np
+    from dominosim.game.seeding import DEAL, key_np
 
     m = np.asarray(match_id, dtype=np.int64)
     if not len(m):
@@ -445,7 +445,7 @@ def records_table(records: dict, seats: Sequence[str]) -> pa.Table:
     dictionary-encoded strings (the labels of ``seats``)."""
     import pyarrow as pa
 
-    from .. import arrow
+    from dominosim.storage import arrow
 
     labels = arrow.strings(list(dict.fromkeys(seats)))
     arrays = {}
@@ -480,7 +480,7 @@ def worker_main(conn, others=(), games=None, parent=None) -> None:
     for c in others:
         c.close()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's handler raises Ctrl-C)
-    from .. import store
+    from dominosim.storage import store
 
     store.close_locks_in_child()
     try:  # a strategy's prints go to stderr, never into the report on stdout
@@ -489,7 +489,7 @@ def worker_main(conn, others=(), games=None, parent=None) -> None:
     except (OSError, ValueError):
         pass
     sys.stdout = sys.stderr
-    from ..errors import DominosimError
+    from dominosim.base.errors import DominosimError
 
     def tick(n: int) -> None:
         with games.get_lock():

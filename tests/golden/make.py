@@ -13,9 +13,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
+from dominosim.game.variants import VARIANTS, make_rules  # noqa: E402
 from dominosim.strategy import get  # noqa: E402
 from dominosim.trace import make_trace, to_jsonl  # noqa: E402
-from dominosim.variants import VARIANTS, make_rules  # noqa: E402
 
 SEED = 2024
 MATCH_ID = 3

@@ -11,7 +11,7 @@ An action is an integer:
 
 from __future__ import annotations
 
-from . import tiles
+from dominosim.game import tiles
 
 POSITIONS = ("L", "R", "W", "E", "N", "S")
 POS_INDEX = {p: i for i, p in enumerate(POSITIONS)}

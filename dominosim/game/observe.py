@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, NamedTuple
 
-from . import tiles
-from .rules import Rules
+from dominosim.game import tiles
+from dominosim.game.rules import Rules
 
 
 class Event(NamedTuple):

@@ -29,16 +29,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import StrategyError, did_you_mean
-from .policy_files import POLICY_FILES, source_hash
-from .signals import FAULTS, is_interruption
+from dominosim.base.errors import StrategyError, did_you_mean
+from dominosim.base.signals import FAULTS, is_interruption
+from dominosim.strategy.policy_files import POLICY_FILES, source_hash
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .engine.legal import Legal
-    from .engine.observe import BatchObservation
-    from .observe import Observation
+    from dominosim.engine.batch_observation import BatchObservation
+    from dominosim.engine.legal import Legal
+    from dominosim.game.observe import Observation
 
 _REGISTRY: dict[str, type] = {}
 _ORIGIN: dict[str, str] = {}
@@ -116,7 +116,7 @@ class Strategy:
         each decision's Observation read lazily from a copy of its row, its list from the
         core's legal arrays; about 1-3 µs a decision besides ``choose_one`` itself, bench/
         README.md); fast strategies override it (and must give the same answers)."""
-        from .engine.observe import answers
+        from dominosim.engine.batch_observation import answers
 
         chosen = answers(self.choose_one, obs, legal, keys)
         if not set(map(type, chosen)) <= _INT:
@@ -132,7 +132,7 @@ _INT = {int}
 def fallback(legal: list[int]) -> int:
     """The action of a placement-first strategy when no placement is legal: draw where drawing
     is a choice, else pass, else stop (blind's open phase)."""
-    from .actions import DRAW, PASS, STOP
+    from dominosim.game.actions import DRAW, PASS, STOP
 
     return next((a for a in (DRAW, PASS, STOP) if a in legal), legal[0])
 
@@ -154,7 +154,7 @@ def check_actions(name: str, actions: object, n: int) -> np.ndarray:
         bad = next((x for x in items if isinstance(x, bool) or not isinstance(x, int)), None)
         huge = next((x for x in items if isinstance(x, int) and not -(2**63) <= x < 2**63), None)
         if bad is None and huge is not None:  # (integers numpy cannot hold: no action code)
-            from .actions import STOP
+            from dominosim.game.actions import STOP
 
             shown = str(huge) if len(str(huge)) <= 60 else str(huge)[:57] + "..."
             raise StrategyError(
@@ -223,7 +223,7 @@ def register(cls: type) -> type:
             f"strategy class {cls.__name__} in {origin} has no name; "
             'set name = "my-bot" in the class'
         )
-    from .config import is_strategy_name
+    from dominosim.config import is_strategy_name
 
     if not is_strategy_name(name):  # (every registered strategy can be named in --strategies)
         raise StrategyError(
@@ -324,7 +324,7 @@ def _shown_path(path: str) -> str:
 
 def builtin_dir() -> Path:
     """The built-in strategies: ``dominosim/strategies`` when installed, else ``strategies/``."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent
     installed = here / "strategies"
     return installed if installed.is_dir() else here.parent / "strategies"
 
@@ -378,7 +378,7 @@ FILE_MAX = 16 << 20
 def file_hash(path: str | Path) -> str | None:
     """The sha256 of a strategy file's content, hashed in blocks (None when it cannot be read,
     is not a regular file, or is larger than :data:`FILE_MAX`)."""
-    from . import bounded
+    from dominosim.base import bounded
 
     try:
         return bounded.digest(path, FILE_MAX)[1]
@@ -455,7 +455,7 @@ def load_file(path: Path, expect: str | None = None) -> None:
 def _read_source(path: Path) -> bytes:
     """A strategy file's bytes: a regular file (never a FIFO, a device) of at most
     :data:`FILE_MAX` bytes."""
-    from . import bounded
+    from dominosim.base import bounded
 
     try:
         return bounded.read(path, FILE_MAX)
@@ -505,7 +505,7 @@ def _exec_file(path: Path, public: str | None, data: bytes) -> None:
 def discover(paths: Iterable[str | Path] = ()) -> dict[str, type]:
     """Load the built-in strategies and those in ``paths`` (folders or ``.py`` files, as given
     to ``--strategy-path``); return the registry."""
-    from .config import expand_home
+    from dominosim.config import expand_home
 
     load_folder(builtin_dir())
     for p in paths:

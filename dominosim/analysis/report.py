@@ -15,9 +15,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import stats, variants
-from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates, seating
-from .errors import OutputError
+from dominosim.analysis import stats
+from dominosim.analysis.aggregates import (
+    HAND_LEN_BINS,
+    MATCH_LEN_MAX,
+    TURN_BINS,
+    Aggregates,
+    seating,
+)
+from dominosim.base.errors import OutputError
+from dominosim.game import variants
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -344,7 +351,7 @@ def strategy_classes(manifest: Mapping) -> dict[str, list[str]]:
     begins (``classes``), so that a report is a function of its folder: the seated labels
     that play with perfect information, and the built-in heuristics (the skill ladder's best
     heuristic is chosen among them)."""
-    from . import strategy
+    from dominosim import strategy
 
     return {
         "perfect_information": _perfect_information_labels(seated_labels(manifest)),
@@ -375,7 +382,7 @@ def classes_of(manifest: Mapping) -> dict[str, list[str]]:
 def _perfect_information_labels(labels) -> list[str]:
     """The labels among ``labels`` whose strategy plays with perfect information (a class
     classified ``perfect_information``: the oracle), in order of first appearance."""
-    from . import strategy
+    from dominosim import strategy
 
     reg = strategy.discover()
     out = []
@@ -417,7 +424,7 @@ def deciding_metric(rules: Mapping, unit: str) -> str:
     with unit hand, the points per hand where the match is a race to a target (its points
     decide it), hand wins where a hand is the whole game (two-lane and ladder without
     ``cumulative_hands``, or ``target=none``)."""
-    from .rules import NO_TARGET
+    from dominosim.game.rules import NO_TARGET
 
     if unit == "match":
         return "matches"
@@ -973,7 +980,7 @@ def _fastest(rows: list, stronger: str | None) -> tuple[int | None, str]:
 
 
 def _points_sense(rules: Mapping) -> str:
-    from .rules import Rules
+    from dominosim.game.rules import Rules
 
     fields = {k: v for k, v in rules.items() if k != "options"}
     return Rules(**fields, options=tuple(rules.get("options", {}).items())).points_sense

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import variants
-from .config import apply_sets, parse_strategies, rules_from_cli
-from .errors import ConfigError
+from dominosim.base.errors import ConfigError
+from dominosim.config import apply_sets, parse_strategies, rules_from_cli
+from dominosim.game import variants
 
 KINDS = ("compare", "tune", "tune-target", "skill")
 
@@ -36,14 +36,14 @@ def default_ladder() -> list[str]:
     """``dominosim skill``'s default ladder: every built-in strategy by classifier (random,
     the heuristics, the search, the perfect-information oracle: a cheating reference;
     docs/skill.md), then rank (dominosim.strategy.builtins)."""
-    from . import strategy
+    from dominosim import strategy
 
     return strategy.builtins()
 
 
 def baseline() -> str:
     """The strategy skill measures every other against: the built-in classified random."""
-    from . import strategy
+    from dominosim import strategy
 
     (name,) = strategy.builtins("random")
     return name
@@ -297,7 +297,7 @@ def setup_skill(
     random (default 200; 0: none) rated by the solver with the same budget; ``round_robin``
     False: only the tables with random (the others' pairs are then not compared; None: the
     default, True)."""
-    from .solver import DEFAULT_BUDGET
+    from dominosim.engine.solver import DEFAULT_BUDGET
 
     round_robin = True if round_robin is None else bool(round_robin)
     solve = _budget(DEFAULT_BUDGET if budget is None else budget)
@@ -430,8 +430,8 @@ class SkillChunk:
         difference."""
         import numpy as np
 
-        from .aggregates import add
-        from .solver import solve_deals
+        from dominosim.analysis.aggregates import add
+        from dominosim.engine.solver import solve_deals
 
         sol = solve_deals(
             item.rules, item.seed, range(item.start, item.stop), budget=self.solve_budget
@@ -454,8 +454,8 @@ class SkillChunk:
         rated n and optimal o."""
         import numpy as np
 
-        from .aggregates import add
-        from .solver import decision_accuracy
+        from dominosim.analysis.aggregates import add
+        from dominosim.engine.solver import decision_accuracy
 
         ids = range(item.start, min(item.stop, self.accuracy_deals))
         watched = [s for s, y in enumerate(seat_labels) if y in self.accuracy_labels]

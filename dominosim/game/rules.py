@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .errors import RulesError
+from dominosim.base.errors import RulesError
 
 LAYOUTS = ("line", "spinner", "single_end")
 DRAW_MODES = ("none", "one", "until_playable", "blind")

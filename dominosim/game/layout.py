@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import tiles
+from dominosim.game import tiles
 
 SIDES = ("W", "E", "N", "S")
 

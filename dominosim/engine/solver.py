@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import BatchEngine, kernel
-from .errors import StrategyError
-from .rules import Rules
-from .strategy import Strategy, sees_hidden
+from dominosim.base.errors import StrategyError
+from dominosim.engine import BatchEngine, kernel
+from dominosim.game.rules import Rules
+from dominosim.strategy import Strategy, sees_hidden
 
 DEFAULT_BUDGET = 2_000_000  # nodes per position
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates
+from dominosim.analysis.aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates
 
 DPI = 100
 LEGEND_MAX = 12  # the most groups a distribution figure names in its legend

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..observe import Event, Observation
-from . import kernel, tables
+from dominosim.engine import kernel, tables
+from dominosim.game.observe import Event, Observation
 
 _POS_NAMES = ("L", "R", "W", "E", "N", "S")
 _U16 = np.uint16

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import actions, tiles
-from .observe import Observation
+from dominosim.game import actions, tiles
+from dominosim.game.observe import Observation
 
 
 def end_count_after(obs: Observation, action: int) -> int | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .errors import RulesError, did_you_mean
-from .rules import MAX_HANDS_PER_MATCH, NO_TARGET, Rules, format_value
+from dominosim.base.errors import RulesError, did_you_mean
+from dominosim.game.rules import MAX_HANDS_PER_MATCH, NO_TARGET, Rules, format_value
 
 VARIANTS = (
     "blind",
@@ -339,7 +339,7 @@ def make_rules(variant: str, players: int, **options: object) -> Rules:
     ConfigError for a variant that is not a string.
     """
     if not isinstance(variant, str):
-        from .errors import ConfigError
+        from dominosim.base.errors import ConfigError
 
         raise ConfigError(
             f"make_rules(): variant must be a variant name (a string), not {variant!r} "

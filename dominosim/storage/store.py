@@ -29,9 +29,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import bounded
-from .aggregates import AGG_COLUMNS  # (re-exported: the aggregates' schema)
-from .errors import OutputError
+from dominosim.analysis.aggregates import AGG_COLUMNS  # (re-exported: the aggregates' schema)
+from dominosim.base import bounded
+from dominosim.base.errors import OutputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -472,7 +472,7 @@ class RunDir:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from . import arrow
+        from dominosim.storage import arrow
 
         rows = sorted(rows)
         cols = list(zip(*rows, strict=True)) if rows else [[] for _ in AGG_COLUMNS]

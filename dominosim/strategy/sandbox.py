@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .errors import DominosimError, StrategyError
-from .signals import FAULTS, is_interruption
+from dominosim.base.errors import DominosimError, StrategyError
+from dominosim.base.signals import FAULTS, is_interruption
 
 #: Seconds between two looks of a child's watchdog at its parent (where prctl is missing).
 WATCH_SECONDS = 0.5

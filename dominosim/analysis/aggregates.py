@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .rules import Rules
+from dominosim.game.rules import Rules
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -22,12 +22,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import actions, seeding, tiles
-from .errors import StrategyError
-from .layout import Layout
-from .observe import Observation, public_history
-from .rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
-from .signals import FAULTS, is_interruption
+from dominosim.base.errors import StrategyError
+from dominosim.base.signals import FAULTS, is_interruption
+from dominosim.game import actions, seeding, tiles
+from dominosim.game.layout import Layout
+from dominosim.game.observe import Observation, public_history
+from dominosim.game.rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
 
 
 def round5(x: int) -> int:
@@ -345,7 +345,7 @@ class Hand:
                 "fix the strategy"
             ) from exc
         if isinstance(a, bool) or not hasattr(a, "__index__"):  # 3.0 or '3': not an action
-            from .strategy import action_type_message
+            from dominosim.strategy import action_type_message
 
             raise StrategyError(action_type_message(name, a))
         if a not in legal:

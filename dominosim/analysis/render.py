@@ -98,7 +98,7 @@ def tables(data: Mapping) -> dict:
     """The tables of the report (:class:`dominosim.table.Table`, printed as pandas prints a
     DataFrame, without pandas): ``groups``, and per group ``strategies``, ``seats``, ``paired``
     (dicts keyed by group label)."""
-    from .table import Table
+    from dominosim.analysis.table import Table
 
     out = {"groups": None, "strategies": {}, "seats": {}, "paired": {}}
     rows = []
@@ -243,7 +243,7 @@ def render_markdown(data: Mapping) -> str:
 
 def summary_csv(data: Mapping) -> str:
     """One row per (group, strategy) with the group's statistics beside it."""
-    from .table import Table
+    from dominosim.analysis.table import Table
 
     rows = []
     for g in data["groups"]:
@@ -283,7 +283,7 @@ def paired_csv(data: Mapping) -> str:
     """One row per paired comparison (docs/results.md, "paired.csv"): each group's pairs, and
     a round robin's pairs pooled over its tables (``group`` empty, ``label`` "pooled"), each
     difference A − B with its 95% interval."""
-    from .table import Table
+    from dominosim.analysis.table import Table
 
     rows = []
     sources = [(g["index"], g["label"], g["paired"]) for g in data["groups"]]

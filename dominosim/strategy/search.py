@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import actions
-from .config import parse_strategy
-from .errors import ConfigError, StrategyError
-from .observe import Observation
+from dominosim.base.errors import ConfigError, StrategyError
+from dominosim.config import parse_strategy
+from dominosim.game import actions
+from dominosim.game.observe import Observation
 
 METHODS = ("solver", "mc", "pimc")
 
@@ -147,7 +147,7 @@ def _legal(legal: object) -> list[int]:
 
 def _strategy_values(name, opts, obs, legal, key) -> list[float]:
     """``mc``'s or ``pimc``'s values: the strategy built with ``opts`` (its own checks)."""
-    from .strategy import get
+    from dominosim.strategy import get
 
     if name == "pimc" and "objective" in opts:
         raise StrategyError(
@@ -167,8 +167,8 @@ def _strategy_values(name, opts, obs, legal, key) -> list[float]:
 
 def _solver_values(obs, legal, deal, opts) -> list[float]:
     """Each action's exact value on ``deal`` (the core's solver, ``solver.solve_actions``)."""
-    from .solver import solve_actions
-    from .strategies.mc import positions_of
+    from dominosim.engine.solver import solve_actions
+    from dominosim.strategies.mc import positions_of
 
     budget = _solver_budget(opts)
     packed, stock = _deal_arrays(obs, deal)
@@ -214,7 +214,7 @@ def _solver_budget(opts: dict) -> int:
 
 
 def _pending_phase(obs, legal) -> int:
-    from .engine.batch import pending_state
+    from dominosim.engine.batch import pending_state
 
     return pending_state(obs.rules, obs.phase, legal, False, None)["phase"]
 
@@ -223,7 +223,7 @@ def _deal_arrays(obs, deal) -> tuple[np.ndarray, np.ndarray]:
     """``deal`` as one row of packed hands and stock (mc's sample_arrays' layout), after
     checking that it fits ``obs``: every tile once, the seat's own hand, the counts, the
     stock's size and the revealed voids."""
-    from .engine.tables import PACK
+    from dominosim.engine.tables import PACK
 
     if obs.row is not None:
         raise StrategyError(
@@ -292,6 +292,6 @@ def _deal_parts(obs, deal) -> tuple[list[list[int]], list[int]]:
 
 
 def _halves(t: int) -> tuple[int, int]:
-    from .tiles import halves
+    from dominosim.game.tiles import halves
 
     return halves(t)
