@@ -15,9 +15,9 @@ Copy it into a folder of your own and load it with ``--strategy-path FOLDER``.
 
 from dominosim import action_values
 from dominosim.base.errors import StrategyError
+from dominosim.search import NoDealError
 from dominosim.strategies.doubles_first import doubles_first_choice
 from dominosim.strategy import Strategy, register
-from dominosim.strategy.search import NoDealError
 
 
 @register

@@ -18,6 +18,6 @@ from dominosim.api import load, run  # noqa: E402  (runs: docs/results.md)
 
 __all__ += ["load", "run"]
 
-from dominosim.strategy.search import action_values  # noqa: E402  (search as building blocks: docs/strategies.md)
+from dominosim.search import action_values  # noqa: E402  (search as building blocks: docs/strategies.md)
 
 __all__ += ["action_values"]

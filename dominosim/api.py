@@ -375,7 +375,7 @@ def _records(rd, done):
 
 
 # ---------------------------------------------------------------------------------------------
-# round robins and sweeps (dominosim/tournament.py, docs/compare.md)
+# round robins and sweeps (dominosim/analysis/tournament.py, docs/compare.md)
 
 
 def _tournament(

@@ -662,7 +662,7 @@ def _check_spawn(make, load, name, params, sets, seed, deals, rec, runs, timeout
 
 def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
     """The strategies to check, ``[(name, params)]``, and how a worker loads them."""
-    from dominosim.config import expand_home, parse_strategy
+    from dominosim.strategy.spec import expand_home, parse_strategy
 
     text = str(target)
     path = Path(expand_home(text, "check-strategy PATH"))

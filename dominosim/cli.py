@@ -492,7 +492,7 @@ def trace_cmd(
 
 
 # ---------------------------------------------------------------------------------------------
-# run and report (dominosim/runner/, dominosim/report.py; docs/results.md)
+# run and report (dominosim/runner/, dominosim/analysis/report.py; docs/results.md)
 
 
 @main.command("run")
@@ -712,7 +712,7 @@ def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str |
 
 
 # ---------------------------------------------------------------------------------------------
-# compare, tune, tune-target (dominosim/tournament.py; docs/compare.md): runs with their own
+# compare, tune, tune-target (dominosim/analysis/tournament.py; docs/compare.md): runs with their own
 # report section; the same results folder, executors and --resume as run.
 
 

@@ -22,7 +22,6 @@ and the fix.
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import tomllib
 import unicodedata
@@ -33,6 +32,15 @@ from pathlib import Path
 from dominosim.base.errors import ConfigError, RulesError, StrategyError, did_you_mean
 from dominosim.game.rules import Rules
 from dominosim.game.variants import check_variant, format_value, make_rules, options_of, parse_value
+from dominosim.strategy.spec import (
+    StrategySpec,
+    expand_home,
+    is_strategy_name,
+    parse_scalar,
+    parse_strategies,
+    parse_strategy,
+)
+from dominosim.strategy.spec import show as _show
 
 UNITS = ("hand", "match")
 
@@ -78,37 +86,10 @@ CHUNK_GAMES = {"hand": 100_000, "match": 10_000}
 MAX_CHUNK_SIZE = 10_000_000  # games per work item
 # (\Z, not $: '$' also matches before a final newline, and a name ends up in folder names)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-_STRATEGY_RE = re.compile(r"^[^\W\d][\w.-]*\Z")  # (letters of any alphabet: 'жадный')
-_PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
-_INT_RE = re.compile(r"^[+-]?\d+$")
-_FLOAT_RE = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
 
 
 # ---------------------------------------------------------------------------------------------
 # values
-
-
-@dataclass(frozen=True)
-class StrategySpec:
-    """A strategy for one seat: its registered name and its parameters.
-
-    ``params`` is a tuple of ``(key, value)`` pairs sorted by key so the spec hashes;
-    :attr:`kwargs` gives them as a dict.
-    """
-
-    name: str
-    params: tuple[tuple[str, object], ...] = ()
-
-    @property
-    def kwargs(self) -> dict[str, object]:
-        return dict(self.params)
-
-    @property
-    def label(self) -> str:
-        """``name`` or ``name:key=value:...``, the form accepted by :func:`parse_strategy`."""
-        if not self.params:
-            return self.name
-        return self.name + "".join(f":{k}={_fmt_param(v)}" for k, v in self.params)
 
 
 @dataclass(frozen=True)
@@ -225,65 +206,6 @@ def rules_from_cli(variant: str, players: int | str, sets: Sequence[str] = ()) -
 
 # ---------------------------------------------------------------------------------------------
 # small parsers (also used directly by commands)
-
-
-def parse_scalar(text: str) -> object:
-    """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``on/off/true/false`` -> bool, anything else unchanged."""
-    s = text.strip()
-    low = s.lower()
-    if low in ("on", "true"):
-        return True
-    if low in ("off", "false"):
-        return False
-    if _INT_RE.match(s):
-        return int(s)
-    if _FLOAT_RE.match(s):
-        return float(s)
-    return s
-
-
-def is_strategy_name(name: object) -> bool:
-    """Whether ``name`` can be written in ``--strategies``: letters (of any alphabet), digits,
-    ``_``, ``-``, ``.``, starting with a letter or ``_`` (``strategy.register`` checks it)."""
-    return isinstance(name, str) and bool(_STRATEGY_RE.match(name))
-
-
-def parse_strategy(entry: str, where: str = "--strategies") -> StrategySpec:
-    """Parse ``name:key=value:key2=value2`` into a :class:`StrategySpec`."""
-    if not isinstance(entry, str):
-        raise ConfigError(
-            f"{where}: a strategy entry must be a string like 'greedy:depth=2', not {_show(entry)}"
-        )
-    parts = entry.strip().split(":")
-    name = parts[0].strip()
-    if not name:
-        raise ConfigError(f"{where}: empty strategy name in '{entry}'; write e.g. 'random'")
-    if not _STRATEGY_RE.match(name):
-        raise ConfigError(
-            f"{where}: bad strategy name '{name}'; use letters, digits, '_', '-' or '.'"
-        )
-    params: dict[str, object] = {}
-    for part in parts[1:]:
-        key, eq, value = part.partition("=")
-        key = key.strip()
-        if not eq or not _PARAM_RE.match(key):
-            raise ConfigError(
-                f"{where}: bad parameter '{part}' in '{entry}'; write name:key=value:key2=value2"
-            )
-        if key in params:
-            raise ConfigError(f"{where}: parameter '{key}' given twice in '{entry}'; keep one")
-        params[key] = parse_scalar(value)
-    return StrategySpec(name, tuple(sorted(params.items())))
-
-
-def parse_strategies(text: str | Sequence[str], where: str = "--strategies") -> list[StrategySpec]:
-    """Parse ``"a,b:k=1"`` (or a list of entries) into one StrategySpec per entry."""
-    entries = text.split(",") if isinstance(text, str) else list(text)
-    if not entries or any(isinstance(e, str) and not e.strip() for e in entries):
-        raise ConfigError(
-            f"{where}: empty strategy entry in {_show(text)}; write e.g. random,greedy"
-        )
-    return [parse_strategy(e, where) for e in entries]
 
 
 def no_control(text: str, where: str) -> None:
@@ -671,28 +593,8 @@ class _Where:
         return f"'{key}' in {self.source}"
 
 
-def _show(v) -> str:
-    if isinstance(v, str):
-        return f"'{v}'" if v.isprintable() else repr(v)  # (a newline is shown as \n)
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return f"{v!r} ({_type_name(v)})" if not isinstance(v, int | float) else repr(v)
-
-
-def _type_name(v) -> str:
-    return {dict: "table", list: "list", str: "string", bool: "boolean", float: "float"}.get(
-        type(v), type(v).__name__
-    )
-
-
 def _fmt(v) -> str:
     return format_value(v)
-
-
-def _fmt_param(v) -> str:
-    """A strategy parameter as written (``on``/``off`` for booleans; never ``none``: that is
-    the spelling of an option's NO_TARGET only)."""
-    return "on" if v is True else "off" if v is False else str(v)
 
 
 def _frozen(table: Mapping) -> dict:
@@ -736,19 +638,6 @@ def _str(raw, key, w):
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{w(key)} must be a non-empty string, not {_show(value)}")
     return value
-
-
-def expand_home(path: str, where: str) -> str:
-    """``path`` with a leading ``~`` or ``~user`` made the home folder; a ``~`` that names no
-    home (an unknown user, no HOME) is a ConfigError, never a folder named ``~user``."""
-    full = os.path.expanduser(path)
-    if full.startswith("~"):
-        head = full.split("/", 1)[0]
-        raise ConfigError(
-            f"{where} '{path}': {head} names no home folder (no such user, or no HOME); "
-            f"give a full path, or ./{path} for a folder named {head}"
-        )
-    return full
 
 
 def _bool(raw, key, w):

@@ -22,6 +22,7 @@ from dominosim.game import tiles
 from dominosim.game.layout import Layout
 from dominosim.game.reference import KozelBook, MatchRecord, play_match
 from dominosim.game.rules import Rules
+from dominosim.game.variants import make_rules, trace_facts
 
 FORMAT = "dominosim-trace"
 VERSION = 1
@@ -85,7 +86,7 @@ class _Walker:
     def __init__(self, rules: Rules):
         self.rules = rules
         r = rules
-        self.kozel = KozelBook(r.sides) if r.match_end == "kozel" else None
+        self.kozel = KozelBook(r.sides) if trace_facts(r).kozel_book else None
         n = r.players if r.match_end == "one_hand" else r.sides
         self.totals = [0] * n
 
@@ -98,7 +99,7 @@ class _Walker:
         r = self.rules
         self.rec = rec
         self.layout = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
-        self.blind = r.draw_mode == "blind"
+        self.blind = trace_facts(r).rows
         self.rows: list[list[int]] = []
         self.ledger = [0] * r.players
         self.opened = [False] * r.players
@@ -490,8 +491,10 @@ class _TextTrace:
         self.seats: list[str] = head["seats"]
         self.sides: list[str] = head["sides"]
         self.variant = head["variant"]
-        self.kozel = self.variant == "kozel"
-        self.per_seat_totals = self.variant in ("two-lane", "ladder")
+        facts = trace_facts(make_rules(self.variant, head["players"], **head["options"]))
+        self.facts = facts
+        self.kozel = facts.kozel_book
+        self.per_seat_totals = facts.totals_per_seat
         self.lines: list[str] = []
         self.turn, self.last_seat, self.prefix = 0, None, ""
         self.ladder_started = self.spinner_shown = False
@@ -541,7 +544,7 @@ class _TextTrace:
             handler(o)
 
     def _deal(self, o: dict) -> None:
-        seats, variant = self.seats, self.variant
+        seats = self.seats
         self.turn, self.last_seat, self.ladder_started, self.pad = 0, None, False, " " * 11
         self.spinner_shown = False
         self.w("")
@@ -558,12 +561,12 @@ class _TextTrace:
             )
         if o["redeals"]:
             self.w(f"redealt {o['redeals']} time(s) (kozel_redeal)")
-        blind = variant == "blind"
+        blind = self.facts.rows
         self.w("Deal" + (" (rows front to back):" if blind else ":"))
         for s, h in enumerate(o["hands"]):
             shown = h if blind else sorted(h, key=lambda x: (-_pips([x]), x))
             self.w(f"  {seats[s]:<3} {_tiles_text(shown)}   ({_pips(h)} pips)")
-        if variant == "block":
+        if self.facts.stock_out_of_play:
             self.w(f"  out of play: {_tiles_text(o['stock'])}")
         else:
             self.w(f"  stock, in draw order: {_tiles_text(o['stock'])}")
@@ -572,7 +575,7 @@ class _TextTrace:
         self.w("")
 
     def _start_tile(self, o: dict) -> None:
-        what = "starting tile" if self.variant == "ladder" else "turned-up tile"
+        what = "starting tile" if self.facts.ladder else "turned-up tile"
         ends = " | ".join(
             f"{p['id']} {p['value']}{'x' if p['double'] else ''}" for p in o["positions"]
         )
@@ -589,7 +592,7 @@ class _TextTrace:
             line += f"  (spinner {sp['value']}-{sp['value']})"
         if "count" in o:
             line += f"  c = {o['count']}"
-        if self.variant == "ladder" and not self.ladder_started:
+        if self.facts.ladder and not self.ladder_started:
             self.ladder_started = True
             line += f"  (built on the {o['pos']} half: the layout grows from here only)"
         if "row" in o:

@@ -195,3 +195,90 @@ def test_no_function_in_the_package_is_longer_than_80_lines():
                         f"{path.relative_to(ROOT.parent)}:{node.lineno} {node.name} {length}"
                     )
     assert long == []
+
+
+# ---- the layers (issue 41): the sketch in docs/design.md is the rule -------------------------
+DESIGN = ROOT.parent / "docs" / "design.md"
+
+
+def sketch() -> tuple[list[str], set[str]]:
+    """The layers of docs/design.md's sketch, bottom first, and the entry points (its top line):
+    the first word of each line of the first code block under "Layout of the package"."""
+    text = DESIGN.read_text(encoding="utf-8").split("## Layout of the package", 1)[1]
+    block = text.split("```", 2)[1].strip("\n").splitlines()
+    top = block[0].split("  ")
+    entry = {w.strip() for w in top if w.strip() and " " not in w.strip()}
+    layers = [line.split()[0].strip("()/") for line in block[1:]]
+    return layers[::-1], entry
+
+
+def _layer(module: str, layers: list[str]) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in layers else "top"
+
+
+def _typing_only(tree: ast.AST) -> set[int]:
+    """The lines under ``if TYPE_CHECKING:``: imports for annotations, never run."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for b in node.body:
+                out.update(range(b.lineno, b.end_lineno + 1))
+    return out
+
+
+def layer_breaks(modules: dict[str, Path], layers: list[str]) -> list[str]:
+    """Every import of a module from a folder above its own (or from an entry point), by a
+    module in a folder: ``module:line -> imported``."""
+    from dominosim.base.moved import MOVED
+
+    rank = {name: i for i, name in enumerate(layers)}
+    bad = []
+    for name, path in modules.items():
+        here = _layer(name, layers)
+        if here == "top":
+            continue
+        skip = _typing_only(ast.parse(path.read_text(encoding="utf-8")))
+        for mod, _, line in _imports(name, path):
+            mod = MOVED.get(mod, mod)
+            there = _layer(mod, layers) if mod != "dominosim" else "top"
+            if line not in skip and (there == "top" or rank[there] > rank[here]):
+                bad.append(f"{name}:{line} -> {mod}")
+    return bad
+
+
+def _builtin_files() -> dict[str, Path]:
+    folder = ROOT / "strategies"
+    folder = folder if folder.is_dir() else ROOT.parent / "strategies"
+    return {f"dominosim.strategies.{p.stem}": p for p in sorted(folder.glob("*.py"))}
+
+
+def test_the_sketch_names_every_folder_and_entry_point():
+    layers, entry = sketch()
+    assert layers[0] == "base" and layers[-1] == "runner", layers
+    folders = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
+    # (the built-in strategy files are the folder dominosim/strategies once installed)
+    assert (folders | {"strategies"}) - {"configs", "examples"} == set(layers), folders
+    top = {p.stem for p in ROOT.glob("*.py")} - {"__init__", "__main__"}
+    assert top == entry, (top, entry)
+
+
+def test_each_folder_imports_only_the_folders_below_it():
+    layers, _ = sketch()
+    assert layer_breaks(MODULES, layers) == []
+    assert layer_breaks(_builtin_files(), layers) == []
+
+
+def test_the_layer_check_sees_an_import_from_above(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from dominosim import api\n"
+        "from dominosim.runner import plan\nfrom dominosim.scoring import ends_after\n"
+    )
+    layers, _ = sketch()
+    assert layer_breaks({"dominosim.game.bad": bad}, layers) == [
+        "dominosim.game.bad:5 -> dominosim.runner.plan"
+    ]
+    assert layer_breaks({"dominosim.analysis.bad": bad}, layers) == [
+        "dominosim.analysis.bad:5 -> dominosim.runner.plan"
+    ]

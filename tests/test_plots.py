@@ -1,4 +1,4 @@
-"""The figures of a run (dominosim/plots.py): every figure type is drawn from a small real run,
+"""The figures of a run (dominosim/analysis/plots.py): every figure type is drawn from a small real run,
 opened as an image, and checked for its size and that it is not blank; and the scales the
 figures promise (axis over the data, colour scale centred on 50%)."""
 

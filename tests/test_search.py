@@ -14,9 +14,9 @@ from dominosim.base.errors import DominosimError, StrategyError
 from dominosim.engine import solver
 from dominosim.game import actions
 from dominosim.game.reference import Hand
+from dominosim.search import NoDealError
 from dominosim.strategies.mc import sample_deals
 from dominosim.strategy import Strategy, get
-from dominosim.strategy.search import NoDealError
 
 SEED = 38
 

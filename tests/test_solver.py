@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from dominosim.base.errors import StrategyError
-from dominosim.engine import BatchEngine, solver
+from dominosim.engine import BatchEngine, kernel, solver
 from dominosim.game import actions, reference
 from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import discover, get
@@ -486,7 +486,7 @@ def side_value(rules, hands, seat):
     return 2 * d + (hands["winner"] == me)
 
 
-BUILT_IN = ["random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker"]
+BUILT_IN = list(kernel.POLICIES)  # (the compiled twins, as the core lists them)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

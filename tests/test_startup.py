@@ -1,7 +1,7 @@
 """What a run loads and writes (issue 37, start-up): a run imports neither pandas nor (with
 ``--no-plots``) matplotlib, and what it writes without them is what pandas and ``pyarrow.array``
-wrote: the Arrow columns of dominosim/arrow.py, the printed tables and the CSV files of
-dominosim/table.py. ``--plots/--no-plots`` (the experiment key ``plots``) decides whether
+wrote: the Arrow columns of dominosim/storage/arrow.py, the printed tables and the CSV files of
+dominosim/analysis/table.py. ``--plots/--no-plots`` (the experiment key ``plots``) decides whether
 plots/ is drawn. (How long a run takes is measured in bench/startup.py, not here.)"""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The user's code is what plays: a compiled policy (engine/_policy.h) decides only for the
-built-in class it was written for, in its built-in file as shipped (dominosim/policy_files.py;
+built-in class it was written for, in its built-in file as shipped (dominosim/strategy/policy_files.py;
 docs/strategies.md, "Compiled policies"). A copy of a built-in file, renamed and changed or
 not, plays its Python in runs, in ``trace --run`` and in ``check-strategy``."""
 
@@ -21,14 +21,13 @@ from dominosim.engine.batch import BatchEngine
 from dominosim.game.variants import make_rules
 from dominosim.strategy import builtin_dir, get, policy_files
 
-HEURISTICS = ("random", "heaviest", "greedy", "doubles-first", "suit-keeper", "blocker")
+HEURISTICS = KN.POLICIES  # (the compiled twins, as the core lists them: a new one is tested too)
 
 
 def test_the_built_in_twins_are_the_cores_policies():
     """The core's policies (kernel.POLICIES, read from the core) are the compiled twins the
     built-in files declare, one each, and the classifiers order them as the ladder has them."""
     from dominosim import strategy
-    from dominosim.engine import kernel as KN
 
     twins = strategy.builtins(compiled=True)
     assert sorted(twins) == sorted(KN.POLICIES) and list(HEURISTICS) == twins
@@ -124,7 +123,7 @@ def test_the_recorded_hashes_are_the_built_in_files():
     now = {f: policy_files.source_hash(builtin_dir() / f) for f in policy_files.POLICY_FILES}
     assert now == policy_files.POLICY_FILES, (
         "a built-in strategy file changed: check its compiled twin (tests/test_policies.py) "
-        f"and set POLICY_FILES in dominosim/policy_files.py to {json.dumps(now, indent=4)}"
+        f"and set POLICY_FILES in dominosim/strategy/policy_files.py to {json.dumps(now, indent=4)}"
     )
 
 

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dominosim.base.errors import ConfigError
-from dominosim.config import apply_sets, parse_strategies, rules_from_cli
+from dominosim.config import apply_sets, rules_from_cli
 from dominosim.game import variants
+from dominosim.strategy.spec import parse_strategies
 
 KINDS = ("compare", "tune", "tune-target", "skill")
 
@@ -241,7 +242,7 @@ def setup_tune_target(
     frac = parse_share(share)
     base = rules_from_cli(variant, players, sets)
     variants.with_target(base, ts[0])  # RulesError for the one-hand variants (two-lane, ladder)
-    option = "kozel_target" if variant == "kozel" else "target"
+    option = variants.target_option(variant)
     if option in apply_sets(sets, [variant]).get(variant, {}):
         raise ConfigError(
             f"tune-target sets {variant}.{option} itself (from --targets); drop that --set"

@@ -27,7 +27,7 @@ _FOLDERS = {
         "scoring",
         "reference",
     ),
-    "strategy": ("sandbox", "policy_files", "search"),
+    "strategy": ("sandbox", "policy_files"),
     "analysis": ("aggregates", "stats", "report", "render", "plots", "tournament", "table"),
     "storage": ("store", "arrow"),
     "engine": ("solver",),

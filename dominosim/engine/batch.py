@@ -25,7 +25,8 @@ from dominosim.engine import kernel, tables
 from dominosim.engine.batch_observation import BatchObservation
 from dominosim.engine.legal import Legal
 from dominosim.game import actions
-from dominosim.game.rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
+from dominosim.game.rules import MAX_HANDS_PER_MATCH, Rules
+from dominosim.game.variants import match_too_long
 from dominosim.strategy import sees_hidden
 
 # phases of a game slot (the core's codes, kernel.py)

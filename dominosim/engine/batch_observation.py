@@ -207,6 +207,11 @@ class BatchObservation:
         how = _RowFormat(self.rules, self.phase, spans, blind, 8 * width, rec.dtype.itemsize)
         return how, rec.tobytes()
 
+    def answers(self, choose_one: Any, legal: Any, keys: np.ndarray) -> list:
+        """``choose_one`` asked at each decision of the batch, in order: the default
+        ``Strategy.choose`` (module function :func:`answers`)."""
+        return answers(choose_one, self, legal, keys)
+
 
 def answers(choose_one: Any, obs: BatchObservation, legal: Any, keys: np.ndarray) -> list:
     """``choose_one(obs.row(i), legal.row_list(i), int(keys[i]))`` for each decision ``i``, in

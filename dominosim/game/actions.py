@@ -63,3 +63,14 @@ def parse(s: str) -> int:
         s = s[: -len("/along")]
     t, p = s.split("@")
     return place(tiles.parse(t), p, along)
+
+
+def action_type_message(name: str, value: object) -> str:
+    """The message for a strategy returning something that is not an action code."""
+    shown = " ".join(repr(value).split())
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return (
+        f"strategy '{name}' returned {shown} ({type(value).__name__}), not an action; "
+        "an action is an integer code of dominosim.actions; fix the strategy"
+    )

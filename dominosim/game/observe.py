@@ -38,7 +38,7 @@ class Event(NamedTuple):
 
 
 class _Lazy:
-    """The private slots of an Observation the batch engine builds (engine/observe.py): its
+    """The private slots of an Observation the batch engine builds (engine/batch_observation.py): its
     decision's row of numbers (``_raw``, a ``bytes`` copy of its own) and how to read a field
     from it (``_how``); none on one built with its fields (the reference engine's)."""
 

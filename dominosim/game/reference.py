@@ -27,7 +27,8 @@ from dominosim.base.signals import FAULTS, is_interruption
 from dominosim.game import actions, seeding, tiles
 from dominosim.game.layout import Layout
 from dominosim.game.observe import Observation, public_history
-from dominosim.game.rules import MAX_HANDS_PER_MATCH, Rules, match_too_long
+from dominosim.game.rules import MAX_HANDS_PER_MATCH, Rules
+from dominosim.game.variants import match_too_long
 
 
 def round5(x: int) -> int:
@@ -345,9 +346,7 @@ class Hand:
                 "fix the strategy"
             ) from exc
         if isinstance(a, bool) or not hasattr(a, "__index__"):  # 3.0 or '3': not an action
-            from dominosim.strategy import action_type_message
-
-            raise StrategyError(action_type_message(name, a))
+            raise StrategyError(actions.action_type_message(name, a))
         if a not in legal:
             raise StrategyError(
                 f"strategy '{name}' returned an illegal action {a!r} at seat {seat}; "

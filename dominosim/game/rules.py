@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from dominosim.base.errors import RulesError
-
 LAYOUTS = ("line", "spinner", "single_end")
 DRAW_MODES = ("none", "one", "until_playable", "blind")
 SCORINGS = ("none", "fives", "threes", "muggins", "bergen")
@@ -132,18 +130,6 @@ class Rules:
 #: endless run whose hand records fill the memory. At the default targets the longest of
 #: 20,000 random matches of every variant and player count lasts 26 hands.
 MAX_HANDS_PER_MATCH = 1_000
-
-
-def match_too_long(rules: Rules) -> RulesError:
-    """The error of a match of ``rules`` that did not end within MAX_HANDS_PER_MATCH hands."""
-    if rules.match_end == "one_hand":
-        option = "cumulative_hands"
-    else:
-        option = "kozel_target" if rules.variant == "kozel" else "target"
-    return RulesError(
-        f"a match of {rules.label} did not end within {MAX_HANDS_PER_MATCH} hands, the most "
-        f"one match may last; lower {rules.variant}.{option}"
-    )
 
 
 #: ``target=none``: a target no side reaches, so a hand never ends by target (for the study

@@ -538,9 +538,47 @@ def check_match_end(rules: Rules, unit: str) -> None:
         )
 
 
+def target_option(variant: str) -> str | None:
+    """The option that sets a variant's match target: the one whose knob is the core's
+    ``target`` (``kozel_target`` in kozel, ``target`` elsewhere; None in two-lane and ladder,
+    whose match is hands of one seat's penalties)."""
+    return next((o.name for o in options_of(variant).values() if o.knob == "target"), None)
+
+
+@dataclass(frozen=True)
+class TraceFacts:
+    """What a trace prints differently by variant (docs/trace.md), read from the rules."""
+
+    kozel_book: bool  # written scores, eggs and the goat (§14)
+    totals_per_seat: bool  # penalties of each seat, not scores of sides (§9, §10)
+    rows: bool  # blind's rows of hidden tiles, front to back (§3)
+    ladder: bool  # a starting tile the layout grows from one half of (§10)
+    stock_out_of_play: bool  # the undealt tiles are never drawn (block, §12)
+
+
+def trace_facts(rules: Rules) -> TraceFacts:
+    """The :class:`TraceFacts` of ``rules``."""
+    return TraceFacts(
+        kozel_book=rules.match_end == "kozel",
+        totals_per_seat=rules.match_end == "one_hand",
+        rows=rules.draw_mode == "blind",
+        ladder=rules.lead_first == "ladder",
+        stock_out_of_play=rules.variant == "block",
+    )
+
+
+def match_too_long(rules: Rules) -> RulesError:
+    """The error of a match of ``rules`` that did not end within MAX_HANDS_PER_MATCH hands."""
+    option = "cumulative_hands" if rules.match_end == "one_hand" else target_option(rules.variant)
+    return RulesError(
+        f"a match of {rules.label} did not end within {MAX_HANDS_PER_MATCH} hands, the most "
+        f"one match may last; lower {rules.variant}.{option}"
+    )
+
+
 def with_target(rules: Rules, target: int) -> Rules:
     """The same rules with another target (``kozel_target`` for kozel), for target sweeps."""
-    name = "kozel_target" if rules.variant == "kozel" else "target"
+    name = target_option(rules.variant)
     if rules.match_end == "one_hand":
         raise RulesError(
             f"{rules.variant} has no target: a match is one hand (§9.11, §10.11); "

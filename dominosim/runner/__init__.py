@@ -15,7 +15,7 @@ Flow (docs/design.md, "The runner")::
   option groups are paired too.
 * Legs (``compare``): a plan may give each group its own seat list (``Plan.legs``), so one run
   holds a round robin: group ``g`` plays rules ``rules[g]`` with seats ``legs[g]`` on the same
-  match ids as every other group (dominosim/tournament.py).
+  match ids as every other group (dominosim/analysis/tournament.py).
 * Executors: in-process (``workers == 1``), a local ``multiprocess`` pool, or Dask
   (``dask.distributed``). Workers load strategies by name and by the file paths the item
   carries, so user strategy files reach remote workers that can see the same paths.

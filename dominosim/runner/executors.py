@@ -11,9 +11,9 @@ from pathlib import Path
 
 from dominosim import strategy
 from dominosim.base.errors import ConfigError, DominosimError, WorkerError
-from dominosim.config import parse_strategy
 from dominosim.runner.plan import EXECUTORS, Plan, WorkItem
 from dominosim.runner.worker import play_item, worker_main
+from dominosim.strategy.spec import parse_strategy
 
 # ---------------------------------------------------------------------------------------------
 # executors: each yields play_item results as they finish

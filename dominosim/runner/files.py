@@ -9,8 +9,8 @@ from pathlib import Path
 
 from dominosim import strategy
 from dominosim.base.errors import DominosimError, StrategyError
-from dominosim.config import parse_strategy
 from dominosim.strategy import sandbox
+from dominosim.strategy.spec import parse_strategy
 
 # ---------------------------------------------------------------------------------------------
 # strategies in workers

@@ -17,7 +17,7 @@ from dominosim.analysis.report import strategy_classes
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, Interrupted, OutputError, WorkerError
 from dominosim.base.version import __version__
-from dominosim.config import Experiment, parse_strategy
+from dominosim.config import Experiment
 from dominosim.runner.executors import check_executor, make_executor, user_strategies
 from dominosim.runner.files import (
     changed_strategy_file,
@@ -45,6 +45,7 @@ from dominosim.runner.progress import Progress, Session, echo
 from dominosim.runner.results import build_report, checked_report, chunk_expect, merge_finished
 from dominosim.runner.worker import records_table
 from dominosim.storage.store import RunDir
+from dominosim.strategy.spec import parse_strategy
 
 # ---------------------------------------------------------------------------------------------
 # the parent

@@ -23,11 +23,11 @@ from dominosim.analysis.aggregates import (
 )
 from dominosim.base import signals
 from dominosim.base.errors import StrategyError
-from dominosim.config import parse_strategy
 from dominosim.game.rules import Rules
 from dominosim.runner.files import changed_strategy_file, load_run_files
 from dominosim.runner.plan import BATCH_SIZE, WorkItem
 from dominosim.strategy import sandbox
+from dominosim.strategy.spec import parse_strategy
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from dominosim.base.errors import StrategyError, did_you_mean
 from dominosim.base.signals import FAULTS, is_interruption
+from dominosim.game.actions import action_type_message
 from dominosim.strategy.policy_files import POLICY_FILES, source_hash
 
 if TYPE_CHECKING:
@@ -112,13 +113,11 @@ class Strategy:
     def choose(self, obs: BatchObservation, legal: Legal, keys: np.ndarray) -> np.ndarray:
         """Decisions for a batch: ``obs`` a BatchObservation, ``legal`` a
         :class:`~dominosim.engine.legal.Legal`, ``keys`` ``[n]`` uint64. Returns ``[n]`` action
-        codes. The default runs :meth:`choose_one` game by game (``engine.observe.answers``:
+        codes. The default runs :meth:`choose_one` game by game (``BatchObservation.answers``:
         each decision's Observation read lazily from a copy of its row, its list from the
         core's legal arrays; about 1-3 µs a decision besides ``choose_one`` itself, bench/
         README.md); fast strategies override it (and must give the same answers)."""
-        from dominosim.engine.batch_observation import answers
-
-        chosen = answers(self.choose_one, obs, legal, keys)
+        chosen = obs.answers(self.choose_one, legal, keys)
         if not set(map(type, chosen)) <= _INT:
             for a in chosen:  # a float or a string is refused, never truncated
                 if isinstance(a, bool) or not hasattr(a, "__index__"):
@@ -163,17 +162,6 @@ def check_actions(name: str, actions: object, n: int) -> np.ndarray:
             )
         bad = actions if bad is None else bad
     raise StrategyError(action_type_message(name, bad))
-
-
-def action_type_message(name: str, value: object) -> str:
-    """The message for a strategy returning something that is not an action code."""
-    shown = " ".join(repr(value).split())
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    return (
-        f"strategy '{name}' returned {shown} ({type(value).__name__}), not an action; "
-        "an action is an integer code of dominosim.actions; fix the strategy"
-    )
 
 
 #: The classifiers of Strategy.classifier, in the order lists of strategies follow.
@@ -223,7 +211,7 @@ def register(cls: type) -> type:
             f"strategy class {cls.__name__} in {origin} has no name; "
             'set name = "my-bot" in the class'
         )
-    from dominosim.config import is_strategy_name
+    from dominosim.strategy.spec import is_strategy_name
 
     if not is_strategy_name(name):  # (every registered strategy can be named in --strategies)
         raise StrategyError(
@@ -505,7 +493,7 @@ def _exec_file(path: Path, public: str | None, data: bytes) -> None:
 def discover(paths: Iterable[str | Path] = ()) -> dict[str, type]:
     """Load the built-in strategies and those in ``paths`` (folders or ``.py`` files, as given
     to ``--strategy-path``); return the registry."""
-    from dominosim.config import expand_home
+    from dominosim.strategy.spec import expand_home
 
     load_folder(builtin_dir())
     for p in paths:

@@ -26,9 +26,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from dominosim.base.errors import ConfigError, StrategyError
-from dominosim.config import parse_strategy
 from dominosim.game import actions
 from dominosim.game.observe import Observation
+from dominosim.strategy.spec import parse_strategy
 
 METHODS = ("solver", "mc", "pimc")
 
