@@ -357,17 +357,7 @@ class _Compare(strategy.Strategy):
             return self.inner.choose(obs, legal, keys)
         snap = _snapshot(obs, legal, keys)
         rows = [(obs.row(i), legal.row_list(i), int(keys[i])) for i in range(n)]
-        one = []
-        for o, lg, k in rows:
-            try:
-                a = self.inner.choose_one(o, list(lg), k)
-            except FAULTS as exc:
-                if is_interruption(exc):
-                    raise
-                rep("legal", r, _raised("choose_one", exc), o, lg)
-            if isinstance(a, bool) or not hasattr(a, "__index__") or a not in lg:
-                rep("legal", r, f"choose_one returned {show_action(a)}, not a legal action", o, lg)
-            one.append(int(a))
+        one = self._one_by_one(rows)
         try:
             out = self.inner.choose(obs, legal, keys)
         except FAULTS as exc:
@@ -393,6 +383,28 @@ class _Compare(strategy.Strategy):
                 f"choose returned an array of shape {out.shape} for a batch of {n}",
                 *rows[0][:2],
             )
+        self._same_answers(rows, out, one)
+        self.rec.decisions += n
+        return np.asarray(one, dtype=np.int64)
+
+    def _one_by_one(self, rows: list) -> list[int]:
+        """``choose_one``'s answer at each row, each checked legal."""
+        rep, r, one = self.rec.report, self.rules, []
+        for o, lg, k in rows:
+            try:
+                a = self.inner.choose_one(o, list(lg), k)
+            except FAULTS as exc:
+                if is_interruption(exc):
+                    raise
+                rep("legal", r, _raised("choose_one", exc), o, lg)
+            if isinstance(a, bool) or not hasattr(a, "__index__") or a not in lg:
+                rep("legal", r, f"choose_one returned {show_action(a)}, not a legal action", o, lg)
+            one.append(int(a))
+        return one
+
+    def _same_answers(self, rows: list, out: np.ndarray, one: list[int]) -> None:
+        """``choose``'s answers ``out`` legal and equal to ``choose_one``'s, row by row."""
+        rep, r, n = self.rec.report, self.rules, len(rows)
         for i, (o, lg, _) in enumerate(rows):
             if int(out[i]) not in lg:
                 rep(
@@ -412,8 +424,6 @@ class _Compare(strategy.Strategy):
                     o,
                     lg,
                 )
-        self.rec.decisions += n
-        return np.asarray(one, dtype=np.int64)
 
 
 class _Probe(strategy.Strategy):
@@ -599,16 +609,14 @@ def _spawn_worker(conn, job) -> None:
         conn.close()
 
 
-def _check_spawn(make, load, name, params, sets, seed, deals, rec, runs, timeout) -> None:
+def _spawned(work: tuple, timeout: float) -> tuple:
+    """``_spawn_worker``'s answer to ``work`` in a spawned process (None: none within
+    ``timeout`` seconds), and the process's exit code."""
     import multiprocess as mp
 
-    sets = [r for r in sets if r.players == 2][:SPAWN_RULE_SETS] or list(sets)[:1]
-    if not sets:
-        return
     ctx = mp.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
-    job = (load, name, params, [_rules_args(r) for r in sets], seed, deals)
-    proc = ctx.Process(target=_spawn_worker, args=(send, job))  # (it may start processes)
+    proc = ctx.Process(target=_spawn_worker, args=(send, work))  # (it may start processes)
     proc.start()
     send.close()
     try:
@@ -620,12 +628,25 @@ def _check_spawn(make, load, name, params, sets, seed, deals, rec, runs, timeout
         proc.terminate()
         proc.join(5)
     recv.close()
+    return got, proc.exitcode
+
+
+def _check_spawn(which: tuple, job: _Job, rec: _Recorder, runs: dict) -> None:
+    """The check in a spawned worker: ``which`` is (make, load, name, params) of the
+    strategy, ``runs`` the games this process played of it already."""
+    sets = [r for r in job.sets if r.players == 2][:SPAWN_RULE_SETS] or list(job.sets)[:1]
+    if not sets:
+        return
+    timeout = job.timeout
+    make, seed, deals = which[0], job.seed, job.deals
+    work = (*which[1:], [_rules_args(r) for r in sets], seed, deals)
+    got, exitcode = _spawned(work, timeout)
     first = sets[0]
     if got is None:
         why = (
             f"did not answer within {timeout:g} s"
-            if proc.exitcode in (None, -15)
-            else f"died (exit code {proc.exitcode}) before answering"
+            if exitcode in (None, -15)
+            else f"died (exit code {exitcode}) before answering"
         )
         rec.report("spawn", first, f"the spawned worker {why}", stop=False)
         return
@@ -702,18 +723,35 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
     return [(spec.name, spec.kwargs)], ("label", text, tuple(paths))
 
 
-def check_strategy(
-    target: str | Path,
-    *,
-    deals: int = DEALS,
-    seed: int = 0,
-    paths: Sequence[str] = (),
-    variants: Iterable[str] | None = None,
-    players: Iterable[int] | None = None,
-    checks: Iterable[str] = CHECKS,
-    timeout: float = 300.0,
-    strategy_timeout: float | None = None,
-) -> Report:
+@dataclass(frozen=True)
+class CheckOptions:
+    """The keywords of :func:`check_strategy`, with their defaults."""
+
+    deals: int = DEALS
+    seed: int = 0
+    paths: Sequence[str] = ()
+    variants: Iterable[str] | None = None
+    players: Iterable[int] | None = None
+    checks: Iterable[str] = CHECKS
+    timeout: float = 300.0
+    strategy_timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What the child process of a check is given: the checked keywords, resolved."""
+
+    target: str | Path
+    paths: list[str]
+    sets: list[Rules]
+    seed: int
+    deals: int
+    checks: tuple[str, ...]
+    timeout: float
+    limit: float
+
+
+def check_strategy(target: str | Path, **options: object) -> Report:
     """Check the strategies of a file (every strategy it registers) or one registered strategy.
 
     ``target`` is a strategy file (``.py``), a folder of them, or a strategy label
@@ -731,25 +769,33 @@ def check_strategy(
     or takes longer than ``strategy_timeout``, is a StrategyError naming it, and never ends
     the caller.
     """
-    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
-        raise ConfigError(f"deals must be an integer >= 1, not {deals!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed must be an integer, not {seed!r}")
-    _check_types(target, paths, variants, players, checks, timeout)
-    checks = tuple(checks)
+    known = [f.name for f in dataclasses.fields(CheckOptions)]
+    bad = next((k for k in options if k not in known), None)
+    if bad is not None:
+        raise ConfigError(
+            f"check_strategy(): unknown keyword '{bad}'{did_you_mean(bad, known)}; its "
+            f"keywords are: {', '.join(known)}"
+        )
+    o = CheckOptions(**options)
+    if isinstance(o.deals, bool) or not isinstance(o.deals, int) or o.deals < 1:
+        raise ConfigError(f"deals must be an integer >= 1, not {o.deals!r}")
+    if isinstance(o.seed, bool) or not isinstance(o.seed, int):
+        raise ConfigError(f"seed must be an integer, not {o.seed!r}")
+    _check_types(target, o)
+    checks = tuple(o.checks)
     unknown = [c for c in checks if c not in CHECKS]
     if unknown:
         raise ConfigError(
             f"unknown check '{unknown[0]}'{did_you_mean(unknown[0], CHECKS)}; the checks are: "
             f"{', '.join(CHECKS)}"
         )
-    sets = rule_sets(variants, players)
-    limit = _strategy_timeout(strategy_timeout)
-    args = (target, list(paths), sets, seed, deals, checks, timeout, limit)
-    return sandbox.call(_in_child, *args, died=_died)
+    sets = rule_sets(o.variants, o.players)
+    limit = _strategy_timeout(o.strategy_timeout)
+    job = _Job(target, list(o.paths), sets, o.seed, o.deals, checks, o.timeout, limit)
+    return sandbox.call(_in_child, job, died=_died)
 
 
-def _check_types(target, paths, variants, players, checks, timeout) -> None:
+def _check_types(target, o: CheckOptions) -> None:
     """The keywords of :func:`check_strategy` of the right types: one ConfigError naming the
     keyword otherwise (a string is not a list of names here: ``variants=["fives"]``)."""
 
@@ -767,17 +813,18 @@ def _check_types(target, paths, variants, players, checks, timeout) -> None:
             f"check_strategy(): target must be a strategy file, folder or name (a string or "
             f"pathlib.Path), not {target!r}"
         )
+    paths, timeout = o.paths, o.timeout
     names(
         [str(p) if isinstance(p, Path) else p for p in paths]
         if isinstance(paths, list | tuple)
         else paths,
         "paths",
     )
-    names(checks if not isinstance(checks, str) else None, "checks")
-    if variants is not None:
-        names(variants, "variants")
-    if players is not None:
-        names(players, "players", int)
+    names(o.checks if not isinstance(o.checks, str) else None, "checks")
+    if o.variants is not None:
+        names(o.variants, "variants")
+    if o.players is not None:
+        names(o.players, "players", int)
     if (
         isinstance(timeout, bool)
         or not isinstance(timeout, int | float)
@@ -797,19 +844,20 @@ def _strategy_timeout(value) -> float:
     return timeout_seconds(value) or 0.0
 
 
-def _in_child(progress, target, paths, sets, seed, deals, checks, timeout, limit) -> Report:
+def _in_child(progress, job: _Job) -> Report:
     """:func:`check_strategy`'s work, in its child process (``progress``: what it is doing,
     for :func:`_died`)."""
     from dominosim.runner.worker import StrategyTimeout, time_limit
 
+    target, limit = job.target, job.limit
     progress(f"path {target}")
     try:
         with time_limit(limit):
-            todo, load = _targets(target, paths)
-        report = Report(checks=checks, rule_sets=len(sets))
+            todo, load = _targets(target, job.paths)
+        report = Report(checks=job.checks, rule_sets=len(job.sets))
         for name, params in todo:
             progress(f"check {name}")
-            rec = _check_one(name, params, load, sets, seed, deals, checks, timeout, limit)
+            rec = _check_one(name, params, load, job)
             report += rec.failures
             report.strategies.append(rec.label)
             report.decisions += rec.decisions
@@ -872,8 +920,9 @@ class _Limited:
         return self._timed(self.inner.choose, obs, legal, keys)
 
 
-def _check_one(name, params, load, sets, seed, deals, checks, timeout, limit=0.0) -> _Recorder:
-    paths = load[2]
+def _check_one(name, params, load, job: _Job) -> _Recorder:
+    paths, limit = load[2], job.limit
+    sets, seed, deals = job.sets, job.seed, job.deals
 
     def make():
         if not limit:
@@ -888,15 +937,13 @@ def _check_one(name, params, load, sets, seed, deals, checks, timeout, limit=0.0
         "legal": lambda: _check_legal(make, sets, seed, deals, rec, runs),
         "deterministic": lambda: _check_deterministic(make, sets, seed, deals, rec, runs),
         "batch": lambda: _check_batch(make, sets, seed, deals, rec),
-        "spawn": lambda: _check_spawn(
-            make, load, name, params, sets, seed, deals, rec, runs, timeout
-        ),
+        "spawn": lambda: _check_spawn((make, load, name, params), job, rec, runs),
     }
     if not strategy.sees_hidden(make()):  # (the oracle reads the true deal by design)
         steps["information"] = lambda: _check_information(make, sets, seed, deals, rec)
     for check in ("legal", "deterministic", "batch", "spawn", "information"):
-        if check in checks and check in steps:
+        if check in job.checks and check in steps:
             steps[check]()
-    if "inputs" in checks and not {"legal", "batch"} & set(checks):
+    if "inputs" in job.checks and not {"legal", "batch"} & set(job.checks):
         _check_legal(make, sets, seed, deals, rec, runs)  # (the inputs are checked there)
     return rec

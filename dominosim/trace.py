@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dominosim import strategy
 from dominosim.base.errors import ConfigError
@@ -318,21 +320,28 @@ def make_trace(
     return trace_records(rules, m, seed=seed, strategies=labels, hand=hand)
 
 
-def trace_from_cli(
-    variant: str,
-    *,
-    players: int = 2,
-    seed: int = 0,
-    match_id: int = 0,
-    hand: int | None = None,
-    whole_match: bool = False,
-    strategies: str | None = None,
-    sets: Sequence[str] = (),
-    strategy_path: Sequence[str] = (),
-) -> list[dict]:
-    """Resolve command-line settings with :mod:`dominosim.config` and play the trace."""
+@dataclass(frozen=True)
+class TraceRequest:
+    """The command line's settings of ``dominosim trace`` (docs/trace.md)."""
+
+    players: int = 2
+    seed: int = 0
+    match_id: int = 0
+    hand: int | None = None
+    whole_match: bool = False
+    strategies: str | None = None
+    sets: Sequence[str] = ()
+    strategy_path: Sequence[str] = ()
+
+
+def trace_from_cli(variant: str, **request: Any) -> list[dict]:
+    """Resolve command-line settings (``request``: the keywords of :class:`TraceRequest`) with
+    :mod:`dominosim.config` and play the trace."""
     from dominosim import config
 
+    r = TraceRequest(**request)
+    players, seed, match_id, hand = r.players, r.seed, r.match_id, r.hand
+    whole_match, sets, strategy_path = r.whole_match, r.sets, r.strategy_path
     if whole_match and hand is not None:
         raise ConfigError("--hand and --match exclude each other; --match prints every hand")
     if not 0 <= match_id < 2**64:  # (never reduced mod 2**64: two ids would give one match)
@@ -348,7 +357,7 @@ def trace_from_cli(
     exp = config.experiment_from_cli(
         variants=[variant],
         players=players,
-        strategies=strategies or "random",
+        strategies=r.strategies or "random",
         seed=seed,
         known_strategies=known,
     )

@@ -65,8 +65,15 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
     """Add one rotation's records to the integer aggregates (docs/results.md). (Counts by one
     bincount each, the masks only where a hand ended by target: a chunk's aggregation stays a
     few percent of its time.)"""
-    P = rules.players
-    side_of = np.array([rules.side_of(s) for s in range(P)], dtype=np.int64)
+    side_of = np.array([rules.side_of(s) for s in range(rules.players)], dtype=np.int64)
+    wins = _hand_aggregates(agg, r, hands, side_of)
+    mwins = _match_aggregates(agg, hands, matches, side_of)
+    _seat_aggregates(agg, rules, r, (hands, matches), (wins, mwins))
+
+
+def _hand_aggregates(agg: Counter, r: int, hands: dict, side_of: np.ndarray) -> np.ndarray:
+    """The hands' counts, lengths, leads and points; returns the hands' wins by side
+    (no winner first)."""
     n = len(hands["match_id"])
     er = hands["end_reason"]
     win = hands["winner"]
@@ -95,6 +102,13 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
     pts = hands["points"].reshape(n, -1)
     for c in range(pts.shape[1]):
         add(agg, "points_sum", pts[:, c].sum(), rotation=r, bin=c)
+    return wins
+
+
+def _match_aggregates(agg: Counter, hands: dict, matches: dict, side_of: np.ndarray):
+    """The matches' counts and lengths and the first leader's match wins; returns the
+    matches' wins by side (no winner first)."""
+    n = len(hands["match_id"])
     nm = len(matches["match_id"])
     mwin = matches["winner"]
     mwins = counts(mwin, -1, 3)
@@ -116,16 +130,26 @@ def aggregate_rotation(agg: Counter, rules: Rules, r: int, hands: dict, matches:
             "first_leader_match_wins",
             (ok0 & (mw0 >= 0) & (side_of[np.where(ok0, lead0, 0)] == mw0)).sum(),
         )
+    return mwins
+
+
+def _seat_aggregates(agg: Counter, rules: Rules, r: int, records: tuple, wins: tuple) -> None:
+    """Each seat's hands, matches and points in rotation ``r``: ``records`` is (hands,
+    matches), ``wins`` the wins by side of each."""
+    hands, matches = records
+    hand_wins, match_wins = wins
+    n, nm = len(hands["match_id"]), len(matches["match_id"])
+    pts = hands["points"].reshape(n, -1)
     per_seat_points = rules.match_end == "one_hand"
     losers = matches["losers"]
-    for s in range(P):
-        side = side_of[s]
+    for s in range(rules.players):
+        side = rules.side_of(s)
         add(agg, "seat_hands", n, r, s)
-        add(agg, "seat_hand_wins", wins[side + 1], r, s)
-        add(agg, "seat_hand_ties", wins[0], r, s)
+        add(agg, "seat_hand_wins", hand_wins[side + 1], r, s)
+        add(agg, "seat_hand_ties", hand_wins[0], r, s)
         add(agg, "seat_matches", nm, r, s)
-        add(agg, "seat_match_wins", mwins[side + 1], r, s)
-        add(agg, "seat_match_ties", mwins[0], r, s)
+        add(agg, "seat_match_wins", match_wins[side + 1], r, s)
+        add(agg, "seat_match_ties", match_wins[0], r, s)
         if losers.any():
             add(agg, "seat_match_losses", ((losers >> side) & 1).sum(), r, s)
         col = s if per_seat_points else side

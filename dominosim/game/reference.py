@@ -132,6 +132,34 @@ class MatchOver(Exception):
     """Raised inside a hand when a score event ends the match (§1.14)."""
 
 
+@dataclass(frozen=True)
+class HandSetting:
+    """Where a :class:`Hand` stands besides its tiles: the scores before it, its match and
+    index, the run's seed, the seats' strategies and kozel's book."""
+
+    scores: list[int] | None = None
+    match_id: int = 0
+    hand_index: int = 0
+    seed: int = 0
+    strategies: Sequence[object] | None = None
+    kozel: KozelBook | None = None
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position built by hand for :meth:`Hand.from_position` (tests and searches)."""
+
+    stock: Sequence[int | str] = ()
+    layout: Layout | None = None
+    to_move: int = 0
+    scores: list[int] | None = None
+    leader: int = 0
+    strategies: Sequence[object] | None = None
+    kozel: KozelBook | None = None
+    opened: Sequence[int] | None = None
+    known: Sequence[Sequence[int]] | None = None
+
+
 class Hand:
     """The state of one hand and the procedures that play it.
 
@@ -141,27 +169,20 @@ class Hand:
     """
 
     def __init__(
-        self,
-        rules: Rules,
-        hands: list[list[int]],
-        stock: list[int],
-        *,
-        scores: list[int] | None = None,
-        match_id: int = 0,
-        hand_index: int = 0,
-        seed: int = 0,
-        strategies: Sequence[object] | None = None,
-        kozel: KozelBook | None = None,
+        self, rules: Rules, hands: list[list[int]], stock: list[int], **setting: Any
     ) -> None:
+        """``setting``: the keywords of :class:`HandSetting`."""
+        s = HandSetting(**setting)
         self.rules = rules
         P = rules.players
         self.P = P
         self.hands = [list(h) for h in hands]  # [P] lists; in blind, rows front to back
         self.stock = list(stock)  # draw order, next tile first
-        self.scores = list(scores) if scores is not None else [0] * rules.sides
-        self.seed = seed
-        self.strategies = strategies
-        self.kozel = kozel
+        self.scores = list(s.scores) if s.scores is not None else [0] * rules.sides
+        self.seed = s.seed
+        self.strategies = s.strategies
+        self.kozel = s.kozel
+        match_id, hand_index = s.match_id, s.hand_index
         spinners = rules.layout == "spinner"
         self.spinners = spinners
         self.layout = Layout(
@@ -200,34 +221,24 @@ class Hand:
 
     @classmethod
     def from_position(
-        cls,
-        rules: Rules,
-        hands: Sequence[Sequence[int | str]],
-        *,
-        stock: Sequence[int | str] = (),
-        layout: Layout | None = None,
-        to_move: int = 0,
-        scores: list[int] | None = None,
-        leader: int = 0,
-        strategies: Sequence[object] | None = None,
-        kozel: KozelBook | None = None,
-        opened: Sequence[int] | None = None,
-        known: Sequence[Sequence[int]] | None = None,
+        cls, rules: Rules, hands: Sequence[Sequence[int | str]], **position: Any
     ) -> Hand:
         """A hand in a position built by hand: ``hands`` as lists of tiles (``"6-5"`` or
-        indices), an optional ``layout`` (``Layout.from_ends``), the seat ``to_move``."""
+        indices); ``position`` the keywords of :class:`Position` (an optional ``layout``,
+        ``Layout.from_ends``; the seat ``to_move``; ...)."""
+        p = Position(**position)
         hands = [[tiles.parse(t) if isinstance(t, str) else t for t in h] for h in hands]
-        stock = [tiles.parse(t) if isinstance(t, str) else t for t in stock]
-        hand = cls(rules, hands, stock, scores=scores, strategies=strategies, kozel=kozel)
-        if layout is not None:
-            hand.layout = layout
-        hand.to_move = to_move
-        hand.record.leader = leader
+        stock = [tiles.parse(t) if isinstance(t, str) else t for t in p.stock]
+        hand = cls(rules, hands, stock, scores=p.scores, strategies=p.strategies, kozel=p.kozel)
+        if p.layout is not None:
+            hand.layout = p.layout
+        hand.to_move = p.to_move
+        hand.record.leader = p.leader
         hand.attempt = 0
-        if opened is not None:
-            hand.opened = list(opened)
-        if known is not None:
-            hand.known = [set(k) for k in known]
+        if p.opened is not None:
+            hand.opened = list(p.opened)
+        if p.known is not None:
+            hand.known = [set(k) for k in p.known]
         return hand
 
     # --- public helpers ---------------------------------------------------------------------

@@ -238,16 +238,8 @@ def _play_item(item: WorkItem, tick=None) -> dict:
     tally.add_pairs(agg)
     if item.measure is not None:
         item.measure.chunk(agg, item)
-    if len(item.rotations) > 1 and len(tally.winners) == len(item.rotations):
-        # the deal decided it: the same side won the hand in every seating
-        winners = np.array(tally.winners)
-        decided = (winners[0] >= 0) & (winners == winners[0]).all(axis=0)
-        add(agg, "deals_seated", len(ids))
-        add(agg, "deals_decided", decided.sum())
-    records = match_records = None
-    if parts:
-        records = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-        match_records = {k: np.concatenate([p[k] for p in match_parts]) for k in match_parts[0]}
+    _deals_decided(agg, item, tally)
+    records, match_records = _joined(parts), _joined(match_parts)
     return {
         "group": item.group,
         "chunk": item.chunk,
@@ -261,6 +253,21 @@ def _play_item(item: WorkItem, tick=None) -> dict:
             "wall_seconds": time.perf_counter() - started,
         },
     }
+
+
+def _deals_decided(agg: Counter, item: WorkItem, tally: PairTally) -> None:
+    """Where every seating of a deal was played: how many deals the deal decided (the same
+    side won the hand in every seating)."""
+    if len(item.rotations) > 1 and len(tally.winners) == len(item.rotations):
+        winners = np.array(tally.winners)
+        decided = (winners[0] >= 0) & (winners == winners[0]).all(axis=0)
+        add(agg, "deals_seated", item.stop - item.start)
+        add(agg, "deals_decided", decided.sum())
+
+
+def _joined(parts: list[dict]) -> dict | None:
+    """The rotations' record columns joined (None: no records kept)."""
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]} if parts else None
 
 
 def _check_unchanged(item: WorkItem) -> None:

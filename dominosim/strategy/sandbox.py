@@ -84,34 +84,54 @@ def call(fn: Callable[..., Any], *args: Any, died: Callable[[str, str | None], s
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(r)
-        code = 0
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            die_with_parent(parent)
-            os.dup2(2, 1)  # (its prints go to stderr, never into the output)
-            out = os.fdopen(w, "wb")
-
-            def progress(text: str) -> None:
-                pickle.dump(("at", text), out)
-                out.flush()
-
-            try:
-                answer = ("ok", fn(progress, *args))
-            except DominosimError as e:
-                answer = ("error", e)
-            except FAULTS as e:
-                if is_interruption(e):
-                    raise
-                text = " ".join(str(e).split())
-                answer = ("fault", f"{type(e).__name__}{': ' + text if text else ''}")
-            pickle.dump(answer, out)
-            out.flush()
-        except BaseException:  # noqa: BLE001 - the parent says what happened
-            code = 1
-        finally:
-            os._exit(code)
+        _child(parent, w, fn, args)
     os.close(w)
+    last, answer, status = _answer(r, pid)
+    if answer is None:
+        raise ProcessEnded(died(how_it_ended(status), last))
+    kind, value = answer
+    if kind == "error":
+        raise value
+    if kind == "fault":
+        raise StrategyError(f"a strategy raised {value}; fix the strategy")
+    return value
+
+
+def _child(parent: int, w: int, fn: Callable[..., Any], args: tuple) -> None:
+    """The forked child of :func:`call`: runs ``fn``, writes its answer to ``w``, and ends
+    the process (it never returns)."""
+    code = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        die_with_parent(parent)
+        os.dup2(2, 1)  # (its prints go to stderr, never into the output)
+        out = os.fdopen(w, "wb")
+
+        def progress(text: str) -> None:
+            pickle.dump(("at", text), out)
+            out.flush()
+
+        try:
+            answer = ("ok", fn(progress, *args))
+        except DominosimError as e:
+            answer = ("error", e)
+        except FAULTS as e:
+            if is_interruption(e):
+                raise
+            text = " ".join(str(e).split())
+            answer = ("fault", f"{type(e).__name__}{': ' + text if text else ''}")
+        pickle.dump(answer, out)
+        out.flush()
+    except BaseException:  # noqa: BLE001 - the parent says what happened
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _answer(r: int, pid: int) -> tuple[str | None, tuple | None, int]:
+    """What child ``pid`` said on ``r``: its last progress, its answer (None: none came) and
+    its wait status; the child is killed if this is interrupted."""
     last, answer = None, None
     try:
         with os.fdopen(r, "rb") as f:
@@ -132,11 +152,4 @@ def call(fn: Callable[..., Any], *args: Any, died: Callable[[str, str | None], s
         except OSError:
             pass
         raise
-    if answer is None:
-        raise ProcessEnded(died(how_it_ended(status), last))
-    kind, value = answer
-    if kind == "error":
-        raise value
-    if kind == "fault":
-        raise StrategyError(f"a strategy raised {value}; fix the strategy")
-    return value
+    return last, answer, status
