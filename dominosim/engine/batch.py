@@ -17,6 +17,7 @@ identical questions (tests/test_engine_equality.py).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -163,6 +164,49 @@ def pending_state(
     if step in (kernel.T_FRONT, kernel.T_DRAWN):
         dtile = actions.tile_of(places[0]) if places else int(front)
     return {"phase": TURN, "turn_phase": step, "dtile": dtile, "cflag": cflag}
+
+
+@dataclass(frozen=True)
+class PositionArrays:
+    """The positions of :meth:`BatchEngine.from_arrays`, one row per position: ``hands``
+    ``[n, P]`` packed (tiles.PACK), ``stock`` ``[n, 28]`` (the draw order at the end, -1 before it), ``vals``
+    and ``dbl`` ``[n, K]`` (the open positions ``L R`` or, on a SPINNER, ``L R W E N S``;
+    -1 closed; formed by a double), ``to_move``, ``leader``, ``match_ids``, optionally
+    ``hand_index``, ``first`` (-1: none), ``scores``, and for any layout's state ``alg``
+    (``[n, K]``: a double laid along), ``spinner`` (its value, -1 none), ``covered`` (bits
+    W E N S of the spinner's covered arms) and ``table`` (28-bit tiles on the table; the
+    end count of a lone tile reads it), ``points`` and ``penalties`` (this hand's so far, by
+    side or seat as the records give them; 0 else), ``phase`` (the seat to move's point in
+    its turn, a ``kernel`` phase: ``TURN``, the default; ``MAYDRAW`` / ``BOFFER``, a turn
+    that may start with a voluntary draw; ``AFTERDRAW``, after one) and for blind
+    ``blind``, a dict of arrays: ``rows`` ``[n, P, L]`` (each seat's row front to back, -1
+    after its end), ``known`` ``[n, P]`` (28-bit: the row tiles its owner has looked at),
+    ``opened`` ``[n, P]``, ``face_up`` (28-bit), and the pending decision's ``turn_phase``
+    (a ``kernel.T_*`` step of the turn), ``dtile`` (the tile looked at, -1 none) and
+    ``cflag`` (its flags, ``kernel.F_*``): :func:`pending_state` derives those from what
+    the seat sees. With a ``first`` action the position's turn counts as begun there (``turns`` + 1)
+    unless it stands after a draw of this turn (``AFTERDRAW``; blind's ``T_DRAWQ``,
+    ``T_DRAWN``, ``T_CONT``)."""
+
+    hands: np.ndarray
+    stock: np.ndarray
+    vals: np.ndarray
+    dbl: np.ndarray
+    to_move: np.ndarray
+    leader: np.ndarray
+    match_ids: np.ndarray
+    hand_index: np.ndarray | None = None
+    first: np.ndarray | None = None
+    scores: object = None
+    alg: np.ndarray | None = None
+    spinner: np.ndarray | None = None
+    covered: np.ndarray | None = None
+    table: np.ndarray | None = None
+    points: np.ndarray | None = None
+    penalties: np.ndarray | None = None
+    phase: np.ndarray | None = None
+    blind: dict | None = None
+    compiled: bool | None = None  # (as BatchEngine's own: None, the compiled policies' default)
 
 
 class BatchEngine:
@@ -377,53 +421,12 @@ class BatchEngine:
         )
 
     @classmethod
-    def from_arrays(
-        cls,
-        rules: Rules,
-        seed: int,
-        strategies: Sequence,
-        *,
-        hands: np.ndarray,
-        stock: np.ndarray,
-        vals: np.ndarray,
-        dbl: np.ndarray,
-        to_move: np.ndarray,
-        leader: np.ndarray,
-        match_ids: np.ndarray,
-        hand_index: np.ndarray | None = None,
-        first: np.ndarray | None = None,
-        scores=None,
-        alg: np.ndarray | None = None,
-        spinner: np.ndarray | None = None,
-        covered: np.ndarray | None = None,
-        table: np.ndarray | None = None,
-        points: np.ndarray | None = None,
-        penalties: np.ndarray | None = None,
-        phase: np.ndarray | None = None,
-        blind: dict | None = None,
-        compiled: bool | None = None,
-    ) -> BatchEngine:
-        """:meth:`from_positions` from arrays, one row per position: ``hands`` ``[n, P]`` packed
-        (tiles.PACK), ``stock`` ``[n, 28]`` (the draw order at the end, -1 before it), ``vals``
-        and ``dbl`` ``[n, K]`` (the open positions ``L R`` or, on a SPINNER, ``L R W E N S``;
-        -1 closed; formed by a double), ``to_move``, ``leader``, ``match_ids``, optionally
-        ``hand_index``, ``first`` (-1: none), ``scores``, and for any layout's state ``alg``
-        (``[n, K]``: a double laid along), ``spinner`` (its value, -1 none), ``covered`` (bits
-        W E N S of the spinner's covered arms) and ``table`` (28-bit tiles on the table; the
-        end count of a lone tile reads it), ``points`` and ``penalties`` (this hand's so far, by
-        side or seat as the records give them; 0 else), ``phase`` (the seat to move's point in
-        its turn, a ``kernel`` phase: ``TURN``, the default; ``MAYDRAW`` / ``BOFFER``, a turn
-        that may start with a voluntary draw; ``AFTERDRAW``, after one) and for blind
-        ``blind``, a dict of arrays: ``rows`` ``[n, P, L]`` (each seat's row front to back, -1
-        after its end), ``known`` ``[n, P]`` (28-bit: the row tiles its owner has looked at),
-        ``opened`` ``[n, P]``, ``face_up`` (28-bit), and the pending decision's ``turn_phase``
-        (a ``kernel.T_*`` step of the turn), ``dtile`` (the tile looked at, -1 none) and
-        ``cflag`` (its flags, ``kernel.F_*``): :func:`pending_state` derives those from what
-        the seat sees. A search builds its positions as arrays: no Python loop per position.
-        With a ``first`` action the position's turn counts as begun there (``turns`` + 1)
-        unless it stands after a draw of this turn (``AFTERDRAW``; blind's ``T_DRAWQ``,
-        ``T_DRAWN``, ``T_CONT``)."""
-        n = len(to_move)
+    def from_arrays(cls, rules: Rules, seed: int, strategies: Sequence, **arrays) -> BatchEngine:
+        """:meth:`from_positions` from arrays, one row per position: ``arrays`` the fields of
+        :class:`PositionArrays` (their meaning is written there). A search builds its positions
+        as arrays: no Python loop per position."""
+        p = PositionArrays(**arrays)
+        n = len(p.to_move)
         e = cls(
             rules,
             seed,
@@ -431,26 +434,26 @@ class BatchEngine:
             range(n),
             unit="hand",
             batch_size=n,
-            compiled=compiled,
+            compiled=p.compiled,
             _positions=True,
         )  # (a position a slot)
         e.next_q = n
         g = np.arange(n)
         e.active[g] = True
-        e.match[g] = match_ids
-        e.hand_idx[g] = 0 if hand_index is None else hand_index
+        e.match[g] = p.match_ids
+        e.hand_idx[g] = 0 if p.hand_index is None else p.hand_index
         e._qmatch = e.match.copy()
         e.skeys[g] = 0  # the seats' keys of the hand: computed in the core when needed
-        e.hands[:] = hands
-        e.stock[:] = stock
+        e.hands[:] = p.hands
+        e.stock[:] = p.stock
         e.sp[:] = (e.stock < 0).sum(axis=1)
         drawable = rules.stock_in_play and rules.draw_mode != "none"
         e.send[:] = np.maximum(e.sp, 28 - rules.reserve_k) if drawable else e.sp
-        e.to_move[:] = to_move
-        e.leader[:] = leader
-        e._set_layout(vals, dbl, alg, spinner, covered, table)
-        e._set_tallies(scores, points, penalties)
-        e._set_turn(phase, blind, first)
+        e.to_move[:] = p.to_move
+        e.leader[:] = p.leader
+        e._set_layout(p.vals, p.dbl, p.alg, p.spinner, p.covered, p.table)
+        e._set_tallies(p.scores, p.points, p.penalties)
+        e._set_turn(p.phase, p.blind, p.first)
         return e
 
     def _set_turn(self, phase, blind, first) -> None:
