@@ -456,6 +456,13 @@ class BatchEngine:
         e._set_turn(p.phase, p.blind, p.first)
         return e
 
+    def true_records(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Copies of the true slot records of slots ``g`` (every hand, the stock) and, in
+        blind, their blind records (None else): for the perfect-information readers only, the
+        oracle and the solver's watcher (docs/design.md, "The solver")."""
+        g = np.asarray(g)
+        return self._slots[g].copy(), self._blind_slots[g].copy() if self.blind else None
+
     def _set_turn(self, phase, blind, first) -> None:
         """from_arrays: where each position's turn stands (its phase; blind's rows and
         pending step) and the first action to play (-1: none)."""

@@ -249,8 +249,8 @@ class Oracle(Strategy):
 
     def choose(self, obs, legal, keys):
         e, g = obs._e, np.asarray(obs._g)  # the true state: this strategy cheats by design
-        st = e._slots[g]
-        bst = e._blind_slots[g] if e.blind else e._blind_slots[:1]
+        st, bst = e.true_records(g)
+        bst = bst if bst is not None else np.zeros(1, dtype=kernel.BSLOT)  # (unread: no rows)
         sol = solve_slots(e.r, st, bst, seats=np.asarray(obs.seat), budget=self.settings["budget"])
         first = legal.action_at(np.zeros(len(g), dtype=np.int64))
         self.unsolved = getattr(self, "unsolved", 0) + int((~sol.solved).sum())
@@ -281,10 +281,8 @@ class _Watched(Strategy):
         sel = np.flatnonzero(legal.counts() >= 2)
         if len(sel):
             e, g = obs._e, np.asarray(obs._g)[sel]  # the true state: for the solver's eyes
-            bst = e._blind_slots[g].copy() if e.blind else None
-            self.seen.append(
-                (e._slots[g].copy(), bst, np.asarray(obs.seat)[sel], e.match[g].copy(), a[sel])
-            )
+            st, bst = e.true_records(g)
+            self.seen.append((st, bst, np.asarray(obs.seat)[sel], e.match[g].copy(), a[sel]))
         return a
 
 
