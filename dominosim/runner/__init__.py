@@ -34,7 +34,7 @@ The modules, each importing only those above it:
 
 from .executors import check_executor
 from .files import load_run_files
-from .plan import HOLD_ENV, STOP_ENV, Plan, WorkItem, rotations_of, split_for_workers
+from .plan import Plan, WorkItem, rotations_of, split_for_workers
 from .progress import Session
 from .results import load_report, merge_finished
 from .session import check_inputs, resume_run, start_run
@@ -42,8 +42,6 @@ from .verify import verify_run
 from .worker import StrategyTimeout, make_strategy, play, play_item
 
 __all__ = [
-    "HOLD_ENV",
-    "STOP_ENV",
     "Plan",
     "Session",
     "StrategyTimeout",

@@ -16,7 +16,7 @@ from ..errors import (
     OutputError,
 )
 from ..store import AGGREGATES, RunDir
-from .plan import Plan, PlanItems, WorkItem
+from .plan import Plan, WorkItem
 
 # ---------------------------------------------------------------------------------------------
 # from a run folder
@@ -82,7 +82,7 @@ def merge_finished(
     (:func:`records_disagree`)."""
     merger = Merger(len(plan.rules))
     done = set()
-    planned = plan.items if isinstance(plan.items, PlanItems) else plan.make_items()
+    planned = plan.items
     run = plan.fingerprint()
     for g, c in sorted(rd.finished_chunks()):
         if not planned.has(g, c):
