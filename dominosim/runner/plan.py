@@ -176,14 +176,25 @@ class Plan:
         if until_decided:
             sequential = Sequential(looks=tuple(planned_looks(ids)), metric=metric)
             chunk = chunk_for_looks(chunk, sequential.looks[0])
-        # fmt: off
-        return cls(name=exp.name, seed=int(seed), unit=exp.unit, players=exp.players,
-                   seats=seats, rotations=rots, rules=rules, games_requested=exp.games,
-                   ids_per_rotation=ids, ids_per_chunk=chunk, records=exp.records,
-                   strategy_paths=strategy_paths_of(exp.strategy_path), legs=group_legs,
-                   rotate=exp.rotate, strategy_files=strategy_files, measurement=measurement,
-                   sequential=sequential)
-        # fmt: on
+        return cls(
+            name=exp.name,
+            seed=int(seed),
+            unit=exp.unit,
+            players=exp.players,
+            seats=seats,
+            rotations=rots,
+            rules=rules,
+            games_requested=exp.games,
+            ids_per_rotation=ids,
+            ids_per_chunk=chunk,
+            records=exp.records,
+            strategy_paths=strategy_paths_of(exp.strategy_path),
+            legs=group_legs,
+            rotate=exp.rotate,
+            strategy_files=strategy_files,
+            measurement=measurement,
+            sequential=sequential,
+        )
 
     def stopped_at(self, look: int) -> Plan:
         """This plan decided at ``look`` (``--until-decided``): it plays the chunks up to
@@ -343,19 +354,25 @@ class Plan:
         try:
             ids, chunk = int(m["ids_per_rotation"]), int(m["ids_per_chunk"])
             seq = m.get("until_decided")
-            # fmt: off
             plan = cls(
-                name=m["name"], seed=int(m["seed"]), unit=m["unit"], players=int(m["players"]),
-                seats=tuple(m["seats"]), rotations=tuple(x["offset"] for x in m["rotations"]),
-                rules=_manifest_rules(m), games_requested=int(m["games_requested"]),
-                ids_per_rotation=ids, ids_per_chunk=chunk, records=bool(m["records"]),
+                name=m["name"],
+                seed=int(m["seed"]),
+                unit=m["unit"],
+                players=int(m["players"]),
+                seats=tuple(m["seats"]),
+                rotations=tuple(x["offset"] for x in m["rotations"]),
+                rules=_manifest_rules(m),
+                games_requested=int(m["games_requested"]),
+                ids_per_rotation=ids,
+                ids_per_chunk=chunk,
+                records=bool(m["records"]),
                 strategy_paths=tuple(m.get("strategy_paths", ())),
                 legs=tuple(tuple(gd["seats"]) for gd in m["groups"]) if "legs" in m else (),
-                rotate=_manifest_rotate(m), strategy_files=recorded_files(m.get("inputs")),
+                rotate=_manifest_rotate(m),
+                strategy_files=recorded_files(m.get("inputs")),
                 measurement=measurement_of(m.get("analysis") or {}),
                 sequential=None if seq is None else Sequential.from_manifest(seq, ids, chunk),
             )
-            # fmt: on
             _check_plan_types(m, plan)
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as e:
             raise OutputError(

@@ -112,8 +112,6 @@ def start_run(
     Every check that can fail runs before the folder is made; a run that fails before any
     chunk is finished leaves no folder behind.
     """
-    from ..version import ENGINE_VERSION
-
     session = session or Session()
     if session.workers is None:
         session = replace(session, workers=exp.workers)
@@ -132,6 +130,29 @@ def start_run(
         until_decided=until_decided,
         metric=metric,
     )
+    _check_plan(plan, session)
+    rd = RunDir.create(exp.out, exp.name)
+    manifest = _new_manifest(rd, exp, plan, files, analysis, seed_drawn)
+    try:
+        with rd.locked():
+            rd.write_manifest(manifest)
+            if seed_drawn:
+                echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
+            note = games_note(plan, analysis)
+            if note:
+                echo(session, note)
+            data = execute(rd, plan, manifest, session)
+    except Interrupted:
+        raise
+    except BaseException:
+        if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
+            rd.remove()
+        raise
+    return rd, data
+
+
+def _check_plan(plan: Plan, session: Session) -> None:
+    """The checks of a new run's plan that can fail (after the warning of too many workers)."""
     _check_workers(session)
     check_plan_match_end(plan)
     if plan.sequential is not None and len(plan.labels()) < 2:
@@ -139,7 +160,14 @@ def start_run(
             "--until-decided stops when every pair of strategies is told apart, but the run "
             "seats one strategy; give two or more with --strategies"
         )
-    rd = RunDir.create(exp.out, exp.name)
+
+
+def _new_manifest(
+    rd: RunDir, exp: Experiment, plan: Plan, files, analysis: dict | None, seed_drawn: bool
+) -> dict:
+    """The manifest of a new run (``files``: its strategy files, :func:`strategy_files`)."""
+    from ..version import ENGINE_VERSION
+
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
     manifest = {
@@ -159,22 +187,7 @@ def start_run(
         **({"analysis": dict(analysis)} if analysis else {}),
     }
     manifest["classes"] = strategy_classes(manifest)  # (the report reads them from here)
-    try:
-        with rd.locked():
-            rd.write_manifest(manifest)
-            if seed_drawn:
-                echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
-            note = games_note(plan, analysis)
-            if note:
-                echo(session, note)
-            data = execute(rd, plan, manifest, session)
-    except Interrupted:
-        raise
-    except BaseException:
-        if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
-            rd.remove()
-        raise
-    return rd, data
+    return manifest
 
 
 def _check_strategies(exp: Experiment, legs, session: Session) -> None:
@@ -306,16 +319,13 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     the report (built once, by :func:`finish`)."""
     bad: list = []
     merger, done = merge_finished(rd, plan, bad, cross_check=True)
-    run = plan.fingerprint()
     for g, c, reason in bad:
         echo(session, f"chunk {g}-{c}: {reason}; playing it again")
         rd.remove_chunk(g, c)
-    n_pending = len(plan.items) - len(done)
-    workers = session.workers or os.cpu_count() or 1
     clock = _SessionClock(manifest)
     played = Played()
     bar = Progress(session, plan.total_games, merger.games, rd.path)
-    rounds = _Rounds(rd, plan, run, merger, done, bar, played, n_pending, workers, session)
+    rounds = _Rounds(rd, plan, merger, done, bar, played, session)
     signals.reset()
     old_handlers = signals.install()  # Ctrl-C and SIGTERM: interrupted, the resume command
     try:
@@ -362,10 +372,11 @@ class _Rounds:
     that look (report.until_decided); a decided run's plan ends at that look
     (:meth:`Plan.stopped_at`: :attr:`plan` is then that plan)."""
 
-    def __init__(self, rd, plan, run, merger, done, bar, played, n_pending, workers, session):
-        self.rd, self.plan, self.run, self.merger, self.done = rd, plan, run, merger, set(done)
-        self.bar, self.played, self.n_pending, self.workers = bar, played, n_pending, workers
-        self.session = session
+    def __init__(self, rd, plan, merger, done, bar, played, session):
+        self.rd, self.plan, self.merger, self.done = rd, plan, merger, set(done)
+        self.bar, self.played, self.session = bar, played, session
+        self.run = plan.fingerprint()  # (a plan stopped at a look keeps it)
+        self.workers = session.workers or os.cpu_count() or 1
         self.ex = None
 
     def play(self, manifest: dict) -> Plan:
