@@ -254,3 +254,12 @@ def test_new_manifests_record_no_batch_size_and_old_ones_still_load(tmp_path):
     (d / "manifest.json").write_text(json.dumps({**m, "batch_size": 0}))
     r = invoke(["report", str(d)])
     assert r.exit_code == 5 and "'batch_size' or 'ids_per_rotation' is out of range" in r.stderr
+
+
+def test_the_flag_table_of_docs_config_lists_every_row():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "config.md").read_text()
+    table = text.split("## Command-line flags and file keys")[1].split("\n\n")[1]
+    rows = {line.split("|")[1].strip(): line.split("|")[2] for line in table.splitlines()[2:]}
+    for f in FLAGGED:
+        (row,) = [cell for key, cell in rows.items() if f"`{f.key}`" in key or f"[{f.key}." in key]
+        assert f.flag_name in row or f.flag[0] in row, f.key

@@ -424,7 +424,7 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
         int_in(r, 0, plan.players) for r in plan.rotations
     ):
         raise ValueError("'unit' or 'rotations' is out of range")
-    # (a manifest written before 0.? records the engine's batch size, which no run sets: it
+    # (a manifest written by an earlier dominosim records a batch size, which no run set: it
     # is checked, then left alone, so those folders still load, resume and verify)
     batch = int(m.get("batch_size", 1))
     if not int_in(batch, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
