@@ -216,6 +216,7 @@ FIELD = {f.key: f for f in FIELDS}
 TOP_KEYS = tuple(FIELD)
 DEFAULTS = {f.key: f.default for f in FIELDS if f.default is not None}
 UNITS = FIELD["unit"].choices
+_OF_KIND = {kind: [f for f in FIELDS if f.kind == kind] for kind in {f.kind for f in FIELDS}}
 #: The table's rows by their Python API keyword (experiment_from_cli's flags).
 KEYWORDS = {f.keyword: f for f in FIELDS if f.keyword}
 
@@ -633,9 +634,10 @@ def build_experiment(
 
 def _run_settings(raw: Mapping, w: _Where) -> dict:
     """The keys of a run's size and shape, each checked by its kind (the rows of
-    :data:`FIELDS` with a plain kind: players, games, unit, seed, chunk size, workers, output
-    folder, rotation, records, plots, strategy paths), in the table's order."""
-    out = {f.key: _CHECKS[f.kind](raw, f, w) for f in FIELDS if f.kind in _CHECKS}
+    :data:`FIELDS` with a plain kind), kind by kind in :data:`_CHECKS`' order, each kind's in
+    the table's: players, games, seed, chunk size, workers, unit, output folder, rotation,
+    records, plots, strategy paths."""
+    out = {f.key: check(raw, f, w) for kind, check in _CHECKS.items() for f in _OF_KIND[kind]}
     if out["chunk_size"] is None:  # about 100,000 hands of work per chunk either way
         out["chunk_size"] = CHUNK_GAMES[out["unit"]]
     return out
@@ -836,12 +838,13 @@ def _str_list(raw, key, w) -> tuple[str, ...]:
     return tuple(value)
 
 
-#: The check of each plain kind of :data:`FIELDS` (the others have checks of their own).
+#: The check of each plain kind of :data:`FIELDS` (the others have checks of their own), in
+#: the order the kinds are checked (the first mistake of a file with several is named).
 _CHECKS: dict[str, Callable[[Mapping, Field, _Where], Any]] = {
     "int": _int,
-    "bool": _bool,
     "choice": _choice,
     "path": _path,
+    "bool": _bool,
     "paths": _paths,
 }
 
