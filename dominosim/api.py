@@ -24,20 +24,19 @@ from typing import Any, NamedTuple
 
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError, did_you_mean
-from dominosim.config import Experiment, experiment_from_cli, read_toml
+from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml
+from dominosim.config import KEYWORDS as FIELDS_BY_KEYWORD
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
     """The Experiment of a config file and/or flags, its seed, and whether it was drawn.
 
     When neither the flags nor the file give a seed, one is drawn at random (and recorded in
-    the manifest, so the run can be repeated with ``seed=...``).
+    the manifest, so the run can be repeated with ``seed=...``). The file is read once.
     """
-    exp = experiment_from_cli(config, **flags)
-    given = flags.get("seed") is not None
-    if not given and config is not None:
-        given = "seed" in read_toml(config)
-    if given:
+    settings = read_toml(config) if config is not None else {}
+    exp = experiment_from_cli(config, settings=settings, **flags)
+    if flags.get("seed") is not None or "seed" in settings:
         return exp, exp.seed, False
     return exp, secrets.randbelow(2**31), True
 
@@ -119,20 +118,11 @@ def _until_decided(fn: str, flags: dict) -> tuple[bool, str | None]:
 
 #: The range of ``--strategy-timeout`` (seconds): a timer finer or longer than this is a typo.
 TIMEOUT_RANGE = (0.001, 86400.0)
-#: The keywords of an experiment (:func:`dominosim.config.experiment_from_cli`'s flags).
+#: The keywords of an experiment (:data:`dominosim.config.FIELDS`) that every function takes:
+#: all but ``variants`` and ``plots`` (run's own), ``name`` listed last, then the session's
+#: ``strategy_timeout``.
 _EXPERIMENT = (
-    "players",
-    "sets",
-    "strategies",
-    "games",
-    "unit",
-    "seed",
-    "chunk_size",
-    "workers",
-    "out",
-    "rotate",
-    "records",
-    "strategy_path",
+    *(k for k in FIELDS_BY_KEYWORD if k not in ("variants", "plots", "name")),
     "name",
     "strategy_timeout",
 )
@@ -148,18 +138,15 @@ _TAKES = {
     "tune-target": ("variant", "targets", "share", *(k for k in _EXPERIMENT if k != "unit")),
 }
 # fmt: on
-_LISTS = {  # keyword -> what it takes: a string is one item (or the CLI's comma grammar)
-    "sets": "a string VARIANT.OPTION=VALUE (one --set) or a list of them",
-    "variants": "a string (variant names separated by commas) or a list of variant names",
-    "strategies": "a string such as 'random,greedy:depth=2' or a list of such entries",
-    "strategy_path": "a path (a string or pathlib.Path) or a list of paths",
-}
-
-
+#: Keyword -> what it takes, for a list keyword: a string is one item (or the CLI's comma
+#: grammar).
+_LISTS = {f.keyword: f.takes for f in FIELDS if f.takes}
 #: Keywords taking a whole number (an int, or a string of one, as the command line gives it).
-_INTS = ("players", "games", "seed", "chunk_size", "workers", "deals", "budget", "accuracy_deals")
+_INTS = (*(f.keyword for f in FIELDS if f.kind == "int"), "deals", "budget", "accuracy_deals")
 #: Keywords taking true or false.
-_BOOLS = ("rotate", "records", "plots", "round_robin")
+_BOOLS = (*(f.keyword for f in FIELDS if f.kind == "bool"), "round_robin")
+#: Keywords taking a string; ``out``, a path, takes a pathlib.Path too.
+_STRINGS = (*(f.keyword for f in FIELDS if f.kind in ("name", "choice", "path")), "variant")
 
 
 def _typed(name: str, key: str, value):
@@ -224,24 +211,32 @@ def _keywords(fn: str, flags: Mapping[str, Any]) -> dict:
         if value is None:
             out[key] = [] if key == "sets" else None
         elif key in _LISTS:
-            single = (str, os.PathLike) if key == "strategy_path" else (str,)
+            single = (str, os.PathLike) if _kind(key) == "paths" else (str,)
             items = [value] if isinstance(value, single) else value
             if not isinstance(items, list | tuple) or not all(isinstance(x, single) for x in items):
                 raise ConfigError(
                     f"dominosim.{name}(): {key} must be {_LISTS[key]}, not {_shown(value)}"
                 )
-            if key in ("sets", "strategy_path"):
+            if _kind(key) in ("options", "paths"):  # (repeatable: never the comma grammar)
                 out[key] = [os.fspath(x) for x in items]
             else:  # (the CLI's comma grammar)
                 out[key] = value if isinstance(value, str) else list(items)
-        elif key in ("out", "variant", "name", "unit"):
+        elif key in _STRINGS:
             out[key] = os.fspath(value) if isinstance(value, os.PathLike) else value
             if not isinstance(out[key], str):
-                what = "a path (a string or pathlib.Path)" if key == "out" else "a string"
+                path = _kind(key) == "path"
+                what = "a path (a string or pathlib.Path)" if path else "a string"
                 raise ConfigError(f"dominosim.{name}(): {key} must be {what}, not {_shown(value)}")
         else:
             out[key] = value
     return out
+
+
+def _kind(key: str) -> str | None:
+    """The kind of an experiment keyword in :data:`dominosim.config.FIELDS` (None: a keyword
+    of a function's own)."""
+    f = FIELDS_BY_KEYWORD.get(key)
+    return f.kind if f is not None else None
 
 
 def _path(fn: str, key: str, value):

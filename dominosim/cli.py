@@ -14,17 +14,20 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
+from dominosim import config
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, DominosimError, OutputError
 from dominosim.base.version import __version__ as _pkg_version
 from dominosim.game import variants
 
 F = TypeVar("F", bound=Callable[..., Any])
+COMMANDLINE = ParameterSource.COMMANDLINE
 
 
 def _version() -> str:
@@ -177,42 +180,123 @@ def main() -> None:
 # The values are parsed by dominosim.config (rules_from_cli / experiment_from_cli), never here.
 
 
+def _field_option(f: config.Field) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """The click declaration of an experiment field's flag (dominosim.config.FIELDS): its
+    spelling and destination (the API keyword), metavar, help; None when not given, so the
+    file's value or the default stands."""
+    settings: dict[str, Any] = dict(default=None, help=f.help)
+    if f.metavar is not None:
+        settings["metavar"] = f.metavar
+    if f.repeat:
+        settings["multiple"] = True
+    if f.flag_int:
+        settings["type"] = int
+    choices = f.flag_values or (f.choices if f.kind == "choice" else ())
+    if choices:
+        settings["type"] = click.Choice(list(choices))
+    return f.flag, settings
+
+
+#: The options several commands take, declared once: (flag and destination, click settings),
+#: by destination: every experiment field's flag (dominosim.config.FIELDS), then the options of
+#: a session and of --until-decided. :func:`option` gives one (a command may change a setting,
+#: e.g. its help), :func:`options` several in the order given.
+# fmt: off
+SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    **{f.keyword: _field_option(f) for f in config.FIELDS if f.flag and f.keyword},
+    "executor": (("--executor",), dict(type=click.Choice(["local", "dask", "dask-local"]),
+                                       default="local", show_default=True,
+                                       help="Where work items run.")),
+    "scheduler": (("--scheduler",), dict(default=None, metavar="tcp://HOST:PORT",
+                                         help="Dask scheduler address (with --executor "
+                                              "dask).")),
+    "resume": (("--resume",), dict(default=None, metavar="RUN_DIR",
+                                   type=click.Path(file_okay=False),
+                                   help="Finish an interrupted run (a finished one: print its "
+                                        "report).")),
+    "json": (("--json", "as_json"), dict(is_flag=True,
+                                         help="Print the report as one JSON object.")),
+    "until_decided": (("--until-decided", "until_decided"), dict(
+        is_flag=True, default=False,
+        help="Play in rounds until every pair of strategies is told apart on the ranking "
+             "metric (a sequential test that keeps its 5% error rate), at most --games.")),
+    "metric": (("--metric",), dict(
+        type=click.Choice(["hands", "points", "matches"]), default=None,
+        help="Rank by hand wins, paired points per hand or match wins (default: what "
+             "decides the game: matches with --unit match, else points in a race to a "
+             "target, hands where a hand is the whole game).")),
+    "strategy_timeout": (("--strategy-timeout", "strategy_timeout"), dict(
+        default=None, metavar="SECONDS",
+        help="End the run when a strategy takes longer for one decision batch (default: no "
+             "limit).")),
+}
+# fmt: on
+
+#: The options --resume takes (by destination): how, not what, a run plays; it refuses every
+#: other option given (:func:`_refuse_with_resume`). The experiment's are the fields marked
+#: ``session`` in dominosim.config.FIELDS.
+SESSION_OPTIONS = frozenset(
+    {"executor", "scheduler", "resume", "as_json", "strategy_timeout"}
+    | {f.keyword for f in config.FIELDS if f.session}
+)
+
+#: what run, compare, tune and tune-target share after their own options
+RUN_OPTIONS = (
+    "records",
+    "executor",
+    "scheduler",
+    "resume",
+    "json",
+    "strategy_path",
+    "strategy_timeout",
+)
+
+
+def option(name: str, dest: str | None = None, **changes: Any) -> Callable[[F], F]:
+    """The shared option ``name`` of :data:`SHARED_OPTIONS`, with ``changes`` to its
+    settings (``dest``: another destination)."""
+    decls, settings = SHARED_OPTIONS[name]
+    if dest is not None:
+        decls = (*(d for d in decls if d.startswith("-")), dest)
+    return click.option(*decls, **{**settings, **changes})
+
+
+def options(*names: str) -> Callable[[F], F]:
+    """The shared options ``names``, shown in ``--help`` in that order."""
+
+    def decorate(f: F) -> F:
+        for name in reversed(names):
+            f = option(name)(f)
+        return f
+
+    return decorate
+
+
 def rules_options(f: F, variant_required: bool = True) -> F:
-    """``--variant``, ``--players`` and repeatable ``--set VARIANT.OPTION=VALUE``."""
-    f = click.option(
-        "--set",
+    """``--variant`` (one), ``--players`` (default 2) and repeatable ``--set
+    VARIANT.OPTION=VALUE``, as commands that play one rule set take them (trace)."""
+    f = option(
         "sets",
-        multiple=True,
         metavar="VARIANT.OPTION=VALUE",
         help="Set a RULES §15 option (repeatable); a bare OPTION=VALUE when only one variant "
         "has it. See 'dominosim variants VARIANT'.",
     )(f)
-    f = click.option(
-        "--players",
-        "-p",
-        type=click.IntRange(2, 4),
-        default=2,
-        show_default=True,
-        help="Number of players, 2 to 4.",
-    )(f)
-    f = click.option(
-        "--variant",
+    f = option("players", type=click.IntRange(2, 4), default=2, show_default=True)(f)
+    return option(
+        "variants",
         "variant",
+        multiple=False,
         required=variant_required,
-        metavar="VARIANT",
         help="Variant slug, e.g. fives (list: dominosim variants).",
     )(f)
-    return f
 
 
 def strategies_option(f: F) -> F:
     """``--strategies name:key=value,...`` (one entry per seat, or one for every seat)."""
-    return click.option(
-        "--strategies",
+    return option(
         "strategies",
         default="random",
         show_default=True,
-        metavar="SPEC",
         help="Strategies by seat, comma-separated, each NAME[:KEY=VALUE...]; "
         "one name means every seat.",
     )(f)
@@ -230,88 +314,32 @@ def seed_option(f: F) -> F:
     )(f)
 
 
-#: The options several commands take, declared once: (flag and destination, click settings).
-#: :func:`option` gives one (a command may change a setting, e.g. its help), :func:`options`
-#: several in the order given.
-# fmt: off
-SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "players": (("--players", "-p"), dict(type=int, default=None,
-                                          help="Number of players, 2 to 4.")),
-    "seed": (("--seed",), dict(default=None, metavar="N",
-                               help="Root of every random stream; drawn (and printed) when not "
-                                    "given.")),
-    "chunk_size": (("--chunk-size", "chunk_size"), dict(
-        default=None, metavar="N",
-        help="Games per work item (default 100000 hands or 10000 matches; smaller when that "
-             "leaves a worker idle).")),
-    "workers": (("--workers",), dict(default=None, metavar="N",
-                                     help="Worker processes (default: all cores; 1 runs "
-                                          "in-process).")),
-    "out": (("--out",), dict(default=None, metavar="DIR",
-                             help="Results root folder (default results).")),
-    "name": (("--name",), dict(default=None,
-                               help="Experiment name; results go to OUT/NAME/.")),
-    "records": (("--records",), dict(type=click.Choice(["all", "none"]), default=None,
-                                     help="Write per-hand records (all) or only aggregates "
-                                          "(none).")),
-    "executor": (("--executor",), dict(type=click.Choice(["local", "dask", "dask-local"]),
-                                       default="local", show_default=True,
-                                       help="Where work items run.")),
-    "scheduler": (("--scheduler",), dict(default=None, metavar="tcp://HOST:PORT",
-                                         help="Dask scheduler address (with --executor "
-                                              "dask).")),
-    "resume": (("--resume",), dict(default=None, metavar="RUN_DIR",
-                                   type=click.Path(file_okay=False),
-                                   help="Finish an interrupted run (a finished one: print its "
-                                        "report).")),
-    "json": (("--json", "as_json"), dict(is_flag=True,
-                                         help="Print the report as one JSON object.")),
-    "strategy_path": (("--strategy-path", "strategy_path"), dict(
-        multiple=True, metavar="PATH", help="Extra strategy file or folder (repeatable).")),
-    "until_decided": (("--until-decided", "until_decided"), dict(
-        is_flag=True, default=False,
-        help="Play in rounds until every pair of strategies is told apart on the ranking "
-             "metric (a sequential test that keeps its 5% error rate), at most --games.")),
-    "metric": (("--metric",), dict(
-        type=click.Choice(["hands", "points", "matches"]), default=None,
-        help="Rank by hand wins, paired points per hand or match wins (default: what "
-             "decides the game: matches with --unit match, else points in a race to a "
-             "target, hands where a hand is the whole game).")),
-    "strategy_timeout": (("--strategy-timeout", "strategy_timeout"), dict(
-        default=None, metavar="SECONDS",
-        help="End the run when a strategy takes longer for one decision batch (default: no "
-             "limit).")),
-}
-# fmt: on
-
-#: what run, compare, tune and tune-target share after their own options
-RUN_OPTIONS = (
-    "records",
-    "executor",
-    "scheduler",
-    "resume",
-    "json",
-    "strategy_path",
-    "strategy_timeout",
-)
+def _refuse_with_resume(ctx: click.Context, params: Iterable[click.Parameter]) -> None:
+    """The error of an option given with ``--resume`` (which continues a run as it was
+    planned): the first of ``params`` given on the command line that is not a session's
+    (:data:`SESSION_OPTIONS`)."""
+    for p in params:
+        if p.name in SESSION_OPTIONS or ctx.get_parameter_source(p.name) != COMMANDLINE:
+            continue
+        flag = p.opts[0] if isinstance(p, click.Option) else p.human_readable_name
+        raise ConfigError(
+            f"--resume continues a run as it was planned, so {flag} cannot be given "
+            "with it; only --workers, --executor, --scheduler and --json"
+        )
 
 
-def option(name: str, **changes: Any) -> Callable[[F], F]:
-    """The shared option ``name`` of :data:`SHARED_OPTIONS`, with ``changes`` to its
-    settings."""
-    decls, settings = SHARED_OPTIONS[name]
-    return click.option(*decls, **{**settings, **changes})
-
-
-def options(*names: str) -> Callable[[F], F]:
-    """The shared options ``names``, shown in ``--help`` in that order."""
-
-    def decorate(f: F) -> F:
-        for name in reversed(names):
-            f = option(name)(f)
-        return f
-
-    return decorate
+def _api_flags(kw: dict[str, Any]) -> dict[str, Any]:
+    """The command's experiment options as the Python API takes them: a repeatable flag's
+    values a list (None: not given), ``--records all|none`` true or false."""
+    out = {}
+    for key, value in kw.items():
+        f = config.KEYWORDS.get(key)
+        if f is not None and f.repeat and not isinstance(value, str):
+            value = list(value) or None
+        elif f is not None and f.flag_values and value is not None:
+            value = value == f.flag_values[0]
+        out[key] = value
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -497,53 +525,8 @@ def trace_cmd(
 
 @main.command("run")
 @click.argument("config", required=False, type=click.Path())
-@click.option(
-    "--variant",
-    "variant_names",
-    multiple=True,
-    metavar="VARIANT",
-    help="Variant (repeatable or comma-separated); replaces the file's list.",
-)
-@option("players")
-@click.option(
-    "--strategies",
-    default=None,
-    metavar="SPEC",
-    help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.",
-)
-@click.option(
-    "--set",
-    "sets",
-    multiple=True,
-    metavar="VARIANT.OPTION=VALUE[,VALUE...]",
-    help="Set a RULES §15 option (repeatable); a value list makes option groups.",
-)
-@click.option(
-    "--games",
-    default=None,
-    metavar="N",
-    help="Games per option group, over all seat rotations (default 1000).",
-)
-@click.option(
-    "--unit",
-    type=click.Choice(["hand", "match"]),
-    default=None,
-    help="What a game is (default hand, or the file's unit). A hand still ends when "
-    "a side reaches the match target; --set V.target=none plays hands without "
-    "one.",
-)
-@options("seed", "chunk_size", "workers", "out", "name")
-@click.option(
-    "--rotate/--no-rotate",
-    default=None,
-    help="Play every seat rotation of the strategies (default on).",
-)
-@click.option(
-    "--plots/--no-plots",
-    default=None,
-    help="Draw the figures of plots/ when the run is done (default on; matplotlib takes about "
-    "a second, so a small run is several times quicker without).",
-)
+@options("variants", "players", "strategies", "sets", "games", "unit")
+@options("seed", "chunk_size", "workers", "out", "name", "rotate", "plots")
 @options(*RUN_OPTIONS)
 @options("until_decided")
 @option(
@@ -551,31 +534,8 @@ def trace_cmd(
     help="With --until-decided: the metric it decides on (hands, points, "
     "matches; default what decides the game).",
 )
-def run_cmd(
-    config: str | None,
-    variant_names: tuple[str, ...],
-    players: int | None,
-    strategies: str | None,
-    sets: tuple[str, ...],
-    games: str | None,
-    unit: str | None,
-    seed: str | None,
-    chunk_size: str | None,
-    workers: str | None,
-    out: str | None,
-    name: str | None,
-    rotate: bool | None,
-    plots: bool | None,
-    records: str | None,
-    executor: str,
-    scheduler: str | None,
-    resume: str | None,
-    as_json: bool,
-    strategy_path: tuple[str, ...],
-    strategy_timeout: str | None,
-    until_decided: bool,
-    metric: str | None,
-) -> None:
+@click.pass_context
+def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     """Run an experiment: every option group x seat rotation, chunked over workers.
 
     CONFIG is an experiment file (docs/config.md); flags override it. Results go to
@@ -586,58 +546,25 @@ def run_cmd(
     from dominosim import api
     from dominosim.analysis import render
 
-    common = dict(
-        executor=executor, scheduler=scheduler, progress=None, strategy_timeout=strategy_timeout
-    )
+    as_json, resume = kw.pop("as_json"), kw.pop("resume")
+    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout")}
     if resume is not None:
-        # fmt: off
-        given = [f for f, v in (("CONFIG", config), ("--variant", variant_names), ("--players", players),
-                                ("--strategies", strategies), ("--set", sets), ("--games", games),
-                                ("--unit", unit), ("--seed", seed), ("--chunk-size", chunk_size),
-                                ("--out", out), ("--name", name), ("--rotate", rotate),
-                                ("--plots", plots), ("--records", records),
-                                ("--strategy-path", strategy_path),
-                                ("--until-decided", until_decided or None), ("--metric", metric))
-                 if v not in (None, ())]
-        # fmt: on
-        _refuse_with_resume(given)
+        _refuse_with_resume(ctx, ctx.command.params)
+        workers = _int_flag(kw["workers"], "--workers")
         with _stdout_aside():
-            data = api.run(resume=resume, workers=_int_flag(workers, "--workers"), **common)
+            data = api.run(resume=resume, workers=workers, progress=None, **common)
     else:
+        until, metric = kw.pop("until_decided"), kw.pop("metric")
         with _stdout_aside():
             data = api.run(
                 config,
-                variants=list(variant_names) or None,
-                players=players,
-                sets=sets,
-                strategies=strategies,
-                games=games,
-                unit=unit,
-                seed=seed,
-                chunk_size=chunk_size,
-                workers=workers,
-                out=out,
-                name=name,
-                rotate=rotate,
-                records=None if records is None else records == "all",
-                plots=plots,
-                strategy_path=list(strategy_path) or None,
+                **_api_flags(kw),
+                progress=None,
                 **common,
-                **({"until_decided": True} if until_decided else {}),
+                **({"until_decided": True} if until else {}),
                 **({"metric": metric} if metric else {}),
             )
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
-
-
-def _refuse_with_resume(given: list[str]) -> None:
-    """The error of flags given with ``--resume`` (which continues a run as planned)."""
-    if given:
-        from dominosim.base.errors import ConfigError
-
-        raise ConfigError(
-            f"--resume continues a run as it was planned, so {given[0]} cannot be given "
-            "with it; only --workers, --executor, --scheduler and --json"
-        )
 
 
 def _int_flag(value, flag: str):
@@ -719,99 +646,55 @@ def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str |
 def tournament_options(f: F) -> F:
     """The options compare, tune and tune-target share with run."""
     f = options("seed", "chunk_size", "workers", "out", "name", *RUN_OPTIONS)(f)
-    f = click.option(
-        "--set",
-        "sets",
-        multiple=True,
-        metavar="VARIANT.OPTION=VALUE",
-        help="Set a RULES §15 option (repeatable).",
-    )(f)
+    f = option("sets", metavar="VARIANT.OPTION=VALUE", help="Set a RULES §15 option (repeatable).")(
+        f
+    )
     f = option("players", help="Number of players, 2 to 4 (default 2).")(f)
-    return click.option(
-        "--variant",
+    return option(
+        "variants",
         "variant",
-        default=None,
-        metavar="VARIANT",
+        multiple=False,
         help="Variant slug, e.g. fives (required unless --resume).",
     )(f)
 
 
-def _run_tournament(
-    kind: str,
-    fn,
-    *,
-    resume,
-    executor,
-    scheduler,
-    as_json,
-    workers,
-    variant,
-    strategy_timeout,
-    **flags,
-) -> None:
+def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
+    """A tournament command: ``fn`` (dominosim.compare, ...) with the command's options
+    ``kw``; with --resume, only the options of a session."""
     from dominosim.analysis import render
-    from dominosim.base.errors import ConfigError
 
+    ctx = click.get_current_context()
+    as_json, resume, variant = kw.pop("as_json"), kw.pop("resume"), kw.pop("variant")
+    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout")}
     if resume is not None:
-        given = [
-            "--set" if k == "sets" else "--" + k.replace("_", "-")
-            for k, v in (("variant", variant), *flags.items())
-            if v not in (None, ()) and not (k == "until_decided" and v is False)
-        ]
-        if given:
-            raise ConfigError(
-                f"--resume continues a run as it was planned, so {given[0]} cannot be given "
-                "with it; only --workers, --executor, --scheduler and --json"
-            )
+        params = {p.name: p for p in ctx.command.params}  # (--variant, then as they were given)
+        _refuse_with_resume(ctx, [params[n] for n in dict.fromkeys(["variant", *ctx.params])])
+        workers = _int_flag(kw["workers"], "--workers")
         with _stdout_aside():
-            data = fn(
-                resume=resume,
-                executor=executor,
-                scheduler=scheduler,
-                progress=None,
-                workers=_int_flag(workers, "--workers"),
-                strategy_timeout=strategy_timeout,
-            )
+            data = fn(resume=resume, progress=None, workers=workers, **common)
     else:
         if variant is None:
             raise ConfigError(f"{kind} needs --variant, e.g. --variant fives")
-        players = flags.pop("players")
-        records = flags.pop("records")
+        flags = _api_flags(kw)
+        flags["players"] = 2 if kw["players"] is None else kw["players"]
+        flags["sets"] = list(kw["sets"])
         with _stdout_aside():
-            data = fn(
-                variant=variant,
-                players=2 if players is None else players,
-                workers=workers,
-                records=None if records is None else records == "all",
-                strategy_path=list(flags.pop("strategy_path")) or None,
-                sets=list(flags.pop("sets")),
-                executor=executor,
-                scheduler=scheduler,
-                progress=None,
-                strategy_timeout=strategy_timeout,
-                **flags,
-            )
+            data = fn(variant=variant, **flags, progress=None, **common)
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
 
 
 @main.command("compare")
 @tournament_options
-@click.option(
-    "--strategies",
-    default=None,
-    metavar="SPEC",
+@option(
+    "strategies",
     help="The strategies of the round robin (at least two), comma-separated.",
 )
-@click.option(
-    "--games",
-    default=None,
-    metavar="N",
+@option(
+    "games",
     help="Total games over all tables and seatings (default 1000).",
 )
-@click.option(
-    "--unit",
-    type=click.Choice(["hand", "match"]),
-    default=None,
+@option(
+    "unit",
     help="What a game is (default hand).",
 )
 @options("metric", "until_decided")
@@ -825,15 +708,13 @@ def compare_cmd(**kw: Any) -> None:
     """
     from dominosim import api
 
-    _run_tournament("compare", api.compare, **kw)
+    _run_tournament("compare", api.compare, kw)
 
 
 @main.command("skill")
 @tournament_options
-@click.option(
-    "--strategies",
-    default=None,
-    metavar="SPEC",
+@option(
+    "strategies",
     help="The ladder, comma-separated, random among them (default: random, every "
     "built-in heuristic, mc, pimc, oracle).",
 )
@@ -875,27 +756,21 @@ def skill_cmd(**kw: Any) -> None:
     """
     from dominosim import api
 
-    _run_tournament("skill", api.skill, **kw)
+    _run_tournament("skill", api.skill, kw)
 
 
 @main.command("tune")
 @tournament_options
-@click.option(
-    "--strategies",
-    default=None,
-    metavar="SPEC",
+@option(
+    "strategies",
     help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.",
 )
-@click.option(
-    "--games",
-    default=None,
-    metavar="N",
+@option(
+    "games",
     help="Games per value, over all seat rotations (default 1000).",
 )
-@click.option(
-    "--unit",
-    type=click.Choice(["hand", "match"]),
-    default=None,
+@option(
+    "unit",
     help="What a game is (default match).",
 )
 def tune_cmd(**kw: Any) -> None:
@@ -906,15 +781,13 @@ def tune_cmd(**kw: Any) -> None:
     """
     from dominosim import api
 
-    _run_tournament("tune", api.tune, **kw)
+    _run_tournament("tune", api.tune, kw)
 
 
 @main.command("tune-target")
 @tournament_options
-@click.option(
-    "--strategies",
-    default=None,
-    metavar="SPEC",
+@option(
+    "strategies",
     help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.",
 )
 @click.option(
@@ -930,10 +803,8 @@ def tune_cmd(**kw: Any) -> None:
     help="Name the smallest target where the stronger strategy's Wilson lower bound "
     "reaches X (default 0.75).",
 )
-@click.option(
-    "--games",
-    default=None,
-    metavar="N",
+@option(
+    "games",
     help="Matches at each target, over all seat rotations (default 1000).",
 )
 def tune_target_cmd(**kw: Any) -> None:
@@ -944,7 +815,7 @@ def tune_target_cmd(**kw: Any) -> None:
     """
     from dominosim import api
 
-    _run_tournament("tune-target", api.tune_target, **kw)
+    _run_tournament("tune-target", api.tune_target, kw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1027,10 +898,9 @@ def _load_died(how: str, last: str | None) -> str:
     help="Hands per rule set and check (default 8).",
 )
 @option("seed", type=int, default=0, show_default=True, metavar=None, help="Seed of the deals.")
-@click.option(
-    "--variant",
+@option(
+    "variants",
     "variant_names",
-    multiple=True,
     metavar="NAME",
     help="Check only this variant (repeatable; default: all twelve).",
 )

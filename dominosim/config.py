@@ -25,9 +25,10 @@ import itertools
 import re
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dominosim.base.errors import ConfigError, RulesError, StrategyError, did_you_mean
 from dominosim.game.rules import Rules
@@ -41,43 +42,6 @@ from dominosim.strategy.spec import (
     parse_strategy,
 )
 from dominosim.strategy.spec import show as _show
-
-UNITS = ("hand", "match")
-
-#: Top-level keys of an experiment file, in the order ``docs/config.md`` lists them.
-TOP_KEYS = (
-    "name",
-    "variants",
-    "players",
-    "options",
-    "seats",
-    "strategy",
-    "games",
-    "unit",
-    "seed",
-    "chunk_size",
-    "workers",
-    "out",
-    "rotate",
-    "records",
-    "plots",
-    "strategy_path",
-)
-
-DEFAULTS = {
-    "players": 2,
-    "seats": ("random",),
-    "games": 1000,
-    "unit": "hand",
-    "seed": 0,
-    "chunk_size": None,  # None: CHUNK_GAMES for the unit
-    "workers": None,  # None: one worker per CPU core
-    "out": "results",
-    "rotate": True,
-    "records": True,
-    "plots": True,
-    "strategy_path": (),
-}
 
 # the default games per work item: about 100,000 hands either way (a chunk's fixed costs, the
 # engine's set-up and the chunk's files, then stay a few percent of its time)
@@ -109,9 +73,141 @@ class VariantSpec:
         return [dict(g) for g in self.groups]
 
 
+# ---------------------------------------------------------------------------------------------
+# the experiment's settings: one table, in the manner of variants.OPTIONS. The file's keys
+# (TOP_KEYS), their defaults (DEFAULTS), their checks (build_experiment), the Experiment's
+# attributes and to_dict, the flags experiment_from_cli takes, the Python API's keywords and
+# their type checks (api.py) and the command line's options (cli.py) are all made from it.
+
+
+def _seed_in_range(seed: int, where: str) -> None:
+    if not 0 <= seed < 2**64:  # (never reduced mod 2**64: two seeds would give one run)
+        raise ConfigError(f"{where} must be an integer from 0 to 2**64-1, not {seed}")
+
+
+def _chunk_in_memory(size: int, where: str) -> None:
+    if size > MAX_CHUNK_SIZE:  # (a chunk is held in memory)
+        raise ConfigError(
+            f"{where} must be at most {MAX_CHUNK_SIZE} (a chunk is held in memory), not {size}"
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Field:
+    """One setting of an experiment: how an experiment file, the command line and the Python
+    API spell it, its default, its range, its help.
+
+    ``kind`` says how a value is checked: ``int`` (within ``lo``..``hi``, then ``check``),
+    ``bool``, ``choice`` (one of ``choices``), ``path``, ``paths``; ``name``, ``variants``,
+    ``options``, ``seats`` and ``strategy`` have checks of their own (build_experiment).
+    ``into``: the Experiment attribute a key is folded into ("" for an attribute of its own):
+    the ``options`` tables into ``variants``' option groups, the ``strategy`` tables into
+    ``seats``. ``flag``: click's declarations of the command-line option (its spelling and
+    destination; empty for a key only files have), with ``metavar``, ``help`` (the run
+    command's; other commands may reword it), ``repeat`` (given several times),
+    ``flag_values`` (what the flag takes when it is not the value: ``--records all|none``) and
+    ``flag_int`` (click parses it as an integer; else the config does, naming the flag).
+    ``keyword``: the Python API's keyword (None: none), ``takes``: what a list keyword takes,
+    for its type error. ``session``: how, not what, a run plays (``--resume`` takes it; it
+    refuses every other flag)."""
+
+    key: str
+    kind: str
+    default: object = None
+    lo: int | None = None
+    hi: int | None = None
+    choices: tuple[str, ...] = ()
+    check: Callable[[Any, str], None] | None = None
+    into: str = ""
+    flag: tuple[str, ...] = ()
+    metavar: str | None = None
+    help: str = ""
+    repeat: bool = False
+    flag_values: tuple[str, ...] = ()
+    flag_int: bool = False
+    keyword: str | None = None
+    takes: str = ""
+    session: bool = False
+
+    @property
+    def flag_name(self) -> str:
+        """The option as messages name it (``--rotate`` of ``--rotate/--no-rotate``)."""
+        return self.flag[0].split("/")[0]
+
+
+# fmt: off
+FIELDS: tuple[Field, ...] = (
+    Field(key="name", kind="name", flag=("--name",), keyword="name",
+          help="Experiment name; results go to OUT/NAME/."),
+    Field(key="variants", kind="variants", flag=("--variant", "variants"), metavar="VARIANT",
+          repeat=True, keyword="variants",
+          takes="a string (variant names separated by commas) or a list of variant names",
+          help="Variant (repeatable or comma-separated); replaces the file's list."),
+    Field(key="players", kind="int", default=2, lo=2, hi=4, flag=("--players", "-p"),
+          flag_int=True, keyword="players", help="Number of players, 2 to 4."),
+    Field(key="options", kind="options", default={}, into="variants", flag=("--set", "sets"),
+          metavar="VARIANT.OPTION=VALUE[,VALUE...]", repeat=True, keyword="sets",
+          takes="a string VARIANT.OPTION=VALUE (one --set) or a list of them",
+          help="Set a RULES §15 option (repeatable); a value list makes option groups."),
+    Field(key="seats", kind="seats", default=("random",), flag=("--strategies", "strategies"),
+          metavar="SPEC", keyword="strategies",
+          takes="a string such as 'random,greedy:depth=2' or a list of such entries",
+          help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all."),
+    Field(key="strategy", kind="strategy", default={}, into="seats"),
+    Field(key="games", kind="int", default=1000, lo=1, flag=("--games",), metavar="N",
+          keyword="games",
+          help="Games per option group, over all seat rotations (default 1000)."),
+    Field(key="unit", kind="choice", default="hand", choices=("hand", "match"),
+          flag=("--unit",), keyword="unit",
+          help="What a game is (default hand, or the file's unit). A hand still ends when a "
+               "side reaches the match target; --set V.target=none plays hands without one."),
+    Field(key="seed", kind="int", default=0, check=_seed_in_range, flag=("--seed",),
+          metavar="N", keyword="seed",
+          help="Root of every random stream; drawn (and printed) when not given."),
+    # (None: CHUNK_GAMES of the unit)
+    Field(key="chunk_size", kind="int", lo=1, check=_chunk_in_memory,
+          flag=("--chunk-size", "chunk_size"), metavar="N", keyword="chunk_size",
+          help="Games per work item (default 100000 hands or 10000 matches; smaller when that "
+               "leaves a worker idle)."),
+    # (None: one worker per CPU core)
+    Field(key="workers", kind="int", lo=1, flag=("--workers",), metavar="N",
+          keyword="workers", session=True,
+          help="Worker processes (default: all cores; 1 runs in-process)."),
+    Field(key="out", kind="path", default="results", flag=("--out",), metavar="DIR",
+          keyword="out", help="Results root folder (default results)."),
+    Field(key="rotate", kind="bool", default=True, flag=("--rotate/--no-rotate",),
+          keyword="rotate", help="Play every seat rotation of the strategies (default on)."),
+    Field(key="records", kind="bool", default=True, flag=("--records",),
+          flag_values=("all", "none"), keyword="records",
+          help="Write per-hand records (all) or only aggregates (none)."),
+    Field(key="plots", kind="bool", default=True, flag=("--plots/--no-plots",),
+          keyword="plots",
+          help="Draw the figures of plots/ when the run is done (default on; matplotlib takes "
+               "about a second, so a small run is several times quicker without)."),
+    Field(key="strategy_path", kind="paths", default=(), flag=("--strategy-path",
+          "strategy_path"), metavar="PATH", repeat=True, keyword="strategy_path",
+          takes="a path (a string or pathlib.Path) or a list of paths",
+          help="Extra strategy file or folder (repeatable)."),
+)
+# fmt: on
+
+#: The table's rows by key.
+FIELD = {f.key: f for f in FIELDS}
+#: Top-level keys of an experiment file, in the order ``docs/config.md`` lists them.
+TOP_KEYS = tuple(FIELD)
+DEFAULTS = {f.key: f.default for f in FIELDS if f.default is not None}
+UNITS = FIELD["unit"].choices
+_OF_KIND = {kind: [f for f in FIELDS if f.kind == kind] for kind in {f.kind for f in FIELDS}}
+#: The table's rows by their Python API keyword (experiment_from_cli's flags).
+KEYWORDS = {f.keyword: f for f in FIELDS if f.keyword}
+
+
 @dataclass(frozen=True)
 class Experiment:
-    """Resolved settings of one experiment (TOML file, command-line flags, or both).
+    """Resolved settings of one experiment (TOML file, command-line flags, or both): one
+    attribute per row of :data:`FIELDS` that is not folded into another (``to_dict`` gives
+    them in that order; ``tests/test_config.py`` holds the two together), the rules they
+    give and where they came from. Made by :func:`build_experiment` alone.
 
     Attributes:
         name: experiment name, also the results folder name ``<out>/<name>/``.
@@ -128,28 +224,32 @@ class Experiment:
         records: write per-hand records besides the integer aggregates.
         plots: draw the figures of plots/ when the run is done (matplotlib: about a second).
         strategy_path: extra files or folders searched for strategies.
+        rule_sets: one Rules per (variant x option group), in order, without duplicates
+            (made once, when the settings are checked); :attr:`rules` lists them.
         source: where the settings came from (a file path, or ``"command line"``).
     """
 
     name: str
     variants: tuple[VariantSpec, ...]
-    players: int = 2
-    seats: tuple[StrategySpec, ...] = (StrategySpec("random"),) * 2
-    games: int = 1000
-    unit: str = "hand"
-    seed: int = 0
-    chunk_size: int = 10_000
-    workers: int | None = None
-    out: str = "results"
-    rotate: bool = True
-    records: bool = True
-    plots: bool = True
-    strategy_path: tuple[str, ...] = ()
+    players: int
+    seats: tuple[StrategySpec, ...]
+    games: int
+    unit: str
+    seed: int
+    chunk_size: int
+    workers: int | None
+    out: str
+    rotate: bool
+    records: bool
+    plots: bool
+    strategy_path: tuple[str, ...]
+    #: the rules of the option groups (see :attr:`rules`), made once by build_experiment
+    rule_sets: tuple[Rules, ...] = field(compare=False, repr=False)
     source: str = field(default="command line", compare=False)
 
     @property
     def rules(self) -> list[Rules]:
-        return resolve_rules(self)
+        return list(self.rule_sets)
 
     @property
     def strategy_names(self) -> tuple[str, ...]:
@@ -157,34 +257,21 @@ class Experiment:
         return tuple(dict.fromkeys(s.name for s in self.seats))
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict of the resolved settings (for manifests)."""
-        return {
-            "name": self.name,
-            "variants": [
-                {"variant": v.variant, "groups": [dict(g) for g in v.groups]} for v in self.variants
-            ],
-            "players": self.players,
-            "seats": [s.label for s in self.seats],
-            "games": self.games,
-            "unit": self.unit,
-            "seed": self.seed,
-            "chunk_size": self.chunk_size,
-            "workers": self.workers,
-            "out": self.out,
-            "rotate": self.rotate,
-            "records": self.records,
-            "plots": self.plots,
-            "strategy_path": list(self.strategy_path),
-        }
+        """A JSON-ready dict of the resolved settings (for manifests), in the table's order."""
+        return {f.key: _json_value(f, getattr(self, f.key)) for f in FIELDS if not f.into}
+
+
+def _json_value(f: Field, value: object) -> object:
+    if f.kind == "variants":
+        return [{"variant": v.variant, "groups": [dict(g) for g in v.groups]} for v in value]
+    if f.kind == "seats":
+        return [s.label for s in value]
+    return list(value) if f.kind == "paths" else value
 
 
 def resolve_rules(experiment: Experiment) -> list[Rules]:
     """One Rules per (variant × option-value combination), in order, without duplicates."""
-    out: dict[Rules, None] = {}
-    for spec in experiment.variants:
-        for group in spec.option_dicts():
-            out[make_rules(spec.variant, experiment.players, **group)] = None
-    return list(out)
+    return experiment.rules
 
 
 def rules_from_cli(variant: str, players: int | str, sets: Sequence[str] = ()) -> Rules:
@@ -365,72 +452,67 @@ def load_experiment(path: str | Path) -> Experiment:
 def experiment_from_cli(
     config: str | Path | None = None,
     *,
-    variants: Sequence[str] | str | None = None,
-    players: int | str | None = None,
-    sets: Sequence[str] = (),
-    strategies: str | Sequence[str] | None = None,
-    games: int | str | None = None,
-    unit: str | None = None,
-    seed: int | str | None = None,
-    chunk_size: int | str | None = None,
-    workers: int | str | None = None,
-    out: str | None = None,
-    rotate: bool | None = None,
-    records: bool | None = None,
-    plots: bool | None = None,
-    strategy_path: Sequence[str] | None = None,
-    name: str | None = None,
+    settings: Mapping | None = None,
     known_strategies: Iterable[str] | None = None,
     option_values: Mapping[str, Mapping[str, Sequence[object]]] | None = None,
+    **flags: Any,
 ) -> Experiment:
     """Build an Experiment from command-line flags, optionally on top of an experiment file.
 
-    Flags left at ``None`` keep the file's value (or the default). ``variants`` replaces the
-    file's variant list; ``sets`` are applied after the file's ``[options.*]`` tables and win
-    over them. Integer flags may be given as strings (``"42"``). ``known_strategies``, when
-    given, checks every seat's strategy name against it (StrategyError with a suggestion).
+    ``flags`` are the keywords of :data:`FIELDS` (``variants``, ``players``, ``sets``,
+    ``strategies``, ``games``, ``unit``, ``seed``, ``chunk_size``, ``workers``, ``out``,
+    ``rotate``, ``records``, ``plots``, ``strategy_path``, ``name``); a flag left at ``None``
+    keeps the file's value (or the default). ``variants`` replaces the file's variant list;
+    ``sets`` are applied after the file's ``[options.*]`` tables and win over them. Integer
+    flags may be given as strings (``"42"``). ``settings``: the file ``config`` already read
+    (:func:`read_toml`), so that it is read once. ``known_strategies``, when given, checks
+    every seat's strategy name against it (StrategyError with a suggestion).
     ``option_values`` (``{variant: {option: [values]}}``, values as ``--set`` parses them) is
     applied after ``sets``: a command that sweeps an option gives its values directly.
     """
-    raw = read_toml(config) if config is not None else {}
+    if settings is None:
+        settings = read_toml(config) if config is not None else {}
+    raw = dict(settings)
     source = str(config) if config is not None else "command line"
-    flags = {
-        "name": name,
-        "players": players,
-        "games": games,
-        "unit": unit,
-        "seed": seed,
-        "chunk_size": chunk_size,
-        "workers": workers,
-        "out": out,
-        "rotate": rotate,
-        "records": records,
-        "plots": plots,
-    }
-    for key, value in flags.items():
-        if value is not None:
-            raw[key] = _coerce_flag(key, value)
-    if variants is not None:
-        vs = variants.split(",") if isinstance(variants, str) else list(variants)
-        vs = [x.strip() for v in vs for x in v.split(",")]
-        if not vs or any(not v for v in vs):
-            raise ConfigError("--variant: empty variant name; write e.g. --variant fives")
-        raw["variants"] = vs
-    if strategies is not None:
-        raw["seats"] = [s.label for s in parse_strategies(strategies)]
-    if strategy_path:
-        raw["strategy_path"] = list(strategy_path)
-    if name is None and config is None and "variants" in raw:
+    unknown = next((k for k in flags if k not in KEYWORDS), None)
+    if unknown is not None:
+        raise TypeError(f"experiment_from_cli() got an unexpected keyword argument '{unknown}'")
+    for f in FIELDS:
+        value = flags.get(f.keyword)
+        if value is None or f.kind == "options" or (f.kind == "paths" and not value):
+            continue
+        raw[f.key] = _flag_value(f, value)
+    if flags.get("name") is None and config is None and "variants" in raw:
         raw.setdefault("name", "-".join(_variant_slug(v) for v in raw["variants"]))
     return build_experiment(
         raw,
         source=source,
-        sets=sets,
+        sets=flags.get("sets") or (),
         flags=True,
         known_strategies=known_strategies,
-        seats_overridden=strategies is not None,
+        seats_overridden=flags.get("strategies") is not None,
         option_values=option_values,
     )
+
+
+def _flag_value(f: Field, value: Any) -> object:
+    """A flag's value as a file would give it."""
+    if f.kind == "variants":
+        vs = value.split(",") if isinstance(value, str) else list(value)
+        vs = [x.strip() for v in vs for x in v.split(",")]
+        if not vs or any(not v for v in vs):
+            raise ConfigError("--variant: empty variant name; write e.g. --variant fives")
+        return vs
+    if f.kind == "seats":
+        return [s.label for s in parse_strategies(value)]
+    if f.kind == "paths":
+        return list(value)
+    if f.kind == "int" and isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return value  # the type check names the flag
+    return value
 
 
 def build_experiment(
@@ -459,63 +541,37 @@ def build_experiment(
         )
     settings = _run_settings(raw, w)
     players = settings["players"]
-    specs = _variant_specs(raw, players, w, source, sets, option_values)
+    specs, rules = _variant_specs(raw, players, w, source, sets, option_values)
     seats = _seats(raw, players, w, known_strategies, strict_tables=not seats_overridden)
     name = _experiment_name(raw, w, source)
-    return Experiment(name=name, variants=tuple(specs), seats=seats, source=source, **settings)
+    return Experiment(
+        name=name,
+        variants=tuple(specs),
+        seats=seats,
+        rule_sets=tuple(rules),
+        source=source,
+        **settings,
+    )
 
 
 def _run_settings(raw: Mapping, w: _Where) -> dict:
-    """The keys of a run's size and shape: players, games, seed, chunk size, workers, unit,
-    output folder, rotation, records, plots, strategy paths; each checked, in this order."""
-    players = _int(raw, "players", w, lo=2, hi=4)
-    games = _int(raw, "games", w, lo=1)
-    seed = _int(raw, "seed", w)
-    if not 0 <= seed < 2**64:  # (never reduced mod 2**64: two seeds would give one run)
-        raise ConfigError(f"{w('seed')} must be an integer from 0 to 2**64-1, not {seed}")
-    chunk_size = _int(raw, "chunk_size", w, lo=1, optional=True)
-    if chunk_size is not None and chunk_size > MAX_CHUNK_SIZE:  # (a chunk is held in memory)
-        raise ConfigError(
-            f"{w('chunk_size')} must be at most {MAX_CHUNK_SIZE} (a chunk is held in memory), "
-            f"not {chunk_size}"
-        )
-    workers = _int(raw, "workers", w, lo=1, optional=True)
-    unit = _str(raw, "unit", w)
-    if unit not in UNITS:
-        raise ConfigError(
-            f"{w('unit')} must be 'hand' or 'match', not {_show(unit)}{did_you_mean(unit, UNITS)}"
-        )
-    if chunk_size is None:  # about 100,000 hands of work per chunk either way
-        chunk_size = CHUNK_GAMES[unit]
-    out = expand_home(_str(raw, "out", w), w("out"))
-    no_control(out, w("out"))
-    rotate = _bool(raw, "rotate", w)
-    records = _bool(raw, "records", w)
-    plots = _bool(raw, "plots", w)
-    strategy_path = tuple(
-        expand_home(p, w("strategy_path")) for p in _str_list(raw, "strategy_path", w)
-    )
-    return dict(
-        players=players,
-        games=games,
-        seed=seed,
-        chunk_size=chunk_size,
-        workers=workers,
-        unit=unit,
-        out=out,
-        rotate=rotate,
-        records=records,
-        plots=plots,
-        strategy_path=strategy_path,
-    )
+    """The keys of a run's size and shape, each checked by its kind (the rows of
+    :data:`FIELDS` with a plain kind), kind by kind in :data:`_CHECKS`' order, each kind's in
+    the table's: players, games, seed, chunk size, workers, unit, output folder, rotation,
+    records, plots, strategy paths."""
+    out = {f.key: check(raw, f, w) for kind, check in _CHECKS.items() for f in _OF_KIND[kind]}
+    if out["chunk_size"] is None:  # about 100,000 hands of work per chunk either way
+        out["chunk_size"] = CHUNK_GAMES[out["unit"]]
+    return out
 
 
 def _variant_specs(
     raw: Mapping, players: int, w: _Where, source: str, sets: Sequence[str], option_values
-) -> list[VariantSpec]:
+) -> tuple[list[VariantSpec], list[Rules]]:
     """The variants and their option groups: the file's ``variants`` and ``options`` tables,
-    then ``--set``, then the values given by the caller, each layer over the one before; every
-    group's rules made once, so a bad value fails here."""
+    then ``--set``, then the values given by the caller, each layer over the one before; and
+    the rules of every group, made once (so a bad value fails here), in order, without
+    duplicates."""
     if "variants" not in raw:
         raise ConfigError(
             f'no variants in {source}; add e.g. variants = ["fives"] or --variant fives'
@@ -533,7 +589,7 @@ def _variant_specs(
         for option in opts:
             if option not in options_of(variant):
                 raise RulesError(f"unknown option '{option}' for {variant}")
-    specs = []
+    specs, rules = [], {}
     for variant, own in entries:
         merged: dict[str, list[object]] = {}
         for layer in (
@@ -546,14 +602,14 @@ def _variant_specs(
         groups = []
         for g in expand_groups(merged):
             try:
-                make_rules(variant, players, **g)
+                rules[make_rules(variant, players, **g)] = None
             except RulesError as e:
                 if source == "command line":
                     raise
                 raise RulesError(f"{e.message} (in {source})") from None
             groups.append(tuple(g.items()))
         specs.append(VariantSpec(variant, tuple(dict.fromkeys(groups)) or ((),)))
-    return specs
+    return specs, list(rules)
 
 
 def _experiment_name(raw: Mapping, w: _Where, source: str) -> str:
@@ -581,15 +637,13 @@ def _experiment_name(raw: Mapping, w: _Where, source: str) -> str:
 class _Where:
     """Names a setting in messages: ``--games`` for flags, ``key 'games' in exp.toml`` for files."""
 
-    _FLAGS = {"variants": "--variant", "seats": "--strategies", "options": "--set"}
-
     def __init__(self, source: str, flags: bool):
         self.source = source
         self.flags = flags and source == "command line"
 
     def __call__(self, key: str) -> str:
         if self.flags:
-            return self._FLAGS.get(key, "--" + key.replace("_", "-"))
+            return FIELD[key].flag_name
         return f"'{key}' in {self.source}"
 
 
@@ -608,52 +662,80 @@ def _variant_slug(v) -> str:
     return str(v)
 
 
-def _coerce_flag(key: str, value):
-    if key in ("players", "games", "seed", "chunk_size", "workers") and isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            return value  # the type check names the flag
-    return value
-
-
-def _int(raw, key, w, lo=None, hi=None, optional=False):
-    value = raw.get(key, DEFAULTS.get(key))
-    if value is None and optional:
+def _int(raw: Mapping, f: Field, w: _Where) -> int | None:
+    """An integer row: within ``lo``..``hi`` (None, where the row's default is None: not
+    given), then the row's own ``check``."""
+    value = raw.get(f.key, f.default)
+    if value is None and f.default is None:
         return None
     expected = "an integer"
-    if lo is not None and hi is not None:
-        expected = f"an integer from {lo} to {hi}"
-    elif lo is not None:
-        expected = f"an integer >= {lo}"
+    if f.lo is not None and f.hi is not None:
+        expected = f"an integer from {f.lo} to {f.hi}"
+    elif f.lo is not None:
+        expected = f"an integer >= {f.lo}"
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{w(key)} must be {expected}, not {_show(value)}")
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ConfigError(f"{w(key)} must be {expected}, not {value}")
+        raise ConfigError(f"{w(f.key)} must be {expected}, not {_show(value)}")
+    if (f.lo is not None and value < f.lo) or (f.hi is not None and value > f.hi):
+        raise ConfigError(f"{w(f.key)} must be {expected}, not {value}")
+    if f.check is not None:
+        f.check(value, w(f.key))
     return value
+
+
+def _choice(raw: Mapping, f: Field, w: _Where) -> str:
+    value = _str(raw, f.key, w)
+    if value not in f.choices:
+        *most, last = (f"'{c}'" for c in f.choices)
+        raise ConfigError(
+            f"{w(f.key)} must be {', '.join(most)} or {last}, not {_show(value)}"
+            f"{did_you_mean(value, f.choices)}"
+        )
+    return value
+
+
+def _path(raw: Mapping, f: Field, w: _Where) -> str:
+    path = expand_home(_str(raw, f.key, w), w(f.key))
+    no_control(path, w(f.key))
+    return path
+
+
+def _paths(raw: Mapping, f: Field, w: _Where) -> tuple[str, ...]:
+    return tuple(expand_home(p, w(f.key)) for p in _str_list(raw, f.key, w))
 
 
 def _str(raw, key, w):
-    value = raw.get(key, DEFAULTS[key])
+    value = raw.get(key, FIELD[key].default)
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{w(key)} must be a non-empty string, not {_show(value)}")
     return value
 
 
-def _bool(raw, key, w):
-    value = raw.get(key, DEFAULTS[key])
+def _bool(raw, f: Field, w) -> bool:
+    key = f.key
+    value = raw.get(key, f.default)
     if not isinstance(value, bool):
         raise ConfigError(f"{w(key)} must be true or false, not {_show(value)}")
     return value
 
 
 def _str_list(raw, key, w) -> tuple[str, ...]:
-    value = raw.get(key, DEFAULTS[key])
+    value = raw.get(key, FIELD[key].default)
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list | tuple) or not all(isinstance(x, str) and x for x in value):
         raise ConfigError(f"{w(key)} must be a string or a list of strings, not {_show(value)}")
     return tuple(value)
+
+
+#: The check of each plain kind of :data:`FIELDS` (the others have checks of their own), in
+#: the order the kinds are checked (the first mistake of a file with several is named).
+_CHECKS: dict[str, Callable[[Mapping, Field, _Where], Any]] = {
+    "int": _int,
+    "choice": _choice,
+    "path": _path,
+    "bool": _bool,
+    "paths": _paths,
+}
 
 
 def _values(variant: str, option: str, value, where: str) -> list[object]:
@@ -731,7 +813,7 @@ def _options_tables(value, names, w) -> dict[str, dict[str, list[object]]]:
 
 
 def _seats(raw, players, w, known_strategies, strict_tables=True) -> tuple[StrategySpec, ...]:
-    seats_raw = raw.get("seats", DEFAULTS["seats"])
+    seats_raw = raw.get("seats", FIELD["seats"].default)
     if isinstance(seats_raw, str) and "," in seats_raw:  # (the --strategies grammar, in a file)
         listed = ", ".join(f'"{x.strip()}"' for x in seats_raw.split(","))
         raise ConfigError(

@@ -32,3 +32,23 @@ def refingerprint(m: dict) -> dict:
     m = {k: v for k, v in m.items() if k != "fingerprint"}
     m["fingerprint"] = Plan.from_manifest(m).fingerprint()
     return m
+
+
+def stop_after(monkeypatch, k: int | None) -> None:
+    """Ctrl-C, deterministically: the parent of a run raises KeyboardInterrupt once it has
+    written ``k`` chunks in a session, where a signal would land (``None``: no more). The
+    runner has no hook for it: the test patches what a session counts its chunks with."""
+    from dominosim.runner import session
+
+    real = getattr(session.Played.add, "real", session.Played.add)
+    if k is None:
+        monkeypatch.setattr(session.Played, "add", real)
+        return
+
+    def add(self, res: dict) -> None:
+        real(self, res)
+        if self.written == k:
+            raise KeyboardInterrupt
+
+    add.real = real
+    monkeypatch.setattr(session.Played, "add", add)

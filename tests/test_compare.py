@@ -12,9 +12,8 @@ import dominosim
 from dominosim.analysis.stats import bradley_terry
 from dominosim.analysis.tournament import compare_legs
 from dominosim.cli import main
-from dominosim.runner import STOP_ENV
 
-from runs import strip
+from runs import stop_after, strip
 
 TWINS = '''"""Copies of random under other names (test strategies): same decisions, other labels."""
 
@@ -195,13 +194,13 @@ def test_interrupted_compare_resumes_to_the_same_numbers(tmp_path, monkeypatch):
         "6",
     ]
     full = compare(tmp_path, *args, "--workers", "1", sub="full")
-    monkeypatch.setenv(STOP_ENV, "2")
+    stop_after(monkeypatch, 2)
     r = CliRunner().invoke(
         main, ["compare", *args, "--workers", "1", "--out", str(tmp_path / "cut")]
     )
     assert r.exit_code == 130, r.output
     run_dir = r.stderr.split("kept in ")[1].split(";")[0]
-    monkeypatch.delenv(STOP_ENV)
+    stop_after(monkeypatch, None)
     wrong = CliRunner().invoke(main, ["tune", "--resume", run_dir])
     assert wrong.exit_code == 2 and "is not a tune run" in wrong.stderr
     r = CliRunner().invoke(main, ["compare", "--resume", run_dir, "--json", "--workers", "2"])

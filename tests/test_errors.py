@@ -32,11 +32,10 @@ from click.testing import CliRunner
 import dominosim
 from dominosim.base.errors import DominosimError
 from dominosim.cli import main
-from dominosim.runner import STOP_ENV
 from dominosim.storage import store
 
 from helpers import BOT
-from runs import refingerprint
+from runs import refingerprint, stop_after
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "errors.md"
@@ -177,7 +176,7 @@ class Case:
     args: object  # list of arguments, or callable(tmp_path) -> list (or a DominosimError raiser)
     code: int
     pattern: str  # a regular expression the whole message (after "error: ") must match
-    env: dict | None = None
+    stop_after: int | None = None  # a Ctrl-C once the run has written that many chunks
     api: bool = False  # args is callable(tmp_path) that raises; no CLI
 
 
@@ -1403,7 +1402,7 @@ CASES = [
         lambda t: [*RUN, "--games", "24", "--chunk-size", "4", "--out", str(t / "o")],
         130,
         r"interrupted: 2 of 6 chunks kept in .*; finish with: dominosim run --resume .*",
-        env={STOP_ENV: "2"},
+        stop_after=2,
     ),
     Case("Ctrl-C outside a run", "ctrl_c_trace", 130, r"interrupted; finished work is kept"),
 ]
@@ -1431,8 +1430,8 @@ def check_stderr(r, code: int, pattern: str) -> str:
 @pytest.mark.parametrize("case", CASES, ids=[c.row for c in CASES])
 def test_bad_input(case: Case, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a run that gets past the check writes under results/ here
-    for k, v in (case.env or {}).items():
-        monkeypatch.setenv(k, v)
+    if case.stop_after is not None:
+        stop_after(monkeypatch, case.stop_after)
     if case.api:
         from dominosim.game.variants import make_rules
 
@@ -1483,10 +1482,10 @@ def _unreadable(case, t, monkeypatch):
 
 def _strategy_changed(case, t, monkeypatch):
     """A strategy file edited between an interruption and --resume: refused."""
-    monkeypatch.setenv(STOP_ENV, "1")
+    stop_after(monkeypatch, 1)
     r = CliRunner().invoke(main, run_with(t, "first", "return legal[0]"))
     assert r.exit_code == 130, r.output
-    monkeypatch.delenv(STOP_ENV)
+    stop_after(monkeypatch, None)
     (d,) = (t / "o" / "fives").iterdir()
     f = t / "first" / "bot.py"
     f.write_text(f.read_text().replace("legal[0]", "legal[-1]"))
@@ -1669,7 +1668,6 @@ def test_exit_codes_table_matches_the_classes():
 
 def _subprocess(args, cwd, timeout=60):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop(STOP_ENV, None)
     return subprocess.run(
         [sys.executable, "-m", "dominosim", *args],
         cwd=cwd,

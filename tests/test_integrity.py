@@ -18,11 +18,10 @@ from click.testing import CliRunner
 
 import dominosim
 from dominosim.cli import main
-from dominosim.runner import STOP_ENV
 from dominosim.storage import store
 
 from helpers import BOT
-from runs import aggregates, strip
+from runs import aggregates, stop_after, strip
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = [
@@ -286,7 +285,7 @@ def test_errors_after_the_folder_is_made_leave_no_empty_folder(tmp_path):
 
 
 def test_games_of_ten_to_the_fifteen_start_at_once(tmp_path, monkeypatch):
-    monkeypatch.setenv(STOP_ENV, "1")
+    stop_after(monkeypatch, 1)
     r = invoke(
         [
             "run",
@@ -333,7 +332,6 @@ def test_seed_is_never_reduced_mod_2_64(tmp_path):
 
 def _subprocess(args, **kw):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop(STOP_ENV, None)
     return subprocess.run(
         [sys.executable, "-m", "dominosim", *args], env=env, text=True, timeout=120, **kw
     )

@@ -1,8 +1,8 @@
 """Interrupted runs lose no work: stop a run part way, ``--resume`` it, and the aggregates equal
 those of an uninterrupted run of the same experiment (docs/design.md, "Results that can be trusted"; docs/errors.md).
 
-Three ways to stop: the runner's deterministic hook (``DOMINOSIM_STOP_AFTER_CHUNKS``, in
-process), a real Ctrl-C (SIGINT to the process group of ``python -m dominosim run --workers 2``)
+Three ways to stop: a deterministic interruption (``runs.stop_after``: a KeyboardInterrupt once
+K chunks are written, in process), a real Ctrl-C (SIGINT to the process group of ``python -m dominosim run --workers 2``)
 and a real ``kill -9`` of the parent (the manifest still says ``running``). The signal tests run
 a subprocess, since a signal is what they test.
 """
@@ -23,9 +23,8 @@ import pytest
 from click.testing import CliRunner
 
 from dominosim.cli import main
-from dominosim.runner import HOLD_ENV, STOP_ENV
 
-from runs import aggregates
+from runs import aggregates, stop_after
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = [
@@ -43,7 +42,7 @@ SMALL = [
     "--unit",
     "hand",
 ]
-# 60 chunks; the parent holds after its first chunk (HOLD_ENV) until the test's signal, so the
+# 60 chunks; the parent holds after its first chunk (held_run.py) until the test's signal, so the
 # signal lands part way through however fast the machine plays
 BIG = [
     "run",
@@ -113,7 +112,7 @@ def resume(d: Path, workers: str = "2") -> None:
 @pytest.mark.parametrize(("k", "workers"), [(1, "1"), (3, "2")])
 def test_stop_after_k_chunks_then_resume(tmp_path, monkeypatch, k, workers):
     expected = uninterrupted(tmp_path, SMALL)
-    monkeypatch.setenv(STOP_ENV, str(k))
+    stop_after(monkeypatch, k)
     r = invoke([*SMALL, "--workers", workers, "--out", str(tmp_path / "cut")])
     assert r.exit_code == 130, r.output
     assert "Traceback" not in r.output
@@ -124,7 +123,7 @@ def test_stop_after_k_chunks_then_resume(tmp_path, monkeypatch, k, workers):
     assert len(finished(d)) == k
     assert manifest(d)["status"] == "interrupted"
     assert not (d / "aggregates.parquet").exists()
-    monkeypatch.delenv(STOP_ENV)
+    stop_after(monkeypatch, None)
     resume(d, workers="2" if workers == "1" else "1")  # another worker count: same numbers
     pd.testing.assert_frame_equal(aggregates(d), expected)
     sessions = manifest(d)["timings"]["sessions"]
@@ -134,13 +133,13 @@ def test_stop_after_k_chunks_then_resume(tmp_path, monkeypatch, k, workers):
 
 def test_interrupted_twice_then_resumed(tmp_path, monkeypatch):
     expected = uninterrupted(tmp_path, SMALL)
-    monkeypatch.setenv(STOP_ENV, "2")
+    stop_after(monkeypatch, 2)
     assert invoke([*SMALL, "--workers", "1", "--out", str(tmp_path / "cut")]).exit_code == 130
     d = the_run(tmp_path / "cut")
     r = invoke(["run", "--resume", str(d), "--workers", "1"])
     assert r.exit_code == 130 and "interrupted: 4 of 12 chunks kept" in r.stderr, r.output
     assert len(finished(d)) == 4
-    monkeypatch.delenv(STOP_ENV)
+    stop_after(monkeypatch, None)
     resume(d)
     pd.testing.assert_frame_equal(aggregates(d), expected)
     # a finished run resumed again is left as it is
@@ -163,10 +162,9 @@ def in_a_terminal() -> None:
 
 def start(out: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop(STOP_ENV, None)
-    env[HOLD_ENV] = "1"
-    return subprocess.Popen(
-        [sys.executable, "-m", "dominosim", *BIG, "--workers", "2", "--out", str(out)],
+    return subprocess.Popen(  # (held_run.py: dominosim, its parent held after 1 chunk)
+        [sys.executable, str(ROOT / "tests" / "held_run.py"), "1", *BIG, "--workers", "2"]
+        + ["--out", str(out)],
         cwd=out.parent,
         env=env,
         stdout=subprocess.PIPE,
@@ -283,8 +281,6 @@ class Spin(Strategy):
 
 def _env(**extra) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop(STOP_ENV, None)
-    env.pop(HOLD_ENV, None)
     return {**env, **extra}
 
 

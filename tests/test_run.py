@@ -19,9 +19,9 @@ from click.testing import CliRunner
 import dominosim
 from dominosim.analysis.aggregates import seating
 from dominosim.cli import main
-from dominosim.runner import STOP_ENV, rotations_of
+from dominosim.runner import rotations_of
 
-from runs import aggregates, strip
+from runs import aggregates, stop_after, strip
 
 BASE = ["--variant", "fives", "--strategies", "random,heaviest", "--games", "40", "--seed", "5"]
 
@@ -70,7 +70,7 @@ def test_workers_and_chunk_size_do_not_change_results(tmp_path):
 
 def test_resume_after_interrupt_equals_uninterrupted(tmp_path, monkeypatch):
     full, dfull = run_json(tmp_path, "--workers", "1", "--chunk-size", "8", sub="full")
-    monkeypatch.setenv(STOP_ENV, "2")
+    stop_after(monkeypatch, 2)
     r = invoke(
         ["run", *BASE, "--workers", "2", "--chunk-size", "8", "--out", str(tmp_path / "cut")]
     )
@@ -82,7 +82,7 @@ def test_resume_after_interrupt_equals_uninterrupted(tmp_path, monkeypatch):
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
     assert len(list((run_dir / "chunks").glob("*.agg.json"))) == 2
-    monkeypatch.delenv(STOP_ENV)
+    stop_after(monkeypatch, None)
     r = invoke(["run", "--resume", str(run_dir), "--json", "--workers", "2"])
     assert r.exit_code == 0, r.output + r.stderr
     resumed = json.loads(r.stdout)
@@ -412,11 +412,10 @@ def test_a_small_run_is_cut_for_every_worker():
     exp = load_experiment(str(Path(__file__).resolve().parents[1] / "configs/classic-2p.toml"))
     plan = RN.Plan.from_experiment(exp, 1)
     assert len(plan.items) == 1
-    RN.split_for_workers(plan, 2)
-    assert [it.games for it in plan.items] == [1000, 1000]
+    assert [it.games for it in RN.split_for_workers(plan, 2).items] == [1000, 1000]
+    assert RN.Plan.from_experiment(exp, 1, workers=2) == RN.split_for_workers(plan, 2)
     small = RN.Plan.from_experiment(exp.__class__(**{**exp.__dict__, "games": 100}), 1)
-    RN.split_for_workers(small, 2)
-    assert len(small.items) == 1
+    assert len(RN.split_for_workers(small, 2).items) == 1
 
 
 def test_target_none_plays_hands_without_a_target(tmp_path):

@@ -273,9 +273,7 @@ def test_interrupted_skill_resumes_to_the_same_report(tmp_path, monkeypatch):
     again, and the report equals an uninterrupted run's."""
     from pathlib import Path
 
-    from dominosim.runner import STOP_ENV
-
-    from runs import strip
+    from runs import stop_after, strip
 
     args = [
         "--variant",
@@ -294,12 +292,12 @@ def test_interrupted_skill_resumes_to_the_same_report(tmp_path, monkeypatch):
         "1",
     ]
     full = skill(tmp_path, *args, sub="full")
-    monkeypatch.setenv(STOP_ENV, "3")
+    stop_after(monkeypatch, 3)
     r = CliRunner().invoke(main, ["skill", *args, "--out", str(tmp_path / "cut")])
     assert r.exit_code == 130, r.output
     assert "finish with: dominosim skill --resume" in r.stderr, r.stderr
     run_dir = r.stderr.split("kept in ")[1].split(";")[0]
-    monkeypatch.delenv(STOP_ENV)
+    stop_after(monkeypatch, None)
     (Path(run_dir) / "chunks" / "0-1.agg.json").unlink()
     r = CliRunner().invoke(main, ["skill", "--resume", run_dir, "--json"])
     assert r.exit_code == 0, r.output + r.stderr

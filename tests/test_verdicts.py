@@ -14,10 +14,9 @@ from click.testing import CliRunner
 import dominosim
 from dominosim.analysis import report, stats
 from dominosim.cli import main
-from dominosim.runner import STOP_ENV
 from dominosim.runner.plan import planned_looks
 
-from runs import strip
+from runs import stop_after, strip
 
 # the issue's user strategy: a double if it can, else the heaviest tile
 HEAVYDOUBLE = '''"""heavydouble: play a double if you can, else the heaviest tile."""
@@ -272,13 +271,13 @@ def test_until_decided_stops_early_when_decided_and_resumes_to_the_same_numbers(
     assert full["games_played"] == 2 * u["deals"] and full["games_per_group"] == 2 * u["deals"]
     ((p,),) = [full["analysis"]["paired"]]
     assert p["deals"] == u["deals"] and u["pairs"][0]["sequential_ci"][1] < 0
-    monkeypatch.setenv(STOP_ENV, "1")
+    stop_after(monkeypatch, 1)
     # fmt: off
     r = CliRunner().invoke(main, [*args, "--workers", "1", "--chunk-size", "64", "--out",
                                   str(tmp_path / "cut")])
     # fmt: on
     assert r.exit_code == 130
-    monkeypatch.delenv(STOP_ENV)
+    stop_after(monkeypatch, None)
     (run_dir,) = (tmp_path / "cut" / "compare-fives").iterdir()
     r = CliRunner().invoke(main, ["compare", "--resume", str(run_dir), "--workers", "1", "--json"])
     assert r.exit_code == 0, r.output + r.stderr

@@ -34,14 +34,7 @@ The modules, each importing only those above it:
 
 from dominosim.runner.executors import check_executor
 from dominosim.runner.files import load_run_files
-from dominosim.runner.plan import (
-    HOLD_ENV,
-    STOP_ENV,
-    Plan,
-    WorkItem,
-    rotations_of,
-    split_for_workers,
-)
+from dominosim.runner.plan import Plan, WorkItem, rotations_of, split_for_workers
 from dominosim.runner.progress import Session
 from dominosim.runner.results import load_report, merge_finished
 from dominosim.runner.session import check_inputs, resume_run, start_run
@@ -49,8 +42,6 @@ from dominosim.runner.verify import verify_run
 from dominosim.runner.worker import StrategyTimeout, make_strategy, play, play_item
 
 __all__ = [
-    "HOLD_ENV",
-    "STOP_ENV",
     "Plan",
     "Session",
     "StrategyTimeout",

@@ -4,31 +4,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dominosim.analysis.aggregates import seating
 from dominosim.base.errors import ConfigError, OutputError, RulesError
-from dominosim.config import Experiment, resolve_rules
 from dominosim.game.rules import Rules
 from dominosim.runner.files import recorded_files
 
-#: Environment variable read by the parent: raise KeyboardInterrupt after this many chunks
-#: have been written in this session (a deterministic hook for the resume tests).
-STOP_ENV = "DOMINOSIM_STOP_AFTER_CHUNKS"
-#: Environment variable read by the parent: after this many chunks have been written, wait
-#: (up to a minute) for a signal, so a test's Ctrl-C or kill -9 lands in the middle of a run
-#: however fast the machine plays.
-HOLD_ENV = "DOMINOSIM_HOLD_AFTER_CHUNKS"
+if TYPE_CHECKING:  # (the config builds what the runner takes; the runner never imports it)
+    from dominosim.config import Experiment
+
 EXECUTORS = ("local", "dask", "dask-local")
 MANIFEST_FORMAT = 2  # 2: strategy files listed by built-in name or path; chunks carry "run"
-BATCH_SIZE = 10_000
 #: The manifest lists the chunks of a plan up to this many (a larger plan is made on the fly).
 MAX_LISTED_CHUNKS = 10_000
 #: The largest number of match ids per group (the engine's records hold match ids as int64).
 MAX_IDS = 2**62
 # ---------------------------------------------------------------------------------------------
 # plan
+
+
+def strategy_paths_of(paths: Sequence[str]) -> tuple[str, ...]:
+    """An experiment's strategy paths as a plan records them: absolute, links resolved."""
+    return tuple(str(Path(p).expanduser().resolve()) for p in paths)
 
 
 def rotations_of(seats: Sequence[str], rotate: bool) -> tuple[int, ...]:
@@ -56,12 +56,12 @@ class WorkItem:
     rotations: tuple[int, ...]
     strategy_paths: tuple[str, ...] = ()
     records: bool = True
-    batch_size: int = BATCH_SIZE
     #: ``(kind, name or path, sha256)`` of every strategy file of the run (``kind``
     #: "builtin" or "path", :func:`strategy_files`): a worker loads exactly these, each
     #: checked against its hash before it is run, and refuses a changed file
     strategy_files: tuple[tuple[str, str, str], ...] = ()
-    #: seconds a strategy may take for one decision batch (0: no limit)
+    #: seconds a strategy may take for one decision batch (0: no limit; a session's setting,
+    #: not the plan's: :meth:`Plan.item` is given it)
     strategy_timeout: float = 0.0
     #: a per-chunk measurement the run's analysis asks for (an object with
     #: ``rotation(agg, item, seat_labels, strategies)``, called after each seating is played,
@@ -97,9 +97,12 @@ class PlanItems(Sequence):
         return 0 <= group < len(self.plan.rules) and 0 <= chunk < self.per_group
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class Plan:
-    """Everything needed to play a run; stored in the manifest and rebuilt from it."""
+    """Everything needed to play a run: made once, from the experiment
+    (:meth:`from_experiment`) or from the manifest (:meth:`from_manifest`), and never changed;
+    stored in the manifest. How a session plays it (workers, executor, the strategies'
+    timeout) is the session's (:class:`~.progress.Session`), beside it."""
 
     name: str
     seed: int
@@ -107,23 +110,25 @@ class Plan:
     players: int
     seats: tuple[str, ...]
     rotations: tuple[int, ...]
-    rules: list[Rules]
+    rules: tuple[Rules, ...]
     games_requested: int
     ids_per_rotation: int
     ids_per_chunk: int
     records: bool
     strategy_paths: tuple[str, ...] = ()
-    batch_size: int = BATCH_SIZE
-    items: list[WorkItem] = field(default_factory=list)
     #: Per-group seat lists (a round robin), or empty: every group plays ``seats``.
-    legs: list[tuple[str, ...]] = field(default_factory=list)
+    legs: tuple[tuple[str, ...], ...] = ()
     rotate: bool = True
     strategy_files: tuple[tuple[str, str, str], ...] = ()
-    strategy_timeout: float = 0.0
     #: the run's per-chunk measurement (:func:`measurement_of` its analysis), or None
     measurement: object | None = None
     #: ``--until-decided`` (:class:`Sequential`), or None: every planned game is played
     sequential: Sequential | None = None
+
+    @property
+    def items(self) -> PlanItems:
+        """The work items (made on the fly)."""
+        return PlanItems(self)
 
     @property
     def ids_played(self) -> int:
@@ -134,28 +139,38 @@ class Plan:
 
     @classmethod
     def from_experiment(
-        cls, exp: Experiment, seed: int, legs: Sequence[Sequence[str]] | None = None
+        cls,
+        exp: Experiment,
+        seed: int,
+        *,
+        legs: Sequence[Sequence[str]] | None = None,
+        measurement: object | None = None,
+        strategy_files: tuple[tuple[str, str, str], ...] = (),
+        workers: int = 1,
+        until_decided: bool = False,
+        metric: str | None = None,
     ) -> Plan:
-        """The plan of ``exp``; with ``legs``, one group per (rules, leg) pair, rules slowest,
-        each leg a seat list playing its own rotations (every leg must have as many)."""
-        rules = resolve_rules(exp)
-        seats = tuple(s.label for s in exp.seats)
-        group_legs: list[tuple[str, ...]] = []
+        """The plan of ``exp`` (its rules as it made them); with ``legs``, one group per
+        (rules, leg) pair, rules slowest, each leg a seat list playing its own rotations (every
+        leg must have as many). Its chunks are cut for ``workers`` (:func:`chunk_for_workers`)
+        and, ``until_decided``, to the looks on ``metric`` (:class:`Sequential`)."""
+        rules, seats, group_legs = tuple(exp.rules), tuple(s.label for s in exp.seats), ()
         if legs:
-            legs = [tuple(x) for x in legs]
-            rules = [r for r in rules for _ in legs]
-            group_legs = [x for _ in range(len(rules) // len(legs)) for x in legs]
-            seats = legs[0]
-            counts = {len(rotations_of(x, exp.rotate)) for x in legs}
-            if len(counts) != 1:
+            group_legs = tuple(tuple(x) for _ in rules for x in legs)
+            rules, seats = tuple(r for r in rules for _ in legs), tuple(legs[0])
+            if len({len(rotations_of(x, exp.rotate)) for x in legs}) != 1:
                 raise ConfigError("every leg of a round robin must play as many seat rotations")
         rots = rotations_of(seats, exp.rotate)
-        seatings = len(rots)
-        ids = -(-exp.games // seatings)  # (exact for any size; math.ceil goes through a float)
+        ids = -(-exp.games // len(rots))  # (exact for any size; math.ceil goes through a float)
         if ids > MAX_IDS:
             where = "--games" if exp.source == "command line" else f"'games' in {exp.source}"
-            raise ConfigError(f"{where} must be at most {MAX_IDS * seatings}, not {exp.games}")
-        plan = cls(
+            raise ConfigError(f"{where} must be at most {MAX_IDS * len(rots)}, not {exp.games}")
+        chunk = chunk_for_workers(max(1, exp.chunk_size // len(rots)), ids, len(rules), workers)
+        sequential = None
+        if until_decided:
+            sequential = Sequential(looks=tuple(planned_looks(ids)), metric=metric)
+            chunk = chunk_for_looks(chunk, sequential.looks[0])
+        return cls(
             name=exp.name,
             seed=int(seed),
             unit=exp.unit,
@@ -165,14 +180,20 @@ class Plan:
             rules=rules,
             games_requested=exp.games,
             ids_per_rotation=ids,
-            ids_per_chunk=max(1, exp.chunk_size // seatings),
+            ids_per_chunk=chunk,
             records=exp.records,
-            strategy_paths=tuple(str(Path(p).expanduser().resolve()) for p in exp.strategy_path),
+            strategy_paths=strategy_paths_of(exp.strategy_path),
             legs=group_legs,
             rotate=exp.rotate,
+            strategy_files=strategy_files,
+            measurement=measurement,
+            sequential=sequential,
         )
-        plan.items = plan.make_items()
-        return plan
+
+    def stopped_at(self, look: int) -> Plan:
+        """This plan decided at ``look`` (``--until-decided``): it plays the chunks up to
+        that look."""
+        return replace(self, sequential=replace(self.sequential, stopped=look))
 
     def seats_of(self, group: int) -> tuple[str, ...]:
         """The seat list of group ``group`` (its leg, or the plan's seats)."""
@@ -183,11 +204,9 @@ class Plan:
             return self.rotations
         return rotations_of(self.legs[group], self.rotate)
 
-    def make_items(self) -> PlanItems:
-        return PlanItems(self)
-
-    def item(self, g: int, c: int) -> WorkItem:
-        """The work item of chunk ``c`` of group ``g``."""
+    def item(self, g: int, c: int, strategy_timeout: float = 0.0) -> WorkItem:
+        """The work item of chunk ``c`` of group ``g`` (``strategy_timeout``: the session's,
+        seconds per decision batch, 0: no limit)."""
         start = c * self.ids_per_chunk
         stop = min(self.ids_played, start + self.ids_per_chunk)
         return WorkItem(
@@ -202,9 +221,8 @@ class Plan:
             rotations=self.rotations_of_group(g),
             strategy_paths=self.strategy_paths,
             records=self.records,
-            batch_size=self.batch_size,
             strategy_files=self.strategy_files,
-            strategy_timeout=self.strategy_timeout,
+            strategy_timeout=strategy_timeout,
             measure=(
                 self.measurement.for_group(self.legs, self.rules, g) if self.measurement else None
             ),
@@ -243,7 +261,6 @@ class Plan:
             "ids_per_chunk": self.ids_per_chunk,
             "records": self.records,
             "strategy_paths": list(self.strategy_paths),
-            "batch_size": self.batch_size,
             "groups": [
                 {
                     "index": g,
@@ -321,23 +338,16 @@ class Plan:
 
     @classmethod
     def from_manifest(cls, m: dict) -> Plan:
-        from dominosim.game.variants import make_rules
-
+        """The plan a manifest records, every field checked (a manifest is untrusted input:
+        an OutputError names what is damaged)."""
         if not isinstance(m, dict):
             raise OutputError(
                 f"the manifest is damaged (a JSON {type(m).__name__}, not an object); "
                 "the run folder cannot be resumed or reported, start the run again"
             )
         try:
-            rules = []
-            for gd in m["groups"]:
-                r = make_rules(gd["variant"], m["players"], **gd["options"])
-                if r.to_dict() != gd["rules"]:
-                    raise OutputError(
-                        f"the rules of group {gd['label']} in the manifest differ from this "
-                        "version of dominosim; resume with the version that started the run"
-                    )
-                rules.append(r)
+            ids, chunk = int(m["ids_per_rotation"]), int(m["ids_per_chunk"])
+            seq = m.get("until_decided")
             plan = cls(
                 name=m["name"],
                 seed=int(m["seed"]),
@@ -345,28 +355,49 @@ class Plan:
                 players=int(m["players"]),
                 seats=tuple(m["seats"]),
                 rotations=tuple(x["offset"] for x in m["rotations"]),
-                rules=rules,
+                rules=_manifest_rules(m),
                 games_requested=int(m["games_requested"]),
-                ids_per_rotation=int(m["ids_per_rotation"]),
-                ids_per_chunk=int(m["ids_per_chunk"]),
+                ids_per_rotation=ids,
+                ids_per_chunk=chunk,
                 records=bool(m["records"]),
                 strategy_paths=tuple(m.get("strategy_paths", ())),
-                batch_size=int(m.get("batch_size", BATCH_SIZE)),
-                legs=[tuple(gd["seats"]) for gd in m["groups"]] if "legs" in m else [],
-                rotate=bool(m.get("rotate", True)),
+                legs=tuple(tuple(gd["seats"]) for gd in m["groups"]) if "legs" in m else (),
+                rotate=_manifest_rotate(m),
                 strategy_files=recorded_files(m.get("inputs")),
                 measurement=measurement_of(m.get("analysis") or {}),
+                sequential=None if seq is None else Sequential.from_manifest(seq, ids, chunk),
             )
-            if "until_decided" in m:
-                plan.sequential = Sequential.from_manifest(m["until_decided"], plan)
             _check_plan_types(m, plan)
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as e:
             raise OutputError(
                 f"the manifest is damaged or from another version ({type(e).__name__}: {e}); "
                 "resume with the version that started the run, or start it again"
             ) from None
-        plan.items = plan.make_items()
         return plan
+
+
+def _manifest_rules(m: dict) -> tuple[Rules, ...]:
+    """The rules of a manifest's groups, each the one this version makes of its options."""
+    from dominosim.game.variants import make_rules
+
+    rules = []
+    for gd in m["groups"]:
+        r = make_rules(gd["variant"], m["players"], **gd["options"])
+        if r.to_dict() != gd["rules"]:
+            raise OutputError(
+                f"the rules of group {gd['label']} in the manifest differ from this "
+                "version of dominosim; resume with the version that started the run"
+            )
+        rules.append(r)
+    return tuple(rules)
+
+
+def _manifest_rotate(m: dict) -> bool:
+    """Whether the run rotates its seats: a round robin's ``rotate``, else its experiment's."""
+    rotate = m["rotate"] if "legs" in m else (m.get("experiment") or {}).get("rotate", True)
+    if not isinstance(rotate, bool):
+        raise TypeError(f"'rotate' is {rotate!r}, not true or false")
+    return rotate
 
 
 def _check_plan_types(m: dict, plan: Plan) -> None:
@@ -387,14 +418,17 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
         int_in(r, 0, plan.players) for r in plan.rotations
     ):
         raise ValueError("'unit' or 'rotations' is out of range")
-    if not int_in(plan.batch_size, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
+    # (a manifest written by an earlier dominosim records a batch size, which no run set: it
+    # is checked, then left alone, so those folders still load, resume and verify)
+    batch = int(m.get("batch_size", 1))
+    if not int_in(batch, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
         raise ValueError("'batch_size' or 'ids_per_rotation' is out of range")
     _check_derived(m, plan)
     if "chunks" in m or "chunk_count" not in m:
         chunks = m["chunks"]
         if not isinstance(chunks, list):
             raise TypeError(f"'chunks' is {chunks!r}, not a list")
-        planned = plan.make_items()
+        planned = plan.items
         if len(chunks) != len(planned):
             raise ValueError(f"'chunks' lists {len(chunks)} chunks, the plan has {len(planned)}")
         for d, it in zip(chunks, planned, strict=True):
@@ -416,10 +450,7 @@ def _check_derived(m: dict, plan: Plan) -> None:
     games per group, match ids per rotation, the chunk list) is what the plan gives, and the
     plan is the one the run's fingerprint names: a ValueError naming the first field that
     disagrees (a manifest is untrusted input; docs/results.md)."""
-    rotate = m["rotate"] if "legs" in m else (m.get("experiment") or {}).get("rotate", True)
-    if not isinstance(rotate, bool):
-        raise TypeError(f"'rotate' is {rotate!r}, not true or false")
-    plan.rotate = rotate
+    rotate = plan.rotate
     want = rotations_of(plan.seats, rotate)
     _check_rotations("rotations", m["rotations"], plan.seats, want, rotate)
     if plan.legs:
@@ -449,9 +480,9 @@ def _check_derived(m: dict, plan: Plan) -> None:
         raise ValueError(
             f"'games_per_group' is {_short(m['games_per_group'])}, not {plan.games_per_group}"
         )
-    if "chunk_count" in m and m["chunk_count"] != len(plan.make_items()):
+    if "chunk_count" in m and m["chunk_count"] != len(plan.items):
         raise ValueError(
-            f"'chunk_count' is {_short(m['chunk_count'])}, not the plan's {len(plan.make_items())}"
+            f"'chunk_count' is {_short(m['chunk_count'])}, not the plan's {len(plan.items)}"
         )
 
 
@@ -496,14 +527,15 @@ def planned_looks(cap: int) -> list[int]:
     return [*looks, cap]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sequential:
     """``--until-decided``: play in rounds up to each planned look (:func:`planned_looks`)
     and stop at the first look where every pair's sequential interval on the ranking metric
     excludes zero (``metric`` None: the metric that decides the game, report.deciding_metric),
-    or at the cap. ``stopped``: the look that ended the run (None while it plays)."""
+    or at the cap. ``stopped``: the look that ended the run (None while it plays; a plan
+    that stopped is another plan, :meth:`Plan.stopped_at`)."""
 
-    looks: list[int]
+    looks: tuple[int, ...]
     alpha: float = SEQUENTIAL_ALPHA
     metric: str | None = None
     stopped: int | None = None
@@ -515,12 +547,13 @@ class Sequential:
         # fmt: on
 
     @classmethod
-    def from_manifest(cls, d: object, plan: Plan) -> Sequential:
-        """The manifest's ``until_decided``, checked (ValueError / TypeError: damaged)."""
+    def from_manifest(cls, d: object, ids_per_rotation: int, ids_per_chunk: int) -> Sequential:
+        """The manifest's ``until_decided`` for a plan of ``ids_per_rotation`` match ids in
+        chunks of ``ids_per_chunk``, checked (ValueError / TypeError: damaged)."""
         if not isinstance(d, dict):
             raise TypeError(f"'until_decided' is {d!r}, not an object")
         looks, alpha, metric, stopped = (d.get(k) for k in ("looks", "alpha", "metric", "stopped"))
-        if looks != planned_looks(plan.ids_per_rotation):
+        if looks != planned_looks(ids_per_rotation):
             raise ValueError(f"'until_decided' looks {looks!r} are not the plan's")
         if isinstance(alpha, bool) or not isinstance(alpha, float) or not 0 < alpha < 1:
             raise ValueError(f"'until_decided' alpha {alpha!r} is not in (0, 1)")
@@ -528,22 +561,18 @@ class Sequential:
             raise ValueError(f"'until_decided' metric {metric!r} is unknown")
         if stopped is not None and stopped not in looks:
             raise ValueError(f"'until_decided' stopped {stopped!r} is not a look")
-        if any(x % plan.ids_per_chunk for x in looks[:-1]):
+        if any(x % ids_per_chunk for x in looks[:-1]):
             raise ValueError("'until_decided' looks are not whole chunks")
-        return cls(looks=list(looks), alpha=alpha, metric=metric, stopped=stopped)
+        return cls(looks=tuple(looks), alpha=alpha, metric=metric, stopped=stopped)
 
 
-def fit_chunks_to_looks(plan: Plan) -> None:
-    """``--until-decided``: chunks no longer than the first look and a power of two, so every
-    look but the cap ends on a chunk's end."""
-    if plan.sequential is None:
-        return
+def chunk_for_looks(ids_per_chunk: int, first_look: int) -> int:
+    """``--until-decided``: the chunk size no longer than the first look and a power of two,
+    so every look but the cap ends on a chunk's end."""
     size = 1
-    while size * 2 <= min(plan.ids_per_chunk, plan.sequential.looks[0]):
+    while size * 2 <= min(ids_per_chunk, first_look):
         size *= 2
-    if size != plan.ids_per_chunk:
-        plan.ids_per_chunk = size
-        plan.items = plan.make_items()
+    return size
 
 
 def int_in(x: object, lo: int, hi: int) -> bool:
@@ -555,18 +584,23 @@ def int_in(x: object, lo: int, hi: int) -> bool:
 MIN_SPLIT_IDS = 500
 
 
-def split_for_workers(plan: Plan, workers: int) -> None:
-    """Cut a plan with fewer chunks than ``workers`` into smaller chunks, so that every worker
+def chunk_for_workers(ids_per_chunk: int, ids_per_rotation: int, groups: int, workers: int) -> int:
+    """The chunk size of a plan of ``groups`` groups of ``ids_per_rotation`` match ids: a
+    plan with fewer chunks than ``workers`` is cut into smaller chunks, so that every worker
     has one (a 2,000-match run with the default chunk size is one chunk otherwise); chunks keep
     at least :data:`MIN_SPLIT_IDS` match ids, so small runs stay in one process. Results do
     not depend on the chunk size."""
-    per_group = max(1, math.ceil(workers / max(1, len(plan.rules))))
-    if workers <= 1 or len(plan.items) >= workers:
-        return
-    want = max(MIN_SPLIT_IDS, math.ceil(plan.ids_per_rotation / per_group))
-    if want < plan.ids_per_chunk:
-        plan.ids_per_chunk = want
-        plan.items = plan.make_items()
+    chunks = groups * -(-ids_per_rotation // ids_per_chunk)
+    if workers <= 1 or chunks >= workers:
+        return ids_per_chunk
+    per_group = max(1, math.ceil(workers / max(1, groups)))
+    return min(ids_per_chunk, max(MIN_SPLIT_IDS, math.ceil(ids_per_rotation / per_group)))
+
+
+def split_for_workers(plan: Plan, workers: int) -> Plan:
+    """``plan`` with its chunks cut for ``workers`` (:func:`chunk_for_workers`)."""
+    size = chunk_for_workers(plan.ids_per_chunk, plan.ids_per_rotation, len(plan.rules), workers)
+    return replace(plan, ids_per_chunk=size)
 
 
 def check_plan_match_end(plan: Plan) -> None:

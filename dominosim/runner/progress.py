@@ -7,9 +7,11 @@ import time
 from dataclasses import dataclass
 
 
-@dataclass
+@dataclass(frozen=True)
 class Session:
-    """Options of one execution (not part of the results)."""
+    """The settings of one session (how a run is played, never what: not part of the
+    results), a frozen value passed beside the plan; ``workers`` None is the run's recorded
+    count, else one per core."""
 
     workers: int | None = None
     executor: str = "local"

@@ -8,7 +8,7 @@ from pathlib import Path
 from dominosim.analysis import report
 from dominosim.analysis.aggregates import RECORD_METRICS, Merger, check_chunk_counts, from_records
 from dominosim.base.errors import OutputError
-from dominosim.runner.plan import Plan, PlanItems, WorkItem
+from dominosim.runner.plan import Plan, WorkItem
 from dominosim.storage.store import AGGREGATES, RunDir
 
 # ---------------------------------------------------------------------------------------------
@@ -75,7 +75,7 @@ def merge_finished(
     (:func:`records_disagree`)."""
     merger = Merger(len(plan.rules))
     done = set()
-    planned = plan.items if isinstance(plan.items, PlanItems) else plan.make_items()
+    planned = plan.items
     run = plan.fingerprint()
     for g, c in sorted(rd.finished_chunks()):
         if not planned.has(g, c):

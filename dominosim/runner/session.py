@@ -7,7 +7,7 @@ import os
 import platform
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dominosim import strategy
@@ -28,18 +28,13 @@ from dominosim.runner.files import (
     strategy_files,
 )
 from dominosim.runner.plan import (
-    HOLD_ENV,
     MANIFEST_FORMAT,
-    STOP_ENV,
     Plan,
-    Sequential,
     check_plan_match_end,
-    fit_chunks_to_looks,
     games_note,
     int_in,
     measurement_of,
-    planned_looks,
-    split_for_workers,
+    strategy_paths_of,
 )
 from dominosim.runner.progress import Progress, Session, echo
 from dominosim.runner.results import build_report, checked_report, chunk_expect, merge_finished
@@ -113,25 +108,62 @@ def start_run(
     Every check that can fail runs before the folder is made; a run that fails before any
     chunk is finished leaves no folder behind.
     """
-    from dominosim.base.version import ENGINE_VERSION
-
     session = session or Session()
     if session.workers is None:
-        session.workers = exp.workers
+        session = replace(session, workers=exp.workers)
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
     _check_strategies(exp, legs, session)
-    plan = Plan.from_experiment(exp, seed, legs=legs)
-    plan.measurement = measurement_of(analysis or {})
-    files = strategy_files(plan.strategy_paths)
-    plan.strategy_files = recorded_files({"strategy_files": files})
+    files = strategy_files(strategy_paths_of(exp.strategy_path))
+    plan = Plan.from_experiment(
+        exp,
+        seed,
+        legs=legs,
+        measurement=measurement_of(analysis or {}),
+        strategy_files=recorded_files({"strategy_files": files}),
+        workers=session.workers or os.cpu_count() or 1,
+        until_decided=until_decided,
+        metric=metric,
+    )
+    _check_plan(plan, session)
+    rd = RunDir.create(exp.out, exp.name)
+    manifest = _new_manifest(rd, exp, plan, files, analysis, seed_drawn)
+    try:
+        with rd.locked():
+            rd.write_manifest(manifest)
+            if seed_drawn:
+                echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
+            note = games_note(plan, analysis)
+            if note:
+                echo(session, note)
+            data = execute(rd, plan, manifest, session)
+    except Interrupted:
+        raise
+    except BaseException:
+        if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
+            rd.remove()
+        raise
+    return rd, data
+
+
+def _check_plan(plan: Plan, session: Session) -> None:
+    """The checks of a new run's plan that can fail (after the warning of too many workers)."""
     _check_workers(session)
     check_plan_match_end(plan)
-    split_for_workers(plan, session.workers or os.cpu_count() or 1)
-    if until_decided:
-        _plan_rounds(plan, metric)
-    rd = RunDir.create(exp.out, exp.name)
+    if plan.sequential is not None and len(plan.labels()) < 2:
+        raise ConfigError(
+            "--until-decided stops when every pair of strategies is told apart, but the run "
+            "seats one strategy; give two or more with --strategies"
+        )
+
+
+def _new_manifest(
+    rd: RunDir, exp: Experiment, plan: Plan, files, analysis: dict | None, seed_drawn: bool
+) -> dict:
+    """The manifest of a new run (``files``: its strategy files, :func:`strategy_files`)."""
+    from dominosim.base.version import ENGINE_VERSION
+
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
     manifest = {
@@ -151,22 +183,7 @@ def start_run(
         **({"analysis": dict(analysis)} if analysis else {}),
     }
     manifest["classes"] = strategy_classes(manifest)  # (the report reads them from here)
-    try:
-        with rd.locked():
-            rd.write_manifest(manifest)
-            if seed_drawn:
-                echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
-            note = games_note(plan, analysis)
-            if note:
-                echo(session, note)
-            data = execute(rd, plan, manifest, session)
-    except Interrupted:
-        raise
-    except BaseException:
-        if not rd.finished_chunks():  # nothing to keep: no empty 'failed' folder
-            rd.remove()
-        raise
-    return rd, data
+    return manifest
 
 
 def _check_strategies(exp: Experiment, legs, session: Session) -> None:
@@ -190,18 +207,6 @@ def _check_strategies(exp: Experiment, legs, session: Session) -> None:
     for note in dict.fromkeys(strategy.twin_note(n) for n in names):
         if note is not None:
             echo(session, note)
-
-
-def _plan_rounds(plan: Plan, metric: str | None) -> None:
-    """``--until-decided``: the looks of the plan, its chunks fitted to them; a run with one
-    strategy has no pair to decide."""
-    if len(plan.labels()) < 2:
-        raise ConfigError(
-            "--until-decided stops when every pair of strategies is told apart, but the run "
-            "seats one strategy; give two or more with --strategies"
-        )
-    plan.sequential = Sequential(looks=planned_looks(plan.ids_per_rotation), metric=metric)
-    fit_chunks_to_looks(plan)
 
 
 def check_inputs(rd: RunDir, manifest: dict) -> None:
@@ -281,7 +286,7 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
         manifest = rd.read_manifest()
         plan = Plan.from_manifest(manifest)
         if session.workers is None:
-            session.workers = _recorded_workers(manifest)
+            session = replace(session, workers=_recorded_workers(manifest))
         check_executor(session.executor, session.scheduler)
         if manifest.get("status") == "done" and outputs_complete(rd, manifest, len(plan.rules)):
             bad: list = []
@@ -308,23 +313,19 @@ def _recorded_workers(manifest: dict) -> int | None:
 def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs; returns
     the report (built once, by :func:`finish`)."""
-    plan.strategy_timeout = float(session.strategy_timeout or 0.0)
     bad: list = []
     merger, done = merge_finished(rd, plan, bad, cross_check=True)
-    run = plan.fingerprint()
     for g, c, reason in bad:
         echo(session, f"chunk {g}-{c}: {reason}; playing it again")
         rd.remove_chunk(g, c)
-    n_pending = len(plan.items) - len(done)
-    workers = session.workers or os.cpu_count() or 1
     clock = _SessionClock(manifest)
     played = Played()
     bar = Progress(session, plan.total_games, merger.games, rd.path)
-    rounds = _Rounds(rd, plan, run, merger, done, bar, played, n_pending, workers, session)
+    rounds = _Rounds(rd, plan, merger, done, bar, played, session)
     signals.reset()
     old_handlers = signals.install()  # Ctrl-C and SIGTERM: interrupted, the resume command
     try:
-        rounds.play(manifest)
+        plan = rounds.play(manifest)  # (a run decided early plays a plan that stops there)
         data = finish(
             rd, plan, manifest, merger, lambda: clock.end(played.written, "done"), phase=bar.phase
         )  # (the bar closes in finally)
@@ -337,7 +338,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
             clock.end(played.written, "interrupted")
             rd.write_manifest(manifest)
         raise Interrupted(
-            f"interrupted: {len(done) + played.written} of {len(plan.items)} chunks kept in "
+            f"interrupted: {len(done) + played.written} of {len(rounds.plan.items)} chunks kept in "
             f"{rd.path}; finish with: {_resume_command(manifest, rd)}"
         ) from None
     except BaseException as e:
@@ -364,66 +365,58 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
 class _Rounds:
     """The chunks a session plays: all pending ones at once, or with ``--until-decided`` in
     rounds, one per look (plan.Sequential), each followed by the verdict of the chunks up to
-    that look (report.until_decided); a decided run's plan ends at that look."""
+    that look (report.until_decided); a decided run's plan ends at that look
+    (:meth:`Plan.stopped_at`: :attr:`plan` is then that plan)."""
 
-    def __init__(self, rd, plan, run, merger, done, bar, played, n_pending, workers, session):
-        self.rd, self.plan, self.run, self.merger, self.done = rd, plan, run, merger, set(done)
-        self.bar, self.played, self.n_pending, self.workers = bar, played, n_pending, workers
-        self.session = session
+    def __init__(self, rd, plan, merger, done, bar, played, session):
+        self.rd, self.plan, self.merger, self.done = rd, plan, merger, set(done)
+        self.bar, self.played, self.session = bar, played, session
+        self.run = plan.fingerprint()  # (a plan stopped at a look keeps it)
+        self.workers = session.workers or os.cpu_count() or 1
         self.ex = None
-        self.stop_after = int(os.environ[STOP_ENV]) if os.environ.get(STOP_ENV) else None
 
-    def play(self, manifest: dict) -> None:
+    def play(self, manifest: dict) -> Plan:
+        """Play the rounds; the plan the run played (stopped at the look that decided it)."""
         seq = self.plan.sequential
         if seq is None or seq.stopped is not None:
             self._play_up_to(None)
-            return
+            return self.plan
         for look in seq.looks:
             self._play_up_to(look)
             if look == seq.looks[-1] or self._decided(manifest, look):
                 if look != seq.looks[-1]:
-                    seq.stopped = look
-                    self.plan.items = self.plan.make_items()
+                    self.plan = self.plan.stopped_at(look)
                     manifest.update(self.plan.to_manifest())
                 echo(self.session, f"until decided: stopped at {look} deals per table")
-                return
+                return self.plan
+        return self.plan
 
     def _play_up_to(self, look: int | None) -> None:
         """Play the pending chunks that end at ``look`` or before (None: all); the chunks are
         made on the fly (a plan of 10^15 games holds no list)."""
-        plan = self.plan
+        plan, s = self.plan, self.session
         per_group = -(-plan.ids_played // plan.ids_per_chunk)
         if look is not None:
             per_group = min(per_group, -(-look // plan.ids_per_chunk))
         n = len(plan.rules) * per_group - sum(1 for _, c in self.done if c < per_group)
         if n <= 0:
             return
+        timeout = float(s.strategy_timeout or 0.0)
         items = (
-            plan.item(g, c)
+            plan.item(g, c, timeout)
             for g in range(len(plan.rules))
             for c in range(per_group)
             if (g, c) not in self.done
         )
         self.bar.phase(f"starting {min(self.workers, n)} worker(s)")
-        s = self.session
-        self.ex = make_executor(
-            items,
-            n,
-            self.workers,
-            s.executor,
-            s.scheduler,
-            isolate=user_strategies(self.plan),
-        )
+        isolate = user_strategies(plan)
+        self.ex = make_executor(items, n, self.workers, s.executor, s.scheduler, isolate=isolate)
         self.bar.phase("playing")
         for res in self.ex.results(self.bar.tick if self.bar.show else None):
-            _write_chunk(self.rd, self.plan, self.run, self.merger, res)
+            _write_chunk(self.rd, plan, self.run, self.merger, res)
             self.done.add((res["group"], res["chunk"]))
             self.played.add(res)
             self.bar.chunk(res["games"])
-            written = self.played.written
-            if self.stop_after is not None and self.stop_after <= written < self.n_pending:
-                raise KeyboardInterrupt
-            _hold(written, self.n_pending)
         self.stop()
 
     def _decided(self, manifest: dict, look: int) -> bool:
@@ -489,13 +482,6 @@ def _failed(e: BaseException, rd: RunDir, manifest: dict, clock, written: int, k
     if isinstance(e, OutputError | WorkerError):  # a full disk, a dead worker: go on how
         return type(e)(e.message + again)
     return None
-
-
-def _hold(written: int, pending: int) -> None:
-    """The test hook of :data:`HOLD_ENV`: wait for a signal after that many chunks."""
-    hold = os.environ.get(HOLD_ENV)
-    if hold and written == int(hold) and written < pending:
-        time.sleep(60)
 
 
 def _resume_command(manifest: dict, rd: RunDir) -> str:

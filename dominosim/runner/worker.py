@@ -25,7 +25,7 @@ from dominosim.base import signals
 from dominosim.base.errors import StrategyError
 from dominosim.game.rules import Rules
 from dominosim.runner.files import changed_strategy_file, load_run_files
-from dominosim.runner.plan import BATCH_SIZE, WorkItem
+from dominosim.runner.plan import WorkItem
 from dominosim.strategy import sandbox
 from dominosim.strategy.spec import parse_strategy
 
@@ -157,10 +157,10 @@ def make_strategy(
 # the worker
 
 
-def _play_batch(rules, seed, strategies, ids, unit, batch_size):
+def _play_batch(rules, seed, strategies, ids, unit):
     from dominosim.engine import BatchEngine
 
-    eng = BatchEngine(rules, seed, strategies, ids, unit=unit, batch_size=batch_size)
+    eng = BatchEngine(rules, seed, strategies, ids, unit=unit)  # (its batch: kernel.MAX_SLOTS)
     return eng.run()
 
 
@@ -170,10 +170,9 @@ def play(
     strategies: Sequence[strategy.Strategy],
     ids: Sequence[int] | range,
     unit: str,
-    batch_size: int = BATCH_SIZE,
 ) -> tuple[dict, dict]:
     """Play match ids ``ids`` on the batch engine. Returns (hands, matches) dicts of arrays."""
-    return _play_batch(rules, seed, strategies, ids, unit, batch_size)
+    return _play_batch(rules, seed, strategies, ids, unit)
 
 
 def _sorted(d: dict, keys: Sequence[str]) -> dict:
@@ -356,10 +355,10 @@ def _play_sliced(rules, item: WorkItem, strategies, ids: range, tick):
     """:func:`play` of ``ids``; with ``tick``, slice by slice, calling ``tick(games)`` after
     each (without, in one call: the engine's fastest)."""
     if tick is None:
-        return play(rules, item.seed, strategies, ids, item.unit, item.batch_size)
+        return play(rules, item.seed, strategies, ids, item.unit)
     parts = []
     for s in _slices(ids):
-        parts.append(play(rules, item.seed, strategies, s, item.unit, item.batch_size))
+        parts.append(play(rules, item.seed, strategies, s, item.unit))
         tick(len(s))
     if len(parts) == 1:
         return parts[0]
