@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import stats, variants
+from . import analyses, stats, variants
 from .aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates, seating
 from .errors import OutputError
 
@@ -75,7 +75,7 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         data["analysis"] = analysis(manifest, aggregates, data)
     if manifest.get("until_decided"):
         data["until_decided"] = until_decided(manifest, data)
-        if data.get("analysis", {}).get("kind") == "compare":
+        if analyses.of_analysis(data.get("analysis")).verdict_pooled:
             data["analysis"]["until_decided"] = data["until_decided"]
     return data
 
@@ -108,7 +108,7 @@ def _decision_pairs(manifest: Mapping, data: Mapping, metric: str | None) -> lis
     """``(label, metric, difference, 95% interval)`` of every pair a verdict needs: compare's
     pooled pairs on its ranking metric; a run's pairs of every group, on ``metric`` or the
     metric that decides the group's game."""
-    if data.get("analysis", {}).get("kind") == "compare":
+    if analyses.of_analysis(data.get("analysis")).verdict_pooled:
         a = data["analysis"]
         m = a["metric"]
         key = _DIFF_KEYS[m]
@@ -391,16 +391,14 @@ def _perfect_information_labels(labels) -> list[str]:
 
 
 def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict:
-    """The ``analysis`` object of a compare / tune / tune-target report (docs/compare.md)."""
+    """The ``analysis`` object of a compare / skill / tune / tune-target report
+    (docs/compare.md, docs/skill.md): its registry row's ``report`` hook (a kind no row has:
+    only its kind)."""
     a = manifest["analysis"]
-    kind = a.get("kind")
-    if kind == "compare":
-        return _compare(manifest, aggregates, data)
-    if kind == "skill":
-        return _skill(manifest, aggregates, data)
-    if kind in ("tune", "tune-target"):
-        return _sweep(manifest, data)
-    return {"kind": kind}
+    row = analyses.of_analysis(a)
+    if row.report is None:
+        return {"kind": a.get("kind")}
+    return row.report(manifest, aggregates, data)
 
 
 #: what each ranking metric compares (docs/compare.md, "Which metric")
@@ -436,6 +434,11 @@ def ranking_metric(manifest: Mapping) -> tuple[str, bool]:
     return deciding_metric(manifest["groups"][0]["rules"], manifest["unit"]), True
 
 
+def compare_analysis(manifest, aggregates, data) -> dict:
+    """``compare``'s analysis (its registry row's ``report`` hook), ranked by its metric."""
+    return _compare(manifest, aggregates, data)
+
+
 def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
     """``compare``'s analysis: the win-rate matrix of every pair of strategies, their paired
     differences pooled over the legs where they met, the ratings by the ranking metric
@@ -456,7 +459,7 @@ def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
             rated = _win_matrix(names, data, metric)[0]
         ratings, regularized = _bt_ratings(names, rated)
     return {
-        "kind": "compare",
+        "kind": analyses.COMPARE.name,
         "strategies": names,
         "unit": data["unit"],
         "metric": metric,
@@ -667,8 +670,8 @@ def _points_per_hand(sums: dict, sign: int) -> tuple[float, float, float]:
     return (p, p - half, p + half)
 
 
-def _skill(manifest, aggregates, data) -> dict:
-    """``dominosim skill``'s analysis (docs/skill.md): the round robin's (win rates, paired
+def skill_analysis(manifest, aggregates, data) -> dict:
+    """``dominosim skill``'s analysis (docs/skill.md; its registry row's ``report`` hook): the round robin's (win rates, paired
     differences, Bradley–Terry), each strategy against random (hand win rate and points per
     hand, with the paired difference from random's), and the share of deals the deal decided
     for the best heuristic against random and for mc against random."""
@@ -727,7 +730,7 @@ def _skill(manifest, aggregates, data) -> dict:
         row = rated.get(r["strategy"], {"accuracy": None, "accuracy_ci": [None, None]})
         r["accuracy"], r["accuracy_ci"] = row["accuracy"], row["accuracy_ci"]
     return {
-        "kind": "skill",
+        "kind": analyses.SKILL.name,
         "perfect_information": _perfect_information(manifest, aggs),
         "accuracy_deals": int(a.get("accuracy_deals", 0)),
         "accuracy": accuracy,
@@ -805,9 +808,9 @@ def _flip(p):
     return {"hand_win_diff": neg(p["hand_win_diff"]), "hand_win_diff_ci": [neg(hi), neg(lo)]}
 
 
-def _value_label(manifest, g, analysis) -> str:
+def _value_label(manifest, g, analysis, target: bool) -> str:
     gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
-    if analysis["kind"] == "tune-target":
+    if target:
         return str(gd["rules"]["target"])
     opts = variants.options_of(gd["variant"])
     parts = []
@@ -822,10 +825,22 @@ def _value_label(manifest, g, analysis) -> str:
     return ", ".join(parts) or gd["label"]
 
 
-def _sweep(manifest, data) -> dict:
+def tune_analysis(manifest, aggregates, data) -> dict:
+    """``tune``'s analysis (its registry row's ``report`` hook): :func:`_sweep` of its
+    option groups."""
+    return _sweep(manifest, data, target=False)
+
+
+def tune_target_analysis(manifest, aggregates, data) -> dict:
+    """``tune-target``'s analysis (its registry row's ``report`` hook): :func:`_sweep` of its
+    targets."""
+    return _sweep(manifest, data, target=True)
+
+
+def _sweep(manifest, data, target: bool) -> dict:
     """``tune`` / ``tune-target``'s analysis: each option group's row side by side, the
-    strategy stronger over all groups, and (tune-target) the smallest target at which it wins
-    ``share`` of the matches with confidence."""
+    strategy stronger over all groups, and (tune-target, ``target``) the smallest target at
+    which it wins ``share`` of the matches with confidence."""
     a = manifest["analysis"]
     kind = a["kind"]
     groups = data["groups"]
@@ -840,7 +855,7 @@ def _sweep(manifest, data) -> dict:
     stronger = None
     if len(names) > 1:
         stronger = max(names, key=lambda x: pooled[x] if pooled[x] is not None else -1)
-    rows = [_sweep_row(manifest, g, names, stronger) for g in groups]
+    rows = [_sweep_row(manifest, g, names, stronger, target) for g in groups]
     out = {
         "kind": kind,
         "strategies": names,
@@ -848,7 +863,7 @@ def _sweep(manifest, data) -> dict:
         "stronger": stronger,
         "rows": rows,
     }
-    if kind == "tune":
+    if not target:
         out["swept"] = list(a.get("swept", ()))
     else:
         out.update(_smallest_target(rows, stronger, float(a["share"]), a["option"]))
@@ -865,14 +880,14 @@ _SWEEP_STRATEGY_KEYS = (
 )
 
 
-def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
-    """One option group's row of a sweep."""
+def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None, target: bool) -> dict:
+    """One option group's row of a sweep (``target``: of tune-target's)."""
     by_label = {s["strategy"]: s for s in g["strategies"]}
     # fmt: off
     row = {
         "group": g["index"],
         "label": g["label"],
-        "value": _value_label(manifest, g, manifest["analysis"]),
+        "value": _value_label(manifest, g, manifest["analysis"], target),
         "strategies": [{k: by_label[x][k] for k in _SWEEP_STRATEGY_KEYS} for x in names],
         "stronger": stronger,
         "stronger_match_win_rate": by_label[stronger]["match_win_rate"] if stronger else None,
@@ -888,7 +903,7 @@ def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
                              "match_tie_rate")},
     }
     # fmt: on
-    if manifest["analysis"]["kind"] == "tune-target":
+    if target:
         gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
         row["target"] = int(gd["rules"]["target"])
         row["label"] = _target_label(g["label"], manifest["analysis"]["option"], row["target"])

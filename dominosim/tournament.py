@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import variants
+from .analyses import COMPARE, SKILL, TUNE, TUNE_TARGET, Setup
 from .config import apply_sets, parse_strategies, rules_from_cli
 from .errors import ConfigError
-
-KINDS = ("compare", "tune", "tune-target", "skill")
 
 
 def default_ladder() -> list[str]:
@@ -126,8 +125,8 @@ def setup_compare(
     name: str | None = None,
     metric: str | None = None,
     **flags: Any,
-) -> tuple[dict, list[tuple], dict]:
-    """``(experiment flags, legs, analysis)`` of ``dominosim compare``.
+) -> Setup:
+    """The :class:`~dominosim.analyses.Setup` of ``dominosim compare``: one leg per table.
 
     ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``;
     ``metric`` ranks by hands, points or matches instead of what decides the game.
@@ -150,13 +149,13 @@ def setup_compare(
         **flags,
     )
     analysis = {
-        "kind": "compare",
+        "kind": COMPARE.name,
         "strategies": labels,
         "games_requested": total,
         "legs": [list(x) for x in legs],
         **({"metric": metric} if metric else {}),
     }
-    return exp_flags, legs, analysis
+    return Setup(exp_flags, analysis, legs)
 
 
 def setup_tune(
@@ -166,8 +165,9 @@ def setup_tune(
     name: str | None = None,
     unit: str | None = None,
     **flags: Any,
-) -> tuple[dict, dict]:
-    """``(experiment flags, analysis)`` of ``dominosim tune``: at least two option groups."""
+) -> Setup:
+    """The :class:`~dominosim.analyses.Setup` of ``dominosim tune``: at least two option
+    groups (no legs)."""
     variants.check_variant(variant)
     swept = [
         opt for opt, vals in apply_sets(sets, [variant]).get(variant, {}).items() if len(vals) > 1
@@ -184,7 +184,7 @@ def setup_tune(
         name=name or f"tune-{variant}",
         **flags,
     )
-    return exp_flags, {"kind": "tune", "variant": variant, "swept": swept}
+    return Setup(exp_flags, {"kind": TUNE.name, "variant": variant, "swept": swept})
 
 
 def parse_targets(text: str | Sequence[int | str] | None) -> list[int]:
@@ -231,9 +231,9 @@ def setup_tune_target(
     sets: Sequence[str] = (),
     name: str | None = None,
     **flags: Any,
-) -> tuple[dict, dict]:
-    """``(experiment flags, analysis)`` of ``dominosim tune-target``: one group per target,
-    matches (``unit = match``) on the same deals."""
+) -> Setup:
+    """The :class:`~dominosim.analyses.Setup` of ``dominosim tune-target``: one group per
+    target, matches (``unit = match``) on the same deals (no legs)."""
     variants.check_variant(variant)
     if targets is None:
         raise ConfigError("tune-target needs --targets, e.g. --targets 50,100,150,200")
@@ -256,13 +256,13 @@ def setup_tune_target(
         **flags,
     )
     analysis = {
-        "kind": "tune-target",
+        "kind": TUNE_TARGET.name,
         "variant": variant,
         "option": option,
         "targets": ts,
         "share": frac,
     }
-    return exp_flags, analysis
+    return Setup(exp_flags, analysis)
 
 
 def skill_legs(strategies: Sequence[str], players: int, round_robin: bool = True) -> list[tuple]:
@@ -289,8 +289,8 @@ def setup_skill(
     round_robin: bool | None = True,
     name: str | None = None,
     **flags: Any,
-) -> tuple[dict, list[tuple], dict]:
-    """``(experiment flags, legs, analysis)`` of ``dominosim skill``: ``deals`` per table
+) -> Setup:
+    """The :class:`~dominosim.analyses.Setup` of ``dominosim skill``: ``deals`` per table
     (default 1000), each in every seating, unit hand; the perfect-information value of each
     deal by the solver with ``budget`` nodes per deal (default ``solver.DEFAULT_BUDGET``; 0:
     not solved); the decisions of each strategy on its first ``accuracy_deals`` deals against
@@ -324,11 +324,11 @@ def setup_skill(
         **flags,
     )
     # fmt: off
-    analysis = {"kind": "skill", "strategies": labels, "deals_requested": n,
+    analysis = {"kind": SKILL.name, "strategies": labels, "deals_requested": n,
                 "legs": [list(x) for x in legs], "solve_budget": solve, "round_robin": round_robin,
                 "accuracy_deals": min(rated, n) if solve else 0}
     # fmt: on
-    return exp_flags, legs, analysis
+    return Setup(exp_flags, analysis, legs)
 
 
 def _accuracy_deals(value) -> int:
@@ -356,12 +356,10 @@ def _count(value, option: str, meaning: str) -> int:
 # skill's per-chunk measurement: the runner's hook (docs/design.md, "The runner")
 
 
-def measurement(analysis: dict) -> SkillMeasurement | None:
-    """The per-chunk measurement a run's ``analysis`` asks for (the runner calls this for a
-    new run and for a manifest's analysis): skill's, or None. Malformed values raise
-    ValueError or TypeError (the runner reports a damaged manifest)."""
-    if analysis.get("kind") != "skill":
-        return None
+def skill_measurement(analysis: Mapping) -> SkillMeasurement:
+    """skill's per-chunk measurement of a run with this ``analysis`` section (its registry
+    row's hook: the runner calls it for a new run and for a manifest's analysis). Malformed
+    values raise ValueError or TypeError (the runner reports a damaged manifest)."""
     return SkillMeasurement(
         int(analysis.get("solve_budget", 0)), int(analysis.get("accuracy_deals", 0))
     )

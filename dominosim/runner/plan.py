@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import analyses
 from ..aggregates import (
     seating,
 )
@@ -587,7 +588,7 @@ def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
     tables), with the number that will be played; None when nothing was rounded."""
     unit = f"{plan.unit}es" if plan.unit == "match" else f"{plan.unit}s"
     ids, seatings = plan.ids_per_rotation, len(plan.rotations)
-    if analysis and analysis.get("kind") == "compare":
+    if analyses.of_analysis(analysis).games_total:
         asked = int(analysis.get("games_requested", plan.games_requested))
         tables = len(plan.rules)
         played = plan.games_per_group * tables
@@ -606,11 +607,9 @@ def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
 
 
 def measurement_of(analysis: dict) -> object | None:
-    """The per-chunk measurement a run's analysis asks for, or None. Its owner gives it
-    (:func:`dominosim.tournament.measurement`); the runner only calls its hooks. (A plain
-    run has no analysis: it does not import the tournaments.)"""
-    if not analysis:
-        return None
-    from .. import tournament
-
-    return tournament.measurement(analysis)
+    """The per-chunk measurement a run's analysis asks for, or None: its registry row's hook
+    (:mod:`dominosim.analyses`; skill's is ``tournament.skill_measurement``); the runner only
+    calls its hooks. (The hooks import their module when called: a plain run does not import
+    the tournaments.)"""
+    row = analyses.of_analysis(analysis)
+    return row.measurement(analysis) if row.measurement is not None else None

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import render, signals, strategy
+from .. import analyses, render, signals, strategy
 from ..aggregates import (
     Merger,
 )
@@ -256,7 +256,7 @@ def _is_within(path: Path, folder: Path) -> bool:
 
 def _new_run_hint(manifest: dict) -> str:
     src = manifest.get("source")
-    kind = (manifest.get("analysis") or {}).get("kind") or "run"
+    kind = analyses.command_of(manifest.get("analysis"))
     if isinstance(src, str) and src != "command line":
         return f"dominosim {kind} {src}"
     return f"dominosim {kind} with the settings of its manifest.json 'experiment'"
@@ -504,8 +504,7 @@ def _hold(written: int, pending: int) -> None:
 
 def _resume_command(manifest: dict, rd: RunDir) -> str:
     """The command that finishes this run (compare / tune runs resume with their command)."""
-    kind = (manifest.get("analysis") or {}).get("kind") or "run"
-    return f"dominosim {kind} --resume {rd.path}"
+    return f"dominosim {analyses.command_of(manifest.get('analysis'))} --resume {rd.path}"
 
 
 def _stop(ex) -> None:
