@@ -78,12 +78,7 @@ def run(
     flags = _keywords(analyses.RUN, flags)
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
     until = _until_decided("run", flags)
-    metric = flags.pop("metric", None)  # (a plain run's metric is --until-decided's)
-    if metric is not None and not until:
-        raise ConfigError(
-            "--metric in run chooses the metric --until-decided decides on; give "
-            "--until-decided too (dominosim compare ranks by it)"
-        )
+    metric = _run_metric(flags, until)
     timeout = timeout_seconds(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
@@ -115,6 +110,18 @@ def _until_decided(fn: str, flags: dict) -> bool:
     if until is not None and not isinstance(until, bool):
         raise ConfigError(f"dominosim.{fn}(): until_decided must be True or False, not {until!r}")
     return bool(until)
+
+
+def _run_metric(flags: dict, until: bool) -> str | None:
+    """A plain run's ``metric``, taken out of ``flags``: the metric ``--until-decided``
+    decides on, so given only with it."""
+    metric = flags.pop("metric", None)
+    if metric is not None and not until:
+        raise ConfigError(
+            "--metric in run chooses the metric --until-decided decides on; give "
+            "--until-decided too (dominosim compare ranks by it)"
+        )
+    return metric
 
 
 #: The range of ``--strategy-timeout`` (seconds): a timer finer or longer than this is a typo.

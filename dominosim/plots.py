@@ -296,6 +296,8 @@ def _margin_ylim(ax, values, lo: float | None = None, hi: float | None = None) -
 
 
 def _sweep_plots(plt, a: Mapping, folder: Path, target: bool) -> list[Path]:
+    """A sweep's figures: match win rates and match length by option value (``target``: by
+    target, and the hands of play to tell the strategies apart)."""
     rows = a["rows"]
     if target:
         rows = sorted(rows, key=lambda r: r["target"])
@@ -339,6 +341,14 @@ def _sweep_plots(plt, a: Mapping, folder: Path, target: bool) -> list[Path]:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     out.append(_save(plt, fig, folder / "sweep_win_rate.png"))
+    out.append(_match_length_plot(plt, rows, xs, target, xlabel, folder))
+    if target:
+        out.append(_hands_to_separate_plot(plt, a, rows, xs, folder))
+    return out
+
+
+def _match_length_plot(plt, rows: list, xs: list, target: bool, xlabel: str, folder: Path) -> Path:
+    """A sweep's match length (mean, median, p90) by option value or target."""
     fig, ax = plt.subplots(figsize=(7, 4))
     vals: list[float] = []
     keys = (
@@ -357,10 +367,7 @@ def _sweep_plots(plt, a: Mapping, folder: Path, target: bool) -> list[Path]:
     ax.set_title(f"match length by {xlabel}", fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    out.append(_save(plt, fig, folder / "sweep_match_length.png"))
-    if target:
-        out.append(_hands_to_separate_plot(plt, a, rows, xs, folder))
-    return out
+    return _save(plt, fig, folder / "sweep_match_length.png")
 
 
 def _hands_to_separate_plot(plt, a: Mapping, rows: list, xs: list, folder: Path) -> Path:

@@ -307,8 +307,6 @@ def paired_csv(data: Mapping) -> str:
 
 def skill_sections(data: Mapping, a: Mapping):
     """(heading, lines, tables) of skill's analysis (its registry row's ``render`` hook)."""
-    import pandas as pd
-
     lower = " (lower is better)" if a["points_sense"] == "lower" else ""
     lines = [
         f"luck against skill: {len(a['strategies'])} strategies, every pair at one table on "
@@ -319,6 +317,39 @@ def skill_sections(data: Mapping, a: Mapping):
         "decided by the deal: the share of deals whose hand the same side won in every "
         "seating, whoever sat there (Wilson 95%)",
     ]
+    ladder, accuracy, ratings = _skill_tables(data, a)
+    if a["best_heuristic"]:
+        lines.append(f"best heuristic against random: {a['best_heuristic']}")
+    pi = a.get("perfect_information")
+    if pi:
+        bound = (
+            " (the paranoid bound: the leader's seat against all the others together)"
+            if pi["paranoid"]
+            else ""
+        )
+        lines.append(
+            f"perfect information{bound}: the leader's side wins {_pct(pi['leader_win_rate'])} "
+            f"{_ci_text(pi['leader_win_ci'])} of the deals under perfect play, "
+            f"{_f(pi['leader_points'], 2)} points per hand {'[' + ', '.join(_f(x, 2) for x in pi['leader_points_ci']) + ']'}; "
+            f"{pi['solved']} of {pi['deals']} deals solved within {pi['budget']:,} nodes each"
+        )
+    tables = {"against random": ladder}
+    if len(accuracy):
+        bound = " (paranoid objective)" if pi and pi["paranoid"] else ""
+        lines.append(
+            f"decision accuracy{bound}: the share of each strategy's decisions with a real "
+            "choice that the solver rates optimal on the true deal, on its first "
+            f"{a['accuracy_deals']} deals against random (95% interval clustered by hand)"
+        )
+        tables["decision accuracy"] = accuracy
+    tables["ratings (Bradley–Terry)"] = ratings
+    yield "Luck and skill", lines, tables
+
+
+def _skill_tables(data: Mapping, a: Mapping):
+    """skill's tables: the ladder against random, the decision accuracy, the ratings."""
+    import pandas as pd
+
     # fmt: off
     ladder = pd.DataFrame([
         {"strategy": _mark(data, r["strategy"]), "deals": r["deals"],
@@ -347,32 +378,7 @@ def skill_sections(data: Mapping, a: Mapping):
         for r in a["ratings"]
     ])
     # fmt: on
-    if a["best_heuristic"]:
-        lines.append(f"best heuristic against random: {a['best_heuristic']}")
-    pi = a.get("perfect_information")
-    if pi:
-        bound = (
-            " (the paranoid bound: the leader's seat against all the others together)"
-            if pi["paranoid"]
-            else ""
-        )
-        lines.append(
-            f"perfect information{bound}: the leader's side wins {_pct(pi['leader_win_rate'])} "
-            f"{_ci_text(pi['leader_win_ci'])} of the deals under perfect play, "
-            f"{_f(pi['leader_points'], 2)} points per hand {'[' + ', '.join(_f(x, 2) for x in pi['leader_points_ci']) + ']'}; "
-            f"{pi['solved']} of {pi['deals']} deals solved within {pi['budget']:,} nodes each"
-        )
-    tables = {"against random": ladder}
-    if len(accuracy):
-        bound = " (paranoid objective)" if pi and pi["paranoid"] else ""
-        lines.append(
-            f"decision accuracy{bound}: the share of each strategy's decisions with a real "
-            "choice that the solver rates optimal on the true deal, on its first "
-            f"{a['accuracy_deals']} deals against random (95% interval clustered by hand)"
-        )
-        tables["decision accuracy"] = accuracy
-    tables["ratings (Bradley–Terry)"] = ratings
-    yield "Luck and skill", lines, tables
+    return ladder, accuracy, ratings
 
 
 def _analysis_sections(data: Mapping):

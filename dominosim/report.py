@@ -671,14 +671,51 @@ def _points_per_hand(sums: dict, sign: int) -> tuple[float, float, float]:
 
 
 def skill_analysis(manifest, aggregates, data) -> dict:
-    """``dominosim skill``'s analysis (docs/skill.md; its registry row's ``report`` hook): the round robin's (win rates, paired
-    differences, Bradley–Terry), each strategy against random (hand win rate and points per
-    hand, with the paired difference from random's), and the share of deals the deal decided
-    for the best heuristic against random and for mc against random."""
+    """``dominosim skill``'s analysis (docs/skill.md; its registry row's ``report`` hook):
+    the round robin's (win rates, paired differences, Bradley–Terry), each strategy against
+    random (hand win rate and points per hand, with the paired difference from random's), and
+    the share of deals the deal decided for the best heuristic against random and for mc
+    against random."""
     a = manifest["analysis"]
     rr = _compare(manifest, aggregates, data, metric="hands")  # (skill ranks by hand wins)
     lookups = Aggregates.by_group(aggregates)
     aggs = {g["index"]: lookups.get(g["index"]) or Aggregates() for g in data["groups"]}
+    ladder = _ladder(manifest, data, aggs, rr)
+    rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
+    heuristics = set(classes_of(manifest)["heuristics"])
+    best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
+    # fmt: off
+    decided = [{"pair": f"{x} / random", "strategy": x,
+                **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
+               for x in (best, "mc") for r in ladder if r["strategy"] == x]
+    # fmt: on
+    accuracy = _accuracy(rr["strategies"], aggs)
+    rated = {x["strategy"]: x for x in accuracy}
+    for r in ladder:
+        row = rated.get(r["strategy"], {"accuracy": None, "accuracy_ci": [None, None]})
+        r["accuracy"], r["accuracy_ci"] = row["accuracy"], row["accuracy_ci"]
+    return {
+        "kind": analyses.SKILL.name,
+        "perfect_information": _perfect_information(manifest, aggs),
+        "accuracy_deals": int(a.get("accuracy_deals", 0)),
+        "accuracy": accuracy,
+        "strategies": rr["strategies"],
+        "legs": rr["legs"],
+        "deals_requested": a.get("deals_requested"),
+        "points_sense": data["groups"][0]["points_sense"] if data["groups"] else "higher",
+        "ladder": ladder,
+        "best_heuristic": best,
+        "decided": decided,
+        "matrix": rr["matrix"],
+        "paired": rr["paired"],
+        "ratings": rr["ratings"],
+        "bt_regularized": rr["bt_regularized"],
+    }
+
+
+def _ladder(manifest, data, aggs: Mapping, rr: Mapping) -> list[dict]:
+    """skill's ladder: each strategy against random (its table's hand win rate and points per
+    hand, the paired differences from random's, the share of deals the deal decided)."""
     rot = {
         gd["index"]: len(gd.get("rotations", manifest["rotations"])) for gd in manifest["groups"]
     }
@@ -716,36 +753,7 @@ def skill_analysis(manifest, aggregates, data) -> dict:
             "decided_ci": stats.interval(stats.wilson(decided, seated)),
         })
         # fmt: on
-    rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
-    heuristics = set(classes_of(manifest)["heuristics"])
-    best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
-    # fmt: off
-    decided = [{"pair": f"{x} / random", "strategy": x,
-                **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
-               for x in (best, "mc") for r in ladder if r["strategy"] == x]
-    # fmt: on
-    accuracy = _accuracy(rr["strategies"], aggs)
-    rated = {x["strategy"]: x for x in accuracy}
-    for r in ladder:
-        row = rated.get(r["strategy"], {"accuracy": None, "accuracy_ci": [None, None]})
-        r["accuracy"], r["accuracy_ci"] = row["accuracy"], row["accuracy_ci"]
-    return {
-        "kind": analyses.SKILL.name,
-        "perfect_information": _perfect_information(manifest, aggs),
-        "accuracy_deals": int(a.get("accuracy_deals", 0)),
-        "accuracy": accuracy,
-        "strategies": rr["strategies"],
-        "legs": rr["legs"],
-        "deals_requested": a.get("deals_requested"),
-        "points_sense": data["groups"][0]["points_sense"] if data["groups"] else "higher",
-        "ladder": ladder,
-        "best_heuristic": best,
-        "decided": decided,
-        "matrix": rr["matrix"],
-        "paired": rr["paired"],
-        "ratings": rr["ratings"],
-        "bt_regularized": rr["bt_regularized"],
-    }
+    return ladder
 
 
 def _accuracy(names, aggs) -> list[dict]:

@@ -284,9 +284,6 @@ def setup_skill(
     strategies: str | Sequence[str] | None = None,
     sets: Sequence[str] = (),
     deals: int | str | None = None,
-    budget: int | str | None = None,
-    accuracy_deals: int | str | None = None,
-    round_robin: bool | None = True,
     name: str | None = None,
     **flags: Any,
 ) -> Setup:
@@ -296,12 +293,8 @@ def setup_skill(
     not solved); the decisions of each strategy on its first ``accuracy_deals`` deals against
     random (default 200; 0: none) rated by the solver with the same budget; ``round_robin``
     False: only the tables with random (the others' pairs are then not compared; None: the
-    default, True)."""
-    from .solver import DEFAULT_BUDGET
-
-    round_robin = True if round_robin is None else bool(round_robin)
-    solve = _budget(DEFAULT_BUDGET if budget is None else budget)
-    rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
+    default, True): those three are taken out of ``flags``, the rest are the experiment's."""
+    round_robin, solve, rated = _skill_options(flags)
     labels = _strategy_labels(default_ladder() if strategies is None else strategies)
     if baseline() not in labels:
         raise ConfigError(
@@ -329,6 +322,19 @@ def setup_skill(
                 "accuracy_deals": min(rated, n) if solve else 0}
     # fmt: on
     return Setup(exp_flags, analysis, legs)
+
+
+def _skill_options(flags: dict) -> tuple[bool, int, int]:
+    """skill's ``round_robin``, ``budget`` and ``accuracy_deals`` (with their defaults),
+    taken out of ``flags``."""
+    from .solver import DEFAULT_BUDGET
+
+    round_robin = flags.pop("round_robin", True)
+    budget, accuracy_deals = flags.pop("budget", None), flags.pop("accuracy_deals", None)
+    round_robin = True if round_robin is None else bool(round_robin)
+    solve = _budget(DEFAULT_BUDGET if budget is None else budget)
+    rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
+    return round_robin, solve, rated
 
 
 def _accuracy_deals(value) -> int:
