@@ -1,8 +1,9 @@
 """Round robins and sweeps on common deals: ``compare``, ``tune`` and ``tune-target``
 (docs/compare.md, docs/skill.md).
 
-All three are runs of :mod:`dominosim.runner` (same plan, executors, results folder, resume);
-this module plans them. Their own report section, ``analysis``, is computed like the rest of
+All of them are runs of :mod:`dominosim.runner` (same plan, executors, results folder,
+resume); this module plans them: each ``setup_*`` returns one :class:`dominosim.analyses.Setup`
+(their registry rows name them, with skill's measurement, :func:`skill_measurement`). Their own report section, ``analysis``, is computed like the rest of
 the report from the manifest and the integer aggregates (:func:`dominosim.report.analysis`;
 Bradley–Terry in :mod:`dominosim.stats`).
 
