@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import dominosim
-from dominosim import api, check
+from dominosim import analyses, api, check
 from dominosim.errors import ConfigError
 
 
@@ -57,7 +57,8 @@ EXTRA = {
 
 
 def keywords(name: str) -> list[str]:
-    takes = api._TAKES["tune-target" if name == "tune_target" else name]
+    (row,) = [a for a in analyses.ANALYSES if a.function == name]  # (its registry row)
+    takes = row.takes(api._EXPERIMENT)
     return [k for k in (*SESSION, *takes) if not (k == "config" and name != "run")]
 
 
