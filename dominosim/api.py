@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dominosim.analysis import analyses
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError, did_you_mean
 from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml
@@ -74,9 +75,10 @@ def run(
     from dominosim import runner
 
     _session_keywords("run", executor, scheduler, progress, echo)
-    flags = _keywords("run", flags)
+    flags = _keywords(analyses.RUN, flags)
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
-    until, metric = _until_decided("run", flags)
+    until = _until_decided("run", flags)
+    metric = _run_metric(flags, until)
     timeout = timeout_seconds(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
@@ -102,18 +104,24 @@ def run(
         return report
 
 
-def _until_decided(fn: str, flags: dict) -> tuple[bool, str | None]:
-    """``until_decided`` (True/False) and, for run, its ``metric``, taken out of ``flags``."""
+def _until_decided(fn: str, flags: dict) -> bool:
+    """``until_decided`` (True/False), taken out of ``flags``."""
     until = flags.pop("until_decided", None)
     if until is not None and not isinstance(until, bool):
         raise ConfigError(f"dominosim.{fn}(): until_decided must be True or False, not {until!r}")
-    metric = flags.pop("metric", None) if fn == "run" else flags.get("metric")
-    if fn == "run" and metric is not None and not until:
+    return bool(until)
+
+
+def _run_metric(flags: dict, until: bool) -> str | None:
+    """A plain run's ``metric``, taken out of ``flags``: the metric ``--until-decided``
+    decides on, so given only with it."""
+    metric = flags.pop("metric", None)
+    if metric is not None and not until:
         raise ConfigError(
             "--metric in run chooses the metric --until-decided decides on; give "
             "--until-decided too (dominosim compare ranks by it)"
         )
-    return bool(until), metric
+    return metric
 
 
 #: The range of ``--strategy-timeout`` (seconds): a timer finer or longer than this is a typo.
@@ -126,21 +134,11 @@ _EXPERIMENT = (
     "name",
     "strategy_timeout",
 )
-#: The keywords each function takes besides ``resume``, ``executor``, ``scheduler``,
-#: ``progress`` and ``echo`` (the tournaments set the others themselves).
-# fmt: off
-_TAKES = {
-    "run": ("variants", *_EXPERIMENT, "plots", "until_decided", "metric"),
-    "compare": ("variant", *(k for k in _EXPERIMENT if k != "rotate"), "until_decided", "metric"),
-    "skill": ("variant", "deals", "budget", "accuracy_deals", "round_robin",
-              *(k for k in _EXPERIMENT if k not in ("rotate", "games", "unit"))),
-    "tune": ("variant", *_EXPERIMENT),
-    "tune-target": ("variant", "targets", "share", *(k for k in _EXPERIMENT if k != "unit")),
-}
-# fmt: on
 #: Keyword -> what it takes, for a list keyword: a string is one item (or the CLI's comma
 #: grammar).
 _LISTS = {f.keyword: f.takes for f in FIELDS if f.takes}
+
+
 #: Keywords taking a whole number (an int, or a string of one, as the command line gives it).
 _INTS = (*(f.keyword for f in FIELDS if f.kind == "int"), "deals", "budget", "accuracy_deals")
 #: Keywords taking true or false.
@@ -194,18 +192,20 @@ def _session_keywords(name: str, executor, scheduler, progress, echo) -> None:
         )
 
 
-def _keywords(fn: str, flags: Mapping[str, Any]) -> dict:
-    """``flags`` checked against the keywords of ``dominosim.<fn>``: an unknown keyword or a
-    value of the wrong type is one ConfigError naming the keyword and what it takes; a string
-    is one item of a list keyword (``sets="fives.reserve_k=2"``, ``strategy_path="./dir"``) and
-    a ``pathlib.Path`` is a path."""
-    name = fn.replace("-", "_")
+def _keywords(row: analyses.Analysis, flags: Mapping[str, Any]) -> dict:
+    """``flags`` checked against the keywords of the analysis ``row``'s function (besides
+    ``resume``, ``executor``, ``scheduler``, ``progress`` and ``echo``; the tournaments set
+    the others themselves): an unknown keyword or a value of the wrong type is one
+    ConfigError naming the keyword and what it takes; a string is one item of a list keyword
+    (``sets="fives.reserve_k=2"``, ``strategy_path="./dir"``) and a ``pathlib.Path`` is a
+    path."""
+    name, takes = row.function, row.takes(_EXPERIMENT)
     out = {}
     for key, value in flags.items():
-        if key not in _TAKES[fn]:
+        if key not in takes:
             raise ConfigError(
-                f"dominosim.{name}() has no keyword '{key}'{did_you_mean(key, _TAKES[fn])}; "
-                f"its keywords are: {', '.join(_TAKES[fn])}"
+                f"dominosim.{name}() has no keyword '{key}'{did_you_mean(key, takes)}; "
+                f"its keywords are: {', '.join(takes)}"
             )
         value = _typed(name, key, value)
         if value is None:
@@ -374,8 +374,7 @@ def _records(rd, done):
 
 
 def _tournament(
-    kind: str,
-    setup,
+    row: analyses.Analysis,
     *,
     resume=None,
     executor: str = "local",
@@ -386,10 +385,10 @@ def _tournament(
 ) -> dict:
     from dominosim import runner
 
-    _session_keywords(kind.replace("-", "_"), executor, scheduler, progress, echo)
-    flags = _keywords(kind, flags)
-    resume = _path(kind.replace("-", "_"), "resume", resume)
-    until, _ = _until_decided(kind, flags)
+    _session_keywords(row.function, executor, scheduler, progress, echo)
+    flags = _keywords(row, flags)
+    resume = _path(row.function, "resume", resume)
+    until = _until_decided(row.function, flags)
     timeout = timeout_seconds(flags.pop("strategy_timeout", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
@@ -400,32 +399,32 @@ def _tournament(
         strategy_timeout=timeout,
     )
     with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
-        return _tournament_run(kind, setup, resume, session, flags, until)
+        return _tournament_run(row, resume, session, flags, until)
 
 
-def _tournament_run(kind, setup, resume, session, flags, until=False) -> dict:
+def _tournament_run(row: analyses.Analysis, resume, session, flags, until=False) -> dict:
+    """Resume the run folder ``resume`` (a run of ``row``'s), or set up and start a new run."""
     from dominosim import runner
     from dominosim.storage.store import RunDir
 
     if resume is not None:
-        found = (RunDir.open(resume).read_manifest().get("analysis") or {}).get("kind")
-        if found != kind:
-            how = f"dominosim {found} --resume" if found else "dominosim run --resume"
-            raise ConfigError(f"{resume} is not a {kind} run; finish it with {how}")
+        found = RunDir.open(resume).read_manifest().get("analysis")
+        if analyses.of_analysis(found) is not row:
+            how = f"dominosim {analyses.command_of(found)} --resume"
+            raise ConfigError(f"{resume} is not a {row.name} run; finish it with {how}")
         _, report = runner.resume_run(resume, session)
     else:
-        out = setup(**flags)
-        exp_flags, legs, analysis = out if len(out) == 3 else (out[0], None, out[1])
-        exp, seed, drawn = prepare(None, **exp_flags)
+        setup = row.setup(**flags)
+        exp, seed, drawn = prepare(None, **setup.flags)
         _, report = runner.start_run(
             exp,
             seed,
             seed_drawn=drawn,
             session=session,
-            legs=legs,
-            analysis=analysis,
+            legs=setup.legs or None,
+            analysis=setup.analysis,
             until_decided=until,
-            metric=(analysis or {}).get("metric"),
+            metric=setup.metric,
         )
     return report
 
@@ -442,9 +441,7 @@ def compare(**kwargs: Any) -> dict:
     ``games``); or ``resume=RUN_DIR``; and ``executor``, ``scheduler``, ``progress``,
     ``echo`` as in :func:`run`.
     """
-    from dominosim.analysis.tournament import setup_compare
-
-    return _tournament("compare", setup_compare, **kwargs)
+    return _tournament(analyses.COMPARE, **kwargs)
 
 
 def skill(**kwargs: Any) -> dict:
@@ -458,28 +455,22 @@ def skill(**kwargs: Any) -> dict:
     ``workers``, ``out``, ``name``, ``records``, ``strategy_path``; or ``resume=RUN_DIR``; and
     ``executor``, ``scheduler``, ``progress``, ``echo`` as in :func:`run`.
     """
-    from dominosim.analysis.tournament import setup_skill
-
-    return _tournament("skill", setup_skill, **kwargs)
+    return _tournament(analyses.SKILL, **kwargs)
 
 
 def tune(**kwargs: Any) -> dict:
     """An option sweep on the same deals (``dominosim tune``): the keywords of :func:`run`
     for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""
-    from dominosim.analysis.tournament import setup_tune
-
     if kwargs.get("resume") is None and kwargs.get("sets", None) is None:
         raise ConfigError(
             "dominosim.tune(): sets must give a value list to sweep, e.g. "
             "sets='fives.reserve_k=0,2', not " + _shown(kwargs.get("sets"))
         )
-    return _tournament("tune", setup_tune, **kwargs)
+    return _tournament(analyses.TUNE, **kwargs)
 
 
 def tune_target(**kwargs: Any) -> dict:
     """A target sweep on the same deals (``dominosim tune-target``): ``variant``,
     ``targets`` (``"50,100"`` or a list), ``share`` (default 0.75), ``games`` (matches per
     target) and the other keywords of :func:`run`."""
-    from dominosim.analysis.tournament import setup_tune_target
-
-    return _tournament("tune-target", setup_tune_target, **kwargs)
+    return _tournament(analyses.TUNE_TARGET, **kwargs)

@@ -14,6 +14,7 @@ import pytest
 
 import dominosim
 from dominosim import api, check
+from dominosim.analysis import analyses
 from dominosim.base.errors import ConfigError
 
 
@@ -58,7 +59,8 @@ EXTRA = {
 
 
 def keywords(name: str) -> list[str]:
-    takes = api._TAKES["tune-target" if name == "tune_target" else name]
+    (row,) = [a for a in analyses.ANALYSES if a.function == name]  # (its registry row)
+    takes = row.takes(api._EXPERIMENT)
     return [k for k in (*SESSION, *takes) if not (k == "config" and name != "run")]
 
 

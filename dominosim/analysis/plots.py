@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from dominosim.analysis import analyses
 from dominosim.analysis.aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates
 
 DPI = 100
@@ -190,13 +191,30 @@ def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
         )
     paths.append(_win_rates(plt, data, folder / "win_rates.png"))
     a = data.get("analysis")
-    if a and a.get("kind") in ("compare", "skill"):
-        paths.append(_heatmap(plt, a, folder / "win_matrix.png"))
-    if a and a.get("kind") == "skill":
-        paths.append(_ladder(plt, a, folder / "ladder.png"))
-    elif a and a.get("kind") in ("tune", "tune-target"):
-        paths += _sweep_plots(plt, a, folder)
+    row = analyses.of_analysis(a)
+    if row.plots is not None:  # (the analysis's own figures: its registry row's hook)
+        paths += row.plots(plt, a, folder)
     return paths
+
+
+def compare_plots(plt, a: Mapping, folder: Path) -> list[Path]:
+    """compare's figure (its registry row's ``plots`` hook): the win-rate matrix."""
+    return [_heatmap(plt, a, folder / "win_matrix.png")]
+
+
+def skill_plots(plt, a: Mapping, folder: Path) -> list[Path]:
+    """skill's figures (its registry row's ``plots`` hook): the win-rate matrix, the ladder."""
+    return [_heatmap(plt, a, folder / "win_matrix.png"), _ladder(plt, a, folder / "ladder.png")]
+
+
+def tune_plots(plt, a: Mapping, folder: Path) -> list[Path]:
+    """tune's figures (its registry row's ``plots`` hook): the option groups side by side."""
+    return _sweep_plots(plt, a, folder, target=False)
+
+
+def tune_target_plots(plt, a: Mapping, folder: Path) -> list[Path]:
+    """tune-target's figures (its registry row's ``plots`` hook): against the target."""
+    return _sweep_plots(plt, a, folder, target=True)
 
 
 def _ladder(plt, a: Mapping, path: Path) -> Path:
@@ -277,9 +295,10 @@ def _margin_ylim(ax, values, lo: float | None = None, hi: float | None = None) -
     ax.set_ylim(a if lo is None else max(lo, a), b if hi is None else min(hi, b))
 
 
-def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
+def _sweep_plots(plt, a: Mapping, folder: Path, target: bool) -> list[Path]:
+    """A sweep's figures: match win rates and match length by option value (``target``: by
+    target, and the hands of play to tell the strategies apart)."""
     rows = a["rows"]
-    target = a["kind"] == "tune-target"
     if target:
         rows = sorted(rows, key=lambda r: r["target"])
         xs = [float(r["target"]) for r in rows]
@@ -322,6 +341,14 @@ def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     out.append(_save(plt, fig, folder / "sweep_win_rate.png"))
+    out.append(_match_length_plot(plt, rows, xs, target, xlabel, folder))
+    if target:
+        out.append(_hands_to_separate_plot(plt, a, rows, xs, folder))
+    return out
+
+
+def _match_length_plot(plt, rows: list, xs: list, target: bool, xlabel: str, folder: Path) -> Path:
+    """A sweep's match length (mean, median, p90) by option value or target."""
     fig, ax = plt.subplots(figsize=(7, 4))
     vals: list[float] = []
     keys = (
@@ -340,10 +367,7 @@ def _sweep_plots(plt, a: Mapping, folder: Path) -> list[Path]:
     ax.set_title(f"match length by {xlabel}", fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    out.append(_save(plt, fig, folder / "sweep_match_length.png"))
-    if target:
-        out.append(_hands_to_separate_plot(plt, a, rows, xs, folder))
-    return out
+    return _save(plt, fig, folder / "sweep_match_length.png")
 
 
 def _hands_to_separate_plot(plt, a: Mapping, rows: list, xs: list, folder: Path) -> Path:

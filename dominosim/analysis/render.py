@@ -8,6 +8,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from dominosim.analysis import analyses
+
 if TYPE_CHECKING:
     pass
 
@@ -172,7 +174,8 @@ def _sections(data: Mapping):
             f"{x} [perfect information]: it sees every hand and the stock order, a "
             "cheating reference (the solver's move), not a strategy a player could follow"
         )
-    if (data.get("analysis") or {}).get("kind") != "compare":
+    row = analyses.of_analysis(data.get("analysis"))
+    if not row.verdict_pooled:  # (compare's verdict: in its own section)
         head += _until_decided_lines(data.get("until_decided"))
     yield "Summary", head, {"groups": T["groups"]}
     if data.get("analysis"):
@@ -196,7 +199,7 @@ def _sections(data: Mapping):
                 f"match length in hands: mean {_f(g['mean_match_length'])}, median "
                 f"{_f(g['median_match_length'], 0)}, p90 {_f(g['p90_match_length'], 0)}"
             )
-        if (data.get("analysis") or {}).get("kind") not in ("compare", "skill"):
+        if row.group_warnings:
             lines += warning_lines(g.get("disagreements", ()))  # (compare's: pooled, above)
         tabs = {"strategies": T["strategies"][label], "seats": T["seats"][label]}
         if label in T["paired"]:
@@ -302,9 +305,8 @@ def paired_csv(data: Mapping) -> str:
     return Table(rows, columns=cols).to_csv(index=False)
 
 
-def _skill_sections(data: Mapping, a: Mapping):
-    import pandas as pd
-
+def skill_sections(data: Mapping, a: Mapping):
+    """(heading, lines, tables) of skill's analysis (its registry row's ``render`` hook)."""
     lower = " (lower is better)" if a["points_sense"] == "lower" else ""
     lines = [
         f"luck against skill: {len(a['strategies'])} strategies, every pair at one table on "
@@ -315,34 +317,7 @@ def _skill_sections(data: Mapping, a: Mapping):
         "decided by the deal: the share of deals whose hand the same side won in every "
         "seating, whoever sat there (Wilson 95%)",
     ]
-    # fmt: off
-    ladder = pd.DataFrame([
-        {"strategy": _mark(data, r["strategy"]), "deals": r["deals"],
-         "hand wins": f"{_pct(r['hand_win_rate'])} {_ci_text(r['hand_win_ci'])}",
-         "vs random": _diff(r["hand_win_diff"]),
-         "95% CI": "[" + ", ".join(_diff(x) for x in r["hand_win_diff_ci"]) + "]",
-         "points/hand": _f(r["points_per_hand"], 2),
-         "points diff": _f(r["points_diff"], 2),
-         "points 95% CI": "[" + ", ".join(_f(x, 2) for x in r["points_diff_ci"]) + "]",
-         "decided by deal": f"{_pct(r['decided_share'])} {_ci_text(r['decided_ci'])}"}
-        for r in a["ladder"]
-    ])
-    # fmt: on
-    # fmt: off
-    accuracy = pd.DataFrame([
-        {"strategy": _mark(data, r["strategy"]), "hands": r["hands"],
-         "decisions": r["decisions"], "rated": r["rated"],
-         "optimal": f"{_pct(r['accuracy'])} {_ci_text(r['accuracy_ci'])}"}
-        for r in a.get("accuracy", ())
-    ])
-    # fmt: on
-    # fmt: off
-    ratings = pd.DataFrame([
-        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
-         "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
-        for r in a["ratings"]
-    ])
-    # fmt: on
+    ladder, accuracy, ratings = _skill_tables(data, a)
     if a["best_heuristic"]:
         lines.append(f"best heuristic against random: {a['best_heuristic']}")
     pi = a.get("perfect_information")
@@ -371,17 +346,63 @@ def _skill_sections(data: Mapping, a: Mapping):
     yield "Luck and skill", lines, tables
 
 
-def _analysis_sections(data: Mapping):
-    """(heading, lines, {title: DataFrame}) of the analysis, for :func:`_sections`."""
+def _skill_tables(data: Mapping, a: Mapping):
+    """skill's tables: the ladder against random, the decision accuracy, the ratings."""
+    import pandas as pd
 
+    # fmt: off
+    ladder = pd.DataFrame([
+        {"strategy": _mark(data, r["strategy"]), "deals": r["deals"],
+         "hand wins": f"{_pct(r['hand_win_rate'])} {_ci_text(r['hand_win_ci'])}",
+         "vs random": _diff(r["hand_win_diff"]),
+         "95% CI": "[" + ", ".join(_diff(x) for x in r["hand_win_diff_ci"]) + "]",
+         "points/hand": _f(r["points_per_hand"], 2),
+         "points diff": _f(r["points_diff"], 2),
+         "points 95% CI": "[" + ", ".join(_f(x, 2) for x in r["points_diff_ci"]) + "]",
+         "decided by deal": f"{_pct(r['decided_share'])} {_ci_text(r['decided_ci'])}"}
+        for r in a["ladder"]
+    ])
+    # fmt: on
+    # fmt: off
+    accuracy = pd.DataFrame([
+        {"strategy": _mark(data, r["strategy"]), "hands": r["hands"],
+         "decisions": r["decisions"], "rated": r["rated"],
+         "optimal": f"{_pct(r['accuracy'])} {_ci_text(r['accuracy_ci'])}"}
+        for r in a.get("accuracy", ())
+    ])
+    # fmt: on
+    # fmt: off
+    ratings = pd.DataFrame([
+        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
+         "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
+        for r in a["ratings"]
+    ])
+    # fmt: on
+    return ladder, accuracy, ratings
+
+
+def _analysis_sections(data: Mapping):
+    """(heading, lines, {title: DataFrame}) of the analysis, for :func:`_sections`: its
+    registry row's ``render`` hook (a kind no row has: none)."""
     a = data["analysis"]
-    if a["kind"] == "skill":
-        yield from _skill_sections(data, a)
-        return
-    if a["kind"] == "compare":
-        yield _compare_section(data, a)
-        return
-    yield _sweep_section(a)
+    row = analyses.of_analysis(a)
+    if row.render is not None:
+        yield from row.render(data, a)
+
+
+def compare_sections(data: Mapping, a: Mapping):
+    """compare's section (its registry row's ``render`` hook)."""
+    yield _compare_section(data, a)
+
+
+def tune_sections(data: Mapping, a: Mapping):
+    """tune's section (its registry row's ``render`` hook)."""
+    yield _sweep_section(a, target=False)
+
+
+def tune_target_sections(data: Mapping, a: Mapping):
+    """tune-target's section (its registry row's ``render`` hook)."""
+    yield _sweep_section(a, target=True)
 
 
 #: how the ratings of each ranking metric are read (docs/compare.md)
@@ -464,8 +485,8 @@ def _until_decided_lines(u: Mapping | None) -> list[str]:
     ]
 
 
-def _sweep_section(a: Mapping):
-    """(heading, lines, tables) of tune / tune-target: the groups side by side."""
+def _sweep_section(a: Mapping, target: bool):
+    """(heading, lines, tables) of tune / tune-target (``target``): the groups side by side."""
     import pandas as pd
 
     rows = a["rows"]
@@ -483,7 +504,7 @@ def _sweep_section(a: Mapping):
     by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
     by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
     by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
-    if a["kind"] == "tune-target":
+    if target:
         by_stat["hands to separate"] = [_hands(r.get("hands_to_separate")) for r in rows]
         by_stat["hands 95% CI"] = [
             _range(r.get("hands_to_separate_ci", [None, None]), _hands) for r in rows
@@ -491,7 +512,7 @@ def _sweep_section(a: Mapping):
     table = pd.DataFrame(
         [{"statistic": k, **dict(zip(cols, v, strict=True))} for k, v in by_stat.items()]
     )
-    if a["kind"] == "tune-target":
+    if target:
         head = f"target sweep ({a['option']}) on common deals: {', '.join(map(str, cols))}"
         lines = [head]
         if a["stronger"]:

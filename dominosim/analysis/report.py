@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dominosim.analysis import stats
+from dominosim.analysis import analyses, stats
 from dominosim.analysis.aggregates import (
     HAND_LEN_BINS,
     MATCH_LEN_MAX,
@@ -82,7 +82,7 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         data["analysis"] = analysis(manifest, aggregates, data)
     if manifest.get("until_decided"):
         data["until_decided"] = until_decided(manifest, data)
-        if data.get("analysis", {}).get("kind") == "compare":
+        if analyses.of_analysis(data.get("analysis")).verdict_pooled:
             data["analysis"]["until_decided"] = data["until_decided"]
     return data
 
@@ -115,7 +115,7 @@ def _decision_pairs(manifest: Mapping, data: Mapping, metric: str | None) -> lis
     """``(label, metric, difference, 95% interval)`` of every pair a verdict needs: compare's
     pooled pairs on its ranking metric; a run's pairs of every group, on ``metric`` or the
     metric that decides the group's game."""
-    if data.get("analysis", {}).get("kind") == "compare":
+    if analyses.of_analysis(data.get("analysis")).verdict_pooled:
         a = data["analysis"]
         m = a["metric"]
         key = _DIFF_KEYS[m]
@@ -398,16 +398,14 @@ def _perfect_information_labels(labels) -> list[str]:
 
 
 def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict:
-    """The ``analysis`` object of a compare / tune / tune-target report (docs/compare.md)."""
+    """The ``analysis`` object of a compare / skill / tune / tune-target report
+    (docs/compare.md, docs/skill.md): its registry row's ``report`` hook (a kind no row has:
+    only its kind)."""
     a = manifest["analysis"]
-    kind = a.get("kind")
-    if kind == "compare":
-        return _compare(manifest, aggregates, data)
-    if kind == "skill":
-        return _skill(manifest, aggregates, data)
-    if kind in ("tune", "tune-target"):
-        return _sweep(manifest, data)
-    return {"kind": kind}
+    row = analyses.of_analysis(a)
+    if row.report is None:
+        return {"kind": a.get("kind")}
+    return row.report(manifest, aggregates, data)
 
 
 #: what each ranking metric compares (docs/compare.md, "Which metric")
@@ -443,6 +441,11 @@ def ranking_metric(manifest: Mapping) -> tuple[str, bool]:
     return deciding_metric(manifest["groups"][0]["rules"], manifest["unit"]), True
 
 
+def compare_analysis(manifest, aggregates, data) -> dict:
+    """``compare``'s analysis (its registry row's ``report`` hook), ranked by its metric."""
+    return _compare(manifest, aggregates, data)
+
+
 def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
     """``compare``'s analysis: the win-rate matrix of every pair of strategies, their paired
     differences pooled over the legs where they met, the ratings by the ranking metric
@@ -463,7 +466,7 @@ def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
             rated = _win_matrix(names, data, metric)[0]
         ratings, regularized = _bt_ratings(names, rated)
     return {
-        "kind": "compare",
+        "kind": analyses.COMPARE.name,
         "strategies": names,
         "unit": data["unit"],
         "metric": metric,
@@ -674,15 +677,52 @@ def _points_per_hand(sums: dict, sign: int) -> tuple[float, float, float]:
     return (p, p - half, p + half)
 
 
-def _skill(manifest, aggregates, data) -> dict:
-    """``dominosim skill``'s analysis (docs/skill.md): the round robin's (win rates, paired
-    differences, Bradley–Terry), each strategy against random (hand win rate and points per
-    hand, with the paired difference from random's), and the share of deals the deal decided
-    for the best heuristic against random and for mc against random."""
+def skill_analysis(manifest, aggregates, data) -> dict:
+    """``dominosim skill``'s analysis (docs/skill.md; its registry row's ``report`` hook):
+    the round robin's (win rates, paired differences, Bradley–Terry), each strategy against
+    random (hand win rate and points per hand, with the paired difference from random's), and
+    the share of deals the deal decided for the best heuristic against random and for mc
+    against random."""
     a = manifest["analysis"]
     rr = _compare(manifest, aggregates, data, metric="hands")  # (skill ranks by hand wins)
     lookups = Aggregates.by_group(aggregates)
     aggs = {g["index"]: lookups.get(g["index"]) or Aggregates() for g in data["groups"]}
+    ladder = _ladder(manifest, data, aggs, rr)
+    rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
+    heuristics = set(classes_of(manifest)["heuristics"])
+    best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
+    # fmt: off
+    decided = [{"pair": f"{x} / random", "strategy": x,
+                **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
+               for x in (best, "mc") for r in ladder if r["strategy"] == x]
+    # fmt: on
+    accuracy = _accuracy(rr["strategies"], aggs)
+    rated = {x["strategy"]: x for x in accuracy}
+    for r in ladder:
+        row = rated.get(r["strategy"], {"accuracy": None, "accuracy_ci": [None, None]})
+        r["accuracy"], r["accuracy_ci"] = row["accuracy"], row["accuracy_ci"]
+    return {
+        "kind": analyses.SKILL.name,
+        "perfect_information": _perfect_information(manifest, aggs),
+        "accuracy_deals": int(a.get("accuracy_deals", 0)),
+        "accuracy": accuracy,
+        "strategies": rr["strategies"],
+        "legs": rr["legs"],
+        "deals_requested": a.get("deals_requested"),
+        "points_sense": data["groups"][0]["points_sense"] if data["groups"] else "higher",
+        "ladder": ladder,
+        "best_heuristic": best,
+        "decided": decided,
+        "matrix": rr["matrix"],
+        "paired": rr["paired"],
+        "ratings": rr["ratings"],
+        "bt_regularized": rr["bt_regularized"],
+    }
+
+
+def _ladder(manifest, data, aggs: Mapping, rr: Mapping) -> list[dict]:
+    """skill's ladder: each strategy against random (its table's hand win rate and points per
+    hand, the paired differences from random's, the share of deals the deal decided)."""
     rot = {
         gd["index"]: len(gd.get("rotations", manifest["rotations"])) for gd in manifest["groups"]
     }
@@ -720,36 +760,7 @@ def _skill(manifest, aggregates, data) -> dict:
             "decided_ci": stats.interval(stats.wilson(decided, seated)),
         })
         # fmt: on
-    rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
-    heuristics = set(classes_of(manifest)["heuristics"])
-    best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
-    # fmt: off
-    decided = [{"pair": f"{x} / random", "strategy": x,
-                **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
-               for x in (best, "mc") for r in ladder if r["strategy"] == x]
-    # fmt: on
-    accuracy = _accuracy(rr["strategies"], aggs)
-    rated = {x["strategy"]: x for x in accuracy}
-    for r in ladder:
-        row = rated.get(r["strategy"], {"accuracy": None, "accuracy_ci": [None, None]})
-        r["accuracy"], r["accuracy_ci"] = row["accuracy"], row["accuracy_ci"]
-    return {
-        "kind": "skill",
-        "perfect_information": _perfect_information(manifest, aggs),
-        "accuracy_deals": int(a.get("accuracy_deals", 0)),
-        "accuracy": accuracy,
-        "strategies": rr["strategies"],
-        "legs": rr["legs"],
-        "deals_requested": a.get("deals_requested"),
-        "points_sense": data["groups"][0]["points_sense"] if data["groups"] else "higher",
-        "ladder": ladder,
-        "best_heuristic": best,
-        "decided": decided,
-        "matrix": rr["matrix"],
-        "paired": rr["paired"],
-        "ratings": rr["ratings"],
-        "bt_regularized": rr["bt_regularized"],
-    }
+    return ladder
 
 
 def _accuracy(names, aggs) -> list[dict]:
@@ -812,9 +823,9 @@ def _flip(p):
     return {"hand_win_diff": neg(p["hand_win_diff"]), "hand_win_diff_ci": [neg(hi), neg(lo)]}
 
 
-def _value_label(manifest, g, analysis) -> str:
+def _value_label(manifest, g, analysis, target: bool) -> str:
     gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
-    if analysis["kind"] == "tune-target":
+    if target:
         return str(gd["rules"]["target"])
     opts = variants.options_of(gd["variant"])
     parts = []
@@ -829,10 +840,22 @@ def _value_label(manifest, g, analysis) -> str:
     return ", ".join(parts) or gd["label"]
 
 
-def _sweep(manifest, data) -> dict:
+def tune_analysis(manifest, aggregates, data) -> dict:
+    """``tune``'s analysis (its registry row's ``report`` hook): :func:`_sweep` of its
+    option groups."""
+    return _sweep(manifest, data, target=False)
+
+
+def tune_target_analysis(manifest, aggregates, data) -> dict:
+    """``tune-target``'s analysis (its registry row's ``report`` hook): :func:`_sweep` of its
+    targets."""
+    return _sweep(manifest, data, target=True)
+
+
+def _sweep(manifest, data, target: bool) -> dict:
     """``tune`` / ``tune-target``'s analysis: each option group's row side by side, the
-    strategy stronger over all groups, and (tune-target) the smallest target at which it wins
-    ``share`` of the matches with confidence."""
+    strategy stronger over all groups, and (tune-target, ``target``) the smallest target at
+    which it wins ``share`` of the matches with confidence."""
     a = manifest["analysis"]
     kind = a["kind"]
     groups = data["groups"]
@@ -847,7 +870,7 @@ def _sweep(manifest, data) -> dict:
     stronger = None
     if len(names) > 1:
         stronger = max(names, key=lambda x: pooled[x] if pooled[x] is not None else -1)
-    rows = [_sweep_row(manifest, g, names, stronger) for g in groups]
+    rows = [_sweep_row(manifest, g, names, stronger, target) for g in groups]
     out = {
         "kind": kind,
         "strategies": names,
@@ -855,7 +878,7 @@ def _sweep(manifest, data) -> dict:
         "stronger": stronger,
         "rows": rows,
     }
-    if kind == "tune":
+    if not target:
         out["swept"] = list(a.get("swept", ()))
     else:
         out.update(_smallest_target(rows, stronger, float(a["share"]), a["option"]))
@@ -872,14 +895,14 @@ _SWEEP_STRATEGY_KEYS = (
 )
 
 
-def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
-    """One option group's row of a sweep."""
+def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None, target: bool) -> dict:
+    """One option group's row of a sweep (``target``: of tune-target's)."""
     by_label = {s["strategy"]: s for s in g["strategies"]}
     # fmt: off
     row = {
         "group": g["index"],
         "label": g["label"],
-        "value": _value_label(manifest, g, manifest["analysis"]),
+        "value": _value_label(manifest, g, manifest["analysis"], target),
         "strategies": [{k: by_label[x][k] for k in _SWEEP_STRATEGY_KEYS} for x in names],
         "stronger": stronger,
         "stronger_match_win_rate": by_label[stronger]["match_win_rate"] if stronger else None,
@@ -895,7 +918,7 @@ def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None) -> dict:
                              "match_tie_rate")},
     }
     # fmt: on
-    if manifest["analysis"]["kind"] == "tune-target":
+    if target:
         gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
         row["target"] = int(gd["rules"]["target"])
         row["label"] = _target_label(g["label"], manifest["analysis"]["option"], row["target"])

@@ -1,8 +1,9 @@
 """Round robins and sweeps on common deals: ``compare``, ``tune`` and ``tune-target``
 (docs/compare.md, docs/skill.md).
 
-All three are runs of :mod:`dominosim.runner` (same plan, executors, results folder, resume);
-this module plans them. Their own report section, ``analysis``, is computed like the rest of
+All of them are runs of :mod:`dominosim.runner` (same plan, executors, results folder,
+resume); this module plans them: each ``setup_*`` returns one :class:`dominosim.analysis.analyses.Setup`
+(their registry rows name them, with skill's measurement, :func:`skill_measurement`). Their own report section, ``analysis``, is computed like the rest of
 the report from the manifest and the integer aggregates (:func:`dominosim.report.analysis`;
 Bradley–Terry in :mod:`dominosim.stats`).
 
@@ -21,16 +22,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dominosim.analysis.analyses import COMPARE, SKILL, TUNE, TUNE_TARGET, Setup
 from dominosim.base.errors import ConfigError
 from dominosim.config import apply_sets, rules_from_cli
 from dominosim.game import variants
 from dominosim.strategy.spec import parse_strategies
-
-KINDS = ("compare", "tune", "tune-target", "skill")
 
 
 def default_ladder() -> list[str]:
@@ -127,8 +127,8 @@ def setup_compare(
     name: str | None = None,
     metric: str | None = None,
     **flags: Any,
-) -> tuple[dict, list[tuple], dict]:
-    """``(experiment flags, legs, analysis)`` of ``dominosim compare``.
+) -> Setup:
+    """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim compare``: one leg per table.
 
     ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``;
     ``metric`` ranks by hands, points or matches instead of what decides the game.
@@ -151,13 +151,13 @@ def setup_compare(
         **flags,
     )
     analysis = {
-        "kind": "compare",
+        "kind": COMPARE.name,
         "strategies": labels,
         "games_requested": total,
         "legs": [list(x) for x in legs],
         **({"metric": metric} if metric else {}),
     }
-    return exp_flags, legs, analysis
+    return Setup(exp_flags, analysis, legs)
 
 
 def setup_tune(
@@ -167,8 +167,9 @@ def setup_tune(
     name: str | None = None,
     unit: str | None = None,
     **flags: Any,
-) -> tuple[dict, dict]:
-    """``(experiment flags, analysis)`` of ``dominosim tune``: at least two option groups."""
+) -> Setup:
+    """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim tune``: at least two option
+    groups (no legs)."""
     variants.check_variant(variant)
     swept = [
         opt for opt, vals in apply_sets(sets, [variant]).get(variant, {}).items() if len(vals) > 1
@@ -185,7 +186,7 @@ def setup_tune(
         name=name or f"tune-{variant}",
         **flags,
     )
-    return exp_flags, {"kind": "tune", "variant": variant, "swept": swept}
+    return Setup(exp_flags, {"kind": TUNE.name, "variant": variant, "swept": swept})
 
 
 def parse_targets(text: str | Sequence[int | str] | None) -> list[int]:
@@ -232,9 +233,9 @@ def setup_tune_target(
     sets: Sequence[str] = (),
     name: str | None = None,
     **flags: Any,
-) -> tuple[dict, dict]:
-    """``(experiment flags, analysis)`` of ``dominosim tune-target``: one group per target,
-    matches (``unit = match``) on the same deals."""
+) -> Setup:
+    """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim tune-target``: one group per
+    target, matches (``unit = match``) on the same deals (no legs)."""
     variants.check_variant(variant)
     if targets is None:
         raise ConfigError("tune-target needs --targets, e.g. --targets 50,100,150,200")
@@ -257,13 +258,13 @@ def setup_tune_target(
         **flags,
     )
     analysis = {
-        "kind": "tune-target",
+        "kind": TUNE_TARGET.name,
         "variant": variant,
         "option": option,
         "targets": ts,
         "share": frac,
     }
-    return exp_flags, analysis
+    return Setup(exp_flags, analysis)
 
 
 def skill_legs(strategies: Sequence[str], players: int, round_robin: bool = True) -> list[tuple]:
@@ -285,24 +286,17 @@ def setup_skill(
     strategies: str | Sequence[str] | None = None,
     sets: Sequence[str] = (),
     deals: int | str | None = None,
-    budget: int | str | None = None,
-    accuracy_deals: int | str | None = None,
-    round_robin: bool | None = True,
     name: str | None = None,
     **flags: Any,
-) -> tuple[dict, list[tuple], dict]:
-    """``(experiment flags, legs, analysis)`` of ``dominosim skill``: ``deals`` per table
+) -> Setup:
+    """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim skill``: ``deals`` per table
     (default 1000), each in every seating, unit hand; the perfect-information value of each
     deal by the solver with ``budget`` nodes per deal (default ``solver.DEFAULT_BUDGET``; 0:
     not solved); the decisions of each strategy on its first ``accuracy_deals`` deals against
     random (default 200; 0: none) rated by the solver with the same budget; ``round_robin``
     False: only the tables with random (the others' pairs are then not compared; None: the
-    default, True)."""
-    from dominosim.engine.solver import DEFAULT_BUDGET
-
-    round_robin = True if round_robin is None else bool(round_robin)
-    solve = _budget(DEFAULT_BUDGET if budget is None else budget)
-    rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
+    default, True): those three are taken out of ``flags``, the rest are the experiment's."""
+    round_robin, solve, rated = _skill_options(flags)
     labels = _strategy_labels(default_ladder() if strategies is None else strategies)
     if baseline() not in labels:
         raise ConfigError(
@@ -325,11 +319,24 @@ def setup_skill(
         **flags,
     )
     # fmt: off
-    analysis = {"kind": "skill", "strategies": labels, "deals_requested": n,
+    analysis = {"kind": SKILL.name, "strategies": labels, "deals_requested": n,
                 "legs": [list(x) for x in legs], "solve_budget": solve, "round_robin": round_robin,
                 "accuracy_deals": min(rated, n) if solve else 0}
     # fmt: on
-    return exp_flags, legs, analysis
+    return Setup(exp_flags, analysis, legs)
+
+
+def _skill_options(flags: dict) -> tuple[bool, int, int]:
+    """skill's ``round_robin``, ``budget`` and ``accuracy_deals`` (with their defaults),
+    taken out of ``flags``."""
+    from dominosim.engine.solver import DEFAULT_BUDGET
+
+    round_robin = flags.pop("round_robin", True)
+    budget, accuracy_deals = flags.pop("budget", None), flags.pop("accuracy_deals", None)
+    round_robin = True if round_robin is None else bool(round_robin)
+    solve = _budget(DEFAULT_BUDGET if budget is None else budget)
+    rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
+    return round_robin, solve, rated
 
 
 def _accuracy_deals(value) -> int:
@@ -357,12 +364,10 @@ def _count(value, option: str, meaning: str) -> int:
 # skill's per-chunk measurement: the runner's hook (docs/design.md, "The runner")
 
 
-def measurement(analysis: dict) -> SkillMeasurement | None:
-    """The per-chunk measurement a run's ``analysis`` asks for (the runner calls this for a
-    new run and for a manifest's analysis): skill's, or None. Malformed values raise
-    ValueError or TypeError (the runner reports a damaged manifest)."""
-    if analysis.get("kind") != "skill":
-        return None
+def skill_measurement(analysis: Mapping) -> SkillMeasurement:
+    """skill's per-chunk measurement of a run with this ``analysis`` section (its registry
+    row's hook: the runner calls it for a new run and for a manifest's analysis). Malformed
+    values raise ValueError or TypeError (the runner reports a damaged manifest)."""
     return SkillMeasurement(
         int(analysis.get("solve_budget", 0)), int(analysis.get("accuracy_deals", 0))
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dominosim.analysis import analyses
 from dominosim.analysis.aggregates import seating
 from dominosim.base.errors import ConfigError, OutputError, RulesError
 from dominosim.game.rules import Rules
@@ -615,7 +616,7 @@ def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
     tables), with the number that will be played; None when nothing was rounded."""
     unit = f"{plan.unit}es" if plan.unit == "match" else f"{plan.unit}s"
     ids, seatings = plan.ids_per_rotation, len(plan.rotations)
-    if analysis and analysis.get("kind") == "compare":
+    if analyses.of_analysis(analysis).games_total:
         asked = int(analysis.get("games_requested", plan.games_requested))
         tables = len(plan.rules)
         played = plan.games_per_group * tables
@@ -634,11 +635,9 @@ def games_note(plan: Plan, analysis: dict | None = None) -> str | None:
 
 
 def measurement_of(analysis: dict) -> object | None:
-    """The per-chunk measurement a run's analysis asks for, or None. Its owner gives it
-    (:func:`dominosim.tournament.measurement`); the runner only calls its hooks. (A plain
-    run has no analysis: it does not import the tournaments.)"""
-    if not analysis:
-        return None
-    from dominosim.analysis import tournament
-
-    return tournament.measurement(analysis)
+    """The per-chunk measurement a run's analysis asks for, or None: its registry row's hook
+    (:mod:`dominosim.analysis.analyses`; skill's is ``tournament.skill_measurement``); the runner only
+    calls its hooks. (The hooks import their module when called: a plain run does not import
+    the tournaments.)"""
+    row = analyses.of_analysis(analysis)
+    return row.measurement(analysis) if row.measurement is not None else None

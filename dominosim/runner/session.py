@@ -9,15 +9,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dominosim import strategy
-from dominosim.analysis import render
+from dominosim.analysis import analyses, render
 from dominosim.analysis.aggregates import Merger
 from dominosim.analysis.report import strategy_classes
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, Interrupted, OutputError, WorkerError
 from dominosim.base.version import __version__
-from dominosim.config import Experiment
 from dominosim.runner.executors import check_executor, make_executor, user_strategies
 from dominosim.runner.files import (
     changed_strategy_file,
@@ -41,6 +41,9 @@ from dominosim.runner.results import build_report, checked_report, chunk_expect,
 from dominosim.runner.worker import records_table
 from dominosim.storage.store import RunDir
 from dominosim.strategy.spec import parse_strategy
+
+if TYPE_CHECKING:  # (the config builds what the runner takes; the runner never imports it)
+    from dominosim.config import Experiment
 
 # ---------------------------------------------------------------------------------------------
 # the parent
@@ -257,7 +260,7 @@ def _is_within(path: Path, folder: Path) -> bool:
 
 def _new_run_hint(manifest: dict) -> str:
     src = manifest.get("source")
-    kind = (manifest.get("analysis") or {}).get("kind") or "run"
+    kind = analyses.command_of(manifest.get("analysis"))
     if isinstance(src, str) and src != "command line":
         return f"dominosim {kind} {src}"
     return f"dominosim {kind} with the settings of its manifest.json 'experiment'"
@@ -486,8 +489,7 @@ def _failed(e: BaseException, rd: RunDir, manifest: dict, clock, written: int, k
 
 def _resume_command(manifest: dict, rd: RunDir) -> str:
     """The command that finishes this run (compare / tune runs resume with their command)."""
-    kind = (manifest.get("analysis") or {}).get("kind") or "run"
-    return f"dominosim {kind} --resume {rd.path}"
+    return f"dominosim {analyses.command_of(manifest.get('analysis'))} --resume {rd.path}"
 
 
 def _stop(ex) -> None:
