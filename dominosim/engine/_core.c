@@ -1963,28 +1963,36 @@ int core_seat_history(const uint16_t *hist, int64_t slots, int64_t H, const int6
     return 0;
 }
 
+/* the value of one gathered field at p: an int64 (GF_INT64), an int8 (GF_INT8) or the tile
+ * count of a packed hand (GF_COUNT: the hand itself is not copied) */
+static int64_t gathered(const uint8_t *p, int64_t width) {
+    if (width == GF_INT8) {
+        int8_t b;
+        memcpy(&b, p, 1);
+        return b;
+    }
+    uint64_t u;
+    memcpy(&u, p, 8);
+    return width == GF_COUNT ? count_of(u) : (int64_t)u;
+}
+
 /* out[i, k] ([n, K]) = the field at byte offset offs[k] of record g[i] (records: nrec records
- * of size bytes), an int64 where widths[k] is 8 or an int8 where it is 1, as int64: one pass
- * over the asked slots for the batch Observation's public fields. Returns 1 on a slot, an
- * offset or a width out of range. */
+ * of size bytes), as widths[k] says (GF_INT64, GF_INT8, GF_COUNT), as int64: one pass over the
+ * asked slots for the batch Observation's public fields. Returns 1 on a slot, an offset or a
+ * width out of range. */
 int core_gather_fields(const uint8_t *records, int64_t nrec, int64_t size, const int64_t *g,
                        int64_t n, const int64_t *offs, const int64_t *widths, int64_t K,
                        int64_t *out) {
-    for (int64_t k = 0; k < K; k++)
-        if ((widths[k] != 1 && widths[k] != 8) || offs[k] < 0 || offs[k] > size - widths[k])
+    for (int64_t k = 0; k < K; k++) {
+        int64_t bytes = widths[k] == GF_INT8 ? 1 : 8;
+        if ((widths[k] != GF_INT8 && widths[k] != GF_INT64 && widths[k] != GF_COUNT) ||
+            offs[k] < 0 || offs[k] > size - bytes)
             return 1;
+    }
     for (int64_t i = 0; i < n; i++) {
         if (g[i] < 0 || g[i] >= nrec) return 1;
         const uint8_t *rec = records + g[i] * size;
-        for (int64_t k = 0; k < K; k++) {
-            if (widths[k] == 8) {
-                memcpy(&out[i * K + k], rec + offs[k], 8);
-            } else {
-                int8_t b;
-                memcpy(&b, rec + offs[k], 1);
-                out[i * K + k] = b;
-            }
-        }
+        for (int64_t k = 0; k < K; k++) out[i * K + k] = gathered(rec + offs[k], widths[k]);
     }
     return 0;
 }
