@@ -1660,11 +1660,16 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
     }
 }
 
+/* how many slots ahead advance_slots asks for a history row (kept for strategies in Python) */
+enum { HIST_AHEAD = 4 };
+
 /* every active slot from start on to its next decision (inlined whole into each shape) */
 static inline int64_t advance_slots(const Rules *r, const Inputs *in, Slot *st, BSlot *bst,
                                     int64_t B, const Outputs *o, int64_t start) {
     for (int64_t i = start; i < B; i++) {
         Slot *rw = &st[i];
+        if (o->hw > 0 && i + HIST_AHEAD < B) /* (a later slot's history row: a miss hidden) */
+            DS_PREFETCH(o->hist + (i + HIST_AHEAD) * o->hw);
         if (!rw->active) continue; /* (its queue position: checked by check_slots, then
                                     * set by next_match) */
         int64_t res = advance_slot(r, rw, &bst[r->blind ? i : 0], i, in, o);
@@ -1897,10 +1902,14 @@ static int row_lead(ArrayRow *row, int64_t lead, int along) {
     return 0;
 }
 
-/* Returns 1 on a value out of range or a decision with more than W legal actions. */
+/* Returns 1 on a value out of range or a decision with more than W legal actions. The padding
+ * (-1, and the info past a stop) is written first, a plane at a time. */
 int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, const int64_t *lead,
                       int is_lead, const int64_t *flags, int along, int64_t n, int64_t W,
                       int64_t *act, int8_t *info) {
+    for (int64_t j = 0; j < n * W; j++) act[j] = -1;
+    for (int k = 0; k < INFO_PLANES; k++)
+        memset(info + k * n * W, ACT_INFO[A_STOP + 1][k], (size_t)(n * W));
     for (int64_t i = 0; i < n; i++) {
         ArrayRow row = {act + i * W, info + i * W, n * W, W, 0};
         int err = is_lead ? row_lead(&row, lead[i], along)
@@ -1910,23 +1919,21 @@ int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, co
             ((flags[i] & F_PASS) && row_put(&row, A_PASS)) ||
             ((flags[i] & F_STOP) && row_put(&row, A_STOP)))
             return 1;
-        for (int64_t j = row.c; j < W; j++) row.act[j] = -1; /* the padding */
-        for (int k = 0; W > row.c && k < INFO_PLANES; k++)
-            memset(row.info + k * row.plane + row.c, ACT_INFO[A_STOP + 1][k], (size_t)(W - row.c));
     }
     return 0;
 }
 
-/* LegalArrays.best: per row the column of the highest of its first count[i] scores (the first
- * among equals), -1 for an empty row. Returns 1 on a count out of 0..W. */
-int core_best(const int64_t *score, const int64_t *count, int64_t n, int64_t W, int64_t *col) {
+/* LegalArrays.best: per row the action (act [n, W]) of the highest of its first count[i]
+ * scores (the first among equals), -1 for an empty row. Returns 1 on a count out of 0..W. */
+int core_best(const int64_t *score, const int64_t *count, const int64_t *act, int64_t n,
+              int64_t W, int64_t *out) {
     for (int64_t i = 0; i < n; i++) {
         const int64_t *s = score + i * W;
-        int64_t c = count[i], best = c > 0 ? 0 : -1;
+        int64_t c = count[i], best = 0;
         if (c < 0 || c > W) return 1;
         for (int64_t j = 1; j < c; j++)
             if (s[j] > s[best]) best = j;
-        col[i] = best;
+        out[i] = c > 0 ? act[i * W + best] : -1;
     }
     return 0;
 }

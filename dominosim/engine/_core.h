@@ -205,7 +205,8 @@ int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, in
 int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, const int64_t *lead,
                       int is_lead, const int64_t *flags, int along, int64_t n, int64_t W,
                       int64_t *act, int8_t *info);
-int core_best(const int64_t *score, const int64_t *count, int64_t n, int64_t W, int64_t *col);
+int core_best(const int64_t *score, const int64_t *count, const int64_t *act, int64_t n,
+              int64_t W, int64_t *out);
 int core_gather_fields(const uint8_t *records, int64_t nrec, int64_t size, const int64_t *g,
                        int64_t n, const int64_t *offs, const int64_t *widths, int64_t K,
                        int64_t *out);

@@ -408,26 +408,28 @@ static PyObject *py_legal_arrays(PyObject *self, PyObject *const *args, Py_ssize
     Py_RETURN_NONE;
 }
 
-/* best(score, count, col): LegalArrays.best's column per row (score [n, W] int64) */
+/* best(score, count, action, out): LegalArrays.best's action per row (score and action
+ * [n, W] int64) */
 static PyObject *py_best(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "best takes 3 arguments");
-    Buf b[3];
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "best takes 4 arguments");
+    Buf b[4];
     memset(b, 0, sizeof b);
     if (take(&b[0], args[0], "score", 8, K_INT, 2, 0) < 0 ||
         take(&b[1], args[1], "count", 8, K_INT, 1, 0) < 0 ||
-        take(&b[2], args[2], "col", 8, K_INT, 1, 1) < 0) {
-        release(b, 3);
+        take(&b[2], args[2], "action", 8, K_INT, 2, 0) < 0 ||
+        take(&b[3], args[3], "out", 8, K_INT, 1, 1) < 0) {
+        release(b, 4);
         return NULL;
     }
     int64_t n = dim(&b[0], 0), W = dim(&b[0], 1);
-    if (items(&b[1]) != n || items(&b[2]) != n) {
-        release(b, 3);
+    if (items(&b[1]) != n || items(&b[3]) != n || dim(&b[2], 0) != n || dim(&b[2], 1) != W) {
+        release(b, 4);
         return PyErr_Format(PyExc_ValueError, "_core: best's arrays must have one row per decision");
     }
-    int err = core_best((const int64_t *)b[0].view.buf, (const int64_t *)b[1].view.buf, n, W,
-                        (int64_t *)b[2].view.buf);
-    release(b, 3);
+    int err = core_best((const int64_t *)b[0].view.buf, (const int64_t *)b[1].view.buf,
+                        (const int64_t *)b[2].view.buf, n, W, (int64_t *)b[3].view.buf);
+    release(b, 4);
     if (err) return PyErr_Format(PyExc_ValueError, "_core: best: a count out of range");
     Py_RETURN_NONE;
 }
@@ -1103,7 +1105,7 @@ static PyMethodDef methods[] = {
     {"legal_arrays", (PyCFunction)(void (*)(void))py_legal_arrays, METH_FASTCALL,
      "legal_arrays(values, masks, lead, is_lead, flags, along, act, info): Legal.arrays"},
     {"best", (PyCFunction)(void (*)(void))py_best, METH_FASTCALL,
-     "best(score, count, col): LegalArrays.best"},
+     "best(score, count, action, out): LegalArrays.best"},
     {"gather_fields", (PyCFunction)(void (*)(void))py_gather_fields, METH_FASTCALL,
      "gather_fields(records, g, offsets, widths, out): fields of the asked records, one pass"},
     {"seat_source", (PyCFunction)(void (*)(void))py_seat_source, METH_FASTCALL,

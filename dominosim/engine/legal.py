@@ -375,10 +375,10 @@ class LegalArrays:
         if w == 0:
             return np.full(n, -1, dtype=np.int64)
         if score.dtype.kind in "iub":
-            col = np.empty(n, dtype=np.int64)
-            kernel.best(_c64(score), self.count, col)
-        else:
-            col = np.argmax(np.where(self.valid, score, -np.inf), axis=1)
+            out = np.empty(n, dtype=np.int64)
+            kernel.best(_c64(score), self.count, self.action, out)
+            return out
+        col = np.argmax(np.where(self.valid, score, -np.inf), axis=1)
         return np.take_along_axis(self.action, col[:, None], axis=1)[:, 0]
 
 
