@@ -1,10 +1,14 @@
 """The Observation of a batch of decisions: the same fields as :class:`dominosim.observe.
 Observation`, as arrays over the decisions.
 
-Every field is read from the engine when the batch is asked, as a read-only copy that holds
-what the deciding seat may know and nothing else (RULES §1.3): the batch Observation keeps no
-reference to the engine, to another seat's tiles or to the stock, and a strategy's writes into
-its arrays raise (docs/strategies.md, "What a strategy sees").
+Every field is a read-only copy that holds what the deciding seat may know and nothing else
+(RULES §1.3): the batch Observation keeps no reference to the engine, to another seat's tiles
+or to the stock, and a strategy's writes into its arrays raise (docs/strategies.md, "What a
+strategy sees"). The seat, decision, own hand, open values and voids are copied when the batch
+is asked; the public fields and the history on their first access, from the core's
+``SeatSource`` (no Python reference to the engine), which the engine closes when the
+strategy's ``choose`` returns: a field first read after that raises a StrategyError
+(docs/design.md, "The history in the core").
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ class BatchObservation:
     ``history_tile``, ``history_pos`` (``[n, L]``, -1 where none or hidden) and
     ``history_along``; ``kernel.EV_KINDS`` names the kinds. ``rules`` and ``phase`` are shared.
     :meth:`row` gives one decision as an :class:`~dominosim.observe.Observation`.
+
+    Valid while the strategy's ``choose`` runs: the public fields (together) and the history
+    are read on first access; what was read stays, a first read after ``choose`` returned
+    raises a StrategyError.
     """
 
     # the array fields, first axis the decisions (take() selects rows of each)
