@@ -480,7 +480,9 @@ class _Probe(strategy.Strategy):
                 if (e.hands[g] == hands0).all() and (e.stock[g] == stock0).all():
                     continue  # (the true deal again)
                 again = BatchObservation(e, at, np.array([o.seat]), obs.phase, obs.decision[[i]])
-                if again.row(0) != o:
+                row = again.row(0)
+                again._close()  # (read now, from this deal: no later state)
+                if row != o:
                     raise RuntimeError(
                         "information check: a re-dealt position's Observation differs from the "
                         "true one; report this bug"

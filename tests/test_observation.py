@@ -3,9 +3,12 @@ Observation.history) and nothing hidden, on both engines alike."""
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
+from dominosim.base.errors import StrategyError
 from dominosim.engine import BatchEngine
 from dominosim.engine.batch_observation import BatchObservation
 from dominosim.game import actions
@@ -210,3 +213,99 @@ def test_the_history_arrays_match_the_per_decision_tuples():
 
     BatchEngine(rules, 4, [Arrays()] * 4, range(3), compiled=False).run()
     assert max(checked) > 4
+
+
+class _Keeper(Strategy):
+    """Keeps every batch Observation it is given; reads ``read`` inside choose; plays each
+    decision's first legal action."""
+
+    name = "batch-keeper-test"
+    params = {}
+
+    def __init__(self, kept, read=()):
+        super().__init__()
+        self.kept, self.read = kept, read
+
+    def choose_one(self, obs, legal, key):
+        return legal[0]
+
+    def choose(self, obs, legal, keys):
+        self.kept.append((obs, {name: np.array(getattr(obs, name)) for name in self.read}))
+        return legal.action_at(np.zeros(len(keys), dtype=np.int64))
+
+
+@pytest.mark.parametrize("variant", ["fives", "blind"])
+def test_a_kept_batch_observation_refuses_a_field_first_read_after_choose_returned(variant):
+    """The public fields (together, on the first access of any) and the history are read from
+    the engine on first access, while choose runs: a field first read after choose returned
+    raises a StrategyError naming the fix (never a later state of the game); what was read
+    inside choose keeps its values."""
+    kept: list = []
+    rules = make_rules(variant, 2)
+    BatchEngine(rules, 3, [_Keeper(kept, ("counts",))] * 2, range(4), compiled=False).run()
+    assert kept
+    for obs, seen in kept:
+        assert np.array_equal(obs.counts, seen["counts"])  # (read inside: kept)
+        assert obs.table.shape == (len(obs),)  # (read with the counts)
+        assert len(obs.hand) == len(obs)  # (given, not read on access)
+        for read in (lambda o: o.history_len, lambda o: o.history(0), lambda o: o.row(0)):
+            with pytest.raises(StrategyError, match="valid only while choose runs.*inside choose"):
+                read(obs)
+    kept.clear()
+    BatchEngine(rules, 3, [_Keeper(kept)] * 2, range(2), compiled=False).run()
+    for name in ("table", "counts", "scores", "stock_size", "history_len"):
+        with pytest.raises(StrategyError, match=f"field '{name.replace('_len', '')}"):
+            getattr(kept[0][0], name)
+
+
+def test_the_core_source_holds_nothing_a_strategy_can_follow():
+    """§1.3: the batch Observation's source (the core's SeatSource) shows the garbage collector
+    no reference (no engine, no array of it), cannot be made from Python, and refuses every
+    read once closed."""
+    kept: list = []
+    rules = make_rules("classic", 2)
+    BatchEngine(rules, 1, [_Keeper(kept)] * 2, range(2), compiled=False).run()
+    src = vars(kept[0][0])["_src"]
+    assert gc.get_referents(src.core) == []  # (no reference the collector, or a walker, sees)
+    assert src.closed
+    with pytest.raises(TypeError):
+        type(src.core)()
+    with pytest.raises(ValueError, match="closed"):
+        src.core.fields(np.zeros((len(kept[0][0]), 1), dtype=np.int64))
+    with pytest.raises(ValueError, match="closed"):
+        src.core.history_width()
+
+
+class _Counts(_Plain):
+    """Checks the batch arrays it reads lazily against each decision's Observation."""
+
+    name = "counts-test"
+
+    def __init__(self, checked):
+        super().__init__()
+        self.checked = checked
+
+    def choose(self, obs, legal, keys):
+        for i in range(len(obs)):
+            o = obs.row(i)
+            assert tuple(obs.counts[i]) == o.counts and int(obs.history_len[i]) == len(o.history)
+            assert obs.stock_size[i] == o.stock_size and tuple(obs.scores[i]) == o.scores
+            assert int(obs.seat[i]) == o.seat
+            self.checked.append(o.seat)
+        return super().choose(obs, legal, keys)
+
+
+@pytest.mark.parametrize(("variant", "players"), [("classic", 3), ("kozel", 4), ("blind", 2)])
+def test_each_strategys_share_of_a_batch_reads_its_own_rows(variant, players):
+    """Seats of different strategies share a batch: each gets its rows (take), whose fields
+    are read on first access, equal to its decisions' Observations; the games are those of
+    one strategy object for every seat."""
+    checked: list = []
+    rules = make_rules(variant, players)
+    mixed = [_Counts(checked) for _ in range(players)]
+    a = BatchEngine(rules, 5, mixed, range(6), compiled=False).run()
+    b = BatchEngine(rules, 5, [_Plain()] * players, range(6), compiled=False).run()
+    assert set(checked) == set(range(players))
+    for x, y in zip(a, b, strict=True):
+        for k in x:
+            assert np.array_equal(x[k], y[k]), k

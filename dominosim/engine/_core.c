@@ -1660,11 +1660,16 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
     }
 }
 
+/* how many slots ahead advance_slots asks for a history row (kept for strategies in Python) */
+enum { HIST_AHEAD = 4 };
+
 /* every active slot from start on to its next decision (inlined whole into each shape) */
 static inline int64_t advance_slots(const Rules *r, const Inputs *in, Slot *st, BSlot *bst,
                                     int64_t B, const Outputs *o, int64_t start) {
     for (int64_t i = start; i < B; i++) {
         Slot *rw = &st[i];
+        if (o->hw > 0 && i + HIST_AHEAD < B) /* (a later slot's history row: a miss hidden) */
+            DS_PREFETCH(o->hist + (i + HIST_AHEAD) * o->hw);
         if (!rw->active) continue; /* (its queue position: checked by check_slots, then
                                     * set by next_match) */
         int64_t res = advance_slot(r, rw, &bst[r->blind ? i : 0], i, in, o);
@@ -1897,10 +1902,14 @@ static int row_lead(ArrayRow *row, int64_t lead, int along) {
     return 0;
 }
 
-/* Returns 1 on a value out of range or a decision with more than W legal actions. */
+/* Returns 1 on a value out of range or a decision with more than W legal actions. The padding
+ * (-1, and the info past a stop) is written first, a plane at a time. */
 int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, const int64_t *lead,
                       int is_lead, const int64_t *flags, int along, int64_t n, int64_t W,
                       int64_t *act, int8_t *info) {
+    for (int64_t j = 0; j < n * W; j++) act[j] = -1;
+    for (int k = 0; k < INFO_PLANES; k++)
+        memset(info + k * n * W, ACT_INFO[A_STOP + 1][k], (size_t)(n * W));
     for (int64_t i = 0; i < n; i++) {
         ArrayRow row = {act + i * W, info + i * W, n * W, W, 0};
         int err = is_lead ? row_lead(&row, lead[i], along)
@@ -1910,23 +1919,21 @@ int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, co
             ((flags[i] & F_PASS) && row_put(&row, A_PASS)) ||
             ((flags[i] & F_STOP) && row_put(&row, A_STOP)))
             return 1;
-        for (int64_t j = row.c; j < W; j++) row.act[j] = -1; /* the padding */
-        for (int k = 0; W > row.c && k < INFO_PLANES; k++)
-            memset(row.info + k * row.plane + row.c, ACT_INFO[A_STOP + 1][k], (size_t)(W - row.c));
     }
     return 0;
 }
 
-/* LegalArrays.best: per row the column of the highest of its first count[i] scores (the first
- * among equals), -1 for an empty row. Returns 1 on a count out of 0..W. */
-int core_best(const int64_t *score, const int64_t *count, int64_t n, int64_t W, int64_t *col) {
+/* LegalArrays.best: per row the action (act [n, W]) of the highest of its first count[i]
+ * scores (the first among equals), -1 for an empty row. Returns 1 on a count out of 0..W. */
+int core_best(const int64_t *score, const int64_t *count, const int64_t *act, int64_t n,
+              int64_t W, int64_t *out) {
     for (int64_t i = 0; i < n; i++) {
         const int64_t *s = score + i * W;
-        int64_t c = count[i], best = c > 0 ? 0 : -1;
+        int64_t c = count[i], best = 0;
         if (c < 0 || c > W) return 1;
         for (int64_t j = 1; j < c; j++)
             if (s[j] > s[best]) best = j;
-        col[i] = best;
+        out[i] = c > 0 ? act[i * W + best] : -1;
     }
     return 0;
 }
@@ -1963,28 +1970,36 @@ int core_seat_history(const uint16_t *hist, int64_t slots, int64_t H, const int6
     return 0;
 }
 
+/* the value of one gathered field at p: an int64 (GF_INT64), an int8 (GF_INT8) or the tile
+ * count of a packed hand (GF_COUNT: the hand itself is not copied) */
+static int64_t gathered(const uint8_t *p, int64_t width) {
+    if (width == GF_INT8) {
+        int8_t b;
+        memcpy(&b, p, 1);
+        return b;
+    }
+    uint64_t u;
+    memcpy(&u, p, 8);
+    return width == GF_COUNT ? count_of(u) : (int64_t)u;
+}
+
 /* out[i, k] ([n, K]) = the field at byte offset offs[k] of record g[i] (records: nrec records
- * of size bytes), an int64 where widths[k] is 8 or an int8 where it is 1, as int64: one pass
- * over the asked slots for the batch Observation's public fields. Returns 1 on a slot, an
- * offset or a width out of range. */
+ * of size bytes), as widths[k] says (GF_INT64, GF_INT8, GF_COUNT), as int64: one pass over the
+ * asked slots for the batch Observation's public fields. Returns 1 on a slot, an offset or a
+ * width out of range. */
 int core_gather_fields(const uint8_t *records, int64_t nrec, int64_t size, const int64_t *g,
                        int64_t n, const int64_t *offs, const int64_t *widths, int64_t K,
                        int64_t *out) {
-    for (int64_t k = 0; k < K; k++)
-        if ((widths[k] != 1 && widths[k] != 8) || offs[k] < 0 || offs[k] > size - widths[k])
+    for (int64_t k = 0; k < K; k++) {
+        int64_t bytes = widths[k] == GF_INT8 ? 1 : 8;
+        if ((widths[k] != GF_INT8 && widths[k] != GF_INT64 && widths[k] != GF_COUNT) ||
+            offs[k] < 0 || offs[k] > size - bytes)
             return 1;
+    }
     for (int64_t i = 0; i < n; i++) {
         if (g[i] < 0 || g[i] >= nrec) return 1;
         const uint8_t *rec = records + g[i] * size;
-        for (int64_t k = 0; k < K; k++) {
-            if (widths[k] == 8) {
-                memcpy(&out[i * K + k], rec + offs[k], 8);
-            } else {
-                int8_t b;
-                memcpy(&b, rec + offs[k], 1);
-                out[i * K + k] = b;
-            }
-        }
+        for (int64_t k = 0; k < K; k++) out[i * K + k] = gathered(rec + offs[k], widths[k]);
     }
     return 0;
 }

@@ -22,6 +22,7 @@ enum { F_DRAW = 1, F_PASS = 2, F_STOP = 4 };                 /* a decision's fla
 enum { PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER };       /* its phase name */
 enum { A_ALONG = 168, A_DRAW = 336, A_PASS = 337, A_STOP = 338 }; /* action codes */
 enum { RB = 32 };                                               /* blind's row ring size */
+enum { GF_INT8 = 1, GF_INT64 = 8, GF_COUNT = 16 }; /* core_gather_fields' widths */
 /* rows of the per-hand block Slot.hb (batch._HAND_FIELDS names them) */
 enum {
     H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION,
@@ -204,7 +205,8 @@ int core_uniform_lead(const int64_t *lead, const StridedU64 *keys, int64_t n, in
 int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, const int64_t *lead,
                       int is_lead, const int64_t *flags, int along, int64_t n, int64_t W,
                       int64_t *act, int8_t *info);
-int core_best(const int64_t *score, const int64_t *count, int64_t n, int64_t W, int64_t *col);
+int core_best(const int64_t *score, const int64_t *count, const int64_t *act, int64_t n,
+              int64_t W, int64_t *out);
 int core_gather_fields(const uint8_t *records, int64_t nrec, int64_t size, const int64_t *g,
                        int64_t n, const int64_t *offs, const int64_t *widths, int64_t K,
                        int64_t *out);
@@ -240,7 +242,7 @@ enum { SV_ACTS = 6 * 8 + 3 };
     X(T_START) X(T_FRONT) X(T_BACK) X(T_BACK_DECLINED) X(T_DRAWQ) X(T_DRAWN) X(T_ODRAWQ)      \
     X(T_OPLAY) X(T_CONT) X(F_DRAW) X(F_PASS) X(F_STOP)                                       \
     X(PH_PLAY) X(PH_FRONT) X(PH_DRAWN) X(PH_CONT) X(PH_AFTER)                                 \
-    X(A_ALONG) X(A_DRAW) X(A_PASS) X(A_STOP) X(RB)                                            \
+    X(A_ALONG) X(A_DRAW) X(A_PASS) X(A_STOP) X(RB) X(GF_INT8) X(GF_INT64) X(GF_COUNT)        \
     X(H_ATTEMPT) X(H_SP) X(H_SEND) X(H_SPIN) X(H_COV) X(H_NTABLE) X(H_FIRST) X(H_TABLE)       \
     X(H_DECISION) X(H_LAST) X(H_LENGTH) X(H_TURNS) X(H_DRAWS) X(H_PASSES) X(H_REASON)         \
     X(H_FISH) X(H_WINNER) X(H_OUT) X(H_COUNT) X(P_LEADER) X(P_WINNER) X(P_OUT) X(P_FISH)      \

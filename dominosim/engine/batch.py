@@ -672,18 +672,26 @@ class BatchEngine:
 
         ``check=False``: the caller checks that the actions are legal (the core does).
         ``pre``: Observation fields the caller already has (the core's decision lists)."""
+        # (each batch Observation is closed when its strategy's choose returns: the fields it
+        # reads on first access are read from this engine's state now, never a later one)
         obs = BatchObservation(self, ga, sa, phase_name, dec, pre)
-        if self._one_strategy is not None:
-            strat = self._one_strategy
-            obs = self._shown(strat, obs, ga)
-            return self._call(strat, obs, sub, keys.copy(), check)
-        chosen = np.empty(len(ga), dtype=np.int64)
-        for strat, seat_list in self._strategy_groups:
-            sel = np.flatnonzero(np.isin(sa, seat_list))
-            if len(sel):
-                shown = self._shown(strat, obs.take(sel), ga[sel])
-                chosen[sel] = self._call(strat, shown, sub.take(sel), keys[sel], check)
-        return chosen
+        try:
+            if self._one_strategy is not None:
+                strat = self._one_strategy
+                obs = self._shown(strat, obs, ga)
+                return self._call(strat, obs, sub, keys.copy(), check)
+            chosen = np.empty(len(ga), dtype=np.int64)
+            for strat, seat_list in self._strategy_groups:
+                sel = np.flatnonzero(np.isin(sa, seat_list))
+                if len(sel):
+                    shown = self._shown(strat, obs.take(sel), ga[sel])
+                    try:
+                        chosen[sel] = self._call(strat, shown, sub.take(sel), keys[sel], check)
+                    finally:
+                        shown._close()
+            return chosen
+        finally:
+            obs._close()
 
     def _shown(self, strat, obs: BatchObservation, g: np.ndarray) -> BatchObservation:
         """The batch Observation as ``strat`` receives it: a perfect-information strategy

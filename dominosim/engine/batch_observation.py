@@ -1,10 +1,14 @@
 """The Observation of a batch of decisions: the same fields as :class:`dominosim.observe.
 Observation`, as arrays over the decisions.
 
-Every field is read from the engine when the batch is asked, as a read-only copy that holds
-what the deciding seat may know and nothing else (RULES §1.3): the batch Observation keeps no
-reference to the engine, to another seat's tiles or to the stock, and a strategy's writes into
-its arrays raise (docs/strategies.md, "What a strategy sees").
+Every field is a read-only copy that holds what the deciding seat may know and nothing else
+(RULES §1.3): the batch Observation keeps no reference to the engine, to another seat's tiles
+or to the stock, and a strategy's writes into its arrays raise (docs/strategies.md, "What a
+strategy sees"). The seat, decision, own hand, open values and voids are copied when the batch
+is asked; the public fields and the history on their first access, from the core's
+``SeatSource`` (no Python reference to the engine), which the engine closes when the
+strategy's ``choose`` returns: a field first read after that raises a StrategyError
+(docs/design.md, "The history in the core").
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from dominosim.base.errors import StrategyError
 from dominosim.engine import kernel, tables
 from dominosim.game.observe import Event, Observation
 
@@ -44,6 +49,10 @@ class BatchObservation:
     ``history_tile``, ``history_pos`` (``[n, L]``, -1 where none or hidden) and
     ``history_along``; ``kernel.EV_KINDS`` names the kinds. ``rules`` and ``phase`` are shared.
     :meth:`row` gives one decision as an :class:`~dominosim.observe.Observation`.
+
+    Valid while the strategy's ``choose`` runs: the public fields (together) and the history
+    are read on first access; what was read stays, a first read after ``choose`` returned
+    raises a StrategyError.
     """
 
     # the array fields, first axis the decisions (take() selects rows of each)
@@ -75,11 +84,36 @@ class BatchObservation:
         put["hand"] = _frozen(known["hand"] if "hand" in known else _own_hand(e, g, seats))
         put["values"] = _frozen(known["values"] if "values" in known else e.vals[g])
         put["voids"] = _frozen(known["voids"] if "voids" in known else e.voids[g])
-        put.update(_public_fields(e, g))
-        put["_history"] = _frozen(_seat_history(e, g, seats))
+        # the public fields and the history: read from the engine on first access, while the
+        # strategy's choose runs (_source; close() when it returns)
+        put["_src"] = _source(e, g, seats)
         if e.blind:
             for name, value in _blind_fields(e, g, seats).items():
                 put[name] = _frozen(value)
+
+    def __getattr__(self, name: str) -> Any:
+        # (only for what the instance does not hold yet: a public field or the history,
+        # read now from the engine while the strategy's choose runs)
+        if name in _LAZY:
+            src = self.__dict__.get("_src")
+            if src is None or src.closed:
+                raise StrategyError(
+                    f"the batch Observation's field '{name.lstrip('_')}' was first read after "
+                    "the strategy's choose returned: a batch Observation is valid only while "
+                    "choose runs; read (or copy) the fields you need inside choose"
+                )
+            if name == "_history":
+                self.__dict__["_history"] = src.history(len(self.seat))
+            else:
+                self.__dict__.update(src.public_fields(len(self.seat)))
+            return self.__dict__[name]
+        raise AttributeError(f"'BatchObservation' object has no attribute '{name}'")
+
+    def _close(self) -> None:
+        """The strategy's choose has returned: fields not read by now can no longer be."""
+        src = self.__dict__.get("_src")
+        if src is not None:
+            src.close()
 
     def __len__(self) -> int:
         return len(self.seat)
@@ -152,6 +186,10 @@ class BatchObservation:
         for k in self._FIELDS:
             if k in self.__dict__:
                 sub.__dict__[k] = _frozen(self.__dict__[k][rows])
+        src = self.__dict__.get("_src")
+        if src is not None and not all(k in self.__dict__ for k in _LAZY):
+            rows = np.arange(len(self))[rows]  # (any index: as int64 rows)
+            sub.__dict__["_src"] = src.take(np.ascontiguousarray(rows, dtype=np.int64))
         return sub
 
     def row(self, i: int) -> Observation:
@@ -453,85 +491,115 @@ _PUBLIC = (
     ("spinner", "spin"),
     ("covered", "cov"),
 )
+# what a batch Observation reads on first access (BatchObservation.__getattr__)
+_LAZY = frozenset([name for name, _ in _PUBLIC] + ["scores", "counts", "_history"])
 
 
-def _public_fields(e: Any, g: np.ndarray) -> dict[str, np.ndarray]:
-    """The fields every seat sees alike, as arrays of their own that cannot be written (the
-    hands are gathered in the same pass for their counts, and dropped)."""
-    got = _plan(e).gather(e._slots, np.ascontiguousarray(g, dtype=np.int64))
-    got["counts"] = tables.count_of(got.pop("hands").view(np.uint64))
-    sp = got["stock_size"]
-    got["drawable"] = got["drawable"] - sp
-    got["stock_size"] = 28 - sp
-    if e.kozel:
-        got["scores"] = np.where(got["scores"] < 0, 0, got["scores"])
-    for a in got.values():
-        a.flags.writeable = False
-    return got
+def _source(e: Any, g: np.ndarray, seats: np.ndarray) -> _Source:
+    """The public fields and the history of slots ``g`` by ``seats``, to be read on first
+    access: the core's source (kernel.seat_source) holds the engine's records and history rows
+    as buffers, no Python reference to them, and gives out only what the seats may see (a
+    hand as its tile count); the spans say which of its columns make which field."""
+    plan, hist = _plan(e), e.history_buffer()
+    core = kernel.seat_source(
+        plan.raw,
+        np.ascontiguousarray(g, dtype=np.int64),
+        np.ascontiguousarray(seats, dtype=np.int64),
+        plan.offsets,
+        plan.widths,
+        None if hist is None or hist.shape[1] == 0 else hist,
+        e.r.blind_unplayable_double_face_up,
+    )
+    return _Source(core, plan.spans, e.kozel)
+
+
+class _Source:
+    """A batch Observation's source (the core's, closed when the strategy's choose returns)
+    and how its gathered columns make the fields: names, columns, dtypes; no engine."""
+
+    __slots__ = ("core", "spans", "kozel")
+
+    def __init__(self, core: Any, spans: tuple, kozel: bool) -> None:
+        self.core, self.spans, self.kozel = core, spans, kozel
+
+    @property
+    def closed(self) -> bool:
+        return self.core.closed
+
+    def close(self) -> None:
+        self.core.close()
+
+    def take(self, rows: np.ndarray) -> _Source:
+        return _Source(self.core.take(rows), self.spans, self.kozel)
+
+    def public_fields(self, n: int) -> dict[str, np.ndarray]:
+        """The fields every seat sees alike, as arrays of their own that cannot be written."""
+        width = self.spans[-1][1] + self.spans[-1][2]
+        out = np.empty((n, width), dtype=np.int64)
+        self.core.fields(out)
+        got = {}
+        for name, k, cols, ndim, dtype in self.spans:
+            col = out[:, k] if ndim == 1 else out[:, k : k + cols]
+            got[name] = col.astype(dtype)  # (a copy: each array its own)
+        sp = got["stock_size"]
+        got["drawable"] = got["drawable"] - sp
+        got["stock_size"] = 28 - sp
+        if self.kozel:
+            got["scores"] = np.where(got["scores"] < 0, 0, got["scores"])
+        for a in got.values():
+            a.flags.writeable = False
+        return got
+
+    def history(self, n: int) -> np.ndarray:
+        """``[n, 1 + L]``: per decision its count, then the hand's events (kernel.EV_*) with
+        the tiles its seat may not see cleared to ``EV_NO_TILE`` (the core's seat_history,
+        one pass); L the longest history here."""
+        most = self.core.history_width()
+        if most == kernel.EV_OVERFLOW:
+            raise RuntimeError("a hand's history passed kernel.history_bound: report this bug")
+        out = np.empty((n, 1 + most), dtype=_U16)
+        self.core.history(out)
+        out.flags.writeable = False
+        return out
 
 
 def _plan(e: Any) -> _Fields:
-    """The public fields' (and the hands') places in the engine's slot records, made once per
-    set of records."""
+    """The public fields' (and the hands' counts') places in the engine's slot records, made
+    once per set of records."""
     plan = e.__dict__.get("_observe_plan")
     if plan is None or plan[0] is not e._slots:
         views = {name: getattr(e, attr) for name, attr in _PUBLIC}
         views["scores"] = e.written if e.kozel else e.scores
-        views["hands"] = e.hands
+        views["counts"] = e.hands
         plan = (e._slots, _Fields(e._slots, views))
         e.__dict__["_observe_plan"] = plan
     return plan[1]
 
 
 class _Fields:
-    """Views of an engine's slot records (each a field, one row per slot), gathered for the
-    asked slots by the core in one pass; as numpy's ``view[g]`` gives them (shapes, dtypes)."""
+    """Views of an engine's slot records (each a field, one row per slot): where the core
+    gathers them (byte offsets and widths; ``counts``: the tile count of each packed hand) and
+    how its columns make the fields (``spans``: as numpy's ``view[g]`` gives them, the counts
+    int64)."""
 
     def __init__(self, records: np.ndarray, views: dict[str, np.ndarray]) -> None:
         base = records.ctypes.data
         size = records.dtype.itemsize
-        offsets, widths, self.spans = [], [], []
+        self.raw = records.view(np.uint8).reshape(len(records), size)
+        offsets, widths, spans = [], [], []
         for name, v in views.items():
             if v.strides[0] != size or v.dtype.itemsize not in (1, 8) or v.ndim > 2:
                 raise RuntimeError(f"the engine's {name} is not a field of its slot records")
             cols = 1 if v.ndim == 1 else v.shape[1]
             step = v.strides[1] if v.ndim == 2 else 0
             start = v.ctypes.data - base
-            self.spans.append((name, len(offsets), cols, v.ndim, v.dtype))
+            dtype = np.dtype(np.int64) if name == "counts" else v.dtype
+            spans.append((name, len(offsets), cols, v.ndim, dtype))
             offsets += [start + j * step for j in range(cols)]
-            widths += [v.dtype.itemsize] * cols
+            width = kernel.GF_INT8 if v.dtype.itemsize == 1 else kernel.GF_INT64
+            widths += [kernel.GF_COUNT if name == "counts" else width] * cols
+        self.spans = tuple(spans)
         self.offsets, self.widths = np.array(offsets, np.int64), np.array(widths, np.int64)
-
-    def gather(self, records: np.ndarray, g: np.ndarray) -> dict[str, np.ndarray]:
-        out = np.empty((len(g), len(self.offsets)), dtype=np.int64)
-        raw = records.view(np.uint8).reshape(len(records), records.dtype.itemsize)
-        kernel.gather_fields(raw, g, self.offsets, self.widths, out)
-        got = {}
-        for name, k, cols, ndim, dtype in self.spans:
-            col = out[:, k] if ndim == 1 else out[:, k : k + cols]
-            got[name] = col.astype(dtype)  # (a copy: each array its own)
-        return got
-
-
-def _seat_history(e: Any, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """``[n, 1 + L]``: per decision its count, then the hand's events (kernel.EV_*) with the
-    tiles its seat may not see cleared to ``EV_NO_TILE`` (the core's ``seat_history``, one
-    pass); L the longest history here."""
-    hist = e.history_buffer()
-    if hist is None:
-        return np.zeros((len(g), 1), dtype=_U16)
-    n = hist[g, 0]
-    if (n == kernel.EV_OVERFLOW).any():
-        raise RuntimeError("a hand's history passed kernel.history_bound: report this bug")
-    out = np.empty((len(g), 1 + (int(n.max()) if len(n) else 0)), dtype=_U16)
-    kernel.seat_history(
-        hist,
-        np.ascontiguousarray(g, dtype=np.int64),
-        np.ascontiguousarray(seats, dtype=np.int64),
-        e.r.blind_unplayable_double_face_up,
-        out,
-    )
-    return out
 
 
 def _blind_fields(e: Any, g: np.ndarray, seats: np.ndarray) -> dict[str, np.ndarray]:

@@ -318,6 +318,10 @@ legal_arrays = _core.legal_arrays
 best = _core.best
 seat_history = _core.seat_history  # Observation.history per decision (observe.py)
 gather_fields = _core.gather_fields  # the batch Observation's public fields (observe.py)
+# the batch Observation's source of its public fields and history, read on first access
+# (observe.py); GF_*: the widths of gather_fields' fields (GF_COUNT: a packed hand's count)
+seat_source = _core.seat_source
+GF_INT8, GF_INT64, GF_COUNT = _codes("GF_INT8 GF_INT64 GF_COUNT")
 heaviest = _core.heaviest
 sample_deals = _core.sample_deals  # mc's hidden deals (strategies/mc.py)
 infer_logw = _core.infer_logw  # pimc's inference: each deal's log-likelihood (strategies/mc.py)

@@ -245,7 +245,7 @@ class Legal:
     def arrays(self, obs) -> LegalArrays:
         """Each decision's legal actions as padded arrays (:class:`LegalArrays`: action, tile,
         position, pips, double, points if played now, with their counts), in canonical order;
-        ``obs`` is the batch's :class:`~dominosim.engine.observe.BatchObservation` (read for the
+        ``obs`` is the batch's :class:`~dominosim.engine.batch_observation.BatchObservation` (read for the
         points only)."""
         return LegalArrays(self, obs)
 
@@ -375,10 +375,10 @@ class LegalArrays:
         if w == 0:
             return np.full(n, -1, dtype=np.int64)
         if score.dtype.kind in "iub":
-            col = np.empty(n, dtype=np.int64)
-            kernel.best(_c64(score), self.count, col)
-        else:
-            col = np.argmax(np.where(self.valid, score, -np.inf), axis=1)
+            out = np.empty(n, dtype=np.int64)
+            kernel.best(_c64(score), self.count, self.action, out)
+            return out
+        col = np.argmax(np.where(self.valid, score, -np.inf), axis=1)
         return np.take_along_axis(self.action, col[:, None], axis=1)[:, 0]
 
 
