@@ -89,7 +89,7 @@ def test_distributions_cover_the_data_without_an_empty_half(runs, monkeypatch):
 
     monkeypatch.setattr(P, "_save", spy)
     lookups = Aggregates.by_group(agg)
-    P._dist_plot(P._plt(), data, lookups, "hand_length_hist", 0, 28, "x", "t", d / "unused.png")
+    P._dist_plot(P._plt(), data, lookups, ("hand_length_hist", 0, 28), ("x", "t"), d / "unused.png")
     bins = agg[agg["metric"] == "hand_length_hist"]["bin"]
     lo, hi = seen["x"]
     assert hi > bins.max() + 0.5 and lo < bins.min() - 0.5
@@ -148,10 +148,10 @@ def test_a_distribution_of_many_groups_names_none_and_still_fits(runs, tmp_path)
         P._save, saved = spy, P._save
         try:
             P._dist_plot(
-                P._plt(), many, lookups, "hand_length_hist", 0, 28, "x", "t", tmp_path / "a.png"
+                P._plt(), many, lookups, ("hand_length_hist", 0, 28), ("x", "t"), tmp_path / "a.png"
             )
             P._dist_plot(
-                P._plt(), data, lookups, "hand_length_hist", 0, 28, "x", "t", tmp_path / "b.png"
+                P._plt(), data, lookups, ("hand_length_hist", 0, 28), ("x", "t"), tmp_path / "b.png"
             )
         finally:
             P._save = saved

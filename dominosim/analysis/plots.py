@@ -55,9 +55,12 @@ def _save(plt, fig, path: Path) -> Path:
     return path
 
 
-def _dist_plot(plt, data, aggregates, metric, lo, hi, xlabel, title, path: Path) -> Path:
+def _dist_plot(plt, data, aggregates, bins: tuple, text: tuple, path: Path) -> Path:
+    """The distribution of a histogram metric by group: ``bins`` is (metric, lo, hi), ``text``
+    (x label, title)."""
     from matplotlib.ticker import MaxNLocator
 
+    (metric, lo, hi), (xlabel, title) = bins, text
     fig, ax = plt.subplots(figsize=(7, 4))
     first, last = hi, lo
     many = len(data["groups"]) > 1
@@ -167,12 +170,13 @@ def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
     name = data.get("name", "")
     # fmt: off
     paths = [
-        _dist_plot(plt, data, aggregates, "hand_length_hist", 0, HAND_LEN_BINS - 1,
-                   "hand length (tiles placed)",
-                   f"{name}: hand length, domino and blocked hands",
+        _dist_plot(plt, data, aggregates, ("hand_length_hist", 0, HAND_LEN_BINS - 1),
+                   ("hand length (tiles placed)",
+                    f"{name}: hand length, domino and blocked hands"),
                    folder / "hand_length.png"),
-        _dist_plot(plt, data, aggregates, "turns_hist", 0, TURN_BINS - 1, "turns per hand",
-                   f"{name}: turns per hand, domino and blocked hands", folder / "turns.png"),
+        _dist_plot(plt, data, aggregates, ("turns_hist", 0, TURN_BINS - 1),
+                   ("turns per hand", f"{name}: turns per hand, domino and blocked hands"),
+                   folder / "turns.png"),
     ]
     # fmt: on
     if data["unit"] == "match":
@@ -181,11 +185,8 @@ def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
                 plt,
                 data,
                 aggregates,
-                "match_length_hist",
-                1,
-                MATCH_LEN_MAX,
-                "match length (hands)",
-                f"{name}: match length",
+                ("match_length_hist", 1, MATCH_LEN_MAX),
+                ("match length (hands)", f"{name}: match length"),
                 folder / "match_length.png",
             )
         )

@@ -140,23 +140,30 @@ def tables(data: Mapping) -> dict:
             for s in g["strategies"]
         ])
         # fmt: on
-        # fmt: off
-        out["seats"][label] = Table([
-            {
-                "seat": s["seat"],
-                "hand wins": _pct(s["hand_win_rate"]),
-                "95% CI": _ci_text(s["hand_win_ci"]),
-                **({"match wins": _pct(s["match_win_rate"]),
-                    "match 95% CI": _ci_text(s["match_win_ci"])}
-                   if data["unit"] == "match" else {}),
-            }
-            for s in g["seats"]
-        ])
-        # fmt: on
+        out["seats"][label] = _seats_table(g, data["unit"])
         if g["paired"]:
             out["paired"][label] = Table([_paired_cells(p, data["unit"]) for p in g["paired"]])
     out["groups"] = Table(rows)
     return out
+
+
+def _seats_table(g: Mapping, unit: str):
+    """A group's table of seats."""
+    from dominosim.analysis.table import Table
+
+    # fmt: off
+    return Table([
+        {
+            "seat": s["seat"],
+            "hand wins": _pct(s["hand_win_rate"]),
+            "95% CI": _ci_text(s["hand_win_ci"]),
+            **({"match wins": _pct(s["match_win_rate"]),
+                "match 95% CI": _ci_text(s["match_win_ci"])}
+               if unit == "match" else {}),
+        }
+        for s in g["seats"]
+    ])
+    # fmt: on
 
 
 def _sections(data: Mapping):
