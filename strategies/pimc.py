@@ -58,6 +58,8 @@ OBJECTIVES = ("vote", "mean")
 MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096, "pool": 64}
 #: the range of ``temp`` (below it the weights overflow; above it the model is uniform)
 TEMP_RANGE = (0.05, 1000.0)
+#: the largest ``points`` (the model's score per in-play point; beyond it the weights overflow)
+MAX_POINTS = 100.0
 
 
 def combine(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> int:
@@ -91,6 +93,7 @@ class Pimc(Strategy):
         "infer": True,
         "pool": 4,
         "temp": 4.0,
+        "points": 0.0,
     }
 
     def __init__(self, **params):
@@ -116,6 +119,9 @@ class Pimc(Strategy):
             raise StrategyError(
                 f"pimc: temp must be a number from {TEMP_RANGE[0]} to {TEMP_RANGE[1]}, not {t!r}"
             )
+        p = s["points"]
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0 <= p <= MAX_POINTS):
+            raise StrategyError(f"pimc: points must be a number from 0 to {MAX_POINTS}, not {p!r}")
         if s["objective"] not in OBJECTIVES:
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
@@ -181,7 +187,9 @@ class Pimc(Strategy):
         without, ``samples`` deals once each. ``(None, None)`` where no deal fits."""
         s = self.settings
         if s["infer"] and obs.row is None:
-            got = infer_deals(obs, key, s["samples"], s["pool"], float(s["temp"]))
+            got = infer_deals(
+                obs, key, s["samples"], s["pool"], float(s["temp"]), float(s["points"])
+            )
             if got is None:
                 return None, None
             hands, stock, count = got

@@ -14,11 +14,13 @@ import sys
 import numpy as np
 import pytest
 
-from dominosim import tiles
+from dominosim import actions, tiles
 from dominosim.config import parse_strategy
 from dominosim.engine import kernel
 from dominosim.engine.tables import PACK, tiles_of
+from dominosim.layout import Layout
 from dominosim.reference import play_match
+from dominosim.scoring import placement_points
 from dominosim.strategy import Strategy, get
 from dominosim.variants import make_rules
 
@@ -90,6 +92,83 @@ def test_infer_events_score_what_the_seat_chose_among():
             assert row[kernel.IE_FIT] >> e.tile & 1
         w = np.exp(mc.model_scores())
         assert np.allclose(inf[1], np.tile(w, (len(other), 1)))
+
+
+SCORING = [
+    ("fives", 2, {}),
+    ("fives", 4, {}),
+    ("fives", 2, {"inline_double_counts_single": True}),
+    ("threes", 2, {}),
+    ("muggins", 3, {}),
+    ("sniff", 2, {}),
+    ("bergen", 2, {}),
+]
+
+
+def _replayed(obs, until=None):
+    """The layout at the decision (or before the history's event ``until``), rebuilt from
+    the history as infer_events rebuilds it."""
+    r = obs.rules
+    lay = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
+    for ev in obs.history[:until]:
+        if ev.kind == "start":
+            lay.start_with(ev.tile)
+        elif ev.kind == "place":
+            lay.place(ev.tile, None if lay.empty else ev.pos, ev.along, r.layout == "spinner")
+    return lay
+
+
+@pytest.mark.parametrize(("variant", "players", "options"), SCORING)
+def test_the_models_points_are_what_each_legal_placement_scores(variant, players, options):
+    """The points the model adds for a tile (infer's ``points``) are the most in-play points
+    any legal placement of it scores now (scoring.placement_points, as greedy counts them:
+    §1.11 end counts, §4.8 headers, §5.8, §6.8, §11.8; muggins' count in fives' units, / 5),
+    on every layout: line, spinner (sniff), doubles laid along."""
+    mc = _mc()
+    scoring = 0
+    for obs, legal, _key in _decisions(variant, players, matches=3, **options):
+        places = [a for a in legal if actions.is_placement(a)]
+        held = {actions.tile_of(a) for a in places}
+        units = mc.placement_units(obs.rules, _replayed(obs), sum(1 << t for t in held))
+        for t in range(28):
+            best = max(
+                (placement_points(obs, a) for a in places if actions.tile_of(a) == t), default=0
+            )
+            assert units[t] == (best / 5 if variant == "muggins" else best), (obs.history, t)
+            scoring += best > 0
+    assert scoring >= 3
+
+
+@pytest.mark.parametrize(("variant", "players", "options"), SCORING[:1] + SCORING[4:6])
+def test_infer_points_weights_each_tile_by_its_points_there(variant, players, options):
+    """With ``points``, an event's weights are proportional to exp((model score + points x
+    the tile's points placed there) / temp) (each event's chances: its weights over their
+    sum); the core's log-likelihood equals the readable definition on them; without
+    ``points`` (and in the variants that do not score in play) the weights are as before."""
+    mc = _mc()
+    scored = 0
+    for obs, _legal, key in _decisions(variant, players, matches=2, **options):
+        plain, inf = mc.infer_events(obs, 3.0), mc.infer_events(obs, 3.0, 5.0)
+        assert np.array_equal(plain[0], inf[0])
+        assert np.allclose(plain[1], np.exp(mc.model_scores() / 3.0))
+        if not len(inf[0]):
+            continue
+        for row, w in zip(inf[0], inf[1], strict=True):
+            at = next(
+                i for i, e in enumerate(obs.history) if e.kind == "place" and e.tile == row[1]
+            )
+            part = _replayed(obs, until=at)
+            units = mc.placement_units(obs.rules, part, int(row[kernel.IE_FIT]))
+            want = np.exp((mc.model_scores() + 5.0 * units) / 3.0)
+            assert np.allclose(w / w.sum(), want / want.sum(), rtol=1e-12, atol=0)
+            scored += units.any()
+        hands, _ = mc.sample_arrays(obs, key, 8)
+        out = np.empty(len(hands))
+        kernel.infer_logw(hands, inf[0], inf[1], out)
+        assert np.allclose(out, mc.infer_logw_py(hands, *inf), rtol=0, atol=1e-9)
+    assert scored > 3
+    for obs, _legal, _key in _decisions("block", 2, matches=1):
+        assert np.array_equal(mc.infer_events(obs, 3.0, 5.0)[1], mc.infer_events(obs, 3.0)[1])
 
 
 def _small_position():
@@ -227,7 +306,18 @@ def test_infer_parameters():
     spec = parse_strategy("pimc:infer=off:temp=2.5:pool=8")
     pimc = get(spec.name, **dict(spec.params))
     assert (pimc.settings["infer"], pimc.settings["temp"], pimc.settings["pool"]) == (False, 2.5, 8)
-    for bad in ({"infer": "maybe"}, {"temp": 0}, {"temp": True}, {"pool": 0}, {"pool": 65}):
+    assert get("pimc", points=2.5).settings["points"] == 2.5
+    for bad in (
+        {"infer": "maybe"},
+        {"temp": 0},
+        {"temp": True},
+        {"pool": 0},
+        {"pool": 65},
+        {"points": -1},
+        {"points": 101},
+        {"points": True},
+        {"points": "x"},
+    ):
         with pytest.raises(Exception, match=next(iter(bad))):
             get("pimc", **bad)
 
