@@ -425,6 +425,30 @@ def positions_of(obs, legal, key, packed, stock, phase, blind=None) -> Playouts:
 
 #: The largest ``samples`` and ``max_batch`` (beyond them a decision needs gigabytes).
 MAX_PARAM = {"samples": 100_000, "max_batch": 1_000_000}
+#: the inference's parameters' ranges (``temp`` below its range overflows the weights, above
+#: it the model is uniform; ``points`` the model's score per in-play point)
+INFER_RANGE = {"pool": (1, 64), "temp": (0.05, 1000.0), "points": (0.0, 100.0)}
+
+
+def check_infer_params(name: str, s: dict) -> None:
+    """Check (and normalise: ``infer`` on/off to a bool) the inference's parameters of
+    strategy ``name``'s settings ``s``: ``infer``, ``pool``, ``temp``, ``points``."""
+    if s["infer"] in ("on", "off"):  # (the command line's spelling, from the API)
+        s["infer"] = s["infer"] == "on"
+    if not isinstance(s["infer"], bool):
+        raise StrategyError(f"{name}: infer must be on or off, not {s['infer']!r}")
+    lo, hi = INFER_RANGE["pool"]
+    if isinstance(s["pool"], bool) or not isinstance(s["pool"], int) or s["pool"] < lo:
+        raise StrategyError(f"{name}: pool must be an integer >= {lo}, not {s['pool']!r}")
+    if s["pool"] > hi:
+        raise StrategyError(
+            f"{name}: pool must be at most {hi}, not {s['pool']!r}; use a smaller pool"
+        )
+    for k in ("temp", "points"):
+        lo, hi = INFER_RANGE[k]
+        v = s[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
+            raise StrategyError(f"{name}: {k} must be a number from {lo} to {hi}, not {v!r}")
 
 
 @register
@@ -433,7 +457,15 @@ class MonteCarlo(Strategy):
 
     name = "mc"
     classifier = "search"
-    params = {"samples": 256, "policy": "doubles-first", "max_batch": 16384}
+    params = {
+        "samples": 256,
+        "policy": "doubles-first",
+        "max_batch": 16384,
+        "infer": False,
+        "pool": 4,
+        "temp": 4.0,
+        "points": 0.0,
+    }
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -449,6 +481,7 @@ class MonteCarlo(Strategy):
             raise StrategyError(
                 f"mc: policy must be one of {', '.join(playout_policies())}, not {s['policy']!r}"
             )
+        check_infer_params("mc", s)
         self._policy = None
         self._greedy = None
 
@@ -460,8 +493,20 @@ class MonteCarlo(Strategy):
         return self._greedy.choose_one(obs, legal, key)
 
     def _positions(self, obs, legal, key):
-        """The playouts of one decision as arrays (:class:`Playouts`), or None without a deal."""
-        return positions(obs, legal, key, self.settings["samples"])
+        """The playouts of one decision as arrays (:class:`Playouts`) and the times each
+        deal counts (with ``infer``: :func:`infer_deals`' draws; once each without), or
+        ``(None, None)`` without a deal."""
+        s = self.settings
+        if s["infer"] and obs.row is None:
+            got = infer_deals(
+                obs, key, s["samples"], s["pool"], float(s["temp"]), float(s["points"])
+            )
+            if got is None:
+                return None, None
+            hands, stock, count = got
+            return positions(obs, legal, key, s["samples"], deals=(hands, stock)), count
+        plan = positions(obs, legal, key, s["samples"])
+        return plan, None if plan is None else np.ones(len(plan.hands), dtype=np.int64)
 
     def _values(self, rules, plan):
         """The playout value of each row of ``plan`` (every decision's playouts together).
@@ -493,15 +538,18 @@ class MonteCarlo(Strategy):
         """Per row of (obs, legal, key), the mean playout value of each legal action
         (``[rows, widest legal]``; -inf for mirrors, the padding, and a row not searched) and
         whether the row was searched (it has ``min_legal`` actions and a deal fits)."""
-        plans, owner = [], []
+        plans, owner, weight = [], [], []
         searched = np.zeros(len(rows), dtype=bool)
         for i, (obs, legal, key) in enumerate(rows):
-            plan = self._positions(obs, legal, key) if len(legal) >= min_legal else None
+            plan, count = (
+                self._positions(obs, legal, key) if len(legal) >= min_legal else (None, None)
+            )
             if plan is None:
                 continue
             searched[i] = True
             plans.append(plan)
             owner.append(np.full(len(plan.mids), i))
+            weight.append(count[plan.deal].astype(np.float64))  # (a deal drawn twice: twice)
         width = max((len(legal) for _, legal, _ in rows), default=0)
         mean = np.full((len(rows), width), -np.inf)
         if plans:
@@ -510,8 +558,9 @@ class MonteCarlo(Strategy):
             owner = np.concatenate(owner)
             at = owner * width + plan.cand  # (decision, candidate) -> one bin
             cells = len(rows) * width
-            sums = np.bincount(at, weights=vals, minlength=cells).reshape(len(rows), width)
-            n = np.bincount(at, minlength=cells).reshape(len(rows), width)
+            w = np.concatenate(weight)
+            sums = np.bincount(at, weights=vals * w, minlength=cells).reshape(len(rows), width)
+            n = np.bincount(at, weights=w, minlength=cells).reshape(len(rows), width)
             mean = np.where(n > 0, sums / np.maximum(n, 1), -np.inf)  # mirrors: not played
         return mean, searched
 

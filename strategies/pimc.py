@@ -50,16 +50,18 @@ import numpy as np
 
 from dominosim.errors import StrategyError
 from dominosim.solver import solve_actions
-from dominosim.strategies.mc import MonteCarlo, Playouts, infer_deals, positions
+from dominosim.strategies.mc import (
+    MonteCarlo,
+    Playouts,
+    check_infer_params,
+    infer_deals,
+    positions,
+)
 from dominosim.strategy import Strategy, get, register
 
 OBJECTIVES = ("vote", "mean")
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
-MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096, "pool": 64}
-#: the range of ``temp`` (below it the weights overflow; above it the model is uniform)
-TEMP_RANGE = (0.05, 1000.0)
-#: the largest ``points`` (the model's score per in-play point; beyond it the weights overflow)
-MAX_POINTS = 100.0
+MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096}
 
 
 def combine(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> int:
@@ -99,29 +101,14 @@ class Pimc(Strategy):
     def __init__(self, **params):
         super().__init__(**params)
         s = self.settings
-        for k in ("samples", "budget", "min_solved", "pool"):
+        for k in ("samples", "budget", "min_solved"):
             if isinstance(s[k], bool) or not isinstance(s[k], int) or s[k] < 1:
                 raise StrategyError(f"pimc: {k} must be an integer >= 1, not {s[k]!r}")
             if s[k] > MAX_PARAM[k]:
                 raise StrategyError(
                     f"pimc: {k} must be at most {MAX_PARAM[k]}, not {s[k]!r}; use a smaller {k}"
                 )
-        if s["infer"] in ("on", "off"):  # (the command line's spelling, from the API)
-            s["infer"] = s["infer"] == "on"
-        if not isinstance(s["infer"], bool):
-            raise StrategyError(f"pimc: infer must be on or off, not {s['infer']!r}")
-        t = s["temp"]
-        if (
-            isinstance(t, bool)
-            or not isinstance(t, (int, float))
-            or not (TEMP_RANGE[0] <= t <= TEMP_RANGE[1])
-        ):
-            raise StrategyError(
-                f"pimc: temp must be a number from {TEMP_RANGE[0]} to {TEMP_RANGE[1]}, not {t!r}"
-            )
-        p = s["points"]
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0 <= p <= MAX_POINTS):
-            raise StrategyError(f"pimc: points must be a number from 0 to {MAX_POINTS}, not {p!r}")
+        check_infer_params("pimc", s)
         if s["objective"] not in OBJECTIVES:
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"

@@ -360,3 +360,45 @@ def test_infer_is_spelled_on_and_off_in_labels_and_taken_so_from_the_api():
     takes the command line's spelling too."""
     assert get("pimc", infer="off").label == get("pimc", infer=False).label == "pimc:infer=off"
     assert get("pimc", infer="on").label == "pimc"
+
+
+@pytest.mark.parametrize(("variant", "players"), [("fives", 2), ("block", 4)])
+def test_mc_with_inference_counts_each_deal_as_often_as_it_was_drawn(variant, players):
+    """mc:infer=on plays out the deals the inference draws (infer_deals, the same as
+    pimc's), and its value of an action is the mean over the draws: the plain mean over the
+    drawn deals each repeated as often as it was drawn; mc:infer=off plays the plain
+    sampler's deals once each."""
+    mc = _mc()
+    on, off = get("mc", infer="on", samples=24, temp=0.5), get("mc", samples=24)
+    checked = 0
+    for obs, legal, key in _decisions(variant, players, matches=2)[1::2]:
+        if len(legal) < 2:
+            continue
+        plan, count = on._positions(obs, legal, key)
+        hands, stock, drawn = mc.infer_deals(obs, key, 24, 4, 0.5)
+        assert np.array_equal(plan.hands, hands) and np.array_equal(count, drawn)
+        plain, once = off._positions(obs, legal, key)
+        assert np.array_equal(plain.hands, mc.sample_arrays(obs, key, 24)[0])
+        assert (once == 1).all()
+        rep = (np.repeat(hands, drawn, axis=0), np.repeat(stock, drawn, axis=0))
+        flat = mc.positions(obs, legal, key, 24, deals=rep)
+        vals = off._values(obs.rules, flat)
+        want = [
+            vals[flat.cand == c].mean() if (flat.cand == c).any() else None
+            for c in range(len(legal))
+        ]
+        got = on.values(obs, legal, key)
+        for c, w in enumerate(want):
+            if w is not None:
+                assert got[c] == pytest.approx(w, abs=1e-9)
+        checked += (drawn > 1).any()
+    assert checked >= 2
+
+
+def test_mc_inference_parameters():
+    m = get("mc", infer="on", temp=2.0, pool=8, points=3)
+    assert m.label == "mc:infer=on:pool=8:temp=2.0:points=3"
+    assert get("mc").settings["infer"] is False
+    for bad in ({"infer": "maybe"}, {"temp": 0}, {"pool": 0}, {"pool": 65}, {"points": -1}):
+        with pytest.raises(Exception, match=next(iter(bad))):
+            get("mc", **bad)
