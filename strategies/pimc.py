@@ -32,7 +32,9 @@ sampler draws ``samples * pool`` deals; the core scores each (``kernel.infer_log
 per deal) by the log-likelihood of every scored placement under the model, a softmax over
 tiles at temperature ``temp``: a seat plays a tile that fits with a chance proportional to
 ``exp(score / temp)``, the score a soft ``doubles-first`` (the tile's pips, and
-``mc.DOUBLE_BONUS`` more for a double), the same model for partners and opponents;
+``mc.DOUBLE_BONUS`` more for a double) plus ``points`` times the in-play points the tile would
+score there (:func:`mc.placement_units`; 0 by default: measured no stronger), the same model
+for partners and opponents;
 ``samples`` draws among them by systematic resampling (one uniform number of the decision's
 key) are the deals solved, each deal once with the times it was drawn as its weight in the
 vote and the mean (:func:`mc.infer_deals` and :func:`mc.infer_events` say which placements
