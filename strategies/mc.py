@@ -31,9 +31,10 @@ as the seat's first decision, which the core plays, and the policy's compiled tw
 rest, so a decision's playouts run inside the core. Parameters: ``samples`` deals per
 decision (256), ``policy`` the playout policy (a built-in with a compiled policy:
 :func:`playout_policies`), ``max_batch`` positions per engine run (memory stays well under 2 GB).
-``infer`` (off by default), ``pool``, ``temp``, ``points``: the deals weighted by the
-other seats' past placements, as ``pimc`` weights them (:func:`infer_deals`; a deal drawn
-twice counts twice in the mean).
+``infer`` (on by default: measured stronger, docs/strategies.md; ``mc:infer=off`` is the
+plain sampler), ``pool``, ``temp``, ``points``: the deals weighted by the other seats' past
+placements, as ``pimc`` weights them (:func:`infer_deals`; a deal drawn twice counts twice
+in the mean).
 """
 
 from __future__ import annotations
@@ -464,7 +465,7 @@ class MonteCarlo(Strategy):
         "samples": 256,
         "policy": "doubles-first",
         "max_batch": 16384,
-        "infer": False,
+        "infer": True,
         "pool": 4,
         "temp": 4.0,
         "points": 0.0,

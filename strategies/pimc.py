@@ -125,10 +125,18 @@ class Pimc(Strategy):
         than mc's default (a fallback is mc at its own strength at least); where no hidden
         deal fits what the seat knows (not seen in play: a guard), greedy, as mc does."""
         self.fallbacks += 1
+        return self._fallback_mc().choose_one(obs, legal, key)
+
+    def _fallback_mc(self):
+        """The fallback's ``mc``: as many samples as pimc's and never fewer than mc's
+        default, with pimc's inference settings (``pimc:infer=off`` falls back to the plain
+        sampler's mc)."""
         if self._mc is None:
-            n = max(self.settings["samples"], MonteCarlo.params["samples"])
-            self._mc = get("mc", samples=n)
-        return self._mc.choose_one(obs, legal, key)
+            s = self.settings
+            n = max(s["samples"], MonteCarlo.params["samples"])
+            infer = {k: s[k] for k in ("infer", "pool", "temp", "points")}
+            self._mc = get("mc", samples=n, **infer)
+        return self._mc
 
     def _values(self, rules, plan: Playouts):
         """The solver's values of every legal action on each deal of ``plan`` (one decision's
@@ -196,10 +204,7 @@ class Pimc(Strategy):
         scored = self._scores(obs, legal, int(key))
         if scored is None:
             self.fallbacks += 1
-            if self._mc is None:
-                n = max(self.settings["samples"], MonteCarlo.params["samples"])
-                self._mc = get("mc", samples=n)
-            return self._mc.values(obs, legal, key)
+            return self._fallback_mc().values(obs, legal, key)
         score, solved, count = scored
         value, weight = score[solved] // 2, count[solved]  # (2 d + w: the points difference d)
         mean = (value * weight[:, None]).sum(axis=0) / weight.sum()

@@ -292,7 +292,8 @@ def test_infer_without_events_draws_the_plain_samplers_deals():
 
 def test_infer_fallback_searches_with_mcs_default_samples_at_least():
     """A decision whose deals all run out of budget falls back to mc with mc's default
-    samples (256), not pimc's 64 (issue 38)."""
+    samples (256), not pimc's 64 (issue 38), and pimc's inference settings (pimc:infer=off
+    falls back to the plain sampler's mc)."""
     pimc = get("pimc", budget=1)
     for obs, legal, key in _decisions("fives", 2, matches=1):
         if len(legal) >= 2:
@@ -300,6 +301,10 @@ def test_infer_fallback_searches_with_mcs_default_samples_at_least():
             break
     assert pimc.fallbacks == 1
     assert pimc._mc.settings["samples"] == get("mc").settings["samples"] == 256
+    assert pimc._mc.settings["infer"] is True  # (pimc's inference settings: mc's defaults)
+    plain = get("pimc", budget=1, infer="off", temp=2.0)
+    plain.choose_one(obs, legal, key)
+    assert plain._mc.settings["infer"] is False and plain._mc.settings["temp"] == 2.0
 
 
 def test_infer_parameters():
@@ -364,12 +369,12 @@ def test_infer_is_spelled_on_and_off_in_labels_and_taken_so_from_the_api():
 
 @pytest.mark.parametrize(("variant", "players"), [("fives", 2), ("block", 4)])
 def test_mc_with_inference_counts_each_deal_as_often_as_it_was_drawn(variant, players):
-    """mc:infer=on plays out the deals the inference draws (infer_deals, the same as
-    pimc's), and its value of an action is the mean over the draws: the plain mean over the
-    drawn deals each repeated as often as it was drawn; mc:infer=off plays the plain
+    """mc (infer=on, its default) plays out the deals the inference draws (infer_deals, the
+    same as pimc's), and its value of an action is the mean over the draws: the plain mean
+    over the drawn deals each repeated as often as it was drawn; mc:infer=off plays the plain
     sampler's deals once each."""
     mc = _mc()
-    on, off = get("mc", infer="on", samples=24, temp=0.5), get("mc", samples=24)
+    on, off = get("mc", samples=24, temp=0.5), get("mc", infer="off", samples=24)
     checked = 0
     for obs, legal, key in _decisions(variant, players, matches=2)[1::2]:
         if len(legal) < 2:
@@ -396,9 +401,9 @@ def test_mc_with_inference_counts_each_deal_as_often_as_it_was_drawn(variant, pl
 
 
 def test_mc_inference_parameters():
-    m = get("mc", infer="on", temp=2.0, pool=8, points=3)
-    assert m.label == "mc:infer=on:pool=8:temp=2.0:points=3"
-    assert get("mc").settings["infer"] is False
+    m = get("mc", infer="off", temp=2.0, pool=8, points=3)
+    assert m.label == "mc:infer=off:pool=8:temp=2.0:points=3"
+    assert get("mc").settings["infer"] is True and get("mc").label == "mc"
     for bad in ({"infer": "maybe"}, {"temp": 0}, {"pool": 0}, {"pool": 65}, {"points": -1}):
         with pytest.raises(Exception, match=next(iter(bad))):
             get("mc", **bad)
