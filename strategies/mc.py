@@ -497,6 +497,10 @@ class MonteCarlo(Strategy):
         return self._greedy.choose_one(obs, legal, key)
 
     def _positions(self, obs, legal, key):
+        """The playouts of one decision as arrays (:class:`Playouts`), or None without a deal."""
+        return self._weighted(obs, legal, key)[0]
+
+    def _weighted(self, obs, legal, key):
         """The playouts of one decision as arrays (:class:`Playouts`) and the times each
         deal counts (with ``infer``: :func:`infer_deals`' draws; once each without), or
         ``(None, None)`` without a deal."""
@@ -546,7 +550,7 @@ class MonteCarlo(Strategy):
         searched = np.zeros(len(rows), dtype=bool)
         for i, (obs, legal, key) in enumerate(rows):
             plan, count = (
-                self._positions(obs, legal, key) if len(legal) >= min_legal else (None, None)
+                self._weighted(obs, legal, key) if len(legal) >= min_legal else (None, None)
             )
             if plan is None:
                 continue

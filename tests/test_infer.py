@@ -379,10 +379,10 @@ def test_mc_with_inference_counts_each_deal_as_often_as_it_was_drawn(variant, pl
     for obs, legal, key in _decisions(variant, players, matches=2)[1::2]:
         if len(legal) < 2:
             continue
-        plan, count = on._positions(obs, legal, key)
+        plan, count = on._weighted(obs, legal, key)
         hands, stock, drawn = mc.infer_deals(obs, key, 24, 4, 0.5)
         assert np.array_equal(plan.hands, hands) and np.array_equal(count, drawn)
-        plain, once = off._positions(obs, legal, key)
+        plain, once = off._weighted(obs, legal, key)
         assert np.array_equal(plain.hands, mc.sample_arrays(obs, key, 24)[0])
         assert (once == 1).all()
         rep = (np.repeat(hands, drawn, axis=0), np.repeat(stock, drawn, axis=0))
