@@ -31,22 +31,28 @@ as the seat's first decision, which the core plays, and the policy's compiled tw
 rest, so a decision's playouts run inside the core. Parameters: ``samples`` deals per
 decision (256), ``policy`` the playout policy (a built-in with a compiled policy:
 :func:`playout_policies`), ``max_batch`` positions per engine run (memory stays well under 2 GB).
+``infer`` (on by default: measured stronger, docs/strategies.md; ``mc:infer=off`` is the
+plain sampler), ``pool``, ``temp``, ``points``: the deals weighted by the other seats' past
+placements, as ``pimc`` weights them (:func:`infer_deals`; a deal drawn twice counts twice
+in the mean).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from types import SimpleNamespace
 
 import numpy as np
 
-from dominosim import actions, seeding, tiles
+from dominosim.base.errors import StrategyError
 from dominosim.engine import kernel
 from dominosim.engine.batch import BatchEngine, pending_state
 from dominosim.engine.tables import PACK
-from dominosim.errors import StrategyError
-from dominosim.layout import Layout
+from dominosim.game import actions, seeding, tiles
+from dominosim.game.layout import Layout
+from dominosim.game.scoring import placement_points
+from dominosim.game.tiles import HIGH, LOW
 from dominosim.strategy import Strategy, builtins, get, register
-from dominosim.tiles import HIGH, LOW
 
 _MID_MASK = (1 << 62) - 1
 
@@ -423,6 +429,30 @@ def positions_of(obs, legal, key, packed, stock, phase, blind=None) -> Playouts:
 
 #: The largest ``samples`` and ``max_batch`` (beyond them a decision needs gigabytes).
 MAX_PARAM = {"samples": 100_000, "max_batch": 1_000_000}
+#: the inference's parameters' ranges (``temp`` below its range overflows the weights, above
+#: it the model is uniform; ``points`` the model's score per in-play point)
+INFER_RANGE = {"pool": (1, 64), "temp": (0.05, 1000.0), "points": (0.0, 100.0)}
+
+
+def check_infer_params(name: str, s: dict) -> None:
+    """Check (and normalise: ``infer`` on/off to a bool) the inference's parameters of
+    strategy ``name``'s settings ``s``: ``infer``, ``pool``, ``temp``, ``points``."""
+    if s["infer"] in ("on", "off"):  # (the command line's spelling, from the API)
+        s["infer"] = s["infer"] == "on"
+    if not isinstance(s["infer"], bool):
+        raise StrategyError(f"{name}: infer must be on or off, not {s['infer']!r}")
+    lo, hi = INFER_RANGE["pool"]
+    if isinstance(s["pool"], bool) or not isinstance(s["pool"], int) or s["pool"] < lo:
+        raise StrategyError(f"{name}: pool must be an integer >= {lo}, not {s['pool']!r}")
+    if s["pool"] > hi:
+        raise StrategyError(
+            f"{name}: pool must be at most {hi}, not {s['pool']!r}; use a smaller pool"
+        )
+    for k in ("temp", "points"):
+        lo, hi = INFER_RANGE[k]
+        v = s[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
+            raise StrategyError(f"{name}: {k} must be a number from {lo} to {hi}, not {v!r}")
 
 
 @register
@@ -431,7 +461,15 @@ class MonteCarlo(Strategy):
 
     name = "mc"
     classifier = "search"
-    params = {"samples": 256, "policy": "doubles-first", "max_batch": 16384}
+    params = {
+        "samples": 256,
+        "policy": "doubles-first",
+        "max_batch": 16384,
+        "infer": True,
+        "pool": 4,
+        "temp": 4.0,
+        "points": 0.0,
+    }
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -447,6 +485,7 @@ class MonteCarlo(Strategy):
             raise StrategyError(
                 f"mc: policy must be one of {', '.join(playout_policies())}, not {s['policy']!r}"
             )
+        check_infer_params("mc", s)
         self._policy = None
         self._greedy = None
 
@@ -459,7 +498,23 @@ class MonteCarlo(Strategy):
 
     def _positions(self, obs, legal, key):
         """The playouts of one decision as arrays (:class:`Playouts`), or None without a deal."""
-        return positions(obs, legal, key, self.settings["samples"])
+        return self._weighted(obs, legal, key)[0]
+
+    def _weighted(self, obs, legal, key):
+        """The playouts of one decision as arrays (:class:`Playouts`) and the times each
+        deal counts (with ``infer``: :func:`infer_deals`' draws; once each without), or
+        ``(None, None)`` without a deal."""
+        s = self.settings
+        if s["infer"] and obs.row is None:
+            got = infer_deals(
+                obs, key, s["samples"], s["pool"], float(s["temp"]), float(s["points"])
+            )
+            if got is None:
+                return None, None
+            hands, stock, count = got
+            return positions(obs, legal, key, s["samples"], deals=(hands, stock)), count
+        plan = positions(obs, legal, key, s["samples"])
+        return plan, None if plan is None else np.ones(len(plan.hands), dtype=np.int64)
 
     def _values(self, rules, plan):
         """The playout value of each row of ``plan`` (every decision's playouts together).
@@ -491,15 +546,18 @@ class MonteCarlo(Strategy):
         """Per row of (obs, legal, key), the mean playout value of each legal action
         (``[rows, widest legal]``; -inf for mirrors, the padding, and a row not searched) and
         whether the row was searched (it has ``min_legal`` actions and a deal fits)."""
-        plans, owner = [], []
+        plans, owner, weight = [], [], []
         searched = np.zeros(len(rows), dtype=bool)
         for i, (obs, legal, key) in enumerate(rows):
-            plan = self._positions(obs, legal, key) if len(legal) >= min_legal else None
+            plan, count = (
+                self._weighted(obs, legal, key) if len(legal) >= min_legal else (None, None)
+            )
             if plan is None:
                 continue
             searched[i] = True
             plans.append(plan)
             owner.append(np.full(len(plan.mids), i))
+            weight.append(count[plan.deal].astype(np.float64))  # (a deal drawn twice: twice)
         width = max((len(legal) for _, legal, _ in rows), default=0)
         mean = np.full((len(rows), width), -np.inf)
         if plans:
@@ -508,8 +566,9 @@ class MonteCarlo(Strategy):
             owner = np.concatenate(owner)
             at = owner * width + plan.cand  # (decision, candidate) -> one bin
             cells = len(rows) * width
-            sums = np.bincount(at, weights=vals, minlength=cells).reshape(len(rows), width)
-            n = np.bincount(at, minlength=cells).reshape(len(rows), width)
+            w = np.concatenate(weight)
+            sums = np.bincount(at, weights=vals * w, minlength=cells).reshape(len(rows), width)
+            n = np.bincount(at, weights=w, minlength=cells).reshape(len(rows), width)
             mean = np.where(n > 0, sums / np.maximum(n, 1), -np.inf)  # mirrors: not played
         return mean, searched
 
@@ -630,6 +689,8 @@ DOUBLE_BONUS = 6.0
 #: the key coordinate of the resampling's one uniform number (apart from the deals' keys)
 _INFER_COORD = 0x696E666572  # "infer"
 _ALL28 = (1 << 28) - 1
+#: a tile's weight is at least exp(-_LOG_FLOOR) of its event's largest (positive, finite)
+_LOG_FLOOR = 700.0
 
 
 def model_scores() -> np.ndarray:
@@ -642,7 +703,7 @@ def _fit_mask(values) -> int:
     return sum(1 << t for t in range(28) if LOW[t] in values or HIGH[t] in values)
 
 
-def infer_events(obs, temp: float):
+def infer_events(obs, temp: float, points: float = 0.0):
     """The events the inference scores, as ``kernel.infer_logw`` takes them: ``(events [E,
     IE_COLS] int64, weights [E, 28] float64)``, or None where it does not apply (blind).
 
@@ -651,9 +712,10 @@ def infer_events(obs, temp: float):
     nobody saw), the lead only where the leader chose its tile (``lead_first`` by lot,
     any tile). Its columns: the seat, the tile placed, the tiles the seat placed from then on
     (``back``) and the tiles that fitted the open positions then (``fit``); its weights
-    ``exp(score / temp)`` per tile (:func:`model_scores`). The layout is replayed from the
-    history once per decision (:class:`dominosim.layout.Layout`, as the reference engine
-    does)."""
+    ``exp(score / temp)`` per tile: :func:`model_scores`, plus ``points`` times the in-play
+    points the tile would score there (:func:`placement_units`; in the variants that score
+    in play). The layout is replayed from the history once per decision
+    (:class:`dominosim.layout.Layout`, as the reference engine does)."""
     r = obs.rules
     if obs.row is not None or r.draw_mode == "blind":
         return None
@@ -661,7 +723,8 @@ def infer_events(obs, temp: float):
     spinners = r.layout == "spinner"
     hist = obs.history
     last_draw = {ev.seat: i for i, ev in enumerate(hist) if ev.kind == "draw"}
-    rows = []  # [seat, tile, index, fit]
+    scored = points != 0 and r.scoring != "none"
+    rows, pts = [], []  # [seat, tile, index, fit]; per row the tiles' points there
     for i, ev in enumerate(hist):
         if ev.kind == "start":
             lay.start_with(ev.tile)
@@ -670,10 +733,10 @@ def infer_events(obs, temp: float):
             continue
         lead = lay.empty
         if ev.seat != obs.seat and i > last_draw.get(ev.seat, -1):
-            if not lead:
-                rows.append([ev.seat, ev.tile, i, _fit_mask(lay.values())])
-            elif r.lead_first == "lot_any":
-                rows.append([ev.seat, ev.tile, i, _ALL28])
+            fit = _ALL28 if lead else _fit_mask(lay.values())
+            if not lead or r.lead_first == "lot_any":
+                rows.append([ev.seat, ev.tile, i, fit])
+                pts.append(placement_units(r, lay, fit) if scored else None)
         lay.place(ev.tile, None if lead else ev.pos, ev.along, spinners)
     placed = [(i, ev.seat, ev.tile) for i, ev in enumerate(hist) if ev.kind == "place"]
     events = np.zeros((len(rows), kernel.IE_COLS), dtype=np.int64)
@@ -685,8 +748,53 @@ def infer_events(obs, temp: float):
             back,
             fit,
         )
-    w = np.exp(model_scores() / temp)
-    return events, np.tile(w, (len(rows), 1))
+    score = np.tile(model_scores(), (len(rows), 1))
+    if scored and rows:  # (each event's weights scaled to a largest of 1: the same chances)
+        score += points * np.array(pts)
+        score = np.maximum(score - score.max(axis=1, keepdims=True), -_LOG_FLOOR * temp)
+    return events, np.exp(score / temp)
+
+
+def placement_units(rules, lay: Layout, fit: int) -> np.ndarray:
+    """Per tile (28), the most in-play points it would score placed now on ``lay`` (the best
+    of its positions, across or along; :func:`dominosim.scoring.placement_points`, the
+    variant's own scoring: fives, threes, muggins, bergen's headers), in scoring units:
+    muggins' points (the end count itself) divided by 5, as fives counts them; 0 for a tile
+    outside ``fit``."""
+    view = _scoring_view(rules, lay)
+    spots = [("L", None)] if lay.empty else lay.positions()
+    along = (False, True) if rules.inline_double_counts_single else (False,)
+    out = np.zeros(28)
+    for t in range(28):
+        if not fit >> t & 1:
+            continue
+        best = 0
+        for pid, v in spots:
+            if v is not None and not tiles.fits(t, v):
+                continue
+            for a in along if tiles.is_double(t) else (False,):
+                best = max(best, placement_points(view, actions.place(t, pid, along=a)))
+        out[t] = best / 5 if rules.scoring == "muggins" else best
+    return out
+
+
+def _scoring_view(rules, lay: Layout) -> SimpleNamespace:
+    """The fields of an Observation that :func:`placement_points` reads, from a layout (as
+    the reference engine's Observation shows them)."""
+    doubles, along = [], []
+    for pid, _ in lay.positions():
+        end = lay.ends.get(pid) if (lay.spinner is None or pid in lay.covered) else None
+        doubles.append(bool(end.double) if end else True)
+        along.append(bool(end.along) if end else False)
+    return SimpleNamespace(
+        rules=rules,
+        positions=tuple(lay.positions()),
+        table=tuple(lay.tiles),
+        doubles=tuple(doubles),
+        along=tuple(along),
+        spinner=lay.spinner,
+        covered=tuple(s for s in ("W", "E", "N", "S") if s in lay.covered),
+    )
 
 
 def infer_logw_py(hands, events, weights) -> np.ndarray:
@@ -704,7 +812,7 @@ def infer_logw_py(hands, events, weights) -> np.ndarray:
     return out
 
 
-def infer_deals(obs, key: int, samples: int, pool: int, temp: float):
+def infer_deals(obs, key: int, samples: int, pool: int, temp: float, points: float = 0.0):
     """``samples`` draws among ``samples * pool`` deals of :func:`sample_arrays`, each drawn
     with a chance proportional to its likelihood under the model (:func:`infer_events`,
     ``kernel.infer_logw``): systematic resampling from one uniform number of the decision's
@@ -712,7 +820,7 @@ def infer_deals(obs, key: int, samples: int, pool: int, temp: float):
     (``count`` sums to ``samples``), or None where :func:`sample_arrays` gives no deal. Where
     nothing is scored (no event, blind) the first ``samples`` deals, once each: the plain
     sampler's."""
-    inf = infer_events(obs, temp)
+    inf = infer_events(obs, temp, points)
     drawn = sample_arrays(obs, key, samples * pool if inf is not None and len(inf[0]) else samples)
     if drawn is None or not len(drawn[0]):
         return None

@@ -32,7 +32,9 @@ sampler draws ``samples * pool`` deals; the core scores each (``kernel.infer_log
 per deal) by the log-likelihood of every scored placement under the model, a softmax over
 tiles at temperature ``temp``: a seat plays a tile that fits with a chance proportional to
 ``exp(score / temp)``, the score a soft ``doubles-first`` (the tile's pips, and
-``mc.DOUBLE_BONUS`` more for a double), the same model for partners and opponents;
+``mc.DOUBLE_BONUS`` more for a double) plus ``points`` times the in-play points the tile would
+score there (:func:`mc.placement_units`; 0 by default: measured no stronger), the same model
+for partners and opponents;
 ``samples`` draws among them by systematic resampling (one uniform number of the decision's
 key) are the deals solved, each deal once with the times it was drawn as its weight in the
 vote and the mean (:func:`mc.infer_deals` and :func:`mc.infer_events` say which placements
@@ -48,16 +50,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from dominosim.errors import StrategyError
-from dominosim.solver import solve_actions
-from dominosim.strategies.mc import MonteCarlo, Playouts, infer_deals, positions
+from dominosim.base.errors import StrategyError
+from dominosim.engine.solver import solve_actions
+from dominosim.strategies.mc import (
+    MonteCarlo,
+    Playouts,
+    check_infer_params,
+    infer_deals,
+    positions,
+)
 from dominosim.strategy import Strategy, get, register
 
 OBJECTIVES = ("vote", "mean")
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
-MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096, "pool": 64}
-#: the range of ``temp`` (below it the weights overflow; above it the model is uniform)
-TEMP_RANGE = (0.05, 1000.0)
+MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096}
 
 
 def combine(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> int:
@@ -91,31 +97,20 @@ class Pimc(Strategy):
         "infer": True,
         "pool": 4,
         "temp": 4.0,
+        "points": 0.0,
     }
 
     def __init__(self, **params):
         super().__init__(**params)
         s = self.settings
-        for k in ("samples", "budget", "min_solved", "pool"):
+        for k in ("samples", "budget", "min_solved"):
             if isinstance(s[k], bool) or not isinstance(s[k], int) or s[k] < 1:
                 raise StrategyError(f"pimc: {k} must be an integer >= 1, not {s[k]!r}")
             if s[k] > MAX_PARAM[k]:
                 raise StrategyError(
                     f"pimc: {k} must be at most {MAX_PARAM[k]}, not {s[k]!r}; use a smaller {k}"
                 )
-        if s["infer"] in ("on", "off"):  # (the command line's spelling, from the API)
-            s["infer"] = s["infer"] == "on"
-        if not isinstance(s["infer"], bool):
-            raise StrategyError(f"pimc: infer must be on or off, not {s['infer']!r}")
-        t = s["temp"]
-        if (
-            isinstance(t, bool)
-            or not isinstance(t, (int, float))
-            or not (TEMP_RANGE[0] <= t <= TEMP_RANGE[1])
-        ):
-            raise StrategyError(
-                f"pimc: temp must be a number from {TEMP_RANGE[0]} to {TEMP_RANGE[1]}, not {t!r}"
-            )
+        check_infer_params("pimc", s)
         if s["objective"] not in OBJECTIVES:
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
@@ -130,10 +125,18 @@ class Pimc(Strategy):
         than mc's default (a fallback is mc at its own strength at least); where no hidden
         deal fits what the seat knows (not seen in play: a guard), greedy, as mc does."""
         self.fallbacks += 1
+        return self._fallback_mc().choose_one(obs, legal, key)
+
+    def _fallback_mc(self):
+        """The fallback's ``mc``: as many samples as pimc's and never fewer than mc's
+        default, with pimc's inference settings (``pimc:infer=off`` falls back to the plain
+        sampler's mc)."""
         if self._mc is None:
-            n = max(self.settings["samples"], MonteCarlo.params["samples"])
-            self._mc = get("mc", samples=n)
-        return self._mc.choose_one(obs, legal, key)
+            s = self.settings
+            n = max(s["samples"], MonteCarlo.params["samples"])
+            infer = {k: s[k] for k in ("infer", "pool", "temp", "points")}
+            self._mc = get("mc", samples=n, **infer)
+        return self._mc
 
     def _values(self, rules, plan: Playouts):
         """The solver's values of every legal action on each deal of ``plan`` (one decision's
@@ -181,7 +184,9 @@ class Pimc(Strategy):
         without, ``samples`` deals once each. ``(None, None)`` where no deal fits."""
         s = self.settings
         if s["infer"] and obs.row is None:
-            got = infer_deals(obs, key, s["samples"], s["pool"], float(s["temp"]))
+            got = infer_deals(
+                obs, key, s["samples"], s["pool"], float(s["temp"]), float(s["points"])
+            )
             if got is None:
                 return None, None
             hands, stock, count = got
@@ -199,10 +204,7 @@ class Pimc(Strategy):
         scored = self._scores(obs, legal, int(key))
         if scored is None:
             self.fallbacks += 1
-            if self._mc is None:
-                n = max(self.settings["samples"], MonteCarlo.params["samples"])
-                self._mc = get("mc", samples=n)
-            return self._mc.values(obs, legal, key)
+            return self._fallback_mc().values(obs, legal, key)
         score, solved, count = scored
         value, weight = score[solved] // 2, count[solved]  # (2 d + w: the points difference d)
         mean = (value * weight[:, None]).sum(axis=0) / weight.sum()

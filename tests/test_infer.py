@@ -14,13 +14,15 @@ import sys
 import numpy as np
 import pytest
 
-from dominosim.config import parse_strategy
 from dominosim.engine import kernel
 from dominosim.engine.tables import PACK, tiles_of
-from dominosim.game import tiles
+from dominosim.game import actions, tiles
+from dominosim.game.layout import Layout
 from dominosim.game.reference import play_match
+from dominosim.game.scoring import placement_points
 from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy, get
+from dominosim.strategy.spec import parse_strategy
 
 
 def _mc():
@@ -90,6 +92,83 @@ def test_infer_events_score_what_the_seat_chose_among():
             assert row[kernel.IE_FIT] >> e.tile & 1
         w = np.exp(mc.model_scores())
         assert np.allclose(inf[1], np.tile(w, (len(other), 1)))
+
+
+SCORING = [
+    ("fives", 2, {}),
+    ("fives", 4, {}),
+    ("fives", 2, {"inline_double_counts_single": True}),
+    ("threes", 2, {}),
+    ("muggins", 3, {}),
+    ("sniff", 2, {}),
+    ("bergen", 2, {}),
+]
+
+
+def _replayed(obs, until=None):
+    """The layout at the decision (or before the history's event ``until``), rebuilt from
+    the history as infer_events rebuilds it."""
+    r = obs.rules
+    lay = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
+    for ev in obs.history[:until]:
+        if ev.kind == "start":
+            lay.start_with(ev.tile)
+        elif ev.kind == "place":
+            lay.place(ev.tile, None if lay.empty else ev.pos, ev.along, r.layout == "spinner")
+    return lay
+
+
+@pytest.mark.parametrize(("variant", "players", "options"), SCORING)
+def test_the_models_points_are_what_each_legal_placement_scores(variant, players, options):
+    """The points the model adds for a tile (infer's ``points``) are the most in-play points
+    any legal placement of it scores now (scoring.placement_points, as greedy counts them:
+    §1.11 end counts, §4.8 headers, §5.8, §6.8, §11.8; muggins' count in fives' units, / 5),
+    on every layout: line, spinner (sniff), doubles laid along."""
+    mc = _mc()
+    scoring = 0
+    for obs, legal, _key in _decisions(variant, players, matches=3, **options):
+        places = [a for a in legal if actions.is_placement(a)]
+        held = {actions.tile_of(a) for a in places}
+        units = mc.placement_units(obs.rules, _replayed(obs), sum(1 << t for t in held))
+        for t in range(28):
+            best = max(
+                (placement_points(obs, a) for a in places if actions.tile_of(a) == t), default=0
+            )
+            assert units[t] == (best / 5 if variant == "muggins" else best), (obs.history, t)
+            scoring += best > 0
+    assert scoring >= 3
+
+
+@pytest.mark.parametrize(("variant", "players", "options"), SCORING[:1] + SCORING[4:6])
+def test_infer_points_weights_each_tile_by_its_points_there(variant, players, options):
+    """With ``points``, an event's weights are proportional to exp((model score + points x
+    the tile's points placed there) / temp) (each event's chances: its weights over their
+    sum); the core's log-likelihood equals the readable definition on them; without
+    ``points`` (and in the variants that do not score in play) the weights are as before."""
+    mc = _mc()
+    scored = 0
+    for obs, _legal, key in _decisions(variant, players, matches=2, **options):
+        plain, inf = mc.infer_events(obs, 3.0), mc.infer_events(obs, 3.0, 5.0)
+        assert np.array_equal(plain[0], inf[0])
+        assert np.allclose(plain[1], np.exp(mc.model_scores() / 3.0))
+        if not len(inf[0]):
+            continue
+        for row, w in zip(inf[0], inf[1], strict=True):
+            at = next(
+                i for i, e in enumerate(obs.history) if e.kind == "place" and e.tile == row[1]
+            )
+            part = _replayed(obs, until=at)
+            units = mc.placement_units(obs.rules, part, int(row[kernel.IE_FIT]))
+            want = np.exp((mc.model_scores() + 5.0 * units) / 3.0)
+            assert np.allclose(w / w.sum(), want / want.sum(), rtol=1e-12, atol=0)
+            scored += units.any()
+        hands, _ = mc.sample_arrays(obs, key, 8)
+        out = np.empty(len(hands))
+        kernel.infer_logw(hands, inf[0], inf[1], out)
+        assert np.allclose(out, mc.infer_logw_py(hands, *inf), rtol=0, atol=1e-9)
+    assert scored > 3
+    for obs, _legal, _key in _decisions("block", 2, matches=1):
+        assert np.array_equal(mc.infer_events(obs, 3.0, 5.0)[1], mc.infer_events(obs, 3.0)[1])
 
 
 def _small_position():
@@ -213,7 +292,8 @@ def test_infer_without_events_draws_the_plain_samplers_deals():
 
 def test_infer_fallback_searches_with_mcs_default_samples_at_least():
     """A decision whose deals all run out of budget falls back to mc with mc's default
-    samples (256), not pimc's 64 (issue 38)."""
+    samples (256), not pimc's 64 (issue 38), and pimc's inference settings (pimc:infer=off
+    falls back to the plain sampler's mc)."""
     pimc = get("pimc", budget=1)
     for obs, legal, key in _decisions("fives", 2, matches=1):
         if len(legal) >= 2:
@@ -221,13 +301,28 @@ def test_infer_fallback_searches_with_mcs_default_samples_at_least():
             break
     assert pimc.fallbacks == 1
     assert pimc._mc.settings["samples"] == get("mc").settings["samples"] == 256
+    assert pimc._mc.settings["infer"] is True  # (pimc's inference settings: mc's defaults)
+    plain = get("pimc", budget=1, infer="off", temp=2.0)
+    plain.choose_one(obs, legal, key)
+    assert plain._mc.settings["infer"] is False and plain._mc.settings["temp"] == 2.0
 
 
 def test_infer_parameters():
     spec = parse_strategy("pimc:infer=off:temp=2.5:pool=8")
     pimc = get(spec.name, **dict(spec.params))
     assert (pimc.settings["infer"], pimc.settings["temp"], pimc.settings["pool"]) == (False, 2.5, 8)
-    for bad in ({"infer": "maybe"}, {"temp": 0}, {"temp": True}, {"pool": 0}, {"pool": 65}):
+    assert get("pimc", points=2.5).settings["points"] == 2.5
+    for bad in (
+        {"infer": "maybe"},
+        {"temp": 0},
+        {"temp": True},
+        {"pool": 0},
+        {"pool": 65},
+        {"points": -1},
+        {"points": 101},
+        {"points": True},
+        {"points": "x"},
+    ):
         with pytest.raises(Exception, match=next(iter(bad))):
             get("pimc", **bad)
 
@@ -270,3 +365,45 @@ def test_infer_is_spelled_on_and_off_in_labels_and_taken_so_from_the_api():
     takes the command line's spelling too."""
     assert get("pimc", infer="off").label == get("pimc", infer=False).label == "pimc:infer=off"
     assert get("pimc", infer="on").label == "pimc"
+
+
+@pytest.mark.parametrize(("variant", "players"), [("fives", 2), ("block", 4)])
+def test_mc_with_inference_counts_each_deal_as_often_as_it_was_drawn(variant, players):
+    """mc (infer=on, its default) plays out the deals the inference draws (infer_deals, the
+    same as pimc's), and its value of an action is the mean over the draws: the plain mean
+    over the drawn deals each repeated as often as it was drawn; mc:infer=off plays the plain
+    sampler's deals once each."""
+    mc = _mc()
+    on, off = get("mc", samples=24, temp=0.5), get("mc", infer="off", samples=24)
+    checked = 0
+    for obs, legal, key in _decisions(variant, players, matches=2)[1::2]:
+        if len(legal) < 2:
+            continue
+        plan, count = on._weighted(obs, legal, key)
+        hands, stock, drawn = mc.infer_deals(obs, key, 24, 4, 0.5)
+        assert np.array_equal(plan.hands, hands) and np.array_equal(count, drawn)
+        plain, once = off._weighted(obs, legal, key)
+        assert np.array_equal(plain.hands, mc.sample_arrays(obs, key, 24)[0])
+        assert (once == 1).all()
+        rep = (np.repeat(hands, drawn, axis=0), np.repeat(stock, drawn, axis=0))
+        flat = mc.positions(obs, legal, key, 24, deals=rep)
+        vals = off._values(obs.rules, flat)
+        want = [
+            vals[flat.cand == c].mean() if (flat.cand == c).any() else None
+            for c in range(len(legal))
+        ]
+        got = on.values(obs, legal, key)
+        for c, w in enumerate(want):
+            if w is not None:
+                assert got[c] == pytest.approx(w, abs=1e-9)
+        checked += (drawn > 1).any()
+    assert checked >= 2
+
+
+def test_mc_inference_parameters():
+    m = get("mc", infer="off", temp=2.0, pool=8, points=3)
+    assert m.label == "mc:infer=off:pool=8:temp=2.0:points=3"
+    assert get("mc").settings["infer"] is True and get("mc").label == "mc"
+    for bad in ({"infer": "maybe"}, {"temp": 0}, {"pool": 0}, {"pool": 65}, {"points": -1}):
+        with pytest.raises(Exception, match=next(iter(bad))):
+            get("mc", **bad)

@@ -210,13 +210,15 @@ def test_parameters():
             get("pimc", **bad)
 
 
-def test_the_same_decisions_with_one_worker_and_two(tmp_path):
+@pytest.mark.parametrize("spec", ["pimc:samples=8:infer=on", "mc:samples=16:points=4"])
+def test_the_same_decisions_with_one_worker_and_two(tmp_path, spec):
+    """pimc, and mc with inference (issue 38): a seed gives the same games on 1 and 2 workers."""
     base = [
         "run",
         "--variant",
         "fives",
         "--strategies",
-        "pimc:samples=8:infer=on,greedy",
+        f"{spec},greedy",
         "--games",
         "12",
         "--seed",
