@@ -834,6 +834,27 @@ def _seats(raw, players, w, known_strategies, strict_tables=True) -> tuple[Strat
             f"{w('seats')} names {len(specs)} strategies for {players} players; "
             f"give one per seat, or one name for every seat"
         )
+    specs = _with_tables(raw, specs, w, strict_tables)
+    for s in specs:  # (a label is written into reports, manifests and messages)
+        if not s.label.isprintable():
+            raise ConfigError(
+                f"{w('seats')}: the strategy entry {s.label!r} holds a control character "
+                "(a newline, a tab, ...); write its parameters on one line"
+            )
+    if known_strategies is not None:
+        known = list(known_strategies)
+        for s in specs:
+            if s.name not in known:
+                raise StrategyError(
+                    f"unknown strategy '{s.name}'{did_you_mean(s.name, known)}; "
+                    f"known strategies: {', '.join(sorted(known))}"
+                )
+    return tuple(specs)
+
+
+def _with_tables(raw, specs: list, w, strict_tables: bool) -> list:
+    """The seats' specs with the parameters of the file's ``[strategy.NAME]`` tables (a
+    seat's own parameters win), each table checked."""
     tables = raw.get("strategy", {})
     if not isinstance(tables, Mapping):
         raise ConfigError(
@@ -863,21 +884,7 @@ def _seats(raw, players, w, known_strategies, strict_tables=True) -> tuple[Strat
             )
             for s in specs
         ]
-    for s in specs:  # (a label is written into reports, manifests and messages)
-        if not s.label.isprintable():
-            raise ConfigError(
-                f"{w('seats')}: the strategy entry {s.label!r} holds a control character "
-                "(a newline, a tab, ...); write its parameters on one line"
-            )
-    if known_strategies is not None:
-        known = list(known_strategies)
-        for s in specs:
-            if s.name not in known:
-                raise StrategyError(
-                    f"unknown strategy '{s.name}'{did_you_mean(s.name, known)}; "
-                    f"known strategies: {', '.join(sorted(known))}"
-                )
-    return tuple(specs)
+    return specs
 
 
 __all__ = [

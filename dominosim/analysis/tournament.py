@@ -124,7 +124,6 @@ def setup_compare(
     sets: Sequence[str] = (),
     games: int | str | None = None,
     unit: str | None = None,
-    name: str | None = None,
     metric: str | None = None,
     **flags: Any,
 ) -> Setup:
@@ -139,6 +138,7 @@ def setup_compare(
     legs = compare_legs(labels, rules.players, rules.partnership)
     total = _games(games)
     per_leg = math.ceil(total / len(legs))
+    name = flags.pop("name", None)
     exp_flags = dict(
         variants=[variant],
         players=players,
