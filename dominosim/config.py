@@ -21,7 +21,6 @@ and the fix.
 
 from __future__ import annotations
 
-import itertools
 import re
 import tomllib
 import unicodedata
@@ -32,7 +31,17 @@ from typing import Any
 
 from dominosim.base.errors import ConfigError, RulesError, StrategyError, did_you_mean
 from dominosim.game.rules import Rules
-from dominosim.game.variants import check_variant, format_value, make_rules, options_of, parse_value
+from dominosim.game.variants import (
+    apply_sets,
+    check_variant,
+    expand_groups,
+    format_value,
+    make_rules,
+    no_control,
+    options_of,
+    parse_set,
+    parse_value,
+)
 from dominosim.strategy.spec import (
     StrategySpec,
     expand_home,
@@ -289,94 +298,6 @@ def rules_from_cli(variant: str, players: int | str, sets: Sequence[str] = ()) -
             f"so give one value per option"
         )
     return rules[0]
-
-
-# ---------------------------------------------------------------------------------------------
-# small parsers (also used directly by commands)
-
-
-def no_control(text: str, where: str) -> None:
-    """Refuse a setting with a control character (a newline, a tab, an escape): it would be
-    printed raw into reports and status lines."""
-    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
-    if bad is not None:
-        raise ConfigError(
-            f"{where} {text!r} holds a control character ({bad!r}); remove it (a newline "
-            "pasted with the value?)"
-        )
-
-
-def parse_set(text: str) -> tuple[str | None, str, list[str]]:
-    """Split ``VARIANT.OPTION=V1,V2`` (or ``OPTION=V``) into (variant or None, option, values)."""
-    no_control(text, "--set")
-    lhs, eq, rhs = text.partition("=")
-    lhs = lhs.strip()
-    if not eq or not lhs:
-        raise ConfigError(
-            f"--set '{text}': expected VARIANT.OPTION=VALUE, e.g. --set fives.reserve_k=2"
-        )
-    variant, dot, option = lhs.rpartition(".")
-    if dot and (not variant or not option):
-        raise ConfigError(
-            f"--set '{text}': expected VARIANT.OPTION=VALUE, e.g. --set fives.reserve_k=2"
-        )
-    values = [v.strip() for v in rhs.split(",")]
-    if any(v == "" for v in values):
-        raise ConfigError(
-            f"--set '{text}': empty value; write a value or a list such as reserve_k=0,2"
-        )
-    return (variant or None), option, values
-
-
-def apply_sets(
-    sets: Iterable[str], variant_names: Sequence[str]
-) -> dict[str, dict[str, list[object]]]:
-    """Resolve ``--set`` entries against the experiment's variants.
-
-    Returns ``{variant: {option: [values]}}`` with values parsed by ``variants.parse_value``.
-    A bare ``OPTION=VALUE`` goes to the one variant that has the option; if none or several
-    have it, a ConfigError lists the candidates.
-    """
-    names = list(dict.fromkeys(variant_names))
-    out: dict[str, dict[str, list[object]]] = {}
-    for text in sets:
-        variant, option, raw_values = parse_set(text)
-        if variant is None:
-            owners = [v for v in names if option in options_of(v)]
-            if not owners:
-                every = sorted({o for v in names for o in options_of(v)})
-                raise ConfigError(
-                    f"--set '{text}': no variant of this experiment ({', '.join(names)}) has an "
-                    f"option '{option}'{did_you_mean(option, every)}; "
-                    f"see 'dominosim variants VARIANT'"
-                )
-            if len(owners) > 1:
-                cands = ", ".join(f"{v}.{option}" for v in owners)
-                raise ConfigError(
-                    f"--set '{text}': option '{option}' is ambiguous; write one of: {cands}"
-                )
-            variant = owners[0]
-        else:
-            check_variant(variant)
-            if variant not in names:
-                raise ConfigError(
-                    f"--set '{text}': variant '{variant}' is not in this experiment "
-                    f"({', '.join(names)}); add it with --variant {variant}"
-                )
-        opts = options_of(variant)
-        if option not in opts:
-            raise RulesError(
-                f"unknown option '{option}' for {variant}{did_you_mean(option, opts)}; "
-                f"its options are: {', '.join(opts) or 'none'}"
-            )
-        out.setdefault(variant, {})[option] = [parse_value(opts[option], v) for v in raw_values]
-    return out
-
-
-def expand_groups(options: Mapping[str, Sequence[object]]) -> list[dict[str, object]]:
-    """The cartesian product of option value lists: ``{a: [1, 2]}`` -> ``[{a: 1}, {a: 2}]``."""
-    names = list(options)
-    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*options.values())]
 
 
 # ---------------------------------------------------------------------------------------------

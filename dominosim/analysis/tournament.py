@@ -28,8 +28,9 @@ from typing import Any
 
 from dominosim.analysis.analyses import COMPARE, SKILL, TUNE, TUNE_TARGET, Setup
 from dominosim.base.errors import ConfigError
-from dominosim.config import apply_sets, rules_from_cli
+from dominosim.config import rules_from_cli
 from dominosim.game import variants
+from dominosim.game.variants import apply_sets
 from dominosim.strategy.spec import parse_strategies
 
 
