@@ -284,11 +284,13 @@ def layer_breaks(modules: dict[str, Path], layers: list[str]) -> list[str]:
         if here == "top":
             continue
         skip = _typing_only(ast.parse(path.read_text(encoding="utf-8")))
-        for mod, _, line in _imports(name, path):
-            mod = MOVED.get(mod, mod)
-            there = _layer(mod, layers) if mod != "dominosim" else "top"
-            if line not in skip and (there == "top" or rank[there] > rank[here]):
-                bad.append(f"{name}:{line} -> {mod}")
+        for mod, names, line in _imports(name, path):
+            # (``from dominosim import tiles``: the module of each name, by its old path too)
+            for target in [f"{mod}.{n}" for n in names] if mod == "dominosim" else [mod]:
+                target = MOVED.get(target, target)
+                there = _layer(target, layers)
+                if line not in skip and (there == "top" or rank[there] > rank[here]):
+                    bad.append(f"{name}:{line} -> {target}")
     return bad
 
 
