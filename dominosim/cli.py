@@ -455,19 +455,7 @@ def variants_cmd(variant: str | None) -> None:
 )
 @option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
 @option("strategy_path")
-def trace_cmd(
-    variant: str | None,
-    players: int,
-    sets: tuple[str, ...],
-    strategies: str,
-    seed: int,
-    match_id: int,
-    hand: str | None,
-    run_dir: str | None,
-    whole_match: bool,
-    as_json: bool,
-    strategy_path: tuple[str, ...],
-) -> None:
+def trace_cmd(**kw: Any) -> None:
     """Play one hand (or with --match one match) move by move and print it.
 
     Shows the deal, every turn (lead, placement and position, draws, passes), the open ends
@@ -476,47 +464,53 @@ def trace_cmd(
     """
     from dominosim import trace
 
-    if run_dir is not None:
+    hand, whole_match = kw["hand"], kw["whole_match"]
+    if kw["run_dir"] is not None:
         if hand is None:
             raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
-        records = trace.trace_from_run(run_dir, hand, whole_match=whole_match)
+        records = trace.trace_from_run(kw["run_dir"], hand, whole_match=whole_match)
     else:
-        if variant is None:
-            raise ConfigError(
-                "trace needs --variant, e.g. --variant fives (list: dominosim variants)"
-            )
-        if hand is not None and not str(hand).isdigit():
-            raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
-        if not 0 <= seed < 2**64:
-            raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+        records = _trace_played(kw)
+    click.echo(trace.to_jsonl(records) if kw["as_json"] else trace.render_text(records), nl=False)
 
-        def play(progress=None):
-            return trace.trace_from_cli(
-                variant,
-                players=players,
-                seed=seed,
-                match_id=match_id,
-                hand=None if hand is None else int(hand),
-                whole_match=whole_match,
-                strategies=strategies,
-                sets=sets,
-                strategy_path=strategy_path,
-            )
 
-        with _stdout_aside():
-            if strategy_path:  # a user's strategy plays in a process of its own
-                from dominosim.strategy import sandbox
+def _trace_played(kw: dict[str, Any]) -> list[dict]:
+    """The trace of a game played from the options ``kw`` of ``dominosim trace``."""
+    from dominosim import trace
 
-                records = sandbox.call(
-                    play,
-                    died=lambda how, last: (
-                        f"a strategy of --strategy-path ended the trace's process ({how}: os._exit "
-                        "in a strategy, or a crash); fix the strategy"
-                    ),
-                )
-            else:
-                records = play()
-    click.echo(trace.to_jsonl(records) if as_json else trace.render_text(records), nl=False)
+    variant, hand, seed, strategy_path = kw["variant"], kw["hand"], kw["seed"], kw["strategy_path"]
+    if variant is None:
+        raise ConfigError("trace needs --variant, e.g. --variant fives (list: dominosim variants)")
+    if hand is not None and not str(hand).isdigit():
+        raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
+    if not 0 <= seed < 2**64:
+        raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+
+    def play(progress=None):
+        return trace.trace_from_cli(
+            variant,
+            players=kw["players"],
+            seed=seed,
+            match_id=kw["match_id"],
+            hand=None if hand is None else int(hand),
+            whole_match=kw["whole_match"],
+            strategies=kw["strategies"],
+            sets=kw["sets"],
+            strategy_path=strategy_path,
+        )
+
+    with _stdout_aside():
+        if not strategy_path:
+            return play()
+        from dominosim.strategy import sandbox  # (a user's strategy plays in its own process)
+
+        return sandbox.call(
+            play,
+            died=lambda how, last: (
+                f"a strategy of --strategy-path ended the trace's process ({how}: os._exit "
+                "in a strategy, or a crash); fix the strategy"
+            ),
+        )
 
 
 # ---------------------------------------------------------------------------------------------
