@@ -147,7 +147,7 @@ TUNE = Analysis(
     name="tune", function="tune",
     keywords=("variant",),
     setup=Hook("tournament", "setup_tune"),
-    report=Hook("report", "tune_analysis"),
+    report=Hook("sweeps", "tune_analysis"),
     render=Hook("render", "tune_sections"),
     plots=Hook("plots", "tune_plots"),
 )
@@ -155,7 +155,7 @@ TUNE_TARGET = Analysis(
     name="tune-target", function="tune_target",
     keywords=("variant", "targets", "share"), not_taken=("unit",),
     setup=Hook("tournament", "setup_tune_target"),
-    report=Hook("report", "tune_target_analysis"),
+    report=Hook("sweeps", "tune_target_analysis"),
     render=Hook("render", "tune_target_sections"),
     plots=Hook("plots", "tune_target_plots"),
 )
