@@ -37,11 +37,11 @@ import numpy as np
 from dominosim import strategy
 from dominosim.base.errors import ConfigError, StrategyError, did_you_mean
 from dominosim.base.signals import FAULTS, is_interruption
-from dominosim.game import actions, tiles
 from dominosim.game.observe import Observation
 from dominosim.game.rules import Rules
 from dominosim.game.variants import VARIANTS, check_variant, make_rules, options_of
 from dominosim.strategy import sandbox
+from dominosim.strategy.conformance import Failure, Report, rules_label, show_action, show_position
 
 CHECKS = ("legal", "batch", "deterministic", "spawn", "inputs", "information")
 DEALS = 8  # hands per rule set and check (the command's --deals)
@@ -59,84 +59,6 @@ SPAWN_RULE_SETS = 2  # rule sets played in the spawned worker
 PROBES = 3  # decisions re-dealt per rule set (information)
 PROBE_EVERY = 3  # a decision is probed when its key is a multiple of this (information)
 REDEALS = 3  # hidden deals tried per probed decision (information)
-
-
-class Report(list):
-    """The failures (a list of :class:`Failure`, empty when every check passed), with what was
-    checked: ``strategies`` (labels), ``checks``, ``rule_sets`` and ``decisions`` (how many
-    decisions the checks looked at); ``notes``: lines to tell the user that are no failure
-    (:func:`dominosim.strategy.twin_note`)."""
-
-    def __init__(
-        self,
-        failures: Iterable[Failure] = (),
-        *,
-        strategies: Iterable[str] = (),
-        checks: Iterable[str] = (),
-        rule_sets: int = 0,
-        decisions: int = 0,
-    ) -> None:
-        super().__init__(failures)
-        self.strategies = list(strategies)
-        self.checks = tuple(checks)
-        self.rule_sets = rule_sets
-        self.decisions = decisions
-        self.notes: list[str] = []
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One problem: the check, the strategy (its label), the rule set (``fives 3p``), what went
-    wrong and the position that shows it (:func:`show_position`)."""
-
-    check: str
-    strategy: str
-    rules: str
-    message: str
-    position: str = ""
-
-    def __str__(self) -> str:
-        at = f"; at {self.position}" if self.position else ""
-        return f"{self.strategy}: {self.check}: {self.rules}: {self.message}{at}"
-
-
-def rules_label(rules: Rules) -> str:
-    """``fives 3p``, ``fives[partnership=on] 4p``."""
-    return f"{rules.label} {rules.players}p"
-
-
-def show_action(a: object) -> str:
-    """An action as ``6-5@R`` (or its repr when it is not an action code)."""
-    try:
-        if not isinstance(a, bool) and 0 <= int(a) <= actions.STOP and int(a) == a:
-            return actions.describe(int(a))
-    except (TypeError, ValueError, OverflowError):
-        pass
-    shown = " ".join(repr(a).split())
-    return shown if len(shown) <= 60 else shown[:57] + "..."
-
-
-def show_position(obs: Observation, legal: Sequence[int] = (), seed: int | None = None) -> str:
-    """One decision on one line: where it is (seed, match, hand, decision, seat, phase), the
-    seat's hand, the open positions, the table and stock sizes and the legal actions."""
-    where = [] if seed is None else [f"seed {seed}"]
-    where += [
-        f"match {obs.match_id}",
-        f"hand {obs.hand_index}",
-        f"decision {obs.decision}",
-        f"seat {obs.seat}",
-        obs.phase,
-    ]
-    ends = " ".join(f"{p}={v}" for p, v in obs.positions) or "(empty table)"
-    parts = [
-        " ".join(where),
-        "hand " + (" ".join(tiles.name(x) for x in obs.hand) or "-"),
-        "ends " + ends,
-        f"table {len(obs.table)}, stock {obs.stock_size}",
-    ]
-    if legal:
-        parts.append("legal " + " ".join(show_action(a) for a in legal))
-    return ", ".join(parts)
 
 
 def rule_sets(

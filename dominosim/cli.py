@@ -346,23 +346,6 @@ def _api_flags(kw: dict[str, Any]) -> dict[str, Any]:
 # variants
 
 
-def _default_text(opt: variants.Option) -> str:
-    d = opt.default
-    if isinstance(d, tuple) and opt.allowed == variants.INT_GE1:
-        if len(set(d)) == 1:
-            return variants.format_value(d[0])
-        return " / ".join(variants.format_value(x) for x in d) + " (2/3/4 pl.)"
-    return variants.format_value(d)
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(header)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
-    return "\n".join(lines)
-
-
 @main.command("variants")
 @click.argument("variant", required=False)
 def variants_cmd(variant: str | None) -> None:
@@ -372,49 +355,7 @@ def variants_cmd(variant: str | None) -> None:
     scoring, match end, Russian name). With VARIANT: each option with its default, allowed
     values, RULES sections and meaning; set one with --set VARIANT.OPTION=VALUE.
     """
-    if variant is None:
-        header = [
-            "variant",
-            "§",
-            "players",
-            "deal 2/3/4",
-            "layout",
-            "drawing",
-            "scoring",
-            "match end",
-            "Russian name",
-        ]
-        rows = [
-            [
-                i.slug,
-                str(i.section),
-                "2-4",
-                "/".join(map(str, i.deal)),
-                i.layout,
-                i.drawing,
-                i.scoring,
-                i.match,
-                i.russian,
-            ]
-            for i in (variants.INFO[s] for s in variants.VARIANTS)
-        ]
-        click.echo(_table(header, rows))
-        click.echo("\nOptions of one variant: dominosim variants VARIANT")
-        return
-    variants.check_variant(variant)
-    info = variants.INFO[variant]
-    click.echo(f"{info.slug}: {info.name} ({info.russian}), RULES §{info.section}")
-    click.echo(
-        f"players 2-4; deal {'/'.join(map(str, info.deal))} (2/3/4 pl.); layout {info.layout}; "
-        f"drawing {info.drawing}; scoring {info.scoring}; match end {info.match}"
-    )
-    opts = variants.options_of(variant)
-    click.echo("")
-    rows = [
-        [name, _default_text(o), o.allowed_text(), o.sections, o.help] for name, o in opts.items()
-    ]
-    click.echo(_table(["option", "default", "allowed", "RULES", "meaning"], rows))
-    click.echo(f"\nSet one with: --set {variant}.OPTION=VALUE (booleans: on/off)")
+    click.echo(variants.listing() if variant is None else variants.describe(variant))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -831,7 +772,7 @@ def configs_cmd(show_files: bool) -> None:
         [name, describe_config(p)] + ([str(p)] if show_files else [])
         for name, p in shipped_configs().items()
     ]
-    click.echo(_table(header, rows))
+    click.echo(variants.text_table(header, rows))
     click.echo("\nRun one: dominosim run NAME (docs/config.md)")
 
 
@@ -848,30 +789,14 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     Built-in strategies live in strategies/; --strategy-path adds files or folders of your own
     (docs/strategies.md). Set parameters with --strategies NAME:KEY=VALUE.
     """
+    from dominosim import strategy
     from dominosim.strategy import sandbox
 
     header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
     with _stdout_aside():  # (the files are loaded in a child: os._exit there is one line)
-        rows = sandbox.call(_strategy_rows, list(strategy_path), show_files, died=_load_died)
-    click.echo(_table(header, rows))
+        rows = sandbox.call(strategy.listing_rows, list(strategy_path), show_files, died=_load_died)
+    click.echo(variants.text_table(header, rows))
     click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
-
-
-def _strategy_rows(progress, paths: list[str], show_files: bool) -> list[list[str]]:
-    """In a child process: load the strategies of ``paths`` and give their rows."""
-    from dominosim import strategy
-
-    for p in paths:
-        progress(f"path {p}")
-        strategy.discover([p])
-    reg = strategy.discover(paths)
-    rows = []
-    for name in sorted(reg):
-        cls = reg[name]
-        params = ", ".join(f"{k}={variants.format_value(v)}" for k, v in cls.params.items()) or "-"
-        row = [name, params, strategy.describe(cls)]
-        rows.append(row + ([strategy.origin(name)] if show_files else []))
-    return rows
 
 
 def _load_died(how: str, last: str | None) -> str:

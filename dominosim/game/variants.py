@@ -684,6 +684,63 @@ def expand_groups(options: Mapping[str, Sequence[object]]) -> list[dict[str, obj
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*options.values())]
 
 
+# ---------------------------------------------------------------------------------------------
+# the listings of ``dominosim variants`` (docs/rules.md)
+
+
+def _default_text(opt: Option) -> str:
+    d = opt.default
+    if isinstance(d, tuple) and opt.allowed == INT_GE1:
+        if len(set(d)) == 1:
+            return format_value(d[0])
+        return " / ".join(format_value(x) for x in d) + " (2/3/4 pl.)"
+    return format_value(d)
+
+
+def text_table(header: list[str], rows: list[list[str]]) -> str:
+    """Rows under a header, in columns of their widths (the listings of the command line)."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(header)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def listing() -> str:
+    """``dominosim variants``: one row per variant (players, deal for 2/3/4 players, layout,
+    drawing, scoring, match end, Russian name)."""
+    header = ["variant", "§", "players", "deal 2/3/4", "layout", "drawing", "scoring"]
+    header += ["match end", "Russian name"]
+    rows = [
+        [i.slug, str(i.section), "2-4", "/".join(map(str, i.deal)), i.layout, i.drawing]
+        + [i.scoring, i.match, i.russian]
+        for i in (INFO[s] for s in VARIANTS)
+    ]
+    return text_table(header, rows) + "\n\nOptions of one variant: dominosim variants VARIANT"
+
+
+def describe(variant: str) -> str:
+    """``dominosim variants VARIANT``: the variant, then each option with its default,
+    allowed values, RULES sections and meaning."""
+    check_variant(variant)
+    info = INFO[variant]
+    rows = [
+        [name, _default_text(o), o.allowed_text(), o.sections, o.help]
+        for name, o in options_of(variant).items()
+    ]
+    return "\n".join(
+        [
+            f"{info.slug}: {info.name} ({info.russian}), RULES §{info.section}",
+            f"players 2-4; deal {'/'.join(map(str, info.deal))} (2/3/4 pl.); layout {info.layout}; "
+            f"drawing {info.drawing}; scoring {info.scoring}; match end {info.match}",
+            "",
+            text_table(["option", "default", "allowed", "RULES", "meaning"], rows),
+            "",
+            f"Set one with: --set {variant}.OPTION=VALUE (booleans: on/off)",
+        ]
+    )
+
+
 __all__ = [
     "INFO",
     "OPTIONS",

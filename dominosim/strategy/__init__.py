@@ -560,3 +560,22 @@ _bind_package()
 def _spelled(v: object) -> str:
     """A parameter's value in a label as the command line writes it (on/off for booleans)."""
     return "on" if v is True else "off" if v is False else str(v)
+
+
+def listing_rows(progress, paths: list[str], show_files: bool) -> list[list[str]]:
+    """``dominosim strategies``' rows, in a child process (``progress``: what it loads, for
+    the line of a file that ends the process): the strategies of ``paths`` and the built-ins,
+    each with its parameters' defaults and its description."""
+    from dominosim.game.variants import format_value
+
+    for p in paths:
+        progress(f"path {p}")
+        discover([p])
+    reg = discover(paths)
+    rows = []
+    for name in sorted(reg):
+        cls = reg[name]
+        params = ", ".join(f"{k}={format_value(v)}" for k, v in cls.params.items()) or "-"
+        row = [name, params, describe(cls)]
+        rows.append(row + ([origin(name)] if show_files else []))
+    return rows
