@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from dominosim.analysis import analyses
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError, did_you_mean
-from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml
+from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml, rules_from_cli
 from dominosim.config import KEYWORDS as FIELDS_BY_KEYWORD
 
 
@@ -414,7 +414,7 @@ def _tournament_run(row: analyses.Analysis, resume, session, flags, until=False)
             raise ConfigError(f"{resume} is not a {row.name} run; finish it with {how}")
         _, report = runner.resume_run(resume, session)
     else:
-        setup = row.setup(**flags)
+        setup = row.setup(rules_from_cli, **flags)
         exp, seed, drawn = prepare(None, **setup.flags)
         _, report = runner.start_run(
             exp,

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
-from dominosim import api
+from dominosim import api, config
 from dominosim.analysis import analyses
 from dominosim.analysis.analyses import ANALYSES, HOOKS, RUN, Setup
 from dominosim.cli import main
@@ -82,7 +82,7 @@ def test_only_skill_measures_per_chunk_and_the_round_robins_pool_their_pairs():
 @pytest.mark.parametrize("name", list(SETUP_KEYWORDS))
 def test_setup_returns_one_frozen_value_that_resolves_to_its_row(name):
     row = next(a for a in ANALYSES if a.name == name)
-    setup = row.setup(**SETUP_KEYWORDS[name])
+    setup = row.setup(config.rules_from_cli, **SETUP_KEYWORDS[name])
     assert type(setup) is Setup
     assert setup.analysis["kind"] == name and analyses.of_analysis(setup.analysis) is row
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -116,7 +116,8 @@ def test_each_api_function_runs_its_rows_setup(monkeypatch, name):
     row = next(a for a in ANALYSES if a.name == name)
     seen = {}
 
-    def stand_in(**flags):
+    def stand_in(rules_of, **flags):
+        assert rules_of is config.rules_from_cli  # (the entry point parses the command line)
         seen.update(flags)
         raise _Reached
 

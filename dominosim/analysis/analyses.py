@@ -81,7 +81,9 @@ class Analysis:
         keywords: the function's own keywords, listed before the experiment's.
         keywords_after: its own keywords listed after the experiment's.
         not_taken: the experiment's keywords it does not take (it sets them itself).
-        setup: its keywords -> :class:`Setup`; None for a plain run (its experiment is the
+        setup: ``(rules_of, **keywords)`` -> :class:`Setup`, ``rules_of`` the entry point's
+            parser of a command's variant, players and ``--set`` (``config.rules_from_cli``,
+            ``tournament.RulesOf``); None for a plain run (its experiment is the
             config file and flags themselves, with no analysis section).
         measurement: a manifest's analysis section -> the per-chunk measurement the runner
             calls after each seating and each chunk (``runner.plan.measurement_of``), or None.

@@ -22,16 +22,21 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from dominosim.analysis.analyses import COMPARE, SKILL, TUNE, TUNE_TARGET, Setup
 from dominosim.base.errors import ConfigError
-from dominosim.config import rules_from_cli
 from dominosim.game import variants
+from dominosim.game.rules import Rules
 from dominosim.game.variants import apply_sets
 from dominosim.strategy.spec import parse_strategies
+
+#: How a setup gets the Rules of a command's ``variant``, ``players`` and ``--set`` entries:
+#: the entry point's own parser (``config.rules_from_cli``), so a mistake reads as in every
+#: command, and the analyses parse nothing of the command line themselves.
+RulesOf = Callable[[str, int | str, Sequence[str]], Rules]
 
 
 def default_ladder() -> list[str]:
@@ -118,13 +123,13 @@ def check_metric(metric: str | None, unit: str | None) -> str | None:
 
 
 def setup_compare(
+    rules_of: RulesOf,
     *,
     variant: str,
     players: int | str = 2,
     strategies: str | Sequence[str] | None = None,
     sets: Sequence[str] = (),
     games: int | str | None = None,
-    unit: str | None = None,
     metric: str | None = None,
     **flags: Any,
 ) -> Setup:
@@ -133,9 +138,10 @@ def setup_compare(
     ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``;
     ``metric`` ranks by hands, points or matches instead of what decides the game.
     """
+    unit = flags.pop("unit", None)
     labels = _strategy_labels(strategies)
     metric = check_metric(metric, unit)
-    rules = rules_from_cli(variant, players, sets)
+    rules = rules_of(variant, players, sets)
     legs = compare_legs(labels, rules.players, rules.partnership)
     total = _games(games)
     per_leg = math.ceil(total / len(legs))
@@ -162,6 +168,7 @@ def setup_compare(
 
 
 def setup_tune(
+    rules_of: RulesOf,
     *,
     variant: str,
     sets: Sequence[str] = (),
@@ -226,13 +233,13 @@ def parse_share(share: float | str | None) -> float:
 
 
 def setup_tune_target(
+    rules_of: RulesOf,
     *,
     variant: str,
     players: int | str = 2,
     targets: str | Sequence[int | str] | None = None,
     share: float | str | None = None,
     sets: Sequence[str] = (),
-    name: str | None = None,
     **flags: Any,
 ) -> Setup:
     """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim tune-target``: one group per
@@ -242,13 +249,14 @@ def setup_tune_target(
         raise ConfigError("tune-target needs --targets, e.g. --targets 50,100,150,200")
     ts = parse_targets(targets)
     frac = parse_share(share)
-    base = rules_from_cli(variant, players, sets)
+    base = rules_of(variant, players, sets)
     variants.with_target(base, ts[0])  # RulesError for the one-hand variants (two-lane, ladder)
     option = variants.target_option(variant)
     if option in apply_sets(sets, [variant]).get(variant, {}):
         raise ConfigError(
             f"tune-target sets {variant}.{option} itself (from --targets); drop that --set"
         )
+    name = flags.pop("name", None)
     exp_flags = dict(
         variants=[variant],
         players=players,
@@ -281,13 +289,13 @@ def skill_legs(strategies: Sequence[str], players: int, round_robin: bool = True
 
 
 def setup_skill(
+    rules_of: RulesOf,
     *,
     variant: str,
     players: int | str = 2,
     strategies: str | Sequence[str] | None = None,
     sets: Sequence[str] = (),
     deals: int | str | None = None,
-    name: str | None = None,
     **flags: Any,
 ) -> Setup:
     """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim skill``: ``deals`` per table
@@ -304,10 +312,11 @@ def setup_skill(
             "skill measures every strategy against random, so --strategies must name random "
             f"(it names {', '.join(labels)}); add random to the list"
         )
-    rules = rules_from_cli(variant, players, sets)
+    rules = rules_of(variant, players, sets)
     legs = skill_legs(labels, rules.players, round_robin)
     n = _games(deals, option="--deals")
     seatings = len({legs[0][r:] + legs[0][:r] for r in range(rules.players)})  # (a,b,a,b): 2
+    name = flags.pop("name", None)
     exp_flags = dict(
         variants=[variant],
         players=players,
