@@ -203,7 +203,6 @@ OVER_900_LINES = {
     "cli.py",
     "analysis/report.py",
     "engine/batch.py",
-    "engine/_core_glue.c",
 }
 
 
