@@ -99,9 +99,14 @@ def remove_stale_builds(built):
 
 EXTENSION = Extension(
     "dominosim.engine._core",
-    sources=["dominosim/engine/_core.c", "dominosim/engine/_core_glue.c"],
+    sources=[
+        "dominosim/engine/_core.c",
+        "dominosim/engine/_core_glue.c",
+        "dominosim/engine/_core_seat.c",
+    ],
     depends=[
         "dominosim/engine/_core.h",
+        "dominosim/engine/_core_glue.h",
         "dominosim/engine/_port.h",
         "dominosim/engine/_policy.h",
         "dominosim/engine/_solver.h",

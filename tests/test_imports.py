@@ -200,7 +200,6 @@ OVER_60_LINES = {
 OVER_8_PARAMETERS = {"engine/batch.py __init__"}
 OVER_900_LINES = {
     "engine/batch.py",
-    "engine/_core_glue.c",
 }
 
 

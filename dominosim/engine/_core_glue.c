@@ -16,17 +16,11 @@
 #include <string.h>
 
 #include "_core.h"
+#include "_core_glue.h"
 
 /* ------------------------------------------------------------------------------------------
- * buffers
+ * buffers (glue_take, glue_release and glue_bad are shared with _core_seat.c: _core_glue.h)
  * ---------------------------------------------------------------------------------------- */
-typedef struct {
-    Py_buffer view;
-    int held;
-} Buf;
-
-enum { K_INT = 'i', K_UINT = 'u', K_FLOAT = 'f', K_RECORD = 'V' };
-
 /* the kind of a buffer's struct format ('i' signed, 'u' unsigned integer, 'f' float), or 0 */
 static int format_kind(const char *fmt) {
     if (fmt == NULL) return K_UINT; /* (bytes: unsigned char) */
@@ -40,8 +34,8 @@ static int format_kind(const char *fmt) {
 
 /* Take argument `name` as a C-contiguous buffer of items of `itemsize` bytes and `kind`
  * (K_RECORD: any record of that size), `ndim` dimensions (-1: any), writable if asked. */
-static int take(Buf *b, PyObject *obj, const char *name, Py_ssize_t itemsize, int kind,
-                int ndim, int writable) {
+int glue_take(Buf *b, PyObject *obj, const char *name, Py_ssize_t itemsize, int kind,
+              int ndim, int writable) {
     int flags = PyBUF_C_CONTIGUOUS | (kind == K_RECORD ? 0 : PyBUF_FORMAT);
     if (writable) flags |= PyBUF_WRITABLE;
     if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
@@ -79,29 +73,26 @@ static int take_strided(Buf *b, PyObject *obj, const char *name, Py_ssize_t item
     return 0;
 }
 
-static void release(Buf *bufs, int n) {
+void glue_release(Buf *bufs, int n) {
     for (int i = 0; i < n; i++)
         if (bufs[i].held) PyBuffer_Release(&bufs[i].view);
 }
 
-static inline Py_ssize_t items(const Buf *b) { return b->view.len / b->view.itemsize; }
-static inline Py_ssize_t dim(const Buf *b, int k) { return b->view.shape[k]; }
-
-static int bad(const char *what) {
+int glue_bad(const char *what) {
     PyErr_Format(PyExc_ValueError, "_core: %s", what);
     return -1;
 }
 
 static int read_rules(PyObject *obj, Rules *r) {
     Buf b = {0};
-    if (take(&b, obj, "R", 8, K_INT, 1, 0) < 0 || items(&b) != K_COUNT) {
-        if (!PyErr_Occurred()) bad("R must hold one value per knob (kernel._KNOBS)");
-        release(&b, 1);
+    if (glue_take(&b, obj, "R", 8, K_INT, 1, 0) < 0 || items(&b) != K_COUNT) {
+        if (!PyErr_Occurred()) glue_bad("R must hold one value per knob (kernel._KNOBS)");
+        glue_release(&b, 1);
         return -1;
     }
     const char *err = core_rules((const int64_t *)b.view.buf, r);
-    release(&b, 1);
-    if (err) return bad(err);
+    glue_release(&b, 1);
+    if (err) return glue_bad(err);
     return 0;
 }
 
@@ -142,7 +133,7 @@ static int take_advance_args(PyObject *source, PyObject *policy, Buf *b) {
     for (int k = 0; k < A_BUFS; k++) {
         PyObject *obj = k == A_POLICY ? Py_NewRef(policy) : PyObject_GetAttr(source, advance_names[k]);
         if (!obj) return -1;
-        int rc = take(&b[k], obj, ADVANCE_ARRAYS[k].name, ADVANCE_ARRAYS[k].size,
+        int rc = glue_take(&b[k], obj, ADVANCE_ARRAYS[k].name, ADVANCE_ARRAYS[k].size,
                       ADVANCE_ARRAYS[k].kind, ADVANCE_ARRAYS[k].ndim, ADVANCE_ARRAYS[k].writable);
         Py_DECREF(obj); /* (a taken buffer holds its own reference) */
         if (rc < 0) return -1;
@@ -153,42 +144,42 @@ static int take_advance_args(PyObject *source, PyObject *policy, Buf *b) {
 /* the shapes advance relies on, checked against the rules */
 static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     int64_t hcols = HREC_HEAD + r->npoints + r->S + r->P + r->S; /* ... values[S] */
-    if (items(&b[A_SD]) != 4) return bad("sd must hold 2 hash prefixes and a 2-word key");
-    if (items(&b[A_HTMPL]) != H_COUNT) return bad("htmpl must hold the whole per-hand block");
+    if (items(&b[A_SD]) != 4) return glue_bad("sd must hold 2 hash prefixes and a 2-word key");
+    if (items(&b[A_HTMPL]) != H_COUNT) return glue_bad("htmpl must hold the whole per-hand block");
     for (Py_ssize_t j = 0; j < items(&b[A_PRIO]); j++) {
         int64_t t = ((const int64_t *)b[A_PRIO].view.buf)[j];
-        if (t < -1 || t > 27) return bad("prio holds a tile out of range");
+        if (t < -1 || t > 27) return glue_bad("prio holds a tile out of range");
     }
-    if (items(&b[A_POLICY]) != 4) return bad("policy must hold a code per seat (4)");
+    if (items(&b[A_POLICY]) != 4) return glue_bad("policy must hold a code per seat (4)");
     for (int s = 0; s < 4; s++) {
         int64_t p = ((const int64_t *)b[A_POLICY].view.buf)[s];
-        if (p < POL_PYTHON || p >= POL_COUNT) return bad("policy holds a code out of range");
+        if (p < POL_PYTHON || p >= POL_COUNT) return glue_bad("policy holds a code out of range");
     }
     if (items(&b[A_QPOS]) < 1 || items(&b[A_ND]) != 2 || items(&b[A_NREC]) < 1)
-        return bad("qpos, nd and nrec must hold 1, 2 and 1 values");
+        return glue_bad("qpos, nd and nrec must hold 1, 2 and 1 values");
     int64_t qpos = ((const int64_t *)b[A_QPOS].view.buf)[0];
-    if (qpos < 0 || qpos > nq) return bad("qpos out of range");
-    if (items(&b[A_BST]) < (r->blind ? B : 1)) return bad("bst must hold a record per slot");
+    if (qpos < 0 || qpos > nq) return glue_bad("qpos out of range");
+    if (items(&b[A_BST]) < (r->blind ? B : 1)) return glue_bad("bst must hold a record per slot");
     if (dim(&b[A_CD], 0) != 2 || dim(&b[A_CD], 1) != B || dim(&b[A_CD], 2) != CDW)
-        return bad("cd must be [2, slots, CDW]");
+        return glue_bad("cd must be [2, slots, CDW]");
     if (dim(&b[A_CHOSEN], 0) != 2 || dim(&b[A_CHOSEN], 1) != B)
-        return bad("chosen must be [2, slots]");
+        return glue_bad("chosen must be [2, slots]");
     for (int k = A_CVALS; k <= A_CMASKS; k++)
         if (dim(&b[k], 0) != B || dim(&b[k], 1) != r->npos)
-            return bad("cvals and cmasks must be [slots, open positions]");
+            return glue_bad("cvals and cmasks must be [slots, open positions]");
     if (dim(&b[A_HDIR], 0) != hcols || dim(&b[A_HREC], 0) != hcols)
-        return bad("hdir and hrec must have a row per hand record column");
+        return glue_bad("hdir and hrec must have a row per hand record column");
     if (r->unit_hand ? dim(&b[A_HDIR], 1) != nq : dim(&b[A_HREC], 1) < 1)
-        return bad("hdir must have a column per match id, or hrec at least one");
+        return glue_bad("hdir must have a column per match id, or hrec at least one");
     if (dim(&b[A_MDIR], 0) != MREC_HEAD + r->npoints || dim(&b[A_MDIR], 1) != nq)
-        return bad("mdir must be [match record columns, match ids]");
+        return glue_bad("mdir must be [match record columns, match ids]");
     int64_t *nd = (int64_t *)b[A_ND].view.buf;
-    if (nd[0] < 0 || nd[0] > B || nd[1] < 0 || nd[1] > B) return bad("nd out of range");
+    if (nd[0] < 0 || nd[0] > B || nd[1] < 0 || nd[1] > B) return glue_bad("nd out of range");
     int64_t nrec = ((int64_t *)b[A_NREC].view.buf)[0];
-    if (nrec < 0 || nrec > dim(&b[A_HREC], 1)) return bad("nrec out of range");
+    if (nrec < 0 || nrec > dim(&b[A_HREC], 1)) return glue_bad("nrec out of range");
     int64_t hw = dim(&b[A_HIST], 1);
     if (hw > 0 && (dim(&b[A_HIST], 0) != B || hw >= EV_OVERFLOW))
-        return bad("hist must be [slots, width below 65535], or [any, 0] for no histories");
+        return glue_bad("hist must be [slots, width below 65535], or [any, 0] for no histories");
     return 0;
 }
 
@@ -209,7 +200,7 @@ static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t na
     int64_t B = items(&b[A_ST]), nq = items(&b[A_QUEUE]);
     if (check_shapes(&r, b, B, nq) < 0) goto done;
     if (start < 0 || start > B) {
-        bad("start out of range");
+        glue_bad("start out of range");
         goto done;
     }
     Inputs in = {(const uint64_t *)b[A_SD].view.buf, (const int64_t *)b[A_PRIO].view.buf,
@@ -228,11 +219,11 @@ static PyObject *py_advance(PyObject *self, PyObject *const *args, Py_ssize_t na
                        start);
     Py_END_ALLOW_THREADS
     if (res == CORE_BAD_STATE)
-        bad("a game slot's state is out of range (a seat, tile, value or queue position)");
+        glue_bad("a game slot's state is out of range (a seat, tile, value or queue position)");
     else
         result = PyLong_FromLongLong(res);
 done:
-    release(b, A_BUFS);
+    glue_release(b, A_BUFS);
     return result;
 }
 
@@ -246,18 +237,18 @@ static PyObject *py_check_slots(PyObject *self, PyObject *const *args, Py_ssize_
     Buf b[2];
     memset(b, 0, sizeof b);
     PyObject *result = NULL;
-    if (take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
-        take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0)
+    if (glue_take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0)
         goto done;
     int64_t B = items(&b[0]);
     if (items(&b[1]) < (r.blind ? B : 1)) {
-        bad("bst must hold a record per slot");
+        glue_bad("bst must hold a record per slot");
         goto done;
     }
     result = PyLong_FromLongLong(
         core_check_slots(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, B, nq));
 done:
-    release(b, 2);
+    glue_release(b, 2);
     return result;
 }
 
@@ -284,15 +275,15 @@ static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nar
     enum { D_ST, D_BST, D_SLOTS, D_DECS, D_LEAD, D_MASKS, D_FLAGS, D_OUT, D_COUNT };
     Buf b[D_COUNT];
     memset(b, 0, sizeof b);
-    if (take(&b[D_ST], args[2], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
-        take(&b[D_BST], args[3], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
-        take(&b[D_SLOTS], args[4], "slots", 8, K_INT, 1, 0) < 0 ||
-        take(&b[D_DECS], args[5], "decs", 8, K_INT, 1, 0) < 0 ||
-        take(&b[D_LEAD], args[7], "lead", 8, K_INT, 1, 0) < 0 ||
-        take(&b[D_MASKS], args[8], "masks", 8, K_INT, 2, 0) < 0 ||
-        take(&b[D_FLAGS], args[9], "flags", 8, K_INT, 1, 0) < 0 ||
-        take(&b[D_OUT], args[10], "out", 8, K_INT, 1, 1) < 0) {
-        release(b, D_COUNT);
+    if (glue_take(&b[D_ST], args[2], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[D_BST], args[3], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[D_SLOTS], args[4], "slots", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[D_DECS], args[5], "decs", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[D_LEAD], args[7], "lead", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[D_MASKS], args[8], "masks", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[D_FLAGS], args[9], "flags", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[D_OUT], args[10], "out", 8, K_INT, 1, 1) < 0) {
+        glue_release(b, D_COUNT);
         return NULL;
     }
     int64_t n = items(&b[D_OUT]), B = items(&b[D_ST]);
@@ -301,7 +292,7 @@ static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nar
                           : dim(&b[D_MASKS], 0) == n && dim(&b[D_MASKS], 1) == r.npos) &&
                  items(&b[D_BST]) >= (r.blind ? B : 1);
     if (!shapes) {
-        release(b, D_COUNT);
+        glue_release(b, D_COUNT);
         return PyErr_Format(PyExc_ValueError, "_core: decide's arrays must have one row per decision");
     }
     int err = core_decide(&r, policy, (const Slot *)b[D_ST].view.buf,
@@ -309,13 +300,13 @@ static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nar
                           (const int64_t *)b[D_DECS].view.buf, n, is_lead,
                           (const int64_t *)b[D_LEAD].view.buf, (const int64_t *)b[D_MASKS].view.buf,
                           (const int64_t *)b[D_FLAGS].view.buf, (int64_t *)b[D_OUT].view.buf);
-    release(b, D_COUNT);
+    glue_release(b, D_COUNT);
     if (err) return PyErr_Format(PyExc_ValueError, "_core: decide: an index or mask out of range");
     Py_RETURN_NONE;
 }
 
 static PyObject *finish_pick(int err, Buf *b, int n) {
-    release(b, n);
+    glue_release(b, n);
     if (err) return PyErr_Format(PyExc_ValueError, "_core: a decision without a legal action or with a value out of range");
     Py_RETURN_NONE;
 }
@@ -325,16 +316,16 @@ static PyObject *py_uniform_slots(PyObject *self, PyObject *const *args, Py_ssiz
     if (nargs != 4) return PyErr_Format(PyExc_TypeError, "uniform_slots takes 4 arguments");
     Buf b[4];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
-        take(&b[1], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
+    if (glue_take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[1], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
         take_strided(&b[2], args[2], "keys", 8, K_UINT, 1) < 0 ||
-        take(&b[3], args[3], "out", 8, K_INT, 1, 1) < 0) {
-        release(b, 4);
+        glue_take(&b[3], args[3], "out", 8, K_INT, 1, 1) < 0) {
+        glue_release(b, 4);
         return NULL;
     }
     int64_t n = items(&b[3]), K = dim(&b[1], 1);
     if (dim(&b[0], 0) != n || dim(&b[1], 0) != n || dim(&b[0], 1) != K || dim(&b[2], 0) != n) {
-        release(b, 4);
+        glue_release(b, 4);
         return PyErr_Format(PyExc_ValueError, "_core: uniform_slots' arrays must have one row per decision");
     }
     StridedU64 keys;
@@ -352,15 +343,15 @@ static PyObject *py_uniform_lead(PyObject *self, PyObject *const *args, Py_ssize
     if (nargs != 3) return PyErr_Format(PyExc_TypeError, "uniform_lead takes 3 arguments");
     Buf b[3];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[0], "lead", 8, K_INT, 1, 0) < 0 ||
+    if (glue_take(&b[0], args[0], "lead", 8, K_INT, 1, 0) < 0 ||
         take_strided(&b[1], args[1], "keys", 8, K_UINT, 1) < 0 ||
-        take(&b[2], args[2], "out", 8, K_INT, 1, 1) < 0) {
-        release(b, 3);
+        glue_take(&b[2], args[2], "out", 8, K_INT, 1, 1) < 0) {
+        glue_release(b, 3);
         return NULL;
     }
     int64_t n = items(&b[2]);
     if (items(&b[0]) != n || dim(&b[1], 0) != n) {
-        release(b, 3);
+        glue_release(b, 3);
         return PyErr_Format(PyExc_ValueError, "_core: uniform_lead's arrays must have one row per decision");
     }
     StridedU64 keys;
@@ -379,13 +370,13 @@ static PyObject *py_legal_arrays(PyObject *self, PyObject *const *args, Py_ssize
     enum { L_VALUES, L_MASKS, L_LEAD, L_FLAGS, L_ACT, L_INFO, L_COUNT };
     Buf b[L_COUNT];
     memset(b, 0, sizeof b);
-    if (take(&b[L_VALUES], args[0], "values", 8, K_INT, 2, 0) < 0 ||
-        take(&b[L_MASKS], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
-        take(&b[L_LEAD], args[2], "lead", 8, K_INT, 1, 0) < 0 ||
-        take(&b[L_FLAGS], args[4], "flags", 8, K_INT, 1, 0) < 0 ||
-        take(&b[L_ACT], args[6], "act", 8, K_INT, 2, 1) < 0 ||
-        take(&b[L_INFO], args[7], "info", 1, K_INT, 3, 1) < 0) {
-        release(b, L_COUNT);
+    if (glue_take(&b[L_VALUES], args[0], "values", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[L_MASKS], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[L_LEAD], args[2], "lead", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[L_FLAGS], args[4], "flags", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[L_ACT], args[6], "act", 8, K_INT, 2, 1) < 0 ||
+        glue_take(&b[L_INFO], args[7], "info", 1, K_INT, 3, 1) < 0) {
+        glue_release(b, L_COUNT);
         return NULL;
     }
     int64_t n = dim(&b[L_ACT], 0), W = dim(&b[L_ACT], 1), K = dim(&b[L_MASKS], 1);
@@ -395,7 +386,7 @@ static PyObject *py_legal_arrays(PyObject *self, PyObject *const *args, Py_ssize
                           : dim(&b[L_MASKS], 0) == n && dim(&b[L_VALUES], 0) == n &&
                                 dim(&b[L_VALUES], 1) == K);
     if (!shapes) {
-        release(b, L_COUNT);
+        glue_release(b, L_COUNT);
         return PyErr_Format(PyExc_ValueError, "_core: legal_arrays' arrays must have one row per decision");
     }
     int err = core_legal_arrays((const int64_t *)b[L_VALUES].view.buf,
@@ -403,7 +394,7 @@ static PyObject *py_legal_arrays(PyObject *self, PyObject *const *args, Py_ssize
                                 (const int64_t *)b[L_LEAD].view.buf, is_lead,
                                 (const int64_t *)b[L_FLAGS].view.buf, along, n, W,
                                 (int64_t *)b[L_ACT].view.buf, (int8_t *)b[L_INFO].view.buf);
-    release(b, L_COUNT);
+    glue_release(b, L_COUNT);
     if (err) return PyErr_Format(PyExc_ValueError, "_core: legal_arrays: a value out of range or a row wider than W");
     Py_RETURN_NONE;
 }
@@ -415,329 +406,24 @@ static PyObject *py_best(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (nargs != 4) return PyErr_Format(PyExc_TypeError, "best takes 4 arguments");
     Buf b[4];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[0], "score", 8, K_INT, 2, 0) < 0 ||
-        take(&b[1], args[1], "count", 8, K_INT, 1, 0) < 0 ||
-        take(&b[2], args[2], "action", 8, K_INT, 2, 0) < 0 ||
-        take(&b[3], args[3], "out", 8, K_INT, 1, 1) < 0) {
-        release(b, 4);
+    if (glue_take(&b[0], args[0], "score", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[1], args[1], "count", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[2], args[2], "action", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[3], args[3], "out", 8, K_INT, 1, 1) < 0) {
+        glue_release(b, 4);
         return NULL;
     }
     int64_t n = dim(&b[0], 0), W = dim(&b[0], 1);
     if (items(&b[1]) != n || items(&b[3]) != n || dim(&b[2], 0) != n || dim(&b[2], 1) != W) {
-        release(b, 4);
+        glue_release(b, 4);
         return PyErr_Format(PyExc_ValueError, "_core: best's arrays must have one row per decision");
     }
     int err = core_best((const int64_t *)b[0].view.buf, (const int64_t *)b[1].view.buf,
                         (const int64_t *)b[2].view.buf, n, W, (int64_t *)b[3].view.buf);
-    release(b, 4);
+    glue_release(b, 4);
     if (err) return PyErr_Format(PyExc_ValueError, "_core: best: a count out of range");
     Py_RETURN_NONE;
 }
-
-/* seat_history(hist, g, seats, face_up_doubles, out): Observation.history per decision
- * (hist [slots, H] uint16, g and seats [n] int64, out [n, W] uint16) */
-static PyObject *py_seat_history(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "seat_history takes 5 arguments");
-    int face_up = PyObject_IsTrue(args[3]);
-    if (face_up < 0) return NULL;
-    Buf b[4];
-    memset(b, 0, sizeof b);
-    if (take(&b[0], args[0], "hist", 2, K_UINT, 2, 0) < 0 ||
-        take(&b[1], args[1], "g", 8, K_INT, 1, 0) < 0 ||
-        take(&b[2], args[2], "seats", 8, K_INT, 1, 0) < 0 ||
-        take(&b[3], args[4], "out", 2, K_UINT, 2, 1) < 0) {
-        release(b, 4);
-        return NULL;
-    }
-    int64_t n = dim(&b[3], 0);
-    if (items(&b[1]) != n || items(&b[2]) != n || dim(&b[0], 1) < 1 || dim(&b[3], 1) < 1) {
-        release(b, 4);
-        return PyErr_Format(PyExc_ValueError, "_core: seat_history's arrays must have one row per decision");
-    }
-    int err = core_seat_history((const uint16_t *)b[0].view.buf, dim(&b[0], 0), dim(&b[0], 1),
-                                (const int64_t *)b[1].view.buf, (const int64_t *)b[2].view.buf,
-                                face_up, n, dim(&b[3], 1), (uint16_t *)b[3].view.buf);
-    release(b, 4);
-    if (err) return PyErr_Format(PyExc_ValueError, "_core: seat_history: a slot, a seat or a count out of range");
-    Py_RETURN_NONE;
-}
-
-/* gather_fields(records, g, offsets, widths, out): out[i, k] = the int64 (width 8) or int8
- * (width 1) at byte offsets[k] of record g[i] of records ([nrec, size] uint8) */
-static PyObject *py_gather_fields(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "gather_fields takes 5 arguments");
-    Buf b[5];
-    memset(b, 0, sizeof b);
-    if (take(&b[0], args[0], "records", 1, K_UINT, 2, 0) < 0 ||
-        take(&b[1], args[1], "g", 8, K_INT, 1, 0) < 0 ||
-        take(&b[2], args[2], "offsets", 8, K_INT, 1, 0) < 0 ||
-        take(&b[3], args[3], "widths", 8, K_INT, 1, 0) < 0 ||
-        take(&b[4], args[4], "out", 8, K_INT, 2, 1) < 0) {
-        release(b, 5);
-        return NULL;
-    }
-    int64_t n = dim(&b[4], 0), K = dim(&b[4], 1);
-    if (items(&b[1]) != n || items(&b[2]) != K || items(&b[3]) != K) {
-        release(b, 5);
-        return PyErr_Format(PyExc_ValueError, "_core: gather_fields: out must be [len(g), len(offsets)]");
-    }
-    int err = core_gather_fields((const uint8_t *)b[0].view.buf, dim(&b[0], 0), dim(&b[0], 1),
-                                 (const int64_t *)b[1].view.buf, n, (const int64_t *)b[2].view.buf,
-                                 (const int64_t *)b[3].view.buf, K, (int64_t *)b[4].view.buf);
-    release(b, 5);
-    if (err) return PyErr_Format(PyExc_ValueError, "_core: gather_fields: a slot, an offset or a width out of range");
-    Py_RETURN_NONE;
-}
-
-/* ------------------------------------------------------------------------------------------
- * SeatSource: where a batch Observation reads its public fields and its history on first
- * access (observe.py). It holds the engine's slot records and history rows (buffers: no Python
- * reference the garbage collector, or a strategy, can follow), the asked slots and seats, and
- * which fields to gather; it gives out only what the seats may see (a hand only as its tile
- * count, GF_COUNT). Closed (the buffers released) when the strategy's choose returns: after
- * that every read is refused, so no later state is ever read for an earlier decision.
- * ---------------------------------------------------------------------------------------- */
-typedef struct {
-    PyObject_HEAD
-    Buf rec;  /* the slot records [nrec, size] uint8 */
-    Buf hist; /* the history rows [slots, H] uint16 (held == 0: none kept) */
-    int64_t *g, *seats, *offs, *widths; /* [n], [n], [K], [K]: the source's own copies */
-    int64_t n, K;
-    int face_up, open;
-} Source;
-
-static PyTypeObject *SourceType;
-
-static void source_close(Source *s) {
-    release(&s->rec, 1);
-    release(&s->hist, 1);
-    s->rec.held = s->hist.held = 0;
-    s->open = 0;
-}
-
-static void source_dealloc(PyObject *self) {
-    Source *s = (Source *)self;
-    source_close(s);
-    PyMem_Free(s->g);
-    PyMem_Free(s->seats);
-    PyMem_Free(s->offs);
-    PyMem_Free(s->widths);
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc free_self = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    free_self(self);
-    Py_DECREF(tp);
-}
-
-/* a new closed Source with room for n slots and K fields (its arrays zeroed), or NULL */
-static Source *source_new(int64_t n, int64_t K) {
-    allocfunc alloc = (allocfunc)PyType_GetSlot(SourceType, Py_tp_alloc);
-    Source *s = (Source *)alloc(SourceType, 0);
-    if (!s) return NULL;
-    s->n = n;
-    s->K = K;
-    s->g = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int64_t));
-    s->seats = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int64_t));
-    s->offs = PyMem_Calloc((size_t)(K ? K : 1), sizeof(int64_t));
-    s->widths = PyMem_Calloc((size_t)(K ? K : 1), sizeof(int64_t));
-    if (!s->g || !s->seats || !s->offs || !s->widths) {
-        Py_DECREF(s);
-        return (Source *)PyErr_NoMemory();
-    }
-    return s;
-}
-
-/* hold the buffers of records and hist (None: no history) for s; -1 on error */
-static int source_hold(Source *s, PyObject *records, PyObject *hist) {
-    if (take(&s->rec, records, "records", 1, K_UINT, 2, 0) < 0) return -1;
-    if (hist != Py_None && take(&s->hist, hist, "hist", 2, K_UINT, 2, 0) < 0) return -1;
-    if (s->hist.held && dim(&s->hist, 1) < 1) return bad("seat_source: hist has no columns");
-    s->open = 1;
-    return 0;
-}
-
-/* the slots, seats and fields are in range (the records' rows; a seat below EV_NO_SEAT; the
- * widths and offsets as core_gather_fields takes them); -1 (an error set) if not */
-static int source_check(Source *s) {
-    for (int64_t i = 0; i < s->n; i++)
-        if (s->g[i] < 0 || s->g[i] >= dim(&s->rec, 0) || s->seats[i] < 0 ||
-            s->seats[i] >= EV_NO_SEAT || (s->hist.held && s->g[i] >= dim(&s->hist, 0)))
-            return bad("seat_source: a slot or a seat out of range");
-    int64_t none = 0;
-    if (core_gather_fields((const uint8_t *)s->rec.view.buf, dim(&s->rec, 0), dim(&s->rec, 1),
-                           &none, 0, s->offs, s->widths, s->K, NULL))
-        return bad("seat_source: an offset or a width out of range");
-    return 0;
-}
-
-/* copy buffer b's n int64 items into dst */
-static void copy_items(int64_t *dst, const Buf *b, int64_t n) {
-    if (n) memcpy(dst, b->view.buf, (size_t)n * sizeof(int64_t));
-}
-
-/* seat_source(records, g, seats, offsets, widths, hist, face_up_doubles) -> a SeatSource */
-static PyObject *py_seat_source(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 7) return PyErr_Format(PyExc_TypeError, "seat_source takes 7 arguments");
-    int face_up = PyObject_IsTrue(args[6]);
-    if (face_up < 0) return NULL;
-    Buf b[4];
-    memset(b, 0, sizeof b);
-    if (take(&b[0], args[1], "g", 8, K_INT, 1, 0) < 0 ||
-        take(&b[1], args[2], "seats", 8, K_INT, 1, 0) < 0 ||
-        take(&b[2], args[3], "offsets", 8, K_INT, 1, 0) < 0 ||
-        take(&b[3], args[4], "widths", 8, K_INT, 1, 0) < 0) {
-        release(b, 4);
-        return NULL;
-    }
-    int64_t n = items(&b[0]), K = items(&b[2]);
-    Source *s = NULL;
-    if (items(&b[1]) != n || items(&b[3]) != K) {
-        bad("seat_source: one seat per slot, one width per offset");
-    } else if ((s = source_new(n, K)) != NULL) {
-        copy_items(s->g, &b[0], n);
-        copy_items(s->seats, &b[1], n);
-        copy_items(s->offs, &b[2], K);
-        copy_items(s->widths, &b[3], K);
-        s->face_up = face_up;
-        if (source_hold(s, args[0], args[5]) < 0 || source_check(s) < 0) Py_CLEAR(s);
-    }
-    release(b, 4);
-    return (PyObject *)s;
-}
-
-static int source_open(Source *s) {
-    if (s->open) return 0;
-    PyErr_SetString(PyExc_ValueError, "_core: the seat source is closed");
-    return -1;
-}
-
-/* fields(out): out [n, K] int64, the gathered fields */
-static PyObject *source_fields(PyObject *self, PyObject *out_obj) {
-    Source *s = (Source *)self;
-    if (source_open(s) < 0) return NULL;
-    Buf out = {0};
-    if (take(&out, out_obj, "out", 8, K_INT, 2, 1) < 0) {
-        release(&out, 1);
-        return NULL;
-    }
-    int err = dim(&out, 0) != s->n || dim(&out, 1) != s->K;
-    if (!err)
-        err = core_gather_fields((const uint8_t *)s->rec.view.buf, dim(&s->rec, 0),
-                                 dim(&s->rec, 1), s->g, s->n, s->offs, s->widths, s->K,
-                                 (int64_t *)out.view.buf);
-    release(&out, 1);
-    if (err) return PyErr_Format(PyExc_ValueError, "_core: fields: out must be [n, K]");
-    Py_RETURN_NONE;
-}
-
-/* history_width() -> the longest history count of the slots (0: none kept) */
-static PyObject *source_history_width(PyObject *self, PyObject *unused) {
-    (void)unused;
-    Source *s = (Source *)self;
-    if (source_open(s) < 0) return NULL;
-    long long most = 0;
-    const uint16_t *h = s->hist.held ? (const uint16_t *)s->hist.view.buf : NULL;
-    int64_t H = s->hist.held ? dim(&s->hist, 1) : 0;
-    for (int64_t i = 0; h && i < s->n; i++)
-        if (h[s->g[i] * H] > most) most = h[s->g[i] * H];
-    return PyLong_FromLongLong(most);
-}
-
-/* history(out): out [n, W] uint16, each slot's history as its seat sees it (seat_history) */
-static PyObject *source_history(PyObject *self, PyObject *out_obj) {
-    Source *s = (Source *)self;
-    if (source_open(s) < 0) return NULL;
-    Buf out = {0};
-    if (take(&out, out_obj, "out", 2, K_UINT, 2, 1) < 0) {
-        release(&out, 1);
-        return NULL;
-    }
-    int64_t W = dim(&out, 1);
-    int err = dim(&out, 0) != s->n || W < 1;
-    if (!err && s->hist.held)
-        err = core_seat_history((const uint16_t *)s->hist.view.buf, dim(&s->hist, 0),
-                                dim(&s->hist, 1), s->g, s->seats, s->face_up, s->n, W,
-                                (uint16_t *)out.view.buf);
-    else if (!err)
-        memset(out.view.buf, 0, (size_t)out.view.len);
-    release(&out, 1);
-    if (err) return PyErr_Format(PyExc_ValueError, "_core: history: out must be [n, W], W above every count");
-    Py_RETURN_NONE;
-}
-
-/* take(rows) -> a SeatSource of the slots rows ([m] int64, each below n), open where this one
- * is: the same records, history and fields */
-static PyObject *source_take(PyObject *self, PyObject *rows_obj) {
-    Source *s = (Source *)self;
-    Buf rows = {0};
-    if (take(&rows, rows_obj, "rows", 8, K_INT, 1, 0) < 0) {
-        release(&rows, 1);
-        return NULL;
-    }
-    int64_t m = items(&rows);
-    const int64_t *r = (const int64_t *)rows.view.buf;
-    Source *t = NULL;
-    for (int64_t i = 0; i < m; i++)
-        if (r[i] < 0 || r[i] >= s->n) {
-            release(&rows, 1);
-            return PyErr_Format(PyExc_IndexError, "_core: take: a row out of range");
-        }
-    if ((t = source_new(m, s->K)) != NULL) {
-        for (int64_t i = 0; i < m; i++) {
-            t->g[i] = s->g[r[i]];
-            t->seats[i] = s->seats[r[i]];
-        }
-        if (s->K) memcpy(t->offs, s->offs, (size_t)s->K * sizeof(int64_t));
-        if (s->K) memcpy(t->widths, s->widths, (size_t)s->K * sizeof(int64_t));
-        t->face_up = s->face_up;
-        PyObject *hist = s->hist.held ? s->hist.view.obj : Py_None;
-        if (s->open && source_hold(t, s->rec.view.obj, hist) < 0) Py_CLEAR(t);
-    }
-    release(&rows, 1);
-    return (PyObject *)t;
-}
-
-static PyObject *source_close_py(PyObject *self, PyObject *unused) {
-    (void)unused;
-    source_close((Source *)self);
-    Py_RETURN_NONE;
-}
-
-static PyObject *source_closed(PyObject *self, void *closure) {
-    (void)closure;
-    return PyBool_FromLong(!((Source *)self)->open);
-}
-
-static PyMethodDef source_methods[] = {
-    {"fields", source_fields, METH_O, "fields(out): out [n, K] int64, the gathered fields"},
-    {"history_width", source_history_width, METH_NOARGS,
-     "history_width() -> the longest history count of the slots (0: none kept)"},
-    {"history", source_history, METH_O,
-     "history(out): out [n, W] uint16, each slot's history as its seat sees it"},
-    {"take", source_take, METH_O, "take(rows) -> a SeatSource of these rows"},
-    {"close", source_close_py, METH_NOARGS, "close(): release the engine's arrays; reads refused"},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyGetSetDef source_getset[] = {
-    {"closed", source_closed, NULL, "whether reads are refused", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyType_Slot source_slots[] = {
-    {Py_tp_dealloc, (void *)source_dealloc},
-    {Py_tp_methods, source_methods},
-    {Py_tp_getset, source_getset},
-    {Py_tp_doc, "Where a batch Observation reads its fields on first access (seat_source)."},
-    {0, NULL},
-};
-
-static PyType_Spec source_spec = {
-    "dominosim.engine._core.SeatSource", sizeof(Source), 0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, source_slots,
-};
 
 /* heaviest(values, masks, lead, is_lead, hands, voids, seat, partnership, out): hands, voids
  * and seat in any layout (columns of the engine's decision rows); partnership: the partner's
@@ -749,14 +435,14 @@ static PyObject *py_heaviest(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (is_lead < 0 || partnership < 0) return NULL;
     Buf b[7];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
-        take(&b[1], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
-        take(&b[2], args[2], "lead", 8, K_INT, 1, 0) < 0 ||
+    if (glue_take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[1], args[1], "masks", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[2], args[2], "lead", 8, K_INT, 1, 0) < 0 ||
         take_strided(&b[3], args[4], "hands", 8, K_UINT, 1) < 0 ||
         take_strided(&b[4], args[5], "voids", 8, K_INT, 2) < 0 ||
         take_strided(&b[5], args[6], "seat", 8, K_INT, 1) < 0 ||
-        take(&b[6], args[8], "out", 8, K_INT, 1, 1) < 0) {
-        release(b, 7);
+        glue_take(&b[6], args[8], "out", 8, K_INT, 1, 1) < 0) {
+        glue_release(b, 7);
         return NULL;
     }
     int64_t n = items(&b[6]);
@@ -765,7 +451,7 @@ static PyObject *py_heaviest(PyObject *self, PyObject *const *args, Py_ssize_t n
                           : dim(&b[0], 0) == n && dim(&b[1], 0) == n && dim(&b[0], 1) == 2 &&
                                 dim(&b[1], 1) == 2);
     if (!shapes || dim(&b[4], 1) < 1 || dim(&b[4], 1) > 4) {
-        release(b, 7);
+        glue_release(b, 7);
         return PyErr_Format(PyExc_ValueError, "_core: heaviest's arrays must have one row per decision");
     }
     StridedU64 hands;
@@ -790,20 +476,20 @@ static PyObject *py_sample_deals(PyObject *self, PyObject *const *args, Py_ssize
     if (PyErr_Occurred()) return NULL;
     Buf b[7];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[2], "unseen", 8, K_INT, 1, 0) < 0 ||
-        take(&b[1], args[3], "seats", 8, K_INT, 1, 0) < 0 ||
-        take(&b[2], args[4], "need", 8, K_INT, 1, 0) < 0 ||
-        take(&b[3], args[5], "voids", 8, K_INT, 1, 0) < 0 ||
-        take(&b[4], args[7], "hands", 8, K_UINT, 2, 1) < 0 ||
-        take(&b[5], args[8], "stock", 1, K_INT, 2, 1) < 0 ||
-        take(&b[6], args[9], "ok", 1, K_INT, 1, 1) < 0) {
-        release(b, 7);
+    if (glue_take(&b[0], args[2], "unseen", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[1], args[3], "seats", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[2], args[4], "need", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[3], args[5], "voids", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[4], args[7], "hands", 8, K_UINT, 2, 1) < 0 ||
+        glue_take(&b[5], args[8], "stock", 1, K_INT, 2, 1) < 0 ||
+        glue_take(&b[6], args[9], "ok", 1, K_INT, 1, 1) < 0) {
+        glue_release(b, 7);
         return NULL;
     }
     int64_t S = items(&b[6]), nseats = items(&b[1]), P = dim(&b[4], 1);
     if (dim(&b[4], 0) != S || dim(&b[5], 0) != S || dim(&b[5], 1) != 28 || nseats > 4 ||
         items(&b[2]) != nseats || items(&b[3]) != nseats || P < 1 || P > 4 || tries < 1) {
-        release(b, 7);
+        glue_release(b, 7);
         return PyErr_Format(PyExc_ValueError, "_core: sample_deals' arrays do not fit together");
     }
     DealAsk ask = {nseats, k, {0}, {0}, {0}};
@@ -818,7 +504,7 @@ static PyObject *py_sample_deals(PyObject *self, PyObject *const *args, Py_ssize
                             &ask, P, (uint64_t *)b[4].view.buf, (int8_t *)b[5].view.buf,
                             (int8_t *)b[6].view.buf);
     Py_END_ALLOW_THREADS
-    release(b, 7);
+    glue_release(b, 7);
     if (err) return PyErr_Format(PyExc_ValueError, "_core: sample_deals' values are out of range");
     Py_RETURN_NONE;
 }
@@ -831,17 +517,17 @@ static PyObject *py_infer_logw(PyObject *self, PyObject *const *args, Py_ssize_t
     if (nargs != 4) return PyErr_Format(PyExc_TypeError, "infer_logw takes 4 arguments");
     Buf b[4];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[0], "hands", 8, K_UINT, 2, 0) < 0 ||
-        take(&b[1], args[1], "events", 8, K_INT, 2, 0) < 0 ||
-        take(&b[2], args[2], "weights", 8, K_FLOAT, 2, 0) < 0 ||
-        take(&b[3], args[3], "out", 8, K_FLOAT, 1, 1) < 0) {
-        release(b, 4);
+    if (glue_take(&b[0], args[0], "hands", 8, K_UINT, 2, 0) < 0 ||
+        glue_take(&b[1], args[1], "events", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[2], args[2], "weights", 8, K_FLOAT, 2, 0) < 0 ||
+        glue_take(&b[3], args[3], "out", 8, K_FLOAT, 1, 1) < 0) {
+        glue_release(b, 4);
         return NULL;
     }
     int64_t n = dim(&b[0], 0), P = dim(&b[0], 1), E = dim(&b[1], 0);
     if (items(&b[3]) != n || dim(&b[1], 1) != IE_COLS || dim(&b[2], 0) != E ||
         dim(&b[2], 1) != 28) {
-        release(b, 4);
+        glue_release(b, 4);
         return PyErr_Format(PyExc_ValueError, "_core: infer_logw's arrays do not fit together");
     }
     int err;
@@ -849,7 +535,7 @@ static PyObject *py_infer_logw(PyObject *self, PyObject *const *args, Py_ssize_t
     err = core_infer_logw((const uint64_t *)b[0].view.buf, n, P, (const int64_t *)b[1].view.buf,
                           E, (const double *)b[2].view.buf, (double *)b[3].view.buf);
     Py_END_ALLOW_THREADS
-    release(b, 4);
+    glue_release(b, 4);
     if (err) return PyErr_Format(PyExc_ValueError, "_core: infer_logw's values are out of range");
     Py_RETURN_NONE;
 }
@@ -865,12 +551,12 @@ static PyObject *py_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (read_rules(args[0], &r) < 0) return NULL;
     Buf b[5];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[1], "sd", 8, K_UINT, 1, 0) < 0 ||
-        take(&b[1], args[2], "prio", 8, K_INT, 1, 0) < 0 ||
-        take(&b[2], args[3], "htmpl", 8, K_INT, 1, 0) < 0 ||
-        take(&b[3], args[4], "st", sizeof(Slot), K_RECORD, 1, 1) < 0 ||
-        take(&b[4], args[5], "bst", sizeof(BSlot), K_RECORD, 1, 1) < 0) {
-        release(b, 5);
+    if (glue_take(&b[0], args[1], "sd", 8, K_UINT, 1, 0) < 0 ||
+        glue_take(&b[1], args[2], "prio", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[2], args[3], "htmpl", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[3], args[4], "st", sizeof(Slot), K_RECORD, 1, 1) < 0 ||
+        glue_take(&b[4], args[5], "bst", sizeof(BSlot), K_RECORD, 1, 1) < 0) {
+        glue_release(b, 5);
         return NULL;
     }
     int64_t B = items(&b[3]);
@@ -878,14 +564,14 @@ static PyObject *py_deal(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     int ok = items(&b[0]) == 4 && items(&b[2]) == H_COUNT && items(&b[4]) >= (r.blind ? B : 1);
     for (Py_ssize_t j = 0; ok && j < items(&b[1]); j++) ok = prio[j] >= -1 && prio[j] <= 27;
     if (!ok) {
-        release(b, 5);
+        glue_release(b, 5);
         return PyErr_Format(PyExc_ValueError, "_core: deal's arrays: 2 hash prefixes and a 2-word key, tiles of "
                             "the priority list, the whole per-hand block, a record per slot");
     }
     Inputs in = {(const uint64_t *)b[0].view.buf, prio, items(&b[1]),
                  (const int64_t *)b[2].view.buf, items(&b[2]), NULL, 0, NULL, NULL, &r};
     int64_t res = core_deal(&r, &in, (Slot *)b[3].view.buf, (BSlot *)b[4].view.buf, B);
-    release(b, 5);
+    glue_release(b, 5);
     if (res >= 0) return PyErr_Format(PyExc_ValueError, "_core: deal: no seat can lead slot %lld",
                                       (long long)res);
     Py_RETURN_NONE;
@@ -906,18 +592,18 @@ static PyObject *py_solve(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (plain < 0) return NULL;
     Buf b[5];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
-        take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
-        take(&b[2], args[3], "seats", 8, K_INT, 1, 0) < 0 ||
-        take(&b[4], args[4], "chosen", 8, K_INT, 1, 0) < 0 ||
-        take(&b[3], args[7], "out", 8, K_INT, 2, 1) < 0) {
-        release(b, 5);
+    if (glue_take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[2], args[3], "seats", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[4], args[4], "chosen", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[3], args[7], "out", 8, K_INT, 2, 1) < 0) {
+        glue_release(b, 5);
         return NULL;
     }
     int64_t n = items(&b[0]);
     if (items(&b[1]) < (r.blind ? n : 1) || items(&b[2]) != n || items(&b[4]) != n ||
         dim(&b[3], 0) != n || dim(&b[3], 1) != SV_COLS) {
-        release(b, 5);
+        glue_release(b, 5);
         return PyErr_Format(PyExc_ValueError, "_core: solve's arrays must have one row per position");
     }
     int64_t res;
@@ -926,7 +612,7 @@ static PyObject *py_solve(PyObject *self, PyObject *const *args, Py_ssize_t narg
                      (const int64_t *)b[2].view.buf, (const int64_t *)b[4].view.buf, budget,
                      plain, (int64_t *)b[3].view.buf);
     Py_END_ALLOW_THREADS
-    release(b, 5);
+    glue_release(b, 5);
     if (res == -2) return PyErr_NoMemory();
     if (res >= 0)
         return PyErr_Format(PyExc_ValueError, "_core: solve: position %lld is out of range (a "
@@ -946,18 +632,18 @@ static PyObject *py_solve_actions(PyObject *self, PyObject *const *args, Py_ssiz
     if (budget < 1) return PyErr_Format(PyExc_ValueError, "_core: solve's budget must be >= 1");
     Buf b[5];
     memset(b, 0, sizeof b);
-    if (take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
-        take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
-        take(&b[2], args[4], "acts", 8, K_INT, 2, 1) < 0 ||
-        take(&b[3], args[5], "vals", 8, K_INT, 2, 1) < 0 ||
-        take(&b[4], args[6], "count", 8, K_INT, 1, 1) < 0) {
-        release(b, 5);
+    if (glue_take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[2], args[4], "acts", 8, K_INT, 2, 1) < 0 ||
+        glue_take(&b[3], args[5], "vals", 8, K_INT, 2, 1) < 0 ||
+        glue_take(&b[4], args[6], "count", 8, K_INT, 1, 1) < 0) {
+        glue_release(b, 5);
         return NULL;
     }
     int64_t n = items(&b[0]);
     if (items(&b[1]) < (r.blind ? n : 1) || items(&b[4]) != n || dim(&b[2], 0) != n ||
         dim(&b[2], 1) != SV_ACTS || dim(&b[3], 0) != n || dim(&b[3], 1) != SV_ACTS) {
-        release(b, 5);
+        glue_release(b, 5);
         return PyErr_Format(PyExc_ValueError,
                             "_core: solve_actions' arrays must have one row per position");
     }
@@ -967,7 +653,7 @@ static PyObject *py_solve_actions(PyObject *self, PyObject *const *args, Py_ssiz
                              budget, (int64_t *)b[2].view.buf, (int64_t *)b[3].view.buf,
                              (int64_t *)b[4].view.buf);
     Py_END_ALLOW_THREADS
-    release(b, 5);
+    glue_release(b, 5);
     if (res == -2) return PyErr_NoMemory();
     if (res >= 0)
         return PyErr_Format(PyExc_ValueError, "_core: solve_actions: position %lld is out of "
@@ -1157,17 +843,11 @@ static int add_names(PyObject *m, const char *attr, const char *const *names, in
 PyMODINIT_FUNC PyInit__core(void) {
     core_init_tables();
     if (init_advance_names() < 0) return NULL;
-    SourceType = (PyTypeObject *)PyType_FromSpec(&source_spec);
-    if (!SourceType) return NULL;
+    if (seat_source_init() < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    Py_INCREF((PyObject *)SourceType);
-    if (PyModule_AddObject(m, "SeatSource", (PyObject *)SourceType) < 0) {
-        Py_DECREF(SourceType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (add_names(m, "KNOBS", KNOB_NAMES, K_COUNT) < 0 ||
+    if (seat_source_add(m) < 0 ||
+        add_names(m, "KNOBS", KNOB_NAMES, K_COUNT) < 0 ||
         add_names(m, "POLICIES", POLICY_NAMES, POL_COUNT) < 0 ||
         add_names(m, "HREC", HREC_NAMES, HREC_HEAD) < 0 ||
         add_names(m, "MREC", MREC_NAMES, MREC_HEAD) < 0) {
