@@ -17,14 +17,16 @@ identical questions (tests/test_engine_equality.py).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from dominosim.base.errors import StrategyError
 from dominosim.engine import kernel, tables
+from dominosim.engine import positions as positions_
 from dominosim.engine.batch_observation import BatchObservation
 from dominosim.engine.legal import Legal
+from dominosim.engine.positions import PositionArrays
+from dominosim.engine.positions import pending_state as pending_state  # (callers import it here)
 from dominosim.game import actions
 from dominosim.game.rules import MAX_HANDS_PER_MATCH, Rules
 from dominosim.game.variants import match_too_long
@@ -89,6 +91,37 @@ def _gather(records: np.ndarray, rows: np.ndarray) -> np.ndarray:
 _HAND_ROW = kernel.HREC.index("hand_index")  # (a hand record's index in the match)
 
 
+def _groups(strategies: list) -> list[tuple]:
+    """The seats of each distinct strategy object: (strategy, [seats]), in seat order."""
+    groups: dict[int, tuple] = {}
+    for seat, st in enumerate(strategies):
+        groups.setdefault(id(st), (st, []))[1].append(seat)
+    return list(groups.values())
+
+
+def _hand_template(rules: Rules) -> np.ndarray:
+    """The per-hand block's values at a deal, a row each (the core resets a slot's block
+    from it; h0: seats x hand size, send0: where drawing stops)."""
+    h0 = rules.players * rules.hand_size
+    drawable = rules.stock_in_play and rules.draw_mode != "none"
+    send0 = (28 - rules.reserve_k) if drawable else h0
+    starts = {
+        "sp": h0,
+        "send": max(send0, h0),
+        "spin": -1,
+        "first": -1,
+        "last_placer": -1,
+        "end_reason": -1,
+        "fish": -1,
+        "winner": -1,
+        "went_out": -1,
+    }
+    htmpl = np.zeros((kernel.H_COUNT, 1), dtype=np.int64)
+    for name, row in _HAND_FIELDS.items():
+        htmpl[row] = starts.get(name, 0)
+    return htmpl
+
+
 class _Advance:
     """An engine's calls of ``kernel.advance``: the rules' knobs, hash prefixes, lead priority
     and per-hand template, the queue position, and the arrays the core writes besides the
@@ -129,86 +162,6 @@ class _Advance:
         return kernel.advance(self, policy, start)
 
 
-def pending_state(
-    rules: Rules, phase_name: str, legal: Sequence[int], opened: bool, front: int | None
-) -> dict:
-    """The core's state of a pending decision as the seat to move sees it (a search's
-    positions, :meth:`BatchEngine.from_arrays`): the slot's ``phase`` (voluntary draws) and, in
-    blind, the step of the turn ``turn_phase``, the tile looked at ``dtile`` and the flags
-    ``cflag``. ``phase_name`` and ``legal`` are the decision's (Observation.phase, the legal
-    actions), ``opened`` whether the seat's row is turned up and ``front`` its front tile
-    (blind)."""
-    places = [a for a in legal if actions.is_placement(a)]
-    if rules.draw_mode != "blind":
-        if phase_name == "after_draw":
-            phase = kernel.AFTERDRAW
-        elif actions.DRAW in legal:
-            phase = kernel.MAYDRAW if rules.may_draw_when_able else kernel.BOFFER
-        else:
-            phase = TURN
-        return {"phase": phase}
-    flags = {actions.DRAW: kernel.F_DRAW, actions.PASS: kernel.F_PASS, actions.STOP: kernel.F_STOP}
-    cflag = sum(f for a, f in flags.items() if a in legal)
-    steps = {
-        "continue": kernel.T_CONT,
-        "blind_front": kernel.T_FRONT,
-        "blind_drawn": kernel.T_DRAWN,
-    }
-    if phase_name in steps:
-        step = steps[phase_name]
-    elif opened:
-        step = kernel.T_OPLAY if places else kernel.T_ODRAWQ
-    else:
-        step = kernel.T_FRONT if places else kernel.T_DRAWQ
-    dtile = -1
-    if step in (kernel.T_FRONT, kernel.T_DRAWN):
-        dtile = actions.tile_of(places[0]) if places else int(front)
-    return {"phase": TURN, "turn_phase": step, "dtile": dtile, "cflag": cflag}
-
-
-@dataclass(frozen=True)
-class PositionArrays:
-    """The positions of :meth:`BatchEngine.from_arrays`, one row per position: ``hands``
-    ``[n, P]`` packed (tiles.PACK), ``stock`` ``[n, 28]`` (the draw order at the end, -1 before it), ``vals``
-    and ``dbl`` ``[n, K]`` (the open positions ``L R`` or, on a SPINNER, ``L R W E N S``;
-    -1 closed; formed by a double), ``to_move``, ``leader``, ``match_ids``, optionally
-    ``hand_index``, ``first`` (-1: none), ``scores``, and for any layout's state ``alg``
-    (``[n, K]``: a double laid along), ``spinner`` (its value, -1 none), ``covered`` (bits
-    W E N S of the spinner's covered arms) and ``table`` (28-bit tiles on the table; the
-    end count of a lone tile reads it), ``points`` and ``penalties`` (this hand's so far, by
-    side or seat as the records give them; 0 else), ``phase`` (the seat to move's point in
-    its turn, a ``kernel`` phase: ``TURN``, the default; ``MAYDRAW`` / ``BOFFER``, a turn
-    that may start with a voluntary draw; ``AFTERDRAW``, after one) and for blind
-    ``blind``, a dict of arrays: ``rows`` ``[n, P, L]`` (each seat's row front to back, -1
-    after its end), ``known`` ``[n, P]`` (28-bit: the row tiles its owner has looked at),
-    ``opened`` ``[n, P]``, ``face_up`` (28-bit), and the pending decision's ``turn_phase``
-    (a ``kernel.T_*`` step of the turn), ``dtile`` (the tile looked at, -1 none) and
-    ``cflag`` (its flags, ``kernel.F_*``): :func:`pending_state` derives those from what
-    the seat sees. With a ``first`` action the position's turn counts as begun there (``turns`` + 1)
-    unless it stands after a draw of this turn (``AFTERDRAW``; blind's ``T_DRAWQ``,
-    ``T_DRAWN``, ``T_CONT``)."""
-
-    hands: np.ndarray
-    stock: np.ndarray
-    vals: np.ndarray
-    dbl: np.ndarray
-    to_move: np.ndarray
-    leader: np.ndarray
-    match_ids: np.ndarray
-    hand_index: np.ndarray | None = None
-    first: np.ndarray | None = None
-    scores: object = None
-    alg: np.ndarray | None = None
-    spinner: np.ndarray | None = None
-    covered: np.ndarray | None = None
-    table: np.ndarray | None = None
-    points: np.ndarray | None = None
-    penalties: np.ndarray | None = None
-    phase: np.ndarray | None = None
-    blind: dict | None = None
-    compiled: bool | None = None  # (as BatchEngine's own: None, the compiled policies' default)
-
-
 class BatchEngine:
     """Play the matches (or single hands) of a range of match ids on one batch.
 
@@ -235,9 +188,11 @@ class BatchEngine:
         unit: str = "match",
         batch_size: int = 10_000,
         compiled: bool | None = None,
-        _positions: bool = False,
-        _records: tuple | None = None,
+        _positions: bool | tuple = False,
     ) -> None:
+        """(``_positions``, private: True for an engine of positions, :meth:`from_arrays`, its
+        batch not capped at ``kernel.MAX_SLOTS``; or such an engine's slot records and blind
+        records, a pair, as :meth:`spread` copies them.)"""
         if len(strategies) != rules.players:
             raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
         self._record_rows = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
@@ -245,11 +200,8 @@ class BatchEngine:
         self.r = rules
         self.seed = int(seed)
         self.strategies = list(strategies)
-        groups: dict[int, tuple] = {}
-        for seat, st in enumerate(self.strategies):
-            groups.setdefault(id(st), (st, []))[1].append(seat)
-        self._strategy_groups = list(groups.values())
-        self._one_strategy = self.strategies[0] if len(groups) == 1 else None
+        self._strategy_groups = _groups(self.strategies)
+        self._one_strategy = self.strategies[0] if len(self._strategy_groups) == 1 else None
         if compiled is None:
             compiled = kernel.policies_enabled()
         self._compiled = compiled
@@ -273,28 +225,10 @@ class BatchEngine:
         if not _positions:  # the state stays in the core's cache at this size
             batch_size = min(batch_size, kernel.MAX_SLOTS)
         self.B = max(1, min(batch_size, len(self.queue)))
-        h0 = P * rules.hand_size
-        drawable = rules.stock_in_play and rules.draw_mode != "none"
-        send0 = (28 - rules.reserve_k) if drawable else h0
-        starts = {
-            "sp": h0,
-            "send": max(send0, h0),
-            "spin": -1,
-            "first": -1,
-            "last_placer": -1,
-            "end_reason": -1,
-            "fish": -1,
-            "winner": -1,
-            "went_out": -1,
-        }
-        # the per-hand block's values at a deal, a row each (the core resets a slot's block
-        # from it; h0: seats x hand size, send0: where drawing stops)
-        self._htmpl = np.zeros((kernel.H_COUNT, 1), dtype=np.int64)
-        for name, row in _HAND_FIELDS.items():
-            self._htmpl[row] = starts.get(name, 0)
+        self._htmpl = _hand_template(rules)
         self._flags = rules.may_draw_when_able or rules.bergen_voluntary
         self.blind = rules.draw_mode == "blind"
-        self._bind_slots(_records)
+        self._bind_slots(None if isinstance(_positions, bool) else _positions)
         self.hand_rows: list[dict] = []
         self.match_rows: list[dict] = []
 
@@ -375,86 +309,15 @@ class BatchEngine:
         rest; not where a turn may start with a voluntary draw: ``may_draw_when_able``,
         ``bergen_voluntary``).
         """
-        # built as Python lists, converted once (a search builds thousands per decision)
-        P = rules.players
-        hands, stock, vals, dbl = [], [], [], []
-        for p in positions:
-            seat_hands = list(p["hands"]) + [()] * (P - len(p["hands"]))
-            row = []
-            for h in seat_hands:
-                x = 0
-                for t in h:
-                    x |= _PACK_INT[t]
-                row.append(x)
-            hands.append(row)
-            st = list(p.get("stock", ()))
-            stock.append([-1] * (28 - len(st)) + st)
-            ends = p.get("ends", {})
-            doubles = p.get("doubles", {})
-            vals.append([ends.get("L", -1), ends.get("R", -1)])
-            dbl.append([bool(doubles.get("L", False)), bool(doubles.get("R", False))])
-        n = len(positions)
-
-        def col(key, default):
-            return np.array(
-                [p.get(key, default(i, p)) for i, p in enumerate(positions)], dtype=np.int64
-            )
-
-        scores = None
-        if any("scores" in p for p in positions):
-            scores = [p.get("scores", [0] * 4) for p in positions]
-        return cls.from_arrays(
-            rules,
-            seed,
-            strategies,
-            hands=np.array(hands, dtype=np.uint64).reshape(n, P),
-            stock=np.array(stock, dtype=np.int64).reshape(n, 28),
-            vals=np.array(vals, dtype=np.int64).reshape(n, 2),
-            dbl=np.array(dbl, dtype=bool).reshape(n, 2),
-            to_move=col("to_move", lambda i, p: 0),
-            leader=col("leader", lambda i, p: p["to_move"]),
-            match_ids=col("match_id", lambda i, p: i),
-            hand_index=col("hand_index", lambda i, p: 0),
-            first=col("first", lambda i, p: -1),
-            scores=scores,
-            compiled=compiled,
-        )
+        arrays = positions_.arrays_of(rules, positions)  # (Python lists, converted once)
+        return cls.from_arrays(rules, seed, strategies, compiled=compiled, **arrays)
 
     @classmethod
     def from_arrays(cls, rules: Rules, seed: int, strategies: Sequence, **arrays) -> BatchEngine:
         """:meth:`from_positions` from arrays, one row per position: ``arrays`` the fields of
         :class:`PositionArrays` (their meaning is written there). A search builds its positions
         as arrays: no Python loop per position."""
-        p = PositionArrays(**arrays)
-        n = len(p.to_move)
-        e = cls(
-            rules,
-            seed,
-            strategies,
-            range(n),
-            unit="hand",
-            batch_size=n,
-            compiled=p.compiled,
-            _positions=True,
-        )  # (a position a slot)
-        e.next_q = n
-        g = np.arange(n)
-        e.active[g] = True
-        e.match[g] = p.match_ids
-        e.hand_idx[g] = 0 if p.hand_index is None else p.hand_index
-        e._qmatch = e.match.copy()
-        e.skeys[g] = 0  # the seats' keys of the hand: computed in the core when needed
-        e.hands[:] = p.hands
-        e.stock[:] = p.stock
-        e.sp[:] = (e.stock < 0).sum(axis=1)
-        drawable = rules.stock_in_play and rules.draw_mode != "none"
-        e.send[:] = np.maximum(e.sp, 28 - rules.reserve_k) if drawable else e.sp
-        e.to_move[:] = p.to_move
-        e.leader[:] = p.leader
-        e._set_layout(p.vals, p.dbl, p.alg, p.spinner, p.covered, p.table)
-        e._set_tallies(p.scores, p.points, p.penalties)
-        e._set_turn(p.phase, p.blind, p.first)
-        return e
+        return positions_.build(cls, rules, seed, strategies, PositionArrays(**arrays))
 
     def true_records(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Copies of the true slot records of slots ``g`` (every hand, the stock) and, in
@@ -462,52 +325,6 @@ class BatchEngine:
         oracle and the solver's watcher (docs/design.md, "The solver")."""
         g = np.asarray(g)
         return self._slots[g].copy(), self._blind_slots[g].copy() if self.blind else None
-
-    def _set_turn(self, phase, blind, first) -> None:
-        """from_arrays: where each position's turn stands (its phase; blind's rows and
-        pending step) and the first action to play (-1: none)."""
-        g = np.arange(len(self.queue))  # (a position a slot)
-        self.phase[g] = np.where(self.ntable[g] > 0, TURN if phase is None else phase, LEAD)
-        self.lead_tile[g] = -1
-        if self.blind:
-            if blind is None:
-                raise ValueError("from_arrays: blind positions need their rows (blind=...)")
-            self._set_rows(blind)
-        if first is not None and (np.asarray(first) >= 0).any():
-            self._first = np.asarray(first, dtype=np.int64).copy()
-
-    def _set_tallies(self, scores, points, penalties) -> None:
-        """from_arrays: the match scores and this hand's points and penalties so far (None:
-        zero)."""
-        if scores is not None:
-            self.scores[:] = np.asarray(scores, dtype=np.int64)[:, : self.scores.shape[1]]
-        if points is not None:
-            self.points[:] = points
-        if penalties is not None:
-            self.penalties[:] = penalties
-
-    def _set_layout(self, vals, dbl, alg, spinner, covered, table) -> None:
-        """from_arrays: the open positions, doubles (across and along), the spinner's arms and
-        the tiles on the table of every position."""
-        K = np.shape(vals)[1]
-        self.vals[:, :K] = vals
-        self.dbl[:, :K] = dbl
-        if alg is not None:
-            self.alg[:, :K] = alg
-        if spinner is not None and self.NP == 6:  # the arms: a covered one shows its tile's end
-            self.spin[:] = spinner
-            self.cov[:] = covered
-            arms = (np.asarray(covered)[:, None] >> np.arange(4)) & 1 == 1
-            self.armv[:] = np.where(arms, self.vals[:, 2:6], -1)
-            self.armd[:] = arms & self.dbl[:, 2:6]
-        if table is None:
-            self.ntable[:] = np.where((self.vals >= 0).any(axis=1), 2, 0)
-        else:
-            t = np.asarray(table, dtype=np.int64)
-            self.table[:] = t
-            self.ntable[:] = np.bitwise_count(t)
-            lone = self.ntable == 1
-            self.first[:] = np.where(lone, np.log2(np.maximum(t, 1)).astype(np.int64), -1)
 
     def _check_slots(self, R: np.ndarray) -> None:
         """The state a caller built, refused where out of range (kernel.check_slots)."""
@@ -540,8 +357,7 @@ class BatchEngine:
             unit="hand",
             batch_size=n,
             compiled=self._compiled,
-            _positions=True,
-            _records=recs,
+            _positions=recs,
         )
         e.next_q = n
         e._checked = True
@@ -565,23 +381,6 @@ class BatchEngine:
         st = self._slots.copy()
         st["ask"] = np.where(self.phase == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
         return st, self._blind_slots.copy()
-
-    def _set_rows(self, b: dict) -> None:
-        """Blind's rows and the pending decision's step of the turn (from_arrays)."""
-        rows = np.asarray(b["rows"], dtype=np.int64)
-        n, P, L = rows.shape
-        if P != self.P or L > kernel.RB:
-            raise ValueError(f"from_arrays: blind rows must be [n, {self.P}, <= {kernel.RB}]")
-        self.head[:] = 0
-        self.span[:] = (rows >= 0).sum(axis=2)
-        self.buf[:] = -1
-        self.buf[:, :, :L] = rows
-        self.known[:] = b["known"]
-        self.opened[:] = b["opened"]
-        self.face_up[:] = b["face_up"]
-        bs = self._blind_slots
-        for name in ("turn_phase", "dtile", "cflag"):
-            bs[name] = b[name]
 
     # ------------------------------------------------------------------------------------------
     # slot records for the solver (dominosim.solver): deals, and positions after given play
@@ -782,80 +581,89 @@ class BatchEngine:
     # the compiled path (kernel.py): the kernel plays up to each decision with a choice
     # ------------------------------------------------------------------------------------------
     def _run_kernel(self):
-        B, P = self.B, self.P
         if not self.active.any():
             self.active[:] = True
             self.phase[:] = kernel.START
         adv = _Advance(self, self.next_q)
-        qpos = adv.qpos
         st = self._slots
         st["ask"] = kernel.ASK_NONE
         ask, act = st["ask"], st["act"]
         if self._first is not None:  # from_positions: the seat's first decision, answered
-            sel = self._first >= 0
-            ask[sel] = np.where(self.phase[sel] == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
-            act[sel] = self._first[sel]
-            begun = self.phase == kernel.AFTERDRAW  # (the turn began before the position)
-            if self.blind:
-                tp = self._blind_slots["turn_phase"]
-                begun = np.isin(tp, (kernel.T_DRAWQ, kernel.T_DRAWN, kernel.T_CONT))
-            self.turns[sel & ~begun] += 1  # (its turn began, and decision 0 was asked)
-            self.decision[sel] += 1
-            self._first = None
+            self._answer_first(ask, act)
         # slot -> queue position (from_positions fills slot i with queue entry i)
-        st["qidx"] = np.arange(B, dtype=np.int64)
+        st["qidx"] = np.arange(self.B, dtype=np.int64)
         if not self._checked:  # (spread's copies: their deals were checked once)
             self._check_slots(adv.R)
-        nd, cd, chosen, cvals, cmasks = adv.nd, adv.cd, adv.chosen, adv.cvals, adv.cmasks
-        lead_vals = np.full((B, self.NP), -1, dtype=np.int64)
-        lead_masks = np.zeros((B, self.NP), dtype=np.int64)
-        along = self.r.inline_double_counts_single
         # decisions with flags (blind's turn, voluntary draws) are asked by phase name
         flagged = self.blind or self._flags
-        hdir, hrec, mdir, nrec, direct = adv.hdir, adv.hrec, adv.mdir, adv.nrec, adv.direct
+        along = self.r.inline_double_counts_single
         while True:
-            start = 0
-            while start >= 0:
-                start = adv(self._policy, start)
-                if nrec[0]:
-                    self._kblocks.append(hrec[:, : nrec[0]].copy())
-                    nrec[0] = 0
-                    if self._kblocks[-1][_HAND_ROW].max() >= MAX_HANDS_PER_MATCH:
-                        raise match_too_long(self.r)  # (an endless match: its records grow)
-                if start <= -2:
-                    raise self._kernel_illegal(-2 - start, ask, act)
-            n_play, n_lead = int(nd[0]), int(nd[1])
+            self._advance(adv, ask, act)
+            n_play, n_lead = int(adv.nd[0]), int(adv.nd[1])
             if not n_play + n_lead:
                 break
             if flagged:  # placements and flags, by phase name
-                self._kernel_flag_round(n_play, cd, cvals, cmasks, chosen, along)
+                self._kernel_flag_round(n_play, adv.cd, adv.cvals, adv.cmasks, adv.chosen, along)
                 n_play = 0
-            for kind, n in ((0, n_play), (1, n_lead)):
-                if not n:
-                    continue
-                c = cd[kind, :n]
-                # (copies: a strategy's writes into its arrays change nothing here)
-                no_ = np.zeros(n, dtype=bool)
-                if kind == 0:
-                    legal = Legal(cvals[:n].copy(), cmasks[:n].copy(), along, None, no_, no_, no_)
-                else:
-                    legal = Legal(
-                        lead_vals[:n].copy(),
-                        lead_masks[:n].copy(),
-                        along,
-                        c[:, kernel.CD_LEAD].copy(),
-                        no_,
-                        no_,
-                        no_,
-                    )
-                legal._no_flags = True
-                pre = {"voids": c[:, kernel.CD_VOIDS : kernel.CD_VOIDS + P], "values": legal.values}
-                if not self.blind:  # (in blind the owner sees only the row tiles he looked at)
-                    pre["hand"] = c[:, kernel.CD_HAND].view(U64)
-                chosen[kind, :n] = self._ask_rows(c, legal, "play", pre)
-        self.next_q = int(qpos[0])
-        self._kernel_fields(hdir if direct else None, mdir)
+            self._kernel_lists(adv, n_play, n_lead)
+        self.next_q = int(adv.qpos[0])
+        self._kernel_fields(adv.hdir if adv.direct else None, adv.mdir)
         return self._collect()
+
+    def _answer_first(self, ask, act) -> None:
+        """from_positions: each slot's first action (``_first``, -1 none) posed and answered
+        as the seat's decision 0."""
+        sel = self._first >= 0
+        ask[sel] = np.where(self.phase[sel] == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
+        act[sel] = self._first[sel]
+        begun = self.phase == kernel.AFTERDRAW  # (the turn began before the position)
+        if self.blind:
+            tp = self._blind_slots["turn_phase"]
+            begun = np.isin(tp, (kernel.T_DRAWQ, kernel.T_DRAWN, kernel.T_CONT))
+        self.turns[sel & ~begun] += 1  # (its turn began, and decision 0 was asked)
+        self.decision[sel] += 1
+        self._first = None
+
+    def _advance(self, adv: _Advance, ask, act) -> None:
+        """Every slot advanced by the core up to its next decision with a choice (or the end
+        of its queue), the hand records it wrote kept (unit "match")."""
+        nrec, hrec = adv.nrec, adv.hrec
+        start = 0
+        while start >= 0:
+            start = adv(self._policy, start)
+            if nrec[0]:
+                self._kblocks.append(hrec[:, : nrec[0]].copy())
+                nrec[0] = 0
+                if self._kblocks[-1][_HAND_ROW].max() >= MAX_HANDS_PER_MATCH:
+                    raise match_too_long(self.r)  # (an endless match: its records grow)
+            if start <= -2:
+                raise self._kernel_illegal(-2 - start, ask, act)
+
+    def _kernel_lists(self, adv: _Advance, n_play: int, n_lead: int) -> None:
+        """The strategies' choices for the round's placements (list 0, without flags) and
+        leads (list 1), into ``adv.chosen``."""
+        along = self.r.inline_double_counts_single
+        for kind, n in ((0, n_play), (1, n_lead)):
+            if not n:
+                continue
+            c = adv.cd[kind, :n]
+            # (copies: a strategy's writes into its arrays change nothing here)
+            no_ = np.zeros(n, dtype=bool)
+            if kind == 0:
+                vals, masks, lead = adv.cvals[:n].copy(), adv.cmasks[:n].copy(), None
+            else:
+                vals = np.full((n, self.NP), -1, dtype=np.int64)
+                masks = np.zeros((n, self.NP), dtype=np.int64)
+                lead = c[:, kernel.CD_LEAD].copy()
+            legal = Legal(vals, masks, along, lead, no_, no_, no_)
+            legal._no_flags = True
+            pre = {
+                "voids": c[:, kernel.CD_VOIDS : kernel.CD_VOIDS + self.P],
+                "values": legal.values,
+            }
+            if not self.blind:  # (in blind the owner sees only the row tiles he looked at)
+                pre["hand"] = c[:, kernel.CD_HAND].view(U64)
+            adv.chosen[kind, :n] = self._ask_rows(c, legal, "play", pre)
 
     def _kernel_flag_round(self, n, cd, cvals, cmasks, chosen, along):
         """A round of placement decisions that may carry flags (blind's turn, §3.7; voluntary
@@ -983,7 +791,6 @@ class BatchEngine:
 
 
 _7F = U64(0x7F)
-_PACK_INT = [int(x) for x in tables.PACK]
 # record fields, in the order of _record_hands / _record_matches
 # fmt: off
 _HAND_KEYS = ("match_id", "hand_index", "leader", "end_reason", "fish_maker", "winner",
