@@ -88,7 +88,8 @@ class _Walker:
     def __init__(self, rules: Rules):
         self.rules = rules
         r = rules
-        self.kozel = KozelBook(r.sides) if trace_facts(r).kozel_book else None
+        self.facts = trace_facts(r)
+        self.kozel = KozelBook(r.sides) if self.facts.kozel_book else None
         n = r.players if r.match_end == "one_hand" else r.sides
         self.totals = [0] * n
 
@@ -101,7 +102,7 @@ class _Walker:
         r = self.rules
         self.rec = rec
         self.layout = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
-        self.blind = trace_facts(r).rows
+        self.blind = self.facts.rows
         self.rows: list[list[int]] = []
         self.ledger = [0] * r.players
         self.opened = [False] * r.players

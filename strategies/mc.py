@@ -455,6 +455,21 @@ def check_infer_params(name: str, s: dict) -> None:
             raise StrategyError(f"{name}: {k} must be a number from {lo} to {hi}, not {v!r}")
 
 
+def weighted_positions(obs, legal, key, s: dict):
+    """A decision's positions (:func:`positions`) and the times each deal counts, by the
+    sampling settings ``s`` of mc or pimc: with ``infer``, the deals :func:`infer_deals`
+    draws (blind: the plain sampler's); without, ``samples`` deals once each.
+    ``(None, None)`` where no deal fits."""
+    if s["infer"] and obs.row is None:
+        got = infer_deals(obs, key, s["samples"], s["pool"], float(s["temp"]), float(s["points"]))
+        if got is None:
+            return None, None
+        hands, stock, count = got
+        return positions(obs, legal, key, s["samples"], deals=(hands, stock)), count
+    plan = positions(obs, legal, key, s["samples"])
+    return plan, None if plan is None else np.ones(len(plan.hands), dtype=np.int64)
+
+
 @register
 class MonteCarlo(Strategy):
     """Determinized Monte Carlo: sample hidden hands, play each action out, best mean points."""
@@ -501,20 +516,9 @@ class MonteCarlo(Strategy):
         return self._weighted(obs, legal, key)[0]
 
     def _weighted(self, obs, legal, key):
-        """The playouts of one decision as arrays (:class:`Playouts`) and the times each
-        deal counts (with ``infer``: :func:`infer_deals`' draws; once each without), or
-        ``(None, None)`` without a deal."""
-        s = self.settings
-        if s["infer"] and obs.row is None:
-            got = infer_deals(
-                obs, key, s["samples"], s["pool"], float(s["temp"]), float(s["points"])
-            )
-            if got is None:
-                return None, None
-            hands, stock, count = got
-            return positions(obs, legal, key, s["samples"], deals=(hands, stock)), count
-        plan = positions(obs, legal, key, s["samples"])
-        return plan, None if plan is None else np.ones(len(plan.hands), dtype=np.int64)
+        """The playouts of one decision and the times each deal counts
+        (:func:`weighted_positions`)."""
+        return weighted_positions(obs, legal, key, self.settings)
 
     def _values(self, rules, plan):
         """The playout value of each row of ``plan`` (every decision's playouts together).

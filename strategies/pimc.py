@@ -56,8 +56,7 @@ from dominosim.strategies.mc import (
     MonteCarlo,
     Playouts,
     check_infer_params,
-    infer_deals,
-    positions,
+    weighted_positions,
 )
 from dominosim.strategy import Strategy, get, register
 
@@ -149,7 +148,7 @@ class Pimc(Strategy):
         order) on each sampled deal ``[deals, actions]``, which deals were solved and the
         times each deal counts; None where too few deals are solved or none fits (the
         decision goes to the fallback)."""
-        plan, count = self._plan(obs, legal, key)
+        plan, count = weighted_positions(obs, legal, key, self.settings)
         if plan is None:
             return None
         av = self._values(obs.rules, plan)
@@ -177,22 +176,6 @@ class Pimc(Strategy):
             return self._fallback(obs, legal, key)
         score, solved, count = scored
         return legal[combine(score, solved, self.settings["objective"], count)]
-
-    def _plan(self, obs, legal, key):
-        """The decision's positions (:func:`positions`) and the times each deal counts:
-        with ``infer``, the deals :func:`infer_deals` draws (blind: the plain sampler's);
-        without, ``samples`` deals once each. ``(None, None)`` where no deal fits."""
-        s = self.settings
-        if s["infer"] and obs.row is None:
-            got = infer_deals(
-                obs, key, s["samples"], s["pool"], float(s["temp"]), float(s["points"])
-            )
-            if got is None:
-                return None, None
-            hands, stock, count = got
-            return positions(obs, legal, key, s["samples"], deals=(hands, stock)), count
-        plan = positions(obs, legal, key, s["samples"])
-        return plan, None if plan is None else np.ones(len(plan.hands), dtype=np.int64)
 
     def values(self, obs, legal, key) -> list[float] | None:
         """Each action of ``legal``'s mean perfect-information value over the solved deals

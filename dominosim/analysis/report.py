@@ -483,21 +483,28 @@ def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
 def _bt_ratings(names: list, wins: np.ndarray) -> tuple[list[dict], bool]:
     """Bradley–Terry ratings of pairwise win counts, best first (Elo scale)."""
     bt = stats.bradley_terry(wins)
-    order = sorted(range(len(names)), key=lambda i: -bt["theta"][i])
-    ratings = [
+    fit = (bt["rating"], bt["rating_ci"], bt["theta"], bt["se"])
+    return _ranked(names, wins, fit), bt["regularized"]
+
+
+def _ranked(names: list, wins: np.ndarray, fit: tuple) -> list[dict]:
+    """The rating rows of ``names``, best (highest theta) first: ``fit`` is (rating, its
+    interval, theta, theta's standard error), one entry per name."""
+    rating, rating_ci, theta, theta_se = fit
+    order = sorted(range(len(names)), key=lambda i: -theta[i])
+    return [
         {
             "rank": r + 1,
             "strategy": names[i],
-            "rating": stats.finite(bt["rating"][i]),
-            "rating_ci": stats.interval(bt["rating_ci"][i]),
-            "theta": stats.finite(bt["theta"][i]),
-            "theta_se": stats.finite(bt["se"][i]),
+            "rating": stats.finite(rating[i]),
+            "rating_ci": stats.interval(rating_ci[i]),
+            "theta": stats.finite(theta[i]),
+            "theta_se": stats.finite(theta_se[i]),
             "wins": int(wins[i].sum()),
             "losses": int(wins[:, i].sum()),
         }
         for r, i in enumerate(order)
     ]
-    return ratings, bt["regularized"]
 
 
 def _points_ratings(names: list, paired: list, wins: np.ndarray) -> tuple[list[dict], bool]:
@@ -509,21 +516,8 @@ def _points_ratings(names: list, paired: list, wins: np.ndarray) -> tuple[list[d
         (index[p["a"]], index[p["b"]], p["points_diff"], _se(p["points_diff_ci"])) for p in paired
     ]
     fit = stats.paired_strengths(len(names), pairs)
-    order = sorted(range(len(names)), key=lambda i: -fit["strength"][i])
-    ratings = [
-        {
-            "rank": r + 1,
-            "strategy": names[i],
-            "rating": stats.finite(fit["strength"][i]),
-            "rating_ci": stats.interval(fit["ci"][i]),
-            "theta": stats.finite(fit["strength"][i]),
-            "theta_se": stats.finite(fit["se"][i]),
-            "wins": int(wins[i].sum()),
-            "losses": int(wins[:, i].sum()),
-        }
-        for r, i in enumerate(order)
-    ]
-    return ratings, False
+    strength = fit["strength"]
+    return _ranked(names, wins, (strength, fit["ci"], strength, fit["se"])), False
 
 
 def _se(ci) -> float:

@@ -246,29 +246,24 @@ class BatchObservation:
         return how, rec.tobytes()
 
     def answers(self, choose_one: Any, legal: Any, keys: np.ndarray) -> list:
-        """``choose_one`` asked at each decision of the batch, in order: the default
-        ``Strategy.choose`` (module function :func:`answers`)."""
-        return answers(choose_one, self, legal, keys)
-
-
-def answers(choose_one: Any, obs: BatchObservation, legal: Any, keys: np.ndarray) -> list:
-    """``choose_one(obs.row(i), legal.row_list(i), int(keys[i]))`` for each decision ``i``, in
-    order (the default ``Strategy.choose``). One loop makes each decision's Observation and
-    list, asks, and lets them go before the next (unless the strategy keeps them): no object
-    per decision outlives its question, so no garbage collection runs on their account."""
-    how, buf = obs._row_data
-    w = how.row_bytes
-    flat, starts = legal._flat()
-    ks = keys.tolist()
-    out = [None] * len(ks)
-    at = 0
-    for i, key in enumerate(ks):
-        o = _new(Observation)
-        _set_raw(o, buf[at : at + w])
-        _set_how(o, how)
-        at += w
-        out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
-    return out
+        """``choose_one(self.row(i), legal.row_list(i), int(keys[i]))`` for each decision
+        ``i``, in order (the default ``Strategy.choose``). One loop makes each decision's
+        Observation and list, asks, and lets them go before the next (unless the strategy
+        keeps them): no object per decision outlives its question, so no garbage collection
+        runs on their account."""
+        how, buf = self._row_data
+        w = how.row_bytes
+        flat, starts = legal._flat()
+        ks = keys.tolist()
+        out = [None] * len(ks)
+        at = 0
+        for i, key in enumerate(ks):
+            o = _new(Observation)
+            _set_raw(o, buf[at : at + w])
+            _set_how(o, how)
+            at += w
+            out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
+        return out
 
 
 # ---- one decision's Observation, read from its row on access ------------------------------
