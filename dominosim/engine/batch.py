@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from dominosim.base import debug
 from dominosim.base.errors import StrategyError
 from dominosim.engine import kernel, tables
 from dominosim.engine import positions as positions_
@@ -528,25 +529,30 @@ class BatchEngine:
         )
 
     def _call(self, strat, obs, legal: Legal, keys, check: bool = True):
-        name = self._name(strat)
         try:
             a = np.asarray(strat.choose(obs, legal, keys), dtype=np.int64)
-        except StrategyError:
-            raise
+        except StrategyError as err:
+            raise self._at(err, obs)  # noqa: B904 - (the same error, its decision added)
         except (Exception, SystemExit) as exc:  # SystemExit would kill a pool worker
-            text = _one_line(str(exc))
-            said = f": {text}" if text else ""
-            if isinstance(exc, MemoryError):  # (often raised with no message: say what it is)
-                said += " (out of memory)"
-            raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}{said}; fix the strategy"
-            ) from exc
+            err = debug.raised(self._name(strat), exc, debug.strategy_file(strat))
+            raise self._at(err, obs) from exc
         if a.shape != (len(legal),):
             raise self._illegal(strat, legal, 0, _one_line(repr(a.tolist())))
         if check and not legal.contains(a).all():
             i = int(np.flatnonzero(~legal.contains(a))[0])
             raise self._illegal(strat, legal, i, int(a[i]))
         return a
+
+    def _at(self, err: StrategyError, obs: BatchObservation) -> StrategyError:
+        """``err`` with the decision of ``obs`` it was raised at (docs/strategies.md,
+        "Debugging a strategy"): the one its ``choose_one`` was answering, or the last row a
+        batch strategy read (``BatchObservation.asked``)."""
+        if getattr(err, "traceback", None) is None:  # (a refusal of ours: no decision to show)
+            return err
+        i = obs.asked
+        at = (obs.match_id[i], obs.hand_index[i], obs.decision[i], obs.seat[i])
+        m, h, d, seat = (int(x) for x in at)
+        return debug.attach(err, debug.Decision(self.r, self.seed, m, h, d, seat, self.strategies))
 
     def _legal(self, g, seats, draw=None, pass_=None) -> Legal:
         """The placements of the seats' tiles on the open positions, plus draw / pass flags."""
