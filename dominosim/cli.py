@@ -373,10 +373,6 @@ def variants_cmd(variant: str | None) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-_DECISION_HELP = "Stop at decision D of the hand (its questions with a choice, from 0): show \
-the position, the legal actions and what the strategy answers (or raises) there."
-
-
 @main.command("trace")
 @functools.partial(rules_options, variant_required=False)
 @strategies_option
@@ -406,7 +402,9 @@ the position, the legal actions and what the strategy answers (or raises) there.
 @click.option(
     "--match", "whole_match", is_flag=True, help="Print every hand of the match and its result."
 )
-@click.option("--decision", type=int, metavar="D", help=_DECISION_HELP)
+@click.option(
+    "--decision", type=int, metavar="D", help="Stop at decision D of the hand (docs/trace.md)."
+)
 @option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
 @options("strategy_path", "debug")
 def trace_cmd(**kw: Any) -> None:
@@ -879,6 +877,8 @@ def check_strategy_cmd(
     for note in result.notes:
         click.echo(_one_line(note), err=True)
     for failure in result:
+        if ctx.meta.get("dominosim.debug") and failure.traceback:  # (--debug)
+            click.echo(failure.traceback.rstrip("\n"), err=True)
         click.echo(_one_line(str(failure)))
     names = ", ".join(result.strategies)
     if result:

@@ -182,3 +182,14 @@ def test_action_values_names_a_bad_legal_list_not_the_playout_policy():
             assert "doubles-first" not in msg and "pass choose_one's legal" in msg
     with pytest.raises(StrategyError, match="legal is not this decision's legal actions"):
         dominosim.action_values(obs, 5, "pimc:samples=8", legal=[actions.place(held, "L")])
+
+
+def test_check_strategy_names_the_line_and_debug_prints_the_frames(buggy):
+    args = ["check-strategy", buggy, "--variant", "fives", "--check", "legal", "--deals", "2"]
+    r = invoke(args)
+    assert r.exit_code == 1, r.output
+    assert f"choose_one raised KeyError: 'oops' at {buggy}:{LINE}; at seed 0" in r.stdout
+    assert "Traceback" not in r.stderr
+    r = invoke([*args, "--debug"])
+    assert r.exit_code == 1 and f'buggy.py", line {LINE}, in helper' in r.stderr, r.output
+    assert "dominosim/check.py" not in r.stderr
