@@ -701,6 +701,13 @@ CASES = [
         r"strategy 'boom2' raised ValueError: kaboom at .*bot\.py:\d+; " + FIX,
     ),
     Case(
+        "`trace --decision` past the hand's last decision",
+        ["trace", "--variant", "fives", "--decision", "999"],
+        2,
+        r"--decision 999: hand 0 of match 0 asked \d+ decision\(s\) \(a decision is a question "
+        r"with two or more legal actions\); use --decision 0\.\.\d+",
+    ),
+    Case(
         "`compare` with one strategy",
         lambda t: [
             "compare",
