@@ -193,3 +193,55 @@ def test_check_strategy_names_the_line_and_debug_prints_the_frames(buggy):
     r = invoke([*args, "--debug"])
     assert r.exit_code == 1 and f'buggy.py", line {LINE}, in helper' in r.stderr, r.output
     assert "dominosim/check.py" not in r.stderr
+
+
+BATCH = """import numpy as np
+
+from dominosim.strategy import Strategy, register
+
+
+@register
+class Rows(Strategy):
+    name = "rows"
+
+    def choose(self, obs, legal, keys):
+        out = []
+        for i in range(len(obs)):
+            out.append(self.choose_one(obs.row(i), legal.row_list(i), int(keys[i])))
+        return np.array(out)
+
+    def choose_one(self, obs, legal, key):
+        if obs.decision >= 3 and obs.seat == 1:
+            raise ValueError(f"decision {obs.decision}")
+        return legal[-1]
+"""
+
+
+def test_a_batch_strategy_is_named_at_the_row_it_read_last(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rows.py").write_text(BATCH, encoding="utf-8")
+    # fmt: off
+    r = invoke(["run", "--variant", "fives", "--strategies", "random,rows", "--games", "2",
+                "--seed", "2", "--no-rotate", "--strategy-path", "rows.py", "--debug"])
+    # fmt: on
+    assert _error(r).startswith("error: strategy 'rows' raised ValueError: decision ")
+    said = int(re.search(r"raised ValueError: decision (\d+) at rows\.py:18;", r.stderr).group(1))
+    at = re.search(r"hand \d+, decision (\d+), seat (\d+) \(strategy 'rows'\)", r.stderr)
+    assert at and (int(at.group(1)), at.group(2)) == (said, "1"), r.stderr
+
+
+def test_action_values_raised_in_a_run_names_the_strategy_and_its_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    body = BUGGY.replace("return helper(obs, legal)", "return av(obs, key, legal=legal * 2)")
+    body = "from dominosim import action_values as av\n" + body
+    (tmp_path / "twice.py").write_text(body.replace('"buggy"', '"twice"'), encoding="utf-8")
+    # fmt: off
+    r = invoke(["run", "--variant", "fives", "--strategies", "twice,random", "--games", "2",
+                "--strategy-path", "twice.py"])
+    # fmt: on
+    assert re.fullmatch(
+        r"error: strategy 'twice' raised StrategyError: action_values: legal holds \S+, not a "
+        r"legal action at this decision: it is there twice; pass choose_one's legal at "
+        r"twice\.py:10; fix the strategy \(--debug shows the traceback\)",
+        _error(r),
+    ), r.stderr

@@ -98,7 +98,8 @@ def raised(name: str, exc: BaseException, file: str | None = None) -> StrategyEr
     """The error of strategy ``name`` raising ``exc`` (``file``: its class's file): one line
     naming where, its own traceback on ``traceback``."""
     text = " ".join(str(exc).split())
-    text = text if len(text) <= 200 else text[:197] + "..."
+    if len(text) > 200 and not isinstance(exc, StrategyError):  # (ours are one line already)
+        text = text[:197] + "..."
     said = f": {text}" if text else ""
     if isinstance(exc, MemoryError):  # (often raised with no message: say what it is)
         said += " (out of memory)"

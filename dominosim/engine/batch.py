@@ -532,6 +532,11 @@ class BatchEngine:
         try:
             a = np.asarray(strat.choose(obs, legal, keys), dtype=np.int64)
         except StrategyError as err:
+            if getattr(err, "traceback", None) is None and debug.frames(err):
+                # (raised in the strategy's own code: action_values, a closed batch Observation)
+                raise self._at(
+                    debug.raised(self._name(strat), err, debug.strategy_file(strat)), obs
+                ) from err
             raise self._at(err, obs)  # noqa: B904 - (the same error, its decision added)
         except (Exception, SystemExit) as exc:  # SystemExit would kill a pool worker
             err = debug.raised(self._name(strat), exc, debug.strategy_file(strat))
