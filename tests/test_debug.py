@@ -245,3 +245,19 @@ def test_action_values_raised_in_a_run_names_the_strategy_and_its_line(tmp_path,
         r"twice\.py:10; fix the strategy \(--debug shows the traceback\)",
         _error(r),
     ), r.stderr
+
+
+def test_trace_run_stops_at_a_decision_of_a_recorded_hand(tmp_path):
+    import json
+
+    # fmt: off
+    r = invoke(["run", "--variant", "fives", "--strategies", "greedy,random", "--games", "2",
+                "--workers", "1", "--out", str(tmp_path), "--json"])
+    # fmt: on
+    assert r.exit_code == 0, r.output
+    run_dir = json.loads(r.stdout)["run_dir"]
+    r = invoke(["trace", "--run", run_dir, "--hand", "0:1:0:0", "--decision", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert lines[0]["strategies"] == ["random", "greedy"] and lines[-1]["type"] == "decision"
+    assert lines[-1]["decision"] == 1 and lines[-1]["action"] in lines[-1]["legal"]

@@ -554,9 +554,12 @@ class BatchEngine:
         batch strategy read (``BatchObservation.asked``)."""
         if getattr(err, "traceback", None) is None:  # (a refusal of ours: no decision to show)
             return err
-        i = obs.asked
-        at = (obs.match_id[i], obs.hand_index[i], obs.decision[i], obs.seat[i])
-        m, h, d, seat = (int(x) for x in at)
+        try:
+            i = obs.asked
+            at = (obs.match_id[i], obs.hand_index[i], obs.decision[i], obs.seat[i])
+            m, h, d, seat = (int(x) for x in at)
+        except Exception:  # noqa: BLE001 - never hide the strategy's error behind ours
+            return err
         return debug.attach(err, debug.Decision(self.r, self.seed, m, h, d, seat, self.strategies))
 
     def _legal(self, g, seats, draw=None, pass_=None) -> Legal:
