@@ -215,6 +215,7 @@ class BatchEngine:
             self.queue = np.asarray(list(match_ids), dtype=np.int64)
         self._qmatch = None  # from_positions: the match id of each queue position
         self._first = None  # from_positions: a first action per slot (-1 none)
+        self._dealt = _positions is False  # (its games are deals a trace plays again)
         self.next_q = 0
         self.unit = unit
         P = rules.players
@@ -552,8 +553,8 @@ class BatchEngine:
         """``err`` with the decision of ``obs`` it was raised at (docs/strategies.md,
         "Debugging a strategy"): the one its ``choose_one`` was answering, or the last row a
         batch strategy read (``BatchObservation.asked``)."""
-        if getattr(err, "traceback", None) is None:  # (a refusal of ours: no decision to show)
-            return err
+        if getattr(err, "traceback", None) is None or not self._dealt:  # (a refusal of ours,
+            return err  # or a position built by hand: no decision a trace plays again)
         try:
             i = obs.asked
             at = (obs.match_id[i], obs.hand_index[i], obs.decision[i], obs.seat[i])
