@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from dominosim import strategy
+from dominosim.base import debug
 from dominosim.base.errors import ConfigError, StrategyError, did_you_mean
 from dominosim.base.signals import FAULTS, is_interruption
 from dominosim.game.observe import Observation
@@ -108,18 +109,26 @@ class _Recorder:
         if (check, where) not in self.found:
             self.found.add((check, where))
             pos = show_position(obs, legal, self.seed) if obs is not None else ""
-            self.failures.append(Failure(check, self.label, where, message, pos))
+            tb = getattr(message, "traceback", "")  # (a strategy that raised: _raised)
+            self.failures.append(Failure(check, self.label, where, message, pos, tb))
         if stop:
             raise _Found
 
 
+class _Said(str):
+    """A failure's message, with the strategy's own traceback (``--debug``)."""
+
+    traceback = ""
+
+
 def _raised(where: str, exc: BaseException) -> str:
     msg = " ".join(str(exc).split())
-    return (
-        f"{where} raised {type(exc).__name__}: {msg}"
-        if msg
-        else f"{where} raised {type(exc).__name__}"
+    at = debug.where(exc)
+    said = _Said(
+        f"{where} raised {type(exc).__name__}{': ' + msg if msg else ''}{' at ' + at if at else ''}"
     )
+    said.traceback = debug.traceback_text(exc)
+    return said
 
 
 class _Watch(strategy.Strategy):

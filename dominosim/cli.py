@@ -21,7 +21,7 @@ import click
 from click.core import ParameterSource
 
 from dominosim import config
-from dominosim.base import signals
+from dominosim.base import debug, signals
 from dominosim.base.errors import ConfigError, DominosimError, OutputError
 from dominosim.base.version import __version__ as _pkg_version
 from dominosim.game import variants
@@ -71,6 +71,8 @@ class DominosimGroup(click.Group):
         try:
             return super().invoke(ctx)
         except DominosimError as e:
+            if ctx.meta.get("dominosim.debug") and debug.details(e):  # (--debug)
+                click.echo(debug.details(e), err=True)
             click.echo(f"error: {_one_line(e.message)}", err=True)
             ctx.exit(e.exit_code)
         except KeyboardInterrupt:
@@ -225,6 +227,11 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         help="Rank by hand wins, paired points per hand or match wins (default: what "
              "decides the game: matches with --unit match, else points in a race to a "
              "target, hands where a hand is the whole game).")),
+    "debug": (("--debug",), dict(
+        is_flag=True, expose_value=False,
+        callback=lambda ctx, _p, v: ctx.meta.update({"dominosim.debug": True} if v else {}),
+        help="On a strategy's error, print its own traceback and the decision it failed "
+             "at, with the 'dominosim trace' command that replays it.")),
     "strategy_timeout": (("--strategy-timeout", "strategy_timeout"), dict(
         default=None, metavar="SECONDS",
         help="End the run when a strategy takes longer for one decision batch (default: no "
@@ -236,7 +243,7 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 #: other option given (:func:`_refuse_with_resume`). The experiment's are the fields marked
 #: ``session`` in dominosim.config.FIELDS.
 SESSION_OPTIONS = frozenset(
-    {"executor", "scheduler", "resume", "as_json", "strategy_timeout"}
+    {"executor", "scheduler", "resume", "as_json", "strategy_timeout", "debug"}
     | {f.keyword for f in config.FIELDS if f.session}
 )
 
@@ -249,6 +256,7 @@ RUN_OPTIONS = (
     "json",
     "strategy_path",
     "strategy_timeout",
+    "debug",
 )
 
 
@@ -394,8 +402,11 @@ def variants_cmd(variant: str | None) -> None:
 @click.option(
     "--match", "whole_match", is_flag=True, help="Print every hand of the match and its result."
 )
+@click.option(
+    "--decision", type=int, metavar="D", help="Stop at decision D of the hand (docs/trace.md)."
+)
 @option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
-@option("strategy_path")
+@options("strategy_path", "debug")
 def trace_cmd(**kw: Any) -> None:
     """Play one hand (or with --match one match) move by move and print it.
 
@@ -409,10 +420,11 @@ def trace_cmd(**kw: Any) -> None:
     if kw["run_dir"] is not None:
         if hand is None:
             raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
-        records = trace.trace_from_run(kw["run_dir"], hand, whole_match=whole_match)
+        records = trace.trace_from_run(kw["run_dir"], hand, whole_match, kw["decision"])
     else:
         records = _trace_played(kw)
     click.echo(trace.to_jsonl(records) if kw["as_json"] else trace.render_text(records), nl=False)
+    trace.raise_failed(records)  # (--decision: the strategy raised there)
 
 
 def _trace_played(kw: dict[str, Any]) -> list[dict]:
@@ -427,18 +439,12 @@ def _trace_played(kw: dict[str, Any]) -> list[dict]:
     if not 0 <= seed < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
 
+    request = {k: kw[k] for k in ("players", "seed", "match_id", "whole_match", "decision")}
+    request.update(strategies=kw["strategies"], sets=kw["sets"], strategy_path=strategy_path)
+    request["hand"] = None if hand is None else int(hand)
+
     def play(progress=None):
-        return trace.trace_from_cli(
-            variant,
-            players=kw["players"],
-            seed=seed,
-            match_id=kw["match_id"],
-            hand=None if hand is None else int(hand),
-            whole_match=kw["whole_match"],
-            strategies=kw["strategies"],
-            sets=kw["sets"],
-            strategy_path=strategy_path,
-        )
+        return trace.trace_from_cli(variant, **request)
 
     with _stdout_aside():
         if not strategy_path:
@@ -505,8 +511,6 @@ def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
 def _int_flag(value, flag: str):
     if value is None:
         return None
-    from dominosim.base.errors import ConfigError
-
     try:
         n = int(value)
     except ValueError:
@@ -836,6 +840,7 @@ def _load_died(how: str, last: str | None) -> str:
     help="Fail when a strategy takes longer for one decision, its start or its file's "
     "loading (default: no limit).",
 )
+@option("debug")
 @click.pass_context
 def check_strategy_cmd(
     ctx: click.Context,
@@ -872,6 +877,8 @@ def check_strategy_cmd(
     for note in result.notes:
         click.echo(_one_line(note), err=True)
     for failure in result:
+        if ctx.meta.get("dominosim.debug") and failure.traceback:  # (--debug)
+            click.echo(failure.traceback.rstrip("\n"), err=True)
         click.echo(_one_line(str(failure)))
     names = ", ".join(result.strategies)
     if result:

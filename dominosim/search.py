@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from dominosim.base.errors import ConfigError, StrategyError
-from dominosim.game import actions
+from dominosim.game import actions, tiles
 from dominosim.game.observe import Observation
 from dominosim.strategy.spec import parse_strategy
 
@@ -90,6 +90,7 @@ def action_values(
             f"action_values: key must be the decision's key (an integer), not {key!r}"
         )
     legal = _legal(legal)
+    _check_legal(obs, legal)
     if name == "solver":
         values = _solver_values(obs, legal, deal, opts)
     else:
@@ -145,6 +146,29 @@ def _legal(legal: object) -> list[int]:
     return [int(a) for a in items]
 
 
+def _check_legal(obs: Observation, legal: list[int]) -> None:
+    """The caller's ``legal`` refused where it cannot be this decision's legal actions: an
+    action twice, a tile the seat does not hold, a position that is not open or that the tile
+    does not fit (never an error of the playouts' strategies: issue 46)."""
+    ends = dict(obs.positions) or {"L": None}  # (an empty table: the lead, on L)
+    blind = obs.rules.draw_mode == "blind"  # (a tile decided face down is not in obs.hand)
+    for i, a in enumerate(legal):
+        why = "it is there twice" if a in legal[:i] else None
+        if why is None and actions.is_placement(a):
+            t, pos, v = actions.tile_of(a), actions.pos_of(a), ends.get(actions.pos_of(a), -1)
+            if not blind and t not in obs.hand:
+                why = f"seat {obs.seat} does not hold {tiles.name(t)} (obs.hand)"
+            elif v == -1:
+                why = f"position {pos} is not open (obs.positions: {sorted(ends)})"
+            elif v is not None and not tiles.fits(t, v):
+                why = f"{tiles.name(t)} does not fit position {pos}, which shows {v}"
+        if why is not None:
+            raise StrategyError(
+                f"action_values: legal holds {actions.describe(a)}, not a legal action at this "
+                f"decision: {why}; pass choose_one's legal"
+            )
+
+
 def _strategy_values(name, opts, obs, legal, key) -> list[float]:
     """``mc``'s or ``pimc``'s values: the strategy built with ``opts`` (its own checks)."""
     from dominosim.strategy import get
@@ -155,7 +179,15 @@ def _strategy_values(name, opts, obs, legal, key) -> list[float]:
             "action_values gives the mean solved values: drop objective"
         )
     strategy = get(name, **opts)
-    values = strategy.values(obs, legal, key)
+    try:
+        values = strategy.values(obs, legal, key)
+    except RuntimeError as e:  # (pimc's solver lists the decision's own legal actions)
+        if "legal actions differ" not in str(e):
+            raise
+        raise StrategyError(
+            "action_values: legal is not this decision's legal actions (some are missing: "
+            "the solver finds others); pass choose_one's legal"
+        ) from None
     if values is None:
         raise NoDealError(
             f"action_values: {name} found no hidden deal that fits the Observation (its "

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from dominosim import strategy
-from dominosim.base.errors import ConfigError
-from dominosim.game import tiles
+from dominosim.base.errors import ConfigError, StrategyError
+from dominosim.game import actions, tiles
 from dominosim.game.layout import Layout
 from dominosim.game.reference import KozelBook, MatchRecord, play_match
 from dominosim.game.rules import Rules
@@ -321,6 +321,81 @@ def make_trace(
     return trace_records(rules, m, seed=seed, strategies=labels, hand=hand)
 
 
+class _Reached(BaseException):
+    """``--decision``: the decision is reached (a BaseException: no strategy's handler and
+    no engine's catches it on its way out of the match)."""
+
+    def __init__(self, hand: Any, seat: int, obs: Any, legal: list[int]) -> None:
+        super().__init__()
+        self.hand, self.seat, self.obs, self.legal = hand, seat, obs, legal
+
+
+def trace_to_decision(rules: Rules, at: tuple[int, int, int, int], strategies, labels) -> list:
+    """The trace of hand ``k`` of match ``match_id`` up to its decision ``d`` (``at``: the
+    seed, the match id, ``k`` and ``d``; the questions of the hand with two or more legal
+    actions, counted from 0), then a ``decision`` record: the seat's position, its legal
+    actions and what its strategy answers there (or raised: docs/trace.md)."""
+    seed, match_id, k, d = at
+    asked: list[int] = []
+
+    def watch(hand, seat: int, obs, legal: list[int]) -> None:
+        if obs.hand_index == k:
+            asked.append(obs.decision)
+            if obs.decision == d:
+                raise _Reached(hand, seat, obs, legal)
+
+    done: list = []
+    try:
+        m = play_match(rules, seed, match_id, strategies, on_hand=done.append, watch=watch)
+    except _Reached as stop:
+        m = MatchRecord(match_id, hands=[*done, stop.hand.record])
+        out = trace_records(rules, m, seed=seed, strategies=labels, hand=k)
+        return [*out, _decision(stop)]
+    if k >= m.length:
+        raise ConfigError(f"--hand {k}: match {match_id} ended after {m.length} hand(s)")
+    raise ConfigError(
+        f"--decision {d}: hand {k} of match {match_id} asked {len(asked)} decision(s) (a "
+        f"decision is a question with two or more legal actions); use --decision 0.."
+        f"{len(asked) - 1}"
+        if asked
+        else f"--decision {d}: hand {k} of match {match_id} asked no decision (every move "
+        "was forced); trace it without --decision"
+    )
+
+
+def _decision(stop: _Reached) -> dict:
+    """The ``decision`` record: the position, then the strategy asked as the engine asks it."""
+    obs, hand = stop.obs, stop.hand
+    rec = {
+        "type": "decision",
+        "hand": obs.hand_index,
+        "decision": obs.decision,
+        "seat": stop.seat,
+        "phase": obs.phase,
+        "tiles": [_tile(t) for t in obs.hand],
+        "legal": [actions.describe(a) for a in stop.legal],
+        "action": None,
+        "error": None,
+        "traceback": None,
+    }
+    hand.watch = None
+    try:
+        rec["action"] = actions.describe(hand.ask(stop.seat, list(stop.legal), obs.phase))
+    except StrategyError as e:
+        rec.update(error=e.message, traceback=getattr(e, "traceback", None))
+    return rec
+
+
+def raise_failed(records: Sequence[dict]) -> None:
+    """The strategy's error where a ``decision`` record says it raised (after the trace up
+    to it is printed): its line, and its own traceback for ``--debug``."""
+    last = records[-1] if records else {}
+    if last.get("type") == "decision" and last["error"]:
+        err = StrategyError(last["error"])
+        err.traceback = last["traceback"]
+        raise err
+
+
 @dataclass(frozen=True)
 class TraceRequest:
     """The command line's settings of ``dominosim trace`` (docs/trace.md)."""
@@ -333,6 +408,7 @@ class TraceRequest:
     strategies: str | None = None
     sets: Sequence[str] = ()
     strategy_path: Sequence[str] = ()
+    decision: int | None = None
 
 
 def trace_from_cli(variant: str, **request: Any) -> list[dict]:
@@ -343,8 +419,11 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
     r = TraceRequest(**request)
     players, seed, match_id, hand = r.players, r.seed, r.match_id, r.hand
     whole_match, sets, strategy_path = r.whole_match, r.sets, r.strategy_path
-    if whole_match and hand is not None:
-        raise ConfigError("--hand and --match exclude each other; --match prints every hand")
+    if whole_match and (hand is not None or r.decision is not None):
+        what = "--hand" if hand is not None else "--decision"
+        raise ConfigError(f"{what} and --match exclude each other; --match prints every hand")
+    if r.decision is not None and r.decision < 0:
+        raise ConfigError(f"--decision must be >= 0, not {r.decision}")
     if not 0 <= match_id < 2**64:  # (never reduced mod 2**64: two ids would give one match)
         raise ConfigError(f"--match-id must be an integer from 0 to 2**64-1, not {match_id}")
     if hand is not None and hand < 0:
@@ -365,12 +444,16 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
     seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
     labels = [s.label for s in exp.seats]
     k = None if whole_match else (hand or 0)
+    if r.decision is not None:
+        return trace_to_decision(rules, (exp.seed, match_id, k, r.decision), seats, labels)
     return make_trace(
         rules, seed=exp.seed, match_id=match_id, hand=k, strategies=seats, labels=labels
     )
 
 
-def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False) -> list[dict]:
+def trace_from_run(
+    run_dir: str | Path, hand_id: str, whole_match: bool = False, decision: int | None = None
+) -> list[dict]:
     """Replay a hand recorded by ``dominosim run`` from its coordinates.
 
     ``hand_id`` is ``GROUP:ROTATION:MATCH:HAND`` (the record columns ``group``, ``rotation``,
@@ -412,6 +495,10 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
     labels = list(seating(plan.seats_of(group), rotation))
     specs = [config.parse_strategy(label) for label in labels]
     seats = _run_strategies(rd, m, plan, specs)
+    if decision is not None and not whole_match:
+        return trace_to_decision(
+            plan.rules[group], (plan.seed, match_id, k, decision), seats, labels
+        )
     return make_trace(
         plan.rules[group],
         seed=plan.seed,
@@ -707,6 +794,17 @@ class _TextTrace:
             return "none"
         team = "team " if self.head["partnership"] else ""
         return f"{team}{(self.seats if self.per_seat_totals else self.sides)[o['winner']]}"
+
+    def _decision(self, o: dict) -> None:
+        seat = o["seat"]
+        self.w("")
+        self.w(
+            f">>> decision {o['decision']} of hand {o['hand']}: {self.seats[seat]} (seat {seat}, "
+            f"strategy {self.head['strategies'][seat]}) to choose ({o['phase']})"
+        )
+        self.w(f"    its tiles: {_tiles_text(o['tiles'])}")
+        self.w(f"    legal: {', '.join(o['legal'])}")
+        self.w(f"    error: {o['error']}" if o["error"] else f"    it chose {o['action']}")
 
     def _match_end(self, o: dict) -> None:
         self.w("")

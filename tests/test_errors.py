@@ -40,6 +40,7 @@ from runs import refingerprint, stop_after
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "errors.md"
 STATUS = ("seed: ", "run folder: ", "games: ")
+FIX = r"fix the strategy \(--debug shows the traceback\)"
 RUN = [
     "run",
     "--variant",
@@ -650,7 +651,7 @@ CASES = [
             bot(t, "boom", "raise ValueError('kaboom')"),
         ],
         4,
-        r"strategy 'boom' raised ValueError: kaboom; fix the strategy",
+        r"strategy 'boom' raised ValueError: kaboom at .*bot\.py:\d+; " + FIX,
     ),
     Case(
         "strategy that calls `sys.exit`",
@@ -666,7 +667,7 @@ CASES = [
             bot(t, "quitter", "sys.exit(3)"),
         ],
         4,
-        r"strategy 'quitter' raised SystemExit: 3; fix the strategy",
+        r"strategy 'quitter' raised SystemExit: 3 at .*bot\.py:\d+; " + FIX,
     ),
     Case(
         "strategy that returns an illegal action",
@@ -697,7 +698,14 @@ CASES = [
             bot(t, "boom2", "raise ValueError('kaboom')"),
         ],
         4,
-        r"strategy 'boom2' raised ValueError: kaboom; fix the strategy",
+        r"strategy 'boom2' raised ValueError: kaboom at .*bot\.py:\d+; " + FIX,
+    ),
+    Case(
+        "`trace --decision` past the hand's last decision",
+        ["trace", "--variant", "fives", "--decision", "999"],
+        2,
+        r"--decision 999: hand 0 of match 0 asked \d+ decision\(s\) \(a decision is a question "
+        r"with two or more legal actions\); use --decision 0\.\.\d+",
     ),
     Case(
         "`compare` with one strategy",
@@ -1118,13 +1126,13 @@ CASES = [
         "strategy that raises its own BaseException",
         lambda t: run_with(t, "odd", "raise type('Odd', (BaseException,), {})('odd one')"),
         4,
-        r"strategy 'odd' raised Odd: odd one; fix the strategy",
+        r"strategy 'odd' raised Odd: odd one at .*bot\.py:\d+; " + FIX,
     ),
     Case(
         "strategy that raises MemoryError",
         lambda t: run_with(t, "hog", "raise MemoryError"),
         4,
-        r"strategy 'hog' raised MemoryError \(out of memory\); fix the strategy",
+        r"strategy 'hog' raised MemoryError \(out of memory\) at .*bot\.py:\d+; " + FIX,
     ),
     Case(
         "`check-strategy` of a strategy that ends its process",
@@ -1173,7 +1181,7 @@ CASES = [
         "strategy that raises KeyboardInterrupt or GeneratorExit",
         lambda t: run_with(t, "ctrl", "raise KeyboardInterrupt", "--workers", "2"),
         4,
-        r"strategy 'ctrl' raised KeyboardInterrupt; fix the strategy",
+        r"strategy 'ctrl' raised KeyboardInterrupt at .*bot\.py:\d+; " + FIX,
     ),
     Case(
         "a strategy that calls `os._exit` (one chunk, one worker)",
@@ -1681,8 +1689,17 @@ def _subprocess(args, cwd, timeout=60):
 @pytest.mark.parametrize(
     ("name", "body", "pattern"),
     [
-        ("boom", "raise ValueError('kaboom')", r"strategy 'boom' raised ValueError: kaboom; .*"),
-        ("quitter", "sys.exit(3)", r"strategy 'quitter' raised SystemExit: 3; .*"),
+        (
+            "boom",
+            "raise ValueError('kaboom')",
+            r"strategy 'boom' raised ValueError: kaboom at "
+            r"boom/bot\.py:13; .*",
+        ),
+        (
+            "quitter",
+            "sys.exit(3)",
+            r"strategy 'quitter' raised SystemExit: 3 at quitter/bot\.py:13; .*",
+        ),
         ("cheat", "return 99999", r"strategy 'cheat' returned an illegal action 99999; .*"),
     ],
 )

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
+from dominosim.base import debug
 from dominosim.cli import main
 from dominosim.storage import store
 
@@ -573,7 +574,10 @@ def test_keyboard_interrupt_or_generator_exit_in_a_strategy_is_its_error(
                 "--strategy-path", str(f)])
     # fmt: on
     assert r.exit_code == 4, r.output
-    assert r.stderr.splitlines()[-1] == f"error: strategy 'ctrlc' raised {exc}; fix the strategy"
+    assert r.stderr.splitlines()[-1] == (
+        f"error: strategy 'ctrlc' raised {exc} at {debug.shown_path(str(f))}:13; fix the "
+        "strategy (--debug shows the traceback)"
+    )
 
 
 @pytest.mark.parametrize("value", ["1e10", "1e-7", "-1", "nan", "inf", "soon"])

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from dominosim.base import debug
 from dominosim.base.errors import StrategyError
 from dominosim.engine import kernel, tables
 from dominosim.engine import positions as positions_
@@ -214,6 +215,7 @@ class BatchEngine:
             self.queue = np.asarray(list(match_ids), dtype=np.int64)
         self._qmatch = None  # from_positions: the match id of each queue position
         self._first = None  # from_positions: a first action per slot (-1 none)
+        self._dealt = _positions is False  # (its games are deals a trace plays again)
         self.next_q = 0
         self.unit = unit
         P = rules.players
@@ -528,25 +530,38 @@ class BatchEngine:
         )
 
     def _call(self, strat, obs, legal: Legal, keys, check: bool = True):
-        name = self._name(strat)
         try:
             a = np.asarray(strat.choose(obs, legal, keys), dtype=np.int64)
-        except StrategyError:
-            raise
+        except StrategyError as err:
+            if getattr(err, "traceback", None) is None and debug.frames(err):
+                # (raised in the strategy's own code: action_values, a closed batch Observation)
+                raise self._at(
+                    debug.raised(self._name(strat), err, debug.strategy_file(strat)), obs
+                ) from err
+            raise self._at(err, obs)  # noqa: B904 - (the same error, its decision added)
         except (Exception, SystemExit) as exc:  # SystemExit would kill a pool worker
-            text = _one_line(str(exc))
-            said = f": {text}" if text else ""
-            if isinstance(exc, MemoryError):  # (often raised with no message: say what it is)
-                said += " (out of memory)"
-            raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}{said}; fix the strategy"
-            ) from exc
+            err = debug.raised(self._name(strat), exc, debug.strategy_file(strat))
+            raise self._at(err, obs) from exc
         if a.shape != (len(legal),):
             raise self._illegal(strat, legal, 0, _one_line(repr(a.tolist())))
         if check and not legal.contains(a).all():
             i = int(np.flatnonzero(~legal.contains(a))[0])
             raise self._illegal(strat, legal, i, int(a[i]))
         return a
+
+    def _at(self, err: StrategyError, obs: BatchObservation) -> StrategyError:
+        """``err`` with the decision of ``obs`` it was raised at (docs/strategies.md,
+        "Debugging a strategy"): the one its ``choose_one`` was answering, or the last row a
+        batch strategy read (``BatchObservation.asked``)."""
+        if getattr(err, "traceback", None) is None or not self._dealt:  # (a refusal of ours,
+            return err  # or a position built by hand: no decision a trace plays again)
+        try:
+            i = obs.asked
+            at = (obs.match_id[i], obs.hand_index[i], obs.decision[i], obs.seat[i])
+            m, h, d, seat = (int(x) for x in at)
+        except Exception:  # noqa: BLE001 - never hide the strategy's error behind ours
+            return err
+        return debug.attach(err, debug.Decision(self.r, self.seed, m, h, d, seat, self.strategies))
 
     def _legal(self, g, seats, draw=None, pass_=None) -> Legal:
         """The placements of the seats' tiles on the open positions, plus draw / pass flags."""

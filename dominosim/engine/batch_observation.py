@@ -197,6 +197,7 @@ class BatchObservation:
         copy of its row of numbers: it holds nothing of the batch)."""
         how, buf = self._row_data
         w = how.row_bytes
+        self.__dict__["_read"] = i
         return _lazy(how, buf[i * w : (i + 1) * w])
 
     def rows(self) -> list[Observation]:
@@ -256,14 +257,24 @@ class BatchObservation:
         flat, starts = legal._flat()
         ks = keys.tolist()
         out = [None] * len(ks)
-        at = 0
-        for i, key in enumerate(ks):
-            o = _new(Observation)
-            _set_raw(o, buf[at : at + w])
-            _set_how(o, how)
-            at += w
-            out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
+        at = i = 0
+        try:
+            for i, key in enumerate(ks):
+                o = _new(Observation)
+                _set_raw(o, buf[at : at + w])
+                _set_how(o, how)
+                at += w
+                out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
+        except BaseException:
+            self.__dict__["_failed"] = i  # (the decision it failed at: --debug names it)
+            raise
         return out
+
+    @property
+    def asked(self) -> int:
+        """The decision a strategy's ``choose`` was at when it raised: the one ``answers``
+        was asking, else the last :meth:`row` it read (else the first)."""
+        return self.__dict__.get("_failed", self.__dict__.get("_read", 0))
 
 
 # ---- one decision's Observation, read from its row on access ------------------------------

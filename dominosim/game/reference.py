@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dominosim.base import debug
 from dominosim.base.errors import StrategyError
 from dominosim.base.signals import FAULTS, is_interruption
 from dominosim.game import actions, seeding, tiles
@@ -143,6 +144,7 @@ class HandSetting:
     seed: int = 0
     strategies: Sequence[object] | None = None
     kozel: KozelBook | None = None
+    watch: Callable | None = None  # called with (hand, seat, obs, legal) before each question
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,7 @@ class Hand:
         self.seed = s.seed
         self.strategies = s.strategies
         self.kozel = s.kozel
+        self.watch = s.watch
         match_id, hand_index = s.match_id, s.hand_index
         spinners = rules.layout == "spinner"
         self.spinners = spinners
@@ -344,6 +347,8 @@ class Hand:
             self.seed, self.record.match_id, self.record.hand_index, self.decision, seat
         )
         obs = self.observe(seat, phase)
+        if self.watch is not None:  # (trace --decision stops here: dominosim.trace)
+            self.watch(self, seat, obs, legal)
         self.decision += 1
         name = getattr(strat, "name", type(strat).__name__)
         try:
@@ -351,10 +356,10 @@ class Hand:
         except FAULTS as exc:  # a user strategy failing is a user error
             if is_interruption(exc):
                 raise
-            msg = " ".join(str(exc).split())
-            raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}{': ' + msg if msg else ''}; "
-                "fix the strategy"
+            err = debug.raised(name, exc, debug.strategy_file(strat))
+            at = (self.record.match_id, self.record.hand_index, obs.decision, seat)
+            raise debug.attach(
+                err, debug.Decision(self.rules, self.seed, *at, self.strategies)
             ) from exc
         if isinstance(a, bool) or not hasattr(a, "__index__"):  # 3.0 or '3': not an action
             raise StrategyError(actions.action_type_message(name, a))
@@ -1096,10 +1101,12 @@ def play_match(
     *,
     unit: str = "match",
     on_hand: Callable[[Hand], None] | None = None,
+    watch: Callable | None = None,
 ) -> MatchRecord:
     """Play match ``match_id`` (or only its first hand with ``unit="hand"``).
 
-    ``strategies`` is one strategy per seat. ``on_hand(hand_record)`` is called after each hand.
+    ``strategies`` is one strategy per seat. ``on_hand(hand_record)`` is called after each hand,
+    ``watch(hand, seat, obs, legal)`` before each question to a strategy.
     """
     if len(strategies) != rules.players:
         raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
@@ -1111,7 +1118,7 @@ def play_match(
         if kozel is not None:
             scores = kozel.totals()
         hand = Hand.deal(
-            rules, seed, match_id, k, strategies=strategies, kozel=kozel, scores=scores
+            rules, seed, match_id, k, strategies=strategies, kozel=kozel, scores=scores, watch=watch
         )
         rec = hand.play(prev)
         if kozel is not None:

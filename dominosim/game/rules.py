@@ -119,6 +119,11 @@ class Rules:
         inner = ",".join(f"{k}={format_value(v)}" for k, v in self.options)
         return f"{self.variant}[{inner}]"
 
+    @property
+    def set_flags(self) -> tuple[str, ...]:
+        """The options away from defaults as ``--set`` writes them (``fives.reserve_k=2``)."""
+        return tuple(f"{self.variant}.{k}={format_value(v)}" for k, v in self.options)
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["options"] = {k: v for k, v in self.options}

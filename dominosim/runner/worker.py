@@ -21,7 +21,7 @@ from dominosim.analysis.aggregates import (
     per_match_wins,
     seating,
 )
-from dominosim.base import signals
+from dominosim.base import debug, signals
 from dominosim.base.errors import StrategyError
 from dominosim.game.rules import Rules
 from dominosim.runner.files import changed_strategy_file, load_run_files
@@ -129,11 +129,7 @@ class GuardedStrategy:
         except BaseException as exc:  # (its own BaseException subclass too: its error)
             if isinstance(exc, Exception | SystemExit) or signals.is_interruption(exc):
                 raise
-            text = " ".join(str(exc).split())
-            raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}{': ' + text if text else ''}; "
-                "fix the strategy"
-            ) from None
+            raise debug.raised(name, exc, debug.strategy_file(self.inner)) from None
         return strategy.check_actions(name, out, len(keys))
 
 

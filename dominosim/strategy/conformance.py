@@ -5,7 +5,7 @@ position are shown in them. The checks themselves are ``dominosim.check``."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dominosim.game import actions, tiles
 from dominosim.game.observe import Observation
@@ -45,6 +45,7 @@ class Failure:
     rules: str
     message: str
     position: str = ""
+    traceback: str = field(default="", compare=False, repr=False)  # (--debug: the strategy's)
 
     def __str__(self) -> str:
         at = f"; at {self.position}" if self.position else ""
