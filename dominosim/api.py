@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,6 +26,7 @@ from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError, did_you_mean
 from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml, rules_from_cli
 from dominosim.config import KEYWORDS as FIELDS_BY_KEYWORD
+from dominosim.game import seeding
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
@@ -39,7 +39,7 @@ def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment,
     exp = experiment_from_cli(config, settings=settings, **flags)
     if flags.get("seed") is not None or "seed" in settings:
         return exp, exp.seed, False
-    return exp, secrets.randbelow(2**31), True
+    return exp, seeding.draw_seed(), True
 
 
 def run(

@@ -37,6 +37,7 @@ import numpy as np
 from dominosim import strategy
 from dominosim.base.errors import ConfigError, StrategyError, did_you_mean
 from dominosim.base.signals import FAULTS, is_interruption
+from dominosim.game import seeding
 from dominosim.game.observe import Observation
 from dominosim.game.rules import Rules
 from dominosim.game.variants import VARIANTS, check_variant, make_rules, options_of
@@ -703,8 +704,7 @@ def check_strategy(target: str | Path, **options: object) -> Report:
     o = CheckOptions(**options)
     if isinstance(o.deals, bool) or not isinstance(o.deals, int) or o.deals < 1:
         raise ConfigError(f"deals must be an integer >= 1, not {o.deals!r}")
-    if isinstance(o.seed, bool) or not isinstance(o.seed, int):
-        raise ConfigError(f"seed must be an integer, not {o.seed!r}")
+    seeding.check_seed(o.seed, "check_strategy(): seed")
     _check_types(target, o)
     checks = tuple(o.checks)
     unknown = [c for c in checks if c not in CHECKS]

@@ -24,7 +24,7 @@ from dominosim import config
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, DominosimError, OutputError
 from dominosim.base.version import __version__ as _pkg_version
-from dominosim.game import variants
+from dominosim.game import seeding, variants
 
 F = TypeVar("F", bound=Callable[..., Any])
 COMMANDLINE = ParameterSource.COMMANDLINE
@@ -424,8 +424,7 @@ def _trace_played(kw: dict[str, Any]) -> list[dict]:
         raise ConfigError("trace needs --variant, e.g. --variant fives (list: dominosim variants)")
     if hand is not None and not str(hand).isdigit():
         raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
-    if not 0 <= seed < 2**64:
-        raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+    seeding.check_seed(seed, "--seed")
 
     def play(progress=None):
         return trace.trace_from_cli(
@@ -858,6 +857,7 @@ def check_strategy_cmd(
     """
     from dominosim import check
 
+    seeding.check_seed(seed, "--seed")  # (refused as run refuses it)
     kw = {"deals": deals} if deals is not None else {}
     with _stdout_aside():
         result = check.check_strategy(

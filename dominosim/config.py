@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from dominosim.base.errors import ConfigError, RulesError, StrategyError, did_you_mean
+from dominosim.game import seeding
 from dominosim.game.rules import Rules
 from dominosim.game.variants import (
     apply_sets,
@@ -90,8 +91,7 @@ class VariantSpec:
 
 
 def _seed_in_range(seed: int, where: str) -> None:
-    if not 0 <= seed < 2**64:  # (never reduced mod 2**64: two seeds would give one run)
-        raise ConfigError(f"{where} must be an integer from 0 to 2**64-1, not {seed}")
+    seeding.check_seed(seed, where)
 
 
 def _chunk_in_memory(size: int, where: str) -> None:

@@ -1101,6 +1101,7 @@ def play_match(
 
     ``strategies`` is one strategy per seat. ``on_hand(hand_record)`` is called after each hand.
     """
+    seed = seeding.check_seed(seed, "play_match(): seed")
     if len(strategies) != rules.players:
         raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
     mrec = MatchRecord(match_id)
