@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from dominosim import strategy
-from dominosim.base.errors import ConfigError, StrategyError, did_you_mean
-from dominosim.base.signals import FAULTS, is_interruption
+from dominosim.base.errors import ConfigError, DominosimError, StrategyError, did_you_mean
+from dominosim.base.signals import FAULTS, is_interruption, raised
 from dominosim.game import seeding
 from dominosim.game.observe import Observation
 from dominosim.game.rules import Rules
@@ -115,12 +115,7 @@ class _Recorder:
 
 
 def _raised(where: str, exc: BaseException) -> str:
-    msg = " ".join(str(exc).split())
-    return (
-        f"{where} raised {type(exc).__name__}: {msg}"
-        if msg
-        else f"{where} raised {type(exc).__name__}"
-    )
+    return f"{where} raised {raised(exc)}"
 
 
 class _Watch(strategy.Strategy):
@@ -781,7 +776,7 @@ def _in_child(progress, job: _Job) -> Report:
         report = Report(checks=job.checks, rule_sets=len(job.sets))
         for name, params in todo:
             progress(f"check {name}")
-            rec = _check_one(name, params, load, job)
+            rec = _named(name, _check_one, name, params, load, job)
             report += rec.failures
             report.strategies.append(rec.label)
             report.decisions += rec.decisions
@@ -795,6 +790,20 @@ def _in_child(progress, job: _Job) -> Report:
             "strategy or raise the limit"
         ) from None
     return report
+
+
+def _named(name: str, fn, *args):
+    """``fn(*args)``; a BaseException subclass of the strategy's own that the checks let
+    through (they catch what a strategy may raise, :data:`FAULTS`) names the strategy and
+    says what it is."""
+    from dominosim.runner.worker import StrategyTimeout
+
+    try:
+        return fn(*args)
+    except BaseException as e:
+        if isinstance(e, (*FAULTS, StrategyTimeout, DominosimError)) or is_interruption(e):
+            raise
+        raise StrategyError(f"strategy '{name}' raised {raised(e)}; fix the strategy") from None
 
 
 def _limited(what: str, limit: float, fn, *args):

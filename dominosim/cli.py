@@ -22,7 +22,7 @@ from click.core import ParameterSource
 
 from dominosim import config
 from dominosim.base import signals
-from dominosim.base.errors import ConfigError, DominosimError, OutputError
+from dominosim.base.errors import ConfigError, DominosimError, OutputError, printable
 from dominosim.base.version import __version__ as _pkg_version
 from dominosim.game import seeding, variants
 
@@ -48,7 +48,9 @@ def _print_version(ctx: click.Context, value: bool) -> None:
 
 
 def _one_line(message: str) -> str:
-    return " ".join(str(message).split())
+    """A message as one printed line: whitespace runs as one space, then what is not
+    printable escaped (base.errors.printable)."""
+    return printable(" ".join(str(message).split()))
 
 
 class DominosimGroup(click.Group):

@@ -129,10 +129,8 @@ class GuardedStrategy:
         except BaseException as exc:  # (its own BaseException subclass too: its error)
             if isinstance(exc, Exception | SystemExit) or signals.is_interruption(exc):
                 raise
-            text = " ".join(str(exc).split())
             raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}{': ' + text if text else ''}; "
-                "fix the strategy"
+                f"strategy '{name}' raised {signals.raised(exc)}; fix the strategy"
             ) from None
         return strategy.check_actions(name, out, len(keys))
 
@@ -513,8 +511,7 @@ def worker_main(conn, others=(), games=None, parent=None) -> None:
         except DominosimError as e:
             out = ("error", e)
         except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt in a strategy, ...
-            text = " ".join(str(e).split())
-            out = ("crash", f"{type(e).__name__}: {text}" if text else type(e).__name__)
+            out = ("crash", signals.raised(e))
         try:
             conn.send(out)
         except (OSError, ValueError):

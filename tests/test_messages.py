@@ -1,0 +1,80 @@
+"""Messages (issue 45 point 11): a strategy's own BaseException subclass is said to be one (not
+taken for a kill); a control character given in a flag is printed escaped, never raw."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+import dominosim
+from dominosim.base.errors import ConfigError, printable
+from dominosim.cli import main
+
+BOOM = """
+from dominosim.strategy import Strategy, register
+
+class Boom(BaseException):
+    pass
+
+@register
+class Booming(Strategy):
+    name = "{name}"
+
+    def choose_one(self, obs, legal, key):
+        raise Boom("bang")
+"""
+
+
+def invoke(args):
+    return CliRunner().invoke(main, args)
+
+
+@pytest.mark.parametrize("command", ["check-strategy", "run", "trace"])
+def test_a_base_exception_of_its_own_is_said_to_be_one(command, tmp_path):
+    name = f"boom-{command}"
+    path = tmp_path / "boom.py"
+    path.write_text(BOOM.format(name=name))
+    seats = ["--variant", "fives", "--strategies", f"{name},random", "--strategy-path", str(path)]
+    args = {
+        "check-strategy": ["check-strategy", str(path), "--variant", "fives", "--deals", "2"],
+        "run": ["run", *seats, "--games", "2", "--workers", "1", "--out", str(tmp_path)],
+        "trace": ["trace", *seats],
+    }[command]
+    r = invoke(args)
+    assert r.exit_code == 4, r.output
+    line = r.stderr.strip().splitlines()[-1]
+    assert "raised Boom (a BaseException, not an Exception): bang; fix the strategy" in line
+    assert "os._exit" not in line and "kill" not in line
+    if command != "trace":  # (trace's child names no strategy: one is playing)
+        assert f"strategy '{name}' raised" in line, line
+
+
+WEIRD = "ran\x1b[31mdom\x07,gr\u202eeedy"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--variant", "fives", "--games", "2", "--strategies", WEIRD],
+        ["compare", "--variant", "fives", "--games", "2", "--strategies", WEIRD],
+        ["trace", "--variant", "fives", "--strategies", WEIRD],
+        ["check-strategy", WEIRD],
+        ["run", "--variant", "fi\nves\x07", "--games", "2"],
+        ["run", "--variant", "fives", "--players", "\x1b"],
+    ],
+)
+def test_a_control_character_is_printed_escaped(args, tmp_path):
+    r = invoke([*args, "--out", str(tmp_path)] if args[0] in ("run", "compare") else args)
+    assert r.exit_code in (2, 3), r.output  # (a bad value; an unknown variant)
+    err = r.stderr
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert err[:-1].isprintable(), repr(err)
+    assert "\\x1b" in err or "\\x07" in err, err
+
+
+def test_an_api_error_is_escaped_too():
+    with pytest.raises(ConfigError) as e:
+        dominosim.run(variants="fives", strategies=WEIRD, games=2)
+    assert str(e.value).isprintable() and "ran\\x1b[31mdom\\x07" in str(e.value)
+    assert printable("a\nb\u202ec\x7f") == "a\\nb\\u202ec\\x7f"
+    assert printable("plain 'text' é") == "plain 'text' é"
