@@ -156,7 +156,11 @@ def _typed(name: str, key: str, value):
         if isinstance(value, bool) or not isinstance(value, int | str):
             raise ConfigError(f"dominosim.{name}(): {key} must be an integer, not {_shown(value)}")
     elif key in _BOOLS and not isinstance(value, bool):
-        raise ConfigError(f"dominosim.{name}(): {key} must be True or False, not {_shown(value)}")
+        spelled = FIELDS_BY_KEYWORD[key].flag_values if key in FIELDS_BY_KEYWORD else ()
+        if value in spelled and isinstance(value, str):  # (what the flag takes: 'all', 'none')
+            return value == spelled[0]
+        what = "True or False" + "".join(f" or '{v}'" for v in spelled)
+        raise ConfigError(f"dominosim.{name}(): {key} must be {what}, not {_shown(value)}")
     elif key == "share" and (isinstance(value, bool) or not isinstance(value, int | float | str)):
         raise ConfigError(f"dominosim.{name}(): share must be a number, not {_shown(value)}")
     elif key == "targets":
