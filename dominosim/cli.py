@@ -96,6 +96,9 @@ def entry() -> None:
     command, then the process's end, where a late Ctrl-C or SIGTERM only is noted (never a
     traceback, never a death by the signal: the status is the command's, 130 when it was
     interrupted)."""
+    from dominosim.runner import progress
+
+    progress.COMMAND_START.append(progress.process_start())
     signals.install()
     try:
         main(prog_name="dominosim")
@@ -851,9 +854,11 @@ def check_strategy_cmd(
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
     strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
 
-    Checks, in every variant and player count: only legal actions; batch answers (choose)
-    equal one-by-one answers (choose_one); the same answers for the same keys; the same games
-    in a spawned worker; the Observation, legal actions and keys left unchanged. Prints one line
+    Six checks, in every variant and player count: only legal actions (legal); batch answers
+    (choose) equal one-by-one answers (choose_one) (batch); the same answers for the same keys
+    (deterministic); the same games in a spawned worker (spawn); the Observation, legal actions
+    and keys left unchanged (inputs); the same answer where the hidden tiles are dealt again
+    (information). Prints one line
     per failure (the check, the rule set, a position that shows it) and exits 1 when any
     failed (docs/strategies.md, "Checking your strategy").
     """

@@ -181,7 +181,8 @@ FIELDS: tuple[Field, ...] = (
     # (None: one worker per CPU core)
     Field(key="workers", kind="int", lo=1, flag=("--workers",), metavar="N",
           keyword="workers", session=True,
-          help="Worker processes (default: all cores; 1 runs in-process)."),
+          help="Worker processes (default: all cores); with 1, built-in strategies alone play "
+               "in this process (a strategy file always plays in a worker)."),
     Field(key="out", kind="path", default="results", flag=("--out",), metavar="DIR",
           keyword="out", help="Results root folder (default results)."),
     Field(key="rotate", kind="bool", default=True, flag=("--rotate/--no-rotate",),

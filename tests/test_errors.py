@@ -1118,7 +1118,8 @@ CASES = [
         "strategy that raises its own BaseException",
         lambda t: run_with(t, "odd", "raise type('Odd', (BaseException,), {})('odd one')"),
         4,
-        r"strategy 'odd' raised Odd: odd one; fix the strategy",
+        r"strategy 'odd' raised Odd \(a BaseException, not an Exception\): odd one; fix the "
+        r"strategy",
     ),
     Case(
         "strategy that raises MemoryError",

@@ -78,3 +78,26 @@ def test_an_api_error_is_escaped_too():
     assert str(e.value).isprintable() and "ran\\x1b[31mdom\\x07" in str(e.value)
     assert printable("a\nb\u202ec\x7f") == "a\\nb\\u202ec\\x7f"
     assert printable("plain 'text' é") == "plain 'text' é"
+
+
+def test_the_summary_time_is_the_commands(tmp_path, monkeypatch):
+    """The summary line's time counts from the command's start (the program's process start,
+    loading included; an API call's start), the playing time beside it."""
+    import re
+    import time
+
+    from dominosim.runner import progress
+
+    assert 0 <= time.monotonic() - progress.process_start() < 24 * 3600  # (this process's age)
+    monkeypatch.setattr(progress, "COMMAND_START", [time.monotonic() - 30.0])
+    args = ["run", "--variant", "fives", "--games", "4", "--workers", "1", "--no-plots"]
+    r = invoke([*args, "--out", str(tmp_path)])
+    m = re.search(r"played 4 games \(4 hands\) in ([\d.]+) s \(([\d.]+) s playing, ", r.stderr)
+    assert m and float(m[1]) >= 30.0 > float(m[2]) + 25, r.stderr
+    monkeypatch.setattr(progress, "COMMAND_START", [])
+    lines = []
+    dominosim.run(
+        variants="fives", games=4, workers=1, plots=False, out=str(tmp_path), echo=lines.append
+    )
+    m = re.search(r"in ([\d.]+) s \(([\d.]+) s playing", lines[-1])
+    assert m and float(m[2]) <= float(m[1]) < 30.0, lines
