@@ -57,9 +57,8 @@ def run(
     Args:
         config: an experiment file (TOML), or None.
         resume: a run folder to finish instead of starting a new run.
-        executor: ``"local"`` (process pool; in-process with ``workers=1`` where every strategy
-            is a built-in), ``"dask"`` (needs ``scheduler="tcp://HOST:PORT"``) or
-            ``"dask-local"``.
+        executor: ``"local"`` (process pool; in-process with ``workers=1`` and built-ins only),
+            ``"dask"`` (needs ``scheduler="tcp://HOST:PORT"``) or ``"dask-local"``.
         scheduler: the Dask scheduler address.
         progress: show the progress bar.
         echo: a callable receiving status lines (default: stderr).
