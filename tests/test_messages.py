@@ -101,3 +101,23 @@ def test_the_summary_time_is_the_commands(tmp_path, monkeypatch):
     )
     m = re.search(r"in ([\d.]+) s \(([\d.]+) s playing", lines[-1])
     assert m and float(m[2]) <= float(m[1]) < 30.0, lines
+
+
+def test_check_strategy_help_names_every_check():
+    from dominosim.check import CHECKS
+
+    text = " ".join(invoke(["check-strategy", "--help"]).stdout.split())
+    assert f"{len(CHECKS)} checks" in text.lower().replace("six", "6"), text
+    assert all(f"({name})" in text for name in CHECKS), text
+
+
+def test_the_docs_name_layouts_as_rules_layout_does():
+    """``rules.layout`` is 'line', 'spinner' or 'single_end': the docs (but the copy of
+    RULES.md, which names its sections so) write those, not LINE or SPINNER."""
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    for name in ("strategies.md", "design.md", "trace.md", "example_batch_strategy.py"):
+        text = (docs / name).read_text(encoding="utf-8")
+        assert not re.search(r"\b(LINE|SPINNER|SINGLE_END)\b", text), name

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_trace import assert_valid, trace_json
 
 import dominosim
 from dominosim.api import prepare
@@ -78,6 +79,9 @@ def test_the_top_seed_end_to_end(tmp_path, monkeypatch):
     assert v.exit_code == 0 and "verified by replay: 3 of 3" in v.stdout, v.output
     t = invoke(["trace", "--variant", "fives", "--seed", str(TOP)])
     assert t.exit_code == 0 and f"seed {TOP}, match 0" in t.stdout, t.output
+    lines = trace_json("--variant", "fives", "--seed", str(TOP))
+    assert lines[0]["seed"] == TOP
+    assert_valid(lines)  # (docs/trace.schema.json: 0 to 2**64-1)
     # interrupted and resumed: the same run
     stop_after(monkeypatch, 1)
     cut = invoke([*args, "--out", str(tmp_path / "b")])
