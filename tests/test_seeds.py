@@ -19,6 +19,7 @@ from dominosim.base.errors import ConfigError
 from dominosim.check import check_strategy
 from dominosim.cli import main
 from dominosim.engine.batch import BatchEngine
+from dominosim.engine.solver import decision_accuracy, solve_deals
 from dominosim.game import seeding
 from dominosim.game.reference import play_match
 from dominosim.strategy import get
@@ -114,6 +115,8 @@ def test_a_bad_seed_is_one_config_error_in_every_api_function(seed):
         "play_match()": lambda: play_match(rules, seed, 0, two),
         "make_trace()": lambda: make_trace(rules, seed=seed),
         "BatchEngine()": lambda: BatchEngine(rules, seed, two, range(2)),
+        "solve_deals()": lambda: solve_deals(rules, seed, range(1)),
+        "decision_accuracy()": lambda: decision_accuracy(rules, seed, two, range(1), [0]),
         "check_strategy()": lambda: check_strategy("greedy", seed=seed, variants=["fives"]),
     }
     if seed is not None:  # (run's seed=None: drawn)
