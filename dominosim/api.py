@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,6 +26,7 @@ from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError, did_you_mean
 from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml, rules_from_cli
 from dominosim.config import KEYWORDS as FIELDS_BY_KEYWORD
+from dominosim.game import seeding
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
@@ -39,7 +39,7 @@ def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment,
     exp = experiment_from_cli(config, settings=settings, **flags)
     if flags.get("seed") is not None or "seed" in settings:
         return exp, exp.seed, False
-    return exp, secrets.randbelow(2**31), True
+    return exp, seeding.draw_seed(), True
 
 
 def run(
@@ -57,8 +57,8 @@ def run(
     Args:
         config: an experiment file (TOML), or None.
         resume: a run folder to finish instead of starting a new run.
-        executor: ``"local"`` (process pool; in-process with ``workers=1``), ``"dask"`` (needs
-            ``scheduler="tcp://HOST:PORT"``) or ``"dask-local"``.
+        executor: ``"local"`` (process pool; in-process with ``workers=1`` and built-ins only),
+            ``"dask"`` (needs ``scheduler="tcp://HOST:PORT"``) or ``"dask-local"``.
         scheduler: the Dask scheduler address.
         progress: show the progress bar.
         echo: a callable receiving status lines (default: stderr).
@@ -156,7 +156,11 @@ def _typed(name: str, key: str, value):
         if isinstance(value, bool) or not isinstance(value, int | str):
             raise ConfigError(f"dominosim.{name}(): {key} must be an integer, not {_shown(value)}")
     elif key in _BOOLS and not isinstance(value, bool):
-        raise ConfigError(f"dominosim.{name}(): {key} must be True or False, not {_shown(value)}")
+        spelled = FIELDS_BY_KEYWORD[key].flag_values if key in FIELDS_BY_KEYWORD else ()
+        if value in spelled and isinstance(value, str):  # (what the flag takes: 'all', 'none')
+            return value == spelled[0]
+        what = "True or False" + "".join(f" or '{v}'" for v in spelled)
+        raise ConfigError(f"dominosim.{name}(): {key} must be {what}, not {_shown(value)}")
     elif key == "share" and (isinstance(value, bool) or not isinstance(value, int | float | str)):
         raise ConfigError(f"dominosim.{name}(): share must be a number, not {_shown(value)}")
     elif key == "targets":

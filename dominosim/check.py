@@ -36,8 +36,9 @@ import numpy as np
 
 from dominosim import strategy
 from dominosim.base import debug
-from dominosim.base.errors import ConfigError, StrategyError, did_you_mean
-from dominosim.base.signals import FAULTS, is_interruption
+from dominosim.base.errors import ConfigError, DominosimError, StrategyError, did_you_mean
+from dominosim.base.signals import FAULTS, is_interruption, raised
+from dominosim.game import seeding
 from dominosim.game.observe import Observation
 from dominosim.game.rules import Rules
 from dominosim.game.variants import VARIANTS, check_variant, make_rules, options_of
@@ -122,11 +123,8 @@ class _Said(str):
 
 
 def _raised(where: str, exc: BaseException) -> str:
-    msg = " ".join(str(exc).split())
     at = debug.where(exc)
-    said = _Said(
-        f"{where} raised {type(exc).__name__}{': ' + msg if msg else ''}{' at ' + at if at else ''}"
-    )
+    said = _Said(f"{where} raised {raised(exc)}{' at ' + at if at else ''}")
     said.traceback = debug.traceback_text(exc)
     return said
 
@@ -712,8 +710,7 @@ def check_strategy(target: str | Path, **options: object) -> Report:
     o = CheckOptions(**options)
     if isinstance(o.deals, bool) or not isinstance(o.deals, int) or o.deals < 1:
         raise ConfigError(f"deals must be an integer >= 1, not {o.deals!r}")
-    if isinstance(o.seed, bool) or not isinstance(o.seed, int):
-        raise ConfigError(f"seed must be an integer, not {o.seed!r}")
+    seeding.check_seed(o.seed, "check_strategy(): seed")
     _check_types(target, o)
     checks = tuple(o.checks)
     unknown = [c for c in checks if c not in CHECKS]
@@ -790,7 +787,7 @@ def _in_child(progress, job: _Job) -> Report:
         report = Report(checks=job.checks, rule_sets=len(job.sets))
         for name, params in todo:
             progress(f"check {name}")
-            rec = _check_one(name, params, load, job)
+            rec = _named(name, _check_one, name, params, load, job)
             report += rec.failures
             report.strategies.append(rec.label)
             report.decisions += rec.decisions
@@ -804,6 +801,20 @@ def _in_child(progress, job: _Job) -> Report:
             "strategy or raise the limit"
         ) from None
     return report
+
+
+def _named(name: str, fn, *args):
+    """``fn(*args)``; a BaseException subclass of the strategy's own that the checks let
+    through (they catch what a strategy may raise, :data:`FAULTS`) names the strategy and
+    says what it is."""
+    from dominosim.runner.worker import StrategyTimeout
+
+    try:
+        return fn(*args)
+    except BaseException as e:
+        if isinstance(e, (*FAULTS, StrategyTimeout, DominosimError)) or is_interruption(e):
+            raise
+        raise StrategyError(f"strategy '{name}' raised {raised(e)}; fix the strategy") from None
 
 
 def _limited(what: str, limit: float, fn, *args):

@@ -10,85 +10,27 @@ handling of :class:`DominosimGroup` covers it automatically.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
 from dominosim import config
-from dominosim.base import debug, signals
-from dominosim.base.errors import ConfigError, DominosimError, OutputError
-from dominosim.base.version import __version__ as _pkg_version
-from dominosim.game import variants
+from dominosim.base import signals
+from dominosim.base.errors import ConfigError, OutputError
+from dominosim.game import seeding, variants
+from dominosim.shell import (
+    DominosimGroup,
+    one_line,
+    print_version,
+    stdout_aside,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 COMMANDLINE = ParameterSource.COMMANDLINE
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        return version("dominosim")
-    except PackageNotFoundError:
-        return _pkg_version
-
-
-def _print_version(ctx: click.Context, value: bool) -> None:
-    """``--version``: the version is looked up only when asked for (importlib.metadata costs
-    a few tens of milliseconds, and every command would pay them at start-up)."""
-    if value and not ctx.resilient_parsing:
-        click.echo(f"dominosim {_version()}", color=ctx.color)
-        ctx.exit()
-
-
-def _one_line(message: str) -> str:
-    return " ".join(str(message).split())
-
-
-class DominosimGroup(click.Group):
-    """A click group that turns user errors into one line on stderr and an exit code; Ctrl-C
-    and SIGTERM are an interruption (130) from the start of the command to its end
-    (dominosim.signals)."""
-
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        with signals.handled():
-            return super().main(*args, **kwargs)
-
-    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
-        try:
-            return super().make_context(*args, **kwargs)
-        except KeyboardInterrupt:  # (click would say "Aborted!" and exit 1)
-            click.echo("error: interrupted; finished work is kept", err=True)
-            raise click.exceptions.Exit(130) from None
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except DominosimError as e:
-            if ctx.meta.get("dominosim.debug") and debug.details(e):  # (--debug)
-                click.echo(debug.details(e), err=True)
-            click.echo(f"error: {_one_line(e.message)}", err=True)
-            ctx.exit(e.exit_code)
-        except KeyboardInterrupt:
-            click.echo("error: interrupted; finished work is kept", err=True)
-            ctx.exit(130)
-        except BrokenPipeError:  # stdout closed early ('| head'): end quietly, as SIGPIPE would
-            _quiet_stdout()
-            ctx.exit(141)
-        except click.UsageError as e:  # unknown command or flag, bad flag value: one line too
-            _usage_error(ctx, e)
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as e:  # an unknown option before the command
-            _usage_error(ctx, e)
 
 
 def entry() -> None:
@@ -96,6 +38,9 @@ def entry() -> None:
     command, then the process's end, where a late Ctrl-C or SIGTERM only is noted (never a
     traceback, never a death by the signal: the status is the command's, 130 when it was
     interrupted)."""
+    from dominosim.runner import progress
+
+    progress.COMMAND_START.append(progress.process_start())
     signals.install()
     try:
         main(prog_name="dominosim")
@@ -109,53 +54,6 @@ def entry() -> None:
     sys.exit(code)
 
 
-@contextlib.contextmanager
-def _stdout_aside() -> Iterator[None]:
-    """While a command plays: file descriptor 1 points at stderr, so what a strategy writes
-    there (``os.system("echo ...")``, ``sys.__stdout__``) never mixes with the report; the
-    report is printed after, to the real stdout. (A stdout that is no file, as click's test
-    runner gives, is left alone.)"""
-    try:
-        real = sys.stdout.fileno() == 1
-    except (AttributeError, ValueError, OSError):
-        real = False
-    if not real:
-        yield
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        os.dup2(2, 1)
-        yield
-    finally:
-        for f in dict.fromkeys((sys.stdout, sys.__stdout__)):  # (to stderr, where it belongs)
-            try:
-                f.flush()
-            except (AttributeError, ValueError, OSError):
-                pass
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so flushing it at exit raises nothing more."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # (not a real file: CliRunner)
-        pass
-
-
-def _usage_error(ctx: click.Context, e: click.UsageError) -> None:
-    """Print a click usage error as one line naming the help to read; exit 2."""
-    if isinstance(e, click.exceptions.NoArgsIsHelpError):  # bare 'dominosim': the help
-        raise e
-    where = (e.ctx or ctx).command_path
-    msg = _one_line(e.format_message()).rstrip(".")
-    click.echo(f"error: {msg}; see '{where} --help'", err=True)
-    ctx.exit(e.exit_code)
-
-
 @click.group(
     cls=DominosimGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -167,7 +65,7 @@ def _usage_error(ctx: click.Context, e: click.UsageError) -> None:
     expose_value=False,
     is_eager=True,
     help="Show the version and exit.",
-    callback=lambda ctx, _param, value: _print_version(ctx, value),
+    callback=lambda ctx, _param, value: print_version(ctx, value),
 )
 def main() -> None:
     """Simulate the twelve domino variants of RULES.md: rules, bots, tournaments, statistics.
@@ -436,8 +334,7 @@ def _trace_played(kw: dict[str, Any]) -> list[dict]:
         raise ConfigError("trace needs --variant, e.g. --variant fives (list: dominosim variants)")
     if hand is not None and not str(hand).isdigit():
         raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
-    if not 0 <= seed < 2**64:
-        raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+    seeding.check_seed(seed, "--seed")
 
     request = {k: kw[k] for k in ("players", "seed", "match_id", "whole_match", "decision")}
     request.update(strategies=kw["strategies"], sets=kw["sets"], strategy_path=strategy_path)
@@ -446,7 +343,7 @@ def _trace_played(kw: dict[str, Any]) -> list[dict]:
     def play(progress=None):
         return trace.trace_from_cli(variant, **request)
 
-    with _stdout_aside():
+    with stdout_aside():
         if not strategy_path:
             return play()
         from dominosim.strategy import sandbox  # (a user's strategy plays in its own process)
@@ -492,11 +389,11 @@ def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     if resume is not None:
         _refuse_with_resume(ctx, ctx.command.params)
         workers = _int_flag(kw["workers"], "--workers")
-        with _stdout_aside():
+        with stdout_aside():
             data = api.run(resume=resume, workers=workers, progress=None, **common)
     else:
         until, metric = kw.pop("until_decided"), kw.pop("metric")
-        with _stdout_aside():
+        with stdout_aside():
             data = api.run(
                 config,
                 **_api_flags(kw),
@@ -563,10 +460,10 @@ def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str |
     from dominosim import runner
 
     n = _int_flag(workers, "--workers")
-    with _stdout_aside():
+    with stdout_aside():
         found = runner.verify_run(run_dir, sample, key, runner.Session(workers=n))
     for line in found.lines:
-        click.echo(_one_line(line))
+        click.echo(one_line(line))
     click.echo(found.summary())
     if found.lines:
         n_bad = len(found.lines)
@@ -609,7 +506,7 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
         params = {p.name: p for p in ctx.command.params}  # (--variant, then as they were given)
         _refuse_with_resume(ctx, [params[n] for n in dict.fromkeys(["variant", *ctx.params])])
         workers = _int_flag(kw["workers"], "--workers")
-        with _stdout_aside():
+        with stdout_aside():
             data = fn(resume=resume, progress=None, workers=workers, **common)
     else:
         if variant is None:
@@ -617,7 +514,7 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
         flags = _api_flags(kw)
         flags["players"] = 2 if kw["players"] is None else kw["players"]
         flags["sets"] = list(kw["sets"])
-        with _stdout_aside():
+        with stdout_aside():
             data = fn(variant=variant, **flags, progress=None, **common)
     click.echo(render.to_json(data) if as_json else render.render_text(data), nl=not not as_json)
 
@@ -797,7 +694,7 @@ def strategies_cmd(strategy_path: tuple[str, ...], show_files: bool) -> None:
     from dominosim.strategy import sandbox
 
     header = ["strategy", "parameters", "description"] + (["file"] if show_files else [])
-    with _stdout_aside():  # (the files are loaded in a child: os._exit there is one line)
+    with stdout_aside():  # (the files are loaded in a child: os._exit there is one line)
         rows = sandbox.call(strategy.listing_rows, list(strategy_path), show_files, died=_load_died)
     click.echo(variants.text_table(header, rows))
     click.echo("\nParameters: --strategies NAME:KEY=VALUE (docs/strategies.md)")
@@ -855,16 +752,19 @@ def check_strategy_cmd(
     """Run the suite's conformance checks on a strategy: PATH is a strategy file (every
     strategy it registers), a folder of them, or a strategy NAME[:KEY=VALUE...].
 
-    Checks, in every variant and player count: only legal actions; batch answers (choose)
-    equal one-by-one answers (choose_one); the same answers for the same keys; the same games
-    in a spawned worker; the Observation, legal actions and keys left unchanged. Prints one line
+    Six checks, in every variant and player count: only legal actions (legal); batch answers
+    (choose) equal one-by-one answers (choose_one) (batch); the same answers for the same keys
+    (deterministic); the same games in a spawned worker (spawn); the Observation, legal actions
+    and keys left unchanged (inputs); the same answer where the hidden tiles are dealt again
+    (information). Prints one line
     per failure (the check, the rule set, a position that shows it) and exits 1 when any
     failed (docs/strategies.md, "Checking your strategy").
     """
     from dominosim import check
 
+    seeding.check_seed(seed, "--seed")  # (refused as run refuses it)
     kw = {"deals": deals} if deals is not None else {}
-    with _stdout_aside():
+    with stdout_aside():
         result = check.check_strategy(
             target,
             seed=seed,
@@ -875,11 +775,11 @@ def check_strategy_cmd(
             **kw,
         )
     for note in result.notes:
-        click.echo(_one_line(note), err=True)
+        click.echo(one_line(note), err=True)
     for failure in result:
         if ctx.meta.get("dominosim.debug") and failure.traceback:  # (--debug)
             click.echo(failure.traceback.rstrip("\n"), err=True)
-        click.echo(_one_line(str(failure)))
+        click.echo(one_line(str(failure)))
     names = ", ".join(result.strategies)
     if result:
         n = len(result)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from dominosim.base.errors import ConfigError, RulesError, StrategyError, did_you_mean
+from dominosim.game import seeding
 from dominosim.game.rules import Rules
 from dominosim.game.variants import (
     apply_sets,
@@ -90,8 +91,7 @@ class VariantSpec:
 
 
 def _seed_in_range(seed: int, where: str) -> None:
-    if not 0 <= seed < 2**64:  # (never reduced mod 2**64: two seeds would give one run)
-        raise ConfigError(f"{where} must be an integer from 0 to 2**64-1, not {seed}")
+    seeding.check_seed(seed, where)
 
 
 def _chunk_in_memory(size: int, where: str) -> None:
@@ -181,7 +181,8 @@ FIELDS: tuple[Field, ...] = (
     # (None: one worker per CPU core)
     Field(key="workers", kind="int", lo=1, flag=("--workers",), metavar="N",
           keyword="workers", session=True,
-          help="Worker processes (default: all cores; 1 runs in-process)."),
+          help="Worker processes (default: all cores); with 1, built-in strategies alone play "
+               "in this process (a strategy file always plays in a worker)."),
     Field(key="out", kind="path", default="results", flag=("--out",), metavar="DIR",
           keyword="out", help="Results root folder (default results)."),
     Field(key="rotate", kind="bool", default=True, flag=("--rotate/--no-rotate",),

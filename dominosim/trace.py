@@ -20,7 +20,7 @@ from typing import Any
 
 from dominosim import strategy
 from dominosim.base.errors import ConfigError, StrategyError
-from dominosim.game import actions, tiles
+from dominosim.game import actions, seeding, tiles
 from dominosim.game.layout import Layout
 from dominosim.game.reference import KozelBook, MatchRecord, play_match
 from dominosim.game.rules import Rules
@@ -307,6 +307,7 @@ def make_trace(
     the scores); ``hand=None`` keeps the whole match. ``strategies``: one per seat (default
     random everywhere).
     """
+    seed = seeding.check_seed(seed, "make_trace(): seed")
     if strategies is None:
         strategies = [strategy.get("random")] * rules.players
     if labels is None:

@@ -66,7 +66,7 @@ def test_help_lists_commands(runner):
     ("exc", "code", "text"),
     [
         (ConfigError("bad thing; fix it"), 2, "error: bad thing; fix it\n"),
-        (OutputError("two\nlines"), 5, "error: two lines\n"),
+        (OutputError("two\nlines"), 5, "error: two\\nlines\n"),  # (escaped: one line)
         (KeyboardInterrupt(), 130, "error: interrupted; finished work is kept\n"),
     ],
 )

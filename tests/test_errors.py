@@ -1126,7 +1126,8 @@ CASES = [
         "strategy that raises its own BaseException",
         lambda t: run_with(t, "odd", "raise type('Odd', (BaseException,), {})('odd one')"),
         4,
-        r"strategy 'odd' raised Odd: odd one at .*bot\.py:\d+; " + FIX,
+        r"strategy 'odd' raised Odd \(a BaseException, not an Exception\): odd one at .*bot\.py:\d+; "
+        + FIX,
     ),
     Case(
         "strategy that raises MemoryError",

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dominosim.base.errors import StrategyError
+from dominosim.base.signals import FAULTS
 
 PACKAGE = Path(__file__).resolve().parents[1]
 _BUILTINS = PACKAGE / "strategies"
@@ -94,6 +95,13 @@ def traceback_text(exc: BaseException) -> str:
     return head + "".join(shown) + "".join(traceback.format_exception_only(type(exc), exc))
 
 
+def _kind(exc: BaseException) -> str:
+    """The type's name of what a strategy raised; a BaseException subclass of its own is said
+    to be one, never taken for a kill (as ``signals.raised`` says it)."""
+    name = type(exc).__name__
+    return name if isinstance(exc, FAULTS) else f"{name} (a BaseException, not an Exception)"
+
+
 def raised(name: str, exc: BaseException, file: str | None = None) -> StrategyError:
     """The error of strategy ``name`` raising ``exc`` (``file``: its class's file): one line
     naming where, its own traceback on ``traceback``."""
@@ -105,7 +113,7 @@ def raised(name: str, exc: BaseException, file: str | None = None) -> StrategyEr
         said += " (out of memory)"
     at = where(exc, file)
     err = StrategyError(
-        f"strategy '{name}' raised {type(exc).__name__}{said}{' at ' + at if at else ''}; "
+        f"strategy '{name}' raised {_kind(exc)}{said}{' at ' + at if at else ''}; "
         "fix the strategy (--debug shows the traceback)"
     )
     err.traceback = traceback_text(exc)

@@ -16,6 +16,7 @@ class DominosimError(Exception):
     exit_code = 1
 
     def __init__(self, message: str):
+        message = printable(message)  # (a name or value given with a control character in it)
         super().__init__(message)
         self.message = message
 
@@ -51,6 +52,16 @@ class Interrupted(DominosimError):
     """The user interrupted a run; finished work is kept."""
 
     exit_code = 130
+
+
+def printable(text: str) -> str:
+    """``text`` with each character that is not printable (a control character, a newline,
+    an escape, a bidirectional mark) written as Python writes it in a string's repr (``\\x07``,
+    ``\\n``, ``\\x1b``, ``\\u202e``): a message shows what was given, and no terminal acts
+    on it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -22,6 +22,18 @@ SIGNALS: list[int] = []
 #: GeneratorExit.
 FAULTS = (Exception, SystemExit, KeyboardInterrupt, GeneratorExit)
 
+
+def raised(exc: BaseException) -> str:
+    """What a strategy raised, for a message: the type's name and the message on one line;
+    a BaseException subclass of its own is said to be one (``Boom (a BaseException, not an
+    Exception): bang``), never taken for a kill."""
+    text = " ".join(str(exc).split())
+    name = type(exc).__name__
+    if not isinstance(exc, FAULTS):
+        name += " (a BaseException, not an Exception)"
+    return f"{name}: {text}" if text else name
+
+
 _HANDLED = (signal.SIGINT, signal.SIGTERM)
 
 

@@ -28,7 +28,7 @@ from dominosim.engine.batch_observation import BatchObservation
 from dominosim.engine.legal import Legal
 from dominosim.engine.positions import PositionArrays
 from dominosim.engine.positions import pending_state as pending_state  # (callers import it here)
-from dominosim.game import actions
+from dominosim.game import actions, seeding
 from dominosim.game.rules import MAX_HANDS_PER_MATCH, Rules
 from dominosim.game.variants import match_too_long
 from dominosim.strategy import sees_hidden
@@ -199,7 +199,7 @@ class BatchEngine:
         self._record_rows = 2 * batch_size + 64  # kernel record buffer rows (flushed when full)
         self._kblocks: list = []  # kernel hand records of unit "match", column by column
         self.r = rules
-        self.seed = int(seed)
+        self.seed = seeding.check_seed(seed, "BatchEngine(): seed")
         self.strategies = list(strategies)
         self._strategy_groups = _groups(self.strategies)
         self._one_strategy = self.strategies[0] if len(self._strategy_groups) == 1 else None

@@ -30,6 +30,7 @@ import numpy as np
 
 from dominosim.base.errors import StrategyError
 from dominosim.engine import BatchEngine, kernel
+from dominosim.game import seeding
 from dominosim.game.rules import Rules
 from dominosim.strategy import Strategy, sees_hidden
 
@@ -197,6 +198,7 @@ def solve_deals(
     it with ``seed`` (the deal of ``dominosim run`` with unit hand: the same shuffle, redeals
     and leader), from before its first turn. ``seats``: the root seat per deal (default: the
     leader)."""
+    seeding.check_seed(seed, "solve_deals(): seed")
     if not len(match_ids):
         return solve_slots(rules, np.zeros(0, kernel.SLOT), np.zeros(1, kernel.BSLOT))
     st, bst = _engine(rules, seed, match_ids).first_deals()
@@ -219,6 +221,7 @@ def solve_after(
     order), solved from the decision that follows. ``seats``: the root seat per position
     (default: the seat to move at that decision); ``chosen`` and ``plain`` as for
     :func:`solve_slots`."""
+    seeding.check_seed(seed, "solve_after(): seed")
     if not len(match_ids):
         return solve_deals(rules, seed, [])
     st, bst = _engine(rules, seed, match_ids).play_prefixes(scripts)
@@ -313,6 +316,7 @@ def decision_accuracy(
     ``watched`` on the true deal: whether the solver finds its action optimal for the seat's
     side (the paranoid bound's objective with three or more sides). The games are the run's:
     the watched strategies decide as they would (a test checks the records equal)."""
+    seeding.check_seed(seed, "decision_accuracy(): seed")
     seen: list = []
     wrap: dict = {}  # (one wrapper per strategy object: the engine groups seats by it)
     watched = set(watched)

@@ -1108,6 +1108,7 @@ def play_match(
     ``strategies`` is one strategy per seat. ``on_hand(hand_record)`` is called after each hand,
     ``watch(hand, seat, obs, legal)`` before each question to a strategy.
     """
+    seed = seeding.check_seed(seed, "play_match(): seed")
     if len(strategies) != rules.players:
         raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
     mrec = MatchRecord(match_id)

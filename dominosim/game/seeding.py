@@ -18,14 +18,41 @@ The scalar functions (Python ints) and the vectorized ones (numpy uint64) give t
 from __future__ import annotations
 
 import functools
+import numbers
+import secrets
 import struct
 
 import numpy as np
+
+from dominosim.base.errors import ConfigError
 
 M64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 MUL1 = 0xBF58476D1CE4E5B9
 MUL2 = 0x94D049BB133111EB
+
+# A drawn seed is never below DRAWN_LOW: a strategy that tries the seeds below 2**32 against
+# its keys (about a minute for all of them) never finds a drawn one; the 2**64 - 2**32 left
+# are out of reach (docs/strategies.md, "What a strategy can and cannot see").
+DRAWN_LOW = 1 << 32
+
+
+def draw_seed() -> int:
+    """A seed from the system's random source, uniform in ``[2**32, 2**64)``."""
+    return DRAWN_LOW + secrets.randbelow((1 << 64) - DRAWN_LOW)
+
+
+def check_seed(seed: object, where: str = "seed") -> int:
+    """``seed`` as an int when it is an integer from 0 to 2**64-1 (a bool is not), else a
+    one-line :class:`ConfigError` naming ``where`` (the flag or keyword)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ConfigError(
+            f"{where} must be an integer from 0 to 2**64-1, not {seed!r} ({type(seed).__name__})"
+        )
+    if not 0 <= seed <= M64:  # (never reduced mod 2**64: two seeds would give one run)
+        raise ConfigError(f"{where} must be an integer from 0 to 2**64-1, not {seed}")
+    return int(seed)
+
 
 # stream tags
 DEAL = 1

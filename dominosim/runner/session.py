@@ -355,12 +355,13 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
         rounds.stop()  # closes a Dask client and its cluster; a finished pool is already joined
         bar.close()
         signals.restore(old_handlers)
-    wall = clock.end(played.written, "done")
+    wall = clock.end(played.written, "done")  # (playing and merging)
     rate = played.games / wall if wall > 0 else 0.0
+    took = time.monotonic() - session.started  # (the command's: loading, planning, the report)
     echo(
         session,
-        f"played {played.games} games ({played.hands} hands) in {wall:.1f} s, "
-        f"{rate:,.0f} games/s; results in {rd.path}",
+        f"played {played.games} games ({played.hands} hands) in {took:.1f} s ({wall:.1f} s "
+        f"playing, {rate:,.0f} games/s); results in {rd.path}",
     )
     return data
 

@@ -509,8 +509,7 @@ def worker_main(conn, others=(), games=None, parent=None) -> None:
         except DominosimError as e:
             out = ("error", e)
         except BaseException as e:  # noqa: BLE001 - KeyboardInterrupt in a strategy, ...
-            text = " ".join(str(e).split())
-            out = ("crash", f"{type(e).__name__}: {text}" if text else type(e).__name__)
+            out = ("crash", signals.raised(e))
         try:
             conn.send(out)
         except (OSError, ValueError):

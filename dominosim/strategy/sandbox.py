@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dominosim.base.errors import DominosimError, StrategyError
-from dominosim.base.signals import FAULTS, is_interruption
+from dominosim.base.signals import is_interruption, raised
 
 #: Seconds between two looks of a child's watchdog at its parent (where prctl is missing).
 WATCH_SECONDS = 0.5
@@ -116,11 +116,10 @@ def _child(parent: int, w: int, fn: Callable[..., Any], args: tuple) -> None:
             answer = ("ok", fn(progress, *args))
         except DominosimError as e:
             answer = ("error", e)
-        except FAULTS as e:
+        except BaseException as e:  # (its own BaseException subclass too: a fault, said so)
             if is_interruption(e):
                 raise
-            text = " ".join(str(e).split())
-            answer = ("fault", f"{type(e).__name__}{': ' + text if text else ''}")
+            answer = ("fault", raised(e))
         pickle.dump(answer, out)
         out.flush()
     except BaseException:  # noqa: BLE001 - the parent says what happened
