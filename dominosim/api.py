@@ -440,7 +440,7 @@ def compare(**kwargs: Any) -> dict:
     Keywords: ``variant``, ``players``, ``strategies`` (at least two), ``sets``, ``games``
     (total over all tables and seatings), ``unit`` (default ``"hand"``), ``seed``,
     ``chunk_size``, ``workers``, ``out``, ``name``, ``records``, ``strategy_path``,
-    ``metric`` (``"hands"``, ``"points"`` or ``"matches"``: rank by it instead of what
+    ``plots`` (False: no figures), ``metric`` (``"hands"``, ``"points"`` or ``"matches"``: rank by it instead of what
     decides the game), ``until_decided`` (play in rounds until every pair is decided, at most
     ``games``); or ``resume=RUN_DIR``; and ``executor``, ``scheduler``, ``progress``,
     ``echo`` as in :func:`run`.
@@ -456,7 +456,9 @@ def skill(**kwargs: Any) -> dict:
 
     Keywords: ``variant``, ``players``, ``strategies`` (default: random, every built-in
     heuristic, mc, pimc, oracle), ``deals`` (per table, default 1000), ``sets``, ``seed``, ``chunk_size``,
-    ``workers``, ``out``, ``name``, ``records``, ``strategy_path``; or ``resume=RUN_DIR``; and
+    ``workers``, ``out``, ``name``, ``records``, ``strategy_path``, ``plots`` (False: no
+    figures), ``metric`` (``"hands"`` or ``"points"``: rank by it instead of what decides the
+    game, as :func:`compare`); or ``resume=RUN_DIR``; and
     ``executor``, ``scheduler``, ``progress``, ``echo`` as in :func:`run`.
     """
     return _tournament(analyses.SKILL, **kwargs)
@@ -464,7 +466,8 @@ def skill(**kwargs: Any) -> dict:
 
 def tune(**kwargs: Any) -> dict:
     """An option sweep on the same deals (``dominosim tune``): the keywords of :func:`run`
-    for one ``variant`` with at least one value list in ``sets``; ``unit`` default match."""
+    for one ``variant`` with at least one value list in ``sets`` (``plots`` among them);
+    ``unit`` default match."""
     if kwargs.get("resume") is None and kwargs.get("sets", None) is None:
         raise ConfigError(
             "dominosim.tune(): sets must give a value list to sweep, e.g. "
@@ -476,5 +479,5 @@ def tune(**kwargs: Any) -> dict:
 def tune_target(**kwargs: Any) -> dict:
     """A target sweep on the same deals (``dominosim tune-target``): ``variant``,
     ``targets`` (``"50,100"`` or a list), ``share`` (default 0.75), ``games`` (matches per
-    target) and the other keywords of :func:`run`."""
+    target) and the other keywords of :func:`run` (``plots`` among them)."""
     return _tournament(analyses.TUNE_TARGET, **kwargs)

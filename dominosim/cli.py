@@ -480,8 +480,8 @@ def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str |
 
 
 def tournament_options(f: F) -> F:
-    """The options compare, tune and tune-target share with run."""
-    f = options("seed", "chunk_size", "workers", "out", "name", *RUN_OPTIONS)(f)
+    """The options compare, skill, tune and tune-target share with run (--no-plots too)."""
+    f = options("seed", "chunk_size", "workers", "out", "name", "plots", *RUN_OPTIONS)(f)
     f = option("sets", metavar="VARIANT.OPTION=VALUE", help="Set a RULES §15 option (repeatable).")(
         f
     )
@@ -579,6 +579,11 @@ def compare_cmd(**kw: Any) -> None:
     default=None,
     help="Every pair of the ladder at a table (default), or only each strategy "
     "against random (fewer tables: the costly strategies play once).",
+)
+@option(
+    "metric",
+    help="Rank by hand wins or paired points per hand (default: what decides "
+    "the game: points in a race to a target, else hands); skill plays no matches.",
 )
 def skill_cmd(**kw: Any) -> None:
     """Luck against skill on duplicate deals: each strategy against random and against each

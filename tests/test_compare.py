@@ -159,9 +159,10 @@ def test_round_robin_report_files_and_common_deals(tmp_path):
         "aggregates.parquet",
         "summary.csv",
         "report.md",
-        "plots/win_matrix.png",
+        "plots/points_matrix.png",  # (points per hand rank fives: their matrix, no other)
     ):
         assert (run_dir / name).is_file(), name
+    assert not (run_dir / "plots" / "win_matrix.png").exists()
     assert "Round robin" in (run_dir / "report.md").read_text()
     # every leg plays the same match ids, hence the same deals, in both seatings
     rec = dominosim.load(run_dir).records
@@ -270,3 +271,74 @@ def test_rounding_to_whole_tables_is_said_in_one_line(tmp_path):
     assert r.exit_code == 0, r.output
     assert "games: 13 rounded up to 18 hands (3 tables x 3 deals x 2 seatings)" in r.stderr
     assert json.loads(r.stdout)["analysis"]["games_requested"] == 13
+
+
+# ---------------------------------------------------------------------------------------------
+# every output agrees with the metric that ranks (issue 46 point 3)
+
+
+def _fives(tmp_path, *args, sub="r"):
+    # fmt: off
+    return compare(tmp_path, "--variant", "fives", "--strategies", "greedy,random,doubles-first",
+                   "--games", "60", "--seed", "1", "--workers", "1", *args, sub=sub)
+    # fmt: on
+
+
+def test_per_hand_games_report_no_match_figures(tmp_path):
+    """With unit hand every game is one hand (here a hand is the whole game, target=none):
+    the paired rows, pooled and per table, have no match figures, and the text names no
+    matches."""
+    rep = _fives(tmp_path, "--set", "fives.target=none")
+    a = rep["analysis"]
+    assert a["metric"] == "hands" and a["matrix_metric"] == "hands"
+    rows = [*a["paired"], *(p for g in rep["groups"] for p in g["paired"])]
+    assert rows and all(p["hand_win_diff"] is not None for p in rows)
+    assert all(p["match_win_diff"] is None and p["match_win_diff_ci"] == [None, None] for p in rows)
+    text = CliRunner().invoke(main, ["report", rep["run_dir"]]).stdout
+    assert "20 hands;" in text and " matches" not in text.replace("20 hands per table", "")
+    assert "matches" not in text.split("groups:")[1].splitlines()[1]  # (the table's columns)
+
+
+def test_points_rank_every_table_and_the_matrix(tmp_path):
+    """Ranked by points (fives: what decides the game): the ratings' columns are the points
+    difference, the points matrix comes first and the paired table shows points first."""
+    rep = _fives(tmp_path)
+    a = rep["analysis"]
+    assert a["metric"] == "points" and a["metric_default"]
+    assert all("wins" not in r and r["deals"] > 0 for r in a["ratings"])
+    names = a["strategies"]
+    for r in a["ratings"]:  # (its pairs' points differences, weighted by their deals)
+        mine = [
+            (p["deals"], (1 if p["a"] == r["strategy"] else -1) * p["points_diff"])
+            for p in a["paired"]
+            if r["strategy"] in (p["a"], p["b"])
+        ]
+        assert r["deals"] == sum(n for n, _ in mine)
+        assert r["points_diff"] == pytest.approx(sum(n * d for n, d in mine) / r["deals"])
+    for p in a["paired"]:
+        i, j = names.index(p["a"]), names.index(p["b"])
+        c, back = a["points_matrix"][i][j], a["points_matrix"][j][i]
+        assert c["points_diff"] == p["points_diff"] == -back["points_diff"]
+        assert c["points_diff_ci"] == p["points_diff_ci"]
+        assert back["points_diff_ci"] == [-p["points_diff_ci"][1], -p["points_diff_ci"][0]]
+    text = CliRunner().invoke(main, ["report", rep["run_dir"]]).stdout
+    section = text.split("== Round robin ==")[1].split("== Group")[0]
+    assert section.index("points per hand gained (row vs column)") < section.index("win rates")
+    assert "deals points/hand diff" in section.split("ratings (by points per hand):")[1]
+    paired = section.split("paired differences (same deals):\n")[1].splitlines()[0]
+    assert paired.index("points/hand diff") < paired.index("hand win diff")
+    plots = Path(rep["run_dir"]) / "plots"
+    assert (plots / "points_matrix.png").is_file() and not (plots / "win_matrix.png").exists()
+
+
+def test_metric_hands_with_whole_matches_counts_hands_in_the_matrix(tmp_path):
+    # fmt: off
+    a = compare(tmp_path, "--variant", "fives", "--strategies", "greedy,random", "--games",
+                "8", "--seed", "1", "--workers", "1", "--unit", "match", "--metric",
+                "hands")["analysis"]
+    # fmt: on
+    assert a["matrix_metric"] == "hands"
+    (r,) = [r for r in a["ratings"] if r["strategy"] == "greedy"]
+    cell = a["matrix"][0][1]
+    assert r["wins"] == cell["wins"] and cell["games"] > 8  # (hands, not the 8 matches)
+    assert all(p["match_win_diff"] is not None for p in a["paired"])  # (games are matches)

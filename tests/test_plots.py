@@ -19,6 +19,8 @@ RUNS = {
             "greedy,random", "--games", "40", "--unit", "match"],
     "compare": ["compare", "--variant", "fives", "--strategies", "random,greedy,heaviest",
                 "--games", "60"],
+    "compare-hands": ["compare", "--variant", "fives", "--strategies", "random,greedy",
+                      "--games", "20", "--metric", "hands"],
     "tune": ["tune", "--variant", "sniff", "--set", "sniff.us_sniff_counting=off,on",
              "--strategies", "heaviest,random", "--games", "10"],
     "tune-target": ["tune-target", "--variant", "fives", "--strategies", "greedy,random",
@@ -28,7 +30,8 @@ RUNS = {
 # fmt: off
 FIGURES = {
     "run": ["hand_length", "turns", "match_length", "win_rates"],
-    "compare": ["hand_length", "turns", "win_rates", "win_matrix"],
+    "compare": ["hand_length", "turns", "win_rates", "points_matrix"],  # (points rank fives)
+    "compare-hands": ["win_matrix"],
     "tune": ["hand_length", "turns", "match_length", "win_rates", "sweep_win_rate",
              "sweep_match_length"],
     "tune-target": ["sweep_win_rate", "sweep_match_length", "sweep_hands_to_separate"],
@@ -157,3 +160,127 @@ def test_a_distribution_of_many_groups_names_none_and_still_fits(runs, tmp_path)
             P._save = saved
     assert titles[0] == (f"t ({P.LEGEND_MAX + 1} groups, too many to name)", None)
     assert titles[1][0] == "t" and titles[1][1] is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# a finished analysis is never lost to its pictures (issue 46 point 1)
+
+
+def _run_dir(r) -> Path:
+    assert r.exit_code == 0, r.output
+    return Path(json.loads(r.stdout)["run_dir"])
+
+
+def test_a_plot_that_fails_is_one_warning_and_the_run_is_done(tmp_path, monkeypatch):
+    import dominosim.analysis.plots as P
+
+    def fail(*args, **kwargs):
+        raise ValueError("a figure\nthat cannot be drawn")
+
+    monkeypatch.setattr(P, "write_plots", fail)
+    args = ["run", "--variant", "fives", "--games", "4", "--seed", "1", "--workers", "1"]
+    r = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--json"])
+    d = _run_dir(r)
+    warnings = [x for x in r.stderr.splitlines() if x.startswith("warning:")]
+    assert len(warnings) == 1 and "a figure that cannot be drawn" in warnings[0], r.stderr
+    assert "ValueError" in warnings[0] and "--no-plots" in warnings[0]
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["status"] == "done" and m["outputs"]["plots"] is False
+    assert (d / "report.md").is_file() and (d / "summary.csv").is_file()
+    assert not (d / "plots").exists() and not list(d.glob(".plots*"))
+    again = CliRunner().invoke(main, ["run", "--resume", str(d), "--json"])  # (done: as it is)
+    assert again.exit_code == 0 and "warning" not in again.stderr
+    assert json.loads(again.stdout)["groups"] == json.loads(r.stdout)["groups"]
+
+
+def test_a_side_that_wins_every_match_draws_its_hands_to_separate(tmp_path):
+    """greedy wins every match at target 150 (the issue's run, smaller): the hands-to-separate
+    interval meets its estimate at a rounding (lower end 1e-13 above it before the fix, and
+    the figure's error bar was negative); the run is done, every figure drawn."""
+    # fmt: off
+    args = ["tune-target", "--variant", "fives", "--targets", "150", "--strategies",
+            "greedy,random", "--games", "30", "--seed", "7", "--workers", "1"]
+    # fmt: on
+    r = CliRunner().invoke(main, [*args, "--out", str(tmp_path), "--json"])
+    d = _run_dir(r)
+    assert "warning" not in r.stderr, r.stderr
+    (row,) = json.loads(r.stdout)["analysis"]["rows"]
+    assert row["stronger_match_win_rate"] == 1.0
+    lo, hi = row["hands_to_separate_ci"]
+    assert lo <= row["hands_to_separate"] <= hi
+    assert (d / "plots" / "sweep_hands_to_separate.png").is_file()
+    assert json.loads((d / "manifest.json").read_text())["status"] == "done"
+
+
+def test_the_hands_to_separate_figure_takes_an_inverted_interval(tmp_path):
+    """A received report's interval may be inverted: the error bars are never negative."""
+    import dominosim.analysis.plots as P
+
+    # fmt: off
+    rows = [{"target": 50, "value": "50", "hands_to_separate": 120.0,
+             "hands_to_separate_ci": [120.0 + 1e-13, 119.0]},
+            {"target": 100, "value": "100", "hands_to_separate": None,
+             "hands_to_separate_ci": [None, None]}]
+    # fmt: on
+    a = {"stronger": "greedy", "fastest_target": 50, "option": "target"}
+    path = P._hands_to_separate_plot(P._plt(), a, rows, [50.0, 100.0], tmp_path)
+    assert path.is_file()
+
+
+# fmt: off
+NO_PLOTS = {
+    "compare": ["--strategies", "random,greedy", "--games", "4"],
+    "skill": ["--strategies", "random,greedy", "--deals", "2", "--budget", "0"],
+    "tune": ["--set", "fives.reserve_k=0,2", "--games", "4"],
+    "tune-target": ["--targets", "25,50", "--games", "4"],
+}
+# fmt: on
+
+
+@pytest.mark.parametrize("command", NO_PLOTS)
+def test_every_command_that_draws_takes_no_plots(tmp_path, command):
+    base = ["--variant", "fives", "--seed", "1", "--workers", "1", "--out", str(tmp_path)]
+    r = CliRunner().invoke(main, [command, *base, *NO_PLOTS[command], "--no-plots", "--json"])
+    d = _run_dir(r)
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["status"] == "done" and m["outputs"]["plots"] is False
+    assert m["experiment"]["plots"] is False and not (d / "plots").exists()
+
+
+@pytest.mark.parametrize("name", ["compare", "skill", "tune", "tune_target"])
+def test_every_api_function_takes_plots(tmp_path, name):
+    from dominosim import api
+
+    kw = dict(variant="fives", seed=1, workers=1, out=str(tmp_path), plots=False)
+    # fmt: off
+    kw |= {"compare": dict(strategies="random,greedy", games=4),
+           "skill": dict(strategies="random,greedy", deals=2, budget=0),
+           "tune": dict(sets="fives.reserve_k=0,2", games=4),
+           "tune_target": dict(targets="25,50", games=4)}[name]
+    # fmt: on
+    rep = getattr(api, name)(**kw)
+    assert not (Path(rep["run_dir"]) / "plots").exists()
+
+
+def test_points_matrix_scale_is_centred_on_zero(tmp_path, monkeypatch):
+    """Where points rank, the matrix shows the paired points per hand, centred on 0."""
+    import matplotlib.colors as C
+
+    import dominosim.analysis.plots as P
+
+    norms = []
+    real = C.TwoSlopeNorm
+    monkeypatch.setattr(C, "TwoSlopeNorm", lambda **kw: norms.append(kw) or real(**kw))
+    cell = {"points_diff": 0.7, "points_diff_ci": [0.2, 1.2], "deals": 10}
+    back = {"points_diff": -0.7, "points_diff_ci": [-1.2, -0.2], "deals": 10}
+    a = {
+        "strategies": ["a", "b"],
+        "metric": "points",
+        "matrix": [[None, None], [None, None]],
+        "points_matrix": [[None, cell], [back, None]],
+    }
+    (path,) = P.compare_plots(P._plt(), a, tmp_path)
+    assert path.name == "points_matrix.png"
+    (kw,) = norms
+    assert kw["vcenter"] == 0 and kw["vmin"] == pytest.approx(-1.0)
+    assert kw["vmax"] == pytest.approx(1.0)

@@ -304,3 +304,26 @@ def test_interrupted_skill_resumes_to_the_same_report(tmp_path, monkeypatch):
     assert strip(json.loads(r.stdout)) == strip(full)
     again = CliRunner().invoke(main, ["skill", "--resume", run_dir, "--json", "--against-random"])
     assert again.exit_code == 2 and "--round-robin cannot be given" in again.stderr
+
+
+def test_metric_is_compares_what_decides_the_game_by_default(tmp_path):
+    """skill ranks as compare does (issue 46): in fives points per hand decide the game, so
+    they rank by default; --metric hands ranks by hand wins; matches is refused (skill plays
+    single hands), as an unknown metric is."""
+    base = ["--variant", "fives", "--strategies", "random,greedy,doubles-first", "--deals", "10"]
+    base += ["--budget", "0", "--seed", "3", "--workers", "1"]
+    rep = skill(tmp_path, *base, sub="points")
+    a = rep["analysis"]
+    assert a["metric"] == "points" and a["metric_default"] is True
+    assert all("wins" not in r and "points_diff" in r for r in a["ratings"])
+    assert a["points_matrix"][0][0] is None and a["points_matrix"][0][1]["deals"] == 10
+    h = skill(tmp_path, *base, "--metric", "hands", sub="hands")["analysis"]
+    assert h["metric"] == "hands" and h["metric_default"] is False
+    assert all("wins" in r for r in h["ratings"]) and h["matrix"] == a["matrix"]
+    text = CliRunner().invoke(main, ["report", rep["run_dir"]]).stdout
+    assert "ranked by points per hand (what decides the game" in text
+    assert "ratings (by points per hand):" in text
+    assert text.index("points per hand gained (row vs column)") < text.index("win rates (row")
+    for bad, why in (("matches", "skill plays single hands"), ("x", "is not one of")):
+        r = CliRunner().invoke(main, ["skill", *base, "--metric", bad, "--out", str(tmp_path)])
+        assert r.exit_code == 2 and why in r.stderr and "Traceback" not in r.output

@@ -127,7 +127,8 @@ RUN = Analysis(
 )
 COMPARE = Analysis(
     name="compare", function="compare",
-    keywords=("variant",), keywords_after=("until_decided", "metric"), not_taken=("rotate",),
+    keywords=("variant",), keywords_after=("plots", "until_decided", "metric"),
+    not_taken=("rotate",),
     setup=Hook("tournament", "setup_compare"),
     report=Hook("report", "compare_analysis"),
     render=Hook("render", "compare_sections"),
@@ -137,7 +138,7 @@ COMPARE = Analysis(
 SKILL = Analysis(
     name="skill", function="skill",
     keywords=("variant", "deals", "budget", "accuracy_deals", "round_robin"),
-    not_taken=("rotate", "games", "unit"),
+    keywords_after=("plots", "metric"), not_taken=("rotate", "games", "unit"),
     setup=Hook("tournament", "setup_skill"),
     measurement=Hook("tournament", "skill_measurement"),
     report=Hook("report", "skill_analysis"),
@@ -147,7 +148,7 @@ SKILL = Analysis(
 )
 TUNE = Analysis(
     name="tune", function="tune",
-    keywords=("variant",),
+    keywords=("variant",), keywords_after=("plots",),
     setup=Hook("tournament", "setup_tune"),
     report=Hook("sweeps", "tune_analysis"),
     render=Hook("render", "tune_sections"),
@@ -155,7 +156,7 @@ TUNE = Analysis(
 )
 TUNE_TARGET = Analysis(
     name="tune-target", function="tune_target",
-    keywords=("variant", "targets", "share"), not_taken=("unit",),
+    keywords=("variant", "targets", "share"), keywords_after=("plots",), not_taken=("unit",),
     setup=Hook("tournament", "setup_tune_target"),
     report=Hook("sweeps", "tune_target_analysis"),
     render=Hook("render", "tune_target_sections"),

@@ -199,13 +199,22 @@ def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
 
 
 def compare_plots(plt, a: Mapping, folder: Path) -> list[Path]:
-    """compare's figure (its registry row's ``plots`` hook): the win-rate matrix."""
-    return [_heatmap(plt, a, folder / "win_matrix.png")]
+    """compare's figure (its registry row's ``plots`` hook): the matrix of the ranking
+    metric, ``points_matrix.png`` where points per hand rank, else ``win_matrix.png``."""
+    return [_matrix(plt, a, folder)]
 
 
 def skill_plots(plt, a: Mapping, folder: Path) -> list[Path]:
-    """skill's figures (its registry row's ``plots`` hook): the win-rate matrix, the ladder."""
-    return [_heatmap(plt, a, folder / "win_matrix.png"), _ladder(plt, a, folder / "ladder.png")]
+    """skill's figures (its registry row's ``plots`` hook): the ranking metric's matrix (as
+    compare's), the ladder."""
+    return [_matrix(plt, a, folder), _ladder(plt, a, folder / "ladder.png")]
+
+
+def _matrix(plt, a: Mapping, folder: Path) -> Path:
+    """The round robin's matrix of the metric that ranks it."""
+    if a.get("metric") == "points" and a.get("points_matrix") is not None:
+        return _heatmap(plt, a, folder / "points_matrix.png", points=True)
+    return _heatmap(plt, a, folder / "win_matrix.png")
 
 
 def tune_plots(plt, a: Mapping, folder: Path) -> list[Path]:
@@ -219,24 +228,26 @@ def tune_target_plots(plt, a: Mapping, folder: Path) -> list[Path]:
 
 
 def _ladder(plt, a: Mapping, path: Path) -> Path:
-    """Each strategy's hand win rate against random, with its 95% interval."""
+    """Each strategy against random, with its 95% interval: its hand win rate, or where
+    points rank, its paired points per hand gained on random."""
     rows = a["ladder"]
+    points = a.get("metric") == "points"
+    key, ci, scale = (
+        ("points_diff", "points_diff_ci", 1) if points else ("hand_win_rate", "hand_win_ci", 100)
+    )
     fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.45 * max(1, len(rows))))
     for i, r in enumerate(rows):
-        if r["hand_win_rate"] is None:
+        y, (lo, hi) = r[key], r[ci]
+        if y is None or lo is None or hi is None:
             continue
-        lo, hi = r["hand_win_ci"]
-        ax.errorbar(
-            100 * r["hand_win_rate"],
-            i,
-            xerr=[[100 * (r["hand_win_rate"] - lo)], [100 * (hi - r["hand_win_rate"])]],
-            fmt="o",
-            color="C0",
-            capsize=3,
-        )
-    ax.axvline(50, color="0.6", lw=0.8)
+        err = [[scale * max(0.0, y - lo)], [scale * max(0.0, hi - y)]]
+        ax.errorbar(scale * y, i, xerr=err, fmt="o", color="C0", capsize=3)
+    ax.axvline(0 if points else 50, color="0.6", lw=0.8)
     ax.set_yticks(range(len(rows)), [r["strategy"] for r in rows])
-    ax.set_xlabel("hand win rate against random (%), 95% interval")
+    if points:
+        ax.set_xlabel("points per hand gained on random (same deals), 95% interval")
+    else:
+        ax.set_xlabel("hand win rate against random (%), 95% interval")
     ax.set_title("the ladder: each strategy against random on the same deals")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -244,45 +255,72 @@ def _ladder(plt, a: Mapping, path: Path) -> Path:
     return path
 
 
-def _heatmap(plt, a: Mapping, path: Path) -> Path:
+def _cells(a: Mapping, points: bool):
+    """The matrix's value, interval and text of each cell (None: none), and its centre."""
+    if points:
+
+        def text(v, lo, hi):
+            return f"{v:+.2f}\n[{lo:+.2f}, {hi:+.2f}]"
+
+        key, ci, centre, grid = "points_diff", "points_diff_ci", 0.0, a["points_matrix"]
+    else:
+
+        def text(v, lo, hi):
+            return f"{100 * v:.1f}%\n[{100 * lo:.1f}, {100 * hi:.1f}]"
+
+        key, ci, centre, grid = "win_rate", "win_ci", 0.5, a["matrix"]
+    out = []
+    for row in grid:
+        cells = []
+        for c in row:
+            ok = c is not None and c[key] is not None and None not in c[ci]
+            cells.append((c[key], text(c[key], *c[ci])) if ok else None)
+        out.append(cells)
+    return out, centre
+
+
+def _heatmap(plt, a: Mapping, path: Path, points: bool = False) -> Path:
+    """The matrix of row against column: win rates centred on 50% (``points``: the paired
+    points per hand row gains, centred on 0), the colour scale only as wide as the data (at
+    least ±5 points of win rate, ±0.5 points per hand), so small differences show."""
     import numpy as np
     from matplotlib.colors import TwoSlopeNorm
 
     names = a["strategies"]
     K = len(names)
+    cells, centre = _cells(a, points)
     M = np.full((K, K), np.nan)
-    for i, row in enumerate(a["matrix"]):
+    for i, row in enumerate(cells):
         for j, c in enumerate(row):
-            if c is not None and c["win_rate"] is not None:
-                M[i, j] = c["win_rate"]
-    dev = np.nanmax(np.abs(M - 0.5)) if np.isfinite(M).any() else 0.0
-    half = max(0.05, float(np.ceil(dev * 20) / 20))  # a multiple of 5 points, at least 5
-    norm = TwoSlopeNorm(vcenter=0.5, vmin=0.5 - half, vmax=0.5 + half)
+            if c is not None:
+                M[i, j] = c[0]
+    dev = np.nanmax(np.abs(M - centre)) if np.isfinite(M).any() else 0.0
+    step = 0.5 if points else 0.05  # (a multiple of it, at least one)
+    half = max(step, float(np.ceil(dev / step) * step))
+    norm = TwoSlopeNorm(vcenter=centre, vmin=centre - half, vmax=centre + half)
     fig, ax = plt.subplots(figsize=(2.2 + 1.2 * K, 1.4 + 0.95 * K))
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.9")
     im = ax.imshow(np.ma.masked_invalid(M), cmap=cmap, norm=norm)
     for i in range(K):
         for j in range(K):
-            c = a["matrix"][i][j]
-            if c is not None and c["win_rate"] is not None:
-                lo, hi = c["win_ci"]
-                dark = abs(c["win_rate"] - 0.5) > 0.6 * half
-                ax.text(
-                    j,
-                    i,
-                    f"{100 * c['win_rate']:.1f}%\n[{100 * lo:.1f}, {100 * hi:.1f}]",
-                    ha="center",
-                    va="center",
-                    fontsize="x-small",
-                    color="white" if dark else "black",
-                )
+            c = cells[i][j]
+            if c is not None:
+                dark = abs(c[0] - centre) > 0.6 * half
+                colour = "white" if dark else "black"
+                ax.text(j, i, c[1], ha="center", va="center", fontsize="x-small", color=colour)
     ax.set_xticks(range(K), names, rotation=30, ha="right")
     ax.set_yticks(range(K), names)
     ax.set_xlabel("against")
     ax.set_ylabel("strategy")
-    ax.set_title("win rate of row against column (Wilson 95%)", fontsize="small")
+    if points:
+        title = "points per hand row gains on column, same deals (95%)"
+    else:
+        kind = "match" if a.get("matrix_metric") == "matches" else "hand"
+        title = f"{kind} win rate of row against column (Wilson 95%)"
+    ax.set_title(title, fontsize="small")
     cb = fig.colorbar(im, ax=ax, fraction=0.046)
-    cb.ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{100 * v:.0f}%"))
+    if not points:
+        cb.ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{100 * v:.0f}%"))
     return _save(plt, fig, path)
 
 
@@ -378,13 +416,11 @@ def _hands_to_separate_plot(plt, a: Mapping, rows: list, xs: list, folder: Path)
     ys = [r["hands_to_separate"] for r in rows]
     ys = [float("nan") if y is None else float(y) for y in ys]
     top = max([y for y in ys if y == y] + [1.0]) * 3
-    lo = [
-        0.0 if y != y else y - r["hands_to_separate_ci"][0] for y, r in zip(ys, rows, strict=True)
-    ]
-    hi = [
-        0.0 if y != y else (r["hands_to_separate_ci"][1] or top) - y
-        for y, r in zip(ys, rows, strict=True)
-    ]
+    lo, hi = [], []  # (never negative: an interval from a received folder may be inverted)
+    for y, r in zip(ys, rows, strict=True):
+        low, high = r["hands_to_separate_ci"]
+        lo.append(0.0 if y != y or low is None else max(0.0, y - low))
+        hi.append(0.0 if y != y else max(0.0, (high or top) - y))
     stronger = a.get("stronger")
     ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=stronger or "_none")
     if a.get("fastest_target") is not None:

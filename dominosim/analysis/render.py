@@ -60,21 +60,23 @@ def _range(ci, fmt) -> str:
     return "[" + ", ".join(fmt(x) for x in ci) + "]"
 
 
-def _paired_cells(p: Mapping, unit: str) -> dict:
+def _paired_cells(p: Mapping, unit: str, metric: str | None = None) -> dict:
     """A paired row's cells: the hand win, (unit match) match win and points differences, A − B,
-    each with its 95% interval."""
+    each with its 95% interval; the points first where they rank (``metric``)."""
     # fmt: off
-    return {
-        "pair": f"{p['a']} - {p['b']}",
-        "deals": p["deals"],
+    wins = {
         "hand win diff": _diff(p["hand_win_diff"]),
         "95% CI": _range(p["hand_win_diff_ci"], _diff),
         **({"match win diff": _diff(p["match_win_diff"]),
             "match 95% CI": _range(p["match_win_diff_ci"], _diff)} if unit == "match" else {}),
+    }
+    points = {
         "points/hand diff": _points(p.get("points_diff")),
         "points 95% CI": _range(p.get("points_diff_ci", [None, None]), _points),
     }
     # fmt: on
+    first, then = (points, wins) if metric == "points" else (wins, points)
+    return {"pair": f"{p['a']} - {p['b']}", "deals": p["deals"], **first, **then}
 
 
 def warning_lines(rows: list) -> list[str]:
@@ -109,7 +111,7 @@ def tables(data: Mapping) -> dict:
         rows.append({
             "group": g["label"],
             "hands": g["hands"],
-            "matches": g["matches"],
+            **({"matches": g["matches"]} if data["unit"] == "match" else {}),
             "blocked": _pct(g["blocked_rate"]),
             "by target": _pct(g["target_rate"]),
             "length mean": _f(g["mean_hand_length"]),
@@ -190,7 +192,7 @@ def _sections(data: Mapping):
     for g in data["groups"]:
         label = g["label"]
         lines = [
-            f"{g['hands']} hands, {g['matches']} matches; blocked {_pct(g['blocked_rate'])}, "
+            f"{_games_played(data, g)}; blocked {_pct(g['blocked_rate'])}, "
             f"ended by target {_pct(g['target_rate'])}, domino {_pct(g['domino_rate'])}",
             f"hand length (domino/blocked hands): mean {_f(g['mean_hand_length'])}, median "
             f"{_f(g['median_hand_length'], 0)}, p90 {_f(g['p90_hand_length'], 0)}; turns: mean "
@@ -212,6 +214,14 @@ def _sections(data: Mapping):
         if label in T["paired"]:
             tabs["paired (same deals)"] = T["paired"][label]
         yield f"Group {g['index']}: {label}", lines, tabs
+
+
+def _games_played(data: Mapping, g: Mapping) -> str:
+    """A group's hands, and its matches where a game is more than one hand (with unit hand,
+    or matches of one hand each, they are the hands again)."""
+    if data["unit"] == "hand" or g["matches"] == g["hands"]:
+        return f"{g['hands']} hands"
+    return f"{g['hands']} hands, {g['matches']} matches"
 
 
 def render_text(data: Mapping) -> str:
@@ -324,6 +334,9 @@ def skill_sections(data: Mapping, a: Mapping):
         "decided by the deal: the share of deals whose hand the same side won in every "
         "seating, whoever sat there (Wilson 95%)",
     ]
+    metric = a.get("metric", "hands")
+    why = " (what decides the game; --metric chooses another)" if a.get("metric_default") else ""
+    lines.append(f"ranked by {_METRIC_NAME[metric]}{why}")
     ladder, accuracy, ratings = _skill_tables(data, a)
     if a["best_heuristic"]:
         lines.append(f"best heuristic against random: {a['best_heuristic']}")
@@ -349,7 +362,10 @@ def skill_sections(data: Mapping, a: Mapping):
             f"{a['accuracy_deals']} deals against random (95% interval clustered by hand)"
         )
         tables["decision accuracy"] = accuracy
-    tables["ratings (Bradley–Terry)"] = ratings
+    lines.append(f"ratings: {_RATING_TEXT[metric]}, 95% intervals")
+    tables[f"ratings (by {_METRIC_NAME[metric]})"] = ratings
+    if "points_matrix" in a:
+        tables.update(_matrix_tables(a, metric))
     yield "Luck and skill", lines, tables
 
 
@@ -370,6 +386,9 @@ def _skill_tables(data: Mapping, a: Mapping):
         for r in a["ladder"]
     ])
     # fmt: on
+    if a.get("metric") == "points" and len(ladder):  # (the ranking metric's columns first)
+        cols = list(ladder.columns)
+        ladder = ladder[cols[:2] + cols[5:8] + cols[2:5] + cols[8:]]
     # fmt: off
     accuracy = pd.DataFrame([
         {"strategy": _mark(data, r["strategy"]), "hands": r["hands"],
@@ -378,14 +397,7 @@ def _skill_tables(data: Mapping, a: Mapping):
         for r in a.get("accuracy", ())
     ])
     # fmt: on
-    # fmt: off
-    ratings = pd.DataFrame([
-        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], 1),
-         "95% CI": "[" + ", ".join(_f(x, 1) for x in r["rating_ci"]) + "]"}
-        for r in a["ratings"]
-    ])
-    # fmt: on
-    return ladder, accuracy, ratings
+    return ladder, accuracy, _ratings_table(data, a, a.get("metric", "hands"))
 
 
 def _analysis_sections(data: Mapping):
@@ -422,12 +434,12 @@ _RATING_TEXT = {
 
 
 def _compare_section(data: Mapping, a: Mapping):
-    """(heading, lines, tables) of compare's round robin: ratings, matrix, paired differences."""
-    import pandas as pd
-
+    """(heading, lines, tables) of compare's round robin: ratings, matrices, paired
+    differences, the ranking metric's first."""
     names = a["strategies"]
-    what = "matches" if a["unit"] == "match" else "hands"
-    metric = a.get("metric", "matches" if a["unit"] == "match" else "hands")
+    games = "matches" if a["unit"] == "match" else "hands"
+    metric = a.get("metric", games)
+    what = a.get("matrix_metric", games)  # (the win matrix's: the ranking metric's wins)
     why = (
         " (what decides the game; --metric chooses another)"
         if a.get("metric_default", True)
@@ -435,8 +447,16 @@ def _compare_section(data: Mapping, a: Mapping):
     )
     lines = [
         f"round robin of {len(names)} strategies on duplicate deals: {len(a['legs'])} "
-        f"table(s), each in every seating, {data['games_per_group']} {what} per table",
+        f"table(s), each in every seating, {data['games_per_group']} {games} per table",
         f"ranked by {_METRIC_NAME[metric]}{why}",
+        *(
+            [
+                "points of ROW against COLUMN: the paired points per hand ROW gains on COLUMN on "
+                "the same deals (normal 95%)"
+            ]
+            if "points_matrix" in a
+            else []
+        ),
         f"win rate of ROW against COLUMN: share of the {what} that one of the two won, "
         "with both at the table, won by ROW (Wilson 95%)",
         f"ratings: {_RATING_TEXT[metric]}, 95% intervals"
@@ -445,32 +465,63 @@ def _compare_section(data: Mapping, a: Mapping):
         *warning_lines(a.get("disagreements", ())),
     ]
     lines += _until_decided_lines(a.get("until_decided"))
+    tables = {f"ratings (by {_METRIC_NAME[metric]})": _ratings_table(data, a, metric)}
+    tables.update(_matrix_tables(a, metric))
+    paired = _frame([_paired_cells(p, a["unit"], metric) for p in a["paired"]])
+    tables["paired differences (same deals)"] = paired
+    return "Round robin", lines, tables
+
+
+def _frame(rows: list):
+    import pandas as pd
+
+    return pd.DataFrame(rows)
+
+
+def _ratings_table(data: Mapping, a: Mapping, metric: str):
+    """The ratings of a round robin with the ranking metric's columns: wins and losses, or
+    (points) the paired deals and the points difference per hand against the others."""
     nd = 3 if metric == "points" else 1
+    rows = []
+    for r in a["ratings"]:
+        row = {
+            "rank": r["rank"],
+            "strategy": _mark(data, r["strategy"]),
+            "rating": _f(r["rating"], nd),
+            "95% CI": "[" + ", ".join(_f(x, nd) for x in r["rating_ci"]) + "]",
+        }
+        if "points_diff" in r:
+            row.update({"deals": r["deals"], "points/hand diff": _points(r["points_diff"])})
+        elif "wins" in r:
+            row.update({"wins": r["wins"], "losses": r["losses"]})
+        rows.append(row)
+    return _frame(rows)
+
+
+def _matrix_tables(a: Mapping, metric: str) -> dict:
+    """The win-rate matrix and (where the report has it) the paired points matrix, the
+    ranking metric's first."""
+    names = a["strategies"]
     # fmt: off
-    ratings = pd.DataFrame([
-        {"rank": r["rank"], "strategy": _mark(data, r["strategy"]), "rating": _f(r["rating"], nd),
-         "95% CI": "[" + ", ".join(_f(x, nd) for x in r["rating_ci"]) + "]",
-         "wins": r["wins"], "losses": r["losses"]}
-        for r in a["ratings"]
-    ])
-    # fmt: on
-    # fmt: off
-    matrix = pd.DataFrame([
+    wins = _frame([
         {"": x, **{y: ("-" if c is None else f"{_pct(c['win_rate'])} {_ci_text(c['win_ci'])}")
                    for y, c in zip(names, row, strict=True)}}
         for x, row in zip(names, a["matrix"], strict=True)
     ])
     # fmt: on
-    paired = pd.DataFrame([_paired_cells(p, a["unit"]) for p in a["paired"]])
-    return (
-        "Round robin",
-        lines,
-        {
-            f"ratings (by {_METRIC_NAME[metric]})": ratings,
-            "win rates (row vs column)": matrix,
-            "paired differences (same deals)": paired,
-        },
-    )
+    out = {"win rates (row vs column)": wins}
+    if "points_matrix" in a:
+        # fmt: off
+        points = _frame([
+            {"": x, **{y: ("-" if c is None else
+                           f"{_points(c['points_diff'])} {_range(c['points_diff_ci'], _points)}")
+                       for y, c in zip(names, row, strict=True)}}
+            for x, row in zip(names, a["points_matrix"], strict=True)
+        ])
+        # fmt: on
+        title = "points per hand gained (row vs column)"
+        out = {title: points, **out} if metric == "points" else {**out, title: points}
+    return out
 
 
 _METRIC_NAME = {"hands": "hand wins", "matches": "match wins", "points": "points per hand"}

@@ -445,25 +445,28 @@ def compare_analysis(manifest, aggregates, data) -> dict:
     return _compare(manifest, aggregates, data)
 
 
-def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
-    """``compare``'s analysis: the win-rate matrix of every pair of strategies, their paired
-    differences pooled over the legs where they met, the ratings by the ranking metric
-    (Bradley–Terry on hand or match wins; a least-squares fit of the paired points per hand)
-    and the pairs whose metrics disagree."""
+def _compare(manifest, aggregates, data, metric: str | None = None, default: bool = True) -> dict:
+    """``compare``'s analysis: the win-rate matrix of every pair of strategies (on the ranking
+    metric's wins: hands or matches; with points, the games' unit) and their paired points
+    matrix, their paired differences pooled over the legs where they met, the ratings by the
+    ranking metric (Bradley–Terry on hand or match wins; a least-squares fit of the paired
+    points per hand) and the pairs whose metrics disagree. With unit hand every game is one
+    hand: the paired rows (the groups' too) leave the match figures out (None)."""
     a = manifest["analysis"]
     names = list(a["strategies"])
-    default = metric is None
     if metric is None:
         metric, default = ranking_metric(manifest)
-    wins, games = _win_matrix(names, data)
+    counted = metric if metric != "points" else "matches" if data["unit"] == "match" else "hands"
+    wins, games = _win_matrix(names, data, counted)
     paired = _pooled_pairs(manifest, aggregates, data, names)
+    if data["unit"] == "hand":  # (a match is a hand: its figures repeat the hand's)
+        paired = [_hand_games(p) for p in paired]
+        for g in data["groups"]:
+            g["paired"] = [_hand_games(p) for p in g["paired"]]
     if metric == "points":
-        ratings, regularized = _points_ratings(names, paired, _win_matrix(names, data, "hands")[0])
+        ratings, regularized = _points_ratings(names, paired)
     else:
-        rated = wins if (metric == "matches") == (data["unit"] == "match") else None
-        if rated is None:
-            rated = _win_matrix(names, data, metric)[0]
-        ratings, regularized = _bt_ratings(names, rated)
+        ratings, regularized = _bt_ratings(names, wins)
     return {
         "kind": analyses.COMPARE.name,
         "strategies": names,
@@ -472,7 +475,9 @@ def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
         "metric_default": default,
         "legs": [list(x) for x in a.get("legs", [])],
         "games_requested": a.get("games_requested"),
+        "matrix_metric": counted,
         "matrix": _matrix_cells(wins, games),
+        "points_matrix": _points_cells(names, paired),
         "paired": paired,
         "ratings": ratings,
         "bt_regularized": regularized,
@@ -480,16 +485,26 @@ def _compare(manifest, aggregates, data, metric: str | None = None) -> dict:
     }
 
 
+def _hand_games(p: dict) -> dict:
+    """A paired row of games that are single hands: no match figures."""
+    return {**p, "match_win_diff": None, "match_win_diff_ci": [None, None]}
+
+
 def _bt_ratings(names: list, wins: np.ndarray) -> tuple[list[dict], bool]:
-    """Bradley–Terry ratings of pairwise win counts, best first (Elo scale)."""
+    """Bradley–Terry ratings of pairwise win counts, best first (Elo scale), with each
+    strategy's wins and losses."""
     bt = stats.bradley_terry(wins)
     fit = (bt["rating"], bt["rating_ci"], bt["theta"], bt["se"])
-    return _ranked(names, wins, fit), bt["regularized"]
+    counts = [
+        {"wins": int(wins[i].sum()), "losses": int(wins[:, i].sum())} for i in range(len(names))
+    ]
+    return _ranked(names, fit, counts), bt["regularized"]
 
 
-def _ranked(names: list, wins: np.ndarray, fit: tuple) -> list[dict]:
+def _ranked(names: list, fit: tuple, columns: list[dict]) -> list[dict]:
     """The rating rows of ``names``, best (highest theta) first: ``fit`` is (rating, its
-    interval, theta, theta's standard error), one entry per name."""
+    interval, theta, theta's standard error), one entry per name; ``columns``: each name's
+    figures of the ranking metric (wins and losses; deals and points difference)."""
     rating, rating_ci, theta, theta_se = fit
     order = sorted(range(len(names)), key=lambda i: -theta[i])
     return [
@@ -500,24 +515,49 @@ def _ranked(names: list, wins: np.ndarray, fit: tuple) -> list[dict]:
             "rating_ci": stats.interval(rating_ci[i]),
             "theta": stats.finite(theta[i]),
             "theta_se": stats.finite(theta_se[i]),
-            "wins": int(wins[i].sum()),
-            "losses": int(wins[:, i].sum()),
+            **columns[i],
         }
         for r, i in enumerate(order)
     ]
 
 
-def _points_ratings(names: list, paired: list, wins: np.ndarray) -> tuple[list[dict], bool]:
+def _points_ratings(names: list, paired: list) -> tuple[list[dict], bool]:
     """Ratings in points per hand, best first: strengths ``s`` (mean 0) fitted to every pair's
     paired points difference by weighted least squares (stats.paired_strengths; ``s_a - s_b``
-    is the expected points per hand A gains on B)."""
+    is the expected points per hand A gains on B), with each strategy's paired deals and its
+    points difference per hand against its opponents (their pairs' differences weighted by
+    deals; positive favours it)."""
     index = {x: i for i, x in enumerate(names)}
     pairs = [
         (index[p["a"]], index[p["b"]], p["points_diff"], _se(p["points_diff_ci"])) for p in paired
     ]
     fit = stats.paired_strengths(len(names), pairs)
     strength = fit["strength"]
-    return _ranked(names, wins, (strength, fit["ci"], strength, fit["se"])), False
+    deals, total = [0] * len(names), [0.0] * len(names)
+    for p in paired:
+        if p["points_diff"] is not None:
+            for x, sign in ((p["a"], 1), (p["b"], -1)):
+                deals[index[x]] += p["deals"]
+                total[index[x]] += sign * p["points_diff"] * p["deals"]
+    # fmt: off
+    columns = [{"deals": deals[i], "points_diff": stats.finite(stats.rate(total[i], deals[i]))}
+               for i in range(len(names))]
+    # fmt: on
+    return _ranked(names, (strength, fit["ci"], strength, fit["se"]), columns), False
+
+
+def _points_cells(names: list, paired: list) -> list[list]:
+    """The paired points matrix: per (i, j) the points per hand i gains on j on the same
+    deals (positive favours i), with its 95% interval and the deals; None on the diagonal."""
+    index = {x: i for i, x in enumerate(names)}
+    cells: list[list] = [[None] * len(names) for _ in names]
+    for p in paired:
+        i, j = index[p["a"]], index[p["b"]]
+        d, (lo, hi) = p["points_diff"], p["points_diff_ci"]
+        neg = [None if x is None else -x for x in (d, hi, lo)]
+        cells[i][j] = {"points_diff": d, "points_diff_ci": [lo, hi], "deals": p["deals"]}
+        cells[j][i] = {"points_diff": neg[0], "points_diff_ci": neg[1:], "deals": p["deals"]}
+    return cells
 
 
 def _se(ci) -> float:
@@ -677,7 +717,9 @@ def skill_analysis(manifest, aggregates, data) -> dict:
     the share of deals the deal decided for the best heuristic against random and for mc
     against random."""
     a = manifest["analysis"]
-    rr = _compare(manifest, aggregates, data, metric="hands")  # (skill ranks by hand wins)
+    # (a folder from before skill took --metric has no key: it ranked by hand wins)
+    metric, default = ranking_metric(manifest) if "metric" in a else ("hands", False)
+    rr = _compare(manifest, aggregates, data, metric, default)
     lookups = Aggregates.by_group(aggregates)
     aggs = {g["index"]: lookups.get(g["index"]) or Aggregates() for g in data["groups"]}
     ladder = _ladder(manifest, data, aggs, rr)
@@ -706,7 +748,8 @@ def skill_analysis(manifest, aggregates, data) -> dict:
         "ladder": ladder,
         "best_heuristic": best,
         "decided": decided,
-        "matrix": rr["matrix"],
+        **{k: rr[k] for k in ("metric", "metric_default", "matrix_metric", "matrix")},
+        "points_matrix": rr["points_matrix"],
         "paired": rr["paired"],
         "ratings": rr["ratings"],
         "bt_regularized": rr["bt_regularized"],

@@ -113,8 +113,18 @@ def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None, target: 
         rate, length = row["stronger_match_win_rate"], row["mean_match_length"]
         need = [_hands_to_separate(x, row["baseline"], length) for x in (rate, hi, lo)]
         row["hands_to_separate"] = need[0]
-        row["hands_to_separate_ci"] = need[1:]
+        row["hands_to_separate_ci"] = _around(need[0], need[1], need[2])
     return row
+
+
+def _around(estimate: float | None, lo: float | None, hi: float | None) -> list:
+    """The interval ``[lo, hi]`` of the hands to separate held around its estimate: the
+    Wilson bound a rate of 1 (a side that wins every match) meets its rate at can fall a
+    rounding below it, which would put the interval's lower end above the estimate. None
+    stays None (an open upper end, or no estimate)."""
+    if estimate is None:
+        return [lo, hi]
+    return [None if lo is None else min(lo, estimate), None if hi is None else max(hi, estimate)]
 
 
 def _target_label(label: str, option: str, target: int) -> str:

@@ -296,6 +296,7 @@ def setup_skill(
     strategies: str | Sequence[str] | None = None,
     sets: Sequence[str] = (),
     deals: int | str | None = None,
+    metric: str | None = None,
     **flags: Any,
 ) -> Setup:
     """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim skill``: ``deals`` per table
@@ -304,7 +305,15 @@ def setup_skill(
     not solved); the decisions of each strategy on its first ``accuracy_deals`` deals against
     random (default 200; 0: none) rated by the solver with the same budget; ``round_robin``
     False: only the tables with random (the others' pairs are then not compared; None: the
-    default, True): those three are taken out of ``flags``, the rest are the experiment's."""
+    default, True): those three are taken out of ``flags``, the rest are the experiment's;
+    ``metric`` ranks the ladder as compare's does (hands or points: skill plays single
+    hands; None, recorded as such: what decides the game)."""
+    if metric == "matches":
+        raise ConfigError(
+            "--metric matches ranks by match wins, but skill plays single hands (unit hand); "
+            "rank by hands or points"
+        )
+    metric = check_metric(metric, "hand")
     round_robin, solve, rated = _skill_options(flags)
     labels = _strategy_labels(default_ladder() if strategies is None else strategies)
     if baseline() not in labels:
@@ -331,7 +340,7 @@ def setup_skill(
     # fmt: off
     analysis = {"kind": SKILL.name, "strategies": labels, "deals_requested": n,
                 "legs": [list(x) for x in legs], "solve_budget": solve, "round_robin": round_robin,
-                "accuracy_deals": min(rated, n) if solve else 0}
+                "accuracy_deals": min(rated, n) if solve else 0, "metric": metric}
     # fmt: on
     return Setup(exp_flags, analysis, legs)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import platform
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -330,7 +331,13 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
     try:
         plan = rounds.play(manifest)  # (a run decided early plays a plan that stops there)
         data = finish(
-            rd, plan, manifest, merger, lambda: clock.end(played.written, "done"), phase=bar.phase
+            rd,
+            plan,
+            manifest,
+            merger,
+            lambda: clock.end(played.written, "done"),
+            phase=bar.phase,
+            warn=lambda text: echo(session, text),
         )  # (the bar closes in finally)
     except KeyboardInterrupt:
         with signals.deferred():  # (a second signal cannot cut the cleanup short)
@@ -549,6 +556,30 @@ def _wants_plots(manifest: dict) -> bool:
     return not isinstance(exp, dict) or exp.get("plots") is not False
 
 
+def _draw_plots(rd: RunDir, data: dict, rows, phase, warn) -> bool:
+    """Draw ``plots/`` of a finished run; whether they were drawn. A figure that fails (a
+    plotting error, a folder that cannot be written) is one warning line (``warn``, default
+    stderr) and no plots: the run, its results and report stand. Without matplotlib the
+    report stands without figures, silently."""
+    try:
+        from dominosim.analysis import plots
+
+        phase("drawing the plots")
+        with rd.staged_plots() as folder:
+            plots.write_plots(data, rows, folder)
+    except ImportError:  # matplotlib missing: the report stands without figures
+        return False
+    except Exception as e:  # (a figure is never worth the run: the report is written)
+        why = " ".join(f"{type(e).__name__}: {e}".split())
+        line = (
+            f"warning: the plots of {rd.path} were not drawn ({why}); the results and the "
+            "report are written (--no-plots leaves the plots out)"
+        )
+        (warn or (lambda text: print(text, file=sys.stderr)))(line)
+        return False
+    return True
+
+
 def finish(
     rd: RunDir,
     plan: Plan,
@@ -556,13 +587,17 @@ def finish(
     merger: Merger,
     end_session: Callable[[], object],
     phase: Callable[[str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> dict:
     """Write aggregates.parquet, then end the session (``end_session``: the manifest's
     timings and status ``done``), build the report once from the manifest and the merged
     aggregates, write report.md, summary.csv and plots (each atomically) and last the
     manifest, ``done`` with the outputs' hashes: a run stopped in between is not done, and
-    ``--resume`` writes what is missing. ``phase``: optional callable told what is being done
-    (the progress bar). Returns the report (what :func:`load_report` reads back)."""
+    ``--resume`` writes what is missing. The results and the report are written before any
+    figure, and a figure that fails is a warning, never the run's end (:func:`_draw_plots`).
+    ``phase``: optional callable told what is being done (the progress bar); ``warn``: told
+    the warning line (default: stderr). Returns the report (what :func:`load_report` reads
+    back)."""
     phase = phase or (lambda text: None)
     phase("merging the aggregates")
     digest = rd.write_aggregates(merger.rows())
@@ -579,17 +614,7 @@ def finish(
     rd.write_outputs(
         render.render_markdown(data), render.summary_csv(data), render.paired_csv(data)
     )
-    plotted = False
-    try:
-        if _wants_plots(manifest):
-            from dominosim.analysis import plots
-
-            phase("drawing the plots")
-            with rd.staged_plots() as folder:
-                plots.write_plots(data, rows, folder)
-            plotted = True
-    except ImportError:  # matplotlib missing: the report stands without figures
-        pass
+    plotted = _wants_plots(manifest) and _draw_plots(rd, data, rows, phase, warn)
     manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}
     manifest["status"] = "done"
     rd.write_manifest(manifest)
