@@ -582,6 +582,7 @@ def compare_cmd(**kw: Any) -> None:
 )
 @option(
     "metric",
+    type=click.Choice(("hands", "points")),
     help="Rank by hand wins or paired points per hand (default: what decides "
     "the game: points in a race to a target, else hands); skill plays no matches.",
 )
