@@ -80,6 +80,7 @@ def run(
     until = _until_decided("run", flags)
     metric = _run_metric(flags, until)
     timeout = timeout_seconds(flags.pop("strategy_timeout", None))
+    isolate = bool(flags.pop("isolate", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
         executor=executor,
@@ -87,6 +88,7 @@ def run(
         progress=progress,
         echo=echo,
         strategy_timeout=timeout,
+        isolate=isolate,
     )
     # a strategy's prints never reach stdout; Ctrl-C is told from a strategy's KeyboardInterrupt
     with contextlib.redirect_stdout(sys.stderr), signals.handled():
@@ -133,6 +135,7 @@ _EXPERIMENT = (
     *(k for k in FIELDS_BY_KEYWORD if k not in ("variants", "plots", "name")),
     "name",
     "strategy_timeout",
+    "isolate",
 )
 #: Keyword -> what it takes, for a list keyword: a string is one item (or the CLI's comma
 #: grammar).
@@ -142,7 +145,7 @@ _LISTS = {f.keyword: f.takes for f in FIELDS if f.takes}
 #: Keywords taking a whole number (an int, or a string of one, as the command line gives it).
 _INTS = (*(f.keyword for f in FIELDS if f.kind == "int"), "deals", "budget", "accuracy_deals")
 #: Keywords taking true or false.
-_BOOLS = (*(f.keyword for f in FIELDS if f.kind == "bool"), "round_robin")
+_BOOLS = (*(f.keyword for f in FIELDS if f.kind == "bool"), "round_robin", "isolate")
 #: Keywords taking a string; ``out``, a path, takes a pathlib.Path too.
 _STRINGS = (*(f.keyword for f in FIELDS if f.kind in ("name", "choice", "path")), "variant")
 
@@ -390,6 +393,7 @@ def _tournament(
     resume = _path(row.function, "resume", resume)
     until = _until_decided(row.function, flags)
     timeout = timeout_seconds(flags.pop("strategy_timeout", None))
+    isolate = bool(flags.pop("isolate", None))
     session = runner.Session(
         workers=flags.get("workers") if resume is not None else None,
         executor=executor,
@@ -397,6 +401,7 @@ def _tournament(
         progress=progress,
         echo=echo,
         strategy_timeout=timeout,
+        isolate=isolate,
     )
     with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
         return _tournament_run(row, resume, session, flags, until)

@@ -229,6 +229,10 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         default=None, metavar="SECONDS",
         help="End the run when a strategy takes longer for one decision batch (default: no "
              "limit).")),
+    "isolate": (("--isolate",), dict(
+        is_flag=True, default=False,
+        help="Play each strategy of --strategy-path in a fresh process of its own that "
+             "holds no engine, seed or run folder (docs/strategies.md, Isolation).")),
 }
 # fmt: on
 
@@ -236,7 +240,7 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 #: other option given (:func:`_refuse_with_resume`). The experiment's are the fields marked
 #: ``session`` in dominosim.config.FIELDS.
 SESSION_OPTIONS = frozenset(
-    {"executor", "scheduler", "resume", "as_json", "strategy_timeout"}
+    {"executor", "scheduler", "resume", "as_json", "strategy_timeout", "isolate"}
     | {f.keyword for f in config.FIELDS if f.session}
 )
 
@@ -249,6 +253,7 @@ RUN_OPTIONS = (
     "json",
     "strategy_path",
     "strategy_timeout",
+    "isolate",
 )
 
 
@@ -482,7 +487,7 @@ def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     from dominosim.analysis import render
 
     as_json, resume = kw.pop("as_json"), kw.pop("resume")
-    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout")}
+    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout", "isolate")}
     if resume is not None:
         _refuse_with_resume(ctx, ctx.command.params)
         workers = _int_flag(kw["workers"], "--workers")
@@ -600,7 +605,7 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
 
     ctx = click.get_current_context()
     as_json, resume, variant = kw.pop("as_json"), kw.pop("resume"), kw.pop("variant")
-    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout")}
+    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout", "isolate")}
     if resume is not None:
         params = {p.name: p for p in ctx.command.params}  # (--variant, then as they were given)
         _refuse_with_resume(ctx, [params[n] for n in dict.fromkeys(["variant", *ctx.params])])

@@ -534,13 +534,7 @@ class BatchEngine:
         except StrategyError:
             raise
         except (Exception, SystemExit) as exc:  # SystemExit would kill a pool worker
-            text = _one_line(str(exc))
-            said = f": {text}" if text else ""
-            if isinstance(exc, MemoryError):  # (often raised with no message: say what it is)
-                said += " (out of memory)"
-            raise StrategyError(
-                f"strategy '{name}' raised {type(exc).__name__}{said}; fix the strategy"
-            ) from exc
+            raise strategy_raised(name, exc) from exc
         if a.shape != (len(legal),):
             raise self._illegal(strat, legal, 0, _one_line(repr(a.tolist())))
         if check and not legal.contains(a).all():
@@ -803,6 +797,16 @@ _MATCH_KEYS = ("match_id", "winner", "hands", "scores", "dry", "losers")
 def _kernel_flags(f: np.ndarray) -> tuple:
     """A blind decision's flag bits (kernel.F_*) as Legal's draw, pass and stop arrays."""
     return (f & kernel.F_DRAW) != 0, (f & kernel.F_PASS) != 0, (f & kernel.F_STOP) != 0
+
+
+def strategy_raised(name: str, exc: BaseException) -> StrategyError:
+    """The error of strategy ``name`` raising ``exc`` in its ``choose`` (the engine's, and an
+    isolated strategy's process's: runner.isolated)."""
+    text = _one_line(str(exc))
+    said = f": {text}" if text else ""
+    if isinstance(exc, MemoryError):  # (often raised with no message: say what it is)
+        said += " (out of memory)"
+    return StrategyError(f"strategy '{name}' raised {type(exc).__name__}{said}; fix the strategy")
 
 
 def _one_line(text: str, limit: int = 200) -> str:

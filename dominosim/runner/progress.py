@@ -19,6 +19,7 @@ class Session:
     progress: bool | None = None  # None: when stderr is a terminal
     echo: object = None  # callable(str) for status lines; default: stderr
     strategy_timeout: float | None = None  # seconds per decision batch; None or 0: no limit
+    isolate: bool = False  # users' strategies in fresh processes of their own (--isolate)
 
 
 def echo(session: Session, text: str) -> None:
