@@ -196,6 +196,7 @@ def test_resume_refuses_exactly_the_rows_not_marked_session(command, tmp_path):
         "resume",
         "as_json",
         "strategy_timeout",
+        "isolate",
         *(f.keyword for f in FIELDS if f.session),
     }
 
