@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 import dominosim
+from dominosim import api
+from dominosim.base.errors import Interrupted
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -300,3 +302,27 @@ def test_the_child_ends_with_its_parent(tmp_path):
         time.sleep(0.05)
     os.kill(child, signal.SIGKILL)
     pytest.fail("the isolated strategy's process outlived its parent")
+
+
+def test_compare_and_a_resume_with_isolate(tmp_path, clean_registry, monkeypatch):
+    """compare plays its tables the same isolated; a run cut short finishes isolated with the
+    numbers of the uninterrupted run (--isolate is a session's option, like --workers)."""
+    from runs import stop_after
+
+    path = _folder(tmp_path, "mine", PLAYERS)
+    kw = dict(variant="fives", strategies=["iso-one", "iso-batch", "random"], games=36, seed=2)
+    kw.update(strategy_path=[path], workers=1, records=False)
+    plain = api.compare(**kw, out=tmp_path / "c0")
+    isolated = api.compare(**kw, out=tmp_path / "c1", isolate=True)
+    assert _numbers(plain)["analysis"] == _numbers(isolated)["analysis"]
+    run = dict(variants=["fives"], strategies="iso-batch,iso-one", games=40, seed=4)
+    run.update(strategy_path=[path], plots=False, chunk_size=8, workers=1)
+    full = dominosim.run(**run, out=tmp_path / "full")
+    stop_after(monkeypatch, 2)
+    with pytest.raises(Interrupted) as cut:
+        dominosim.run(**run, out=tmp_path / "cut", isolate=True)
+    stop_after(monkeypatch, None)
+    folder = next((tmp_path / "cut").glob("*/*"))
+    assert "2 of 5 chunks" in str(cut.value)
+    resumed = dominosim.run(resume=folder, isolate=True)
+    assert _numbers(resumed) == _numbers(full)
