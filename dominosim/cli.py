@@ -401,6 +401,7 @@ def variants_cmd(variant: str | None) -> None:
 )
 @option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
 @option("strategy_path")
+@option("isolate")
 def trace_cmd(**kw: Any) -> None:
     """Play one hand (or with --match one match) move by move and print it.
 
@@ -443,10 +444,11 @@ def _trace_played(kw: dict[str, Any]) -> list[dict]:
             strategies=kw["strategies"],
             sets=kw["sets"],
             strategy_path=strategy_path,
+            isolate=kw["isolate"],
         )
 
     with _stdout_aside():
-        if not strategy_path:
+        if not strategy_path or kw["isolate"]:  # (--isolate: each in a process of its own)
             return play()
         from dominosim.strategy import sandbox  # (a user's strategy plays in its own process)
 

@@ -333,6 +333,7 @@ class TraceRequest:
     strategies: str | None = None
     sets: Sequence[str] = ()
     strategy_path: Sequence[str] = ()
+    isolate: bool = False
 
 
 def trace_from_cli(variant: str, **request: Any) -> list[dict]:
@@ -354,7 +355,8 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
         from dominosim.game.variants import check_match_end
 
         check_match_end(rules, "match")
-    known = strategy.discover(strategy_path)
+    isolate = r.isolate and bool(strategy_path)
+    known = _isolated_names(strategy_path) if isolate else strategy.discover(strategy_path)
     exp = config.experiment_from_cli(
         variants=[variant],
         players=players,
@@ -362,12 +364,41 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
         seed=seed,
         known_strategies=known,
     )
-    seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
+    if isolate:
+        seats = _isolated_seats(strategy_path, [s.label for s in exp.seats])
+    else:
+        seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
     labels = [s.label for s in exp.seats]
     k = None if whole_match else (hand or 0)
     return make_trace(
         rules, seed=exp.seed, match_id=match_id, hand=k, strategies=seats, labels=labels
     )
+
+
+def _isolated_names(paths: Sequence[str]) -> set[str]:
+    """The strategy names known with ``paths`` loaded in a fresh process, never here
+    (``--isolate``): the built-ins' classes, the others' names."""
+    from dominosim.runner import isolated
+
+    return {*isolated.probe(paths, [])["names"], *strategy.discover()}
+
+
+def _isolated_seats(paths: Sequence[str], labels: Sequence[str]) -> list:
+    """Each seat's strategy: a built-in here, a user's in a fresh process of its own
+    (runner.isolated.IsolatedStrategy: one per label, asked one decision at a time)."""
+    from dominosim.runner import isolated
+    from dominosim.runner.files import recorded_files, strategy_files
+    from dominosim.strategy.spec import parse_strategy
+
+    files = recorded_files({"strategy_files": strategy_files(paths)})
+    made: dict[str, object] = {}
+    for label in dict.fromkeys(labels):
+        if isolated.is_builtin(label):
+            spec = parse_strategy(label)
+            made[label] = strategy.get(spec.name, **spec.kwargs)
+        else:
+            made[label] = isolated.IsolatedStrategy(label, files, 0.0)
+    return [made[x] for x in labels]
 
 
 def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False) -> list[dict]:

@@ -116,7 +116,9 @@ def test_the_same_games_with_and_without_isolate(tmp_path, clean_registry, varia
 # working folder; what it finds is its error (so the run fails), else it plays its first action
 CHEATER = textwrap.dedent(
     """
-    import gc, os, sys
+    import gc
+    import os
+    import sys
 
     from dominosim.strategy import Strategy, register
 
@@ -326,3 +328,17 @@ def test_compare_and_a_resume_with_isolate(tmp_path, clean_registry, monkeypatch
     assert "2 of 5 chunks" in str(cut.value)
     resumed = dominosim.run(resume=folder, isolate=True)
     assert _numbers(resumed) == _numbers(full)
+
+
+def test_trace_with_isolate(tmp_path):
+    """trace plays the same match with each strategy in its own process (asked one decision at
+    a time), finds the cheater nothing, and gives a strategy's error in the same line."""
+    path = _folder(tmp_path, "mine", PLAYERS + CHEATER)
+    base = ["trace", "--variant", "fives", "--strategy-path", path, "--match", "--json"]
+    one = [*base, "--strategies", "iso-one,iso-history", "--seed", "3"]
+    assert _cli(one, tmp_path).stdout == _cli([*one, "--isolate"], tmp_path).stdout != ""
+    cheat = [*base, "--strategies", "cheat,random", "--seed", "918273645"]
+    seen = _cli(cheat, tmp_path)
+    assert seen.returncode == 4 and "found the seed: argv" in seen.stderr
+    hidden = _cli([*cheat, "--isolate"], tmp_path)
+    assert hidden.returncode == 0 and hidden.stdout, hidden.stderr

@@ -113,6 +113,8 @@ class _Child:
             env["SYSTEMROOT"] = os.environ["SYSTEMROOT"]
         to_r, to_w = os.pipe()
         from_r, from_w = os.pipe()
+        _widen(to_w)
+        _widen(from_w)
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", _MAIN],
@@ -188,6 +190,20 @@ class _Child:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+def _widen(fd: int) -> None:
+    """A pipe that holds a whole batch (Linux: 1 MiB where allowed, else as large as allowed),
+    so the engine's write of a batch does not wait, 64 KiB at a time, on the child's reads."""
+    import fcntl
+
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", 1031 if sys.platform.startswith("linux") else None)
+    for size in (1 << 20, 1 << 18):
+        try:
+            fcntl.fcntl(fd, setsize, size)
+            return
+        except (OSError, TypeError):
+            continue
+
+
 def _deadline(timeout: float) -> float | None:
     return time.monotonic() + timeout + GRACE if timeout > 0 else None
 
@@ -203,12 +219,13 @@ def probe(
     labels: Sequence[str],
     files: Sequence[tuple[str, str, str]] = (),
     timeout: float = 0.0,
-) -> list[str]:
+) -> dict[str, list[str]]:
     """Load the strategy files ``paths`` (or a run's recorded ``files``) and make the
     strategies ``labels`` in a fresh child process, never in this one: their errors (at
     import, in ``__init__``; an unknown name or parameter), a process that ends or overruns
     ``timeout`` seconds, are StrategyErrors. Returns the notes the strategies' names give
-    (:func:`dominosim.strategy.twin_note`)."""
+    (``notes``: :func:`dominosim.strategy.twin_note`) and every strategy name registered
+    there (``names``)."""
     child = _Child()
     try:
         child.send(("probe", list(paths), list(files), list(labels), timeout))
@@ -219,9 +236,10 @@ def probe(
         raise StrategyError(load_failure(None, e.last, paths, timeout)) from None
     finally:
         child.close()
-    if msg[:1] == b"E":
+    if msg[:1] != b"S":
         raise StrategyError(_text(msg[1:]))
-    return [str(x) for x in json.loads(msg[1:])["notes"]]
+    got = json.loads(msg[1:])
+    return {k: [str(x) for x in got[k]] for k in ("notes", "names")}
 
 
 class IsolatedStrategy:
@@ -247,7 +265,8 @@ class IsolatedStrategy:
         if msg[:1] != b"S":
             child.close()
             raise StrategyError(_text(msg[1:]))
-        self.name = self.label = str(json.loads(msg[1:])["name"])
+        got = json.loads(msg[1:])
+        self.name, self.label = str(got["name"]), str(got["label"])
         self._child, self._rules = child, None
 
     def close(self) -> None:
@@ -275,6 +294,24 @@ class IsolatedStrategy:
         except _Late:
             self._child = None
             raise StrategyError(timeout_message(self.label, self.timeout)) from None
+
+    def choose_one(self, obs: Any, legal: list[int], key: int) -> int:
+        """One decision (the reference engine's question: ``dominosim trace``), asked of the
+        strategy's process: the Observation (what the seat sees), the legal list, the key."""
+        if self._child is None:
+            self._start()
+        try:
+            self._child.send(("one", obs, list(legal), int(key)))
+            msg = self._child.reply(_deadline(self.timeout))
+        except _Ended as e:
+            self._child = None
+            raise StrategyError(
+                f"strategy '{self.name}' ended its process ({e.how}: os._exit, or a crash); "
+                "fix the strategy"
+            ) from None
+        if msg[:1] == b"A" and len(msg) == 9:
+            return int(np.frombuffer(msg, dtype=np.int64, offset=1)[0])
+        raise StrategyError(_text(msg[1:]))
 
     def _answer(self, child: _Child, obs: Any) -> np.ndarray:
         deadline = _deadline(self.timeout)
@@ -446,7 +483,7 @@ def _probed(paths: list, files: list, labels: list, timeout: float) -> bytes:
             strategy.get(spec.name, **spec.kwargs)
             names.append(spec.name)
     notes = [n for n in dict.fromkeys(strategy.twin_note(x) for x in names) if n is not None]
-    return b"S" + json.dumps({"notes": notes}).encode()
+    return b"S" + json.dumps({"notes": notes, "names": sorted(strategy.discover())}).encode()
 
 
 def _decide(state: dict, header: tuple, body: bytes) -> bytes:
@@ -490,11 +527,36 @@ def _decide(state: dict, header: tuple, body: bytes) -> bytes:
     return b"A" + np.ascontiguousarray(a, dtype=np.int64).tobytes()
 
 
+def _decide_one(state: dict, obs: Any, legal: list, key: int) -> bytes:
+    """One decision of the reference engine, with its errors in its words (reference.ask)."""
+    from dominosim.game.actions import action_type_message
+
+    strat = state["strategy"]
+    name = getattr(strat, "name", type(strat).__name__)
+    try:
+        a = strat.choose_one(obs, legal, key)
+    except StrategyError as e:
+        return b"E" + str(e).encode("utf-8", "replace")
+    except BaseException as exc:  # (a user strategy failing is a user error)
+        text = " ".join(str(exc).split())
+        said = f"{type(exc).__name__}{': ' + text if text else ''}"
+        return b"E" + f"strategy '{name}' raised {said}; fix the strategy".encode()
+    if isinstance(a, bool) or not hasattr(a, "__index__"):
+        return b"E" + action_type_message(name, a).encode("utf-8", "replace")
+    try:
+        return b"A" + np.int64(a.__index__()).tobytes()
+    except OverflowError:
+        return (
+            b"E" + f"strategy '{name}' returned an illegal action {a!r}; fix the strategy".encode()
+        )
+
+
 def _started(state: dict, label: str, files: list, timeout: float) -> bytes:
     state["strategy"] = _loaded(label, files, timeout)
     state["label"] = getattr(state["strategy"], "label", label)
     state["timeout"] = timeout
-    return b"S" + json.dumps({"name": state["label"]}).encode()
+    name = getattr(state["strategy"], "name", label)
+    return b"S" + json.dumps({"name": name, "label": state["label"]}).encode()
 
 
 def _serve_one(state: dict, msg: bytes) -> bytes:
@@ -503,6 +565,8 @@ def _serve_one(state: dict, msg: bytes) -> bytes:
     try:
         if kind == "batch":
             return _decide(state, header, _LINK[0].recv_bytes())
+        if kind == "one":
+            return _decide_one(state, *header[1:])
         if kind == "start":
             return _started(state, *header[1:])
         return _probed(*header[1:])

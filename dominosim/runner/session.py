@@ -197,7 +197,7 @@ def _check_strategies(exp: Experiment, legs, session: Session) -> None:
     labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
     timeout = float(session.strategy_timeout or 0.0)
     if session.isolate and exp.strategy_path:  # (no user's file is ever imported here)
-        notes = isolated.probe(exp.strategy_path, labels, timeout=timeout)
+        notes = isolated.probe(exp.strategy_path, labels, timeout=timeout)["notes"]
         labels = [x for x in labels if isolated.is_builtin(x)]
     elif exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
         probe_strategies(exp.strategy_path, labels, timeout=timeout)
