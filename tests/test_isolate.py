@@ -211,7 +211,6 @@ class Bot(Strategy):
             (),
             "strategy 'bot' raised ValueError: no move here",
         ),
-        ("sys.exit(3)", (), "strategy 'bot' raised SystemExit: 3; fix the strategy"),
         (
             "time.sleep(30)",
             ("--strategy-timeout", "0.5"),
@@ -257,8 +256,10 @@ LOADS = {
 }
 
 
-@pytest.mark.parametrize("isolate", [False, True])
-@pytest.mark.parametrize("kind", sorted(LOADS))
+@pytest.mark.parametrize(
+    "kind, isolate",
+    [(k, False) for k in sorted(LOADS)] + [("exit", True), ("loop", True), ("raise", True)],
+)
 def test_a_file_that_fails_at_import_is_one_line(tmp_path, kind, isolate):
     body, extra, message = LOADS[kind]
     if kind == "crash" and not sys.platform.startswith("linux"):

@@ -48,6 +48,8 @@ _ROOT = Path(__file__).resolve().parents[2]
 #: Seconds past ``--strategy-timeout`` the engine waits before it kills a child (the child's
 #: own timer says it first, in the engine's words).
 GRACE = 2.0
+#: Seconds a child may take to start (dominosim's imports, before any user's code).
+START_SECONDS = 120.0
 #: The largest message a child may send (a batch's actions are 8 bytes a decision).
 MAX_MESSAGE = 1 << 28
 #: What the child runs (its ``sys.argv`` is ``["-c"]``: nothing of the run's command line).
@@ -134,6 +136,13 @@ class _Child:
         self.out = Connection(to_w, readable=False)
         self.inp = Connection(from_r, writable=False)
         self.last: str | None = None
+
+    def ready(self) -> None:
+        """Wait for the child to have started (Python, numpy, dominosim and its built-ins
+        imported: no user's code yet, so a generous bound, :data:`START_SECONDS`)."""
+        if self.reply(time.monotonic() + START_SECONDS) != b"R":
+            self.close()
+            raise _Ended("started without saying so", None)
 
     def send(self, header: object, body: bytes | None = None) -> None:
         try:
@@ -228,6 +237,7 @@ def probe(
     there (``names``)."""
     child = _Child()
     try:
+        child.ready()
         child.send(("probe", list(paths), list(files), list(labels), timeout))
         msg = child.reply(_deadline(timeout))
     except _Ended as e:
@@ -256,6 +266,7 @@ class IsolatedStrategy:
     def _start(self) -> None:
         child = _Child()
         try:
+            child.ready()
             child.send(("start", self.label, list(self.files), self.timeout))
             msg = child.reply(_deadline(self.timeout))
         except _Ended as e:
@@ -593,6 +604,10 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # (the run's Ctrl-C is the engine's to handle)
     signal.signal(signal.SIGALRM, _on_alarm)
     _LINK[:] = [inp, out]
+    import dominosim.engine.batch  # noqa: F401 - (dominosim's own code, before any timer)
+
+    strategy.discover()
+    out.send_bytes(b"R")  # (ready: the user's code, and its timer, start with the next message)
     state: dict = {}
     while True:
         try:
