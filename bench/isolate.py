@@ -1,7 +1,7 @@
 """The cost of ``--isolate`` (issue 45 point 7): a user's batch strategy through ``dominosim
 run``, in the engine's process and in a process of its own.
 
-    python bench/isolate.py [--hands 200000] [--reps 3] [--variants fives,classic]
+    python bench/isolate.py [--hands 1000000] [--reps 3] [--variants fives,classic]
 
 The strategy is ``docs/example_batch_strategy.py`` (``lightest-batch``: ``legal.arrays`` and
 ``best``), every seat, loaded with ``--strategy-path``. Each repetition runs, per variant, in a
@@ -53,7 +53,7 @@ def rates(variant: str, hands: int, isolate: bool) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--hands", type=int, default=200_000)
+    ap.add_argument("--hands", type=int, default=1_000_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--variants", default="fives,classic")
     a = ap.parse_args()

@@ -246,10 +246,25 @@ def probe(
         raise StrategyError(load_failure(None, e.last, paths, timeout)) from None
     finally:
         child.close()
-    if msg[:1] != b"S":
-        raise StrategyError(_text(msg[1:]))
-    got = json.loads(msg[1:])
+    got = _started_reply(msg, ("notes", "names"))
     return {k: [str(x) for x in got[k]] for k in ("notes", "names")}
+
+
+def _started_reply(msg: bytes, keys: tuple[str, ...]) -> dict:
+    """A child's ``S`` answer (JSON with ``keys``); its ``E`` answer or anything else is a
+    StrategyError (a child is never trusted to answer well)."""
+    if msg[:1] != b"S":
+        raise StrategyError(_text(msg[1:]) if msg[:1] == b"E" else _BROKEN)
+    try:
+        got = json.loads(msg[1:])
+    except ValueError:
+        got = None
+    if not isinstance(got, dict) or not all(k in got for k in keys):
+        raise StrategyError(_BROKEN)
+    return got
+
+
+_BROKEN = "a strategy's process broke its protocol with the engine; fix the strategy"
 
 
 class IsolatedStrategy:
@@ -273,10 +288,14 @@ class IsolatedStrategy:
             raise StrategyError(load_failure(e.how, e.last, [self.label])) from None
         except _Late as e:
             raise StrategyError(load_failure(None, e.last, [self.label], self.timeout)) from None
-        if msg[:1] != b"S":
+        except BaseException:
             child.close()
-            raise StrategyError(_text(msg[1:]))
-        got = json.loads(msg[1:])
+            raise
+        try:
+            got = _started_reply(msg, ("name", "label"))
+        except StrategyError:
+            child.close()
+            raise
         self.name, self.label = str(got["name"]), str(got["label"])
         self._child, self._rules = child, None
 
