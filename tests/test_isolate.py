@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -279,24 +280,26 @@ def test_the_child_ends_with_its_parent(tmp_path):
     code = textwrap.dedent(
         f"""
         import time
-        from dominosim.runner.isolated import IsolatedStrategy
+        from dominosim.runner.isolated import IsolatedStrategy, base_folder
         from dominosim.strategy import builtin_dir
         from dominosim import strategy
         from pathlib import Path
         f = Path({path!r}) / "bot.py"
         s = IsolatedStrategy("bot", [("path", str(f), strategy.file_hash(f))], 0)
-        print(s._child.proc.pid, flush=True)
+        print(s._child.proc.pid, base_folder(), flush=True)
         time.sleep(60)
         """
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env)
     try:
-        child = int(parent.stdout.readline())
+        pid, folder = parent.stdout.readline().split()
+        child = int(pid)
         os.kill(child, 0)  # (alive)
     finally:
         parent.kill()
         parent.wait()
+    shutil.rmtree(folder)  # (its working folders: the killed parent could not remove them)
     for _ in range(100):
         try:
             os.kill(child, 0)
