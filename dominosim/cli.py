@@ -229,10 +229,9 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         default=None, metavar="SECONDS",
         help="End the run when a strategy takes longer for one decision batch (default: no "
              "limit).")),
-    "isolate": (("--isolate",), dict(
-        is_flag=True, default=False,
-        help="Play each strategy of --strategy-path in a fresh process of its own that "
-             "holds no engine, seed or run folder (docs/strategies.md, Isolation).")),
+    "isolate": (("--isolate",), dict(is_flag=True, help=(
+        "Play each strategy of --strategy-path in a fresh process of its own that holds no "
+        "engine, seed or run folder (docs/strategies.md, Isolation)."))),
 }
 # fmt: on
 
@@ -415,7 +414,9 @@ def trace_cmd(**kw: Any) -> None:
     if kw["run_dir"] is not None:
         if hand is None:
             raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
-        records = trace.trace_from_run(kw["run_dir"], hand, whole_match=whole_match)
+        records = trace.trace_from_run(
+            kw["run_dir"], hand, whole_match=whole_match, isolate=kw["isolate"]
+        )
     else:
         records = _trace_played(kw)
     click.echo(trace.to_jsonl(records) if kw["as_json"] else trace.render_text(records), nl=False)

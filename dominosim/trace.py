@@ -365,7 +365,10 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
         known_strategies=known,
     )
     if isolate:
-        seats = _isolated_seats(strategy_path, [s.label for s in exp.seats])
+        from dominosim.runner.files import recorded_files, strategy_files
+
+        files = recorded_files({"strategy_files": strategy_files(strategy_path)})
+        seats = _isolated_seats(files, [s.label for s in exp.seats])
     else:
         seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
     labels = [s.label for s in exp.seats]
@@ -383,14 +386,13 @@ def _isolated_names(paths: Sequence[str]) -> set[str]:
     return {*isolated.probe(paths, [])["names"], *strategy.discover()}
 
 
-def _isolated_seats(paths: Sequence[str], labels: Sequence[str]) -> list:
-    """Each seat's strategy: a built-in here, a user's in a fresh process of its own
-    (runner.isolated.IsolatedStrategy: one per label, asked one decision at a time)."""
+def _isolated_seats(files: Sequence[tuple[str, str, str]], labels: Sequence[str]) -> list:
+    """Each seat's strategy: a built-in here, a user's in a fresh process of its own that
+    loads the strategy ``files`` (``(kind, path, sha256)``; runner.isolated.IsolatedStrategy:
+    one per label, asked one decision at a time)."""
     from dominosim.runner import isolated
-    from dominosim.runner.files import recorded_files, strategy_files
     from dominosim.strategy.spec import parse_strategy
 
-    files = recorded_files({"strategy_files": strategy_files(paths)})
     made: dict[str, object] = {}
     for label in dict.fromkeys(labels):
         if isolated.is_builtin(label):
@@ -401,13 +403,16 @@ def _isolated_seats(paths: Sequence[str], labels: Sequence[str]) -> list:
     return [made[x] for x in labels]
 
 
-def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False) -> list[dict]:
+def trace_from_run(
+    run_dir: str | Path, hand_id: str, whole_match: bool = False, isolate: bool = False
+) -> list[dict]:
     """Replay a hand recorded by ``dominosim run`` from its coordinates.
 
     ``hand_id`` is ``GROUP:ROTATION:MATCH:HAND`` (the record columns ``group``, ``rotation``,
     ``match_id``, ``hand_index``; docs/results.md), or ``MATCH:HAND`` for group 0, rotation 0.
     The reference engine plays it again from the run's seed, rules and seating: deals and
     strategy draws are addressed by these coordinates, so it is the recorded hand.
+    ``isolate``: a user's strategy plays in a fresh process of its own (``--isolate``).
     """
     from dominosim import config, runner
     from dominosim.analysis.aggregates import seating
@@ -442,7 +447,7 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
         raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
     labels = list(seating(plan.seats_of(group), rotation))
     specs = [config.parse_strategy(label) for label in labels]
-    seats = _run_strategies(rd, m, plan, specs)
+    seats = _run_strategies(rd, m, plan, specs, isolate)
     return make_trace(
         plan.rules[group],
         seed=plan.seed,
@@ -453,7 +458,7 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
     )
 
 
-def _run_strategies(rd, m: dict, plan, specs) -> list:
+def _run_strategies(rd, m: dict, plan, specs, isolate: bool = False) -> list:
     """The strategies of a recorded run, loaded as ``--resume`` loads them: refused when the
     engine or a strategy file changed since the run (its hand would not be the recorded one);
     the user's files named by the manifest imported only when their content is the recorded
@@ -461,6 +466,8 @@ def _run_strategies(rd, m: dict, plan, specs) -> list:
     from dominosim import runner
 
     runner.check_inputs(rd, m)
+    if isolate and any(kind == "path" for kind, _, _ in plan.strategy_files):
+        return _isolated_seats(plan.strategy_files, [sp.label for sp in specs])
     runner.load_run_files(plan.strategy_files)
     return [strategy.get(sp.name, **sp.kwargs) for sp in specs]
 

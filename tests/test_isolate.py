@@ -346,3 +346,22 @@ def test_trace_with_isolate(tmp_path):
     assert seen.returncode == 4 and "found the seed: argv" in seen.stderr
     hidden = _cli([*cheat, "--isolate"], tmp_path)
     assert hidden.returncode == 0 and hidden.stdout, hidden.stderr
+
+
+def test_trace_of_a_recorded_hand_with_isolate(tmp_path, clean_registry):
+    path = _folder(tmp_path, "mine", PLAYERS)
+    dominosim.run(
+        variants=["fives"],
+        strategies="iso-history,iso-one",
+        games=4,
+        seed=6,
+        strategy_path=[path],
+        out=tmp_path / "o",
+        plots=False,
+        workers=1,
+    )
+    run_dir = str(next((tmp_path / "o").glob("*/*")))
+    args = ["trace", "--run", run_dir, "--hand", "0:1:1:0", "--json"]
+    plain = _cli(args, tmp_path)
+    assert plain.returncode == 0 and plain.stdout, plain.stderr
+    assert _cli([*args, "--isolate"], tmp_path).stdout == plain.stdout
