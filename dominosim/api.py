@@ -67,7 +67,10 @@ def run(
             ``seed``, ``chunk_size``, ``workers``, ``out``, ``rotate``, ``records``,
             ``plots``, ``strategy_path``, ``name``), and ``until_decided`` (play in rounds until every
             pair of strategies is decided, at most ``games``; docs/compare.md) with
-            ``metric`` (what it decides on; default what decides the game).
+            ``metric`` (what it decides on; default what decides the game);
+            ``strategy_timeout`` (seconds per decision batch) and ``isolate`` (True: each
+            strategy of ``strategy_path`` in a fresh process of its own; docs/strategies.md,
+            "Isolation").
 
     Returns:
         The report as a dict (docs/results.md, "Report JSON").
@@ -79,15 +82,7 @@ def run(
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
     until = _until_decided("run", flags)
     metric = _run_metric(flags, until)
-    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
-    session = runner.Session(
-        workers=flags.get("workers") if resume is not None else None,
-        executor=executor,
-        scheduler=scheduler,
-        progress=progress,
-        echo=echo,
-        strategy_timeout=timeout,
-    )
+    session = _session(flags, resume, executor, scheduler, progress, echo)
     # a strategy's prints never reach stdout; Ctrl-C is told from a strategy's KeyboardInterrupt
     with contextlib.redirect_stdout(sys.stderr), signals.handled():
         if resume is not None:
@@ -102,6 +97,22 @@ def run(
                 exp, seed, seed_drawn=drawn, session=session, until_decided=until, metric=metric
             )
         return report
+
+
+def _session(flags: dict, resume, executor, scheduler, progress, echo):
+    """The session of a run (``runner.Session``): its keywords, ``strategy_timeout`` and
+    ``isolate`` taken out of ``flags``."""
+    from dominosim import runner
+
+    return runner.Session(
+        workers=flags.get("workers") if resume is not None else None,
+        executor=executor,
+        scheduler=scheduler,
+        progress=progress,
+        echo=echo,
+        strategy_timeout=timeout_seconds(flags.pop("strategy_timeout", None)),
+        isolate=bool(flags.pop("isolate", None)),
+    )
 
 
 def _until_decided(fn: str, flags: dict) -> bool:
@@ -133,6 +144,7 @@ _EXPERIMENT = (
     *(k for k in FIELDS_BY_KEYWORD if k not in ("variants", "plots", "name")),
     "name",
     "strategy_timeout",
+    "isolate",
 )
 #: Keyword -> what it takes, for a list keyword: a string is one item (or the CLI's comma
 #: grammar).
@@ -142,7 +154,7 @@ _LISTS = {f.keyword: f.takes for f in FIELDS if f.takes}
 #: Keywords taking a whole number (an int, or a string of one, as the command line gives it).
 _INTS = (*(f.keyword for f in FIELDS if f.kind == "int"), "deals", "budget", "accuracy_deals")
 #: Keywords taking true or false.
-_BOOLS = (*(f.keyword for f in FIELDS if f.kind == "bool"), "round_robin")
+_BOOLS = (*(f.keyword for f in FIELDS if f.kind == "bool"), "round_robin", "isolate")
 #: Keywords taking a string; ``out``, a path, takes a pathlib.Path too.
 _STRINGS = (*(f.keyword for f in FIELDS if f.kind in ("name", "choice", "path")), "variant")
 
@@ -387,21 +399,12 @@ def _tournament(
     echo=None,
     **flags,
 ) -> dict:
-    from dominosim import runner
 
     _session_keywords(row.function, executor, scheduler, progress, echo)
     flags = _keywords(row, flags)
     resume = _path(row.function, "resume", resume)
     until = _until_decided(row.function, flags)
-    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
-    session = runner.Session(
-        workers=flags.get("workers") if resume is not None else None,
-        executor=executor,
-        scheduler=scheduler,
-        progress=progress,
-        echo=echo,
-        strategy_timeout=timeout,
-    )
+    session = _session(flags, resume, executor, scheduler, progress, echo)
     with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
         return _tournament_run(row, resume, session, flags, until)
 

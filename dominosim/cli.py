@@ -134,6 +134,9 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         default=None, metavar="SECONDS",
         help="End the run when a strategy takes longer for one decision batch (default: no "
              "limit).")),
+    "isolate": (("--isolate",), dict(is_flag=True, help=(
+        "Play each strategy of --strategy-path in a fresh process of its own that holds no "
+        "engine, seed or run folder (docs/strategies.md, Isolation)."))),
 }
 # fmt: on
 
@@ -141,7 +144,7 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 #: other option given (:func:`_refuse_with_resume`). The experiment's are the fields marked
 #: ``session`` in dominosim.config.FIELDS.
 SESSION_OPTIONS = frozenset(
-    {"executor", "scheduler", "resume", "as_json", "strategy_timeout", "debug"}
+    {"executor", "scheduler", "resume", "as_json", "strategy_timeout", "debug", "isolate"}
     | {f.keyword for f in config.FIELDS if f.session}
 )
 
@@ -155,6 +158,7 @@ RUN_OPTIONS = (
     "strategy_path",
     "strategy_timeout",
     "debug",
+    "isolate",
 )
 
 
@@ -304,7 +308,7 @@ def variants_cmd(variant: str | None) -> None:
     "--decision", type=int, metavar="D", help="Stop at decision D of the hand (docs/trace.md)."
 )
 @option("json", help="Print JSON Lines, one object per event (docs/trace.md).")
-@options("strategy_path", "debug")
+@options("strategy_path", "debug", "isolate")
 def trace_cmd(**kw: Any) -> None:
     """Play one hand (or with --match one match) move by move and print it.
 
@@ -318,7 +322,9 @@ def trace_cmd(**kw: Any) -> None:
     if kw["run_dir"] is not None:
         if hand is None:
             raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
-        records = trace.trace_from_run(kw["run_dir"], hand, whole_match, kw["decision"])
+        records = trace.trace_from_run(
+            kw["run_dir"], hand, whole_match, kw["decision"], isolate=kw["isolate"]
+        )
     else:
         records = _trace_played(kw)
     click.echo(trace.to_jsonl(records) if kw["as_json"] else trace.render_text(records), nl=False)
@@ -336,7 +342,9 @@ def _trace_played(kw: dict[str, Any]) -> list[dict]:
         raise ConfigError(f"--hand must be a hand index >= 0, not '{hand}'")
     seeding.check_seed(seed, "--seed")
 
-    request = {k: kw[k] for k in ("players", "seed", "match_id", "whole_match", "decision")}
+    request = {
+        k: kw[k] for k in ("players", "seed", "match_id", "whole_match", "decision", "isolate")
+    }
     request.update(strategies=kw["strategies"], sets=kw["sets"], strategy_path=strategy_path)
     request["hand"] = None if hand is None else int(hand)
 
@@ -344,7 +352,7 @@ def _trace_played(kw: dict[str, Any]) -> list[dict]:
         return trace.trace_from_cli(variant, **request)
 
     with stdout_aside():
-        if not strategy_path:
+        if not strategy_path or kw["isolate"]:  # (--isolate: each in a process of its own)
             return play()
         from dominosim.strategy import sandbox  # (a user's strategy plays in its own process)
 
@@ -385,7 +393,7 @@ def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     from dominosim.analysis import render
 
     as_json, resume = kw.pop("as_json"), kw.pop("resume")
-    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout")}
+    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout", "isolate")}
     if resume is not None:
         _refuse_with_resume(ctx, ctx.command.params)
         workers = _int_flag(kw["workers"], "--workers")
@@ -501,7 +509,7 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
 
     ctx = click.get_current_context()
     as_json, resume, variant = kw.pop("as_json"), kw.pop("resume"), kw.pop("variant")
-    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout")}
+    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout", "isolate")}
     if resume is not None:
         params = {p.name: p for p in ctx.command.params}  # (--variant, then as they were given)
         _refuse_with_resume(ctx, [params[n] for n in dict.fromkeys(["variant", *ctx.params])])

@@ -410,6 +410,7 @@ class TraceRequest:
     sets: Sequence[str] = ()
     strategy_path: Sequence[str] = ()
     decision: int | None = None
+    isolate: bool = False
 
 
 def trace_from_cli(variant: str, **request: Any) -> list[dict]:
@@ -434,7 +435,8 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
         from dominosim.game.variants import check_match_end
 
         check_match_end(rules, "match")
-    known = strategy.discover(strategy_path)
+    isolate = r.isolate and bool(strategy_path)
+    known = _isolated_names(strategy_path) if isolate else strategy.discover(strategy_path)
     exp = config.experiment_from_cli(
         variants=[variant],
         players=players,
@@ -442,7 +444,13 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
         seed=seed,
         known_strategies=known,
     )
-    seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
+    if isolate:
+        from dominosim.runner.files import recorded_files, strategy_files
+
+        files = recorded_files({"strategy_files": strategy_files(strategy_path)})
+        seats = _isolated_seats(files, [s.label for s in exp.seats])
+    else:
+        seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
     labels = [s.label for s in exp.seats]
     k = None if whole_match else (hand or 0)
     if r.decision is not None:
@@ -452,8 +460,37 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
     )
 
 
+def _isolated_names(paths: Sequence[str]) -> set[str]:
+    """The strategy names known with ``paths`` loaded in a fresh process, never here
+    (``--isolate``): the built-ins' classes, the others' names."""
+    from dominosim.runner import isolated
+
+    return {*isolated.probe(paths, [])["names"], *strategy.discover()}
+
+
+def _isolated_seats(files: Sequence[tuple[str, str, str]], labels: Sequence[str]) -> list:
+    """Each seat's strategy: a built-in here, a user's in a fresh process of its own that
+    loads the strategy ``files`` (``(kind, path, sha256)``; runner.isolated.IsolatedStrategy:
+    one per label, asked one decision at a time)."""
+    from dominosim.runner import isolated
+    from dominosim.strategy.spec import parse_strategy
+
+    made: dict[str, object] = {}
+    for label in dict.fromkeys(labels):
+        if isolated.is_builtin(label):
+            spec = parse_strategy(label)
+            made[label] = strategy.get(spec.name, **spec.kwargs)
+        else:
+            made[label] = isolated.IsolatedStrategy(label, files, 0.0)
+    return [made[x] for x in labels]
+
+
 def trace_from_run(
-    run_dir: str | Path, hand_id: str, whole_match: bool = False, decision: int | None = None
+    run_dir: str | Path,
+    hand_id: str,
+    whole_match: bool = False,
+    decision: int | None = None,
+    isolate: bool = False,
 ) -> list[dict]:
     """Replay a hand recorded by ``dominosim run`` from its coordinates.
 
@@ -461,23 +498,13 @@ def trace_from_run(
     ``match_id``, ``hand_index``; docs/results.md), or ``MATCH:HAND`` for group 0, rotation 0.
     The reference engine plays it again from the run's seed, rules and seating: deals and
     strategy draws are addressed by these coordinates, so it is the recorded hand.
+    ``isolate``: a user's strategy plays in a fresh process of its own (``--isolate``).
     """
     from dominosim import config, runner
     from dominosim.analysis.aggregates import seating
     from dominosim.storage.store import RunDir
 
-    try:
-        parts = [int(x) for x in str(hand_id).split(":")]
-    except ValueError:
-        parts = []
-    if len(parts) == 2:
-        parts = [0, 0, *parts]
-    if len(parts) != 4 or min(parts) < 0:
-        raise ConfigError(
-            f"bad hand id '{hand_id}'; write GROUP:ROTATION:MATCH:HAND (or MATCH:HAND), "
-            "as in the records' group, rotation, match_id and hand_index columns"
-        )
-    group, rotation, match_id, k = parts
+    group, rotation, match_id, k = _hand_coordinates(hand_id)
     rd = RunDir.open(run_dir)
     m = rd.read_manifest()
     plan = runner.Plan.from_manifest(m)  # (a damaged manifest is one line here)
@@ -495,7 +522,7 @@ def trace_from_run(
         raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
     labels = list(seating(plan.seats_of(group), rotation))
     specs = [config.parse_strategy(label) for label in labels]
-    seats = _run_strategies(rd, m, plan, specs)
+    seats = _run_strategies(rd, m, plan, specs, isolate)
     if decision is not None and not whole_match:
         return trace_to_decision(
             plan.rules[group], (plan.seed, match_id, k, decision), seats, labels
@@ -510,7 +537,23 @@ def trace_from_run(
     )
 
 
-def _run_strategies(rd, m: dict, plan, specs) -> list:
+def _hand_coordinates(hand_id: str) -> list[int]:
+    """``GROUP:ROTATION:MATCH:HAND`` (or ``MATCH:HAND``: group 0, rotation 0) as four ints."""
+    try:
+        parts = [int(x) for x in str(hand_id).split(":")]
+    except ValueError:
+        parts = []
+    if len(parts) == 2:
+        parts = [0, 0, *parts]
+    if len(parts) != 4 or min(parts) < 0:
+        raise ConfigError(
+            f"bad hand id '{hand_id}'; write GROUP:ROTATION:MATCH:HAND (or MATCH:HAND), "
+            "as in the records' group, rotation, match_id and hand_index columns"
+        )
+    return parts
+
+
+def _run_strategies(rd, m: dict, plan, specs, isolate: bool = False) -> list:
     """The strategies of a recorded run, loaded as ``--resume`` loads them: refused when the
     engine or a strategy file changed since the run (its hand would not be the recorded one);
     the user's files named by the manifest imported only when their content is the recorded
@@ -518,6 +561,8 @@ def _run_strategies(rd, m: dict, plan, specs) -> list:
     from dominosim import runner
 
     runner.check_inputs(rd, m)
+    if isolate and any(kind == "path" for kind, _, _ in plan.strategy_files):
+        return _isolated_seats(plan.strategy_files, [sp.label for sp in specs])
     runner.load_run_files(plan.strategy_files)
     return [strategy.get(sp.name, **sp.kwargs) for sp in specs]
 

@@ -1199,6 +1199,35 @@ CASES = [
         r"import, or a crash\); fix it",
     ),
     Case(
+        "strategy file that loops at import (`--strategy-timeout`)",
+        lambda t: [
+            *RUN,
+            "--strategy-timeout",
+            "0.5",
+            "--strategy-path",
+            strategy_folder(t, "while True:\n    pass\n"),
+        ],
+        4,
+        r"strategy path .*mine did not load within 0\.5 s \(--strategy-timeout: a loop or a wait "
+        r"at import or in __init__\); fix it or raise the limit",
+    ),
+    Case(
+        "`--isolate`: a strategy that ends its process",
+        lambda t: [
+            *RUN[:4],
+            "gone,random",
+            *RUN[5:],
+            "--games",
+            "4",
+            "--isolate",
+            "--strategy-path",
+            bot(t, "gone", "__import__('os')._exit(0)"),
+        ],
+        4,
+        r"strategy 'gone' ended its process \(exit code 0: os\._exit, or a crash\); fix the "
+        r"strategy",
+    ),
+    Case(
         "strategy `__init__` that calls `os._exit`",
         lambda t: [
             *RUN[:4],

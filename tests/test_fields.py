@@ -197,6 +197,7 @@ def test_resume_refuses_exactly_the_rows_not_marked_session(command, tmp_path):
         "as_json",
         "strategy_timeout",
         "debug",
+        "isolate",
         *(f.keyword for f in FIELDS if f.session),
     }
 

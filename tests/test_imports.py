@@ -170,7 +170,17 @@ def test_the_private_read_check_sees_one(tmp_path):
 
 #: The runner's modules in their one-way order (docs/design.md, "The runner"): each imports
 #: only those before it; ``__init__`` only re-exports.
-RUNNER_ORDER = ["files", "plan", "worker", "executors", "progress", "results", "session", "verify"]
+RUNNER_ORDER = [
+    "files",
+    "isolated",
+    "plan",
+    "worker",
+    "executors",
+    "progress",
+    "results",
+    "session",
+    "verify",
+]
 
 
 def test_the_runner_package_flows_one_way():

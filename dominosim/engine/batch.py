@@ -820,6 +820,13 @@ def _kernel_flags(f: np.ndarray) -> tuple:
     return (f & kernel.F_DRAW) != 0, (f & kernel.F_PASS) != 0, (f & kernel.F_STOP) != 0
 
 
+def strategy_raised(name: str, exc: BaseException, strat: object = None) -> StrategyError:
+    """The error of strategy ``name`` raising ``exc`` in its ``choose`` (the engine's, and an
+    isolated strategy's process's: runner.isolated): one line naming the line of the
+    strategy's file (``strat``'s class) where it raised, its traceback on ``traceback``."""
+    return debug.raised(name, exc, debug.strategy_file(strat) if strat is not None else None)
+
+
 def _one_line(text: str, limit: int = 200) -> str:
     """``text`` on one line, shortened to ``limit`` characters (for error messages)."""
     text = " ".join(text.split())

@@ -109,6 +109,32 @@ class BatchObservation:
             return self.__dict__[name]
         raise AttributeError(f"'BatchObservation' object has no attribute '{name}'")
 
+    # ---- a strategy in a process of its own (dominosim/runner/isolated.py) ---------------
+    def held_fields(self) -> dict[str, np.ndarray]:
+        """The fields this batch Observation holds now (those copied when it was built, and
+        those read since), by name: what the engine sends an isolated strategy's process."""
+        return {k: self.__dict__[k] for k in self._FIELDS if k in self.__dict__}
+
+    def lazy_fields(self, part: str) -> dict[str, np.ndarray]:
+        """The fields read on first access, read now (while the strategy's choose runs):
+        ``part`` "public" (the public fields) or "history" (the history codes)."""
+        if part == "history":
+            return {"_history": self._history}
+        self.table  # noqa: B018 - (reads the public fields together)
+        return {k: self.__dict__[k] for k in _LAZY if k != "_history"}
+
+    @classmethod
+    def from_fields(cls, rules: Any, phase: str, fields: dict, source: Any) -> BatchObservation:
+        """A batch Observation of ``fields`` (:meth:`held_fields` of the engine's), whose
+        fields read on first access come from ``source`` (an object with ``closed``,
+        ``close()``, ``take(rows)``, ``public_fields(n)`` and ``history(n)``, as the core's):
+        an isolated strategy's process builds it (dominosim/runner/isolated.py)."""
+        obs = cls.__new__(cls)
+        obs.rules, obs.phase = rules, phase
+        obs.__dict__.update(fields)
+        obs.__dict__["_src"] = source
+        return obs
+
     def _close(self) -> None:
         """The strategy's choose has returned: fields not read by now can no longer be."""
         src = self.__dict__.get("_src")

@@ -353,6 +353,8 @@ class Hand:
         name = getattr(strat, "name", type(strat).__name__)
         try:
             a = strat.choose_one(obs, legal, key)
+        except StrategyError:  # (its own, or one a stand-in gives: runner.isolated)
+            raise
         except FAULTS as exc:  # a user strategy failing is a user error
             if is_interruption(exc):
                 raise

@@ -23,6 +23,7 @@ Flow (docs/design.md, "The runner")::
 The modules, each importing only those above it:
 
 * :mod:`.files`: a run's strategy files, listed with their hashes, checked, loaded;
+* :mod:`.isolated`: ``--isolate``, a user's strategy in a fresh process of its own;
 * :mod:`.plan`: ``Plan``, ``WorkItem``, the chunking, the plan in the manifest;
 * :mod:`.worker`: strategies in workers (the timeout, the guard) and playing one work item;
 * :mod:`.executors`: in-process, the watched pool, Dask;

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from dominosim import strategy
-from dominosim.base.errors import DominosimError, StrategyError
+from dominosim.base.errors import StrategyError
 from dominosim.strategy import sandbox
 from dominosim.strategy.spec import parse_strategy
 
@@ -49,14 +49,18 @@ def strategy_files(paths: Iterable[str]) -> list[dict]:
 
 
 def probe_strategies(
-    paths: Sequence[str], labels: Sequence[str], files: Sequence[tuple[str, str, str]] = ()
+    paths: Sequence[str],
+    labels: Sequence[str],
+    files: Sequence[tuple[str, str, str]] = (),
+    timeout: float = 0.0,
 ) -> None:
     """Load the strategy files ``paths`` (or a run's recorded ``files``, as
     :func:`load_run_files` does) and start the strategies ``labels`` in a child process first
     (:func:`dominosim.sandbox.call`): a file that ends its process at import or in a
     strategy's ``__init__`` (``os._exit``, a crash) is a StrategyError naming it, where
-    loading it here would end this process quietly. Errors of loading are left to the load in
-    this process, which gives them again (the child's are the same)."""
+    loading it here would end this process quietly; one that takes longer than ``timeout``
+    seconds (``--strategy-timeout``, 0: no limit) is one too, and so is an error of loading
+    (raised in the child: the file is never imported here)."""
 
     def load(progress, paths, labels):
         for p in paths:
@@ -72,26 +76,41 @@ def probe_strategies(
             strategy.get(spec.name, **spec.kwargs)
 
     def died(how: str, last: str | None) -> str:
-        kind, _, what = (last or "path ").partition(" ")
-        if kind == "start":
-            return (
-                f"strategy '{what}' ended its process in __init__ ({how}: os._exit, or a "
-                "crash); fix its __init__"
-            )
-        return (
-            f"strategy path {what or ', '.join(paths)} ended its process while loading "
-            f"({how}: os._exit at import, or a crash); fix it"
-        )
+        return load_failure(how, last, paths)
+
+    def late(last: str | None) -> str:
+        return load_failure(None, last, paths, timeout)
 
     # the built-ins first, here (dominosim's own code): the forked child inherits them, so
     # the engine and the built-in files are not imported twice (a tenth of a second)
     strategy.discover()
-    try:
-        sandbox.call(load, list(paths), list(labels), died=died)
-    except sandbox.ProcessEnded:
-        raise
-    except DominosimError:
-        pass
+    sandbox.call(load, list(paths), list(labels), died=died, late=late, timeout=timeout)
+
+
+def load_failure(
+    how: str | None, last: str | None, paths: Sequence[str], timeout: float = 0.0
+) -> str:
+    """The error of a child process that loaded strategy files (``paths``) and started
+    strategies, saying last ``last`` ("path P" or "start NAME"): it ended (``how``, in words)
+    or, ``how`` None, overran ``timeout`` seconds."""
+    kind, _, what = (last or "path ").partition(" ")
+    if how is None:
+        thing = (
+            f"strategy '{what}'" if kind == "start" else f"strategy path {what or ', '.join(paths)}"
+        )
+        return (
+            f"{thing} did not load within {timeout:g} s (--strategy-timeout: a loop or a wait "
+            "at import or in __init__); fix it or raise the limit"
+        )
+    if kind == "start":
+        return (
+            f"strategy '{what}' ended its process in __init__ ({how}: os._exit, or a "
+            "crash); fix its __init__"
+        )
+    return (
+        f"strategy path {what or ', '.join(paths)} ended its process while loading "
+        f"({how}: os._exit at import, or a crash); fix it"
+    )
 
 
 def _py_files(f: Path) -> list[Path]:

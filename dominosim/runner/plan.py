@@ -64,6 +64,8 @@ class WorkItem:
     #: seconds a strategy may take for one decision batch (0: no limit; a session's setting,
     #: not the plan's: :meth:`Plan.item` is given it)
     strategy_timeout: float = 0.0
+    #: users' strategies in fresh processes of their own (``--isolate``, a session's setting)
+    isolate: bool = False
     #: a per-chunk measurement the run's analysis asks for (an object with
     #: ``rotation(agg, item, seat_labels, strategies)``, called after each seating is played,
     #: and ``chunk(agg, item)``, after the chunk; :func:`measurement_of`), or None
@@ -205,9 +207,11 @@ class Plan:
             return self.rotations
         return rotations_of(self.legs[group], self.rotate)
 
-    def item(self, g: int, c: int, strategy_timeout: float = 0.0) -> WorkItem:
+    def item(
+        self, g: int, c: int, strategy_timeout: float = 0.0, isolate: bool = False
+    ) -> WorkItem:
         """The work item of chunk ``c`` of group ``g`` (``strategy_timeout``: the session's,
-        seconds per decision batch, 0: no limit)."""
+        seconds per decision batch, 0: no limit; ``isolate``: the session's ``--isolate``)."""
         start = c * self.ids_per_chunk
         stop = min(self.ids_played, start + self.ids_per_chunk)
         return WorkItem(
@@ -224,6 +228,7 @@ class Plan:
             records=self.records,
             strategy_files=self.strategy_files,
             strategy_timeout=strategy_timeout,
+            isolate=isolate,
             measure=(
                 self.measurement.for_group(self.legs, self.rules, g) if self.measurement else None
             ),

@@ -44,6 +44,7 @@ class Session:
     echo: object = None  # callable(str) for status lines; default: stderr
     strategy_timeout: float | None = None  # seconds per decision batch; None or 0: no limit
     started: float = field(default_factory=command_start)
+    isolate: bool = False  # users' strategies in fresh processes of their own (--isolate)
 
 
 def echo(session: Session, text: str) -> None:

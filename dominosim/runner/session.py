@@ -19,6 +19,7 @@ from dominosim.analysis.report import strategy_classes
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, Interrupted, OutputError, WorkerError
 from dominosim.base.version import __version__
+from dominosim.runner import isolated
 from dominosim.runner.executors import check_executor, make_executor, user_strategies
 from dominosim.runner.files import (
     changed_strategy_file,
@@ -194,21 +195,23 @@ def _check_strategies(exp: Experiment, legs, session: Session) -> None:
     """Load the run's strategy files and make every seat's strategy once, in the parent:
     unknown names and bad parameters fail before the folder is made; a copied built-in that
     keeps ``compiled`` says, once, that it plays its Python (strategy.twin_note)."""
-    if exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
-        probe_strategies(
-            exp.strategy_path,
-            [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)],
-        )
-    load_strategy_paths(exp.strategy_path)
-    for spec in exp.seats:
-        strategy.get(spec.name, **spec.kwargs)
-    for label in dict.fromkeys(x for leg in legs or () for x in leg):
+    labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
+    timeout = float(session.strategy_timeout or 0.0)
+    if session.isolate and exp.strategy_path:  # (no user's file is ever imported here)
+        notes = isolated.probe(exp.strategy_path, labels, timeout=timeout)["notes"]
+        labels = [x for x in labels if isolated.is_builtin(x)]
+    elif exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
+        probe_strategies(exp.strategy_path, labels, timeout=timeout)
+        notes = []
+    else:
+        notes = []
+    if not session.isolate:
+        load_strategy_paths(exp.strategy_path)
+    for label in dict.fromkeys(labels):
         spec = parse_strategy(label)
         strategy.get(spec.name, **spec.kwargs)
-    names = [s.name for s in exp.seats] + [
-        parse_strategy(x).name for leg in legs or () for x in leg
-    ]
-    for note in dict.fromkeys(strategy.twin_note(n) for n in names):
+    names = [parse_strategy(x).name for x in labels]
+    for note in dict.fromkeys([*notes, *(strategy.twin_note(n) for n in names)]):
         if note is not None:
             echo(session, note)
 
@@ -300,10 +303,22 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
         check_inputs(rd, manifest)
         _check_workers(session)
         rd.check_writable()
-        if any(kind == "path" for kind, _, _ in plan.strategy_files):
-            probe_strategies([], [], plan.strategy_files)
-        load_run_files(plan.strategy_files)
+        _load_recorded(plan, session)
         return rd, execute(rd, plan, manifest, session)
+
+
+def _load_recorded(plan: Plan, session: Session) -> None:
+    """Load a resumed run's recorded strategy files: in a child first (a fresh one, and then
+    never here, with ``--isolate``)."""
+    timeout = float(session.strategy_timeout or 0.0)
+    if not any(kind == "path" for kind, _, _ in plan.strategy_files):
+        load_run_files(plan.strategy_files)
+    elif session.isolate:
+        isolated.probe([], [], plan.strategy_files, timeout)
+        load_run_files(())
+    else:
+        probe_strategies([], [], plan.strategy_files, timeout)
+        load_run_files(plan.strategy_files)
 
 
 def _recorded_workers(manifest: dict) -> int | None:
@@ -414,12 +429,14 @@ class _Rounds:
             return
         timeout = float(s.strategy_timeout or 0.0)
         items = (
-            plan.item(g, c, timeout)
+            plan.item(g, c, timeout, s.isolate)
             for g in range(len(plan.rules))
             for c in range(per_group)
             if (g, c) not in self.done
         )
         self.bar.phase(f"starting {min(self.workers, n)} worker(s)")
+        if s.isolate:  # (the children's working folders: made here, removed at the end)
+            isolated.base_folder()
         isolate = user_strategies(plan)
         self.ex = make_executor(items, n, self.workers, s.executor, s.scheduler, isolate=isolate)
         self.bar.phase("playing")

@@ -24,6 +24,7 @@ from dominosim.analysis.aggregates import (
 from dominosim.base import debug, signals
 from dominosim.base.errors import StrategyError
 from dominosim.game.rules import Rules
+from dominosim.runner import isolated
 from dominosim.runner.files import changed_strategy_file, load_run_files
 from dominosim.runner.plan import WorkItem
 from dominosim.strategy import sandbox
@@ -122,10 +123,7 @@ class GuardedStrategy:
             with _time_limit(limit):
                 out = self.inner.choose(obs, legal, keys)
         except StrategyTimeout:
-            raise StrategyError(
-                f"strategy '{name}' did not return a decision batch within {limit:g} s "
-                "(--strategy-timeout); fix the strategy or raise the limit"
-            ) from None
+            raise StrategyError(isolated.timeout_message(name, limit)) from None
         except BaseException as exc:  # (its own BaseException subclass too: its error)
             if isinstance(exc, Exception | SystemExit) or signals.is_interruption(exc):
                 raise
@@ -134,13 +132,25 @@ class GuardedStrategy:
 
 
 def make_strategy(
-    label: str, files: Sequence[tuple[str, str, str]] = (), timeout: float = 0.0
+    label: str,
+    files: Sequence[tuple[str, str, str]] = (),
+    timeout: float = 0.0,
+    isolate: bool = False,
 ) -> GuardedStrategy:
     """The strategy of a seat label (``name:key=value``), guarded with ``timeout`` seconds per
     decision batch (:class:`GuardedStrategy`), loading the run's strategy ``files`` first
     (:func:`load_run_files`). Instances are cached per label and file version; a strategy
     file changed since it was loaded is loaded again (a long-lived process plays the file as
-    it is now)."""
+    it is now). ``isolate``: a user's strategy is played in a fresh process of its own
+    (:class:`~dominosim.runner.isolated.IsolatedStrategy`, which loads its files there, under
+    the timeout) and no user's file is loaded here."""
+    if isolate:
+        if not isolated.is_builtin(label):
+            key = ("isolated", label, tuple(files), timeout)
+            if key not in _STRATEGY_CACHE:
+                _STRATEGY_CACHE[key] = isolated.IsolatedStrategy(label, files, timeout)
+            return GuardedStrategy(_STRATEGY_CACHE[key])
+        files = ()
     load_run_files(files)
     spec = parse_strategy(label)
     key = (label, tuple(files), *strategy.loaded_version(spec.name))
@@ -211,7 +221,7 @@ def _play_item(item: WorkItem, tick=None) -> dict:
     agg: Counter = Counter()
     tally = PairTally(item.seats, len(ids))
     guarded = {
-        x: make_strategy(x, item.strategy_files, item.strategy_timeout)
+        x: make_strategy(x, item.strategy_files, item.strategy_timeout, item.isolate)
         for x in dict.fromkeys(item.seats)
     }  # (one object a label: one batch a label)
     parts, match_parts = [], []

@@ -69,12 +69,20 @@ def how_it_ended(status: int) -> str:
     return f"exit code {os.WEXITSTATUS(status) if os.WIFEXITED(status) else status}"
 
 
-def call(fn: Callable[..., Any], *args: Any, died: Callable[[str, str | None], str]) -> Any:
+def call(
+    fn: Callable[..., Any],
+    *args: Any,
+    died: Callable[[str, str | None], str],
+    late: Callable[[str | None], str] | None = None,
+    timeout: float = 0.0,
+) -> Any:
     """``fn(*args)`` in a forked child process: its result, or the DominosimError (or the
     strategy's fault, as a StrategyError) it raised there. ``fn`` may call ``progress(text)``
     of this module's child side through its first argument (a callable, given here) to say
     what it is doing. A child that ends without answering is a :class:`ProcessEnded` whose
-    message is ``died(how, last_progress)``. Where ``os.fork`` is missing, ``fn`` runs here."""
+    message is ``died(how, last_progress)``; one that has not answered within ``timeout``
+    seconds (0: no limit) is killed, a :class:`ProcessEnded` of message ``late(last_progress)``.
+    Where ``os.fork`` is missing, ``fn`` runs here."""
     if not hasattr(os, "fork"):
         return fn(lambda text: None, *args)
     r, w = os.pipe()
@@ -86,7 +94,9 @@ def call(fn: Callable[..., Any], *args: Any, died: Callable[[str, str | None], s
         os.close(r)
         _child(parent, w, fn, args)
     os.close(w)
-    last, answer, status = _answer(r, pid)
+    last, answer, status = _answer(r, pid, timeout)
+    if status is None:
+        raise ProcessEnded((late or (lambda last: died("no answer in time", last)))(last))
     if answer is None:
         raise ProcessEnded(died(how_it_ended(status), last))
     kind, value = answer
@@ -128,21 +138,26 @@ def _child(parent: int, w: int, fn: Callable[..., Any], args: tuple) -> None:
         os._exit(code)
 
 
-def _answer(r: int, pid: int) -> tuple[str | None, tuple | None, int]:
+def _answer(r: int, pid: int, timeout: float = 0.0) -> tuple[str | None, tuple | None, int | None]:
     """What child ``pid`` said on ``r``: its last progress, its answer (None: none came) and
-    its wait status; the child is killed if this is interrupted."""
-    last, answer = None, None
+    its wait status (None: killed after ``timeout`` seconds without an end, 0: no limit); the
+    child is killed if this is interrupted."""
+    import io
+    import select
+
+    deadline = time.monotonic() + timeout if timeout > 0 else None
+    data, late = bytearray(), False
     try:
-        with os.fdopen(r, "rb") as f:
-            while True:
-                try:
-                    kind, value = pickle.load(f)
-                except (EOFError, pickle.UnpicklingError, ValueError):
-                    break
-                if kind == "at":
-                    last = value
-                else:
-                    answer = (kind, value)
+        while True:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([r], [], [], wait)[0]:
+                late = True
+                os.kill(pid, signal.SIGKILL)
+                break
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
         _, status = os.waitpid(pid, 0)
     except BaseException:
         try:
@@ -151,4 +166,17 @@ def _answer(r: int, pid: int) -> tuple[str | None, tuple | None, int]:
         except OSError:
             pass
         raise
-    return last, answer, status
+    finally:
+        os.close(r)
+    last, answer = None, None
+    f = io.BytesIO(bytes(data))
+    while True:
+        try:
+            kind, value = pickle.load(f)
+        except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
+            break
+        if kind == "at":
+            last = value
+        else:
+            answer = (kind, value)
+    return last, answer, None if late else status
