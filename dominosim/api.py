@@ -87,6 +87,7 @@ def run(
         progress=progress,
         echo=echo,
         strategy_timeout=timeout,
+        strategy_path=tuple(flags.get("strategy_path") or ()) if resume is not None else (),
     )
     # a strategy's prints never reach stdout; Ctrl-C is told from a strategy's KeyboardInterrupt
     with contextlib.redirect_stdout(sys.stderr), signals.handled():
@@ -293,7 +294,11 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     (``store.RunDir.check_chunk``: its ``.agg.json`` names the file's size and sha256), never
     from a stray or copied file of ``chunks/``; this holds them all in memory (for large runs
     read those files with pyarrow datasets instead). A chunk that does not check out is left
-    out (``--resume`` plays it again), in a finished run too.
+    out of an unfinished run (its aggregates are then the merge of the chunks read, so the
+    two agree; ``--resume`` plays it again); in a finished run, a chunk that does not check
+    out or is missing, or an aggregates.parquet that is not the merge of its chunks, is an
+    OutputError naming it and the fix (``dominosim run --resume``), never a part of the run
+    read as the whole.
     """
     import pandas as pd
 
@@ -310,7 +315,10 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = runner.Plan.from_manifest(manifest)
-    merger, done = runner.merge_finished(rd, plan)
+    bad: list = []
+    merger, done = runner.merge_finished(rd, plan, bad)
+    if manifest.get("status") == "done":
+        _check_whole(rd, plan, merger, done, bad)
     if not plan.records:
         records = pd.DataFrame()
     elif level == "match":
@@ -323,6 +331,25 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     else:  # an unfinished run: the merge of the chunks it has
         aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
+
+
+def _check_whole(rd, plan, merger, done: set, bad: list) -> None:
+    """A finished run read by :func:`load` is whole: every chunk there and checked out, and
+    aggregates.parquet the merge of them (else one OutputError naming the fix)."""
+    from dominosim import runner
+
+    fix = f"play it again with: dominosim run --resume {rd.path}"
+    if bad:
+        g, c, why = bad[0]
+        raise OutputError(f"chunk {g}-{c} of the finished run {rd.path}: {why}; {fix}")
+    if len(done) != len(plan.items):
+        raise OutputError(
+            f"the finished run {rd.path} lacks {len(plan.items) - len(done)} of its "
+            f"{len(plan.items)} chunks; {fix}"
+        )
+    why = runner.merged_differs(rd, plan, merger)
+    if why is not None:
+        raise OutputError(why)
 
 
 def _match_files(rd, done) -> list[Path]:
@@ -397,6 +424,7 @@ def _tournament(
         progress=progress,
         echo=echo,
         strategy_timeout=timeout,
+        strategy_path=tuple(flags.get("strategy_path") or ()) if resume is not None else (),
     )
     with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
         return _tournament_run(row, resume, session, flags, until)

@@ -324,7 +324,7 @@ def _refuse_with_resume(ctx: click.Context, params: Iterable[click.Parameter]) -
         flag = p.opts[0] if isinstance(p, click.Option) else p.human_readable_name
         raise ConfigError(
             f"--resume continues a run as it was planned, so {flag} cannot be given "
-            "with it; only --workers, --executor, --scheduler and --json"
+            "with it; only --workers, --executor, --scheduler, --json and --strategy-path"
         )
 
 
@@ -409,7 +409,9 @@ def trace_cmd(**kw: Any) -> None:
     if kw["run_dir"] is not None:
         if hand is None:
             raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
-        records = trace.trace_from_run(kw["run_dir"], hand, whole_match=whole_match)
+        records = trace.trace_from_run(
+            kw["run_dir"], hand, whole_match=whole_match, strategy_path=kw["strategy_path"]
+        )
     else:
         records = _trace_played(kw)
     click.echo(trace.to_jsonl(records) if kw["as_json"] else trace.render_text(records), nl=False)
@@ -486,8 +488,11 @@ def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     if resume is not None:
         _refuse_with_resume(ctx, ctx.command.params)
         workers = _int_flag(kw["workers"], "--workers")
+        paths = list(kw["strategy_path"])
         with _stdout_aside():
-            data = api.run(resume=resume, workers=workers, progress=None, **common)
+            data = api.run(
+                resume=resume, workers=workers, strategy_path=paths, progress=None, **common
+            )
     else:
         until, metric = kw.pop("until_decided"), kw.pop("metric")
         with _stdout_aside():
@@ -548,7 +553,14 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
     help="The key that chooses the --sample chunks (default: drawn, and printed).",
 )
 @option("workers")
-def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str | None) -> None:
+@option(
+    "strategy_path",
+    help="Your own strategy file or folder the run plays (repeatable): a run folder's user "
+    "files are replayed only where you name them.",
+)
+def verify_cmd(
+    run_dir: str, sample: int | None, key: int | None, workers: str | None, strategy_path
+) -> None:
     """Check a run folder by replay: play the chunks of RUN_DIR again (or --sample K of them,
     chosen by a key, not by the folder) and compare them with the folder's, byte for byte on
     the aggregates and the records.
@@ -560,7 +572,8 @@ def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str |
 
     n = _int_flag(workers, "--workers")
     with _stdout_aside():
-        found = runner.verify_run(run_dir, sample, key, runner.Session(workers=n))
+        session = runner.Session(workers=n, strategy_path=tuple(strategy_path))
+        found = runner.verify_run(run_dir, sample, key, session)
     for line in found.lines:
         click.echo(_one_line(line))
     click.echo(found.summary())
@@ -605,8 +618,9 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
         params = {p.name: p for p in ctx.command.params}  # (--variant, then as they were given)
         _refuse_with_resume(ctx, [params[n] for n in dict.fromkeys(["variant", *ctx.params])])
         workers = _int_flag(kw["workers"], "--workers")
+        paths = list(kw["strategy_path"])
         with _stdout_aside():
-            data = fn(resume=resume, progress=None, workers=workers, **common)
+            data = fn(resume=resume, progress=None, workers=workers, strategy_path=paths, **common)
     else:
         if variant is None:
             raise ConfigError(f"{kind} needs --variant, e.g. --variant fives")

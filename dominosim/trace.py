@@ -370,7 +370,12 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
     )
 
 
-def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False) -> list[dict]:
+def trace_from_run(
+    run_dir: str | Path,
+    hand_id: str,
+    whole_match: bool = False,
+    strategy_path: Sequence[str] = (),
+) -> list[dict]:
     """Replay a hand recorded by ``dominosim run`` from its coordinates.
 
     ``hand_id`` is ``GROUP:ROTATION:MATCH:HAND`` (the record columns ``group``, ``rotation``,
@@ -411,7 +416,7 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
         raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
     labels = list(seating(plan.seats_of(group), rotation))
     specs = [config.parse_strategy(label) for label in labels]
-    seats = _run_strategies(rd, m, plan, specs)
+    seats = _run_strategies(rd, m, plan, specs, strategy_path)
     return make_trace(
         plan.rules[group],
         seed=plan.seed,
@@ -422,15 +427,15 @@ def trace_from_run(run_dir: str | Path, hand_id: str, whole_match: bool = False)
     )
 
 
-def _run_strategies(rd, m: dict, plan, specs) -> list:
+def _run_strategies(rd, m: dict, plan, specs, strategy_path: Sequence[str]) -> list:
     """The strategies of a recorded run, loaded as ``--resume`` loads them: refused when the
     engine or a strategy file changed since the run (its hand would not be the recorded one);
-    the user's files named by the manifest imported only when their content is the recorded
-    one (a manifest is untrusted input; runner.check_inputs, runner.load_run_files)."""
+    the user's files named by the manifest imported only when the user names them
+    (``strategy_path``: ``--strategy-path``) and their content is the recorded one (a
+    manifest is untrusted input; runner.load_inputs)."""
     from dominosim import runner
 
-    runner.check_inputs(rd, m)
-    runner.load_run_files(plan.strategy_files)
+    runner.load_inputs(rd, m, plan, strategy_path, "trace --run")
     return [strategy.get(sp.name, **sp.kwargs) for sp in specs]
 
 

@@ -119,7 +119,7 @@ def test_strategy_paths_of_a_manifest_are_never_imported(tmp_path, evil):
     write_manifest(d, m)
     r = invoke(["trace", "--run", str(d), "--hand", "0:0:3:0"])
     assert r.exit_code == 0, r.output
-    r = invoke(["run", "--resume", str(d)])
+    r = invoke(["run", "--resume", str(d), "--strategy-path", str(bots)])
     assert r.exit_code == 0, r.output
     assert report_of(d) == expected
     r = invoke(["trace", "--run", str(d), "--hand", "0:1:3:0"])
@@ -152,7 +152,8 @@ def test_a_listed_file_is_imported_only_when_its_content_is_the_recorded_one(tmp
 
 def test_a_listed_file_with_its_hash_is_what_plays(tmp_path):
     """The documented case: a received run of someone's own strategy resumes with that very
-    file (here at the path the manifest names) and nothing else."""
+    file (here at the path the manifest names, its folder named with --strategy-path) and
+    nothing else."""
     bots = tmp_path / "bots"
     bots.mkdir()
     f = bots / "firstbot.py"
@@ -161,7 +162,7 @@ def test_a_listed_file_with_its_hash_is_what_plays(tmp_path):
     expected = report_of(d)
     unfinish(d)
     (bots / "other.py").write_text("raise SystemExit('a file added since must not run')")
-    r = invoke(["run", "--resume", str(d)])
+    r = invoke(["run", "--resume", str(d), "--strategy-path", str(bots)])
     assert r.exit_code == 0, r.output
     assert report_of(d) == expected
 
@@ -329,7 +330,7 @@ def test_a_format_1_manifest_of_another_install_resumes(tmp_path):
         for e in m["inputs"]["strategy_files"]
     }
     write_manifest(d, m)
-    r = invoke(["run", "--resume", str(d)])
+    r = invoke(["run", "--resume", str(d), "--strategy-path", str(bots)])
     assert r.exit_code == 0, r.output
     assert report_of(d) == expected
 
@@ -354,10 +355,14 @@ def test_trace_run_refuses_a_strategy_file_changed_since_the_run(tmp_path):
     f = bots / "firstbot.py"
     f.write_text(BOT.format(name="firstbot", body="return legal[0]"))
     d = finished(tmp_path / "o", "--strategies", "firstbot,random", "--strategy-path", str(f))
-    assert invoke(["trace", "--run", str(d), "--hand", "0:0:1:0"]).exit_code == 0
+    named = ["--strategy-path", str(f)]
+    assert invoke(["trace", "--run", str(d), "--hand", "0:0:1:0", *named]).exit_code == 0
     f.write_text(BOT.format(name="firstbot", body="return legal[-1]"))
     one_line_error(
-        invoke(["trace", "--run", str(d), "--hand", "0:0:1:0"]), 5, str(f.resolve()), "changed"
+        invoke(["trace", "--run", str(d), "--hand", "0:0:1:0", *named]),
+        5,
+        str(f.resolve()),
+        "changed",
     )
     unfinish(d)  # (as --resume refuses to play on with it)
-    one_line_error(invoke(["run", "--resume", str(d)]), 5, "changed")
+    one_line_error(invoke(["run", "--resume", str(d), *named]), 5, "changed")

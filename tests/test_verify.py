@@ -97,7 +97,7 @@ def test_a_user_strategy_run_verifies_in_a_worker(tmp_path):
     bots.mkdir()
     (bots / "firstbot.py").write_text(BOT.format(name="firstbot", body="return legal[0]"))
     d = finished(tmp_path / "o", "--strategies", "firstbot,random", "--strategy-path", str(bots))
-    r = invoke(["verify", str(d)])
+    r = invoke(["verify", str(d), "--strategy-path", str(bots)])
     assert r.exit_code == 0, r.output
     assert "verified by replay: 4 of 4 chunks" in r.stdout
 

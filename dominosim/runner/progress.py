@@ -19,6 +19,9 @@ class Session:
     progress: bool | None = None  # None: when stderr is a terminal
     echo: object = None  # callable(str) for status lines; default: stderr
     strategy_timeout: float | None = None  # seconds per decision batch; None or 0: no limit
+    #: the files and folders the user names (``--strategy-path``) for ``--resume``, ``verify``:
+    #: a run folder's user strategy files are loaded only inside them (runner.files)
+    strategy_path: tuple[str, ...] = ()
 
 
 def echo(session: Session, text: str) -> None:

@@ -101,6 +101,25 @@ def merge_finished(
     return merger, done
 
 
+def merged_differs(rd: RunDir, plan: Plan, merger: Merger) -> str | None:
+    """Why a finished run's aggregates.parquet is not the merge of its chunks that check out
+    (``merger``: :func:`merge_finished`), in one line naming the fix (None: it is)."""
+    from dominosim.analysis.aggregates import AGG_COLUMNS
+
+    try:
+        frame = rd.read_aggregates(len(plan.rules))
+    except OutputError as e:
+        return str(e.message)
+    held = sorted(zip(*(frame[c].tolist() for c in AGG_COLUMNS), strict=True))
+    if held == sorted(merger.rows()):
+        return None
+    return (
+        f"{rd.path / AGGREGATES}: not the merge of the run's chunks (edited, or a chunk is "
+        f"damaged or missing); write it again from the chunks with: dominosim run --resume "
+        f"{rd.path}"
+    )
+
+
 def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str | None:
     """Why chunk ``g-c``'s aggregates are not those of its records file (None: they are):
     every aggregate the records determine (``aggregates.RECORD_METRICS``) is compared. An

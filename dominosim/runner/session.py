@@ -20,9 +20,12 @@ from dominosim.base.errors import ConfigError, Interrupted, OutputError, WorkerE
 from dominosim.base.version import __version__
 from dominosim.runner.executors import check_executor, make_executor, user_strategies
 from dominosim.runner.files import (
-    changed_strategy_file,
+    SEATED,
+    check_seated,
+    file_location,
     load_run_files,
     load_strategy_paths,
+    permitted_files,
     probe_strategies,
     recorded_files,
     strategy_files,
@@ -37,7 +40,13 @@ from dominosim.runner.plan import (
     strategy_paths_of,
 )
 from dominosim.runner.progress import Progress, Session, echo
-from dominosim.runner.results import build_report, checked_report, chunk_expect, merge_finished
+from dominosim.runner.results import (
+    build_report,
+    checked_report,
+    chunk_expect,
+    merge_finished,
+    merged_differs,
+)
 from dominosim.runner.worker import records_table
 from dominosim.storage.store import RunDir
 from dominosim.strategy.spec import parse_strategy
@@ -118,7 +127,8 @@ def start_run(
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
     _check_strategies(exp, legs, session)
-    files = strategy_files(strategy_paths_of(exp.strategy_path))
+    labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
+    files = strategy_files(strategy_paths_of(exp.strategy_path), labels)
     plan = Plan.from_experiment(
         exp,
         seed,
@@ -180,7 +190,11 @@ def _new_manifest(
         "seed_drawn": seed_drawn,
         **plan.to_manifest(),
         "fingerprint": plan.fingerprint(),
-        "inputs": {"engine_version": ENGINE_VERSION, "strategy_files": files},
+        "inputs": {
+            "engine_version": ENGINE_VERSION,
+            "strategy_files": files,
+            SEATED[0]: SEATED[1],
+        },
         "versions": versions(),
         "timings": {"wall_seconds": 0.0, "sessions": []},
         **({"analysis": dict(analysis)} if analysis else {}),
@@ -212,8 +226,14 @@ def _check_strategies(exp: Experiment, legs, session: Session) -> None:
             echo(session, note)
 
 
-def check_inputs(rd: RunDir, manifest: dict) -> None:
-    """Refuse to resume a run whose engine or strategy files changed since it began."""
+def check_inputs(
+    rd: RunDir, manifest: dict, named: Sequence[str] = (), command: str = "run --resume"
+) -> tuple[tuple[tuple[str, str, str], ...], list[str], list[str]]:
+    """Refuse to resume a run whose engine or strategy files changed since it began, or
+    whose user strategy files the user does not name (``named``: ``--strategy-path``;
+    :func:`.files.permitted_files`). Returns the recorded files to load, and of an older
+    manifest (every file of its folders listed) the user's files left out because they are
+    not named or changed (:func:`.files.check_seated` tells whether the run needs them)."""
     from dominosim.base.version import ENGINE_VERSION
 
     inputs = manifest.get("inputs")
@@ -240,13 +260,33 @@ def check_inputs(rd: RunDir, manifest: dict) -> None:
             "a run folder is data and none of its files is ever run: use your own copy of "
             "the strategy and start a new run"
         )
-    changed = changed_strategy_file(files)
-    if changed is not None:
-        raise OutputError(
-            f"strategy file {changed} changed since the run {rd.path} began (or is missing), "
-            f"so its games would mix two versions of it; start a new run ({new}) or restore "
-            "the file"
-        )
+    strict = inputs.get(SEATED[0]) == SEATED[1]
+    keep, left = permitted_files(files, named, command, strict)
+    changed = []
+    for kind, ref, digest in keep:
+        where = file_location(kind, ref)
+        if where is not None and strategy.file_hash(where) == digest:
+            continue
+        if kind == "builtin" or strict:
+            raise OutputError(
+                f"strategy file {where or f'{ref} (built-in)'} changed since the run {rd.path} "
+                f"began (or is missing), so its games would mix two versions of it; start a "
+                f"new run ({new}) or restore the file"
+            )
+        changed.append(ref)
+    return tuple(f for f in keep if f[1] not in changed), left, changed
+
+
+def load_inputs(rd: RunDir, manifest: dict, plan: Plan, named: Sequence[str], command: str) -> Plan:
+    """The strategy files of a run folder checked (:func:`check_inputs`) and loaded, those
+    the user named only (each checked against its sha256 before it is run; in a forked child
+    first): the plan whose work items load the same files."""
+    keep, left, changed = check_inputs(rd, manifest, named, command)
+    if any(kind == "path" for kind, _, _ in keep):
+        probe_strategies([], [], keep)
+    load_run_files(keep)
+    check_seated(plan.labels(), left, changed, command)
+    return replace(plan, load_files=keep)
 
 
 def _is_within(path: Path, folder: Path) -> bool:
@@ -292,16 +332,16 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
             session = replace(session, workers=_recorded_workers(manifest))
         check_executor(session.executor, session.scheduler)
         if manifest.get("status") == "done" and outputs_complete(rd, manifest, len(plan.rules)):
-            bad: list = []
-            _, done = merge_finished(rd, plan, bad)
+            bad: list = []  # (the records cross-check too: docs/results.md)
+            merger, done = merge_finished(rd, plan, bad, cross_check=True)
             if not bad and len(done) == len(plan.items):
-                return rd, checked_report(rd, manifest, len(plan.rules))
-        check_inputs(rd, manifest)
+                why = merged_differs(rd, plan, merger)
+                if why is None:
+                    return rd, checked_report(rd, manifest, len(plan.rules))
+                echo(session, f"{why.partition(';')[0]}; writing it again from the chunks")
+        plan = load_inputs(rd, manifest, plan, session.strategy_path, "--resume")
         _check_workers(session)
         rd.check_writable()
-        if any(kind == "path" for kind, _, _ in plan.strategy_files):
-            probe_strategies([], [], plan.strategy_files)
-        load_run_files(plan.strategy_files)
         return rd, execute(rd, plan, manifest, session)
 
 
