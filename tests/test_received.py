@@ -119,7 +119,7 @@ def test_strategy_paths_of_a_manifest_are_never_imported(tmp_path, evil):
     write_manifest(d, m)
     r = invoke(["trace", "--run", str(d), "--hand", "0:0:3:0"])
     assert r.exit_code == 0, r.output
-    r = invoke(["run", "--resume", str(d), "--strategy-path", str(bots)])
+    r = invoke(["run", "--resume", str(d)])
     assert r.exit_code == 0, r.output
     assert report_of(d) == expected
     r = invoke(["trace", "--run", str(d), "--hand", "0:1:3:0"])
@@ -330,7 +330,7 @@ def test_a_format_1_manifest_of_another_install_resumes(tmp_path):
         for e in m["inputs"]["strategy_files"]
     }
     write_manifest(d, m)
-    r = invoke(["run", "--resume", str(d), "--strategy-path", str(bots)])
+    r = invoke(["run", "--resume", str(d)])
     assert r.exit_code == 0, r.output
     assert report_of(d) == expected
 
