@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dominosim import strategy
 from dominosim.base import bounded
-from dominosim.base.errors import ConfigError, DominosimError, StrategyError
+from dominosim.base.errors import ConfigError, DominosimError, OutputError, StrategyError
 from dominosim.strategy import sandbox
 from dominosim.strategy.spec import parse_strategy
 
@@ -307,15 +307,30 @@ def not_named(ref: str, command: str) -> str:
     )
 
 
-def check_seated(labels: Iterable[str], left: Sequence[str], changed: Sequence[str], command: str):
-    """After the permitted files are loaded: every seated strategy of ``labels`` is defined,
-    else the error of the first file left out (``left``: not named; ``changed``: changed or
-    missing since the run began), which may define it."""
-    missing = [x for x in labels if parse_strategy(x).name not in strategy.discover()]
+def check_seated(
+    labels: Iterable[str],
+    loaded: Iterable[tuple[str, str, str]],
+    left: Sequence[str],
+    changed: Sequence[str],
+    command: str,
+) -> None:
+    """After the permitted files (``loaded``) are loaded: every seated strategy of
+    ``labels`` is defined by a built-in or one of them, else the error of the first file left
+    out (``left``: not named; ``changed``: changed or missing since the run began), which may
+    define it."""
+    ours = {ref for kind, ref, _ in loaded if kind == "path"}
+    missing = []
+    for label in labels:
+        try:
+            where = strategy.origin(parse_strategy(label).name)
+        except KeyError:
+            where = None
+        if where is None or (strategy.builtin_name(where) is None and where not in ours):
+            missing.append(label)
     if not missing:
         return
     if changed:
-        raise StrategyError(
+        raise OutputError(
             f"{command}: strategy file {changed[0]} changed since the run began (or is "
             f"missing), and the run seats '{missing[0]}', which no other file defines; "
             "restore the file, or start a new run"

@@ -285,7 +285,7 @@ def load_inputs(rd: RunDir, manifest: dict, plan: Plan, named: Sequence[str], co
     if any(kind == "path" for kind, _, _ in keep):
         probe_strategies([], [], keep)
     load_run_files(keep)
-    check_seated(plan.labels(), left, changed, command)
+    check_seated(plan.labels(), keep, left, changed, command)
     return replace(plan, load_files=keep)
 
 
