@@ -21,8 +21,8 @@ from dominosim.base.version import __version__
 from dominosim.runner.executors import check_executor, make_executor, user_strategies
 from dominosim.runner.files import (
     SEATED,
+    changed_strategy_file,
     check_seated,
-    file_location,
     load_run_files,
     load_strategy_paths,
     permitted_files,
@@ -264,14 +264,14 @@ def check_inputs(
     keep, left = permitted_files(files, named, command, strict)
     changed = []
     for kind, ref, digest in keep:
-        where = file_location(kind, ref)
-        if where is not None and strategy.file_hash(where) == digest:
+        where = changed_strategy_file([(kind, ref, digest)])
+        if where is None:
             continue
         if kind == "builtin" or strict:
             raise OutputError(
-                f"strategy file {where or f'{ref} (built-in)'} changed since the run {rd.path} "
-                f"began (or is missing), so its games would mix two versions of it; start a "
-                f"new run ({new}) or restore the file"
+                f"strategy file {where} changed since the run {rd.path} began (or is "
+                f"missing), so its games would mix two versions of it; start a new run "
+                f"({new}) or restore the file"
             )
         changed.append(ref)
     return tuple(f for f in keep if f[1] not in changed), left, changed
