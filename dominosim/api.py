@@ -79,16 +79,7 @@ def run(
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
     until = _until_decided("run", flags)
     metric = _run_metric(flags, until)
-    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
-    session = runner.Session(
-        workers=flags.get("workers") if resume is not None else None,
-        executor=executor,
-        scheduler=scheduler,
-        progress=progress,
-        echo=echo,
-        strategy_timeout=timeout,
-        strategy_path=tuple(flags.get("strategy_path") or ()) if resume is not None else (),
-    )
+    session = _session(flags, resume, executor, scheduler, progress, echo)
     # a strategy's prints never reach stdout; Ctrl-C is told from a strategy's KeyboardInterrupt
     with contextlib.redirect_stdout(sys.stderr), signals.handled():
         if resume is not None:
@@ -103,6 +94,24 @@ def run(
                 exp, seed, seed_drawn=drawn, session=session, until_decided=until, metric=metric
             )
         return report
+
+
+def _session(flags: dict, resume, executor, scheduler, progress, echo):
+    """The session of a run (``strategy_timeout`` taken out of ``flags``); resuming, the
+    recorded workers unless ``workers`` is given, and the user's ``strategy_path``: where a
+    run folder's user strategy files may be loaded from (docs/results.md)."""
+    from dominosim import runner
+
+    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
+    return runner.Session(
+        workers=flags.get("workers") if resume is not None else None,
+        executor=executor,
+        scheduler=scheduler,
+        progress=progress,
+        echo=echo,
+        strategy_timeout=timeout,
+        strategy_path=tuple(flags.get("strategy_path") or ()) if resume is not None else (),
+    )
 
 
 def _until_decided(fn: str, flags: dict) -> bool:
@@ -317,23 +326,24 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     plan = runner.Plan.from_manifest(manifest)
     bad: list = []
     merger, done = runner.merge_finished(rd, plan, bad)
+    rep = runner.load_report(rd.path)
+    merged = manifest.get("status") == "done" and os.path.lexists(rd.path / "aggregates.parquet")
     if manifest.get("status") == "done":
-        _check_whole(rd, plan, merger, done, bad)
+        _check_whole(rd, plan, merger, done, bad, merged)
     if not plan.records:
         records = pd.DataFrame()
     elif level == "match":
         records = _match_records(rd, done)
     else:
         records = _records(rd, done)
-    rep = runner.load_report(rd.path)
-    if manifest.get("status") == "done" and os.path.lexists(rd.path / "aggregates.parquet"):
+    if merged:
         aggregates = rd.read_aggregates(len(plan.rules))
     else:  # an unfinished run: the merge of the chunks it has
         aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
 
 
-def _check_whole(rd, plan, merger, done: set, bad: list) -> None:
+def _check_whole(rd, plan, merger, done: set, bad: list, merged: bool) -> None:
     """A finished run read by :func:`load` is whole: every chunk there and checked out, and
     aggregates.parquet the merge of them (else one OutputError naming the fix)."""
     from dominosim import runner
@@ -347,7 +357,7 @@ def _check_whole(rd, plan, merger, done: set, bad: list) -> None:
             f"the finished run {rd.path} lacks {len(plan.items) - len(done)} of its "
             f"{len(plan.items)} chunks; {fix}"
         )
-    why = runner.merged_differs(rd, plan, merger)
+    why = runner.merged_differs(rd, plan, merger) if merged else None
     if why is not None:
         raise OutputError(why)
 
@@ -410,22 +420,12 @@ def _tournament(
     echo=None,
     **flags,
 ) -> dict:
-    from dominosim import runner
 
     _session_keywords(row.function, executor, scheduler, progress, echo)
     flags = _keywords(row, flags)
     resume = _path(row.function, "resume", resume)
     until = _until_decided(row.function, flags)
-    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
-    session = runner.Session(
-        workers=flags.get("workers") if resume is not None else None,
-        executor=executor,
-        scheduler=scheduler,
-        progress=progress,
-        echo=echo,
-        strategy_timeout=timeout,
-        strategy_path=tuple(flags.get("strategy_path") or ()) if resume is not None else (),
-    )
+    session = _session(flags, resume, executor, scheduler, progress, echo)
     with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
         return _tournament_run(row, resume, session, flags, until)
 

@@ -488,11 +488,9 @@ def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     if resume is not None:
         _refuse_with_resume(ctx, ctx.command.params)
         workers = _int_flag(kw["workers"], "--workers")
-        paths = list(kw["strategy_path"])
+        common["strategy_path"] = list(kw["strategy_path"])
         with _stdout_aside():
-            data = api.run(
-                resume=resume, workers=workers, strategy_path=paths, progress=None, **common
-            )
+            data = api.run(resume=resume, workers=workers, progress=None, **common)
     else:
         until, metric = kw.pop("until_decided"), kw.pop("metric")
         with _stdout_aside():
@@ -553,14 +551,8 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
     help="The key that chooses the --sample chunks (default: drawn, and printed).",
 )
 @option("workers")
-@option(
-    "strategy_path",
-    help="Your own strategy file or folder the run plays (repeatable): a run folder's user "
-    "files are replayed only where you name them.",
-)
-def verify_cmd(
-    run_dir: str, sample: int | None, key: int | None, workers: str | None, strategy_path
-) -> None:
+@option("strategy_path", help="Your own strategy file or folder the run plays (repeatable).")
+def verify_cmd(run_dir: str, sample, key, workers, strategy_path: tuple[str, ...]) -> None:
     """Check a run folder by replay: play the chunks of RUN_DIR again (or --sample K of them,
     chosen by a key, not by the folder) and compare them with the folder's, byte for byte on
     the aggregates and the records.
@@ -618,9 +610,9 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
         params = {p.name: p for p in ctx.command.params}  # (--variant, then as they were given)
         _refuse_with_resume(ctx, [params[n] for n in dict.fromkeys(["variant", *ctx.params])])
         workers = _int_flag(kw["workers"], "--workers")
-        paths = list(kw["strategy_path"])
+        common["strategy_path"] = list(kw["strategy_path"])
         with _stdout_aside():
-            data = fn(resume=resume, progress=None, workers=workers, strategy_path=paths, **common)
+            data = fn(resume=resume, progress=None, workers=workers, **common)
     else:
         if variant is None:
             raise ConfigError(f"{kind} needs --variant, e.g. --variant fives")

@@ -120,6 +120,11 @@ def merged_differs(rd: RunDir, plan: Plan, merger: Merger) -> str | None:
     )
 
 
+#: how :func:`records_disagree` begins (verify replays a sampled chunk that says so: the replay
+#: names what differs more closely)
+DISAGREE = "its aggregates disagree with its records"
+
+
 def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str | None:
     """Why chunk ``g-c``'s aggregates are not those of its records file (None: they are):
     every aggregate the records determine (``aggregates.RECORD_METRICS``) is compared. An
@@ -140,7 +145,7 @@ def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str |
     for key in sorted(set(held) | set(want), key=repr):
         if held.get(key, 0) != want.get(key, 0):
             return (
-                f"its aggregates disagree with its records ({key[0]}: {held.get(key, 0)} in "
+                f"{DISAGREE} ({key[0]}: {held.get(key, 0)} in "
                 f"the aggregates, {want.get(key, 0)} in the records; edited or damaged)"
             )
     return None

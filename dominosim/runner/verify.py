@@ -21,7 +21,7 @@ from dominosim.base.errors import ConfigError, OutputError
 from dominosim.runner.executors import make_executor, user_strategies
 from dominosim.runner.plan import Plan
 from dominosim.runner.progress import Session
-from dominosim.runner.results import chunk_expect, merge_finished, merged_differs
+from dominosim.runner.results import DISAGREE, chunk_expect, merge_finished, merged_differs
 from dominosim.runner.session import load_inputs
 from dominosim.runner.worker import records_table
 from dominosim.storage.store import RunDir
@@ -110,7 +110,7 @@ def verify_run(
     for at in picked:
         if at not in finished:
             continue
-        if at in reasons:
+        if at in reasons and not reasons[at].startswith(DISAGREE):
             out.lines.append(f"chunk {at[0]}-{at[1]}: {reasons[at]}")
         else:
             items.append(plan.item(*at))
