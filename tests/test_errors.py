@@ -900,7 +900,7 @@ CASES = [
         "`verify` of a run whose chunks differ from their replay",
         lambda t: ["verify", _consistent_edit(t)],
         5,
-        r"1 problem in .*: it is not what its seed, strategies and plan give \(a chunk edited, "
+        r"2 problems in .*: it is not what its seed, strategies and plan give \(a chunk edited, "
         r"damaged or of another run\); do not use its numbers, play the run again",
     ),
     Case(
@@ -1269,7 +1269,7 @@ CASES = [
         lambda t: ["verify", _bot_run(t)],
         2,
         r"verify: strategy file .*bot\.py is a user file \(not a built-in\), and a run folder's "
-        r"code is run only where you name it: name it, or the folder holding it, with "
+        r"code is run only where you name it; name it, or the folder holding it, with "
         r"--strategy-path .*first",
     ),
     Case(

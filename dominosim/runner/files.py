@@ -302,7 +302,7 @@ def not_named(ref: str, command: str) -> str:
     """The error of a user's strategy file the user did not name."""
     return (
         f"{command}: strategy file {ref} is a user file (not a built-in), and a run folder's "
-        f"code is run only where you name it: name it, or the folder holding it, with "
+        f"code is run only where you name it; name it, or the folder holding it, with "
         f"--strategy-path {Path(ref).parent}"
     )
 
