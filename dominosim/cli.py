@@ -22,7 +22,7 @@ from click.core import ParameterSource
 
 from dominosim import config
 from dominosim.base import signals
-from dominosim.base.errors import ConfigError, DominosimError, OutputError
+from dominosim.base.errors import ConfigError, DominosimError, OutputError, printable
 from dominosim.base.version import __version__ as _pkg_version
 from dominosim.game import variants
 
@@ -48,7 +48,7 @@ def _print_version(ctx: click.Context, value: bool) -> None:
 
 
 def _one_line(message: str) -> str:
-    return " ".join(str(message).split())
+    return printable(" ".join(str(message).split()))
 
 
 class DominosimGroup(click.Group):

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from dominosim.base.errors import ConfigError
 from dominosim.cli import main
 from dominosim.storage import store
 
@@ -233,3 +234,47 @@ def test_a_name_with_newlines_prints_no_fake_lines(tmp_path, bots):
     assert not any(x.startswith(("verified by", "== Fake")) for x in lines), r.stdout
     assert "\x1b" not in r.stdout
     assert "x\\nverified by replay: 9 of 9 chunks\\n== Fake ==\\x1b[2J" in r.stdout
+
+
+def test_a_file_the_seated_one_imports_is_recorded_too(tmp_path, bots):
+    """A seated file that imports a helper of its folder (by module name, its folder put on
+    sys.path by itself): the helper is recorded, read with ast, nothing run to find it."""
+    (bots / "helper.py").write_text("FIRST = 0\n")
+    (bots / "firstbot.py").write_text(
+        "import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\nimport helper\n"
+        + BOT.format(name="firstbot", body="return legal[helper.FIRST]")
+    )
+    d = finished(tmp_path, bots)
+    paths = [e["path"] for e in manifest(d)["inputs"]["strategy_files"] if "path" in e]
+    assert paths == [str((bots / n).resolve()) for n in ("firstbot.py", "helper.py")]
+
+
+def test_the_api_resumes_with_strategy_path(tmp_path, bots):
+    import dominosim
+
+    d = finished(tmp_path, bots)
+    m = manifest(d)
+    m["status"] = "interrupted"
+    write_manifest(d, m)
+    for suffix in (".agg.json", ".parquet"):
+        (d / "chunks" / f"0-1{suffix}").unlink()
+    with pytest.raises(ConfigError, match="--strategy-path"):
+        dominosim.run(resume=d)
+    rep = dominosim.run(resume=d, strategy_path=str(bots))
+    assert rep["status"] == "done"
+
+
+def test_an_error_line_escapes_what_a_manifest_holds(tmp_path):
+    """A manifest's 'source' shown in an error (the hint of a new run) prints its escape
+    sequence escaped."""
+    args = ["run", "--variant", "fives", "--games", "4", "--workers", "1", "--no-plots"]
+    r = invoke([*args, "--out", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    d = Path(json.loads(r.stdout)["run_dir"])
+    m = manifest(d)
+    m["status"] = "interrupted"
+    m["source"] = "x.toml\x1b[2J"
+    m["inputs"]["engine_version"] = -1
+    write_manifest(d, m)
+    line = one_line_error(invoke(["run", "--resume", str(d)]), 5, "x.toml\\x1b[2J")
+    assert "\x1b" not in line

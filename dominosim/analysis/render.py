@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from dominosim.analysis import analyses
+from dominosim.base.errors import printable
 
 if TYPE_CHECKING:
     pass
@@ -212,17 +213,6 @@ def _sections(data: Mapping):
         if label in T["paired"]:
             tabs["paired (same deals)"] = T["paired"][label]
         yield f"Group {g['index']}: {label}", lines, tabs
-
-
-def printable(text: object) -> str:
-    """``text`` with every control or format character (a newline, a carriage return, an
-    escape, a right-to-left mark) written as its Python escape (``\\n``, ``\\x1b``): a string
-    of a received manifest (its ``name``, ...) is printed on its own line, never as lines of
-    a report it does not hold."""
-    text = str(text)
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def render_text(data: Mapping) -> str:

@@ -64,3 +64,14 @@ class WorkerError(DominosimError):
     strategy calling ``os._exit`` or raising KeyboardInterrupt there); finished work is kept."""
 
     exit_code = 6
+
+
+def printable(text: object) -> str:
+    """``text`` with every control or format character (a newline, a carriage return, an
+    escape, a right-to-left mark) written as its Python escape (``\\n``, ``\\x1b``): a string
+    of a received manifest (its ``name``, ...) is printed where it stands, never as lines of a
+    report or of an error it does not hold."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
