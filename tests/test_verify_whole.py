@@ -162,6 +162,7 @@ def test_verify_of_an_interrupted_plan_of_1e15_games_lists_only_its_chunks(tmp_p
     (d / "aggregates.parquet").unlink()
     for c in range(4):
         edit_agg(d, f"0-{c}.agg.json", lambda doc: doc.update(run=m["fingerprint"]))
+    verify_run(d, session=Session(workers=1))  # (the modules it imports, imported untraced)
     tracemalloc.start()
     try:
         found = verify_run(d, session=Session(workers=1))
@@ -170,4 +171,4 @@ def test_verify_of_an_interrupted_plan_of_1e15_games_lists_only_its_chunks(tmp_p
         tracemalloc.stop()
     assert found.lines == [] and found.equal == 4
     assert found.chunks == 10**15 // 10 and found.missing == found.chunks - 4
-    assert peak < 30 << 20, peak
+    assert peak < 8 << 20, peak  # (1.1 MiB measured; a list of the chunks: 10^14 items)
