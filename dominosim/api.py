@@ -100,18 +100,21 @@ def run(
 
 
 def _session(flags: dict, resume, executor, scheduler, progress, echo):
-    """The session of a run (``runner.Session``): its keywords, ``strategy_timeout`` and
-    ``isolate`` taken out of ``flags``."""
+    """The session of a run (``strategy_timeout`` and ``isolate`` taken out of ``flags``); resuming, the
+    recorded workers unless ``workers`` is given, and the user's ``strategy_path``: where a
+    run folder's user strategy files may be loaded from (docs/results.md)."""
     from dominosim import runner
 
+    timeout = timeout_seconds(flags.pop("strategy_timeout", None))
     return runner.Session(
         workers=flags.get("workers") if resume is not None else None,
         executor=executor,
         scheduler=scheduler,
         progress=progress,
         echo=echo,
-        strategy_timeout=timeout_seconds(flags.pop("strategy_timeout", None)),
+        strategy_timeout=timeout,
         isolate=bool(flags.pop("isolate", None)),
+        strategy_path=tuple(flags.get("strategy_path") or ()) if resume is not None else (),
     )
 
 
@@ -309,7 +312,11 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     (``store.RunDir.check_chunk``: its ``.agg.json`` names the file's size and sha256), never
     from a stray or copied file of ``chunks/``; this holds them all in memory (for large runs
     read those files with pyarrow datasets instead). A chunk that does not check out is left
-    out (``--resume`` plays it again), in a finished run too.
+    out of an unfinished run (its aggregates are then the merge of the chunks read, so the
+    two agree; ``--resume`` plays it again); in a finished run, a chunk that does not check
+    out or is missing, or an aggregates.parquet that is not the merge of its chunks, is an
+    OutputError naming it and the fix (``dominosim run --resume``), never a part of the run
+    read as the whole.
     """
     import pandas as pd
 
@@ -326,19 +333,42 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = runner.Plan.from_manifest(manifest)
-    merger, done = runner.merge_finished(rd, plan)
+    bad: list = []
+    merger, done = runner.merge_finished(rd, plan, bad)
+    rep = runner.load_report(rd.path)
+    merged = manifest.get("status") == "done" and os.path.lexists(rd.path / "aggregates.parquet")
+    if manifest.get("status") == "done":
+        _check_whole(rd, plan, merger, done, bad, merged)
     if not plan.records:
         records = pd.DataFrame()
     elif level == "match":
         records = _match_records(rd, done)
     else:
         records = _records(rd, done)
-    rep = runner.load_report(rd.path)
-    if manifest.get("status") == "done" and os.path.lexists(rd.path / "aggregates.parquet"):
+    if merged:
         aggregates = rd.read_aggregates(len(plan.rules))
     else:  # an unfinished run: the merge of the chunks it has
         aggregates = merger.frame()
     return RunData(records, aggregates, manifest, rep)
+
+
+def _check_whole(rd, plan, merger, done: set, bad: list, merged: bool) -> None:
+    """A finished run read by :func:`load` is whole: every chunk there and checked out, and
+    aggregates.parquet the merge of them (else one OutputError naming the fix)."""
+    from dominosim import runner
+
+    fix = f"play it again with: dominosim run --resume {rd.path}"
+    if bad:
+        g, c, why = bad[0]
+        raise OutputError(f"chunk {g}-{c} of the finished run {rd.path}: {why}; {fix}")
+    if len(done) != len(plan.items):
+        raise OutputError(
+            f"the finished run {rd.path} lacks {len(plan.items) - len(done)} of its "
+            f"{len(plan.items)} chunks; {fix}"
+        )
+    why = runner.merged_differs(rd, plan, merger) if merged else None
+    if why is not None:
+        raise OutputError(why)
 
 
 def _match_files(rd, done) -> list[Path]:

@@ -234,7 +234,7 @@ def _refuse_with_resume(ctx: click.Context, params: Iterable[click.Parameter]) -
         flag = p.opts[0] if isinstance(p, click.Option) else p.human_readable_name
         raise ConfigError(
             f"--resume continues a run as it was planned, so {flag} cannot be given "
-            "with it; only --workers, --executor, --scheduler and --json"
+            "with it; only --workers, --executor, --scheduler, --json and --strategy-path"
         )
 
 
@@ -323,7 +323,12 @@ def trace_cmd(**kw: Any) -> None:
         if hand is None:
             raise ConfigError("--run needs --hand GROUP:ROTATION:MATCH:HAND (a record's id)")
         records = trace.trace_from_run(
-            kw["run_dir"], hand, whole_match, kw["decision"], isolate=kw["isolate"]
+            kw["run_dir"],
+            hand,
+            whole_match,
+            kw["decision"],
+            isolate=kw["isolate"],
+            strategy_path=kw["strategy_path"],
         )
     else:
         records = _trace_played(kw)
@@ -397,6 +402,7 @@ def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     if resume is not None:
         _refuse_with_resume(ctx, ctx.command.params)
         workers = _int_flag(kw["workers"], "--workers")
+        common["strategy_path"] = list(kw["strategy_path"])
         with stdout_aside():
             data = api.run(resume=resume, workers=workers, progress=None, **common)
     else:
@@ -457,7 +463,8 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
     help="The key that chooses the --sample chunks (default: drawn, and printed).",
 )
 @option("workers")
-def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str | None) -> None:
+@option("strategy_path", help="Your own strategy file or folder the run plays (repeatable).")
+def verify_cmd(run_dir: str, sample, key, workers, strategy_path: tuple[str, ...]) -> None:
     """Check a run folder by replay: play the chunks of RUN_DIR again (or --sample K of them,
     chosen by a key, not by the folder) and compare them with the folder's, byte for byte on
     the aggregates and the records.
@@ -469,7 +476,8 @@ def verify_cmd(run_dir: str, sample: int | None, key: int | None, workers: str |
 
     n = _int_flag(workers, "--workers")
     with stdout_aside():
-        found = runner.verify_run(run_dir, sample, key, runner.Session(workers=n))
+        session = runner.Session(workers=n, strategy_path=tuple(strategy_path))
+        found = runner.verify_run(run_dir, sample, key, session)
     for line in found.lines:
         click.echo(one_line(line))
     click.echo(found.summary())
@@ -514,6 +522,7 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
         params = {p.name: p for p in ctx.command.params}  # (--variant, then as they were given)
         _refuse_with_resume(ctx, [params[n] for n in dict.fromkeys(["variant", *ctx.params])])
         workers = _int_flag(kw["workers"], "--workers")
+        common["strategy_path"] = list(kw["strategy_path"])
         with stdout_aside():
             data = fn(resume=resume, progress=None, workers=workers, **common)
     else:

@@ -21,6 +21,7 @@ and the fix.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 import unicodedata
@@ -195,7 +196,7 @@ FIELDS: tuple[Field, ...] = (
           help="Draw the figures of plots/ when the run is done (default on; matplotlib takes "
                "about a second, so a small run is several times quicker without)."),
     Field(key="strategy_path", kind="paths", default=(), flag=("--strategy-path",
-          "strategy_path"), metavar="PATH", repeat=True, keyword="strategy_path",
+          "strategy_path"), metavar="PATH", repeat=True, keyword="strategy_path", session=True,
           takes="a path (a string or pathlib.Path) or a list of paths",
           help="Extra strategy file or folder (repeatable)."),
 )
@@ -333,9 +334,19 @@ def resolve_config(path: str | Path) -> Path:
     return shipped_configs().get(p.name.removesuffix(".toml"), p)
 
 
+#: The most bytes an experiment file may have, and the deepest its tables and arrays may nest
+#: (docs/config.md: a few kilobytes, three levels; anything past these is not an experiment)
+CONFIG_MAX = 1 << 20
+CONFIG_DEPTH = 32
+
+
 def read_toml(path: str | Path) -> dict:
     """Read a TOML file (or a shipped example by name: resolve_config); a missing, unreadable
-    or invalid file is a ConfigError."""
+    or invalid file is a ConfigError. Only a regular file is read (a link is followed to
+    one: a FIFO, a device, a folder is refused without being opened for reading), of at
+    most :data:`CONFIG_MAX` bytes, nesting at most :data:`CONFIG_DEPTH` levels."""
+    from dominosim.base import bounded
+
     p = resolve_config(path)
     if not p.exists():
         bare = len(Path(path).parts) == 1  # (a bare name may be a shipped example's)
@@ -344,26 +355,51 @@ def read_toml(path: str | Path) -> dict:
     if p.is_dir():
         raise ConfigError(f"experiment file is a folder: {p}; give a .toml file")
     try:
-        text = p.read_text(encoding="utf-8-sig")  # (a byte order mark is allowed)
+        data = bounded.read(os.path.realpath(p), CONFIG_MAX)
+        text = data.decode("utf-8-sig")  # (a byte order mark is allowed)
     except UnicodeDecodeError:
         raise ConfigError(f"not valid TOML: {p}: not UTF-8 text; save the file as UTF-8") from None
+    except (bounded.NotRegular, bounded.TooLarge) as e:
+        raise ConfigError(f"experiment file {p} {e}; give a .toml file") from None
     except OSError as e:
         raise ConfigError(f"cannot read {p}: {e.strerror or e}; check its permissions") from None
     try:
-        return tomllib.loads(text)
+        out = tomllib.loads(text)
+    except RecursionError:
+        out = None
     except tomllib.TOMLDecodeError as e:
-        msg = str(e)
-        m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
-        if m:
-            line, msg = m.group(1), msg[: m.start()]
-        elif "end of document" in msg:
-            line = str(text.count("\n") + 1)
-            msg = re.sub(r"\s*\(at end of document\)\s*$", "", msg)
-        else:
-            line = "?"
+        raise _toml_error(p, text, str(e)) from None
+    if out is None or _depth(out) > CONFIG_DEPTH:
         raise ConfigError(
-            f"not valid TOML: {p}:{line}: {msg.strip()}; fix the file at that line"
-        ) from None
+            f"experiment file {p} nests tables or arrays more than {CONFIG_DEPTH} deep; an "
+            "experiment file needs a few levels at most (docs/config.md)"
+        )
+    return out
+
+
+def _depth(value: object) -> int:
+    """How deep tables and arrays nest in ``value`` (walked without recursion)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        x, d = todo.pop()
+        if isinstance(x, dict | list):
+            deepest = max(deepest, d)
+            if d <= CONFIG_DEPTH:
+                todo.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
+    return deepest
+
+
+def _toml_error(p: Path, text: str, msg: str) -> ConfigError:
+    """The one line of a TOML syntax error, at its line."""
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
+    if m:
+        line, msg = m.group(1), msg[: m.start()]
+    elif "end of document" in msg:
+        line = str(text.count("\n") + 1)
+        msg = re.sub(r"\s*\(at end of document\)\s*$", "", msg)
+    else:
+        line = "?"
+    return ConfigError(f"not valid TOML: {p}:{line}: {msg.strip()}; fix the file at that line")
 
 
 def load_experiment(path: str | Path) -> Experiment:

@@ -436,7 +436,8 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
 
         check_match_end(rules, "match")
     isolate = r.isolate and bool(strategy_path)
-    known = _isolated_names(strategy_path) if isolate else strategy.discover(strategy_path)
+    probed = _isolated_names(strategy_path) if isolate else {}
+    known = set(probed) if isolate else strategy.discover(strategy_path)
     exp = config.experiment_from_cli(
         variants=[variant],
         players=players,
@@ -447,7 +448,8 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
     if isolate:
         from dominosim.runner.files import recorded_files, strategy_files
 
-        files = recorded_files({"strategy_files": strategy_files(strategy_path)})
+        labels = [s.label for s in exp.seats]
+        files = recorded_files({"strategy_files": strategy_files(strategy_path, labels, probed)})
         seats = _isolated_seats(files, [s.label for s in exp.seats])
     else:
         seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
@@ -460,12 +462,13 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
     )
 
 
-def _isolated_names(paths: Sequence[str]) -> set[str]:
+def _isolated_names(paths: Sequence[str]) -> dict[str, str]:
     """The strategy names known with ``paths`` loaded in a fresh process, never here
-    (``--isolate``): the built-ins' classes, the others' names."""
+    (``--isolate``), each with the file that defines it: the built-ins', the others'."""
     from dominosim.runner import isolated
 
-    return {*isolated.probe(paths, [])["names"], *strategy.discover()}
+    origins = isolated.probe(paths, [])["origins"]
+    return {**origins, **{x: strategy.origin(x) for x in strategy.discover()}}
 
 
 def _isolated_seats(files: Sequence[tuple[str, str, str]], labels: Sequence[str]) -> list:
@@ -491,6 +494,7 @@ def trace_from_run(
     whole_match: bool = False,
     decision: int | None = None,
     isolate: bool = False,
+    strategy_path: Sequence[str] = (),
 ) -> list[dict]:
     """Replay a hand recorded by ``dominosim run`` from its coordinates.
 
@@ -522,7 +526,7 @@ def trace_from_run(
         raise ConfigError(f"run {rd.path} plays single hands (unit hand): the hand index is 0")
     labels = list(seating(plan.seats_of(group), rotation))
     specs = [config.parse_strategy(label) for label in labels]
-    seats = _run_strategies(rd, m, plan, specs, isolate)
+    seats = _run_strategies(rd, m, plan, specs, strategy_path, isolate)
     if decision is not None and not whole_match:
         return trace_to_decision(
             plan.rules[group], (plan.seed, match_id, k, decision), seats, labels
@@ -553,17 +557,19 @@ def _hand_coordinates(hand_id: str) -> list[int]:
     return parts
 
 
-def _run_strategies(rd, m: dict, plan, specs, isolate: bool = False) -> list:
+def _run_strategies(
+    rd, m: dict, plan, specs, strategy_path: Sequence[str], isolate: bool = False
+) -> list:
     """The strategies of a recorded run, loaded as ``--resume`` loads them: refused when the
     engine or a strategy file changed since the run (its hand would not be the recorded one);
-    the user's files named by the manifest imported only when their content is the recorded
-    one (a manifest is untrusted input; runner.check_inputs, runner.load_run_files)."""
+    the user's files named by the manifest imported only when the user names them
+    (``strategy_path``: ``--strategy-path``) and their content is the recorded one (a
+    manifest is untrusted input; runner.load_inputs)."""
     from dominosim import runner
 
-    runner.check_inputs(rd, m)
-    if isolate and any(kind == "path" for kind, _, _ in plan.strategy_files):
-        return _isolated_seats(plan.strategy_files, [sp.label for sp in specs])
-    runner.load_run_files(plan.strategy_files)
+    plan = runner.load_inputs(rd, m, plan, strategy_path, "trace --run", isolate=isolate)
+    if isolate and any(kind == "path" for kind, _, _ in plan.load_files):
+        return _isolated_seats(plan.load_files, [sp.label for sp in specs])
     return [strategy.get(sp.name, **sp.kwargs) for sp in specs]
 
 

@@ -207,6 +207,20 @@ CASES = [
         r"experiment file is a folder: .*; give a \.toml file",
     ),
     Case(
+        "an experiment file that is a FIFO, a device or a link to one",
+        lambda t: ["run", _zero_link(t)],
+        2,
+        r"experiment file .*exp\.toml is a character device, not a regular file; give a "
+        r"\.toml file",
+    ),
+    Case(
+        "an experiment file nested too deep",
+        _cfg("a = " + "[" * 100_000 + "]" * 100_000 + "\n"),
+        2,
+        r"experiment file .*exp\.toml nests tables or arrays more than 32 deep; an experiment "
+        r"file needs a few levels at most \(docs/config\.md\)",
+    ),
+    Case(
         "file not UTF-8",
         lambda t: ["run", str((t / "x.toml").write_bytes(b"games = \xff\n") and t / "x.toml")],
         2,
@@ -855,14 +869,14 @@ CASES = [
         lambda t: ["run", "--resume", finished_run(t), "--games", "10"],
         2,
         r"--resume continues a run as it was planned, so --games cannot be given with it; "
-        r"only --workers, --executor, --scheduler and --json",
+        r"only --workers, --executor, --scheduler, --json and --strategy-path",
     ),
     Case(
         "`--resume` with an experiment file",
         lambda t: ["run", toml(t, 'variants = ["fives"]\n'), "--resume", finished_run(t)],
         2,
         r"--resume continues a run as it was planned, so CONFIG cannot be given with it; "
-        r"only --workers, --executor, --scheduler and --json",
+        r"only --workers, --executor, --scheduler, --json and --strategy-path",
     ),
     Case(
         "`--resume` of another kind of run",
@@ -894,7 +908,7 @@ CASES = [
         "`verify` of a run whose chunks differ from their replay",
         lambda t: ["verify", _consistent_edit(t)],
         5,
-        r"1 problem in .*: it is not what its seed, strategies and plan give \(a chunk edited, "
+        r"2 problems in .*: it is not what its seed, strategies and plan give \(a chunk edited, "
         r"damaged or of another run\); do not use its numbers, play the run again",
     ),
     Case(
@@ -1289,6 +1303,38 @@ CASES = [
         r"games would mix two versions of it; start a new run \(.*\) or restore the file",
     ),
     Case(
+        "`--resume` / `verify` / `trace --run` of a run of your own strategy file, not named",
+        lambda t: ["verify", _bot_run(t)],
+        2,
+        r"verify: strategy file .*bot\.py is a user file \(not a built-in\), and a run folder's "
+        r"code is run only where you name it; name it, or the folder holding it, with "
+        r"--strategy-path .*first",
+    ),
+    Case(
+        "a manifest naming a strategy file under /proc, through a link or with `..`",
+        lambda t: ["verify", _planted_run(t), "--strategy-path", str(t / "first")],
+        2,
+        r"verify: the manifest names the strategy file '/proc/self/cwd/bot\.py', a file of the "
+        r"system's /proc; a run folder is data and no path it names is run: name your own "
+        r"copy of the strategy with --strategy-path DIR",
+    ),
+    Case(
+        "an older manifest whose seated strategy file changed",
+        lambda t: ["verify", _older_bot_run(t), "--strategy-path", str(t / "first")],
+        5,
+        r"verify: strategy file .*bot\.py changed since the run began \(or is missing\), and "
+        r"the run seats 'first', which no other file defines; restore the file, or start a "
+        r"new run",
+    ),
+    Case(
+        "`dominosim.load` of a finished run with a damaged or missing chunk",
+        lambda t: dominosim.load(_damaged_chunk_run(t)),
+        5,
+        r"chunk 0-1 of the finished run .*: its records file .*; play it again with: dominosim "
+        r"run --resume .*",
+        api=True,
+    ),
+    Case(
         "`--resume` / `trace --run` of a manifest naming a file inside the run folder",
         lambda t: ["trace", "--hand", "0:0:1:0", "--run", _inside_run(t)],
         5,
@@ -1506,15 +1552,17 @@ def _older_match_records(t):
 
 
 def _unreadable(case, t, monkeypatch):
+    from dominosim.base import bounded
+
     path = toml(t, 'variants = ["fives"]\n')
-    real = Path.read_text
+    real = bounded.read
 
-    def deny(self, *a, **k):
-        if str(self) == path:
+    def deny(p, *a, **k):
+        if os.path.realpath(p) == os.path.realpath(path):
             raise PermissionError(errno.EACCES, "Permission denied", path)
-        return real(self, *a, **k)
+        return real(p, *a, **k)
 
-    monkeypatch.setattr(Path, "read_text", deny)
+    monkeypatch.setattr(bounded, "read", deny)
     check_stderr(CliRunner().invoke(main, ["run", path]), case.code, case.pattern)
 
 
@@ -1527,7 +1575,9 @@ def _strategy_changed(case, t, monkeypatch):
     (d,) = (t / "o" / "fives").iterdir()
     f = t / "first" / "bot.py"
     f.write_text(f.read_text().replace("legal[0]", "legal[-1]"))
-    check_stderr(CliRunner().invoke(main, ["run", "--resume", str(d)]), case.code, case.pattern)
+    named = ["--strategy-path", str(t / "first")]
+    r = CliRunner().invoke(main, ["run", "--resume", str(d), *named])
+    check_stderr(r, case.code, case.pattern)
 
 
 def _edited_bot_run(t, monkeypatch) -> tuple[Path, Path]:
@@ -1543,7 +1593,8 @@ def _edited_bot_run(t, monkeypatch) -> tuple[Path, Path]:
 def _strategy_changed_trace(case, t, monkeypatch):
     """A strategy file edited after a run: trace --run refuses to replay its hands."""
     d, _ = _edited_bot_run(t, monkeypatch)
-    r = CliRunner().invoke(main, ["trace", "--run", str(d), "--hand", "0:0:1:0"])
+    named = ["--strategy-path", str(t / "first")]
+    r = CliRunner().invoke(main, ["trace", "--run", str(d), "--hand", "0:0:1:0", *named])
     check_stderr(r, case.code, case.pattern)
 
 
@@ -1554,8 +1605,50 @@ def _changed_while_loaded(case, t, monkeypatch):
 
     d, _ = _edited_bot_run(t, monkeypatch)
     monkeypatch.setattr(runner.session, "changed_strategy_file", lambda files: None)
-    r = CliRunner().invoke(main, ["trace", "--run", str(d), "--hand", "0:0:1:0"])
+    named = ["--strategy-path", str(t / "first")]
+    r = CliRunner().invoke(main, ["trace", "--run", str(d), "--hand", "0:0:1:0", *named])
     check_stderr(r, case.code, case.pattern)
+
+
+def _bot_run(t: Path) -> str:
+    """A finished run of a user's strategy file (t/first/bot.py)."""
+    r = CliRunner().invoke(main, [*run_with(t, "first", "return legal[0]"), "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)["run_dir"]
+
+
+def _planted_run(t: Path) -> str:
+    """A run whose manifest names /proc/self/cwd/bot.py with the sha256 of a file there."""
+    d = Path(_bot_run(t))
+    m = json.loads((d / "manifest.json").read_text())
+    digest = next(e["sha256"] for e in m["inputs"]["strategy_files"] if "path" in e)
+    m["inputs"]["strategy_files"].append({"path": "/proc/self/cwd/bot.py", "sha256": digest})
+    (d / "manifest.json").write_text(json.dumps(refingerprint(m)))
+    return str(d)
+
+
+def _older_bot_run(t: Path) -> str:
+    """A run whose manifest is of before issue 46 (no ``strategy_files_of``), its seated file
+    changed since."""
+    d = Path(_bot_run(t))
+    m = json.loads((d / "manifest.json").read_text())
+    del m["inputs"]["strategy_files_of"]
+    (d / "manifest.json").write_text(json.dumps(m))
+    f = t / "first" / "bot.py"
+    f.write_text(f.read_text().replace("legal[0]", "legal[-1]"))
+    return str(d)
+
+
+def _damaged_chunk_run(t: Path) -> str:
+    d = Path(finished_run(t, "--chunk-size", "2"))
+    (d / "chunks" / "0-1.parquet").write_bytes(b"damaged")
+    return str(d)
+
+
+def _zero_link(t: Path) -> str:
+    p = t / "exp.toml"
+    p.symlink_to("/dev/zero")
+    return str(p)
 
 
 def _fifo_bot(t: Path) -> str:

@@ -330,7 +330,7 @@ def test_compare_and_a_resume_with_isolate(tmp_path, clean_registry, monkeypatch
     stop_after(monkeypatch, None)
     folder = next((tmp_path / "cut").glob("*/*"))
     assert "2 of 5 chunks" in str(cut.value)
-    resumed = dominosim.run(resume=folder, isolate=True)
+    resumed = dominosim.run(resume=folder, isolate=True, strategy_path=[path])
     assert _numbers(resumed) == _numbers(full)
 
 
@@ -361,7 +361,7 @@ def test_trace_of_a_recorded_hand_with_isolate(tmp_path, clean_registry):
         workers=1,
     )
     run_dir = str(next((tmp_path / "o").glob("*/*")))
-    args = ["trace", "--run", run_dir, "--hand", "0:1:1:0", "--json"]
+    args = ["trace", "--run", run_dir, "--hand", "0:1:1:0", "--json", "--strategy-path", path]
     plain = _cli(args, tmp_path)
     assert plain.returncode == 0 and plain.stdout, plain.stderr
     assert _cli([*args, "--isolate"], tmp_path).stdout == plain.stdout

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
+from dominosim.base.errors import OutputError
 from dominosim.cli import main
 from dominosim.storage import store
 
@@ -152,7 +153,8 @@ def test_a_listed_file_is_imported_only_when_its_content_is_the_recorded_one(tmp
 
 def test_a_listed_file_with_its_hash_is_what_plays(tmp_path):
     """The documented case: a received run of someone's own strategy resumes with that very
-    file (here at the path the manifest names) and nothing else."""
+    file (here at the path the manifest names, its folder named with --strategy-path) and
+    nothing else."""
     bots = tmp_path / "bots"
     bots.mkdir()
     f = bots / "firstbot.py"
@@ -161,7 +163,7 @@ def test_a_listed_file_with_its_hash_is_what_plays(tmp_path):
     expected = report_of(d)
     unfinish(d)
     (bots / "other.py").write_text("raise SystemExit('a file added since must not run')")
-    r = invoke(["run", "--resume", str(d)])
+    r = invoke(["run", "--resume", str(d), "--strategy-path", str(bots)])
     assert r.exit_code == 0, r.output
     assert report_of(d) == expected
 
@@ -179,7 +181,8 @@ def test_report_and_load_run_no_code(tmp_path, evil):
     del m["fingerprint"]  # (a manifest of an older version has none: read, and no code runs)
     write_manifest(d, m)
     assert invoke(["report", str(d)]).exit_code == 0
-    dominosim.load(d)
+    with pytest.raises(OutputError, match="of another run"):  # (its chunks are not its plan's)
+        dominosim.load(d)
     assert not marker.exists()
 
 
@@ -354,10 +357,14 @@ def test_trace_run_refuses_a_strategy_file_changed_since_the_run(tmp_path):
     f = bots / "firstbot.py"
     f.write_text(BOT.format(name="firstbot", body="return legal[0]"))
     d = finished(tmp_path / "o", "--strategies", "firstbot,random", "--strategy-path", str(f))
-    assert invoke(["trace", "--run", str(d), "--hand", "0:0:1:0"]).exit_code == 0
+    named = ["--strategy-path", str(f)]
+    assert invoke(["trace", "--run", str(d), "--hand", "0:0:1:0", *named]).exit_code == 0
     f.write_text(BOT.format(name="firstbot", body="return legal[-1]"))
     one_line_error(
-        invoke(["trace", "--run", str(d), "--hand", "0:0:1:0"]), 5, str(f.resolve()), "changed"
+        invoke(["trace", "--run", str(d), "--hand", "0:0:1:0", *named]),
+        5,
+        str(f.resolve()),
+        "changed",
     )
     unfinish(d)  # (as --resume refuses to play on with it)
-    one_line_error(invoke(["run", "--resume", str(d)]), 5, "changed")
+    one_line_error(invoke(["run", "--resume", str(d), *named]), 5, "changed")

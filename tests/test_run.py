@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 import dominosim
 from dominosim.analysis.aggregates import seating
+from dominosim.base.errors import OutputError
 from dominosim.cli import main
 from dominosim.runner import rotations_of
 
@@ -580,7 +581,12 @@ def test_load_reads_only_the_planned_chunks_that_check_out(tmp_path):
     shutil.copy(chunks / "0-1.agg.json", chunks / "99-0.agg.json")
     pd.testing.assert_frame_equal(dominosim.load(run_dir).records, before)
     n0 = len(pd.read_parquet(chunks / "0-0.parquet"))
-    shutil.copy(chunks / "0-1.parquet", chunks / "0-0.parquet")  # (swapped: left out)
+    shutil.copy(chunks / "0-1.parquet", chunks / "0-0.parquet")  # (swapped: left out of an
+    with pytest.raises(OutputError, match="chunk 0-0 of the finished run"):  # unfinished run;
+        dominosim.load(run_dir)  # a finished one is refused, never read as the whole)
+    m = json.loads((run_dir / "manifest.json").read_text())
+    m["status"] = "interrupted"
+    (run_dir / "manifest.json").write_text(json.dumps(m))
     part = dominosim.load(run_dir).records
     assert 0 < len(part) == len(before) - n0
 
@@ -612,7 +618,18 @@ def test_a_strategy_named_in_another_alphabet_runs_everywhere(tmp_path):
     assert {"жадный", "贪心"} <= set(rec["strategy_0"]) | set(rec["strategy_1"])
     assert "жадный" in invoke(["report", str(run_dir)]).stdout
     assert "жадный" in (run_dir / "report.md").read_text("utf-8")
-    t = invoke(["trace", "--run", str(run_dir), "--hand", "0:0:0:0", "--json"])
+    t = invoke(
+        [
+            "trace",
+            "--run",
+            str(run_dir),
+            "--hand",
+            "0:0:0:0",
+            "--json",
+            "--strategy-path",
+            str(bots),
+        ]
+    )
     assert t.exit_code == 0 and json.loads(t.stdout.splitlines()[0])["strategies"] == [
         "жадный",
         "贪心",

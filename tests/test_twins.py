@@ -167,7 +167,8 @@ def test_a_run_with_the_copy_is_replayed_as_recorded(tmp_path, clean_registry):
     recs = pd.concat(pd.read_parquet(p) for p in sorted(out.rglob("chunks/*.parquet")))
     for row in recs.sample(6, random_state=2).itertuples():
         hid = f"{row.group}:{row.rotation}:{row.match_id}:{row.hand_index}"
-        t = CliRunner().invoke(cli, ["trace", "--run", run_dir, "--hand", hid, "--json"])
+        named = ["--strategy-path", str(folder)]
+        t = CliRunner().invoke(cli, ["trace", "--run", run_dir, "--hand", hid, "--json", *named])
         assert t.exit_code == 0, t.output
         lines = [json.loads(x) for x in t.stdout.splitlines()]
         end = next(x for x in lines if x["type"] == "hand_end")

@@ -97,7 +97,7 @@ def test_a_user_strategy_run_verifies_in_a_worker(tmp_path):
     bots.mkdir()
     (bots / "firstbot.py").write_text(BOT.format(name="firstbot", body="return legal[0]"))
     d = finished(tmp_path / "o", "--strategies", "firstbot,random", "--strategy-path", str(bots))
-    r = invoke(["verify", str(d)])
+    r = invoke(["verify", str(d), "--strategy-path", str(bots)])
     assert r.exit_code == 0, r.output
     assert "verified by replay: 4 of 4 chunks" in r.stdout
 
@@ -213,19 +213,22 @@ def test_a_sample_is_chosen_by_the_key_not_by_the_folder(tmp_path):
     assert chosen(10, 3, 7) == chosen(10, 3, 7)
     assert len(set(chosen(10, 3, 7))) == 3
     assert {tuple(chosen(1000, 3, k)) for k in range(20)} != {tuple(chosen(1000, 3, 0))}
-    assert chosen(4, 9, 1) == [0, 1, 2, 3]
+    assert list(chosen(4, 9, 1)) == [0, 1, 2, 3]
     d = finished(tmp_path)
     picked = chosen(4, 2, 11)
-    for c in range(4):
-        if c not in picked:  # an edit outside the sample is not replayed
-            edit_agg(d, f"0-{c}.agg.json", move_wins)
-            break
     r = invoke(["verify", str(d), "--sample", "2", "--key", "11"])
     assert r.exit_code == 0, r.output
     assert r.stdout.strip() == (
         "verified by replay: 2 of 4 chunks (chosen by key 11; the same chunks again: "
         "--sample 2 --key 11)"
     )
+    c = next(c for c in range(4) if c not in picked)
+    edit_agg(d, f"0-{c}.agg.json", lambda doc: move_wins(doc, -1))  # (outside the sample: not
+    r = invoke(["verify", str(d), "--sample", "2", "--key", "11"])  # replayed; the checks see it)
+    assert r.exit_code == 5, r.output
+    assert f"chunk 0-{c}: its aggregates disagree with its records" in r.stdout
+    assert "aggregates.parquet: not the merge of the run's chunks" in r.stdout
+    assert "verified by replay: 2 of 4 chunks (chosen by key 11" in r.stdout
     r = invoke(["verify", str(d), "--sample", "2"])  # (a drawn key is printed)
     assert "chosen by key " in r.stdout
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from dominosim.analysis import analyses
+from dominosim.base.errors import printable
 
 if TYPE_CHECKING:
     pass
@@ -228,9 +229,9 @@ def render_text(data: Mapping) -> str:
     """The report for the terminal."""
     out = io.StringIO()
     for heading, lines, tabs in _sections(data):
-        out.write(f"== {heading} ==\n")
+        out.write(f"== {printable(heading)} ==\n")
         for line in lines:
-            out.write(line + "\n")
+            out.write(printable(line) + "\n")
         for title, df in tabs.items():
             if title == "groups" and len(df) <= 1:
                 continue
@@ -240,21 +241,21 @@ def render_text(data: Mapping) -> str:
 
 
 def _md_table(df) -> str:
-    cols = [str(c) for c in df.columns]
+    cols = [printable(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(str(v) for v in row) + " |")
+        lines.append("| " + " | ".join(printable(v) for v in row) + " |")
     return "\n".join(lines)
 
 
 def render_markdown(data: Mapping) -> str:
     """The report as Markdown (report.md)."""
     out = io.StringIO()
-    out.write(f"# {data['name']} — run {data['run_id']}\n\n")
+    out.write(f"# {printable(data['name'])} — run {printable(data['run_id'])}\n\n")
     for heading, lines, tabs in _sections(data):
-        out.write(f"## {heading}\n\n")
+        out.write(f"## {printable(heading)}\n\n")
         for line in lines:
-            out.write(f"- {line}\n")
+            out.write(f"- {printable(line)}\n")
         for title, df in tabs.items():
             out.write(f"\n**{title}**\n\n{_md_table(df)}\n")
         out.write("\n")

@@ -54,16 +54,6 @@ class Interrupted(DominosimError):
     exit_code = 130
 
 
-def printable(text: str) -> str:
-    """``text`` with each character that is not printable (a control character, a newline,
-    an escape, a bidirectional mark) written as Python writes it in a string's repr (``\\x07``,
-    ``\\n``, ``\\x1b``, ``\\u202e``): a message shows what was given, and no terminal acts
-    on it."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A suggestion suffix such as ``" (did you mean 'target'?)"``, or ``""``."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
@@ -75,3 +65,15 @@ class WorkerError(DominosimError):
     strategy calling ``os._exit`` or raising KeyboardInterrupt there); finished work is kept."""
 
     exit_code = 6
+
+
+def printable(text: object) -> str:
+    """``text`` with every control or format character (a newline, a carriage return, an
+    escape, a right-to-left mark) written as its Python escape (``\\n``, ``\\x1b``): a string
+    of a received manifest (its ``name``, ...) is printed where it stands, never as lines of a
+    report or of an error it does not hold; a message shows what was given, and no terminal
+    acts on it."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -37,8 +37,8 @@ from dominosim.runner.executors import check_executor
 from dominosim.runner.files import load_run_files
 from dominosim.runner.plan import Plan, WorkItem, rotations_of, split_for_workers
 from dominosim.runner.progress import Session
-from dominosim.runner.results import load_report, merge_finished
-from dominosim.runner.session import check_inputs, resume_run, start_run
+from dominosim.runner.results import load_report, merge_finished, merged_differs
+from dominosim.runner.session import check_inputs, load_inputs, resume_run, start_run
 from dominosim.runner.verify import verify_run
 from dominosim.runner.worker import StrategyTimeout, make_strategy, play, play_item
 
@@ -50,9 +50,11 @@ __all__ = [
     "check_executor",
     "check_inputs",
     "load_report",
+    "load_inputs",
     "load_run_files",
     "make_strategy",
     "merge_finished",
+    "merged_differs",
     "play",
     "play_item",
     "resume_run",

@@ -3,12 +3,14 @@ untrusted input)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from dominosim import strategy
-from dominosim.base.errors import StrategyError
+from dominosim.base import bounded
+from dominosim.base.errors import ConfigError, DominosimError, OutputError, StrategyError
 from dominosim.strategy import sandbox
 from dominosim.strategy.spec import parse_strategy
 
@@ -33,19 +35,70 @@ def load_strategy_paths(paths: Iterable[str]) -> None:
             raise StrategyError(f"strategy path {p} does not exist; check --strategy-path")
 
 
-def strategy_files(paths: Iterable[str]) -> list[dict]:
-    """Every strategy file a run loads, with its sha256, as the manifest lists them: the
+def strategy_files(
+    paths: Iterable[str], labels: Iterable[str] = (), origins: dict[str, str] | None = None
+) -> list[dict]:
+    """The strategy files a run plays, with their sha256, as the manifest lists them: the
     built-in files by name (``{"builtin": "greedy.py", "sha256": ...}``: another install
-    with the same files resumes the run) and the user's files by absolute path (``{"path":
-    ..., "sha256": ...}``), the ``*.py`` files of the folders of ``paths`` included."""
+    with the same files resumes the run) and, of the user's files (``paths``, loaded), only
+    those that define a strategy of ``labels`` (the seated ones) and the files of ``paths``
+    they import (:func:`imported_files`), by absolute path (``{"path": ..., "sha256": ...}``):
+    another file of the same folder may change without touching the run. ``origins``: the
+    file of each strategy name where the registry here does not know it (``--isolate``: the
+    fresh process that loaded them said)."""
     out = []
     for x in _py_files(strategy.builtin_dir()):
         out.append({"builtin": x.name, "sha256": strategy.file_hash(x)})
-    for p in paths:
-        for x in _py_files(Path(p).expanduser()):
-            if strategy.builtin_name(x) is None:
-                out.append({"path": str(x.resolve()), "sha256": strategy.file_hash(x)})
+    roots = [Path(p).expanduser().resolve() for p in paths]
+    seated = []
+    for label in dict.fromkeys(labels):
+        name = parse_strategy(label).name
+        try:
+            where = Path(origins[name] if name in (origins or {}) else strategy.origin(name))
+        except (KeyError, DominosimError):
+            continue
+        if strategy.builtin_name(where) is None and any(_within(where, r) for r in roots):
+            seated.append(where.resolve())
+    for x in imported_files(seated, roots):
+        out.append({"path": str(x), "sha256": strategy.file_hash(x)})
     return out
+
+
+def imported_files(files: Sequence[Path], roots: Sequence[Path]) -> list[Path]:
+    """``files`` and, read statically (``ast``: nothing is run), the ``.py`` files of the
+    folders ``roots`` (or beside a file) they import by module name, and those these import,
+    in order of first appearance."""
+    import ast
+
+    out: dict[Path, None] = {}
+    todo = list(files)
+    while todo:
+        f = todo.pop(0)
+        if f in out:
+            continue
+        out[f] = None
+        try:
+            tree = ast.parse(bounded.read(f, strategy.FILE_MAX))
+        except (SyntaxError, ValueError, OSError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            for name in names:
+                for folder in dict.fromkeys([f.parent, *(r for r in roots if r.is_dir())]):
+                    cand = folder.joinpath(*name.split(".")).with_suffix(".py")
+                    if cand.is_file() and not cand.is_symlink():
+                        todo.append(cand.resolve())
+    return list(out)
+
+
+def _within(path: Path, root: Path) -> bool:
+    """``path`` is ``root`` (a file) or lies inside the folder ``root``."""
+    return path == root or root in path.parents
 
 
 def probe_strategies(
@@ -195,3 +248,120 @@ def load_run_files(files: Iterable[tuple[str, str, str]]) -> None:
     for kind, ref, digest in files:
         if kind == "path":
             strategy.load_file(Path(ref), expect=digest)
+
+
+# ---------------------------------------------------------------------------------------------
+# which recorded files may be run: only those the user names (a manifest is untrusted input)
+
+#: the folders of the system's own files: a strategy file is never loaded from them
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+
+#: the manifest's ``inputs`` key saying its user files are only the ones the run seats
+#: (:func:`strategy_files`); a manifest without it lists every file of the strategy folders
+SEATED = ("strategy_files_of", "seated")
+
+
+def unsafe_path(ref: str) -> str | None:
+    """Why the recorded path ``ref`` is never loaded whatever the user names (None: it may
+    be, when named): not in its plain form (``..``, ``.``, doubled slashes), under
+    :data:`SYSTEM_FOLDERS`, or through a symbolic link (a recorded path is a resolved one)."""
+    if os.path.normpath(ref) != ref or ".." in Path(ref).parts:
+        return "a path not in its plain form ('..' or '.' in it)"
+    system = [s for s in SYSTEM_FOLDERS if ref == s or ref.startswith(s + "/")]
+    if system:
+        return f"a file of the system's {system[0]}"
+    try:
+        real = os.path.realpath(ref)
+    except (OSError, ValueError):
+        return "a path that cannot be resolved"
+    if real != ref:
+        return f"a path through a symbolic link (to {real})"
+    return None
+
+
+def named_roots(named: Iterable[str], command: str) -> list[Path]:
+    """The files and folders the user names (``--strategy-path``), resolved; one that does
+    not exist is a ConfigError."""
+    out = []
+    for p in named:
+        path = Path(p).expanduser()
+        if not path.exists():
+            raise ConfigError(f"{command}: strategy path {p} does not exist; check --strategy-path")
+        out.append(path.resolve())
+    return out
+
+
+def permitted_files(
+    files: Iterable[tuple[str, str, str]], named: Iterable[str], command: str, strict: bool
+) -> tuple[tuple[tuple[str, str, str], ...], list[str]]:
+    """The recorded ``files`` that may be loaded, and the user's files left out: a built-in
+    always; a user's file only inside a path the user names (``named``: ``--strategy-path``)
+    and never one of :func:`unsafe_path` (a ConfigError, one line). ``strict`` (a manifest
+    of :data:`SEATED`): a user's file not named is a ConfigError naming the fix; else (an
+    older manifest, listing every file of its folders) it is left out, and the run goes on
+    if its seated strategies do not need it (:func:`check_seated`)."""
+    roots = named_roots(named, command)
+    keep, left = [], []
+    for kind, ref, digest in files:
+        if kind == "builtin":
+            keep.append((kind, ref, digest))
+            continue
+        why = unsafe_path(ref)
+        if why is not None:
+            raise ConfigError(
+                f"{command}: the manifest names the strategy file {ref!r}, {why}; a run folder "
+                "is data and no path it names is run: name your own copy of the strategy "
+                "with --strategy-path DIR"
+            )
+        if any(_within(Path(ref), r) for r in roots):
+            keep.append((kind, ref, digest))
+        elif strict:
+            raise ConfigError(not_named(ref, command))
+        else:
+            left.append(ref)
+    return tuple(keep), left
+
+
+def not_named(ref: str, command: str) -> str:
+    """The error of a user's strategy file the user did not name."""
+    return (
+        f"{command}: strategy file {ref} is a user file (not a built-in), and a run folder's "
+        f"code is run only where you name it; name it, or the folder holding it, with "
+        f"--strategy-path {Path(ref).parent}"
+    )
+
+
+def check_seated(
+    labels: Iterable[str],
+    loaded: Iterable[tuple[str, str, str]],
+    left: Sequence[str],
+    changed: Sequence[str],
+    command: str,
+    isolated_names: set[str] | None = None,
+) -> None:
+    """After the permitted files (``loaded``) are loaded: every seated strategy of
+    ``labels`` is defined by a built-in or one of them (``isolated_names``: the names those
+    files define, loaded in a fresh process under ``--isolate``, not here), else the error of
+    the first file left out (``left``: not named; ``changed``: changed or missing since the
+    run began), which may define it."""
+    ours = {ref for kind, ref, _ in loaded if kind == "path"}
+    missing = []
+    for label in labels:
+        if isolated_names is not None and parse_strategy(label).name in isolated_names:
+            continue
+        try:
+            where = strategy.origin(parse_strategy(label).name)
+        except KeyError:
+            where = None
+        if where is None or (strategy.builtin_name(where) is None and where not in ours):
+            missing.append(label)
+    if not missing:
+        return
+    if changed:
+        raise OutputError(
+            f"{command}: strategy file {changed[0]} changed since the run began (or is "
+            f"missing), and the run seats '{missing[0]}', which no other file defines; "
+            "restore the file, or start a new run"
+        )
+    if left:
+        raise ConfigError(not_named(left[0], command))

@@ -260,7 +260,8 @@ def probe(
     child = _Child()
     try:
         child.ready()
-        child.send(("probe", list(paths), list(files), list(labels), timeout))
+        whole = [str(Path(p).expanduser().absolute()) for p in paths]  # (its folder is not ours)
+        child.send(("probe", whole, list(files), list(labels), timeout))
         msg = child.reply(_deadline(timeout))
     except _Ended as e:
         raise StrategyError(load_failure(e.how, e.last, paths)) from None
@@ -268,8 +269,12 @@ def probe(
         raise StrategyError(load_failure(None, e.last, paths, timeout)) from None
     finally:
         child.close()
-    got = _started_reply(msg, ("notes", "names"))
-    return {k: [str(x) for x in got[k]] for k in ("notes", "names")}
+    got = _started_reply(msg, ("notes", "names", "origins"))
+    out: dict = {k: [str(x) for x in got[k]] for k in ("notes", "names")}
+    if not isinstance(got["origins"], dict):
+        raise StrategyError(_BROKEN)
+    out["origins"] = {str(k): str(v) for k, v in got["origins"].items()}
+    return out
 
 
 def _started_reply(msg: bytes, keys: tuple[str, ...]) -> dict:
@@ -535,7 +540,9 @@ def _probed(paths: list, files: list, labels: list, timeout: float) -> bytes:
             strategy.get(spec.name, **spec.kwargs)
             names.append(spec.name)
     notes = [n for n in dict.fromkeys(strategy.twin_note(x) for x in names) if n is not None]
-    return b"S" + json.dumps({"notes": notes, "names": sorted(strategy.discover())}).encode()
+    known = sorted(strategy.discover())
+    said = {"notes": notes, "names": known, "origins": {x: strategy.origin(x) for x in known}}
+    return b"S" + json.dumps(said).encode()
 
 
 def _decide(state: dict, header: tuple, body: bytes) -> bytes:

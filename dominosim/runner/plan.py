@@ -127,6 +127,10 @@ class Plan:
     measurement: object | None = None
     #: ``--until-decided`` (:class:`Sequential`), or None: every planned game is played
     sequential: Sequential | None = None
+    #: the files of ``strategy_files`` a session loads (None: all of them): those the user
+    #: named, of an older manifest that lists files the run does not seat
+    #: (:func:`.files.permitted_files`); not part of the plan's fingerprint
+    load_files: tuple[tuple[str, str, str], ...] | None = None
 
     @property
     def items(self) -> PlanItems:
@@ -226,7 +230,7 @@ class Plan:
             rotations=self.rotations_of_group(g),
             strategy_paths=self.strategy_paths,
             records=self.records,
-            strategy_files=self.strategy_files,
+            strategy_files=self.strategy_files if self.load_files is None else self.load_files,
             strategy_timeout=strategy_timeout,
             isolate=isolate,
             measure=(

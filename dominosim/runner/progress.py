@@ -45,6 +45,9 @@ class Session:
     strategy_timeout: float | None = None  # seconds per decision batch; None or 0: no limit
     started: float = field(default_factory=command_start)
     isolate: bool = False  # users' strategies in fresh processes of their own (--isolate)
+    #: the files and folders the user names (``--strategy-path``) for ``--resume``, ``verify``:
+    #: a run folder's user strategy files are loaded only inside them (runner.files)
+    strategy_path: tuple[str, ...] = ()
 
 
 def echo(session: Session, text: str) -> None:

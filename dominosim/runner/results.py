@@ -101,6 +101,30 @@ def merge_finished(
     return merger, done
 
 
+def merged_differs(rd: RunDir, plan: Plan, merger: Merger) -> str | None:
+    """Why a finished run's aggregates.parquet is not the merge of its chunks that check out
+    (``merger``: :func:`merge_finished`), in one line naming the fix (None: it is)."""
+    from dominosim.analysis.aggregates import AGG_COLUMNS
+
+    try:
+        frame = rd.read_aggregates(len(plan.rules))
+    except OutputError as e:
+        return str(e.message)
+    held = sorted(zip(*(frame[c].tolist() for c in AGG_COLUMNS), strict=True))
+    if held == sorted(merger.rows()):
+        return None
+    return (
+        f"{rd.path / AGGREGATES}: not the merge of the run's chunks (edited, or a chunk is "
+        f"damaged or missing); write it again from the chunks with: dominosim run --resume "
+        f"{rd.path}"
+    )
+
+
+#: how :func:`records_disagree` begins (verify replays a sampled chunk that says so: the replay
+#: names what differs more closely)
+DISAGREE = "its aggregates disagree with its records"
+
+
 def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str | None:
     """Why chunk ``g-c``'s aggregates are not those of its records file (None: they are):
     every aggregate the records determine (``aggregates.RECORD_METRICS``) is compared. An
@@ -121,7 +145,7 @@ def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str |
     for key in sorted(set(held) | set(want), key=repr):
         if held.get(key, 0) != want.get(key, 0):
             return (
-                f"its aggregates disagree with its records ({key[0]}: {held.get(key, 0)} in "
+                f"{DISAGREE} ({key[0]}: {held.get(key, 0)} in "
                 f"the aggregates, {want.get(key, 0)} in the records; edited or damaged)"
             )
     return None

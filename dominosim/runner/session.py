@@ -22,9 +22,12 @@ from dominosim.base.version import __version__
 from dominosim.runner import isolated
 from dominosim.runner.executors import check_executor, make_executor, user_strategies
 from dominosim.runner.files import (
+    SEATED,
     changed_strategy_file,
+    check_seated,
     load_run_files,
     load_strategy_paths,
+    permitted_files,
     probe_strategies,
     recorded_files,
     strategy_files,
@@ -39,7 +42,13 @@ from dominosim.runner.plan import (
     strategy_paths_of,
 )
 from dominosim.runner.progress import Progress, Session, echo
-from dominosim.runner.results import build_report, checked_report, chunk_expect, merge_finished
+from dominosim.runner.results import (
+    build_report,
+    checked_report,
+    chunk_expect,
+    merge_finished,
+    merged_differs,
+)
 from dominosim.runner.worker import records_table
 from dominosim.storage.store import RunDir
 from dominosim.strategy.spec import parse_strategy
@@ -119,8 +128,9 @@ def start_run(
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-    _check_strategies(exp, legs, session)
-    files = strategy_files(strategy_paths_of(exp.strategy_path))
+    origins = _check_strategies(exp, legs, session)
+    labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
+    files = strategy_files(strategy_paths_of(exp.strategy_path), labels, origins)
     plan = Plan.from_experiment(
         exp,
         seed,
@@ -182,7 +192,11 @@ def _new_manifest(
         "seed_drawn": seed_drawn,
         **plan.to_manifest(),
         "fingerprint": plan.fingerprint(),
-        "inputs": {"engine_version": ENGINE_VERSION, "strategy_files": files},
+        "inputs": {
+            "engine_version": ENGINE_VERSION,
+            "strategy_files": files,
+            SEATED[0]: SEATED[1],
+        },
         "versions": versions(),
         "timings": {"wall_seconds": 0.0, "sessions": []},
         **({"analysis": dict(analysis)} if analysis else {}),
@@ -191,14 +205,19 @@ def _new_manifest(
     return manifest
 
 
-def _check_strategies(exp: Experiment, legs, session: Session) -> None:
+def _check_strategies(exp: Experiment, legs, session: Session) -> dict[str, str] | None:
     """Load the run's strategy files and make every seat's strategy once, in the parent:
     unknown names and bad parameters fail before the folder is made; a copied built-in that
-    keeps ``compiled`` says, once, that it plays its Python (strategy.twin_note)."""
+    keeps ``compiled`` says, once, that it plays its Python (strategy.twin_note). Under
+    ``--isolate`` (a user's file is never imported here) returns the file defining each
+    seated strategy, as the fresh process that loaded them says (None otherwise: the
+    registry here knows)."""
     labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
     timeout = float(session.strategy_timeout or 0.0)
+    origins = None
     if session.isolate and exp.strategy_path:  # (no user's file is ever imported here)
-        notes = isolated.probe(exp.strategy_path, labels, timeout=timeout)["notes"]
+        probed = isolated.probe(exp.strategy_path, labels, timeout=timeout)
+        notes, origins = probed["notes"], probed["origins"]
         labels = [x for x in labels if isolated.is_builtin(x)]
     elif exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
         probe_strategies(exp.strategy_path, labels, timeout=timeout)
@@ -214,10 +233,17 @@ def _check_strategies(exp: Experiment, legs, session: Session) -> None:
     for note in dict.fromkeys([*notes, *(strategy.twin_note(n) for n in names)]):
         if note is not None:
             echo(session, note)
+    return origins
 
 
-def check_inputs(rd: RunDir, manifest: dict) -> None:
-    """Refuse to resume a run whose engine or strategy files changed since it began."""
+def check_inputs(
+    rd: RunDir, manifest: dict, named: Sequence[str] = (), command: str = "run --resume"
+) -> tuple[tuple[tuple[str, str, str], ...], list[str], list[str]]:
+    """Refuse to resume a run whose engine or strategy files changed since it began, or
+    whose user strategy files the user does not name (``named``: ``--strategy-path``;
+    :func:`.files.permitted_files`). Returns the recorded files to load, and of an older
+    manifest (every file of its folders listed) the user's files left out because they are
+    not named or changed (:func:`.files.check_seated` tells whether the run needs them)."""
     from dominosim.base.version import ENGINE_VERSION
 
     inputs = manifest.get("inputs")
@@ -244,13 +270,47 @@ def check_inputs(rd: RunDir, manifest: dict) -> None:
             "a run folder is data and none of its files is ever run: use your own copy of "
             "the strategy and start a new run"
         )
-    changed = changed_strategy_file(files)
-    if changed is not None:
-        raise OutputError(
-            f"strategy file {changed} changed since the run {rd.path} began (or is missing), "
-            f"so its games would mix two versions of it; start a new run ({new}) or restore "
-            "the file"
-        )
+    strict = inputs.get(SEATED[0]) == SEATED[1]
+    keep, left = permitted_files(files, named, command, strict)
+    changed = []
+    for kind, ref, digest in keep:
+        where = changed_strategy_file([(kind, ref, digest)])
+        if where is None:
+            continue
+        if kind == "builtin" or strict:
+            raise OutputError(
+                f"strategy file {where} changed since the run {rd.path} began (or is "
+                f"missing), so its games would mix two versions of it; start a new run "
+                f"({new}) or restore the file"
+            )
+        changed.append(ref)
+    return tuple(f for f in keep if f[1] not in changed), left, changed
+
+
+def load_inputs(
+    rd: RunDir,
+    manifest: dict,
+    plan: Plan,
+    named: Sequence[str],
+    command: str,
+    timeout: float = 0.0,
+    isolate: bool = False,
+) -> Plan:
+    """The strategy files of a run folder checked (:func:`check_inputs`) and loaded, those
+    the user named only (each checked against its sha256 before it is run; in a child first,
+    under ``timeout`` seconds when given; with ``isolate`` in a fresh one, and then never
+    here): the plan whose work items load the same files."""
+    keep, left, changed = check_inputs(rd, manifest, named, command)
+    names = None
+    if isolate and any(kind == "path" for kind, _, _ in keep):
+        names = set(isolated.probe([], [], keep, timeout)["names"])
+        load_run_files([f for f in keep if f[0] != "path"])
+    else:
+        if any(kind == "path" for kind, _, _ in keep):
+            probe_strategies([], [], keep, timeout)
+        load_run_files(keep)
+    check_seated(plan.labels(), keep, left, changed, command, names)
+    return replace(plan, load_files=keep)
 
 
 def _is_within(path: Path, folder: Path) -> bool:
@@ -296,29 +356,20 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
             session = replace(session, workers=_recorded_workers(manifest))
         check_executor(session.executor, session.scheduler)
         if manifest.get("status") == "done" and outputs_complete(rd, manifest, len(plan.rules)):
-            bad: list = []
-            _, done = merge_finished(rd, plan, bad)
+            bad: list = []  # (the records cross-check too: docs/results.md)
+            merger, done = merge_finished(rd, plan, bad, cross_check=True)
             if not bad and len(done) == len(plan.items):
-                return rd, checked_report(rd, manifest, len(plan.rules))
-        check_inputs(rd, manifest)
+                why = merged_differs(rd, plan, merger)
+                if why is None:
+                    return rd, checked_report(rd, manifest, len(plan.rules))
+                echo(session, f"{why.partition(';')[0]}; writing it again from the chunks")
+        timeout = float(session.strategy_timeout or 0.0)
+        plan = load_inputs(
+            rd, manifest, plan, session.strategy_path, "--resume", timeout, session.isolate
+        )
         _check_workers(session)
         rd.check_writable()
-        _load_recorded(plan, session)
         return rd, execute(rd, plan, manifest, session)
-
-
-def _load_recorded(plan: Plan, session: Session) -> None:
-    """Load a resumed run's recorded strategy files: in a child first (a fresh one, and then
-    never here, with ``--isolate``)."""
-    timeout = float(session.strategy_timeout or 0.0)
-    if not any(kind == "path" for kind, _, _ in plan.strategy_files):
-        load_run_files(plan.strategy_files)
-    elif session.isolate:
-        isolated.probe([], [], plan.strategy_files, timeout)
-        load_run_files(())
-    else:
-        probe_strategies([], [], plan.strategy_files, timeout)
-        load_run_files(plan.strategy_files)
 
 
 def _recorded_workers(manifest: dict) -> int | None:
