@@ -822,6 +822,7 @@ def _died(how: str, last: str | None) -> str:
     )
 
 
+@strategy.wrapper
 class _Limited:
     """A strategy whose every decision runs under the check's ``--strategy-timeout``."""
 
