@@ -17,6 +17,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from dominosim.analysis.aggregates import AGG_COLUMNS
+from dominosim.analysis.report import strategy_classes
 from dominosim.base.errors import ConfigError, OutputError
 from dominosim.runner.executors import make_executor, user_strategies
 from dominosim.runner.files import load_run_files, probe_strategies
@@ -83,6 +84,7 @@ def verify_run(
     if any(kind == "path" for kind, _, _ in plan.strategy_files):
         probe_strategies([], [], plan.strategy_files)
     load_run_files(plan.strategy_files)
+    _check_classes(rd, manifest)
     out = Verification(chunks=len(plan.items), key=key, sample=sample)
     bad: list = []
     merger, done = merge_finished(rd, plan, bad)
@@ -106,6 +108,25 @@ def verify_run(
     if manifest.get("status") == "done" and complete:
         _check_merged(rd, plan, merger, out)
     return out
+
+
+def _check_classes(rd: RunDir, manifest: dict) -> None:
+    """The manifest's recorded ``classes`` are its strategies' own (issue 45): recomputed from
+    the strategies loaded to replay (their classes as registered); one line where not."""
+    recorded = manifest.get("classes")
+    if recorded is None:  # (a folder written before classes were recorded)
+        return
+    now = strategy_classes(manifest)
+    if recorded != now:
+        key = next(
+            (k for k in now if not isinstance(recorded, dict) or recorded.get(k) != now[k]), ""
+        )
+        held = recorded.get(key) if isinstance(recorded, dict) else recorded
+        raise OutputError(
+            f"{rd.path / 'manifest.json'}: its classes field is not what its strategies say "
+            f"({key}: {held!r} in the folder, {now.get(key)!r} by the strategies); the folder "
+            "was edited: do not use its numbers, play the run again"
+        )
 
 
 def _replay(rd: RunDir, plan: Plan, items, docs: dict, out: Verification, session) -> None:

@@ -26,7 +26,7 @@ class SelfCheating(Strategy):
         return legal[0]
 
     def choose(self, obs, legal, keys):
-        e = obs.__dict__.get("_e")
+        e = getattr(obs, "_e", None)
         if e is None:
             return legal.action_at(np.zeros(len(keys), dtype=np.int64))
         SAW_ENGINE.append(len(keys))
