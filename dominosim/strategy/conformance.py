@@ -15,7 +15,8 @@ from dominosim.game.rules import Rules
 class Report(list):
     """The failures (a list of :class:`Failure`, empty when every check passed), with what was
     checked: ``strategies`` (labels), ``checks``, ``rule_sets`` and ``decisions`` (how many
-    decisions the checks looked at); ``notes``: lines to tell the user that are no failure
+    decisions the checks looked at); ``probed`` and ``probe_seed``: how many decisions the
+    information check probed and the seed that chose them; ``notes``: lines to tell the user that are no failure
     (:func:`dominosim.strategy.twin_note`)."""
 
     def __init__(
@@ -33,6 +34,8 @@ class Report(list):
         self.rule_sets = rule_sets
         self.decisions = decisions
         self.notes: list[str] = []
+        self.probed = 0  # decisions the information check probed
+        self.probe_seed: int | None = None  # the seed that chose them (check-strategy --probe-seed)
 
 
 @dataclass(frozen=True)

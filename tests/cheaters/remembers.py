@@ -1,5 +1,5 @@
 """Cheater (d), issue 45: the solver's move on the true deal, read from the batch engine
-through the garbage collector, remembered by (match, hand, decision, seat) in the module: a
+through the garbage collector, remembered by (rules, match, hand, decision, seat, legal actions) in the module: a
 position asked again at the same coordinates gets the answer of the first time. The
 information check of old asked the true position first, then the re-dealt one: it passed.
 Asked in a process that never saw the true position, the re-dealt one is answered anew."""
@@ -53,8 +53,10 @@ class Remembers(Strategy):
     name = "remembers"
 
     def choose_one(self, obs, legal, key):
-        at = (obs.match_id, obs.hand_index, obs.decision, obs.seat)
+        at = (obs.rules, obs.match_id, obs.hand_index, obs.decision, obs.seat, tuple(legal))
         if at not in _SEEN:
             got = peek(obs, legal)
-            _SEEN[at] = legal[0] if got is None else got
+            if got is None:  # (no engine to read: the reference engine)
+                return legal[0]
+            _SEEN[at] = got
         return _SEEN[at]
