@@ -723,11 +723,7 @@ def _in_child(progress, job: _Job) -> Report:
             if note is not None and note not in report.notes:
                 report.notes.append(note)
     except StrategyTimeout as e:  # (named by where it struck: _limited)
-        what = e.args[0] if e.args else f"strategy file {target} (loading it)"
-        raise StrategyError(
-            f"{what} did not return within {limit:g} s (--strategy-timeout); fix the "
-            "strategy or raise the limit"
-        ) from None
+        raise _timed_out(e, job) from None
     return report
 
 
@@ -822,23 +818,31 @@ def _check_one(name, params, load, job: _Job) -> _Recorder:
 
 def _redealt(make, job: _Job, sets) -> tuple:
     """The information check's re-dealt answers, from a process forked now, before this one
-    has asked the strategy anything (check_information.redealt_answers)."""
-
-    def died(how: str, last: str | None) -> str:
-        return (
-            f"strategy '{make().label}' ended the information check's process ({how}: "
-            "os._exit or a kill in the strategy, or a crash); fix the strategy"
-        )
+    has asked the strategy anything (check_information.redealt_answers); its errors read as
+    this process's."""
+    from dominosim.runner.worker import StrategyTimeout
 
     todo = list(enumerate(sets("information, re-dealt")))
-    return sandbox.call(
-        check_information.redealt_answers,
-        make,
-        todo,
-        job.seed,
-        job.deals,
-        job.probe_seed,
-        died=died,
+
+    def work(progress):
+        progress(f"check {make().label}")
+        try:
+            return check_information.redealt_answers(
+                make, todo, job.seed, job.deals, job.probe_seed
+            )
+        except StrategyTimeout as e:
+            raise _timed_out(e, job) from None
+
+    return sandbox.call(work, died=_died)
+
+
+def _timed_out(e, job: _Job) -> StrategyError:
+    """The error of a strategy slower than ``--strategy-timeout`` (named by where it struck:
+    _limited)."""
+    what = e.args[0] if e.args else f"strategy file {job.target} (loading it)"
+    return StrategyError(
+        f"{what} did not return within {job.limit:g} s (--strategy-timeout); fix the "
+        "strategy or raise the limit"
     )
 
 

@@ -144,15 +144,14 @@ def _engine(rules: Rules, seed: int, strat, deals: int):
 
 
 def redealt_answers(
-    progress, make: Callable, sets: Iterable[tuple[int, Rules]], seed: int, deals: int, key: int
+    make: Callable, sets: Iterable[tuple[int, Rules]], seed: int, deals: int, key: int
 ) -> tuple[list[Probe], dict[int, str]]:
     """The probes of each rule set of ``sets`` (``(index, rules)``), probed as the module says
     with probe seed ``key``, and the rule sets whose play stopped (index -> the engine's
-    message); run in a process of its own (``progress``: :func:`sandbox.call`'s)."""
+    message); run in a process of its own (``sandbox.call``)."""
     found: list[Probe] = []
     stopped: dict[int, str] = {}
     for index, rules in sets:
-        progress(f"check information {index}")
         play = _Redeal(make(), make, index, key)
         e = _engine(rules, seed, play, deals)
         play.engine = e

@@ -37,6 +37,26 @@ class Report(list):
         self.probed = 0  # decisions the information check probed
         self.probe_seed: int | None = None  # the seed that chose them (check-strategy --probe-seed)
 
+    def lines(self) -> list[tuple[str, bool]]:
+        """What ``dominosim check-strategy`` prints, ``(line, on stderr)``: the notes, the
+        information check's probes, one line per failure (stdout), and the summary naming the
+        strategies checked (stderr where any failed)."""
+        out = [(note, True) for note in self.notes]
+        if self.probe_seed is not None:
+            out.append(
+                (
+                    f"information: {self.probed} decisions probed, chosen by probe seed "
+                    f"{self.probe_seed} (the same probes again: --probe-seed {self.probe_seed})",
+                    True,
+                )
+            )
+        out += [(str(f), False) for f in self]
+        names, n = ", ".join(self.strategies), len(self)
+        counts = f"({self.decisions} decisions checked in {self.rule_sets} rule sets)"
+        if self:
+            return [*out, (f"{names}: {n} failure{'s' * (n != 1)} {counts}", True)]
+        return [*out, (f"{names}: passed {', '.join(self.checks)} {counts}", False)]
+
 
 @dataclass(frozen=True)
 class Failure:
