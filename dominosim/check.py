@@ -635,6 +635,7 @@ def check_strategy(target: str | Path, **options: object) -> Report:
     job = _Job(
         target, list(o.paths), sets, o.seed, o.deals, checks, o.timeout, limit, key, o.progress
     )
+    strategy.discover()  # (the built-ins here, the package's own code: the child inherits them)
     try:
         return sandbox.call(_in_child, job, died=_died)
     finally:
