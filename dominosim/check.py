@@ -823,7 +823,7 @@ def _redealt(make, job: _Job, sets) -> tuple:
     this process's."""
     from dominosim.runner.worker import StrategyTimeout
 
-    todo = list(enumerate(sets("information, re-dealt")))
+    todo = enumerate(sets("information, re-dealt"))  # (each shown as the child reaches it)
 
     def work(progress):
         progress(f"check {make().label}")

@@ -178,6 +178,16 @@ def test_the_command_names_the_strategy_and_its_probe_seed(clean_registry):
     assert "'check'" not in r.output
 
 
+def test_the_check_shows_where_it_is_on_a_terminal(capfd, clean_registry):
+    check_strategy(
+        "random", deals=1, variants=["fives"], players=[2], checks=["legal"], progress=True
+    )
+    err = capfd.readouterr().err
+    assert "check-strategy random: legal, rule set 1/2: fives 2p" in err
+    check_strategy("random", deals=1, variants=["fives"], players=[2], checks=["legal"])
+    assert "rule set" not in capfd.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def oracle_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("oracle")
