@@ -4,8 +4,9 @@ check"): a strategy's answer must not change when only what its seat cannot see 
 Two plays of the same deals, in two processes:
 
 * :func:`redealt_answers`, in a process forked before the strategy was asked anything
-  (``sandbox.call``): at decisions drawn at random (:data:`PROBE_RATE`, from a probe seed drawn
-  with ``secrets``, never from anything the strategy is given), before the strategy is asked,
+  (``sandbox.call``): at decisions drawn at random (one row of each rule set's first batch,
+  then one in :data:`PROBE_RATE`, from a probe seed drawn with ``secrets``, never from anything
+  the strategy is given), before the strategy is asked,
   the hidden part (the other hands and the stock) is re-dealt in the engine, consistent with the
   Observation (``mc``'s sampler, from a key of the probe seed's), and a fresh instance is asked
   the same Observation and key; then the true deal is restored and the play goes on;
@@ -81,12 +82,17 @@ class _Redeal(_Passing):
         self.make, self.index, self.engine = make, index, None
         self.rng = random.Random(f"{seed}:{index}")
         self.found: list[Probe] = []
+        self.asked = False
 
     def choose(self, obs, legal, keys):
         if obs.row(0).row is None:  # (blind's rows are not re-dealt: its decisions not probed)
+            # one row of the first batch at least (every rule set probed), then one in
+            # PROBE_RATE wherever it falls
+            first = self.rng.randrange(len(keys)) if not self.asked else -1
             for i in range(len(keys)):
-                if self.rng.randrange(PROBE_RATE) == 0:
+                if i == first or self.rng.randrange(PROBE_RATE) == 0:
                     self._probe(obs, legal, keys, i)
+        self.asked = True
         return self.inner.choose(obs, legal, keys)
 
     def _slot(self, o) -> int:
