@@ -29,6 +29,10 @@ _OPAQUE = frozenset(
 )
 
 
+# the package's modules a base class may come from (besides the built-in strategy files)
+_BASES = frozenset({"dominosim.strategy", "dominosim.engine.solver", "dominosim.solver"})
+
+
 class _Unreadable(Exception):
     """The file does not say its classifier in a way read without running it."""
 
@@ -149,8 +153,8 @@ def _package_class(base: ast.expr, imports: dict) -> type:
     module, attr = imports[base.id]
     full = ".".join([module, *([attr] if attr else []), *reversed(parts)])
     module, _, attr = full.rpartition(".")
-    if module != "dominosim" and not module.startswith("dominosim."):
-        raise _Unreadable  # (only the package's own code is imported to read it)
+    if module not in _BASES and not module.startswith(strategy.PACKAGE + "."):
+        raise _Unreadable  # (only the package's strategy modules are imported to read it)
     strategy.discover()  # (the built-in strategy files, the package's own)
     try:
         cls = getattr(importlib.import_module(module), attr)
