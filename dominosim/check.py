@@ -13,12 +13,14 @@ check, the rule set and a position that shows it:
 * ``spawn``: a spawned worker process that loads the file by path plays the same games;
 * ``inputs``: the strategy leaves the Observation, the legal actions and the keys it is given
   unchanged (``choose_one``'s list, ``choose``'s arrays);
-* ``information``: at decisions chosen by their keys (:data:`PROBES` per rule set), the same
-  Observation and key are asked again with the hidden part re-dealt in the engine (the other
-  hands and the stock, consistent with the Observation: ``mc``'s sampler), and the strategy
-  must answer the same: one that reads hidden state through the engine, or any channel it
-  can reach, fails. Perfect-information strategies (the oracle) are exempt; blind's rows are
-  not re-dealt (its decisions are not probed).
+* ``information``: at decisions drawn at random (a probe seed from ``secrets``, never the
+  keys), a fresh instance in a process forked before the strategy was asked anything is
+  asked the same Observation and key with the hidden part re-dealt in the engine (the other
+  hands and the stock, consistent with the Observation: ``mc``'s sampler), and must answer as
+  the strategy does on the true deal in this process (:mod:`dominosim.check_information`):
+  one that reads hidden state through the engine, or any channel it can reach, fails. It does
+  not pass where it probed nothing, nor for a perfect-information strategy (the oracle), which
+  sees the hidden tiles by design; blind's rows are not re-dealt (its decisions not probed).
 
 A run of a rule set stops at its first failure, and each check reports at most one failure per
 rule set (the one-by-one run checks ``legal`` and ``inputs`` of ``choose_one``, the batch run
@@ -34,12 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dominosim import strategy
+from dominosim import check_information, strategy
 from dominosim.base import debug
 from dominosim.base.errors import ConfigError, DominosimError, StrategyError, did_you_mean
 from dominosim.base.signals import FAULTS, is_interruption, raised
 from dominosim.game import seeding
-from dominosim.game.observe import Observation
 from dominosim.game.rules import Rules
 from dominosim.game.variants import VARIANTS, check_variant, make_rules, options_of
 from dominosim.strategy import sandbox
@@ -58,9 +59,6 @@ DECISION_OPTIONS = (
 )
 REASK = 30  # positions asked again by a fresh instance (deterministic)
 SPAWN_RULE_SETS = 2  # rule sets played in the spawned worker
-PROBES = 3  # decisions re-dealt per rule set (information)
-PROBE_EVERY = 3  # a decision is probed when its key is a multiple of this (information)
-REDEALS = 3  # hidden deals tried per probed decision (information)
 
 
 def rule_sets(
@@ -104,12 +102,13 @@ class _Recorder:
         self.failures: list[Failure] = []
         self.found: set[tuple[str, str]] = set()
         self.decisions = 0  # decisions checked
+        self.probed = 0  # decisions probed (information)
 
-    def report(self, check, rules, message, obs=None, legal=(), *, stop=True):
+    def report(self, check, rules, message, obs=None, legal=(), *, stop=True, shown=""):
         where = rules if isinstance(rules, str) else rules_label(rules)
         if (check, where) not in self.found:
             self.found.add((check, where))
-            pos = show_position(obs, legal, self.seed) if obs is not None else ""
+            pos = show_position(obs, legal, self.seed) if obs is not None else shown
             tb = getattr(message, "traceback", "")  # (a strategy that raised: _raised)
             self.failures.append(Failure(check, self.label, where, message, pos, tb))
         if stop:
@@ -141,6 +140,10 @@ class _Watch(strategy.Strategy):
         self.inner, self.rules, self.rec = inner, rules, rec
         self.seen: list[tuple] = []
         self.stopped = False
+
+    @property
+    def label(self) -> str:  # (the engines' errors name the strategy under test)
+        return getattr(self.inner, "label", "?")
 
     def choose_one(self, obs, legal, key):
         if self.stopped:
@@ -271,6 +274,10 @@ class _Compare(strategy.Strategy):
         self.inner, self.rules, self.rec = inner, rules, rec
         self.stopped = False
 
+    @property
+    def label(self) -> str:  # (the engines' errors name the strategy under test)
+        return getattr(self.inner, "label", "?")
+
     def choose(self, obs, legal, keys):
         if self.stopped:
             return legal.uniform(keys)
@@ -355,83 +362,6 @@ class _Compare(strategy.Strategy):
                 )
 
 
-class _Probe(strategy.Strategy):
-    """For the batch engine (``engine``, set before its run): answers with ``inner.choose``;
-    at decisions chosen by their keys re-deals the hidden part in the engine (the other hands
-    and the stock, :data:`REDEALS` deals consistent with the Observation), asks ``inner``
-    again with the same Observation and key, and restores the true deal."""
-
-    name = "check"
-    params = {}
-
-    def __init__(self, inner, rules: Rules, rec: _Recorder):
-        super().__init__()
-        self.inner, self.rules, self.rec = inner, rules, rec
-        self.engine = None
-        self.left = PROBES
-        self.stopped = False
-
-    def choose(self, obs, legal, keys):
-        out = np.asarray(self.inner.choose(obs, legal, keys), dtype=np.int64).reshape(-1)
-        if self.stopped or obs.row(0).row is not None:  # (blind's rows: not re-dealt)
-            return out
-        try:
-            for i in range(len(keys)):
-                if self.left > 0 and int(keys[i]) % PROBE_EVERY == 0:
-                    self.left -= 1
-                    self._probe(obs, legal, keys, i, int(out[i]))
-        except _Found:
-            self.stopped = True
-        return out
-
-    def _slot(self, o: Observation) -> int:
-        e = self.engine
-        g = np.flatnonzero(e.active & (e.match == o.match_id) & (e.hand_idx == o.hand_index))
-        if len(g) != 1:
-            raise RuntimeError(f"information check: {len(g)} slots hold match {o.match_id}")
-        return int(g[0])
-
-    def _probe(self, obs, legal, keys, i: int, x: int) -> None:
-        from dominosim.engine.batch_observation import BatchObservation
-        from dominosim.strategies.mc import sample_arrays
-
-        e, o, key = self.engine, obs.row(i), int(keys[i])
-        g = self._slot(o)
-        drawn = sample_arrays(o, key, REDEALS)
-        if drawn is None:
-            return
-        hands0, stock0, sp = e.hands[g].copy(), e.stock[g].copy(), int(e.sp[g])
-        at = np.array([g])
-        try:
-            for hands, stock in zip(*drawn, strict=True):
-                e.hands[g] = hands
-                e.stock[g, sp:] = stock[sp:]
-                if (e.hands[g] == hands0).all() and (e.stock[g] == stock0).all():
-                    continue  # (the true deal again)
-                again = BatchObservation(e, at, np.array([o.seat]), obs.phase, obs.decision[[i]])
-                row = again.row(0)
-                again._close()  # (read now, from this deal: no later state)
-                if row != o:
-                    raise RuntimeError(
-                        "information check: a re-dealt position's Observation differs from the "
-                        "true one; report this bug"
-                    )
-                y = self.inner.choose(obs.take([i]), legal.take([i]), keys[i : i + 1])
-                y = int(np.asarray(y, dtype=np.int64).reshape(-1)[0])
-                self.rec.decisions += 1
-                if y != x:
-                    self.rec.report(
-                        "information",
-                        self.rules,
-                        f"answered {show_action(x)} on the true deal and {show_action(y)} on a "
-                        "re-dealt one with the same Observation and key",
-                        o,
-                        legal.row_list(i),
-                    )
-        finally:
-            e.hands[g], e.stock[g] = hands0, stock0
-
-
 # ---------------------------------------------------------------------------------------------
 # the checks
 
@@ -493,24 +423,6 @@ def _check_batch(make, sets, seed, deals, rec) -> None:
         except StrategyError as exc:
             if not cmp.stopped:
                 rec.report("batch", rules, f"the batch engine stopped: {exc.message}", stop=False)
-
-
-def _check_information(make, sets, seed, deals, rec) -> None:
-    from dominosim.engine.batch import BatchEngine
-
-    for rules in sets:
-        probe = _Probe(make(), rules, rec)
-        engine = BatchEngine(
-            rules, seed, [probe] * rules.players, range(deals), unit="hand", batch_size=deals
-        )
-        probe.engine = engine
-        try:
-            engine.run()
-        except StrategyError as exc:
-            if not probe.stopped:
-                rec.report(
-                    "information", rules, f"the batch engine stopped: {exc.message}", stop=False
-                )
 
 
 def _rules_args(rules: Rules) -> tuple:
@@ -666,6 +578,8 @@ class CheckOptions:
     checks: Iterable[str] = CHECKS
     timeout: float = 300.0
     strategy_timeout: float | None = None
+    probe_seed: int | None = None
+    progress: bool = False
 
 
 @dataclass(frozen=True)
@@ -680,6 +594,8 @@ class _Job:
     checks: tuple[str, ...]
     timeout: float
     limit: float
+    probe_seed: int
+    progress: bool
 
 
 def check_strategy(target: str | Path, **options: object) -> Report:
@@ -721,8 +637,16 @@ def check_strategy(target: str | Path, **options: object) -> Report:
         )
     sets = rule_sets(o.variants, o.players)
     limit = _strategy_timeout(o.strategy_timeout)
-    job = _Job(target, list(o.paths), sets, o.seed, o.deals, checks, o.timeout, limit)
-    return sandbox.call(_in_child, job, died=_died)
+    key = check_information.probe_seed() if o.probe_seed is None else o.probe_seed
+    job = _Job(
+        target, list(o.paths), sets, o.seed, o.deals, checks, o.timeout, limit, key, o.progress
+    )
+    strategy.discover()  # (the built-ins here, the package's own code: the child inherits them)
+    try:
+        return sandbox.call(_in_child, job, died=_died)
+    finally:
+        if o.progress:
+            _say("")
 
 
 def _check_types(target, o: CheckOptions) -> None:
@@ -755,6 +679,15 @@ def _check_types(target, o: CheckOptions) -> None:
         names(o.variants, "variants")
     if o.players is not None:
         names(o.players, "players", int)
+    key = o.probe_seed
+    if key is not None and (
+        isinstance(key, bool) or not isinstance(key, int) or not 0 <= key < 2**63
+    ):
+        raise ConfigError(
+            f"check_strategy(): probe_seed must be an integer in [0, 2**63), not {key!r}"
+        )
+    if not isinstance(o.progress, bool):
+        raise ConfigError(f"check_strategy(): progress must be True or False, not {o.progress!r}")
     if (
         isinstance(timeout, bool)
         or not isinstance(timeout, int | float)
@@ -785,21 +718,19 @@ def _in_child(progress, job: _Job) -> Report:
         with time_limit(limit):
             todo, load = _targets(target, job.paths)
         report = Report(checks=job.checks, rule_sets=len(job.sets))
+        report.probe_seed = job.probe_seed if "information" in job.checks else None
         for name, params in todo:
             progress(f"check {name}")
             rec = _named(name, _check_one, name, params, load, job)
             report += rec.failures
             report.strategies.append(rec.label)
             report.decisions += rec.decisions
+            report.probed += rec.probed
             note = strategy.twin_note(name)
             if note is not None and note not in report.notes:
                 report.notes.append(note)
     except StrategyTimeout as e:  # (named by where it struck: _limited)
-        what = e.args[0] if e.args else f"strategy file {target} (loading it)"
-        raise StrategyError(
-            f"{what} did not return within {limit:g} s (--strategy-timeout); fix the "
-            "strategy or raise the limit"
-        ) from None
+        raise _timed_out(e, job) from None
     return report
 
 
@@ -842,6 +773,7 @@ def _died(how: str, last: str | None) -> str:
     )
 
 
+@strategy.wrapper
 class _Limited:
     """A strategy whose every decision runs under the check's ``--strategy-timeout``."""
 
@@ -866,7 +798,7 @@ class _Limited:
 
 def _check_one(name, params, load, job: _Job) -> _Recorder:
     paths, limit = load[2], job.limit
-    sets, seed, deals = job.sets, job.seed, job.deals
+    seed, deals = job.seed, job.deals
 
     def make():
         if not limit:
@@ -875,19 +807,82 @@ def _check_one(name, params, load, job: _Job) -> _Recorder:
         made = _limited(what, limit, lambda: strategy.get(name, paths, **params))
         return _Limited(made, limit)
 
+    def sets(check):  # (the rule sets, each shown on a terminal as it is checked)
+        return _ticking(job, make().label, check, job.sets)
+
     rec = _Recorder(make().label, seed)
+    # (the oracle reads the true deal by design: its registered class says so)
+    exempt = strategy.plays_with_perfect_information(strategy.discover(paths)[name])
+    informed = "information" in job.checks and not exempt
+    probed = _redealt(make, job, sets) if informed else None  # (before anything is asked here)
     runs: dict = {}
     steps: dict[str, Callable[[], None]] = {
-        "legal": lambda: _check_legal(make, sets, seed, deals, rec, runs),
-        "deterministic": lambda: _check_deterministic(make, sets, seed, deals, rec, runs),
-        "batch": lambda: _check_batch(make, sets, seed, deals, rec),
+        "legal": lambda: _check_legal(make, sets("legal"), seed, deals, rec, runs),
+        "deterministic": lambda: _check_deterministic(
+            make, sets("deterministic"), seed, deals, rec, runs
+        ),
+        "batch": lambda: _check_batch(make, sets("batch"), seed, deals, rec),
         "spawn": lambda: _check_spawn((make, load, name, params), job, rec, runs),
+        "information": lambda: check_information.compare(
+            make, enumerate(sets("information")), seed, deals, rec, probed
+        ),
     }
-    if not strategy.sees_hidden(make()):  # (the oracle reads the true deal by design)
-        steps["information"] = lambda: _check_information(make, sets, seed, deals, rec)
     for check in ("legal", "deterministic", "batch", "spawn", "information"):
-        if check in job.checks and check in steps:
+        if check in job.checks and (check != "information" or informed):
             steps[check]()
+    if "information" in job.checks:
+        check_information.verdict(rec, len(job.sets), exempt)
     if "inputs" in job.checks and not {"legal", "batch"} & set(job.checks):
-        _check_legal(make, sets, seed, deals, rec, runs)  # (the inputs are checked there)
+        _check_legal(make, sets("inputs"), seed, deals, rec, runs)  # (the inputs are checked there)
     return rec
+
+
+def _redealt(make, job: _Job, sets) -> tuple:
+    """The information check's re-dealt answers, from a process forked now, before this one
+    has asked the strategy anything (check_information.redealt_answers); its errors read as
+    this process's."""
+    from dominosim.runner.worker import StrategyTimeout
+
+    todo = enumerate(sets("information, re-dealt"))  # (each shown as the child reaches it)
+
+    def work(progress):
+        label = make().label
+        progress(f"check {label}")
+        try:
+            return _named(
+                label,
+                check_information.redealt_answers,
+                *(make, todo, job.seed, job.deals, job.probe_seed),
+            )
+        except StrategyTimeout as e:
+            raise _timed_out(e, job) from None
+
+    return sandbox.call(work, died=_died)
+
+
+def _timed_out(e, job: _Job) -> StrategyError:
+    """The error of a strategy slower than ``--strategy-timeout`` (named by where it struck:
+    _limited)."""
+    what = e.args[0] if e.args else f"strategy file {job.target} (loading it)"
+    return StrategyError(
+        f"{what} did not return within {job.limit:g} s (--strategy-timeout); fix the "
+        "strategy or raise the limit"
+    )
+
+
+def _say(text: str) -> None:
+    """One progress line on the terminal (stderr), written over the last."""
+    import sys
+
+    sys.stderr.write("\r\x1b[K" + text[:160])
+    sys.stderr.flush()
+
+
+def _ticking(job: _Job, label: str, check: str, sets):
+    """``sets``, each rule set shown as it is reached where ``job.progress`` (a terminal)."""
+    for i, rules in enumerate(sets):
+        if job.progress:
+            _say(
+                f"check-strategy {label}: {check}, rule set {i + 1}/{len(sets)}: {rules_label(rules)}"
+            )
+        yield rules

@@ -761,6 +761,16 @@ def _load_died(how: str, last: str | None) -> str:
     "loading (default: no limit).",
 )
 @option("debug")
+@click.option(
+    "--probe-seed",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    default=None,
+    metavar="N",
+    expose_value=False,
+    callback=lambda ctx, _, value: ctx.meta.__setitem__("probe_seed", value),
+    help="The seed that chooses the decisions the information check probes (default: "
+    "drawn, and printed; give it to probe the same decisions again).",
+)
 @click.pass_context
 def check_strategy_cmd(
     ctx: click.Context,
@@ -779,10 +789,13 @@ def check_strategy_cmd(
     (choose) equal one-by-one answers (choose_one) (batch); the same answers for the same keys
     (deterministic); the same games in a spawned worker (spawn); the Observation, legal actions
     and keys left unchanged (inputs); the same answer where the hidden tiles are dealt again
-    (information). Prints one line
+    (information), at decisions drawn at random. Prints one line
     per failure (the check, the rule set, a position that shows it) and exits 1 when any
-    failed (docs/strategies.md, "Checking your strategy").
+    failed (docs/strategies.md, "Checking your strategy"); on a terminal, the rule set it is
+    at.
     """
+    import sys
+
     from dominosim import check
 
     seeding.check_seed(seed, "--seed")  # (refused as run refuses it)
@@ -795,27 +808,14 @@ def check_strategy_cmd(
             variants=list(variant_names) or None,
             checks=checks or check.CHECKS,
             strategy_timeout=strategy_timeout,
+            probe_seed=ctx.meta.get("probe_seed"),
+            progress=sys.stderr.isatty(),
             **kw,
         )
-    for note in result.notes:
-        click.echo(one_line(note), err=True)
-    for failure in result:
-        if ctx.meta.get("dominosim.debug") and failure.traceback:  # (--debug)
-            click.echo(failure.traceback.rstrip("\n"), err=True)
-        click.echo(one_line(str(failure)))
-    names = ", ".join(result.strategies)
+    for text, err in result.lines(debug=bool(ctx.meta.get("dominosim.debug"))):
+        click.echo(text.rstrip("\n") if "\n" in text else one_line(text), err=err)
     if result:
-        n = len(result)
-        click.echo(
-            f"{names}: {n} failure{'s' * (n != 1)} ({result.decisions} decisions "
-            f"checked in {result.rule_sets} rule sets)",
-            err=True,
-        )
         ctx.exit(1)
-    click.echo(
-        f"{names}: passed {', '.join(result.checks)} ({result.decisions} decisions "
-        f"checked in {result.rule_sets} rule sets)"
-    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -115,6 +115,9 @@ CHECK_CASES = [
     ("timeout", BAD),
     ("timeout", -1),
     ("strategy_timeout", BAD),
+    ("probe_seed", BAD),
+    ("probe_seed", -1),
+    ("progress", BAD),
 ]
 
 

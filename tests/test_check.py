@@ -184,12 +184,14 @@ def test_each_kind_of_failure_is_reported_with_its_rule_set(name, tmp_path, clea
     assert str(f).startswith(f"{name}: {check}: sniff 2p: ") and "\n" not in str(f)
 
 
-def test_the_oracle_is_exempt_from_the_information_check(clean_registry):
-    """The oracle reads the true deal by design (perfect information): not probed."""
+def test_the_oracle_does_not_pass_the_information_check(clean_registry):
+    """The oracle reads the true deal by design (perfect information): not probed, and a
+    check that checked nothing does not pass (issue 45)."""
     report = check_strategy(
         "oracle", deals=2, variants=["fives"], players=[2], checks=["information"]
     )
-    assert report == [] and report.decisions == 0
+    assert [(f.check, f.strategy) for f in report] == [("information", "oracle")]
+    assert "registered perfect_information" in report[0].message and report.decisions == 0
 
 
 def test_a_worker_that_dies_is_reported(tmp_path, clean_registry):

@@ -944,6 +944,17 @@ CASES = [
         r"the folder again from its source, or start the run again",
     ),
     Case(
+        "`verify` of a folder whose recorded strategy classes are not its strategies'",
+        lambda t: [
+            "verify",
+            edited_manifest(t, lambda m: m["classes"].update(heuristics=["random"])),
+        ],
+        5,
+        r".*manifest\.json: its classes field is not what its strategies say \(heuristics: "
+        r"\['random'\] in the folder, \[.*\] by the strategies\); the folder was edited: do "
+        r"not use its numbers, play the run again",
+    ),
+    Case(
         "`report` of a folder that is not a run",
         lambda t: ["report", str(t)],
         5,
@@ -1102,6 +1113,26 @@ CASES = [
         ],
         4,
         r"strategy 'sulky' failed to start: RuntimeError: no; fix its __init__",
+    ),
+    Case(
+        "strategy `__init__` that changes its object's class",
+        lambda t: [
+            *RUN[:4],
+            "swap,random",
+            *RUN[5:],
+            "--strategy-path",
+            raw_strategy(
+                t,
+                "@register\nclass X(Strategy):\n    name = 'swap'\n"
+                "    def __init__(self, **k):\n"
+                "        super().__init__(**k)\n"
+                "        self.__class__ = Y\n"
+                "class Y(X):\n    pass\n",
+            ),
+        ],
+        4,
+        r"strategy 'swap' changed its class in __init__ \(to Y\); a strategy plays as the "
+        r"class it registered: fix its __init__",
     ),
     Case(
         "`seats` written as one string in a file",

@@ -21,7 +21,7 @@ from dominosim.engine.tables import tiles_of
 from dominosim.game import tiles
 from dominosim.game.reference import play_match
 from dominosim.game.variants import make_rules
-from dominosim.strategy import Strategy, get
+from dominosim.strategy import Strategy, classify, get
 
 from runs import strip
 
@@ -34,6 +34,7 @@ def _mc_module():
     return sys.modules[type(get("mc")).__module__]
 
 
+@classify  # (it reads the true state: fixed perfect_information)
 class _TrueSlots(Strategy):
     """Plays random and keeps a copy of the true slot (and blind's rows) at each decision with
     two or more legal actions from ``late`` tiles on the table on (small positions)."""

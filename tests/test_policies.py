@@ -23,7 +23,7 @@ from dominosim.engine.batch import BatchEngine
 from dominosim.game import actions as A
 from dominosim.game import tiles
 from dominosim.game.variants import VARIANTS, make_rules
-from dominosim.strategy import Strategy, get
+from dominosim.strategy import Strategy, classify, get
 
 HEURISTICS = KN.POLICIES  # (the compiled twins, as the core lists them: a new one is tested too)
 DEALS = 200
@@ -52,6 +52,7 @@ def compiled_choices(code: int, obs, legal) -> np.ndarray:
     return out
 
 
+@classify  # (it reads the true state: fixed perfect_information)
 class Twin(Strategy):
     """Asks ``inner`` in Python and checks its compiled policy against it at every decision."""
 
@@ -201,6 +202,7 @@ def test_a_subclass_or_other_parameters_are_asked_in_python():
     assert get("mc").compiled_policy() is None
 
 
+@classify  # (it reads the true state: fixed perfect_information)
 class _FirstDecision(Strategy):
     """Seat 0's strategy: at its first decision, keeps the answers of ``inner``'s
     ``choose_one``, its batch ``choose`` and its compiled policy; then plays ``inner``."""

@@ -12,9 +12,10 @@ from dominosim.engine.batch import BatchEngine, pending_state
 from dominosim.game import actions as A
 from dominosim.game.variants import make_rules
 from dominosim.strategies.mc import layout_row
-from dominosim.strategy import Strategy, get
+from dominosim.strategy import Strategy, classify, get
 
 
+@classify  # (it reads the true state: fixed perfect_information)
 class Snapshot(Strategy):
     """doubles-first (it reads no voids, so a position without the voids plays the same), and
     at its decision number ``at`` of each game a copy of the true state and its choice, and

@@ -1,7 +1,8 @@
 """A report is a function of its run folder (issue 41 point 5): which seated strategies play
 with perfect information and which built-ins are heuristics are recorded in the manifest when
-the run begins, and a report printed again reads them from there, not from what is installed
-now. A received folder's recorded classes are input: checked, one line when damaged."""
+the run begins, and a report printed again keeps their marks. A received folder's recorded
+classes are input: checked, one line when damaged, and never trusted to take a mark away
+(issue 45: the report recomputes them from the strategy files, test_classes.py)."""
 
 from __future__ import annotations
 
@@ -37,11 +38,13 @@ def test_the_classes_are_recorded_when_the_run_begins(run_dir):
     assert "random" not in m["classes"]["heuristics"]
 
 
-def test_a_report_printed_again_after_the_classifiers_change_is_the_same(run_dir, monkeypatch):
+def test_a_report_printed_again_after_the_classifiers_change_keeps_its_marks(run_dir, monkeypatch):
+    """A mark the run recorded is never taken away (issue 45 recomputes the classes, and
+    marks what either says)."""
     before = [invoke("report", str(run_dir), *j).output for j in ((), ("--json",))]
-    assert "oracle" in before[0]
+    assert "oracle [perfect information]" in before[0]
     monkeypatch.setattr(strategy, "plays_with_perfect_information", lambda cls: False)
-    monkeypatch.setattr(strategy, "builtins", lambda *a, **k: set())
+    monkeypatch.setattr(strategy, "classification", lambda cls: "heuristic")
     after = [invoke("report", str(run_dir), *j).output for j in ((), ("--json",))]
     assert after == before
 

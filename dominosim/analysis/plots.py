@@ -25,6 +25,7 @@ from pathlib import Path
 
 from dominosim.analysis import analyses
 from dominosim.analysis.aggregates import HAND_LEN_BINS, MATCH_LEN_MAX, TURN_BINS, Aggregates
+from dominosim.analysis.render import mark
 
 DPI = 100
 LEGEND_MAX = 12  # the most groups a distribution figure names in its legend
@@ -97,10 +98,10 @@ def _dist_plot(plt, data, aggregates, bins: tuple, text: tuple, path: Path) -> P
 def _row_label(data: Mapping, g: Mapping, s: Mapping) -> str:
     """A short row label: in a round robin the strategy and its opponents at that table;
     with several option groups the group label and the strategy; else the strategy."""
-    name = s["strategy"]
+    name = mark(data, s["strategy"])
     if g.get("seat_list"):
-        others = [x for x in dict.fromkeys(g["seat_list"]) if x != name]
-        return f"{name} (vs {', '.join(others)})" if others else name
+        others = [x for x in dict.fromkeys(g["seat_list"]) if x != s["strategy"]]
+        return f"{name} (vs {', '.join(mark(data, o) for o in others)})" if others else name
     if len(data["groups"]) > 1:
         return f"{g['label']}: {name}"
     return name
@@ -194,8 +195,19 @@ def write_plots(data: Mapping, aggregates, folder: str | Path) -> list[Path]:
     a = data.get("analysis")
     row = analyses.of_analysis(a)
     if row.plots is not None:  # (the analysis's own figures: its registry row's hook)
-        paths += row.plots(plt, a, folder)
+        marked = {x: mark(data, x) for x in _named(data)}  # (its figures mark them too)
+        paths += row.plots(plt, {**a, "marked": marked}, folder)
     return paths
+
+
+def _named(data: Mapping) -> list[str]:
+    """The strategies the report marks (perfect information, or not verifiable)."""
+    return [*data.get("perfect_information_strategies", ()), *data.get("unverified_strategies", ())]
+
+
+def _shown(a: Mapping, name: str) -> str:
+    """A strategy's name in an analysis's figure, marked as the report marks it."""
+    return a.get("marked", {}).get(name, name)
 
 
 def compare_plots(plt, a: Mapping, folder: Path) -> list[Path]:
@@ -243,7 +255,7 @@ def _ladder(plt, a: Mapping, path: Path) -> Path:
         err = [[scale * max(0.0, y - lo)], [scale * max(0.0, hi - y)]]
         ax.errorbar(scale * y, i, xerr=err, fmt="o", color="C0", capsize=3)
     ax.axvline(0 if points else 50, color="0.6", lw=0.8)
-    ax.set_yticks(range(len(rows)), [r["strategy"] for r in rows])
+    ax.set_yticks(range(len(rows)), [_shown(a, r["strategy"]) for r in rows])
     if points:
         ax.set_xlabel("points per hand gained on random (same deals), 95% interval")
     else:
@@ -308,8 +320,9 @@ def _heatmap(plt, a: Mapping, path: Path, points: bool = False) -> Path:
                 dark = abs(c[0] - centre) > 0.6 * half
                 colour = "white" if dark else "black"
                 ax.text(j, i, c[1], ha="center", va="center", fontsize="x-small", color=colour)
-    ax.set_xticks(range(K), names, rotation=30, ha="right")
-    ax.set_yticks(range(K), names)
+    shown = [_shown(a, x) for x in names]
+    ax.set_xticks(range(K), shown, rotation=30, ha="right")
+    ax.set_yticks(range(K), shown)
     ax.set_xlabel("against")
     ax.set_ylabel("strategy")
     if points:
@@ -367,7 +380,7 @@ def _sweep_plots(plt, a: Mapping, folder: Path, target: bool) -> list[Path]:
             marker="o",
             capsize=3,
             ls="-" if target else "none",
-            label=name,
+            label=_shown(a, name),
         )
     if target and a.get("stronger"):
         ax.axhline(a["share"], color="grey", ls="--", lw=1, label=f"share {a['share']:g}")

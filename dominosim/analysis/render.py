@@ -15,10 +15,17 @@ if TYPE_CHECKING:
     pass
 
 
-def _mark(data: Mapping, label: str) -> str:
-    """A strategy's label in a table, marked where it plays with perfect information."""
-    cheats = data.get("perfect_information_strategies", ())
-    return f"{label} [perfect information]" if label in cheats else label
+def mark(data: Mapping, label: str) -> str:
+    """A strategy's label in a table or a figure, marked where it plays with perfect
+    information, or where its classifier cannot be verified from its file (docs/results.md)."""
+    if label in data.get("perfect_information_strategies", ()):
+        return f"{label} [perfect information]"
+    if label in data.get("unverified_strategies", ()):
+        return f"{label} [{UNVERIFIED}]"
+    return label
+
+
+UNVERIFIED = "classifier not verifiable from its file"
 
 
 def to_json(data: Mapping) -> str:
@@ -129,7 +136,7 @@ def tables(data: Mapping) -> dict:
         # fmt: off
         out["strategies"][label] = Table([
             {
-                "strategy": _mark(data, s["strategy"]),
+                "strategy": mark(data, s["strategy"]),
                 "seats": s["seats"],
                 "seat-hands": s["seat_hands"],
                 "hand wins": _pct(s["hand_win_rate"]),
@@ -183,6 +190,12 @@ def _sections(data: Mapping):
         head.append(
             f"{x} [perfect information]: it sees every hand and the stock order, a "
             "cheating reference (the solver's move), not a strategy a player could follow"
+        )
+    for x in data.get("unverified_strategies", ()):
+        head.append(
+            f"{x} [{UNVERIFIED}]: its strategy file is not here as the run recorded it, or "
+            "does not say its classifier in plain literals, so it is not verified as fair (it "
+            "may have seen hidden tiles); dominosim verify with the file checks it"
         )
     row = analyses.of_analysis(data.get("analysis"))
     if not row.verdict_pooled:  # (compare's verdict: in its own section)
@@ -376,7 +389,7 @@ def _skill_tables(data: Mapping, a: Mapping):
 
     # fmt: off
     ladder = pd.DataFrame([
-        {"strategy": _mark(data, r["strategy"]), "deals": r["deals"],
+        {"strategy": mark(data, r["strategy"]), "deals": r["deals"],
          "hand wins": f"{_pct(r['hand_win_rate'])} {_ci_text(r['hand_win_ci'])}",
          "vs random": _diff(r["hand_win_diff"]),
          "95% CI": "[" + ", ".join(_diff(x) for x in r["hand_win_diff_ci"]) + "]",
@@ -392,7 +405,7 @@ def _skill_tables(data: Mapping, a: Mapping):
         ladder = ladder[cols[:2] + cols[5:8] + cols[2:5] + cols[8:]]
     # fmt: off
     accuracy = pd.DataFrame([
-        {"strategy": _mark(data, r["strategy"]), "hands": r["hands"],
+        {"strategy": mark(data, r["strategy"]), "hands": r["hands"],
          "decisions": r["decisions"], "rated": r["rated"],
          "optimal": f"{_pct(r['accuracy'])} {_ci_text(r['accuracy_ci'])}"}
         for r in a.get("accuracy", ())
@@ -487,7 +500,7 @@ def _ratings_table(data: Mapping, a: Mapping, metric: str):
     for r in a["ratings"]:
         row = {
             "rank": r["rank"],
-            "strategy": _mark(data, r["strategy"]),
+            "strategy": mark(data, r["strategy"]),
             "rating": _f(r["rating"], nd),
             "95% CI": "[" + ", ".join(_f(x, nd) for x in r["rating_ci"]) + "]",
         }

@@ -23,7 +23,12 @@ from dominosim.analysis.aggregates import (
     Aggregates,
     seating,
 )
-from dominosim.base.errors import OutputError
+from dominosim.analysis.classes import (  # noqa: F401 - (report's names, as before)
+    classes_of,
+    recomputed_classes,
+    seated_labels,
+    strategy_classes,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,9 +79,11 @@ def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | Non
         "groups": groups,
     }
     # strategies that see the true deal (the oracle): listed, and marked wherever shown
-    cheats = classes_of(manifest)["perfect_information"]
-    if cheats:
-        data["perfect_information_strategies"] = cheats
+    classes = classes_of(manifest)
+    if classes["perfect_information"]:
+        data["perfect_information_strategies"] = classes["perfect_information"]
+    if classes["unverified"]:
+        data["unverified_strategies"] = classes["unverified"]
     if manifest.get("analysis"):
         data["analysis"] = analysis(manifest, aggregates, data)
     if manifest.get("until_decided"):
@@ -337,59 +344,6 @@ def _paired_rows(agg: Aggregates, seats: list, rotations: list, sense: str = "hi
             diffs = pair_diffs(sums, seatings, len(rotations), sense)
             rows.append({"a": a, "b": b, "rotations": len(rotations), **diffs})
     return rows
-
-
-def seated_labels(manifest: Mapping) -> list[str]:
-    """Every strategy label seated in the run, in order of first appearance."""
-    seated = (x for g in manifest["groups"] for x in g.get("seats", manifest["seats"]))
-    return list(dict.fromkeys(str(x) for x in seated))
-
-
-def strategy_classes(manifest: Mapping) -> dict[str, list[str]]:
-    """What a report needs of the strategies' classes, recorded in the manifest as the run
-    begins (``classes``), so that a report is a function of its folder: the seated labels
-    that play with perfect information, and the built-in heuristics (the skill ladder's best
-    heuristic is chosen among them)."""
-    from dominosim import strategy
-
-    return {
-        "perfect_information": _perfect_information_labels(seated_labels(manifest)),
-        "heuristics": sorted(strategy.builtins("heuristic")),
-    }
-
-
-def classes_of(manifest: Mapping) -> dict[str, list[str]]:
-    """The manifest's recorded ``classes`` (checked: lists of names; the perfect-information
-    ones among the seated labels), or, for a folder written before they were recorded, the
-    installed strategies' (:func:`strategy_classes`)."""
-    got = manifest.get("classes")
-    if got is None:
-        return strategy_classes(manifest)
-    keys = ("perfect_information", "heuristics")
-    ok = isinstance(got, Mapping) and set(got) == set(keys)
-    ok = ok and all(
-        isinstance(got[k], list) and all(isinstance(x, str) for x in got[k]) for k in keys
-    )
-    if not ok or not set(got["perfect_information"]) <= set(seated_labels(manifest)):
-        raise OutputError(
-            "the manifest's classes field is damaged (not the run's strategy classes); "
-            "take the folder again from its source, or start the run again"
-        )
-    return {k: list(got[k]) for k in keys}
-
-
-def _perfect_information_labels(labels) -> list[str]:
-    """The labels among ``labels`` whose strategy plays with perfect information (a class
-    classified ``perfect_information``: the oracle), in order of first appearance."""
-    from dominosim import strategy
-
-    reg = strategy.discover()
-    out = []
-    for x in dict.fromkeys(labels):
-        cls = reg.get(str(x).split(":")[0])
-        if cls is not None and strategy.plays_with_perfect_information(cls):
-            out.append(x)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

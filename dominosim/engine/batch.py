@@ -202,6 +202,9 @@ class BatchEngine:
         self.seed = seeding.check_seed(seed, "BatchEngine(): seed")
         self.strategies = list(strategies)
         self._strategy_groups = _groups(self.strategies)
+        # which strategy objects see the true state: decided once, by each one's registered
+        # class (strategy.sees_hidden), never by what an object says of itself
+        self._sight = {id(s) for s in self.strategies if sees_hidden(s)}
         self._one_strategy = self.strategies[0] if len(self._strategy_groups) == 1 else None
         if compiled is None:
             compiled = kernel.policies_enabled()
@@ -495,10 +498,11 @@ class BatchEngine:
             obs._close()
 
     def _shown(self, strat, obs: BatchObservation, g: np.ndarray) -> BatchObservation:
-        """The batch Observation as ``strat`` receives it: a perfect-information strategy
-        (``classifier = "perfect_information"``, a cheating reference such as the oracle)
-        gets the engine (``obs._e``) and its slots (``obs._g``) besides; no other does."""
-        if sees_hidden(strat):
+        """The batch Observation as ``strat`` receives it: a strategy whose registered class is
+        classified ``perfect_information`` (a cheating reference such as the oracle; decided
+        when the engine was made, ``_sight``) gets the engine (``obs._e``) and its slots
+        (``obs._g``) besides; no other does."""
+        if id(strat) in self._sight:
             obs.__dict__["_e"], obs.__dict__["_g"] = self, g
         return obs
 

@@ -32,7 +32,7 @@ from dominosim.base.errors import StrategyError
 from dominosim.engine import BatchEngine, kernel
 from dominosim.game import seeding
 from dominosim.game.rules import Rules
-from dominosim.strategy import Strategy, sees_hidden
+from dominosim.strategy import Strategy, classify, sees_hidden
 
 DEFAULT_BUDGET = 2_000_000  # nodes per position
 
@@ -228,6 +228,7 @@ def solve_after(
     return solve_slots(rules, st, bst, seats=seats, chosen=chosen, budget=budget, plain=plain)
 
 
+@classify  # (strategies/oracle.py registers its subclass under the name ``oracle``)
 class Oracle(Strategy):
     """``oracle``: the solver's move, seeing everything (every hand and the stock order).
 
@@ -260,6 +261,7 @@ class Oracle(Strategy):
         return np.where(sol.solved, sol.action, first)
 
 
+@classify
 class _Watched(Strategy):
     """A seat's strategy, watched for :func:`decision_accuracy`: it decides as ``inner``
     does (asked in Python, a compiled policy's Python twin deciding alike), and every

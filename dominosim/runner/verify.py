@@ -17,6 +17,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from dominosim.analysis.report import strategy_classes
 from dominosim.base.errors import ConfigError, OutputError
 from dominosim.runner.executors import make_executor, user_strategies
 from dominosim.runner.plan import Plan
@@ -87,6 +88,7 @@ def verify_run(
     manifest = rd.read_manifest()
     plan = Plan.from_manifest(manifest)
     plan = load_inputs(rd, manifest, plan, session.strategy_path, "verify")
+    _check_classes(rd, manifest)
     n = len(plan.items)
     out = Verification(chunks=n, key=key, sample=sample)
     bad: list = []
@@ -139,6 +141,25 @@ def _name_missing(plan: Plan, finished: set, out: Verification) -> None:
             return
         out.lines.append(f"chunk {it.group}-{it.chunk}: missing from a finished run")
         named += 1
+
+
+def _check_classes(rd: RunDir, manifest: dict) -> None:
+    """The manifest's recorded ``classes`` are its strategies' own (issue 45): recomputed from
+    the strategies loaded to replay (their classes as registered); one line where not."""
+    recorded = manifest.get("classes")
+    if recorded is None:  # (a folder written before classes were recorded)
+        return
+    now = strategy_classes(manifest)
+    if recorded != now:
+        key = next(
+            (k for k in now if not isinstance(recorded, dict) or recorded.get(k) != now[k]), ""
+        )
+        held = recorded.get(key) if isinstance(recorded, dict) else recorded
+        raise OutputError(
+            f"{rd.path / 'manifest.json'}: its classes field is not what its strategies say "
+            f"({key}: {held!r} in the folder, {now.get(key)!r} by the strategies); the folder "
+            "was edited: do not use its numbers, play the run again"
+        )
 
 
 def _replay(rd: RunDir, plan: Plan, items, docs: dict, out: Verification, session) -> None:

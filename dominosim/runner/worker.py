@@ -99,6 +99,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
 time_limit = _time_limit
 
 
+@strategy.wrapper
 class GuardedStrategy:
     """A seat's strategy as a worker plays it. ``choose`` runs under the item's time limit
     (``timeout`` seconds per decision batch; 0: none); its result, if not integers of the right

@@ -168,19 +168,69 @@ def check_actions(name: str, actions: object, n: int) -> np.ndarray:
 CLASSIFIERS = ("random", "heuristic", "search", "perfect_information")
 
 
+PERFECT_INFORMATION = "perfect_information"
+# each registered class's classifier, read once when the class is registered (register,
+# classify) and never again: what a strategy is handed and how reports mark it (docs/design.md,
+# "Classification")
+_CLASSES: dict[type, str] = {}
+# classes that hold a strategy (``inner``) and play it as it is: looked through to it
+_WRAPPERS: set[type] = set()
+
+
+def declared_classifier(cls: type) -> str | None:
+    """What strategy class ``cls`` declares itself: ``perfect_information`` where it says
+    ``cheating = True`` (the older way), else its ``classifier`` (None: not a string). Read
+    only when the class is registered (:func:`register`, :func:`classify`)."""
+    if getattr(cls, "cheating", False) is True:
+        return PERFECT_INFORMATION
+    got = getattr(cls, "classifier", None)
+    return got if isinstance(got, str) else None
+
+
+def classify(cls: type) -> type:
+    """Class decorator: fix the classification of a strategy class that is never named in the
+    registry (a measurement's wrapper, a test's strategy) as :func:`register` fixes that of a
+    registered one: read once, from what the class declares now; later changes of the class
+    change nothing."""
+    got = declared_classifier(cls)
+    if got not in CLASSIFIERS:
+        raise StrategyError(
+            f"strategy class {cls.__name__}: classifier must be one of "
+            f"{', '.join(CLASSIFIERS)}, not {got!r}; see docs/strategies.md, Classifiers"
+        )
+    _CLASSES.setdefault(cls, got)
+    return cls
+
+
+def wrapper(cls: type) -> type:
+    """Class decorator for the package's own wrappers of a strategy (an ``inner`` attribute,
+    played as it is: the worker's guard, the check's timer): the classification of a wrapper
+    is its strategy's."""
+    _WRAPPERS.add(cls)
+    return cls
+
+
+def classification(cls: type) -> str | None:
+    """The classifier strategy class ``cls`` was registered with (exactly that class: a
+    subclass registered on its own has its own), or None for a class never registered."""
+    return _CLASSES.get(cls)
+
+
 def plays_with_perfect_information(cls: type) -> bool:
-    """Whether strategy class ``cls`` reads hidden tiles (classifier ``perfect_information``;
-    a user's class marked ``cheating = True``, the older way to say it, counts too)."""
-    return cls.classifier == "perfect_information" or bool(getattr(cls, "cheating", False))
+    """Whether strategy class ``cls`` was registered as reading hidden tiles (classifier
+    ``perfect_information``, or ``cheating = True``, the older way to say it), as fixed when
+    it was registered: what the class says later, or an instance says of itself, counts not."""
+    return _CLASSES.get(cls) == PERFECT_INFORMATION
 
 
 def sees_hidden(strategy: object) -> bool:
-    """Whether the strategy object (or its class) is a perfect-information one: the batch
-    engine hands only such a strategy the true state behind its Observation (``obs._e``,
-    ``obs._g``), every other strategy sees its seat's information and nothing more."""
-    return getattr(strategy, "classifier", None) == "perfect_information" or bool(
-        getattr(strategy, "cheating", False)
-    )
+    """Whether the batch engine hands the strategy object the true state behind its
+    Observation (``obs._e``, ``obs._g``): only where the object's own class (its exact type,
+    through the package's wrappers) was registered ``perfect_information``; every other
+    object, an unregistered one included, sees its seat's information and nothing more."""
+    while type(strategy) in _WRAPPERS:
+        strategy = vars(strategy).get("inner")
+    return plays_with_perfect_information(type(strategy))
 
 
 def builtins(classifier: str | None = None, compiled: bool = False) -> list[str]:
@@ -193,11 +243,11 @@ def builtins(classifier: str | None = None, compiled: bool = False) -> list[str]
     # fmt: off
     names = [n for n, cls in _REGISTRY.items()
              if Path(_ORIGIN[n]).parent.resolve() == folder
-             and (classifier is None or cls.classifier == classifier)
+             and (classifier is None or _CLASSES.get(cls) == classifier)
              and (not compiled or cls.__dict__.get("compiled") is not None)]
     # fmt: on
     cls_of = _REGISTRY.__getitem__
-    return sorted(names, key=lambda n: (CLASSIFIERS.index(cls_of(n).classifier), cls_of(n).rank, n))
+    return sorted(names, key=lambda n: (CLASSIFIERS.index(_CLASSES[cls_of(n)]), cls_of(n).rank, n))
 
 
 def register(cls: type) -> type:
@@ -223,7 +273,8 @@ def register(cls: type) -> type:
             f"strategy '{name}' in {origin}: params must be a dict of parameter defaults, "
             f"not {cls.params!r}; write params = {{}} for none"
         )
-    if getattr(cls, "classifier", None) not in CLASSIFIERS:
+    declared = declared_classifier(cls)
+    if declared not in CLASSIFIERS:
         raise StrategyError(
             f"strategy '{name}' in {origin}: classifier must be one of {', '.join(CLASSIFIERS)}, "
             f"not {getattr(cls, 'classifier', None)!r}; see docs/strategies.md, Classifiers"
@@ -234,6 +285,7 @@ def register(cls: type) -> type:
         )
     _REGISTRY[name] = cls
     _ORIGIN[name] = origin
+    _CLASSES.setdefault(cls, declared)  # (fixed now: read once, never again)
     _note_builtin(cls.__module__)
     classes = _FILE_CLASSES.setdefault(origin, [])
     if cls not in classes:
@@ -542,7 +594,7 @@ def get(name: str, paths: Iterable[str | Path] = (), **params: object) -> Strate
             f"known strategies: {', '.join(sorted(reg))}"
         )
     try:
-        return reg[name](**params)
+        made = reg[name](**params)
     except StrategyError:
         raise
     except FAULTS as exc:  # an __init__ that fails is the strategy's error
@@ -552,6 +604,12 @@ def get(name: str, paths: Iterable[str | Path] = (), **params: object) -> Strate
         raise StrategyError(
             f"strategy '{name}' failed to start: {type(exc).__name__}: {msg}; fix its __init__"
         ) from None
+    if type(made) is not reg[name]:  # (its classification is its class's: no other class)
+        raise StrategyError(
+            f"strategy '{name}' changed its class in __init__ (to {type(made).__name__}); "
+            "a strategy plays as the class it registered: fix its __init__"
+        )
+    return made
 
 
 _bind_package()

@@ -15,7 +15,8 @@ from dominosim.game.rules import Rules
 class Report(list):
     """The failures (a list of :class:`Failure`, empty when every check passed), with what was
     checked: ``strategies`` (labels), ``checks``, ``rule_sets`` and ``decisions`` (how many
-    decisions the checks looked at); ``notes``: lines to tell the user that are no failure
+    decisions the checks looked at); ``probed`` and ``probe_seed``: how many decisions the
+    information check probed and the seed that chose them; ``notes``: lines to tell the user that are no failure
     (:func:`dominosim.strategy.twin_note`)."""
 
     def __init__(
@@ -33,6 +34,32 @@ class Report(list):
         self.rule_sets = rule_sets
         self.decisions = decisions
         self.notes: list[str] = []
+        self.probed = 0  # decisions the information check probed
+        self.probe_seed: int | None = None  # the seed that chose them (check-strategy --probe-seed)
+
+    def lines(self, debug: bool = False) -> list[tuple[str, bool]]:
+        """What ``dominosim check-strategy`` prints, ``(line, on stderr)``: the notes, the
+        information check's probes, one line per failure (stdout; with ``debug``, after the
+        strategy's own traceback where it raised, on stderr), and the summary naming the
+        strategies checked (stderr where any failed)."""
+        out = [(note, True) for note in self.notes]
+        if self.probe_seed is not None:
+            out.append(
+                (
+                    f"information: {self.probed} decisions probed, chosen by probe seed "
+                    f"{self.probe_seed} (the same probes again: --probe-seed {self.probe_seed})",
+                    True,
+                )
+            )
+        for f in self:
+            if debug and f.traceback:
+                out.append((f.traceback, True))
+            out.append((str(f), False))
+        names, n = ", ".join(self.strategies), len(self)
+        counts = f"({self.decisions} decisions checked in {self.rule_sets} rule sets)"
+        if self:
+            return [*out, (f"{names}: {n} failure{'s' * (n != 1)} {counts}", True)]
+        return [*out, (f"{names}: passed {', '.join(self.checks)} {counts}", False)]
 
 
 @dataclass(frozen=True)
