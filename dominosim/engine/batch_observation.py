@@ -280,7 +280,6 @@ class BatchObservation:
             o = _new(Observation)
             _set_raw(o, buf[at : at + w])
             _set_how(o, how)
-            _set_pts(o, None)
             at += w
             out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
         return out
@@ -315,7 +314,6 @@ def _lazy(how: _RowFormat, raw: bytes) -> Observation:
     o = _new(Observation)
     _set_raw(o, raw)
     _set_how(o, how)
-    _set_pts(o, None)
     return o
 
 
