@@ -280,6 +280,7 @@ class BatchObservation:
             o = _new(Observation)
             _set_raw(o, buf[at : at + w])
             _set_how(o, how)
+            _set_pts(o, None)
             at += w
             out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
         return out
@@ -314,6 +315,7 @@ def _lazy(how: _RowFormat, raw: bytes) -> Observation:
     o = _new(Observation)
     _set_raw(o, raw)
     _set_how(o, how)
+    _set_pts(o, None)
     return o
 
 

@@ -64,8 +64,10 @@ def placement_points(obs: Observation, action: int) -> int:
     """
     try:
         table = obs._pts
-    except AttributeError:  # (its decision's first call, or an Observation built with its fields)
-        table = _points_table(obs)
+    except AttributeError:  # (an Observation built with its fields)
+        table = b""
+    if table is None:
+        table = obs._how.points_table(obs)
     if table and type(action) is int and 0 <= action < actions.DRAW:
         points = table[action]
         if points != _NO_POINTS:
@@ -74,16 +76,6 @@ def placement_points(obs: Observation, action: int) -> int:
 
 
 _NO_POINTS = 255  # a code the table leaves to the definition (kernel.PT_TABLE_NONE)
-
-
-def _points_table(obs: Observation) -> bytes:
-    """The batch engine's Observation's points table, made now and kept in it by its row
-    format; empty for an Observation built with its fields."""
-    try:
-        how = obs._how
-    except AttributeError:
-        return b""
-    return how.points_table(obs)
 
 
 def points_by_definition(obs: Observation, action: int) -> int:
