@@ -441,10 +441,11 @@ static int take_points_in(Buf *b, PyObject *const *args, PyObject *out, Py_ssize
                  items(&b[PI_SPINNER]) == *n && items(&b[PI_COVERED]) == *n &&
                  items(&b[PI_TABLE]) == *n && dim(&b[PI_OUT], 0) == *n;
     if (!shapes) return glue_bad("the points' arrays must have one row per decision");
-    *in = (PointsIn){(const int64_t *)b[PI_VALUES].view.buf, (const int8_t *)b[PI_DOUBLES].view.buf,
-                     (const int8_t *)b[PI_ALONG].view.buf, K,
-                     (const int64_t *)b[PI_SPINNER].view.buf, (const int64_t *)b[PI_COVERED].view.buf,
-                     (const int64_t *)b[PI_TABLE].view.buf, (int)how};
+    PointsIn got = {(const int64_t *)b[PI_VALUES].view.buf, (const int8_t *)b[PI_DOUBLES].view.buf,
+                    (const int8_t *)b[PI_ALONG].view.buf, K,
+                    (const int64_t *)b[PI_SPINNER].view.buf, (const int64_t *)b[PI_COVERED].view.buf,
+                    (const int64_t *)b[PI_TABLE].view.buf, (int)how};
+    *in = got;
     return 0;
 }
 
@@ -524,7 +525,8 @@ static int row_points_in(const char *row, Py_ssize_t size, PyObject *const *args
     if (row_int(row, size, x[PR_SPINNER], &one[0]) < 0 ||
         row_int(row, size, x[PR_COVERED], &one[1]) < 0 || row_int(row, size, x[PR_TABLE], &one[2]) < 0)
         return -1;
-    *in = (PointsIn){v, d, a, x[PR_K], &one[0], &one[1], &one[2], (int)x[PR_HOW]};
+    PointsIn got = {v, d, a, x[PR_K], &one[0], &one[1], &one[2], (int)x[PR_HOW]};
+    *in = got;
     return 0;
 }
 
