@@ -17,6 +17,7 @@ from dominosim.engine import kernel, tables
 from dominosim.engine.batch import BatchEngine
 from dominosim.engine.batch_observation import points_inputs
 from dominosim.game import actions as A
+from dominosim.game import scoring
 from dominosim.game.observe import Observation
 from dominosim.game.scoring import placement_points, points_by_definition
 from dominosim.game.variants import make_rules
@@ -213,6 +214,7 @@ def test_points_row_refuses_columns_past_the_row():
     assert len(table) == A.DRAW and table[TILE_3_4 * 6] == 0  # 3|3 -> 4|3: 7, no points
     assert table[TILE_2_3 * 6] == 1 and table[TILE_2_3 * 6 + 1] == 1  # 2|3 or 3|2: 5, one
     assert table[TILE_5_5 * 6] == kernel.PT_TABLE_NONE  # (5-5 does not fit: the definition's)
+    assert scoring._NO_POINTS == kernel.PT_TABLE_NONE  # (what placement_points leaves over)
     for cols in ((0, 2, 4, 6, 7, 9), (0, 2, 8, 6, 7, 8), (-1, 2, 4, 6, 7, 8)):
         with pytest.raises(ValueError, match="past the row"):
             kernel.points_row(row, 1, 2, *cols)

@@ -308,8 +308,8 @@ class LegalArrays:
 
     Integers are int64, the rest bool. The compiled core writes every array but ``points`` in
     one pass; ``points`` is computed on its first read, by the core too, from the open ends of
-    ``obs`` (:meth:`~dominosim.engine.batch_observation.BatchObservation.placement_points`). :meth:`best` picks
-    the legal action with the highest score per decision.
+    ``obs`` (``BatchObservation.placement_points``). :meth:`best` picks the legal action with
+    the highest score per decision.
     """
 
     def __init__(self, legal: Legal, obs) -> None:
