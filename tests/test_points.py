@@ -181,8 +181,9 @@ def test_points_arguments_out_of_range_are_refused(field, bad):
     act = np.array([[TILE_3_4 * 6]], dtype=np.int64)
     with pytest.raises(ValueError, match="out of range"):
         kernel.legal_points(*ends, kernel.PT_SPINNER | 1, act, np.zeros((1, 1), np.int64))
-    with pytest.raises(ValueError, match="out of range"):
-        kernel.points_tables(*ends, 1, np.zeros((1, A.DRAW), np.uint8))
+    row = np.concatenate([e.astype(np.int64).ravel() for e in ends]).tobytes()
+    with pytest.raises(ValueError, match="out of range"):  # (the same ends in a decision's row)
+        kernel.points_row(row, kernel.PT_SPINNER | 1, 2, 0, 2, 4, 6, 7, 8)
 
 
 TILE_3_4 = 4 * 5 // 2 + 3  # (tile a-b, a <= b: b(b+1)/2 + a)
@@ -204,8 +205,6 @@ def test_points_arguments_of_the_wrong_shape_or_code_are_refused():
             kernel.legal_points(*ends, how, np.zeros((1, 1), np.int64), out)
     with pytest.raises(ValueError, match="one row per decision"):
         kernel.legal_points(*_ends(n=2), 1, np.zeros((1, 1), np.int64), out)
-    with pytest.raises(ValueError):
-        kernel.points_tables(*ends, 1, np.zeros((1, 100), np.uint8))
 
 
 def test_points_row_refuses_columns_past_the_row():

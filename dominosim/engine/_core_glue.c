@@ -795,9 +795,6 @@ static PyMethodDef methods[] = {
     {"legal_points", (PyCFunction)(void (*)(void))py_legal_points, METH_FASTCALL,
      "legal_points(values, doubles, along, spinner, covered, table, how, act, out): "
      "LegalArrays.points"},
-    {"points_tables", (PyCFunction)(void (*)(void))py_points_tables, METH_FASTCALL,
-     "points_tables(values, doubles, along, spinner, covered, table, how, out): each "
-     "decision's points per placement code (placement_points)"},
     {"points_row", (PyCFunction)(void (*)(void))py_points_row, METH_FASTCALL,
      "points_row(row, how, K, values, doubles, along, spinner, covered, table) -> bytes: one "
      "decision's points per placement code, from its row of int64 columns"},

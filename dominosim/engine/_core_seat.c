@@ -1,7 +1,7 @@
 /* The batch Observation's side of the CPython module dominosim.engine._core (the module itself
  * is _core_glue.c): seat_history and gather_fields, and the SeatSource type, where a batch
  * Observation reads its public fields and its history on first access; and the in-play points
- * of placements (legal_points, points_tables, points_row) read from a batch's fields or a
+ * of placements (legal_points, points_row, SeatSource.points) read from a batch's fields or a
  * decision's row. Arrays arrive through the
  * buffer protocol, checked by _core_glue.c's glue_take; only CPython 3.11's stable ABI is used.
  */
@@ -415,14 +415,14 @@ int seat_source_add(PyObject *m) {
     return 0;
 }
 
-/* ---- in-play points (scoring.placement_points): legal_points and points_tables ---------- */
+/* ---- in-play points (scoring.placement_points): legal_points and points_row -------------- */
 enum { PI_VALUES, PI_DOUBLES, PI_ALONG, PI_SPINNER, PI_COVERED, PI_TABLE, PI_OUT, PI_COUNT };
 
 /* the decisions' ends (args[0..6): values, doubles, along, spinner, covered, table, how) into
- * in and b[0..6), out (its item size and kind) into b[PI_OUT]; n the decisions; -1 with an
- * error set (the buffers held so far are released by the caller) */
-static int take_points_in(Buf *b, PyObject *const *args, PyObject *out, Py_ssize_t out_size,
-                          PointsIn *in, int64_t *n) {
+ * in and b[0..6), out (int64) into b[PI_OUT]; n the decisions; -1 with an error set (the
+ * buffers held so far are released by the caller) */
+static int take_points_in(Buf *b, PyObject *const *args, PyObject *out, PointsIn *in,
+                          int64_t *n) {
     long how = PyLong_AsLong(args[6]);
     if (how == -1 && PyErr_Occurred()) return -1;
     if (how < 0 || how > 0x7fff) return glue_bad("points: how out of range");
@@ -432,7 +432,7 @@ static int take_points_in(Buf *b, PyObject *const *args, PyObject *out, Py_ssize
         glue_take(&b[PI_SPINNER], args[3], "spinner", 8, K_INT, 1, 0) < 0 ||
         glue_take(&b[PI_COVERED], args[4], "covered", 8, K_INT, 1, 0) < 0 ||
         glue_take(&b[PI_TABLE], args[5], "table", 8, K_INT, 1, 0) < 0 ||
-        glue_take(&b[PI_OUT], out, "out", out_size, out_size == 1 ? K_UINT : K_INT, 2, 1) < 0)
+        glue_take(&b[PI_OUT], out, "out", 8, K_INT, 2, 1) < 0)
         return -1;
     *n = dim(&b[PI_VALUES], 0);
     int64_t K = dim(&b[PI_VALUES], 1);
@@ -458,8 +458,8 @@ PyObject *py_legal_points(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Buf b[PI_COUNT + 1];
     memset(b, 0, sizeof b);
     PointsIn in;
-    int64_t n;
-    if (take_points_in(b, args, args[8], 8, &in, &n) < 0 ||
+    int64_t n = 0;
+    if (take_points_in(b, args, args[8], &in, &n) < 0 ||
         glue_take(&b[PI_COUNT], args[7], "act", 8, K_INT, 2, 0) < 0 ||
         ((dim(&b[PI_COUNT], 0) != n || dim(&b[PI_COUNT], 1) != dim(&b[PI_OUT], 1)) &&
          glue_bad("legal_points: act and out must have the same shape"))) {
@@ -471,26 +471,6 @@ PyObject *py_legal_points(PyObject *self, PyObject *const *args, Py_ssize_t narg
     glue_release(b, PI_COUNT + 1);
     if (err == 2) return PyErr_Format(PyExc_ValueError, "_core: legal_points: a legal placement off the open ends");
     if (err) return PyErr_Format(PyExc_ValueError, "_core: legal_points: a value out of range");
-    Py_RETURN_NONE;
-}
-
-/* points_tables(values, doubles, along, spinner, covered, table, how, out): per decision the
- * points of every placement code (out [n, 336] uint8, PT_TABLE_NONE: left to the definition) */
-PyObject *py_points_tables(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 8) return PyErr_Format(PyExc_TypeError, "points_tables takes 8 arguments");
-    Buf b[PI_COUNT];
-    memset(b, 0, sizeof b);
-    PointsIn in;
-    int64_t n;
-    if (take_points_in(b, args, args[7], 1, &in, &n) < 0 ||
-        (dim(&b[PI_OUT], 1) != A_DRAW && glue_bad("points_tables: out must be [n, 336]"))) {
-        glue_release(b, PI_COUNT);
-        return NULL;
-    }
-    int err = core_points_tables(&in, n, (uint8_t *)b[PI_OUT].view.buf);
-    glue_release(b, PI_COUNT);
-    if (err) return PyErr_Format(PyExc_ValueError, "_core: points_tables: a value out of range");
     Py_RETURN_NONE;
 }
 
@@ -531,7 +511,7 @@ static int row_points_in(const char *row, Py_ssize_t size, PyObject *const *args
 }
 
 /* points_row(row, how, K, values, doubles, along, spinner, covered, table) -> bytes: a
- * per-decision Observation's points table (points_tables' row) from its row of int64 columns
+ * per-decision Observation's points table (core_points_tables' row) from its row of int64 columns
  * (the column of each field: values, doubles, along the first of K) */
 PyObject *py_points_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;

@@ -287,8 +287,8 @@ class BatchObservation:
 
 
 def points_inputs(obs: BatchObservation) -> tuple[np.ndarray, ...]:
-    """A batch's open ends as the core's points functions read them (``kernel.legal_points``,
-    ``kernel.points_tables``): values, doubles, along, spinner, covered, table."""
+    """A batch's open ends as the core's ``kernel.legal_points`` reads them: values, doubles,
+    along, spinner, covered, table."""
     return (
         _c64(obs.values),
         np.ascontiguousarray(obs.doubles, dtype=np.int8),

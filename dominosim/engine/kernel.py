@@ -322,12 +322,11 @@ gather_fields = _core.gather_fields  # the batch Observation's public fields (ob
 # (observe.py); GF_*: the widths of gather_fields' fields (GF_COUNT: a packed hand's count)
 seat_source = _core.seat_source
 GF_INT8, GF_INT64, GF_COUNT = _codes("GF_INT8 GF_INT64 GF_COUNT")
-# in-play points of placements (scoring.placement_points), from a batch's open ends:
-# LegalArrays.points (legal_points); a points table, one byte per placement code, PT_TABLE_NONE
-# where the definition answers, per decision of a batch (points_tables) or of one decision's
-# row (points_row, the per-decision Observation's)
+# in-play points of placements (scoring.placement_points), from the open ends: LegalArrays.points
+# of a batch (legal_points; SeatSource.points reads the ends from the engine's records), and the
+# per-decision Observation's points table from its own row, one byte per placement code,
+# PT_TABLE_NONE where the definition answers (points_row)
 legal_points = _core.legal_points
-points_tables = _core.points_tables
 points_row = _core.points_row
 PT_KIND, PT_SPINNER, PT_ALONG, PT_SNIFF, PT_TABLE_NONE = _codes(
     "PT_KIND PT_SPINNER PT_ALONG PT_SNIFF PT_TABLE_NONE"
