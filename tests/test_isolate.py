@@ -365,3 +365,29 @@ def test_trace_of_a_recorded_hand_with_isolate(tmp_path, clean_registry):
     plain = _cli(args, tmp_path)
     assert plain.returncode == 0 and plain.stdout, plain.stderr
     assert _cli([*args, "--isolate"], tmp_path).stdout == plain.stdout
+
+
+POINTS = """
+from dominosim.strategy import Strategy, register
+
+
+@register
+class IsoPoints(Strategy):
+    name = "iso-points"
+    params = {}
+
+    def choose(self, obs, legal, keys):
+        la = legal.arrays(obs)
+        return la.best(la.points)
+"""
+
+
+def test_a_batch_points_rule_plays_the_same_isolated(tmp_path, clean_registry):
+    """LegalArrays.points (the core reads the engine's records in-process; the isolated
+    strategy's process has only the batch's fields) gives the same games either way."""
+    path = _folder(tmp_path, "pts", POINTS)
+    run = dict(variants=["fives"], strategies="iso-points,greedy", games=24, seed=5)
+    run.update(strategy_path=[path], plots=False, workers=1)
+    plain = dominosim.run(**run, out=tmp_path / "a")
+    isolated = dominosim.run(**run, out=tmp_path / "b", isolate=True)
+    assert _numbers(plain) == _numbers(isolated)

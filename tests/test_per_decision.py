@@ -16,6 +16,7 @@ from dominosim.engine.batch_observation import BatchObservation
 from dominosim.game import actions as A
 from dominosim.game.observe import Observation
 from dominosim.game.reference import play_match
+from dominosim.game.scoring import placement_points
 from dominosim.game.variants import make_rules
 from dominosim.strategy import Strategy
 
@@ -95,7 +96,7 @@ def test_the_observation_is_immutable_and_compares_as_one_built_with_its_fields(
     assert dataclasses.replace(obs) == obs
     assert pickle.loads(pickle.dumps(obs)) == obs
     for o in (obs, eager):
-        for name in ("seat", "hand", "history", "_raw", "_how", "new_name"):
+        for name in ("seat", "hand", "history", "_raw", "_how", "_pts", "new_name"):
             with pytest.raises(dataclasses.FrozenInstanceError):
                 setattr(o, name, 0)
             with pytest.raises(dataclasses.FrozenInstanceError):
@@ -139,6 +140,9 @@ def test_a_decisions_observation_holds_nothing_of_the_batch_or_the_engine(varian
             for top in (obs, legal):
                 found.extend(_reachable(top, 2))
             assert type(obs._raw) is bytes and obs.hand is not None
+            found.extend(_reachable(obs, 2))
+            placement_points(obs, legal[0])  # (its points table: bytes of its own)
+            assert type(obs._pts) is bytes
             found.extend(_reachable(obs, 2))
             return legal[0]
 

@@ -1938,6 +1938,182 @@ int core_best(const int64_t *score, const int64_t *count, const int64_t *act, in
     return 0;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * In-play points of placements, as game/scoring.py's placement_points defines them (its
+ * pure-Python definition, `points_by_definition`, is the reference the tests hold these to):
+ * LegalArrays.points (core_legal_points) and the per-decision Observation's points table
+ * (core_points_tables, read by placement_points). PT_UNDEFINED where the definition raises
+ * (a position not open, a tile that does not fit it): the table leaves such an entry to the
+ * definition (PT_TABLE_NONE), a legal action never meets one.
+ * ---------------------------------------------------------------------------------------- */
+#define PT_UNDEFINED (-1)
+
+/* the decision's open ends (row i of the inputs) */
+typedef struct {
+    const int64_t *v;
+    const int8_t *d, *a;
+    int64_t K, spinner, covered;
+    int none_open, table_empty;
+} PtEnds;
+
+static int pt_ends(const PointsIn *in, int64_t i, PtEnds *e) {
+    e->v = in->values + i * in->K;
+    e->d = in->doubles + i * in->K;
+    e->a = in->along + i * in->K;
+    e->K = in->K;
+    e->spinner = in->spinner[i];
+    e->covered = in->covered[i];
+    e->table_empty = in->table[i] == 0;
+    e->none_open = 1;
+    if (e->spinner < -1 || e->spinner > 6 || e->covered < 0 || e->covered > 15) return 1;
+    for (int64_t p = 0; p < e->K; p++) {
+        if (e->v[p] < -1 || e->v[p] > 6) return 1;
+        if (e->v[p] >= 0) e->none_open = 0;
+    }
+    return 0;
+}
+
+/* the spinner's own share of the end count with k arms counted (§1.11, §11.8) */
+static int64_t pt_spinner_share(int how, int64_t v, int k) {
+    if (how & PT_SNIFF) return k <= 2 ? 2 * v : (k == 3 ? v : 0);
+    return k <= 1 ? 2 * v : 0;
+}
+
+/* the end count before a spinner exists: tile t (outer half w, a double if dbl, laid along if
+ * along) placed at p; a first double on a spinner layout becomes the spinner */
+static int64_t pt_before_spinner(int how, const PtEnds *e, int64_t p, int64_t w, int dbl,
+                                    int along) {
+    if ((how & PT_SPINNER) && dbl) {
+        int64_t o = p == 0 ? 1 : 0; /* the other end: R for L, else L */
+        if (o >= e->K || e->v[o] < 0) return PT_UNDEFINED;
+        return e->v[o] * (e->d[o] && !e->a[o] ? 2 : 1) + pt_spinner_share(how, e->v[p], 1);
+    }
+    int64_t c = w * (dbl && !((how & PT_ALONG) && along) ? 2 : 1);
+    for (int64_t q = 0; q < e->K; q++)
+        if (q != p && e->v[q] >= 0) c += e->v[q] * (e->d[q] && !e->a[q] ? 2 : 1);
+    return c;
+}
+
+/* the end count once the spinner exists: its covered arms (W E N S), the new end counted */
+static int64_t pt_with_spinner(int how, const PtEnds *e, int64_t p, int64_t w, int dbl) {
+    int64_t c = w * (dbl ? 2 : 1);
+    int k = 1;
+    for (int64_t q = 2; q < e->K; q++)
+        if (q != p && e->v[q] >= 0 && (e->covered >> (q - 2) & 1)) {
+            c += e->v[q] * (e->d[q] ? 2 : 1);
+            k++;
+        }
+    return c + pt_spinner_share(how, e->spinner, k);
+}
+
+/* the end count after placement t at p (scoring.end_count_after) */
+static int64_t pt_end_count(int how, const PtEnds *e, int t, int64_t p, int along) {
+    int64_t lo = TILE_LOW[t], hi = TILE_HIGH[t];
+    if (e->none_open && e->table_empty) return lo + hi; /* the lead */
+    if (p >= e->K || e->v[p] < 0 || (lo != e->v[p] && hi != e->v[p])) return PT_UNDEFINED;
+    int64_t w = lo == e->v[p] ? hi : lo;
+    if (e->spinner < 0) return pt_before_spinner(how, e, p, w, IS_DBL[t], along);
+    return pt_with_spinner(how, e, p, w, IS_DBL[t]);
+}
+
+/* bergen's headers (§4.8): both ends alike after the placement, 3 with a double among them */
+static int64_t pt_bergen(const PtEnds *e, int t, int64_t p) {
+    if (e->none_open) return IS_DBL[t] ? 2 : 0;
+    int64_t lo = TILE_LOW[t], hi = TILE_HIGH[t];
+    if (p >= e->K || e->v[p] < 0 || (lo != e->v[p] && hi != e->v[p])) return PT_UNDEFINED;
+    if (e->K < 2 || e->v[0] < 0 || e->v[1] < 0) return PT_UNDEFINED;
+    int64_t w = lo == e->v[p] ? hi : lo;
+    int64_t v1 = p == 0 ? w : e->v[0], v2 = p == 1 ? w : e->v[1];
+    int d1 = p == 0 ? IS_DBL[t] : e->d[0] != 0, d2 = p == 1 ? IS_DBL[t] : e->d[1] != 0;
+    return v1 != v2 ? 0 : (d1 || d2 ? 3 : 2);
+}
+
+/* the in-play points of end count c (§5.8, §6.8, §11.8; no target cap); the divisors are
+ * constants, so no division instruction */
+static int64_t pt_count_points(int scoring, int64_t c) {
+    if (c <= 0) return 0;
+    if (scoring == SC_THREES) return c % 3 ? 0 : c / 3;
+    if (c % 5) return 0;
+    return scoring == SC_MUGGINS ? c : c / 5;
+}
+
+/* the points of placement a (0 <= a < A_DRAW) */
+static int64_t pt_points_of(int how, const PtEnds *e, int64_t a) {
+    int t = ACT_INFO[a][INFO_TILE];
+    int64_t p = ACT_INFO[a][INFO_POS];
+    int scoring = how & PT_KIND;
+    if (scoring == SC_NONE) return 0;
+    if (scoring == SC_BERGEN) return pt_bergen(e, t, p);
+    int64_t c = pt_end_count(how, e, t, p, ACT_INFO[a][INFO_ALONG]);
+    return c == PT_UNDEFINED ? PT_UNDEFINED : pt_count_points(scoring, c);
+}
+
+static int pt_in_ok(const PointsIn *in) {
+    int kind = in->how & PT_KIND;
+    return in->K >= 1 && in->K <= 6 && kind >= SC_NONE && kind <= SC_BERGEN &&
+           (in->how & ~(PT_KIND | PT_SPINNER | PT_ALONG | PT_SNIFF)) == 0;
+}
+
+/* LegalArrays.points: the points of act [n, W] (0 for draw, pass, stop and the padding -1).
+ * Returns 1 on a value out of range, 2 on a placement whose points are undefined. */
+int core_legal_points(const PointsIn *in, const int64_t *act, int64_t n, int64_t W,
+                      int64_t *out) {
+    if (!pt_in_ok(in)) return 1;
+    for (int64_t i = 0; i < n; i++) {
+        PtEnds e;
+        if (pt_ends(in, i, &e)) return 1;
+        for (int64_t j = 0; j < W; j++) {
+            int64_t a = act[i * W + j], pts = 0;
+            if (a < -1 || a > A_STOP) return 1;
+            if (a >= 0 && a < A_DRAW) pts = pt_points_of(in->how, &e, a);
+            if (pts == PT_UNDEFINED) return 2;
+            out[i * W + j] = pts;
+        }
+    }
+    return 0;
+}
+
+/* one entry of a points table: PT_TABLE_NONE where undefined (or too large for a byte) */
+static uint8_t pt_table_entry(int how, const PtEnds *e, int64_t a) {
+    int64_t pts = pt_points_of(how, e, a);
+    return pts < 0 || pts >= PT_TABLE_NONE ? PT_TABLE_NONE : (uint8_t)pts;
+}
+
+/* a points table with no open position (the lead): each code of a tile, at any position,
+ * across or along, scores as the tile's first code (the definition reads neither) */
+static void pt_lead_table(int how, const PtEnds *e, uint8_t *row) {
+    for (int64_t t = 0; t < 28; t++) {
+        uint8_t entry = pt_table_entry(how, e, t * 6);
+        for (int64_t p = 0; p < 6; p++) row[t * 6 + p] = row[A_ALONG + t * 6 + p] = entry;
+    }
+}
+
+/* The per-decision Observation's points table: row i of out ([n, A_DRAW] bytes) holds, per
+ * placement code, its points (PT_TABLE_NONE where the definition is left to answer: a
+ * position not open, a tile that does not fit it). Returns 1 on a value out of range. */
+int core_points_tables(const PointsIn *in, int64_t n, uint8_t *out) {
+    if (!pt_in_ok(in)) return 1;
+    for (int64_t i = 0; i < n; i++) {
+        PtEnds e;
+        uint8_t *row = out + i * A_DRAW;
+        if (pt_ends(in, i, &e)) return 1;
+        memset(row, PT_TABLE_NONE, A_DRAW);
+        if (e.none_open) {
+            pt_lead_table(in->how, &e, row);
+            continue;
+        }
+        for (int64_t p = 0; p < e.K; p++)
+            for (int w = 0; e.v[p] >= 0 && w < 7; w++) {
+                int64_t a = (int64_t)TILE_AT[e.v[p]][w] * 6 + p;
+                row[a] = pt_table_entry(in->how, &e, a);
+                /* (laid along differs only for a double, counted once, before a spinner) */
+                int differs = (in->how & PT_ALONG) && w == e.v[p] && e.spinner < 0;
+                row[a + A_ALONG] = differs ? pt_table_entry(in->how, &e, a + A_ALONG) : row[a];
+            }
+    }
+    return 0;
+}
+
 /* A hand-history code as seat `seat` sees it: the tile of another seat's draw, look or tile
  * sent back cleared to EV_NO_TILE, unless a double sent back lies face up (face_up_doubles,
  * blind's blind_unplayable_double_face_up, §15). */

@@ -207,6 +207,20 @@ int core_legal_arrays(const int64_t *values, const int64_t *masks, int64_t K, co
                       int64_t *act, int8_t *info);
 int core_best(const int64_t *score, const int64_t *count, const int64_t *act, int64_t n,
               int64_t W, int64_t *out);
+/* in-play points (scoring.placement_points): the inputs, one row per decision; how: the
+ * scoring (SC_*, the PT_KIND bits) with the layout and counting options */
+enum { PT_KIND = 7, PT_SPINNER = 8, PT_ALONG = 16, PT_SNIFF = 32, PT_TABLE_NONE = 255 };
+typedef struct {
+    const int64_t *values; /* [n, K] open values, -1 closed */
+    const int8_t *doubles; /* [n, K] formed by a double */
+    const int8_t *along;   /* [n, K] laid along */
+    int64_t K;
+    const int64_t *spinner, *covered, *table; /* [n]: -1 none; W E N S bits; 28-bit mask */
+    int how;
+} PointsIn;
+int core_legal_points(const PointsIn *in, const int64_t *act, int64_t n, int64_t W,
+                      int64_t *out);
+int core_points_tables(const PointsIn *in, int64_t n, uint8_t *out);
 int core_gather_fields(const uint8_t *records, int64_t nrec, int64_t size, const int64_t *g,
                        int64_t n, const int64_t *offs, const int64_t *widths, int64_t K,
                        int64_t *out);
@@ -249,6 +263,7 @@ enum { SV_ACTS = 6 * 8 + 3 };
     X(CD_SLOT) X(CD_KEY) X(CD_DEC) X(CD_SEAT) X(CD_HAND) X(CD_FLAGS) X(CD_PHASE) X(CD_LEAD)   \
     X(CD_VOIDS) X(CDW) X(HREC_HEAD) X(MREC_HEAD)                                              \
     X(SC_NONE) X(SC_FIVES) X(SC_THREES) X(SC_MUGGINS) X(SC_BERGEN)                            \
+    X(PT_KIND) X(PT_SPINNER) X(PT_ALONG) X(PT_SNIFF) X(PT_TABLE_NONE)                        \
     X(ST_PIPS) X(ST_BERGEN) X(ST_BOOK) X(ST_SNIFF) X(ST_MUGGINS) X(ST_KOZEL) X(ST_PENALTIES)  \
     X(ME_RACE) X(ME_ONE_HAND) X(ME_KOZEL) X(DM_NONE) X(DM_ONE) X(DM_UNTIL_PLAYABLE)           \
     X(LF_LOT) X(LF_PRIORITY)                                                                  \

@@ -792,6 +792,12 @@ static PyMethodDef methods[] = {
      "legal_arrays(values, masks, lead, is_lead, flags, along, act, info): Legal.arrays"},
     {"best", (PyCFunction)(void (*)(void))py_best, METH_FASTCALL,
      "best(score, count, action, out): LegalArrays.best"},
+    {"legal_points", (PyCFunction)(void (*)(void))py_legal_points, METH_FASTCALL,
+     "legal_points(values, doubles, along, spinner, covered, table, how, act, out): "
+     "LegalArrays.points"},
+    {"points_row", (PyCFunction)(void (*)(void))py_points_row, METH_FASTCALL,
+     "points_row(row, how, K, values, doubles, along, spinner, covered, table) -> bytes: one "
+     "decision's points per placement code, from its row of int64 columns"},
     {"gather_fields", (PyCFunction)(void (*)(void))py_gather_fields, METH_FASTCALL,
      "gather_fields(records, g, offsets, widths, out): fields of the asked records, one pass"},
     {"seat_source", (PyCFunction)(void (*)(void))py_seat_source, METH_FASTCALL,

@@ -30,6 +30,9 @@ static inline Py_ssize_t dim(const Buf *b, int k) { return b->view.shape[k]; }
 PyObject *py_seat_history(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *py_gather_fields(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *py_seat_source(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* and the in-play points of placements, legal_points and points_row */
+PyObject *py_legal_points(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *py_points_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 /* make the SeatSource type (before the module); -1 (an error set) on failure */
 int seat_source_init(void);
 /* add the SeatSource type to module m; -1 (an error set) on failure */

@@ -1,6 +1,8 @@
 /* The batch Observation's side of the CPython module dominosim.engine._core (the module itself
  * is _core_glue.c): seat_history and gather_fields, and the SeatSource type, where a batch
- * Observation reads its public fields and its history on first access. Arrays arrive through the
+ * Observation reads its public fields and its history on first access; and the in-play points
+ * of placements (legal_points, points_row, SeatSource.points) read from a batch's fields or a
+ * decision's row. Arrays arrive through the
  * buffer protocol, checked by _core_glue.c's glue_take; only CPython 3.11's stable ABI is used.
  */
 #ifndef Py_LIMITED_API
@@ -279,6 +281,83 @@ static PyObject *source_take(PyObject *self, PyObject *rows_obj) {
     return (PyObject *)t;
 }
 
+#define PT_AHEAD 12 /* the slot whose record is prefetched: this many rows ahead */
+
+/* the lines of the points' fields of the record of row i (a hint only) */
+static void prefetch_points(const Source *s, int64_t i, const int64_t *offs, int64_t m) {
+    if (i >= s->n || s->g[i] < 0 || s->g[i] >= dim(&s->rec, 0)) return;
+    const uint8_t *rec = (const uint8_t *)s->rec.view.buf + s->g[i] * dim(&s->rec, 1);
+    for (int64_t k = 0; k < m; k++) DS_PREFETCH(rec + offs[k]);
+}
+
+/* LegalArrays.points of each decision (act and out rows of W), its ends gathered from its
+ * slot's record: cols, the source's columns of doubles (K), along (K), spinner, covered and
+ * table (read only where no position is open: the lead); values its own [n, K]. Returns 1
+ * on a column or a value out of range, 2 on a placement off the open ends
+ * (core_legal_points). */
+static int source_points_rows(Source *s, const int64_t *values, int64_t K, const int64_t *cols,
+                              int how, const int64_t *act, int64_t W, int64_t *out) {
+    int64_t offs[15], widths[15], got[15], m = 2 * K + 3;
+    for (int64_t k = 0; k < m; k++) {
+        if (cols[k] < 0 || cols[k] >= s->K) return 1;
+        offs[k] = s->offs[cols[k]];
+        widths[k] = s->widths[cols[k]];
+    }
+    const uint8_t *rec = (const uint8_t *)s->rec.view.buf;
+    int64_t nrec = dim(&s->rec, 0), size = dim(&s->rec, 1);
+    for (int64_t i = 0; i < s->n; i++) {
+        const int64_t *v = values + i * K;
+        prefetch_points(s, i + PT_AHEAD, offs, m - 1);
+        int lead = 1;
+        for (int64_t k = 0; k < K; k++) lead &= v[k] < 0;
+        got[m - 1] = 1; /* (the table: not empty, unless read below) */
+        if (core_gather_fields(rec, nrec, size, &s->g[i], 1, offs, widths, m - 1, got) ||
+            (lead && core_gather_fields(rec, nrec, size, &s->g[i], 1, offs + m - 1,
+                                        widths + m - 1, 1, got + m - 1)))
+            return 1;
+        int8_t d[6], a[6];
+        for (int64_t k = 0; k < K; k++) {
+            d[k] = got[k] != 0;
+            a[k] = got[K + k] != 0;
+        }
+        PointsIn in = {v, d, a, K, &got[2 * K], &got[2 * K + 1], &got[2 * K + 2], how};
+        int err = core_legal_points(&in, act + i * W, 1, W, out + i * W);
+        if (err) return err;
+    }
+    return 0;
+}
+
+/* points(values, cols, how, act, out): LegalArrays.points read from the records (values
+ * [n, K], act and out [n, W] int64; cols [2K + 3] int64, source_points_rows) */
+static PyObject *source_points(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Source *s = (Source *)self;
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "points takes 5 arguments");
+    if (source_open(s) < 0) return NULL;
+    long how = PyLong_AsLong(args[2]);
+    if (how == -1 && PyErr_Occurred()) return NULL;
+    Buf b[4];
+    memset(b, 0, sizeof b);
+    if (glue_take(&b[0], args[0], "values", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[1], args[1], "cols", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[2], args[3], "act", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[3], args[4], "out", 8, K_INT, 2, 1) < 0) {
+        glue_release(b, 4);
+        return NULL;
+    }
+    int64_t K = dim(&b[0], 1), W = dim(&b[2], 1);
+    int err = dim(&b[0], 0) != s->n || K < 1 || K > 6 || items(&b[1]) != 2 * K + 3 ||
+              dim(&b[2], 0) != s->n || dim(&b[3], 0) != s->n || dim(&b[3], 1) != W ||
+              how < 0 || how > 0x7fff;
+    if (!err)
+        err = source_points_rows(s, (const int64_t *)b[0].view.buf, K,
+                                 (const int64_t *)b[1].view.buf, (int)how,
+                                 (const int64_t *)b[2].view.buf, W, (int64_t *)b[3].view.buf);
+    glue_release(b, 4);
+    if (err == 2) return PyErr_Format(PyExc_ValueError, "_core: points: a legal placement off the open ends");
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: points: a shape, a column or a value out of range");
+    Py_RETURN_NONE;
+}
+
 static PyObject *source_close_py(PyObject *self, PyObject *unused) {
     (void)unused;
     source_close((Source *)self);
@@ -297,6 +376,8 @@ static PyMethodDef source_methods[] = {
     {"history", source_history, METH_O,
      "history(out): out [n, W] uint16, each slot's history as its seat sees it"},
     {"take", source_take, METH_O, "take(rows) -> a SeatSource of these rows"},
+    {"points", (PyCFunction)(void (*)(void))source_points, METH_FASTCALL,
+     "points(values, cols, how, act, out): LegalArrays.points, the ends read from the records"},
     {"close", source_close_py, METH_NOARGS, "close(): release the engine's arrays; reads refused"},
     {NULL, NULL, 0, NULL},
 };
@@ -332,4 +413,121 @@ int seat_source_add(PyObject *m) {
         return -1;
     }
     return 0;
+}
+
+/* ---- in-play points (scoring.placement_points): legal_points and points_row -------------- */
+enum { PI_VALUES, PI_DOUBLES, PI_ALONG, PI_SPINNER, PI_COVERED, PI_TABLE, PI_OUT, PI_COUNT };
+
+/* the decisions' ends (args[0..6): values, doubles, along, spinner, covered, table, how) into
+ * in and b[0..6), out (int64) into b[PI_OUT]; n the decisions; -1 with an error set (the
+ * buffers held so far are released by the caller) */
+static int take_points_in(Buf *b, PyObject *const *args, PyObject *out, PointsIn *in,
+                          int64_t *n) {
+    long how = PyLong_AsLong(args[6]);
+    if (how == -1 && PyErr_Occurred()) return -1;
+    if (how < 0 || how > 0x7fff) return glue_bad("points: how out of range");
+    if (glue_take(&b[PI_VALUES], args[0], "values", 8, K_INT, 2, 0) < 0 ||
+        glue_take(&b[PI_DOUBLES], args[1], "doubles", 1, K_INT, 2, 0) < 0 ||
+        glue_take(&b[PI_ALONG], args[2], "along", 1, K_INT, 2, 0) < 0 ||
+        glue_take(&b[PI_SPINNER], args[3], "spinner", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[PI_COVERED], args[4], "covered", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[PI_TABLE], args[5], "table", 8, K_INT, 1, 0) < 0 ||
+        glue_take(&b[PI_OUT], out, "out", 8, K_INT, 2, 1) < 0)
+        return -1;
+    *n = dim(&b[PI_VALUES], 0);
+    int64_t K = dim(&b[PI_VALUES], 1);
+    int shapes = dim(&b[PI_DOUBLES], 0) == *n && dim(&b[PI_DOUBLES], 1) == K &&
+                 dim(&b[PI_ALONG], 0) == *n && dim(&b[PI_ALONG], 1) == K &&
+                 items(&b[PI_SPINNER]) == *n && items(&b[PI_COVERED]) == *n &&
+                 items(&b[PI_TABLE]) == *n && dim(&b[PI_OUT], 0) == *n;
+    if (!shapes) return glue_bad("the points' arrays must have one row per decision");
+    PointsIn got = {(const int64_t *)b[PI_VALUES].view.buf, (const int8_t *)b[PI_DOUBLES].view.buf,
+                    (const int8_t *)b[PI_ALONG].view.buf, K,
+                    (const int64_t *)b[PI_SPINNER].view.buf, (const int64_t *)b[PI_COVERED].view.buf,
+                    (const int64_t *)b[PI_TABLE].view.buf, (int)how};
+    *in = got;
+    return 0;
+}
+
+/* legal_points(values, doubles, along, spinner, covered, table, how, act, out): LegalArrays.
+ * points (values, act and out [n, K] / [n, W] int64; doubles and along [n, K] int8; spinner,
+ * covered, table [n] int64; how: the scoring and its options, kernel.points_how) */
+PyObject *py_legal_points(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 9) return PyErr_Format(PyExc_TypeError, "legal_points takes 9 arguments");
+    Buf b[PI_COUNT + 1];
+    memset(b, 0, sizeof b);
+    PointsIn in;
+    int64_t n = 0;
+    if (take_points_in(b, args, args[8], &in, &n) < 0 ||
+        glue_take(&b[PI_COUNT], args[7], "act", 8, K_INT, 2, 0) < 0 ||
+        ((dim(&b[PI_COUNT], 0) != n || dim(&b[PI_COUNT], 1) != dim(&b[PI_OUT], 1)) &&
+         glue_bad("legal_points: act and out must have the same shape"))) {
+        glue_release(b, PI_COUNT + 1);
+        return NULL;
+    }
+    int err = core_legal_points(&in, (const int64_t *)b[PI_COUNT].view.buf, n,
+                                dim(&b[PI_OUT], 1), (int64_t *)b[PI_OUT].view.buf);
+    glue_release(b, PI_COUNT + 1);
+    if (err == 2) return PyErr_Format(PyExc_ValueError, "_core: legal_points: a legal placement off the open ends");
+    if (err) return PyErr_Format(PyExc_ValueError, "_core: legal_points: a value out of range");
+    Py_RETURN_NONE;
+}
+
+/* the int64 at column col of a row of `size` bytes (memcpy: the bytes need not be aligned);
+ * -1 (an error set) when the column lies past the row */
+static int row_int(const char *row, Py_ssize_t size, long long col, int64_t *x) {
+    if (col < 0 || col > (long long)(size / 8) - 1) return glue_bad("points_row: a column past the row");
+    memcpy(x, row + 8 * col, sizeof *x);
+    return 0;
+}
+
+enum { PR_HOW, PR_K, PR_VALUES, PR_DOUBLES, PR_ALONG, PR_SPINNER, PR_COVERED, PR_TABLE, PR_ARGS };
+
+/* one decision's ends read from its row (args[1..]: how, K and the columns) into the arrays
+ * of in; -1 with an error set */
+static int row_points_in(const char *row, Py_ssize_t size, PyObject *const *args,
+                         PointsIn *in, int64_t *v, int8_t *d, int8_t *a, int64_t *one) {
+    long long x[PR_ARGS];
+    for (int k = 0; k < PR_ARGS; k++)
+        if ((x[k] = PyLong_AsLongLong(args[1 + k])) == -1 && PyErr_Occurred()) return -1;
+    if (x[PR_HOW] < 0 || x[PR_HOW] > 0x7fff || x[PR_K] < 1 || x[PR_K] > 6)
+        return glue_bad("points_row: how or K out of range");
+    for (long long k = 0; k < x[PR_K]; k++) {
+        int64_t dk = 0, ak = 0;
+        if (row_int(row, size, x[PR_VALUES] + k, &v[k]) < 0 ||
+            row_int(row, size, x[PR_DOUBLES] + k, &dk) < 0 ||
+            row_int(row, size, x[PR_ALONG] + k, &ak) < 0)
+            return -1;
+        d[k] = dk != 0;
+        a[k] = ak != 0;
+    }
+    if (row_int(row, size, x[PR_SPINNER], &one[0]) < 0 ||
+        row_int(row, size, x[PR_COVERED], &one[1]) < 0 || row_int(row, size, x[PR_TABLE], &one[2]) < 0)
+        return -1;
+    PointsIn got = {v, d, a, x[PR_K], &one[0], &one[1], &one[2], (int)x[PR_HOW]};
+    *in = got;
+    return 0;
+}
+
+/* points_row(row, how, K, values, doubles, along, spinner, covered, table) -> bytes: a
+ * per-decision Observation's points table (core_points_tables' row) from its row of int64 columns
+ * (the column of each field: values, doubles, along the first of K) */
+PyObject *py_points_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 1 + PR_ARGS) return PyErr_Format(PyExc_TypeError, "points_row takes 9 arguments");
+    char *row;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(args[0], &row, &size) < 0) return NULL;
+    PointsIn in;
+    int64_t v[6], one[3];
+    int8_t d[6], a[6];
+    if (row_points_in(row, size, args, &in, v, d, a, one) < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, A_DRAW);
+    if (!out) return NULL;
+    if (core_points_tables(&in, 1, (uint8_t *)PyBytes_AsString(out))) {
+        Py_DECREF(out);
+        return PyErr_Format(PyExc_ValueError, "_core: points_row: a value out of range");
+    }
+    return out;
 }

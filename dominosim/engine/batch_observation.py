@@ -148,6 +148,26 @@ class BatchObservation:
     def hand_mask(self) -> np.ndarray:
         return _frozen(tables.mask28_of(self.hand))
 
+    # ---- in-play points ------------------------------------------------------------------
+    def placement_points(self, action: np.ndarray) -> np.ndarray:
+        """The in-play points each of ``action`` (``[n, W]`` codes, row ``i`` decision ``i``'s)
+        would score for the placer's side if played now (``scoring.placement_points``; 0 for
+        draw, pass, stop and the padding -1), ``[n, W]`` int64, computed by the core
+        (``LegalArrays.points``). While ``choose`` runs and the public fields are unread, the
+        core reads the open ends from the engine's records itself (``SeatSource.points``)."""
+        action = _c64(action)
+        out = np.zeros(action.shape, dtype=np.int64)
+        if self.rules.scoring == "none" or action.shape[1] == 0:
+            return out
+        how = kernel.points_how(self.rules)
+        src = self.__dict__.get("_src")
+        direct = src is not None and not src.closed and hasattr(src, "point_columns")
+        if "doubles" in self.__dict__ or not direct:  # (an isolated strategy's: the fields)
+            kernel.legal_points(*points_inputs(self), how, action, out)
+        else:
+            src.core.points(_c64(self.values), src.point_columns(), how, action, out)
+        return out
+
     # ---- the hand's public history ------------------------------------------------------
     @cached_property
     def history_len(self) -> np.ndarray:
@@ -289,6 +309,7 @@ class BatchObservation:
                 o = _new(Observation)
                 _set_raw(o, buf[at : at + w])
                 _set_how(o, how)
+                _set_pts(o, None)
                 at += w
                 out[i] = choose_one(o, flat[starts[i] : starts[i + 1]], key)
         except BaseException:
@@ -303,10 +324,28 @@ class BatchObservation:
         return self.__dict__.get("_failed", self.__dict__.get("_read", 0))
 
 
+def points_inputs(obs: BatchObservation) -> tuple[np.ndarray, ...]:
+    """A batch's open ends as the core's ``kernel.legal_points`` reads them: values, doubles,
+    along, spinner, covered, table."""
+    return (
+        _c64(obs.values),
+        np.ascontiguousarray(obs.doubles, dtype=np.int8),
+        np.ascontiguousarray(obs.along, dtype=np.int8),
+        _c64(obs.spinner),
+        _c64(obs.covered),
+        _c64(obs.table),
+    )
+
+
+def _c64(a: Any) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
 # ---- one decision's Observation, read from its row on access ------------------------------
 _new = object.__new__
 _set_raw = Observation.__mro__[1].__dict__["_raw"].__set__
 _set_how = Observation.__mro__[1].__dict__["_how"].__set__
+_set_pts = Observation.__mro__[1].__dict__["_pts"].__set__
 
 
 def _lazy(how: _RowFormat, raw: bytes) -> Observation:
@@ -314,6 +353,7 @@ def _lazy(how: _RowFormat, raw: bytes) -> Observation:
     o = _new(Observation)
     _set_raw(o, raw)
     _set_how(o, how)
+    _set_pts(o, None)
     return o
 
 
@@ -373,7 +413,10 @@ class _RowFormat:
     """How an Observation's fields are read from its decision's row (``raw``): shared by the
     decisions of a batch; holds the rules, the phase and the columns, nothing of a game."""
 
-    __slots__ = ("rules", "phase", "blind", "int_bytes", "row_bytes", "_blocks", "_readers")
+    # fmt: off
+    __slots__ = ("rules", "phase", "blind", "int_bytes", "row_bytes", "_blocks", "_readers",
+                 "_points_args")
+    # fmt: on
 
     def __init__(
         self, rules: Any, phase: str, spans: dict, blind: bool, int_bytes: int, row_bytes: int
@@ -391,6 +434,16 @@ class _RowFormat:
             for name in Observation.__dataclass_fields__
             if hasattr(self, "_" + name)
         }
+        self._points_args = self._points_of_row(spans)
+
+    def _points_of_row(self, spans: dict) -> tuple | None:
+        """``kernel.points_row``'s arguments after the row: how the rules score, the number of
+        positions and the columns of the open ends (None: no in-play points)."""
+        if self.rules.scoring == "none":
+            return None
+        (v, end), d, a = spans["values"], spans["doubles"][0], spans["along"][0]
+        how = kernel.points_how(self.rules)
+        return (how, end - v, v, d, a, _SPINNER, _COVERED_AT, _TABLE)
 
     def __call__(self, name: str, raw: bytes) -> Any:
         """Field ``name`` of the row ``raw`` (only the numbers it needs are unpacked)."""
@@ -399,6 +452,16 @@ class _RowFormat:
         except KeyError:
             raise AttributeError(f"'Observation' object has no attribute '{name}'") from None
         return read(raw)
+
+    def points_table(self, obs: Observation) -> bytes:
+        """``obs``'s points table, kept in it (``scoring.placement_points`` reads it): per
+        placement code, the points it scores if played now, ``kernel.PT_TABLE_NONE`` where the
+        definition answers (a position not open, a tile that does not fit it), written by the
+        core from the decision's row (``kernel.points_row``); empty without in-play points."""
+        args = self._points_args
+        table = b"" if args is None else kernel.points_row(obs._raw, *args)
+        _set_pts(obs, table)
+        return table
 
     def _block(self, name: str, raw: bytes) -> tuple[int, ...]:
         unpack, at = self._blocks[name]
@@ -563,6 +626,15 @@ class _Source:
 
     def take(self, rows: np.ndarray) -> _Source:
         return _Source(self.core.take(rows), self.spans, self.kozel)
+
+    def point_columns(self) -> np.ndarray:
+        """The columns of the points' fields among the gathered ones (``SeatSource.points``):
+        doubles, along (one per position), spinner, covered, table."""
+        at = {name: (k, cols) for name, k, cols, _, _ in self.spans}
+        cols = [at["doubles"][0] + j for j in range(at["doubles"][1])]
+        cols += [at["along"][0] + j for j in range(at["along"][1])]
+        cols += [at[name][0] for name in ("spinner", "covered", "table")]
+        return np.array(cols, dtype=np.int64)
 
     def public_fields(self, n: int) -> dict[str, np.ndarray]:
         """The fields every seat sees alike, as arrays of their own that cannot be written."""

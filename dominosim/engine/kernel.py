@@ -322,6 +322,26 @@ gather_fields = _core.gather_fields  # the batch Observation's public fields (ob
 # (observe.py); GF_*: the widths of gather_fields' fields (GF_COUNT: a packed hand's count)
 seat_source = _core.seat_source
 GF_INT8, GF_INT64, GF_COUNT = _codes("GF_INT8 GF_INT64 GF_COUNT")
+# in-play points of placements (scoring.placement_points), from the open ends: LegalArrays.points
+# of a batch (legal_points; SeatSource.points reads the ends from the engine's records), and the
+# per-decision Observation's points table from its own row, one byte per placement code,
+# PT_TABLE_NONE where the definition answers (points_row)
+legal_points = _core.legal_points
+points_row = _core.points_row
+PT_KIND, PT_SPINNER, PT_ALONG, PT_SNIFF, PT_TABLE_NONE = _codes(
+    "PT_KIND PT_SPINNER PT_ALONG PT_SNIFF PT_TABLE_NONE"
+)
+
+
+def points_how(rules) -> int:
+    """The points functions' ``how``: the scoring's code, the spinner layout, doubles laid along
+    counted once (``inline_double_counts_single``), sniff's counting (``us_sniff_counting``)."""
+    how = SCORINGS[rules.scoring]
+    how |= PT_SPINNER if rules.layout == "spinner" else 0
+    how |= PT_ALONG if rules.inline_double_counts_single else 0
+    return how | (PT_SNIFF if rules.us_sniff_counting else 0)
+
+
 heaviest = _core.heaviest
 sample_deals = _core.sample_deals  # mc's hidden deals (strategies/mc.py)
 infer_logw = _core.infer_logw  # pimc's inference: each deal's log-likelihood (strategies/mc.py)

@@ -307,14 +307,13 @@ class LegalArrays:
       (``dominosim.scoring.placement_points``; 0 elsewhere).
 
     Integers are int64, the rest bool. The compiled core writes every array but ``points`` in
-    one pass; ``points`` is computed on its first read from the open ends of ``obs``
-    (vectorized on the line layouts, decision by decision on a spinner). :meth:`best` picks
-    the legal action with the highest score per decision.
+    one pass; ``points`` is computed on its first read, by the core too, from the open ends of
+    ``obs`` (``BatchObservation.placement_points``). :meth:`best` picks the legal action with
+    the highest score per decision.
     """
 
     def __init__(self, legal: Legal, obs) -> None:
         self._obs = obs
-        self._legal = legal
         self.count = _frozen(legal.counts())
         n, width = len(self.count), int(self.count.max(initial=0))
         self.action = np.empty((n, width), dtype=np.int64)
@@ -361,7 +360,7 @@ class LegalArrays:
 
     @cached_property
     def points(self) -> np.ndarray:
-        return _frozen(_placement_points(self, self._obs, self._legal))
+        return _frozen(self._obs.placement_points(self.action))
 
     def best(self, score: np.ndarray) -> np.ndarray:
         """Per decision, the legal action with the highest ``score`` (``[n, W]``, read only at
@@ -411,50 +410,3 @@ def _write_arrays(legal: Legal, action: np.ndarray, info: np.ndarray) -> None:
 _TILE, _POS, _PIPS, _DOUBLE, _ALONG = range(5)
 _INFO_PLANES = 5
 _NO_LEAD = np.zeros(0, dtype=np.int64)
-
-
-def _placement_points(la: LegalArrays, obs, legal: Legal) -> np.ndarray:
-    """The in-play points of each legal placement if played now (0 elsewhere): the rules of
-    ``dominosim.scoring.placement_points``, over the batch."""
-    r = obs.rules
-    out = np.zeros(la.action.shape, dtype=np.int64)
-    if r.scoring == "none" or la.width == 0:
-        return out
-    if r.layout == "spinner":  # (the spinner and its covered arms: decision by decision)
-        from dominosim.game.scoring import placement_points
-
-        for i, row in enumerate(la.action.tolist()):
-            o = obs.row(i)
-            out[i] = [placement_points(o, a) if 0 <= a < actions.DRAW else 0 for a in row]
-        return out
-    place = la.placement
-    t = np.maximum(la.tile, 0)
-    if legal.lead is not None:
-        if r.scoring == "bergen":
-            pts = np.where(tables.IS_DOUBLE[t], 2, 0)
-        else:
-            pts = _count_points(r, tables.TILE_PIPS[t])
-        return np.where(place, pts, 0)
-    p = np.clip(la.position, 0, 1)
-    vals = legal.values
-    v = np.take_along_axis(vals, p, axis=1)
-    w = tables.TILE_LOW[t] + tables.TILE_HIGH[t] - v  # the tile's other half
-    d = tables.IS_DOUBLE[t]
-    dbl = np.asarray(obs.doubles, dtype=bool)
-    other_v = np.take_along_axis(vals, 1 - p, axis=1)
-    other_d = np.take_along_axis(dbl, 1 - p, axis=1)
-    if r.scoring == "bergen":
-        pts = np.where(w == other_v, np.where(d | other_d, 3, 2), 0)
-        return np.where(place & (other_v >= 0), pts, 0)
-    alg = np.asarray(obs.along, dtype=bool)
-    other_a = np.take_along_axis(alg, 1 - p, axis=1)
-    contrib = np.where(other_v < 0, 0, np.where(other_d & ~other_a, 2 * other_v, other_v))
-    c = np.where(d & ~la.along, 2 * w, w) + contrib
-    return np.where(place, _count_points(r, c), 0)
-
-
-def _count_points(r, c: np.ndarray) -> np.ndarray:
-    """In-play points of end counts ``c`` (§5.8, §6.8, §11.8; no target cap)."""
-    m = 3 if r.scoring == "threes" else 5
-    hit = (c > 0) & (c % m == 0)
-    return np.where(hit, c if r.scoring == "muggins" else c // m, 0)

@@ -39,10 +39,11 @@ class Event(NamedTuple):
 
 class _Lazy:
     """The private slots of an Observation the batch engine builds (engine/batch_observation.py): its
-    decision's row of numbers (``_raw``, a ``bytes`` copy of its own) and how to read a field
-    from it (``_how``); none on one built with its fields (the reference engine's)."""
+    decision's row of numbers (``_raw``, a ``bytes`` copy of its own), how to read a field
+    from it (``_how``) and its points table once ``scoring.placement_points`` has asked
+    (``_pts``: None until then); none on one built with its fields (the reference engine's)."""
 
-    __slots__ = ("_raw", "_how")
+    __slots__ = ("_raw", "_how", "_pts")
 
 
 @dataclass(frozen=True, slots=True)

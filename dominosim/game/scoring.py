@@ -53,7 +53,34 @@ def _spinner_share(r, v: int, k: int) -> int:
 
 
 def placement_points(obs: Observation, action: int) -> int:
-    """In-play points the placement would score for the placer's side (0 if none)."""
+    """In-play points the placement would score for the placer's side (0 if none).
+
+    An Observation of the batch engine (``dominosim run``'s) gets, on its first call, its
+    decision's points of every placement, written by the core from its open ends
+    (engine/batch_observation.py, ``points_table``); later calls look them up. Any other
+    Observation (the reference engine's, one built with its fields), a code the table leaves
+    open (a position not open, a tile that does not fit it) or an action not a plain ``int``
+    is answered by :func:`points_by_definition`, which the table equals.
+    """
+    try:
+        table = obs._pts
+    except AttributeError:  # (an Observation built with its fields)
+        table = b""
+    if table is None:
+        table = obs._how.points_table(obs)
+    if table and type(action) is int and 0 <= action < actions.DRAW:
+        points = table[action]
+        if points != _NO_POINTS:
+            return points
+    return points_by_definition(obs, action)
+
+
+_NO_POINTS = 255  # a code the table leaves to the definition (kernel.PT_TABLE_NONE)
+
+
+def points_by_definition(obs: Observation, action: int) -> int:
+    """:func:`placement_points` computed from the Observation's fields: §1.11's end count
+    (:func:`end_count_after`), §4.8's bergen headers, §5.8, §6.8, §11.8's points."""
     r = obs.rules
     if not actions.is_placement(action) or r.scoring == "none":
         return 0
