@@ -391,3 +391,39 @@ def test_a_batch_points_rule_plays_the_same_isolated(tmp_path, clean_registry):
     plain = dominosim.run(**run, out=tmp_path / "a")
     isolated = dominosim.run(**run, out=tmp_path / "b", isolate=True)
     assert _numbers(plain) == _numbers(isolated)
+
+
+SECOND_IMPORT = """
+import os
+from pathlib import Path
+
+from dominosim.strategy import Strategy, register
+
+_SEEN = Path(__file__).with_suffix(".seen")
+if _SEEN.exists():  # (its second import: wherever that is, the process ends quietly)
+    os._exit(0)
+_SEEN.write_text("imported once")
+
+
+@register
+class Twice(Strategy):
+    name = "twice"
+    params = {}
+
+    def choose_one(self, obs, legal, key):
+        return legal[0]
+"""
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_a_file_that_ends_its_second_import_never_ends_the_run_quietly(tmp_path, isolate):
+    """The run's own process never imports a user's file (issue 45 point 7): the child that
+    loads it first is its first import; the process that plays it, its second, ends; the
+    command says so in one line and exits non-zero, never 0 without output."""
+    path = _folder(tmp_path, "twice", SECOND_IMPORT)
+    args = ["run", "--variant", "fives", "--strategies", "twice,random", "--games", "8"]
+    args += ["--strategy-path", path, "--out", str(tmp_path / "o"), "--json", "--no-plots"]
+    got = _cli([*args, "--isolate"] if isolate else args, tmp_path)
+    assert got.returncode != 0 and got.stdout == "", (got.returncode, got.stdout)
+    last = got.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and ("ended" in last or "exited" in last), got.stderr

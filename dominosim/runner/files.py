@@ -106,14 +106,16 @@ def probe_strategies(
     labels: Sequence[str],
     files: Sequence[tuple[str, str, str]] = (),
     timeout: float = 0.0,
-) -> None:
+) -> dict:
     """Load the strategy files ``paths`` (or a run's recorded ``files``, as
     :func:`load_run_files` does) and start the strategies ``labels`` in a child process first
     (:func:`dominosim.sandbox.call`): a file that ends its process at import or in a
     strategy's ``__init__`` (``os._exit``, a crash) is a StrategyError naming it, where
     loading it here would end this process quietly; one that takes longer than ``timeout``
     seconds (``--strategy-timeout``, 0: no limit) is one too, and so is an error of loading
-    (raised in the child: the file is never imported here)."""
+    (raised in the child: the file is never imported here). Returns what the child found:
+    the notes of the strategies' names (``notes``: strategy.twin_note) and the file defining
+    each strategy name known there (``origins``)."""
 
     def load(progress, paths, labels):
         for p in paths:
@@ -123,10 +125,15 @@ def probe_strategies(
             if kind == "path":
                 progress(f"path {ref}")
                 strategy.load_file(Path(ref), expect=digest)
+        names = []
         for label in dict.fromkeys(labels):
             spec = parse_strategy(label)
             progress(f"start {spec.name}")
             strategy.get(spec.name, **spec.kwargs)
+            names.append(spec.name)
+        notes = [n for n in dict.fromkeys(map(strategy.twin_note, names)) if n is not None]
+        origins = {str(x): str(strategy.origin(x)) for x in strategy.discover()}
+        return {"notes": notes, "origins": origins}
 
     def died(how: str, last: str | None) -> str:
         return load_failure(how, last, paths)
@@ -137,7 +144,7 @@ def probe_strategies(
     # the built-ins first, here (dominosim's own code): the forked child inherits them, so
     # the engine and the built-in files are not imported twice (a tenth of a second)
     strategy.discover()
-    sandbox.call(load, list(paths), list(labels), died=died, late=late, timeout=timeout)
+    return sandbox.call(load, list(paths), list(labels), died=died, late=late, timeout=timeout)
 
 
 def load_failure(

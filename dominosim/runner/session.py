@@ -26,7 +26,6 @@ from dominosim.runner.files import (
     changed_strategy_file,
     check_seated,
     load_run_files,
-    load_strategy_paths,
     permitted_files,
     probe_strategies,
     recorded_files,
@@ -209,9 +208,10 @@ def _check_strategies(exp: Experiment, legs, session: Session) -> dict[str, str]
     """Load the run's strategy files and make every seat's strategy once, in the parent:
     unknown names and bad parameters fail before the folder is made; a copied built-in that
     keeps ``compiled`` says, once, that it plays its Python (strategy.twin_note). Under
-    ``--isolate`` (a user's file is never imported here) returns the file defining each
-    seated strategy, as the fresh process that loaded them says (None otherwise: the
-    registry here knows)."""
+    A user's file is never imported here (a file that ends its process when imported a
+    second time, or later from a timer, cannot end this one): it is loaded in a forked child
+    (under ``--isolate`` a fresh process), which returns the file defining each strategy
+    name it knows (None without ``--strategy-path``: the registry here knows)."""
     labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
     timeout = float(session.strategy_timeout or 0.0)
     origins = None
@@ -219,13 +219,12 @@ def _check_strategies(exp: Experiment, legs, session: Session) -> dict[str, str]
         probed = isolated.probe(exp.strategy_path, labels, timeout=timeout)
         notes, origins = probed["notes"], probed["origins"]
         labels = [x for x in labels if isolated.is_builtin(x)]
-    elif exp.strategy_path:  # (os._exit at import or in __init__ cannot end this process)
-        probe_strategies(exp.strategy_path, labels, timeout=timeout)
-        notes = []
+    elif exp.strategy_path:  # (loaded in a child, never here: pool workers play them)
+        probed = probe_strategies(exp.strategy_path, labels, timeout=timeout)
+        notes, origins = probed["notes"], probed["origins"]
+        labels = [x for x in labels if isolated.is_builtin(x)]
     else:
         notes = []
-    if not session.isolate:
-        load_strategy_paths(exp.strategy_path)
     for label in dict.fromkeys(labels):
         spec = parse_strategy(label)
         strategy.get(spec.name, **spec.kwargs)
