@@ -151,7 +151,12 @@ def test_the_information_check_catches_what_it_could_not(file, name, clean_regis
     """(c) honest only where the key is a multiple of 3, (d) answers remembered by their
     place: both passed the check of old, probed by key and asked the true position first."""
     report = check_strategy(
-        CHEATERS / file, deals=4, variants=["fives", "basic"], players=[2], probe_seed=7
+        CHEATERS / file,
+        deals=4,
+        variants=["fives", "basic"],
+        players=[2],
+        probe_seed=7,
+        checks=["information"],
     )
     assert report.probed > 0 and report.probe_seed == 7
     hits = [f for f in report if f.check == "information"]
