@@ -313,7 +313,7 @@ def test_the_search_example_passes_every_check(tmp_path, clean_registry):
     from the key, the same alone and in batches, in a spawned worker, on re-dealt hands."""
     path = tmp_path / "example_search.py"
     shutil.copy(ROOT / "docs" / "example_search.py", path)
-    report = check_strategy(path, deals=2)
+    report = check_strategy(path, deals=1)
     assert report == [], [str(f) for f in report]
     assert report.strategies == ["late-search"] and report.rule_sets == len(rule_sets())
 

@@ -64,7 +64,7 @@ class Checking(Strategy):
 # part re-dealt (information)
 
 # hands per rule set and check (mc decides slowly, so fewer)
-DEALS = {"mc": 2, "pimc": 2}
+DEALS = {"mc": 1, "pimc": 1}
 
 
 @pytest.mark.parametrize("check", ["legal", "batch", "deterministic", "spawn", "information"])
