@@ -221,3 +221,40 @@ def test_an_emptied_classes_list_takes_no_mark_away_and_fails_verify(oracle_run,
     lines = [x for x in r.output.splitlines() if x.startswith("error: ")]
     assert len(lines) == 1 and "its classes field is not what its strategies say" in lines[0]
     assert invoke("verify", oracle_run).exit_code == 0
+
+
+SEER = """
+from dominosim.strategy import Strategy, register
+
+
+@register
+class Seer(Strategy):
+    name = "seer"
+    classifier = "perfect_information"
+    params = {}
+
+    def choose_one(self, obs, legal, key):
+        return legal[0]
+"""
+
+
+@pytest.mark.parametrize("isolate", [[], ["--isolate"]])
+def test_a_users_perfect_information_strategy_is_recorded_and_verifies(
+    tmp_path, clean_registry, isolate
+):
+    """A run's own process never imports a user's file: the child that loads it says which
+    of its strategies play with perfect information, so the manifest records them as
+    verify (which loads the file) recomputes them, and the report marks them."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "seer.py").write_text(SEER)
+    # fmt: off
+    r = invoke("run", "--variant", "fives", "--strategies", "seer,random", "--games", "4",
+               "--strategy-path", folder, "--out", tmp_path / "o", "--no-plots", "--seed", "1",
+               "--json", *isolate)
+    # fmt: on
+    assert r.exit_code == 0, r.output
+    run_dir = json.loads(r.stdout)["run_dir"]
+    manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
+    assert manifest["classes"]["perfect_information"] == ["seer"]
+    assert invoke("verify", run_dir, "--strategy-path", folder).exit_code == 0

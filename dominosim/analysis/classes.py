@@ -5,7 +5,7 @@ package's registry, a user's from its recorded file read without running it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from dominosim.base.errors import OutputError
 
@@ -16,11 +16,14 @@ def seated_labels(manifest: Mapping) -> list[str]:
     return list(dict.fromkeys(str(x) for x in seated))
 
 
-def strategy_classes(manifest: Mapping) -> dict[str, list[str]]:
+def strategy_classes(manifest: Mapping, seers: Iterable[str] = ()) -> dict[str, list[str]]:
     """What a report needs of the strategies' classes, recorded in the manifest as the run
     begins (``classes``; ``verify`` holds a folder's to its strategies' own): the seated labels
     that play with perfect information, and the built-in heuristics (the skill ladder's best
-    heuristic is chosen among them), from the registry of this process."""
+    heuristic is chosen among them), from the registry of this process and, for the users'
+    files loaded only in a child (a run's own process never imports them), the names the
+    child found perfect-information (``seers``)."""
+    seers = set(seers)
     from dominosim import strategy
 
     reg = strategy.discover()
@@ -28,6 +31,7 @@ def strategy_classes(manifest: Mapping) -> dict[str, list[str]]:
         x
         for x in seated_labels(manifest)
         if strategy.plays_with_perfect_information(reg.get(x.split(":")[0]))
+        or x.split(":")[0] in seers
     ]
     return {"perfect_information": pi, "heuristics": sorted(strategy.builtins("heuristic"))}
 

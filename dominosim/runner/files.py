@@ -114,8 +114,9 @@ def probe_strategies(
     loading it here would end this process quietly; one that takes longer than ``timeout``
     seconds (``--strategy-timeout``, 0: no limit) is one too, and so is an error of loading
     (raised in the child: the file is never imported here). Returns what the child found:
-    the notes of the strategies' names (``notes``: strategy.twin_note) and the file defining
-    each strategy name known there (``origins``)."""
+    the notes of the strategies' names (``notes``: strategy.twin_note), the file defining
+    each strategy name known there (``origins``) and the names whose class plays with perfect
+    information (``perfect_information``)."""
 
     def load(progress, paths, labels):
         for p in paths:
@@ -132,8 +133,10 @@ def probe_strategies(
             strategy.get(spec.name, **spec.kwargs)
             names.append(spec.name)
         notes = [n for n in dict.fromkeys(map(strategy.twin_note, names)) if n is not None]
-        origins = {str(x): str(strategy.origin(x)) for x in strategy.discover()}
-        return {"notes": notes, "origins": origins}
+        known = strategy.discover()
+        origins = {str(x): str(strategy.origin(x)) for x in known}
+        seers = [str(x) for x, c in known.items() if strategy.plays_with_perfect_information(c)]
+        return {"notes": notes, "origins": origins, "perfect_information": seers}
 
     def died(how: str, last: str | None) -> str:
         return load_failure(how, last, paths)

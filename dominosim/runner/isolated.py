@@ -269,8 +269,8 @@ def probe(
         raise StrategyError(load_failure(None, e.last, paths, timeout)) from None
     finally:
         child.close()
-    got = _started_reply(msg, ("notes", "names", "origins"))
-    out: dict = {k: [str(x) for x in got[k]] for k in ("notes", "names")}
+    got = _started_reply(msg, ("notes", "names", "origins", "perfect_information"))
+    out: dict = {k: [str(x) for x in got[k]] for k in ("notes", "names", "perfect_information")}
     if not isinstance(got["origins"], dict):
         raise StrategyError(_BROKEN)
     out["origins"] = {str(k): str(v) for k, v in got["origins"].items()}
@@ -540,8 +540,12 @@ def _probed(paths: list, files: list, labels: list, timeout: float) -> bytes:
             strategy.get(spec.name, **spec.kwargs)
             names.append(spec.name)
     notes = [n for n in dict.fromkeys(strategy.twin_note(x) for x in names) if n is not None]
-    known = sorted(strategy.discover())
+    reg = strategy.discover()
+    known = sorted(reg)
     said = {"notes": notes, "names": known, "origins": {x: strategy.origin(x) for x in known}}
+    said["perfect_information"] = [
+        x for x in known if strategy.plays_with_perfect_information(reg[x])
+    ]
     return b"S" + json.dumps(said).encode()
 
 

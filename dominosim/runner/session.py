@@ -7,7 +7,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -127,7 +127,7 @@ def start_run(
     check_executor(session.executor, session.scheduler)
     if not 0 <= int(seed) < 2**64:
         raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
-    origins = _check_strategies(exp, legs, session)
+    origins, seers = _check_strategies(exp, legs, session)
     labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
     files = strategy_files(strategy_paths_of(exp.strategy_path), labels, origins)
     plan = Plan.from_experiment(
@@ -142,7 +142,7 @@ def start_run(
     )
     _check_plan(plan, session)
     rd = RunDir.create(exp.out, exp.name)
-    manifest = _new_manifest(rd, exp, plan, files, analysis, seed_drawn)
+    manifest = _new_manifest(rd, exp, plan, files, analysis, seed_drawn, seers)
     try:
         with rd.locked():
             rd.write_manifest(manifest)
@@ -173,9 +173,17 @@ def _check_plan(plan: Plan, session: Session) -> None:
 
 
 def _new_manifest(
-    rd: RunDir, exp: Experiment, plan: Plan, files, analysis: dict | None, seed_drawn: bool
+    rd: RunDir,
+    exp: Experiment,
+    plan: Plan,
+    files,
+    analysis: dict | None,
+    seed_drawn: bool,
+    seers: Iterable[str] = (),
 ) -> dict:
-    """The manifest of a new run (``files``: its strategy files, :func:`strategy_files`)."""
+    """The manifest of a new run (``files``: its strategy files, :func:`strategy_files`;
+    ``seers``: the users' perfect-information strategies, as the child that loaded them
+    found)."""
     from dominosim.base.version import ENGINE_VERSION
 
     exp_dict = exp.to_dict()
@@ -200,28 +208,31 @@ def _new_manifest(
         "timings": {"wall_seconds": 0.0, "sessions": []},
         **({"analysis": dict(analysis)} if analysis else {}),
     }
-    manifest["classes"] = strategy_classes(manifest)  # (the report reads them from here)
+    manifest["classes"] = strategy_classes(manifest, seers)  # (the report reads them here)
     return manifest
 
 
-def _check_strategies(exp: Experiment, legs, session: Session) -> dict[str, str] | None:
+def _check_strategies(
+    exp: Experiment, legs, session: Session
+) -> tuple[dict[str, str] | None, list[str]]:
     """Load the run's strategy files and make every seat's strategy once, in the parent:
     unknown names and bad parameters fail before the folder is made; a copied built-in that
     keeps ``compiled`` says, once, that it plays its Python (strategy.twin_note). Under
     A user's file is never imported here (a file that ends its process when imported a
     second time, or later from a timer, cannot end this one): it is loaded in a forked child
     (under ``--isolate`` a fresh process), which returns the file defining each strategy
-    name it knows (None without ``--strategy-path``: the registry here knows)."""
+    name it knows (None without ``--strategy-path``: the registry here knows), and the names
+    whose class plays with perfect information there (the manifest records them)."""
     labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
     timeout = float(session.strategy_timeout or 0.0)
-    origins = None
+    origins, seers = None, []
     if session.isolate and exp.strategy_path:  # (no user's file is ever imported here)
         probed = isolated.probe(exp.strategy_path, labels, timeout=timeout)
-        notes, origins = probed["notes"], probed["origins"]
+        notes, origins, seers = probed["notes"], probed["origins"], probed["perfect_information"]
         labels = [x for x in labels if isolated.is_builtin(x)]
     elif exp.strategy_path:  # (loaded in a child, never here: pool workers play them)
         probed = probe_strategies(exp.strategy_path, labels, timeout=timeout)
-        notes, origins = probed["notes"], probed["origins"]
+        notes, origins, seers = probed["notes"], probed["origins"], probed["perfect_information"]
         labels = [x for x in labels if isolated.is_builtin(x)]
     else:
         notes = []
@@ -232,7 +243,7 @@ def _check_strategies(exp: Experiment, legs, session: Session) -> dict[str, str]
     for note in dict.fromkeys([*notes, *(strategy.twin_note(n) for n in names)]):
         if note is not None:
             echo(session, note)
-    return origins
+    return origins, seers
 
 
 def check_inputs(
