@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from dominosim import strategy
@@ -119,24 +119,7 @@ def probe_strategies(
     information (``perfect_information``)."""
 
     def load(progress, paths, labels):
-        for p in paths:
-            progress(f"path {p}")
-            load_strategy_paths([p])
-        for kind, ref, digest in files:
-            if kind == "path":
-                progress(f"path {ref}")
-                strategy.load_file(Path(ref), expect=digest)
-        names = []
-        for label in dict.fromkeys(labels):
-            spec = parse_strategy(label)
-            progress(f"start {spec.name}")
-            strategy.get(spec.name, **spec.kwargs)
-            names.append(spec.name)
-        notes = [n for n in dict.fromkeys(map(strategy.twin_note, names)) if n is not None]
-        known = strategy.discover()
-        origins = {str(x): str(strategy.origin(x)) for x in known}
-        seers = [str(x) for x, c in known.items() if strategy.plays_with_perfect_information(c)]
-        return {"notes": notes, "origins": origins, "perfect_information": seers}
+        return load_and_start(paths, files, labels, progress)
 
     def died(how: str, last: str | None) -> str:
         return load_failure(how, last, paths)
@@ -148,6 +131,43 @@ def probe_strategies(
     # the engine and the built-in files are not imported twice (a tenth of a second)
     strategy.discover()
     return sandbox.call(load, list(paths), list(labels), died=died, late=late, timeout=timeout)
+
+
+def load_and_start(
+    paths: Sequence[str],
+    files: Sequence[tuple[str, str, str]],
+    labels: Sequence[str],
+    progress: Callable[[str], None],
+) -> dict:
+    """Load the strategy files ``paths`` and a run's recorded ``files`` and make each
+    strategy of ``labels`` once, saying each step to ``progress`` ("path P", "start NAME":
+    what :func:`load_failure` names); what a child that did so tells the engine (by
+    :func:`probe_strategies` and runner.isolated): ``notes`` (strategy.twin_note of the
+    names), ``names`` (every strategy name known), ``origins`` (the file of each) and
+    ``perfect_information`` (the names whose class plays with it)."""
+    for p in paths:
+        progress(f"path {p}")
+        load_strategy_paths([p])
+    for kind, ref, digest in files:
+        if kind == "path":
+            progress(f"path {ref}")
+            strategy.load_file(Path(ref), expect=digest)
+    names = []
+    for label in dict.fromkeys(labels):
+        spec = parse_strategy(label)
+        progress(f"start {spec.name}")
+        strategy.get(spec.name, **spec.kwargs)
+        names.append(spec.name)
+    notes = [n for n in dict.fromkeys(map(strategy.twin_note, names)) if n is not None]
+    known = strategy.discover()
+    return {
+        "notes": notes,
+        "names": sorted(str(x) for x in known),
+        "origins": {str(x): str(strategy.origin(x)) for x in known},
+        "perfect_information": [
+            str(x) for x, c in known.items() if strategy.plays_with_perfect_information(c)
+        ],
+    }
 
 
 def load_failure(

@@ -41,7 +41,7 @@ from dominosim import strategy
 from dominosim.base import debug
 from dominosim.base.errors import DominosimError, StrategyError
 from dominosim.base.signals import FAULTS
-from dominosim.runner.files import load_failure, load_strategy_paths
+from dominosim.runner.files import load_and_start, load_failure
 from dominosim.strategy import sandbox
 from dominosim.strategy.spec import parse_strategy
 
@@ -526,26 +526,7 @@ def _say(text: str) -> None:
 def _probed(paths: list, files: list, labels: list, timeout: float) -> bytes:
     with _Limit(timeout):
         strategy.discover()
-        for p in paths:
-            _say(f"path {p}")
-            load_strategy_paths([p])
-        for kind, ref, digest in files:
-            if kind == "path":
-                _say(f"path {ref}")
-                strategy.load_file(Path(ref), expect=digest)
-        names = []
-        for label in dict.fromkeys(labels):
-            spec = parse_strategy(label)
-            _say(f"start {spec.name}")
-            strategy.get(spec.name, **spec.kwargs)
-            names.append(spec.name)
-    notes = [n for n in dict.fromkeys(strategy.twin_note(x) for x in names) if n is not None]
-    reg = strategy.discover()
-    known = sorted(reg)
-    said = {"notes": notes, "names": known, "origins": {x: strategy.origin(x) for x in known}}
-    said["perfect_information"] = [
-        x for x in known if strategy.plays_with_perfect_information(reg[x])
-    ]
+        said = load_and_start(paths, files, labels, _say)
     return b"S" + json.dumps(said).encode()
 
 
