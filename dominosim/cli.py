@@ -681,6 +681,63 @@ def tune_target_cmd(**kw: Any) -> None:
 # configs: the shipped example experiments (configs/, docs/config.md)
 
 
+@main.command("train")
+@rules_options
+@seed_option
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help='The model file to write (JSON; docs/strategies.md, "learned").',
+)
+@click.option(
+    "--generations",
+    type=int,
+    default=30,
+    show_default=True,
+    help="Generations of the cross-entropy search.",
+)
+@click.option(
+    "--population",
+    type=int,
+    default=24,
+    show_default=True,
+    help="Candidate weight vectors per generation.",
+)
+@click.option(
+    "--deals",
+    type=int,
+    default=400,
+    show_default=True,
+    help="Deals per candidate, opponent and seating in each generation.",
+)
+@click.option(
+    "--opponents",
+    default=None,
+    metavar="NAME,...",
+    help="Compiled heuristics to train against (default: all of them).",
+)
+def train_cmd(**kw: Any) -> None:
+    """Train a model for the built-in strategy learned from the engine's own games.
+
+    Searches the model's weights with the cross-entropy method on paired deals against the
+    compiled heuristics, and writes the model file, which learned:model=FILE plays
+    (docs/strategies.md, "learned"). The same seed writes the same model.
+    """
+    from dominosim.analysis import training
+
+    seeding.check_seed(kw["seed"], "--seed")
+    rules = config.rules_from_cli(kw["variant"], kw["players"], list(kw["sets"]))
+    budget = training.Budget(kw["generations"], kw["population"], kw["deals"])
+    opponents = training.check_opponents(kw["opponents"])
+    out = training.check_out(kw["out"])
+    with stdout_aside(), training.progress_bar(budget.generations) as progress:
+        model = training.train(rules, kw["seed"], budget, opponents, progress)
+    out.write_text(model.to_json(), encoding="utf-8")
+    click.echo(f"wrote {out}: learned:model={out} (weights {list(model.weights)})")
+
+
 @main.command("configs")
 @click.option("--files", "show_files", is_flag=True, help="Also show the file of each example.")
 def configs_cmd(show_files: bool) -> None:

@@ -24,18 +24,24 @@ from dominosim.game import actions as A
 from dominosim.game import tiles
 from dominosim.game.variants import VARIANTS, make_rules
 from dominosim.strategy import Strategy, classify, get
+from dominosim.strategy.models import FEATURES, Model
 
 HEURISTICS = KN.POLICIES  # (the compiled twins, as the core lists them: a new one is tested too)
 DEALS = 200
 
 
-def compiled_choices(code: int, obs, legal) -> np.ndarray:
+def compiled_choices(code: int, obs, legal, inner=None) -> np.ndarray:
     """The compiled policy ``code``'s answers at the decisions of a batch (``kernel.decide`` on
-    the engine's slots)."""
+    the engine's slots; ``inner``: the learned strategy whose weights it takes)."""
     e, n = obs._e, len(legal)
     lead = legal.lead if legal.lead is not None else np.zeros(n, dtype=np.int64)
     flags = legal.draw * KN.F_DRAW + legal.pass_ * KN.F_PASS + legal.stop * KN.F_STOP
     out = np.empty(n, dtype=np.int64)
+    w = (
+        inner.compiled_weights(e.r)
+        if code == KN.POLICIES.index("learned")
+        else [0] * KN.LEARN_FEATURES
+    )
     KN.decide(
         KN.knobs(e.r, e.unit),
         code,
@@ -48,6 +54,7 @@ def compiled_choices(code: int, obs, legal) -> np.ndarray:
         np.ascontiguousarray(legal.masks, dtype=np.int64),
         np.ascontiguousarray(flags, dtype=np.int64),
         out,
+        np.asarray(w, dtype=np.int64),
     )
     return out
 
@@ -67,7 +74,7 @@ class Twin(Strategy):
         self.asked = 0
 
     def choose(self, obs, legal, keys):
-        compiled = compiled_choices(self.code, obs, legal)
+        compiled = compiled_choices(self.code, obs, legal, self.inner)
         spec = np.empty(len(keys), dtype=np.int64)
         for i in range(len(keys)):
             row = obs.row(i)
@@ -130,12 +137,27 @@ def _records_differ(a: dict, b: dict) -> list[str]:
     return [k for k in a if not np.array_equal(a[k], b[k])]
 
 
+def _learned(rules, folder) -> Strategy:
+    """``learned`` with a model for ``rules``' game whose weights are drawn from the rule set's
+    name (each feature counts, with either sign)."""
+    rng = np.random.default_rng(list(rules.label.encode()) + [rules.players])
+    weights = [int(x) for x in rng.integers(-50, 51, size=len(FEATURES))]
+    model = Model(rules.variant, rules.players, bool(rules.partnership), tuple(weights))
+    path = folder / "model.json"
+    path.write_text(model.to_json())
+    return get("learned", model=str(path))
+
+
 @pytest.mark.parametrize(("variant", "players", "opts"), _rule_sets())
-def test_compiled_policies_decide_as_their_files(variant, players, opts):
+def test_compiled_policies_decide_as_their_files(variant, players, opts, tmp_path):
     rules = make_rules(variant, players, **opts)
+
+    def make(name):
+        return _learned(rules, tmp_path) if name == "learned" else get(name)
+
     for t, table in enumerate(_tables(players)):
         found: list = []
-        twins = [Twin(get(name), found) for name in table]
+        twins = [Twin(make(name), found) for name in table]
         seed = 5 + t
         ids = range(DEALS)
         asked = BatchEngine(rules, seed, twins, ids, unit="hand", batch_size=64)
@@ -143,7 +165,7 @@ def test_compiled_policies_decide_as_their_files(variant, players, opts):
         assert not found, "\n".join(found)
         assert all(tw.asked > 0 for tw in twins), "a seat was never asked"
         inside = BatchEngine(
-            rules, seed, [get(name) for name in table], ids, unit="hand", batch_size=64
+            rules, seed, [make(name) for name in table], ids, unit="hand", batch_size=64
         )
         assert (inside._policy[:players] >= 0).all()  # every seat decided in the core
         hands_c, _ = inside.run()
@@ -221,7 +243,7 @@ class _FirstDecision(Strategy):
             # fmt: off
             self.answers = (self.inner.choose_one(obs.row(0), legal.row_list(0), int(keys[0])),
                             int(self.inner.choose(obs, legal, keys)[0]),
-                            int(compiled_choices(code, obs, legal)[0]))
+                            int(compiled_choices(code, obs, legal, self.inner)[0]))
             # fmt: on
         return self.inner.choose(obs, legal, keys)
 

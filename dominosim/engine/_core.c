@@ -1655,7 +1655,8 @@ static int64_t advance_slot(const Rules *r, Slot *rw, BSlot *bw, int64_t i, cons
         }
         uint64_t key = 0; /* the decision's key: only random reads one */
         if (policy == POL_random) key = decision_key(seat_key(rw, in->sd, rw->to_move), rw->hb[H_DECISION]);
-        a = policy_decide(r, in->rules, rw, bw, policy, key, kind, lm, m2, flags);
+        const int64_t *weights = in->policy + 4 + rw->to_move * LEARN_FEATURES;
+        a = policy_decide(r, in->rules, rw, bw, policy, weights, key, kind, lm, m2, flags);
         rw->hb[H_DECISION] += 1;
     }
 }

@@ -124,10 +124,16 @@ extern const char *const KNOB_NAMES[K_COUNT];
 
 /* ---- the compiled policies (_policy.h), by code: kernel.POLICIES in this order ----
  * POL_PYTHON: the seat's strategy is asked in Python, through Strategy.choose */
-#define POLICIES(X) X(random) X(heaviest) X(greedy) X(doubles_first) X(suit_keeper) X(blocker)
+#define POLICIES(X)                                                                           \
+    X(random) X(heaviest) X(greedy) X(doubles_first) X(suit_keeper) X(blocker) X(learned)
 #define POLICY_ENUM(name) POL_##name,
 enum { POL_PYTHON = -1, POLICIES(POLICY_ENUM) POL_COUNT };
 #undef POLICY_ENUM
+/* the seats' policy table (advance's policy argument, kernel.policy_table): a code per seat,
+ * then per seat the weights of its learned policy (strategies/learned.py's FEATURES, in that
+ * order; zeros for the other policies), each within +-LEARN_WEIGHT_MAX */
+enum { LEARN_FEATURES = 12, POLICY_TABLE = 4 + 4 * LEARN_FEATURES };
+#define LEARN_WEIGHT_MAX (INT64_C(1) << 24)
 extern const char *const POLICY_NAMES[POL_COUNT];
 
 /* ---- what advance reads and writes besides the slots ---- */
@@ -141,7 +147,8 @@ typedef struct {
     const int64_t *queue; /* the match ids */
     int64_t nq;
     int64_t *qpos;        /* [1] the next queue position */
-    const int64_t *policy; /* [4] per seat: its compiled policy (POL_*) or POL_PYTHON */
+    const int64_t *policy; /* [POLICY_TABLE]: per seat its compiled policy (POL_*) or
+                            * POL_PYTHON, then the learned policies' weights */
     const Rules *rules;    /* the rules as given, for the policies compiled once (a shape's
                             * constant copy must not escape the shape, or it stops being
                             * constant); core_advance sets it */
@@ -269,7 +276,7 @@ enum { SV_ACTS = 6 * 8 + 3 };
     X(LF_LOT) X(LF_PRIORITY)                                                                  \
     X(LL_AS_FIRST) X(LL_NEXT) X(LL_WINNER_ELSE_LOT) X(LL_WINNER_ELSE_FIRST)                   \
     X(LL_WINNER_ELSE_NEXT) X(LL_OUT_ELSE_LOT) X(LL_OUT_ELSE_FISHMAKER) X(LL_LOT)              \
-    X(HV_CTRL) X(HV_VOID) X(POL_PYTHON)                                                       \
+    X(HV_CTRL) X(HV_VOID) X(POL_PYTHON) X(LEARN_FEATURES) X(POLICY_TABLE)                      \
     X(SV_VALUE) X(SV_WIN) X(SV_ACTION) X(SV_SOLVED) X(SV_NODES) X(SV_SEAT) X(SV_OPTIMAL)      \
     X(SV_COLS) X(SV_ACTS)                                                                     \
     X(EV_PLACE) X(EV_DRAW) X(EV_PASS) X(EV_LOOK) X(EV_TO_BACK) X(EV_OPEN) X(EV_STOP)         \
@@ -283,8 +290,9 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
 int64_t core_solve_actions(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                            int64_t budget, int64_t *acts, int64_t *vals, int64_t *count);
 
-int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst, int64_t B,
-                const int64_t *slots, const int64_t *decs, int64_t n, int is_lead,
-                const int64_t *lead, const int64_t *masks, const int64_t *flags, int64_t *out);
+int core_decide(const Rules *r, int64_t policy, const int64_t *weights, const Slot *st,
+                const BSlot *bst, int64_t B, const int64_t *slots, const int64_t *decs,
+                int64_t n, int is_lead, const int64_t *lead, const int64_t *masks,
+                const int64_t *flags, int64_t *out);
 
 #endif

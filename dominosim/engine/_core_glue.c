@@ -141,6 +141,18 @@ static int take_advance_args(PyObject *source, PyObject *policy, Buf *b) {
     return 0;
 }
 
+/* the seats' policy table (POLICY_TABLE: 4 codes, then the learned policies' weights) */
+static int check_policy_table(const Buf *b) {
+    if (items(b) != POLICY_TABLE) return glue_bad("policy must hold the seats' policy table");
+    const int64_t *p = (const int64_t *)b->view.buf;
+    for (int s = 0; s < 4; s++)
+        if (p[s] < POL_PYTHON || p[s] >= POL_COUNT) return glue_bad("policy holds a code out of range");
+    for (int k = 4; k < POLICY_TABLE; k++)
+        if (p[k] < -LEARN_WEIGHT_MAX || p[k] > LEARN_WEIGHT_MAX)
+            return glue_bad("policy holds a learned weight out of range");
+    return 0;
+}
+
 /* the shapes advance relies on, checked against the rules */
 static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
     int64_t hcols = HREC_HEAD + r->npoints + r->S + r->P + r->S; /* ... values[S] */
@@ -150,11 +162,7 @@ static int check_shapes(const Rules *r, const Buf *b, int64_t B, int64_t nq) {
         int64_t t = ((const int64_t *)b[A_PRIO].view.buf)[j];
         if (t < -1 || t > 27) return glue_bad("prio holds a tile out of range");
     }
-    if (items(&b[A_POLICY]) != 4) return glue_bad("policy must hold a code per seat (4)");
-    for (int s = 0; s < 4; s++) {
-        int64_t p = ((const int64_t *)b[A_POLICY].view.buf)[s];
-        if (p < POL_PYTHON || p >= POL_COUNT) return glue_bad("policy holds a code out of range");
-    }
+    if (check_policy_table(&b[A_POLICY]) < 0) return -1;
     if (items(&b[A_QPOS]) < 1 || items(&b[A_ND]) != 2 || items(&b[A_NREC]) < 1)
         return glue_bad("qpos, nd and nrec must hold 1, 2 and 1 values");
     int64_t qpos = ((const int64_t *)b[A_QPOS].view.buf)[0];
@@ -261,18 +269,19 @@ static void as_strided1(const Buf *b, StridedU64 *v) {
     v->stride = b->view.strides[0];
 }
 
-/* decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out): a compiled
- * policy's choices at decisions posed on the slots (tests compare them with choose_one) */
+/* decide(R, policy, st, bst, slots, decs, is_lead, lead, masks, flags, out, weights): a
+ * compiled policy's choices at decisions posed on the slots (tests compare them with
+ * choose_one); weights: the learned policy's (LEARN_FEATURES, read by it alone) */
 static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 11) return PyErr_Format(PyExc_TypeError, "decide takes 11 arguments");
+    if (nargs != 12) return PyErr_Format(PyExc_TypeError, "decide takes 12 arguments");
     Rules r;
     if (read_rules(args[0], &r) < 0) return NULL;
     int64_t policy = PyLong_AsLongLong(args[1]);
     if (policy == -1 && PyErr_Occurred()) return NULL;
     int is_lead = PyObject_IsTrue(args[6]);
     if (is_lead < 0) return NULL;
-    enum { D_ST, D_BST, D_SLOTS, D_DECS, D_LEAD, D_MASKS, D_FLAGS, D_OUT, D_COUNT };
+    enum { D_ST, D_BST, D_SLOTS, D_DECS, D_LEAD, D_MASKS, D_FLAGS, D_OUT, D_W, D_COUNT };
     Buf b[D_COUNT];
     memset(b, 0, sizeof b);
     if (glue_take(&b[D_ST], args[2], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
@@ -282,7 +291,8 @@ static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nar
         glue_take(&b[D_LEAD], args[7], "lead", 8, K_INT, 1, 0) < 0 ||
         glue_take(&b[D_MASKS], args[8], "masks", 8, K_INT, 2, 0) < 0 ||
         glue_take(&b[D_FLAGS], args[9], "flags", 8, K_INT, 1, 0) < 0 ||
-        glue_take(&b[D_OUT], args[10], "out", 8, K_INT, 1, 1) < 0) {
+        glue_take(&b[D_OUT], args[10], "out", 8, K_INT, 1, 1) < 0 ||
+        glue_take(&b[D_W], args[11], "weights", 8, K_INT, 1, 0) < 0) {
         glue_release(b, D_COUNT);
         return NULL;
     }
@@ -290,12 +300,14 @@ static PyObject *py_decide(PyObject *self, PyObject *const *args, Py_ssize_t nar
     int shapes = items(&b[D_SLOTS]) == n && items(&b[D_DECS]) == n && items(&b[D_FLAGS]) == n &&
                  (is_lead ? items(&b[D_LEAD]) == n
                           : dim(&b[D_MASKS], 0) == n && dim(&b[D_MASKS], 1) == r.npos) &&
-                 items(&b[D_BST]) >= (r.blind ? B : 1);
+                 items(&b[D_BST]) >= (r.blind ? B : 1) && items(&b[D_W]) == LEARN_FEATURES;
     if (!shapes) {
         glue_release(b, D_COUNT);
-        return PyErr_Format(PyExc_ValueError, "_core: decide's arrays must have one row per decision");
+        return PyErr_Format(PyExc_ValueError, "_core: decide's arrays must have one row per "
+                                              "decision (and weights LEARN_FEATURES values)");
     }
-    int err = core_decide(&r, policy, (const Slot *)b[D_ST].view.buf,
+    int err = core_decide(&r, policy, (const int64_t *)b[D_W].view.buf,
+                          (const Slot *)b[D_ST].view.buf,
                           (const BSlot *)b[D_BST].view.buf, B, (const int64_t *)b[D_SLOTS].view.buf,
                           (const int64_t *)b[D_DECS].view.buf, n, is_lead,
                           (const int64_t *)b[D_LEAD].view.buf, (const int64_t *)b[D_MASKS].view.buf,

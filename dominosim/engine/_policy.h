@@ -4,7 +4,7 @@
  * decision inside the turn loop, so a batch whose seats are all compiled policies plays to
  * the end without returning to Python. Each policy is the C twin of its strategy file in
  * strategies/ (random.py, heaviest.py, greedy.py, doubles_first.py, suit_keeper.py,
- * blocker.py), whose choose_one is the specification: the same Observation (the seat's view
+ * blocker.py, learned.py), whose choose_one is the specification: the same Observation (the seat's view
  * of the slot, built here as the engine's BatchObservation builds it), the same legal actions
  * in the same canonical order, the same ranking, the same tie-breaks (the first of the best),
  * the same fallback, and for random the same addressed key. tests/test_policies.py checks
@@ -327,6 +327,176 @@ static int64_t blocker_rank(const Rules *r, const View *vw, const Move *mv, int6
     return head + placement_points(r, vw, mv) * 128 + weight(mv);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * learned (strategies/learned.py, whose features() is the specification): a move's rank is
+ * the weighted sum of its features, the weights a model file's integers
+ * ---------------------------------------------------------------------------------------- */
+enum {
+    LF_PIPS, LF_DOUBLE, LF_POINTS, LF_CONTROL, LF_VOID_HITS, LF_BLOCKED, LF_NEXT_BLOCKED,
+    LF_PARTNER_BLOCKED, LF_KEEPS_SUIT, LF_UNSEEN_FIT, LF_PIPS_HELD, LF_THREAT, LF_COUNT
+};
+typedef char learn_features_match[(int)LF_COUNT == (int)LEARN_FEATURES ? 1 : -1];
+
+/* the open ends of a LINE after the move: their values, and whether a double laid across
+ * forms each (it counts both halves, §1.11); returns how many */
+static int line_ends_after(const View *vw, const Move *mv, int64_t *val, int *across) {
+    int d = mv->lo == mv->hi && !mv->along;
+    if (vw->nopen == 0) { /* the lead shows both halves */
+        val[0] = mv->lo;
+        val[1] = mv->hi;
+        across[0] = across[1] = d;
+        return 2;
+    }
+    for (int i = 0; i < vw->nopen; i++) {
+        val[i] = vw->val[i];
+        across[i] = vw->dbl[i] && !vw->alg[i];
+    }
+    val[mv->j] = other_half(mv, vw->val[mv->j]);
+    across[mv->j] = d;
+    return vw->nopen;
+}
+
+/* the in-play points of an end count c (fives, threes, muggins; constant divisors) */
+static inline int64_t count_points(const Rules *r, int64_t c) {
+    if (c <= 0) return 0;
+    switch (r->scoring) {
+    case SC_THREES: return c % 3 ? 0 : c / 3;
+    case SC_MUGGINS: return c % 5 ? 0 : c;
+    default: return c % 5 ? 0 : c / 5;
+    }
+}
+
+/* the most points an answer on an end showing v scores with an unseen tile, the other end
+ * counting o (its value other, formed by a double laid across: oa): only the answers whose
+ * count can score are looked at (x = other in bergen, x = -o mod m and the double else) */
+static inline int64_t end_threat(const Rules *r, int64_t v, int64_t other, int oa, int64_t unseen) {
+    int64_t o = oa ? 2 * other : other, best = 0;
+    if (r->scoring == SC_BERGEN) /* a header: the answer shows the other end's value */
+        return (unseen >> TILE_AT[v][other]) & 1 ? (other == v || oa ? 3 : 2) : 0;
+    int threes = r->scoring == SC_THREES; /* (constant divisors: no division) */
+    int64_t m = threes ? 3 : 5, first = threes ? (3 - o % 3) % 3 : (5 - o % 5) % 5;
+    for (int64_t x = first; x < 7; x += m)
+        if (x != v && ((unseen >> TILE_AT[v][x]) & 1) && count_points(r, o + x) > best)
+            best = count_points(r, o + x);
+    if (((unseen >> TILE_AT[v][v]) & 1) && count_points(r, o + 2 * v) > best)
+        best = count_points(r, o + 2 * v);
+    return best;
+}
+
+/* the most in-play points the next seat could score by answering on one end of a LINE with
+ * an unseen tile laid across (0 on other layouts and without in-play points) */
+static int64_t reply_threat(const Rules *r, const View *vw, const Move *mv, int64_t unseen) {
+    if (r->scoring == SC_NONE || r->npos != 2 || r->spinner || r->single_end) return 0;
+    if (vw->nopen != 0 && vw->nopen != 2) return 0;
+    int64_t val[2];
+    int across[2];
+    line_ends_after(vw, mv, val, across);
+    int64_t a = end_threat(r, val[0], val[1], across[1], unseen);
+    int64_t b = end_threat(r, val[1], val[0], across[0], unseen);
+    return a > b ? a : b;
+}
+
+/* whether seat s is known to lack every value of the mask vals */
+static inline int lacks_all(const View *vw, int64_t s, int64_t vals) {
+    return s >= 0 && vals != 0 && (vals & ~vw->voids[s]) == 0;
+}
+
+/* what the features read of a decision, the same for each of its moves */
+typedef struct {
+    int64_t unseen;          /* tiles neither in the hand nor on the table */
+    int64_t suit, nxt;       /* the hand's longest suit, the seat to move next */
+    int nopp;                /* the opponents (not the seat, not its partner) */
+    int64_t opp[3];
+} LearnView;
+
+static void learn_view(const Rules *r, const View *vw, LearnView *lv) {
+    lv->unseen = INT64_C(0xFFFFFFF) & ~vw->hand & ~vw->table;
+    lv->suit = longest_suit(vw);
+    lv->nxt = next_seat(vw->seat, r->P);
+    lv->nopp = 0;
+    for (int s = 0; s < r->P; s++)
+        if (s != vw->seat && s != vw->partner) lv->opp[lv->nopp++] = s;
+}
+
+/* learned.features: the move's features, in LF_* order */
+static void learned_features(const Rules *r, const View *vw, const LearnView *lv,
+                             const Move *mv, int64_t *f) {
+    int64_t ends[8];
+    int n = ends_after(r, vw, mv, ends);
+    int64_t vals = value_mask(ends, n), tbit = INT64_C(1) << mv->t;
+    int64_t unseen = lv->unseen & ~tbit, hits = 0, blocked = 0, next_blocked = 0;
+    for (int k = 0; k < lv->nopp; k++) {
+        int64_t s = lv->opp[k];
+        for (int i = 0; i < n; i++) hits += (vw->voids[s] >> ends[i]) & 1;
+        int lacks = lacks_all(vw, s, vals);
+        blocked += lacks;
+        if (s == lv->nxt) next_blocked = lacks;
+    }
+    f[LF_PIPS] = mv->lo + mv->hi;
+    f[LF_DOUBLE] = mv->lo == mv->hi;
+    f[LF_POINTS] = placement_points(r, vw, mv);
+    f[LF_CONTROL] = popc28(vw->hand & ~tbit & FIT28[vals]);
+    f[LF_VOID_HITS] = hits;
+    f[LF_BLOCKED] = blocked;
+    f[LF_NEXT_BLOCKED] = next_blocked;
+    f[LF_PARTNER_BLOCKED] = lacks_all(vw, vw->partner, vals);
+    f[LF_KEEPS_SUIT] = keeps_suit(mv, lv->suit);
+    f[LF_UNSEEN_FIT] = popc28(unseen & FIT28[vals]);
+    f[LF_PIPS_HELD] = (mv->lo + mv->hi) * vw->held;
+    f[LF_THREAT] = 0; /* (learned_best adds it where it can change the choice) */
+}
+
+/* the largest threat a LINE of the rules allows (two ends of at most 12 each: a count of 24) */
+static inline int64_t threat_max(const Rules *r) {
+    switch (r->scoring) {
+    case SC_NONE: return 0;
+    case SC_BERGEN: return 3;
+    case SC_THREES: return 8;
+    case SC_MUGGINS: return 20;
+    default: return 4;
+    }
+}
+
+/* the move's threat feature (the tiles unseen: neither in hand, on the table nor the move's) */
+static inline int64_t move_threat(const Rules *r, const View *vw, const LearnView *lv,
+                                  const Move *mv) {
+    return reply_threat(r, vw, mv, lv->unseen & ~(INT64_C(1) << mv->t));
+}
+
+/* the first of the best placements by the weighted sum of their features (index into acts):
+ * every feature but the threat first; then the threat (the costliest) for the move ranked
+ * highest so far, and for the others only where it can still make them the best (branch and
+ * bound: the same choice) */
+static int learned_best(const Rules *r, const View *vw, const int16_t *acts, int nplace,
+                        const int64_t *w) {
+    int64_t part[MAX_PLACES], f[LEARN_FEATURES], wt = w[LF_THREAT];
+    int64_t most = wt > 0 ? wt * threat_max(r) : 0;
+    Move mv[MAX_PLACES];
+    LearnView lv;
+    learn_view(r, vw, &lv);
+    int top = 0;
+    for (int i = 0; i < nplace; i++) {
+        mv[i] = move_of(vw, acts[i]);
+        learned_features(r, vw, &lv, &mv[i], f);
+        part[i] = 0;
+        for (int k = 0; k < LEARN_FEATURES; k++) part[i] += w[k] * f[k];
+        if (part[i] > part[top]) top = i;
+    }
+    if (wt == 0) return top;
+    int best = top;
+    int64_t best_rank = part[top] + wt * move_threat(r, vw, &lv, &mv[top]);
+    for (int i = 0; i < nplace; i++) {
+        int64_t bound = part[i] + most;
+        if (i == top || bound < best_rank || (bound == best_rank && i > best)) continue;
+        int64_t rank = part[i] + wt * move_threat(r, vw, &lv, &mv[i]);
+        if (rank > best_rank || (rank == best_rank && i < best)) {
+            best_rank = rank;
+            best = i;
+        }
+    }
+    return best;
+}
+
 /* the move's rank under the policy (-1 where it cannot beat best, the best rank so far) */
 static int64_t rank_of(const Rules *r, int64_t policy, const View *vw, const Move *mv,
                        int64_t suit, int64_t best) {
@@ -510,10 +680,12 @@ static inline int64_t heaviest_decide(const Rules *r, const Slot *rw, int64_t ki
 DS_NOINLINE static int64_t ranked_decide(const Rules *r, const Slot *rw,
                                                        const BSlot *bw, int64_t policy,
                                                        const int16_t *acts, int nplace,
-                                                       int64_t flags) {
+                                                       int64_t flags, const int64_t *weights) {
     if (nplace == 0) return kth_flag(flags, 0); /* strategy.fallback: draw, pass, stop */
+    if (policy == POL_learned && nplace == 1) return acts[0]; /* (whatever the weights) */
     View vw;
     make_view(r, rw, bw, &vw);
+    if (policy == POL_learned) return acts[learned_best(r, &vw, acts, nplace, weights)];
     int64_t suit = policy == POL_suit_keeper ? longest_suit(&vw) : -1, rank;
     int64_t a = acts[best_placement(r, policy, &vw, acts, nplace, suit, &rank)];
     if ((flags & F_STOP) && stops(r, policy, &vw, a, rank, suit)) return A_STOP;
@@ -525,15 +697,16 @@ DS_NOINLINE static int64_t ranked_decide(const Rules *r, const Slot *rw,
  * shape's rules; given: the same rules as given (in->rules), which the policies compiled
  * once read */
 static inline int64_t policy_decide(const Rules *r, const Rules *given, const Slot *rw,
-                                    const BSlot *bw, int64_t policy, uint64_t key, int64_t kind,
-                                    int64_t lm, const int64_t *m2, int64_t flags) {
+                                    const BSlot *bw, int64_t policy, const int64_t *weights,
+                                    uint64_t key, int64_t kind, int64_t lm, const int64_t *m2,
+                                    int64_t flags) {
     if (policy == POL_random) return random_decide(r, rw, key, kind, lm, m2, flags);
     if (policy == POL_greedy && r->scoring == SC_NONE) policy = POL_heaviest; /* (greedy.py) */
     if (policy == POL_heaviest && r->npos == 2 && !r->spinner && !r->single_end && !r->blind)
         return heaviest_decide(r, rw, kind, lm, m2, flags);
     int16_t acts[MAX_PLACES]; /* the legal placements; the flags come after them */
     int nplace = kind == ASK_LEAD ? legal_leads(r, lm, acts) : legal_places(r, rw, m2, acts);
-    return ranked_decide(given, rw, bw, policy, acts, nplace, flags);
+    return ranked_decide(given, rw, bw, policy, acts, nplace, flags, weights);
 }
 
 /* core_decide (tests): the policy's choice at decisions already posed on slots st, row j
@@ -541,10 +714,13 @@ static inline int64_t policy_decide(const Rules *r, const Rules *given, const Sl
  * lead[j] (is_lead) or the slot masks masks[j], and the flags flags[j] (the key from the
  * seat's hand key, which posing the decision set). Returns 1 on an index or mask out of
  * range. */
-int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst, int64_t B,
-                const int64_t *slots, const int64_t *decs, int64_t n, int is_lead,
-                const int64_t *lead, const int64_t *masks, const int64_t *flags, int64_t *out) {
+int core_decide(const Rules *r, int64_t policy, const int64_t *weights, const Slot *st,
+                const BSlot *bst, int64_t B, const int64_t *slots, const int64_t *decs,
+                int64_t n, int is_lead, const int64_t *lead, const int64_t *masks,
+                const int64_t *flags, int64_t *out) {
     if (policy < 0 || policy >= POL_COUNT) return 1;
+    for (int k = 0; k < LEARN_FEATURES; k++)
+        if (weights[k] < -LEARN_WEIGHT_MAX || weights[k] > LEARN_WEIGHT_MAX) return 1;
     for (int64_t j = 0; j < n; j++) {
         int64_t i = slots[j], m2[6] = {0, 0, 0, 0, 0, 0};
         if (i < 0 || i >= B || (uint64_t)flags[j] > 7) return 1;
@@ -556,7 +732,7 @@ int core_decide(const Rules *r, int64_t policy, const Slot *st, const BSlot *bst
         const Slot *rw = &st[i];
         if (rw->to_move < 0 || rw->to_move >= r->P) return 1;
         uint64_t key = decision_key(rw->skeys[rw->to_move], decs[j]);
-        out[j] = policy_decide(r, r, rw, &bst[r->blind ? i : 0], policy, key,
+        out[j] = policy_decide(r, r, rw, &bst[r->blind ? i : 0], policy, weights, key,
                                is_lead ? ASK_LEAD : ASK_PLAY, is_lead ? lead[j] : 0, m2,
                                flags[j]);
     }

@@ -210,7 +210,7 @@ class BatchEngine:
             compiled = kernel.policies_enabled()
         self._compiled = compiled
         self._checked = False  # the slots' state checked (kernel.check_slots)
-        self._policy = kernel.policy_codes(self.strategies, compiled)
+        self._policy = kernel.policy_table(self.strategies, compiled, rules)
         self._hist = None  # the hands' public histories (_Advance: where a seat is in Python)
         if isinstance(match_ids, range):  # (no list of Python ints for a chunk's ids)
             self.queue = np.arange(match_ids.start, match_ids.stop, match_ids.step, dtype=np.int64)
@@ -426,7 +426,7 @@ class BatchEngine:
         st["ask"] = kernel.ASK_NONE
         adv = _Advance(self, 0)
         nd, cd, chosen = adv.nd, adv.cd, adv.chosen
-        policy = np.full(4, kernel.POL_PYTHON, dtype=np.int64)  # every decision is posed
+        policy = kernel.policy_table()  # every decision is posed
         taken = np.zeros(B, dtype=np.int64)
         todo = np.array([len(s) for s in scripts], dtype=np.int64)
         while True:
@@ -510,7 +510,7 @@ class BatchEngine:
         """``[B, 1 + kernel.history_bound]`` rows the core writes each slot's hand history
         into (RULES §1.3, Observation.history), where a seat's strategy is asked in Python;
         else an empty ``[1, 0]``: the compiled policies never read one."""
-        if not (self._policy == kernel.POL_PYTHON).any():
+        if not (kernel.seat_codes(self._policy) == kernel.POL_PYTHON).any():
             return np.zeros((1, 0), dtype=np.uint16)
         if self._hist is None:
             self._hist = np.zeros((self.B, 1 + kernel.history_bound(self.r)), dtype=np.uint16)

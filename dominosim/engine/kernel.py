@@ -66,6 +66,8 @@ def _codes(names: str) -> tuple[int, ...]:
 # policies"; tests/test_policies.py: the built-ins' twins are these)
 POLICIES = tuple(name.replace("_", "-") for name in _core.POLICIES)
 (POL_PYTHON,) = _codes("POL_PYTHON")  # the seat's strategy is asked in Python
+# the learned policy's weights per seat, and the whole table's length (policy_table)
+LEARN_FEATURES, POLICY_TABLE = _codes("LEARN_FEATURES POLICY_TABLE")
 
 
 def policies_enabled() -> bool:
@@ -74,10 +76,16 @@ def policies_enabled() -> bool:
     return os.environ.get("DOMINOSIM_POLICIES", "1") != "0"
 
 
-def policy_codes(strategies: Sequence[object], compiled: bool = True) -> np.ndarray:
-    """Per seat (4 entries), the code of the compiled policy that decides for its strategy,
-    or ``POL_PYTHON``: where ``compiled`` is False, or the strategy declares none."""
-    out = np.full(4, POL_PYTHON, dtype=np.int64)
+def policy_table(
+    strategies: Sequence[object] = (), compiled: bool = True, rules=None
+) -> np.ndarray:
+    """The seats' policy table advance takes (``POLICY_TABLE`` entries): per seat (4) the code
+    of the compiled policy that decides for its strategy, or ``POL_PYTHON`` (where
+    ``compiled`` is False, or the strategy declares none); then per seat the weights of its
+    learned policy (``LEARN_FEATURES`` integers, the strategy's ``compiled_weights(rules)``; zeros
+    for the others)."""
+    out = np.zeros(POLICY_TABLE, dtype=np.int64)
+    out[:4] = POL_PYTHON
     if not compiled:
         return out
     for seat, strat in enumerate(strategies):
@@ -90,7 +98,15 @@ def policy_codes(strategies: Sequence[object], compiled: bool = True) -> np.ndar
                 f"{name!r}; the core has {', '.join(POLICIES)}"
             )
         out[seat] = POLICIES.index(name)
+        if name == "learned":
+            w = 4 + seat * LEARN_FEATURES
+            out[w : w + LEARN_FEATURES] = strat.compiled_weights(rules)
     return out
+
+
+def seat_codes(table: np.ndarray) -> np.ndarray:
+    """The per-seat policy codes of a policy table (:func:`policy_table`)."""
+    return table[:4]
 
 
 # ---------------------------------------------------------------------------------------------

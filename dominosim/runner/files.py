@@ -61,6 +61,31 @@ def strategy_files(
             seated.append(where.resolve())
     for x in imported_files(seated, roots):
         out.append({"path": str(x), "sha256": strategy.file_hash(x)})
+    return out + model_files(labels)
+
+
+def model_files(labels: Iterable[str]) -> list[dict]:
+    """The model files the seated ``learned`` players read, as the manifest lists them
+    (``{"model": ..., "sha256": ...}``): where one is seated, every shipped model by name
+    (``shipped:fives-2p.json``) and each ``learned:model=PATH`` by absolute path. A model is
+    data (never run), checked by its sha256 like a strategy file."""
+    from dominosim.strategy.models import shipped_dir
+
+    specs = [parse_strategy(x) for x in dict.fromkeys(labels)]
+    learned = [s for s in specs if s.name == "learned"]
+    if not learned:
+        return []
+    out = [
+        {"model": f"shipped:{x.name}", "sha256": strategy.file_hash(x)}
+        for x in sorted(shipped_dir().glob("*.json"))
+    ]
+    for s in learned:
+        given = dict(s.params).get("model")
+        if isinstance(given, str) and given:
+            where = Path(given).expanduser().resolve()
+            entry = {"model": str(where), "sha256": strategy.file_hash(where)}
+            if entry not in out:
+                out.append(entry)
     return out
 
 
@@ -238,6 +263,8 @@ def _file_entry(e: object) -> tuple[str, str, str]:
         or not _SHA256.fullmatch(e["sha256"])
     ):
         raise ValueError(f"strategy file entry {e!r} is not a file and its sha256")
+    if "model" in e:
+        return ("model", _model_ref(e), e["sha256"])
     if "builtin" in e:
         if strategy.builtin_file(e["builtin"]) is None:
             raise ValueError(
@@ -255,9 +282,40 @@ def _file_entry(e: object) -> tuple[str, str, str]:
     return ("path", path, e["sha256"])
 
 
+def _model_ref(e: dict) -> str:
+    """A model entry's file: a shipped model of this install by name, or an absolute path of
+    a ``.json`` file (a ValueError names a bad one)."""
+    ref = e["model"]
+    if isinstance(ref, str) and ref.startswith("shipped:"):
+        if _shipped_model(ref) is None:
+            raise ValueError(f"shipped model {ref!r} is not one of this install's")
+        return ref
+    if (
+        not isinstance(ref, str)
+        or not Path(ref).is_absolute()
+        or not ref.endswith(".json")
+        or "\0" in ref
+    ):
+        raise ValueError(f"model entry {e!r} is not a shipped model or an absolute .json path")
+    return ref
+
+
+def _shipped_model(ref: str) -> Path | None:
+    from dominosim.strategy.models import shipped_dir
+
+    name = ref.removeprefix("shipped:")
+    path = shipped_dir() / name
+    return path if Path(name).name == name and name.endswith(".json") and path.is_file() else None
+
+
 def file_location(kind: str, ref: str) -> Path | None:
-    """Where a recorded strategy file is on this machine (None: a built-in this install lacks)."""
-    return strategy.builtin_file(ref) if kind == "builtin" else Path(ref)
+    """Where a recorded strategy or model file is on this machine (None: a built-in or a
+    shipped model this install lacks)."""
+    if kind == "builtin":
+        return strategy.builtin_file(ref)
+    if kind == "model" and ref.startswith("shipped:"):
+        return _shipped_model(ref)
+    return Path(ref)
 
 
 def changed_strategy_file(recorded: Iterable[tuple[str, str, str]]) -> str | None:
@@ -333,7 +391,7 @@ def permitted_files(
     roots = named_roots(named, command)
     keep, left = [], []
     for kind, ref, digest in files:
-        if kind == "builtin":
+        if kind == "builtin" or (kind == "model" and ref.startswith("shipped:")):
             keep.append((kind, ref, digest))
             continue
         why = unsafe_path(ref)
@@ -343,7 +401,7 @@ def permitted_files(
                 "is data and no path it names is run: name your own copy of the strategy "
                 "with --strategy-path DIR"
             )
-        if any(_within(Path(ref), r) for r in roots):
+        if kind == "model" or any(_within(Path(ref), r) for r in roots):  # (a model is data)
             keep.append((kind, ref, digest))
         elif strict:
             raise ConfigError(not_named(ref, command))

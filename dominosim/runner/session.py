@@ -287,7 +287,7 @@ def check_inputs(
         where = changed_strategy_file([(kind, ref, digest)])
         if where is None:
             continue
-        if kind == "builtin" or strict:
+        if kind != "path" or strict:
             raise OutputError(
                 f"strategy file {where} changed since the run {rd.path} began (or is "
                 f"missing), so its games would mix two versions of it; start a new run "
