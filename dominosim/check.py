@@ -530,10 +530,12 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
 
     text = str(target)
     path = Path(expand_home(text, "check-strategy PATH"))
+    head = text.split(":", 1)[0]  # (NAME:KEY=VALUE, a value may be a path: learned:model=FILE)
     as_path = (
         text.endswith(".py")
-        or "/" in text
-        or "\\" in text
+        or (
+            ("/" in text or "\\" in text) and not (":" in text and head in strategy.discover(paths))
+        )
         or (path.is_dir() and text not in strategy.discover(paths))
     )
     if as_path:

@@ -325,3 +325,12 @@ def test_a_run_without_learned_records_no_model():
 def test_a_forged_model_entry_is_refused(ref):
     with pytest.raises(ValueError):
         recorded_files({"strategy_files": [{"model": ref, "sha256": "0" * 64}]})
+
+
+def test_check_strategy_passes_a_model_named_by_its_path(tmp_path):
+    """issue 47 point 4: check-strategy passes learned:model=FILE (a path inside the spec)."""
+    from dominosim.check import check_strategy
+
+    path = write_model(tmp_path / "m.json", make_rules("fives", 2), [5, -3] * 6)
+    result = check_strategy(f"learned:model={path}", deals=2, variants=["fives"])
+    assert not result, [text for text, _ in result.lines()]
