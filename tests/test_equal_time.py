@@ -158,14 +158,16 @@ class Deep(Strategy):
 def test_a_users_strategy_is_read_from_its_file(tmp_path, kind, error):
     name = f"deep-{kind}"
     (tmp_path / "deep.py").write_text(USER.format(name=name, kind=kind))
+    calls: list = []
     run = lambda: et.calibrate(  # noqa: E731
-        make_rules("fives", 2), [name, "greedy"], 5, [str(tmp_path)], measure=fake({})
+        make_rules("fives", 2), ["mc", name], 5, [str(tmp_path)], measure=fake({"mc": 1}, calls)
     )
     if error is None:
-        assert run().labels == [name, "greedy"]
+        assert run().labels == ["mc:samples=5", name]
     else:
         with pytest.raises(ConfigError, match=error):
             run()
+        assert calls == []  # (refused before any search was timed)
 
 
 def test_a_user_file_whose_classifier_cannot_be_read_is_refused(tmp_path):

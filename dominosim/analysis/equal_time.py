@@ -184,9 +184,9 @@ def calibrate(rules, labels: Sequence[str], ms: float, paths: Sequence[str] = ()
     measure = measure or ms_per_decision
     batches: list[tuple] | None = None
     out, rows, notes = [], [], []
-    for label in labels:
-        spec = parse_strategy(label)
-        knob = _knob_of(spec, paths)
+    specs = [parse_strategy(x) for x in labels]
+    knobs_of = [_knob_of(spec, paths) for spec in specs]  # (every refusal before any timing)
+    for label, spec, knob in zip(labels, specs, knobs_of, strict=True):
         if knob is None:
             out.append(label)
             rows.append({"strategy": label, "spec": label, "calibrated": False})
