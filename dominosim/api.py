@@ -176,8 +176,10 @@ def _typed(name: str, key: str, value):
             return value == spelled[0]
         what = "True or False" + "".join(f" or '{v}'" for v in spelled)
         raise ConfigError(f"dominosim.{name}(): {key} must be {what}, not {_shown(value)}")
-    elif key == "share" and (isinstance(value, bool) or not isinstance(value, int | float | str)):
-        raise ConfigError(f"dominosim.{name}(): share must be a number, not {_shown(value)}")
+    elif key in ("share", "equal_time") and (
+        isinstance(value, bool) or not isinstance(value, int | float | str)
+    ):
+        raise ConfigError(f"dominosim.{name}(): {key} must be a number, not {_shown(value)}")
     elif key == "targets":
         items = value.split(",") if isinstance(value, str) else value
         if not isinstance(items, list | tuple) or not all(
@@ -442,6 +444,7 @@ def _tournament(
 def _tournament_run(row: analyses.Analysis, resume, session, flags, until=False) -> dict:
     """Resume the run folder ``resume`` (a run of ``row``'s), or set up and start a new run."""
     from dominosim import runner
+    from dominosim.runner import progress as progress_
     from dominosim.storage.store import RunDir
 
     if resume is not None:
@@ -453,6 +456,8 @@ def _tournament_run(row: analyses.Analysis, resume, session, flags, until=False)
     else:
         setup = row.setup(rules_from_cli, **flags)
         exp, seed, drawn = prepare(None, **setup.flags)
+        for line in setup.notes:  # (compare --equal-time: what it calibrated)
+            progress_.echo(session, line)
         _, report = runner.start_run(
             exp,
             seed,
@@ -475,8 +480,10 @@ def compare(**kwargs: Any) -> dict:
     ``chunk_size``, ``workers``, ``out``, ``name``, ``records``, ``strategy_path``,
     ``plots`` (False: no figures), ``metric`` (``"hands"``, ``"points"`` or ``"matches"``: rank by it instead of what
     decides the game), ``until_decided`` (play in rounds until every pair is decided, at most
-    ``games``); or ``resume=RUN_DIR``; and ``executor``, ``scheduler``, ``progress``,
-    ``echo`` as in :func:`run`.
+    ``games``), ``equal_time`` (milliseconds per decision: each search's budget knob, mc's
+    and pimc's ``samples``, calibrated to it first; docs/compare.md, "Equal time"); or
+    ``resume=RUN_DIR``; and ``executor``, ``scheduler``, ``progress``, ``echo`` as in
+    :func:`run`.
     """
     return _tournament(analyses.COMPARE, **kwargs)
 

@@ -551,6 +551,15 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
     help="What a game is (default hand).",
 )
 @options("metric", "until_decided")
+@click.option(
+    "--equal-time",
+    "equal_time",
+    default=None,
+    metavar="MS",
+    help="Give each search the same time: first set mc's and pimc's samples so that each "
+    "takes about MS CPU milliseconds per decision (measured on a fixed set of decisions), "
+    "then play those entries; other strategies play as they are.",
+)
 def compare_cmd(**kw: Any) -> None:
     """A round robin of strategies on duplicate deals: win-rate matrix, paired differences,
     Bradley–Terry ratings.

@@ -49,6 +49,7 @@ SAMPLES = {
     "budget": "1000",
     "accuracy_deals": "2",
     "strategy_timeout": "5",
+    "equal_time": "5",
 }
 #: What a flag needs besides the base: --metric (run's) goes with --until-decided, and
 #: --metric matches with --unit match; three players need three strategies (compare).

@@ -54,6 +54,7 @@ EXTRA = {
     "round_robin": ["no"],
     "targets": [[1.5]],
     "share": [True],
+    "equal_time": [True, 0, "x", [5]],
     "sets": [5],
 }
 

@@ -75,6 +75,20 @@ def strategy_folder(t: Path, body: str, name: str = "mine") -> str:
     return str(d)
 
 
+#: a search of the user's own: compare --equal-time knows no budget knob of it
+DEEP_SEARCH = """from dominosim.strategy import Strategy, register
+
+
+@register
+class Deep(Strategy):
+    name = "deep"
+    classifier = "search"
+
+    def choose_one(self, obs, legal, key):
+        return legal[0]
+"""
+
+
 def bot(t: Path, name: str, body: str) -> str:
     return strategy_folder(t, BOT.format(name=name, body=body), name=name)
 
@@ -796,6 +810,23 @@ CASES = [
         2,
         r"--targets must be integers >= 1 separated by commas \(e\.g\. 50,100,150\), "
         r"not '0' in '0,50'",
+    ),
+    Case(
+        "`compare --equal-time` not a number of ms in range",
+        ["compare", "--variant", "fives", "--strategies", "mc,greedy", "--equal-time", "0"],
+        2,
+        r"--equal-time must be a number of milliseconds per decision from 0\.05 to 1000, "
+        r"e\.g\. --equal-time 10, not '0'",
+    ),
+    Case(
+        "`compare --equal-time` with a search of your own (no budget knob)",
+        lambda t: [
+            *("compare", "--variant", "fives", "--strategies", "deep,greedy", "--equal-time", "5"),
+            *("--strategy-path", strategy_folder(t, DEEP_SEARCH)),
+        ],
+        2,
+        r"--equal-time sets a search's budget knob, and 'deep' is a search with none it knows "
+        r"\(only mc:samples, pimc:samples\); give its budget in its entry and drop --equal-time",
     ),
     Case(
         "`tune-target` bad share",

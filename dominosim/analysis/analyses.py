@@ -37,16 +37,20 @@ class Setup:
         legs: a round robin's tables (compare, skill): one seat list per table, each table a
             group of its own played in every cyclic rotation; empty: the option groups of
             ``flags``, all with its seats (tune, tune-target).
+        notes: lines the entry point prints before the run starts (compare's
+            ``--equal-time``: each strategy's calibration).
     """
 
     flags: Mapping[str, Any]
     analysis: Mapping[str, Any]
     legs: tuple[tuple[str, ...], ...] = ()
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "flags", MappingProxyType(dict(self.flags)))
         object.__setattr__(self, "analysis", MappingProxyType(dict(self.analysis)))
         object.__setattr__(self, "legs", tuple(tuple(x) for x in self.legs))
+        object.__setattr__(self, "notes", tuple(self.notes))
 
     @property
     def metric(self) -> str | None:
@@ -127,7 +131,7 @@ RUN = Analysis(
 )
 COMPARE = Analysis(
     name="compare", function="compare",
-    keywords=("variant",), keywords_after=("plots", "until_decided", "metric"),
+    keywords=("variant",), keywords_after=("plots", "until_decided", "metric", "equal_time"),
     not_taken=("rotate",),
     setup=Hook("tournament", "setup_compare"),
     report=Hook("report", "compare_analysis"),

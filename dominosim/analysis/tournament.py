@@ -136,12 +136,20 @@ def setup_compare(
     """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim compare``: one leg per table.
 
     ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``;
-    ``metric`` ranks by hands, points or matches instead of what decides the game.
+    ``metric`` ranks by hands, points or matches instead of what decides the game;
+    ``equal_time`` (milliseconds per decision, taken out of ``flags``): each search's budget
+    knob calibrated to it first (:mod:`dominosim.analysis.equal_time`), the calibrated entries played and recorded.
     """
     unit = flags.pop("unit", None)
     labels = _strategy_labels(strategies)
     metric = check_metric(metric, unit)
+    from dominosim.analysis import equal_time as et
+
+    equal_time = flags.pop("equal_time", None)
+    ms = None if equal_time is None else et.parse_ms(equal_time)
     rules = rules_of(variant, players, sets)
+    cal = None if ms is None else et.calibrate(rules, labels, ms, flags.get("strategy_path") or ())
+    labels = cal.labels if cal else labels
     legs = compare_legs(labels, rules.players, rules.partnership)
     total = _games(games)
     per_leg = math.ceil(total / len(legs))
@@ -163,8 +171,9 @@ def setup_compare(
         "games_requested": total,
         "legs": [list(x) for x in legs],
         **({"metric": metric} if metric else {}),
+        **({"equal_time": cal.record} if cal else {}),
     }
-    return Setup(exp_flags, analysis, legs)
+    return Setup(exp_flags, analysis, legs, cal.notes if cal else ())
 
 
 def setup_tune(
