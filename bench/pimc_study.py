@@ -21,7 +21,9 @@ to the oracle closed, ``(acc - acc_random) / (1 - acc_random)`` where ``random``
 ``speed``: the strategy (``--a``) plays ``--deals`` deals against ``greedy`` in both seatings on
 one worker; its decisions with a choice per second of its own time, its milliseconds per
 decision, and for ``pimc`` the share of sampled deals left unsolved and of decisions that fell
-back to ``mc``'s playouts, and the samples of the ``mc`` it fell back to (— where none).
+back to ``mc``'s playouts, the samples of the ``mc`` it fell back to (— where none), and for
+``pimc:extend=N`` the share of decisions found close and given more deals, and how many deals
+each was given on average.
 
 ``paired``: A and B play the same ``--deals`` deals twice, once in each seat order; per deal A's
 wins minus B's wins over the two seatings, halved; the mean with its 95% normal interval
@@ -199,9 +201,9 @@ def speed(a) -> None:
 
     print(
         "| variant | decisions | per second | ms per decision | deals unsolved | fallbacks "
-        "| fallback's mc samples |"
+        "| fallback's mc samples | extended | deals added per extended |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for variant in a.variants:
         rules = _rules(variant, a.players)
         inner = _make(a.a)
@@ -214,9 +216,12 @@ def speed(a) -> None:
         falls = getattr(inner, "fallbacks", 0) / max(1, t.calls)
         fb = getattr(inner, "_mc", None)  # (pimc's fallback: the mc it built, if it fell back)
         fb = "—" if fb is None else fb.settings["samples"]
+        ext = getattr(inner, "extended", 0)  # (pimc:extend: close decisions given more deals)
+        per = f"{getattr(inner, 'added', 0) / ext:.0f}" if ext else "—"
         print(
             f"| {variant} | {t.calls} | {t.calls / t.seconds:.0f} | {1000 * t.seconds / t.calls:.1f} "
-            f"| {100 * unsolved:.1f}% | {100 * falls:.1f}% | {fb} |",
+            f"| {100 * unsolved:.1f}% | {100 * falls:.1f}% | {fb} | {100 * ext / max(1, t.calls):.1f}% "
+            f"| {per} |",
             flush=True,
         )
 

@@ -41,6 +41,20 @@ vote and the mean (:func:`mc.infer_deals` and :func:`mc.infer_events` say which 
 are scored: those after the seat's last draw, the lead only where it was a free choice).
 Blind, where a seat's row is hidden from itself too, keeps the plain sampler.
 
+**Close decisions** (``extend``, 0: off by default; bench/README.md, "Levers (issue 47)"):
+where the first ``samples`` deals leave the decision close, more deals are drawn and solved,
+``samples`` a round (the last round what is left), until it is no longer close or ``extend``
+deals have been added, and the decision is taken on all of them together. *Close*: the
+played action (:func:`rank`'s first) and the runner-up (its second) differ deal by deal by
+``d_i`` (for ``vote`` 1, 0 or -1: which of the two is best on deal ``i``; for ``mean`` the
+difference of their values), each deal counted ``c_i`` times (the times inference drew it);
+the lead ``z = sum c_i d_i / sqrt(sum (c_i d_i)^2)`` (the normal approximation of the
+sign-flip test that the two are equally good; where no deal tells them apart, not close) is
+below ``close`` (1.0). Round ``r``'s deals come from the key ``seeding.key(key,
+EXTEND_COORD, r)``, drawn as the first round's are (with inference: ``samples * pool`` dealt,
+resampled), so an extended decision is as deterministic as any other. Deals that run out of
+budget are left out as in the first round; ``min_solved`` is the first round's.
+
 Everything random comes from the decision's addressed key (the deals), and the solver is
 exact and searches one decision's deals in a call of its own, so a decision does not depend
 on the batch it is part of, the number of workers, or anything else in the run.
@@ -52,6 +66,7 @@ import numpy as np
 
 from dominosim.base.errors import StrategyError
 from dominosim.engine.solver import solve_actions
+from dominosim.game import seeding
 from dominosim.strategies.mc import (
     MonteCarlo,
     Playouts,
@@ -62,23 +77,53 @@ from dominosim.strategy import Strategy, get, register
 
 OBJECTIVES = ("vote", "mean")
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
-MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096}
+MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096, "extend": 16384}
+#: ``close``'s range: the runner-up's standard errors behind the played action
+CLOSE_RANGE = (0.0, 10.0)
+#: the coordinate of an extension round's key: ``seeding.key(key, EXTEND_COORD, round)``
+EXTEND_COORD = 0x657874656E64  # "extend"
 
 
-def combine(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> int:
-    """The index of the action to play from the solver's values ``score`` ``[deals,
-    actions]`` (``2 d + w``, higher better) of the ``solved`` deals: by ``objective``, ties
-    as the module says; each deal counted ``count`` times (the times inference drew it; once
-    each by default)."""
+def _votes_means(score: np.ndarray, solved: np.ndarray, count=None):
+    """The solved rows of ``score``, their counts, per action the (counted) votes and mean."""
     s = score[solved]
     c = np.ones(len(s)) if count is None else np.asarray(count, dtype=np.float64)[solved]
     mean = (s * c[:, None]).sum(axis=0) / c.sum()
-    if objective == "mean":
-        return int(np.argmax(mean))  # (ties: the first in canonical order)
     best = s == s.max(axis=1, keepdims=True)
-    votes = (best * c[:, None]).sum(axis=0)
-    top = np.flatnonzero(votes == votes.max())
-    return int(top[np.argmax(mean[top])])
+    return s, c, (best * c[:, None]).sum(axis=0), mean
+
+
+def rank(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> np.ndarray:
+    """The actions' indices, best first, from the solver's values ``score`` ``[deals,
+    actions]`` (``2 d + w``, higher better) of the ``solved`` deals: by ``objective`` (``vote``:
+    votes, then the mean, then canonical order; ``mean``: the mean, then canonical order);
+    each deal counted ``count`` times (the times inference drew it; once each by default)."""
+    _, _, votes, mean = _votes_means(score, solved, count)
+    idx = np.arange(score.shape[1])
+    if objective == "mean":
+        return np.lexsort((idx, -mean))
+    return np.lexsort((idx, -mean, -votes))
+
+
+def combine(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> int:
+    """The index of the action to play (:func:`rank`'s first): by ``objective``, ties as the
+    module says; each deal counted ``count`` times (once each by default)."""
+    return int(rank(score, solved, objective, count)[0])
+
+
+def lead(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> float:
+    """How clearly the played action leads the runner-up (:func:`rank`'s first two), in
+    standard errors: ``sum c d / sqrt(sum (c d)^2)`` over the solved deals, ``d`` a deal's
+    difference between the two (``vote``: 1, 0 or -1, which is best there; ``mean``: their
+    values), ``c`` its count; infinite where no deal tells them apart (or one action)."""
+    if score.shape[1] < 2:
+        return float("inf")
+    s, c, _, _ = _votes_means(score, solved, count)
+    first, second = rank(score, solved, objective, count)[:2]
+    x = (s == s.max(axis=1, keepdims=True)).astype(np.float64) if objective == "vote" else s
+    d = c * (x[:, first] - x[:, second])
+    den = float(np.sqrt((d * d).sum()))
+    return float("inf") if den == 0 else float(d.sum()) / den
 
 
 @register
@@ -97,25 +142,34 @@ class Pimc(Strategy):
         "pool": 4,
         "temp": 4.0,
         "points": 0.0,
+        "extend": 0,
+        "close": 1.0,
     }
 
     def __init__(self, **params):
         super().__init__(**params)
         s = self.settings
-        for k in ("samples", "budget", "min_solved"):
-            if isinstance(s[k], bool) or not isinstance(s[k], int) or s[k] < 1:
-                raise StrategyError(f"pimc: {k} must be an integer >= 1, not {s[k]!r}")
+        for k in ("samples", "budget", "min_solved", "extend"):
+            low = 0 if k == "extend" else 1
+            if isinstance(s[k], bool) or not isinstance(s[k], int) or s[k] < low:
+                raise StrategyError(f"pimc: {k} must be an integer >= {low}, not {s[k]!r}")
             if s[k] > MAX_PARAM[k]:
                 raise StrategyError(
                     f"pimc: {k} must be at most {MAX_PARAM[k]}, not {s[k]!r}; use a smaller {k}"
                 )
         check_infer_params("pimc", s)
+        lo, hi = CLOSE_RANGE
+        v = s["close"]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
+            raise StrategyError(f"pimc: close must be a number from {lo} to {hi}, not {v!r}")
         if s["objective"] not in OBJECTIVES:
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
             )
         self.unsolved = 0  # sampled deals left out: their search ran out of budget
         self.fallbacks = 0  # decisions taken by mc's playouts (too few deals solved)
+        self.extended = 0  # close decisions given more deals (extend)
+        self.added = 0  # the deals they were given
         self._mc = None
         self._greedy = None
 
@@ -143,12 +197,13 @@ class Pimc(Strategy):
         st, bst = plan.engine(rules, [None] * rules.players).slot_records()
         return solve_actions(rules, st, bst, budget=self.settings["budget"])
 
-    def _scores(self, obs, legal, key):
-        """The solver's values ``2 d + w`` of each action of ``legal`` (columns in its
-        order) on each sampled deal ``[deals, actions]``, which deals were solved and the
-        times each deal counts; None where too few deals are solved or none fits (the
-        decision goes to the fallback)."""
-        plan, count = weighted_positions(obs, legal, key, self.settings)
+    def _round(self, obs, legal, key, samples: int):
+        """One round of deals from ``key``: the solver's values ``2 d + w`` of each action of
+        ``legal`` (columns in its order) on each deal ``[deals, actions]``, which deals were
+        solved and the times each deal counts; None where no deal fits."""
+        s = self.settings
+        s = s if samples == s["samples"] else {**s, "samples": samples}
+        plan, count = weighted_positions(obs, legal, key, s)
         if plan is None:
             return None
         av = self._values(obs.rules, plan)
@@ -161,12 +216,40 @@ class Pimc(Strategy):
             or (solved & (np.sort(av.action[:, :k], axis=1) != sorted(legal)).any(1)).any()
         ):
             raise RuntimeError("pimc: the solver's legal actions differ from the decision's")
-        if count[solved].sum() < min(self.settings["min_solved"], count.sum()):
-            return None
         order = np.argsort(av.action[:, :k], axis=1)  # each deal's columns to canonical order
         canon = np.argsort(np.argsort(legal))
         cols = order[:, canon]
         return np.take_along_axis(av.score[:, :k], cols, axis=1), solved, count
+
+    def _scores(self, obs, legal, key):
+        """The first round's values (:meth:`_round`), with a close decision's further rounds
+        (``extend``); None where too few deals are solved or none fits (the decision goes
+        to the fallback)."""
+        got = self._round(obs, legal, key, self.settings["samples"])
+        if got is None:
+            return None
+        _, solved, count = got
+        if count[solved].sum() < min(self.settings["min_solved"], count.sum()):
+            return None
+        return self._extend(obs, legal, key, got) if self.settings["extend"] else got
+
+    def _extend(self, obs, legal, key, got):
+        """``got`` with more rounds of deals while the decision is close (the module's
+        "Close decisions"), ``extend`` deals at most."""
+        s = self.settings
+        added, r = 0, 0
+        while added < s["extend"] and lead(got[0], got[1], s["objective"], got[2]) < s["close"]:
+            r += 1
+            n = min(s["samples"], s["extend"] - added)
+            more = self._round(obs, legal, seeding.key(key, EXTEND_COORD, r), n)
+            if more is None:
+                break
+            got = tuple(np.concatenate(p) for p in zip(got, more, strict=True))
+            added += n
+        if added:
+            self.extended += 1
+            self.added += added
+        return got
 
     def _decide_one(self, obs, legal, key):
         if len(legal) < 2:

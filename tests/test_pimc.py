@@ -211,9 +211,12 @@ def test_parameters():
             get("pimc", **bad)
 
 
-@pytest.mark.parametrize("spec", ["pimc:samples=8:infer=on", "mc:samples=16:points=4"])
+@pytest.mark.parametrize(
+    "spec", ["pimc:samples=8:infer=on", "mc:samples=16:points=4", "pimc:samples=8:extend=16"]
+)
 def test_the_same_decisions_with_one_worker_and_two(tmp_path, spec):
-    """pimc, and mc with inference (issue 38): a seed gives the same games on 1 and 2 workers."""
+    """pimc, mc with inference (issue 38) and pimc extending close decisions (issue 47): a
+    seed gives the same games on 1 and 2 workers."""
     base = [
         "run",
         "--variant",
