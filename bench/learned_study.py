@@ -2,8 +2,10 @@
 
     python bench/learned_study.py paired --a learned --b greedy --variant fives --players 2 \
         --matches 4000 [--set OPT=VALUE] [--seed 47] [--workers 2]
-    python bench/learned_study.py speed --variants fives,block,classic --players 2,4 \
+    python bench/learned_study.py speed --variants fives,block,classic --players-list 2,4 \
         [--hands 200000]
+    python bench/learned_study.py run --variants fives,block,classic --players-list 2,4 \
+        [--hands 500000] [--reps 3]
 
 ``paired``: whole matches, each match id played twice, once with A in each side's seats (in
 partnership A holds both seats of a side; at 2 players one seat), B in the others; per match
@@ -11,6 +13,9 @@ id A's match wins minus B's over the two seatings, halved; the mean with its 95%
 interval and the match-win share ``50% + diff / 2``. ``speed``: hands per CPU second of
 ``learned`` (its shipped model) and of the compiled ``heaviest``, every seat the same
 strategy, unit hand, and the C limit's random game measured first (``../shared/limit``).
+``run``: the same through ``dominosim run`` (``--unit hand --workers 1 --records none``, in
+partnership at 4 players), the report's hands per CPU second, ``heaviest`` and ``learned`` in
+turn after the C limit's heaviest game in each repetition; the medians and the median ratios.
 """
 
 from __future__ import annotations
@@ -102,9 +107,67 @@ def speed(a) -> None:
             )
 
 
+def run_rate(variant: str, players: int, strategy: str, hands: int) -> float:
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [
+            "dominosim",
+            "run",
+            "--variant",
+            variant,
+            "--players",
+            str(players),
+            "--strategies",
+            strategy,
+            "--games",
+            str(hands),
+            "--unit",
+            "hand",
+            "--workers",
+            "1",
+            "--records",
+            "none",
+            "--seed",
+            "1",
+            "--out",
+            out,
+            "--json",
+            "--no-plots",
+        ]
+        if players == 4:
+            cmd += ["--set", "partnership=on"]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        return float(json.loads(res.stdout)["groups"][0]["hands_per_second"])
+
+
+def run_speed(a) -> None:
+    import statistics
+
+    print(f"cpu: {cpu_model()}")
+    for variant in a.variants.split(","):
+        for players in (int(p) for p in a.players_list.split(",")):
+            rows = []
+            for _ in range(a.reps):
+                c = c_rate(2_000_000, 1)
+                h = run_rate(variant, players, "heaviest", a.hands)
+                le = run_rate(variant, players, "learned", a.hands)
+                rows.append((c, h, le, le / h, le / c))
+            med = [statistics.median(x) for x in zip(*rows, strict=False)]
+            print(
+                f"{variant:8} {players}p: heaviest {med[1]:>10,.0f}, learned {med[2]:>10,.0f} "
+                f"hands/CPU-s; learned/heaviest {med[3]:.3f} "
+                f"({', '.join(f'{r[3]:.3f}' for r in rows)}); learned/C heaviest game "
+                f"{med[4]:.3f} (C: {med[0]:,.0f})",
+                flush=True,
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=("paired", "speed"))
+    ap.add_argument("mode", choices=("paired", "speed", "run"))
     ap.add_argument("--a", default="learned")
     ap.add_argument("--b", default="greedy")
     ap.add_argument("--variant", default="fives")
@@ -117,8 +180,9 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=47)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
-    paired(a) if a.mode == "paired" else speed(a)
+    {"paired": paired, "speed": speed, "run": run_speed}[a.mode](a)
 
 
 if __name__ == "__main__":

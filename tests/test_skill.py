@@ -37,6 +37,7 @@ def test_legs_and_default_ladder():
         "suit-keeper",
         "blocker",
         "partner",
+        "learned",
         "mc",
         "pimc",
         "oracle",
