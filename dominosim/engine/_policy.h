@@ -220,13 +220,21 @@ static int64_t bergen_points(const View *vw, const Move *mv) {
     return v[0] != v[1] ? 0 : (d[0] || d[1] ? 3 : 2);
 }
 
+/* the in-play points of an end count c (fives, threes, muggins; constant divisors) */
+static inline int64_t count_points(const Rules *r, int64_t c) {
+    if (c <= 0) return 0;
+    switch (r->scoring) {
+    case SC_THREES: return c % 3 ? 0 : c / 3;
+    case SC_MUGGINS: return c % 5 ? 0 : c;
+    default: return c % 5 ? 0 : c / 5;
+    }
+}
+
 /* scoring.placement_points: the in-play points the move would score (no target cap) */
 static int64_t placement_points(const Rules *r, const View *vw, const Move *mv) {
     if (r->scoring == SC_NONE) return 0;
     if (r->scoring == SC_BERGEN) return bergen_points(vw, mv);
-    int64_t c = end_count_after(r, vw, mv), m = r->scoring == SC_THREES ? 3 : 5;
-    if (c <= 0 || c % m) return 0;
-    return r->scoring == SC_MUGGINS ? c : c / m;
+    return count_points(r, end_count_after(r, vw, mv));
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -354,16 +362,6 @@ static int line_ends_after(const View *vw, const Move *mv, int64_t *val, int *ac
     val[mv->j] = other_half(mv, vw->val[mv->j]);
     across[mv->j] = d;
     return vw->nopen;
-}
-
-/* the in-play points of an end count c (fives, threes, muggins; constant divisors) */
-static inline int64_t count_points(const Rules *r, int64_t c) {
-    if (c <= 0) return 0;
-    switch (r->scoring) {
-    case SC_THREES: return c % 3 ? 0 : c / 3;
-    case SC_MUGGINS: return c % 5 ? 0 : c;
-    default: return c % 5 ? 0 : c / 5;
-    }
 }
 
 /* the most points an answer on an end showing v scores with an unseen tile, the other end
