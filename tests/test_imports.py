@@ -4,6 +4,7 @@ function-level import cannot hide one), and no module imports another module's p
 names."""
 
 import ast
+import functools
 from pathlib import Path
 
 import dominosim
@@ -20,6 +21,16 @@ def _modules() -> dict[str, Path]:
     return out
 
 
+@functools.cache
+def _parse(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
+def _tree(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once per content for all the checks below (read only)."""
+    return _parse(path.read_text(encoding="utf-8"))
+
+
 MODULES = _modules()
 # compiled modules (the core) are modules too, though not ones this test reads
 EXTENSIONS = {
@@ -31,7 +42,7 @@ EXTENSIONS = {
 def _imports(name: str, path: Path):
     """(imported module, imported names, line) for every import of the package's modules."""
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.split(".")[0] == "dominosim":
@@ -142,7 +153,7 @@ def _module_aliases(name: str, path: Path, tree: ast.AST) -> set[str]:
 
 def private_reads(name: str, path: Path) -> list[str]:
     """Where module ``name`` reads another module's private name as an attribute."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     aliases = _module_aliases(name, path, tree)
     bad = []
     for node in ast.walk(tree):
@@ -194,7 +205,7 @@ def test_the_runner_package_flows_one_way():
 
 def _functions():
     for path in MODULES.values():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 yield path, node
 
@@ -293,7 +304,7 @@ def layer_breaks(modules: dict[str, Path], layers: list[str]) -> list[str]:
         here = _layer(name, layers)
         if here == "top":
             continue
-        skip = _typing_only(ast.parse(path.read_text(encoding="utf-8")))
+        skip = _typing_only(_tree(path))
         for mod, names, line in _imports(name, path):
             # (``from dominosim import tiles``: the module of each name, by its old path too)
             for target in [f"{mod}.{n}" for n in names] if mod == "dominosim" else [mod]:

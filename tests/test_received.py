@@ -292,10 +292,18 @@ COUNTS = {
 # fmt: on
 
 
+@pytest.fixture(scope="module")
+def finished_once(tmp_path_factory):
+    """(a finished run, its report): played once, copied by each damage case below."""
+    d = finished(tmp_path_factory.mktemp("finished") / "a")
+    return d, report_of(d)
+
+
 @pytest.mark.parametrize("damage", list(COUNTS))
-def test_impossible_counts_are_played_again_never_merged(tmp_path, damage):
-    d = finished(tmp_path / "a")
-    expected = report_of(d)
+def test_impossible_counts_are_played_again_never_merged(tmp_path, damage, finished_once):
+    template, expected = finished_once
+    d = tmp_path / "a" / template.parent.name / template.name
+    shutil.copytree(template, d)
     _recount(d / "chunks" / "0-3.agg.json", COUNTS[damage])
     r = invoke(["report", str(d), "--json"])  # (a finished run reports its merged file)
     assert r.exit_code == 0, r.output
