@@ -31,6 +31,9 @@ def test_readme_starts_with_the_two_commands():
     assert "<!-- test-command -->" in text
 
 
+SHIPPED_FIVES = ROOT / "strategies" / "models" / "fives-2p.json"
+
+
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("readme")
@@ -67,6 +70,11 @@ def test_readme_command_runs(cmd, finished_run, tmp_path, monkeypatch, clean_reg
         args += ["--out", str(tmp_path)]
     if args[0] == "check-strategy":  # (test_check.py: the example passes every check, 2 deals)
         args += ["--deals", "1"]
+    if args[0] == "train":  # (the smallest budget; the model file in the test's folder)
+        args[args.index("--out") + 1] = str(tmp_path / "model.json")
+        args += ["--generations", "1", "--population", "4", "--deals", "2"]
+    # a model the README trains first: the shipped one of the same game stands in for it
+    args = [a.replace("model=fives.json", f"model={SHIPPED_FIVES}") for a in args]
     if args[0] in ("run", "compare", "tune", "tune-target"):
         if "--resume" not in args:
             if "--games" in args:
