@@ -142,6 +142,7 @@ class Pimc(Strategy):
         "pool": 4,
         "temp": 4.0,
         "points": 0.0,
+        "likelihood": "heuristic",
         "extend": 0,
         "close": 1.0,
     }
@@ -187,7 +188,7 @@ class Pimc(Strategy):
         if self._mc is None:
             s = self.settings
             n = max(s["samples"], MonteCarlo.params["samples"])
-            infer = {k: s[k] for k in ("infer", "pool", "temp", "points")}
+            infer = {k: s[k] for k in ("infer", "pool", "temp", "points", "likelihood")}
             self._mc = get("mc", samples=n, **infer)
         return self._mc
 
