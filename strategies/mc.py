@@ -32,7 +32,7 @@ rest, so a decision's playouts run inside the core. Parameters: ``samples`` deal
 decision (256), ``policy`` the playout policy (a built-in with a compiled policy:
 :func:`playout_policies`), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 ``infer`` (on by default: measured stronger, docs/strategies.md; ``mc:infer=off`` is the
-plain sampler), ``pool``, ``temp``, ``points``: the deals weighted by the other seats' past
+plain sampler), ``pool``, ``temp``, ``points``, ``likelihood``: the deals weighted by the other seats' past
 placements, as ``pimc`` weights them (:func:`infer_deals`; a deal drawn twice counts twice
 in the mean).
 """
@@ -805,9 +805,9 @@ PUBLIC_FEATURES = (
     "pips_held",
     "threat",
 )
-#: the score's unit: the largest weight that counts in the game (of PUBLIC_FEATURES; points
-#: and threat only with in-play points) over this, so one unit of the model's strongest
-#: feature weighs as the heuristic's whole pip range (0 to 12) and ``temp`` keeps its meaning
+#: the score's unit: the largest weight magnitude of PUBLIC_FEATURES (points and threat left
+#: out without in-play points) over this, so one unit of the model's strongest feature weighs
+#: as the heuristic's whole pip range (0 to 12) and ``temp`` keeps its meaning
 LEARNED_SPAN = 12.0
 
 
