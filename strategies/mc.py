@@ -32,7 +32,7 @@ rest, so a decision's playouts run inside the core. Parameters: ``samples`` deal
 decision (256), ``policy`` the playout policy (a built-in with a compiled policy:
 :func:`playout_policies`), ``max_batch`` positions per engine run (memory stays well under 2 GB).
 ``infer`` (on by default: measured stronger, docs/strategies.md; ``mc:infer=off`` is the
-plain sampler), ``pool``, ``temp``, ``points``: the deals weighted by the other seats' past
+plain sampler), ``pool``, ``temp``, ``points``, ``likelihood``: the deals weighted by the other seats' past
 placements, as ``pimc`` weights them (:func:`infer_deals`; a deal drawn twice counts twice
 in the mean).
 """
@@ -50,7 +50,7 @@ from dominosim.engine.batch import BatchEngine, pending_state
 from dominosim.engine.tables import PACK
 from dominosim.game import actions, seeding, tiles
 from dominosim.game.layout import Layout
-from dominosim.game.scoring import placement_points
+from dominosim.game.scoring import ends_after, placement_points
 from dominosim.game.tiles import HIGH, LOW
 from dominosim.strategy import Strategy, builtins, get, register
 
@@ -436,7 +436,8 @@ INFER_RANGE = {"pool": (1, 64), "temp": (0.05, 1000.0), "points": (0.0, 100.0)}
 
 def check_infer_params(name: str, s: dict) -> None:
     """Check (and normalise: ``infer`` on/off to a bool) the inference's parameters of
-    strategy ``name``'s settings ``s``: ``infer``, ``pool``, ``temp``, ``points``."""
+    strategy ``name``'s settings ``s``: ``infer``, ``pool``, ``temp``, ``points``,
+    ``likelihood``."""
     if s["infer"] in ("on", "off"):  # (the command line's spelling, from the API)
         s["infer"] = s["infer"] == "on"
     if not isinstance(s["infer"], bool):
@@ -453,6 +454,10 @@ def check_infer_params(name: str, s: dict) -> None:
         v = s[k]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
             raise StrategyError(f"{name}: {k} must be a number from {lo} to {hi}, not {v!r}")
+    if s["likelihood"] not in LIKELIHOODS:
+        raise StrategyError(
+            f"{name}: likelihood must be one of {', '.join(LIKELIHOODS)}, not {s['likelihood']!r}"
+        )
 
 
 def weighted_positions(obs, legal, key, s: dict):
@@ -461,7 +466,15 @@ def weighted_positions(obs, legal, key, s: dict):
     draws (blind: the plain sampler's); without, ``samples`` deals once each.
     ``(None, None)`` where no deal fits."""
     if s["infer"] and obs.row is None:
-        got = infer_deals(obs, key, s["samples"], s["pool"], float(s["temp"]), float(s["points"]))
+        got = infer_deals(
+            obs,
+            key,
+            s["samples"],
+            s["pool"],
+            float(s["temp"]),
+            float(s["points"]),
+            s["likelihood"],
+        )
         if got is None:
             return None, None
         hands, stock, count = got
@@ -484,6 +497,7 @@ class MonteCarlo(Strategy):
         "pool": 4,
         "temp": 4.0,
         "points": 0.0,
+        "likelihood": "heuristic",
     }
 
     def __init__(self, **params):
@@ -707,7 +721,7 @@ def _fit_mask(values) -> int:
     return sum(1 << t for t in range(28) if LOW[t] in values or HIGH[t] in values)
 
 
-def infer_events(obs, temp: float, points: float = 0.0):
+def infer_events(obs, temp: float, points: float = 0.0, likelihood: str = "heuristic"):
     """The events the inference scores, as ``kernel.infer_logw`` takes them: ``(events [E,
     IE_COLS] int64, weights [E, 28] float64)``, or None where it does not apply (blind).
 
@@ -719,7 +733,9 @@ def infer_events(obs, temp: float, points: float = 0.0):
     ``exp(score / temp)`` per tile: :func:`model_scores`, plus ``points`` times the in-play
     points the tile would score there (:func:`placement_units`; in the variants that score
     in play). The layout is replayed from the history once per decision
-    (:class:`dominosim.layout.Layout`, as the reference engine does)."""
+    (:class:`dominosim.layout.Layout`, as the reference engine does). ``likelihood="learned"``:
+    the score is the shipped ``learned`` model's instead (:func:`learned_scores`; ``points``
+    is then unused)."""
     r = obs.rules
     if obs.row is not None or r.draw_mode == "blind":
         return None
@@ -727,12 +743,17 @@ def infer_events(obs, temp: float, points: float = 0.0):
     spinners = r.layout == "spinner"
     hist = obs.history
     last_draw = {ev.seat: i for i, ev in enumerate(hist) if ev.kind == "draw"}
-    scored = points != 0 and r.scoring != "none"
+    learned = likelihood == "learned"
+    scored = points != 0 and r.scoring != "none" and not learned
+    placed = [(i, ev.seat, ev.tile) for i, ev in enumerate(hist) if ev.kind == "place"]
+    voids = _VoidReplay(r.players)
     rows, pts = [], []  # [seat, tile, index, fit]; per row the tiles' points there
     for i, ev in enumerate(hist):
         if ev.kind == "start":
             lay.start_with(ev.tile)
             continue
+        if learned:
+            voids.see(ev, lay)
         if ev.kind != "place":
             continue
         lead = lay.empty
@@ -740,9 +761,13 @@ def infer_events(obs, temp: float, points: float = 0.0):
             fit = _ALL28 if lead else _fit_mask(lay.values())
             if not lead or r.lead_first == "lot_any":
                 rows.append([ev.seat, ev.tile, i, fit])
-                pts.append(placement_units(r, lay, fit) if scored else None)
+                if learned:
+                    held = obs.counts[ev.seat] + sum(j >= i and s == ev.seat for j, s, _ in placed)
+                    seen = PlacerView(ev.seat, held, voids.now())
+                    pts.append(learned_scores(r, lay, fit, seen, _learned_weights(r)))
+                else:
+                    pts.append(placement_units(r, lay, fit) if scored else None)
         lay.place(ev.tile, None if lead else ev.pos, ev.along, spinners)
-    placed = [(i, ev.seat, ev.tile) for i, ev in enumerate(hist) if ev.kind == "place"]
     events = np.zeros((len(rows), kernel.IE_COLS), dtype=np.int64)
     for k, (seat, tile, i, fit) in enumerate(rows):
         back = sum(1 << t for j, s, t in placed if j >= i and s == seat)
@@ -752,11 +777,154 @@ def infer_events(obs, temp: float, points: float = 0.0):
             back,
             fit,
         )
+    if learned:
+        score = np.array(pts).reshape(len(rows), 28)
+        score = np.maximum(score - score.max(axis=1, keepdims=True), -_LOG_FLOOR * temp)
+        return events, np.exp(score / temp)
     score = np.tile(model_scores(), (len(rows), 1))
     if scored and rows:  # (each event's weights scaled to a largest of 1: the same chances)
         score += points * np.array(pts)
         score = np.maximum(score - score.max(axis=1, keepdims=True), -_LOG_FLOOR * temp)
     return events, np.exp(score / temp)
+
+
+# the learned likelihood (``likelihood=learned``): the shipped ``learned`` model's score of a
+# tile, from the features the public table gives at the event, from the placer's seat
+#: the likelihoods: a soft doubles-first (:func:`model_scores`), or the learned model's
+LIKELIHOODS = ("heuristic", "learned")
+#: the model's features the learned likelihood computes (the others read the placer's hidden
+#: hand and count 0: control, keeps_suit, unseen_fit)
+PUBLIC_FEATURES = (
+    "pips",
+    "double",
+    "points",
+    "void_hits",
+    "blocked",
+    "next_blocked",
+    "partner_blocked",
+    "pips_held",
+    "threat",
+)
+#: the score's unit: the largest weight magnitude of PUBLIC_FEATURES (points and threat left
+#: out without in-play points) over this, so one unit of the model's strongest feature weighs
+#: as the heuristic's whole pip range (0 to 12) and ``temp`` keeps its meaning
+LEARNED_SPAN = 12.0
+
+
+@dataclass(frozen=True)
+class PlacerView:
+    """What the learned likelihood knows of the placer at an event: its seat, the tiles it
+    held then (public: its count now and its placements since) and every seat's voids then
+    (:class:`_VoidReplay`)."""
+
+    seat: int
+    held: int
+    voids: tuple
+
+
+class _VoidReplay:
+    """The voids the public history has revealed so far, replayed event by event as the
+    reference engine reveals them (``reference.reveal_void``): a pass reveals the open values
+    (added to the seat's voids); a run of draws reveals the values open at its first draw,
+    and replaces the older voids where a drawn tile was kept (more than one draw before a
+    placement, any draw before a pass). A voluntary draw is read as a forced one."""
+
+    def __init__(self, players: int):
+        self.voids = [set() for _ in range(players)]
+        self.run: dict = {}  # seat -> (the values open at its first draw, the draws)
+
+    def see(self, ev, lay: Layout) -> None:
+        if ev.seat is None or ev.kind not in ("draw", "pass", "place"):
+            return
+        if ev.kind == "draw":
+            vals, n = self.run.get(ev.seat, (set(lay.values()), 0))
+            self.run[ev.seat] = (vals, n + 1)
+            return
+        vals, n = self.run.pop(ev.seat, (set(lay.values()), 0))
+        if ev.kind == "place" and n == 0:
+            return
+        kept = n > 1 if ev.kind == "place" else n > 0
+        self.voids[ev.seat] = set(vals) if kept else self.voids[ev.seat] | set(vals)
+
+    def now(self) -> tuple:
+        return tuple(frozenset(v) for v in self.voids)
+
+
+_LEARNED_CACHE: dict = {}
+
+
+def _learned_weights(rules) -> np.ndarray:
+    """The shipped model's weights of :data:`PUBLIC_FEATURES` for ``rules``' game, divided by
+    the score's unit (:data:`LEARNED_SPAN`); the others' weights 0."""
+    from dominosim.strategy.models import FEATURES, shipped_for, shipped_model
+
+    key = (shipped_for(rules), rules.scoring != "none", rules.layout)
+    if key not in _LEARNED_CACHE:
+        w = np.array(shipped_model(rules).weights, dtype=np.float64)
+        used = [f in PUBLIC_FEATURES for f in FEATURES]
+        if rules.scoring == "none":
+            used[FEATURES.index("points")] = used[FEATURES.index("threat")] = False
+        w[~np.array(used)] = 0.0
+        top = np.abs(w).max()
+        _LEARNED_CACHE[key] = w / (top / LEARNED_SPAN) if top > 0 else w
+    return _LEARNED_CACHE[key]
+
+
+def learned_features(rules, lay: Layout, a: int, who: PlacerView) -> list[int]:
+    """Placement ``a``'s features (``models.FEATURES`` order) as the public table at the event
+    shows them from the placer's seat (``learned.features`` with the hidden hand's left at 0:
+    control, keeps_suit, unseen_fit; ``threat``'s unseen tiles: those not on the table)."""
+    from dominosim.strategies.learned import threat
+
+    view = _scoring_view(rules, lay)
+    t = actions.tile_of(a)
+    lo, hi = int(LOW[t]), int(HIGH[t])
+    ends = ends_after(view, a)
+    vals = set(ends)
+    P, me = rules.players, who.seat
+    partner = (me + 2) % 4 if rules.partnership else None
+    opponents = [s for s in range(P) if s not in (me, partner)]
+    nxt = (me + 1) % P
+
+    def lacks(s):
+        return int(bool(vals) and vals <= who.voids[s])
+
+    unseen = set(range(28)) - set(lay.tiles) - {t}
+    return [
+        lo + hi,
+        int(lo == hi),
+        placement_points(view, a),
+        0,
+        sum(e in who.voids[s] for s in opponents for e in ends),
+        sum(lacks(s) for s in opponents),
+        lacks(nxt) if nxt in opponents else 0,
+        lacks(partner) if partner is not None else 0,
+        0,
+        0,
+        (lo + hi) * who.held,
+        threat(view, a, unseen),
+    ]
+
+
+def learned_scores(rules, lay: Layout, fit: int, who: PlacerView, weights) -> np.ndarray:
+    """Per tile (28) the learned likelihood's score at an event: the best over the tile's
+    placements on ``lay`` (its positions, across or along) of the weighted sum of
+    :func:`learned_features`; a tile outside ``fit`` scores as the best (it never counts)."""
+    spots = [("L", None)] if lay.empty else lay.positions()
+    along = (False, True) if rules.inline_double_counts_single else (False,)
+    out = np.full(28, -np.inf)
+    for t in range(28):
+        if not fit >> t & 1:
+            continue
+        for pid, v in spots:
+            if v is not None and not tiles.fits(t, v):
+                continue
+            for al in along if tiles.is_double(t) else (False,):
+                f = learned_features(rules, lay, actions.place(t, pid, along=al), who)
+                out[t] = max(out[t], float(np.dot(weights, f)))
+    best = out[np.isfinite(out)].max(initial=0.0)
+    out[~np.isfinite(out)] = best
+    return out
 
 
 def placement_units(rules, lay: Layout, fit: int) -> np.ndarray:
@@ -816,7 +984,15 @@ def infer_logw_py(hands, events, weights) -> np.ndarray:
     return out
 
 
-def infer_deals(obs, key: int, samples: int, pool: int, temp: float, points: float = 0.0):
+def infer_deals(
+    obs,
+    key: int,
+    samples: int,
+    pool: int,
+    temp: float,
+    points: float = 0.0,
+    likelihood: str = "heuristic",
+):
     """``samples`` draws among ``samples * pool`` deals of :func:`sample_arrays`, each drawn
     with a chance proportional to its likelihood under the model (:func:`infer_events`,
     ``kernel.infer_logw``): systematic resampling from one uniform number of the decision's
@@ -824,7 +1000,7 @@ def infer_deals(obs, key: int, samples: int, pool: int, temp: float, points: flo
     (``count`` sums to ``samples``), or None where :func:`sample_arrays` gives no deal. Where
     nothing is scored (no event, blind) the first ``samples`` deals, once each: the plain
     sampler's."""
-    inf = infer_events(obs, temp, points)
+    inf = infer_events(obs, temp, points, likelihood)
     drawn = sample_arrays(obs, key, samples * pool if inf is not None and len(inf[0]) else samples)
     if drawn is None or not len(drawn[0]):
         return None

@@ -34,7 +34,9 @@ tiles at temperature ``temp``: a seat plays a tile that fits with a chance propo
 ``exp(score / temp)``, the score a soft ``doubles-first`` (the tile's pips, and
 ``mc.DOUBLE_BONUS`` more for a double) plus ``points`` times the in-play points the tile would
 score there (:func:`mc.placement_units`; 0 by default: measured no stronger), the same model
-for partners and opponents;
+for partners and opponents. ``likelihood=learned`` (``heuristic``, the soft doubles-first, by
+default) scores a tile instead by the shipped ``learned`` model's weighted sum of the features
+the public table gives from the placer's seat (:func:`mc.learned_scores`);
 ``samples`` draws among them by systematic resampling (one uniform number of the decision's
 key) are the deals solved, each deal once with the times it was drawn as its weight in the
 vote and the mean (:func:`mc.infer_deals` and :func:`mc.infer_events` say which placements
@@ -142,6 +144,7 @@ class Pimc(Strategy):
         "pool": 4,
         "temp": 4.0,
         "points": 0.0,
+        "likelihood": "heuristic",
         "extend": 0,
         "close": 1.0,
     }
@@ -187,7 +190,7 @@ class Pimc(Strategy):
         if self._mc is None:
             s = self.settings
             n = max(s["samples"], MonteCarlo.params["samples"])
-            infer = {k: s[k] for k in ("infer", "pool", "temp", "points")}
+            infer = {k: s[k] for k in ("infer", "pool", "temp", "points", "likelihood")}
             self._mc = get("mc", samples=n, **infer)
         return self._mc
 
