@@ -17,6 +17,19 @@ def test_every_subpackage_is_installed():
     assert "dominosim.strategies" in listed  # the built-in strategy files, shipped by path
 
 
+def test_the_shipped_models_are_installed():
+    """learned's models (strategies/models/*.json) are package data of dominosim.strategies,
+    so a wheel holds every one (docs/strategies.md, "learned")."""
+    from fnmatch import fnmatch
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = conf["tool"]["setuptools"]["package-data"]["dominosim.strategies"]
+    models = sorted((ROOT / "strategies" / "models").glob("*.json"))
+    assert len(models) >= 6
+    for m in models:
+        assert any(fnmatch(f"models/{m.name}", p) for p in patterns), m
+
+
 def test_numba_is_gone():
     """The compiled core is built at install; no extra, dependency or import uses numba."""
     conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
