@@ -334,3 +334,29 @@ def test_check_strategy_passes_a_model_named_by_its_path(tmp_path):
     path = write_model(tmp_path / "m.json", make_rules("fives", 2), [5, -3] * 6)
     result = check_strategy(f"learned:model={path}", deals=2, variants=["fives"])
     assert not result, [text for text, _ in result.lines()]
+
+
+def test_a_folder_from_before_learned_still_verifies(tmp_path):
+    """A manifest records every built-in heuristic of the install that wrote it; one written
+    before ``learned`` existed lists none of it, and verify holds only the seated ones."""
+    report = run(
+        variants=["block"],
+        strategies="greedy,heaviest",
+        games=4,
+        seed=3,
+        out=str(tmp_path / "r"),
+        workers=1,
+        plots=False,
+    )
+    folder = Path(report["run_dir"])
+    path = folder / "manifest.json"
+    m = json.loads(path.read_text())
+    assert "learned" in m["classes"]["heuristics"]
+    m["classes"]["heuristics"].remove("learned")
+    path.write_text(json.dumps(m, indent=1))
+    r = CliRunner().invoke(cli, ["verify", str(folder)])
+    assert r.exit_code == 0, r.output
+    m["classes"]["heuristics"].remove("greedy")  # (a seated heuristic left out: edited)
+    path.write_text(json.dumps(m, indent=1))
+    r = CliRunner().invoke(cli, ["verify", str(folder)])
+    assert r.exit_code != 0 and "classes field" in r.output

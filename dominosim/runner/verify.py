@@ -149,7 +149,8 @@ def _check_classes(rd: RunDir, manifest: dict) -> None:
     recorded = manifest.get("classes")
     if recorded is None:  # (a folder written before classes were recorded)
         return
-    now = strategy_classes(manifest)
+    now = _seated_heuristics(strategy_classes(manifest), manifest)
+    recorded = _seated_heuristics(recorded, manifest)
     if recorded != now:
         key = next(
             (k for k in now if not isinstance(recorded, dict) or recorded.get(k) != now[k]), ""
@@ -160,6 +161,18 @@ def _check_classes(rd: RunDir, manifest: dict) -> None:
             f"({key}: {held!r} in the folder, {now.get(key)!r} by the strategies); the folder "
             "was edited: do not use its numbers, play the run again"
         )
+
+
+def _seated_heuristics(classes: object, manifest: dict) -> object:
+    """``classes`` with its ``heuristics`` (every built-in heuristic of the install that wrote
+    it) cut to the strategies the run seats, the ones a report reads: a built-in added since
+    (``learned``) leaves an older folder's classes its own."""
+    if not isinstance(classes, dict) or not isinstance(classes.get("heuristics"), list):
+        return classes
+    from dominosim.analysis.classes import seated_labels
+
+    names = {x.split(":")[0] for x in seated_labels(manifest)}
+    return {**classes, "heuristics": [x for x in classes["heuristics"] if x in names]}
 
 
 def _replay(rd: RunDir, plan: Plan, items, docs: dict, out: Verification, session) -> None:
