@@ -181,12 +181,21 @@ def check_out(path: str):
 
 
 class progress_bar:
-    """A tqdm bar over the generations on stderr (showing the best fitness), as a callback."""
+    """A tqdm bar over the generations on stderr, on a terminal (showing the best score so
+    far), as a callback."""
 
     def __init__(self, total: int):
+        import sys
+
         from tqdm import tqdm
 
-        self._bar = tqdm(total=total, unit="generation", desc="train", leave=False)
+        self._bar = tqdm(
+            total=total,
+            unit="generation",
+            desc="train",
+            leave=False,
+            disable=not sys.stderr.isatty(),
+        )
 
     def __enter__(self):
         return self
