@@ -385,7 +385,7 @@ static inline int64_t end_threat(const Rules *r, int64_t v, int64_t other, int o
  * an unseen tile laid across (0 on other layouts and without in-play points) */
 static int64_t reply_threat(const Rules *r, const View *vw, const Move *mv, int64_t unseen) {
     if (r->scoring == SC_NONE || r->npos != 2 || r->spinner || r->single_end) return 0;
-    if (vw->nopen != 0 && vw->nopen != 2) return 0;
+    if (vw->nopen != 0 && (vw->nopen != 2 || mv->j < 0)) return 0; /* (j: a legal placement's) */
     int64_t val[2];
     int across[2];
     line_ends_after(vw, mv, val, across);
