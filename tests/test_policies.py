@@ -3,7 +3,7 @@ their strategy files do: every built-in heuristic on every variant, player count
 and the options that add decisions or layouts (blind's rows and open phase, voluntary draws,
 doubles laid along, the spinner's options).
 
-Each rule set is played twice on the core, 200 deals per strategy. First with every strategy
+Each rule set is played twice on the core, 150 deals per table (DEALS). First with every strategy
 asked in Python through a ``Twin`` wrapper, which plays its per-game ``choose_one`` (the
 specification) and compares it at each decision with the compiled policy's choice on the same
 position (``kernel.decide``); then with the strategies themselves, which the engine hands to
@@ -27,7 +27,7 @@ from dominosim.strategy import Strategy, classify, get
 from dominosim.strategy.models import FEATURES, Model
 
 HEURISTICS = KN.POLICIES  # (the compiled twins, as the core lists them: a new one is tested too)
-DEALS = 200
+DEALS = 150  # (with learned a 2-player rule set has four tables: 600 deals, as three of 200 were)
 
 
 def compiled_choices(code: int, obs, legal, inner=None) -> np.ndarray:
