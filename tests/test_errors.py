@@ -195,6 +195,11 @@ class Case:
     api: bool = False  # args is callable(tmp_path) that raises; no CLI
 
 
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
 def _cfg(text):
     return lambda t: ["run", toml(t, text), "--out", str(t / "out")]
 
@@ -1048,6 +1053,26 @@ CASES = [
         [*RUN[:4], "pimc:budget=1000000000,random", *RUN[5:], "--games", "2"],
         4,
         r"pimc: budget must be at most 50000000, not 1000000000; use a smaller budget",
+    ),
+    Case(
+        "`learned:model=FILE` that is not a model file",
+        lambda t: [
+            *RUN[:4],
+            f"learned:model={_write(t / 'm.json', 'not json')},random",
+            *RUN[5:],
+            "--games",
+            "2",
+            "--out",
+            str(t / "out"),
+        ],
+        4,
+        r"learned: model .*m\.json is not JSON; give a model file that `dominosim train` wrote",
+    ),
+    Case(
+        "`dominosim train` with a bad budget, opponent or output",
+        lambda t: ["train", "--variant", "fives", "--population", "2", "--out", str(t / "m.json")],
+        2,
+        r"--population must be at least 4 \(the elite is a quarter of it\)",
     ),
     Case(
         "`pimc:temp` out of range, or `infer` not on or off",
