@@ -35,9 +35,9 @@ def _mixed(players: int) -> list:
 
 @pytest.mark.parametrize(("variant", "players"), _cases())
 def test_hands_equal_reference(variant, players):
-    """200 deals per variant and player count (random play; then mixed strategies)."""
+    """160 deals per variant and player count (random play; then mixed strategies)."""
     rules = make_rules(variant, players)
-    assert compare(rules, [get("random")] * players, 200, unit="hand") == []
+    assert compare(rules, [get("random")] * players, 160, unit="hand") == []
     assert compare(rules, _mixed(players), 50, unit="hand", seed=5) == []
 
 
@@ -50,9 +50,9 @@ def test_matches_equal_reference(variant, players):
 
 @pytest.mark.parametrize(("variant", "players", "opts"), option_cases())
 def test_options_equal_reference(variant, players, opts):
-    """Every §15 option: 120 deals and whole matches."""
+    """Every §15 option: 100 deals and whole matches."""
     rules = make_rules(variant, players, **opts)
-    assert compare(rules, [get("random")] * players, 120, unit="hand") == []
+    assert compare(rules, [get("random")] * players, 100, unit="hand") == []
     assert compare(rules, _mixed(players), 6, unit="match", seed=3) == []
 
 
