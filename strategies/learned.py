@@ -34,14 +34,10 @@ The features of a placement (for the lead, the tile's two halves are the ends af
 from __future__ import annotations
 
 from dominosim import actions, tiles
-from dominosim.scoring import ends_after, placement_points, suit_counts
+from dominosim.scoring import count_points, ends_after, placement_points
+from dominosim.strategies.suit_keeper import _longest_suit  # (suit-keeper's own rule)
 from dominosim.strategy import Strategy, fallback, register, shipped_builtin
-from dominosim.strategy.models import load_model, shipped_model
-
-
-def _longest_suit(hand) -> int:
-    counts = suit_counts(hand)
-    return max(range(7), key=lambda v: (counts[v], v))
+from dominosim.strategy.models import FEATURES, load_model, shipped_model
 
 
 def _line_ends(obs, a: int) -> tuple[list[int], list[bool]]:
@@ -64,11 +60,7 @@ def _reply_points(r, vals, across, i: int, x: int) -> int:
     dbl, other = x == vals[i], vals[1 - i]
     if r.scoring == "bergen":
         return 0 if x != other else (3 if dbl or across[1 - i] else 2)
-    c = (2 * x if dbl else x) + (2 * other if across[1 - i] else other)
-    m = 3 if r.scoring == "threes" else 5
-    if c <= 0 or c % m:
-        return 0
-    return c if r.scoring == "muggins" else c // m
+    return count_points(r, (2 * x if dbl else x) + (2 * other if across[1 - i] else other))
 
 
 def threat(obs, a: int, unseen: set) -> int:
@@ -86,38 +78,53 @@ def threat(obs, a: int, unseen: set) -> int:
     return best
 
 
-def features(obs, a: int, suit: int) -> list[int]:
-    """Placement ``a``'s features, in ``FEATURES`` order (``suit``: the hand's longest)."""
+def public_features(view, a: int, seat: int, partner, voids, held: int, unseen: set) -> list:
+    """Placement ``a``'s features that the public table gives (``FEATURES`` order), seen from
+    ``seat`` (its ``partner`` or None) with the seats' ``voids``, the tiles it ``held`` and
+    the tiles ``unseen`` by it; those that read the hidden hand (control, keeps_suit,
+    unseen_fit) are 0 here. ``view``: what ``scoring`` reads of the table (an Observation)."""
     t = actions.tile_of(a)
     lo, hi = tiles.halves(t)
-    ends = ends_after(obs, a)
+    ends = ends_after(view, a)
     vals = set(ends)
-    rest = set(obs.hand) - {t}
-    unseen = set(range(28)) - set(obs.hand) - set(obs.table) - {t}
-    me, partner = obs.seat, obs.partner
-    opponents = [s for s in range(len(obs.counts)) if s not in (me, partner)]
-    nxt = (me + 1) % len(obs.counts)
+    players = view.rules.players
+    opponents = [s for s in range(players) if s not in (seat, partner)]
+    nxt = (seat + 1) % players
 
     def lacks(s):
-        return int(bool(vals) and vals <= obs.voids[s])
-
-    def fits(x):
-        return bool(vals & set(tiles.halves(x)))
+        return int(bool(vals) and vals <= voids[s])
 
     return [
         lo + hi,
         int(lo == hi),
-        placement_points(obs, a),
-        sum(fits(x) for x in rest),
-        sum(e in obs.voids[s] for s in opponents for e in ends),
+        placement_points(view, a),
+        0,
+        sum(e in voids[s] for s in opponents for e in ends),
         sum(lacks(s) for s in opponents),
         lacks(nxt) if nxt in opponents else 0,
         lacks(partner) if partner is not None else 0,
-        int((suit != lo and suit != hi) or lo == hi),
-        sum(fits(x) for x in unseen),
-        (lo + hi) * obs.counts[me],
-        threat(obs, a, unseen),
+        0,
+        0,
+        (lo + hi) * held,
+        threat(view, a, unseen),
     ]
+
+
+def features(obs, a: int, suit: int) -> list[int]:
+    """Placement ``a``'s features, in ``FEATURES`` order (``suit``: the hand's longest)."""
+    t = actions.tile_of(a)
+    lo, hi = tiles.halves(t)
+    vals = set(ends_after(obs, a))
+    unseen = set(range(28)) - set(obs.hand) - set(obs.table) - {t}
+    f = public_features(obs, a, obs.seat, obs.partner, obs.voids, obs.counts[obs.seat], unseen)
+
+    def fits(x):
+        return bool(vals & set(tiles.halves(x)))
+
+    f[FEATURES.index("control")] = sum(fits(x) for x in set(obs.hand) - {t})
+    f[FEATURES.index("keeps_suit")] = int((suit != lo and suit != hi) or lo == hi)
+    f[FEATURES.index("unseen_fit")] = sum(fits(x) for x in unseen)
+    return f
 
 
 def learned_choice(obs, legal, weights) -> int:

@@ -50,7 +50,7 @@ from dominosim.engine.batch import BatchEngine, pending_state
 from dominosim.engine.tables import PACK
 from dominosim.game import actions, seeding, tiles
 from dominosim.game.layout import Layout
-from dominosim.game.scoring import ends_after, placement_points
+from dominosim.game.scoring import placement_points
 from dominosim.game.tiles import HIGH, LOW
 from dominosim.strategy import Strategy, builtins, get, register
 
@@ -872,38 +872,14 @@ def _learned_weights(rules) -> np.ndarray:
 
 def learned_features(rules, lay: Layout, a: int, who: PlacerView) -> list[int]:
     """Placement ``a``'s features (``models.FEATURES`` order) as the public table at the event
-    shows them from the placer's seat (``learned.features`` with the hidden hand's left at 0:
-    control, keeps_suit, unseen_fit; ``threat``'s unseen tiles: those not on the table)."""
-    from dominosim.strategies.learned import threat
+    shows them from the placer's seat (``learned.public_features``: the hidden hand's control,
+    keeps_suit and unseen_fit left at 0; ``threat``'s unseen tiles: those not on the table)."""
+    from dominosim.strategies.learned import public_features
 
+    partner = (who.seat + 2) % 4 if rules.partnership else None
+    unseen = set(range(28)) - set(lay.tiles) - {actions.tile_of(a)}
     view = _scoring_view(rules, lay)
-    t = actions.tile_of(a)
-    lo, hi = int(LOW[t]), int(HIGH[t])
-    ends = ends_after(view, a)
-    vals = set(ends)
-    P, me = rules.players, who.seat
-    partner = (me + 2) % 4 if rules.partnership else None
-    opponents = [s for s in range(P) if s not in (me, partner)]
-    nxt = (me + 1) % P
-
-    def lacks(s):
-        return int(bool(vals) and vals <= who.voids[s])
-
-    unseen = set(range(28)) - set(lay.tiles) - {t}
-    return [
-        lo + hi,
-        int(lo == hi),
-        placement_points(view, a),
-        0,
-        sum(e in who.voids[s] for s in opponents for e in ends),
-        sum(lacks(s) for s in opponents),
-        lacks(nxt) if nxt in opponents else 0,
-        lacks(partner) if partner is not None else 0,
-        0,
-        0,
-        (lo + hi) * who.held,
-        threat(view, a, unseen),
-    ]
+    return public_features(view, a, who.seat, partner, who.voids, who.held, unseen)
 
 
 def learned_scores(rules, lay: Layout, fit: int, who: PlacerView, weights) -> np.ndarray:

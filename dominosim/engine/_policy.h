@@ -307,6 +307,11 @@ static int64_t suit_keeper_rank(const Rules *r, const View *vw, const Move *mv, 
     return head + control * 128 + weight(mv);
 }
 
+/* whether seat s is known to lack every value of the mask vals */
+static inline int lacks_all(const View *vw, int64_t s, int64_t vals) {
+    return s >= 0 && vals != 0 && (vals & ~vw->voids[s]) == 0;
+}
+
 /* blocker._block_terms of the ends: next opponent blocked, opponents blocked, partner not
  * blocked, opponent-void hits (9 bits; TERMS_NEXT the first term's) */
 enum { TERMS_NEXT = 1 << 8, RANK_NEXT = TERMS_NEXT << 15 }; /* in block_terms, blocker_rank */
@@ -315,13 +320,12 @@ static int64_t block_terms(const Rules *r, const View *vw, const int64_t *ends, 
     int64_t nxt = next_seat(me, r->P), next_blocked = 0, blocked = 0, hits = 0;
     for (int s = 0; s < r->P; s++) {
         if (s == me || s == partner) continue;
-        int lacks = vals != 0 && (vals & ~vw->voids[s]) == 0;
+        int lacks = lacks_all(vw, s, vals);
         blocked += lacks;
         if (s == nxt) next_blocked = lacks;
         for (int i = 0; i < n; i++) hits += (vw->voids[s] >> ends[i]) & 1;
     }
-    int partner_free =
-        partner < 0 || !(vals != 0 && (vals & ~vw->voids[partner]) == 0);
+    int partner_free = !lacks_all(vw, partner, vals);
     return ((next_blocked * 4 + blocked) * 2 + partner_free) * 32 + hits;
 }
 
@@ -345,15 +349,15 @@ enum {
 };
 typedef char learn_features_match[(int)LF_COUNT == (int)LEARN_FEATURES ? 1 : -1];
 
-/* the open ends of a LINE after the move: their values, and whether a double laid across
- * forms each (it counts both halves, §1.11); returns how many */
-static int line_ends_after(const View *vw, const Move *mv, int64_t *val, int *across) {
+/* the two open ends of a LINE after the move: their values, and whether a double laid across
+ * forms each (it counts both halves, §1.11) */
+static void line_ends_after(const View *vw, const Move *mv, int64_t *val, int *across) {
     int d = mv->lo == mv->hi && !mv->along;
     if (vw->nopen == 0) { /* the lead shows both halves */
         val[0] = mv->lo;
         val[1] = mv->hi;
         across[0] = across[1] = d;
-        return 2;
+        return;
     }
     for (int i = 0; i < vw->nopen; i++) {
         val[i] = vw->val[i];
@@ -361,7 +365,6 @@ static int line_ends_after(const View *vw, const Move *mv, int64_t *val, int *ac
     }
     val[mv->j] = other_half(mv, vw->val[mv->j]);
     across[mv->j] = d;
-    return vw->nopen;
 }
 
 /* the most points an answer on an end showing v scores with an unseen tile, the other end
@@ -392,11 +395,6 @@ static int64_t reply_threat(const Rules *r, const View *vw, const Move *mv, int6
     int64_t a = end_threat(r, val[0], val[1], across[1], unseen);
     int64_t b = end_threat(r, val[1], val[0], across[0], unseen);
     return a > b ? a : b;
-}
-
-/* whether seat s is known to lack every value of the mask vals */
-static inline int lacks_all(const View *vw, int64_t s, int64_t vals) {
-    return s >= 0 && vals != 0 && (vals & ~vw->voids[s]) == 0;
 }
 
 /* what the features read of a decision, the same for each of its moves */

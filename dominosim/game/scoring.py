@@ -93,7 +93,11 @@ def points_by_definition(obs: Observation, action: int) -> int:
         ends[pid] = [tiles.other_half(t, ends[pid][0]), tiles.is_double(t)]
         (v1, d1), (v2, d2) = ends["L"], ends["R"]
         return 0 if v1 != v2 else (3 if d1 or d2 else 2)
-    c = end_count_after(obs, action)
+    return count_points(r, end_count_after(obs, action))
+
+
+def count_points(r, c: int) -> int:
+    """The in-play points of an end count ``c`` (§5.8, §6.8, §11.8: fives, threes, muggins)."""
     m = 3 if r.scoring == "threes" else 5
     if c <= 0 or c % m:
         return 0

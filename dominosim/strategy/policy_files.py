@@ -23,7 +23,7 @@ POLICY_FILES = {
     "doubles_first.py": "dad851d871db206704e01b42bf4c16a6cb3c448149f7318d9caa92b3025ac719",
     "suit_keeper.py": "9f75b8148ad97c068daf1db594d0856c652e37f498fd5ccfff2b9a5956bdd9e0",
     "blocker.py": "7e971be2f8771eca560ff1436e171d9faea5cc32833ec5ef14c44d87edd0ce0e",
-    "learned.py": "248ddb6c0659ee8ec20f19e0e7d075a3f31cdab451c787bdf782464aacc8941b",
+    "learned.py": "4517207ba554568e0ba7371af5e481625bb41ab7c492c9322616bd3118a3630f",
 }
 
 
