@@ -868,42 +868,75 @@ def settle(hand: Hand) -> None:
 
 
 def _settle_pips(hand: Hand, out_side: int | None) -> None:
-    """The pip count: the side that went out scores the others' pips; at a block the lowest
-    count scores (§15 options: fewest tiles, the sum only, the difference per opponent), or,
-    with penalties per miss, the penalties decide."""
-    r, rec, award = hand.rules, hand.record, hand.score
-    pips, sides = rec.pips, range(r.sides)
+    """The pip count (§3.10, §8.10, §12.10, §13.10): the side that went out scores the
+    others' pips; at a block the lowest count scores (§15 options: fewest tiles, the sum only,
+    the difference per opponent), or, with penalties per miss, the penalties decide."""
+    r = hand.rules
     if r.penalty_per_miss:
-        pen = rec.penalties
-        if out_side is None:
-            out_side = _penalty_winner(hand)
-        rec.winner = out_side
-        if out_side is not None:
-            others = sum(pen[s] for s in sides if s != out_side)
-            award(out_side, max(0, others - pen[out_side]), "penalties", False)
-        return
+        _settle_penalty_per_miss(hand, out_side)
+    elif out_side is not None:
+        _settle_out_sum(hand, out_side)
+    elif r.block_winner_fewest_tiles:
+        _settle_block_fewest_tiles(hand)
+    else:
+        _settle_lowest_hand(hand)
+
+
+def _others_sum(values: Sequence[int], sides: range, side: int) -> int:
+    """The sum of ``values`` over every side but ``side``."""
+    return sum(values[s] for s in sides if s != side)
+
+
+def _settle_penalty_per_miss(hand: Hand, out_side: int | None) -> None:
+    """§15 ``basic.penalty_per_miss`` (§8.10, §8.E4, §8.E5): the side that went out, else the
+    fewest penalties, then the fewest pips, wins the hand and scores the others' penalty
+    points minus its own, never below 0; the pips score nothing."""
+    rec, pen = hand.record, hand.record.penalties
+    if out_side is None:
+        out_side = _penalty_winner(hand)
+    rec.winner = out_side
     if out_side is not None:
-        rec.winner = out_side
-        award(out_side, sum(pips[s] for s in sides if s != out_side), "domino", False)
-        return
-    if r.block_winner_fewest_tiles:
-        w = _unique_min({s: len(hand.hands[s]) for s in sides})
-        rec.winner = w
-        if w is not None:
-            award(w, sum(pips[s] for s in sides if s != w), "block", False)
-        return
+        others = _others_sum(pen, range(hand.rules.sides), out_side)
+        hand.score(out_side, max(0, others - pen[out_side]), "penalties", False)
+
+
+def _settle_out_sum(hand: Hand, out_side: int) -> None:
+    """OUT-SUM (§1.13): the side that went out wins and scores the others' pip totals."""
+    rec = hand.record
+    rec.winner = out_side
+    hand.score(out_side, _others_sum(rec.pips, range(hand.rules.sides), out_side), "domino", False)
+
+
+def _settle_block_fewest_tiles(hand: Hand) -> None:
+    """§15 ``blind.block_winner_fewest_tiles`` (§3.10): a block is won by the side with the
+    fewest tiles (a tie: nobody), which scores the others' pip totals."""
+    rec, sides = hand.record, range(hand.rules.sides)
+    w = _unique_min({s: len(hand.hands[s]) for s in sides})
+    rec.winner = w
+    if w is not None:
+        hand.score(w, _others_sum(rec.pips, sides, w), "block", False)
+
+
+def _settle_lowest_hand(hand: Hand) -> None:
+    """The lowest-hand rule (§1.13, §8.10a, §12.10a): the lowest pip total wins the block (a
+    tie: nobody scores) and scores :func:`_fish_points`."""
+    rec, pips, sides = hand.record, hand.record.pips, range(hand.rules.sides)
     w = _unique_min({s: pips[s] for s in sides})
     rec.winner = w
-    if w is None:
-        return
-    others = [pips[s] for s in sides if s != w]
+    if w is not None:
+        others = [pips[s] for s in sides if s != w]
+        hand.score(w, _fish_points(hand.rules, others, pips[w]), "block", False)
+
+
+def _fish_points(r: Rules, others: list[int], own: int) -> int:
+    """What the winner of a block scores (§12.10): BLOCK-DIFF (§1.13), never negative; §15
+    ``block.fish_score_sum_only``: the others' sum; ``block.fish_difference_per_opponent``:
+    the sum of each other side's total minus its own."""
     if r.fish_score_sum_only:
-        pts = sum(others)
-    elif r.fish_difference_per_opponent:
-        pts = sum(o - pips[w] for o in others)
-    else:
-        pts = max(0, sum(others) - pips[w])
-    award(w, pts, "block", False)
+        return sum(others)
+    if r.fish_difference_per_opponent:
+        return sum(o - own for o in others)
+    return max(0, sum(others) - own)
 
 
 def _settle_book(hand: Hand, out_side: int | None) -> None:
@@ -1155,56 +1188,108 @@ def play_match(
 
 
 def _match_over(rules, rec, scores, kozel, mrec, k) -> bool:
+    """Whether hand ``k`` (its record ``rec``) ends the match, by the match end of
+    ``rules.match_end``: the point race (§1.14), one hand or K (§9.11, §10.11), the goat
+    (§14.11, §14.11a). If it does, ``mrec`` has the match's winner and scores, and the hand's
+    events end with the match end."""
     if rules.match_end == "race":
-        if rec.end_reason == "target" or (
-            not rules.check_only_at_hand_end and max(scores) >= rules.target
-        ):
-            mrec.winner = max(range(len(scores)), key=lambda s: scores[s])
-        elif rules.check_only_at_hand_end:
-            top = max(scores)
-            leaders = [s for s in range(len(scores)) if scores[s] == top]
-            if top < rules.target or len(leaders) > 1:
-                return False
-            mrec.winner = leaders[0]
-        else:
-            return False
-        mrec.scores = list(scores)
+        over = _race_over(rules, rec, scores, mrec)
+    elif rules.match_end == "one_hand":
+        over = _hands_over(rules, rec, scores, mrec, k)
+    else:
+        over = _kozel_over(rules, kozel, mrec)
+    if over:
         _event_match_end(rec, mrec)
-        return True
-    if rules.match_end == "one_hand":
-        if k + 1 < rules.hands_per_match:
+    return over
+
+
+def _race_over(rules, rec, scores, mrec) -> bool:
+    """The point race (§1.14): the side whose total reaches the target wins, at once (in play
+    or by an award); with ``check_only_at_hand_end``, after the hand, the one highest total at
+    or above the target (shared: another hand)."""
+    if _target_reached(rules, rec, scores):
+        mrec.winner = max(range(len(scores)), key=lambda s: scores[s])
+    elif rules.check_only_at_hand_end:
+        winner = _highest_at_target(rules, scores)
+        if winner is None:
             return False
-        if rules.hands_per_match == 1:
-            mrec.winner = rec.winner
-        else:
-            mrec.winner = _unique_min(dict(enumerate(scores)))
-        mrec.scores = list(scores)
-        _event_match_end(rec, mrec)
+        mrec.winner = winner
+    else:
+        return False
+    mrec.scores = list(scores)
+    return True
+
+
+def _target_reached(rules, rec, scores) -> bool:
+    """§1.14: the hand ended by the target in play, or a total at or past the target (not
+    with ``check_only_at_hand_end``, which plays every hand out)."""
+    if rec.end_reason == "target":
         return True
-    # kozel
+    return not rules.check_only_at_hand_end and max(scores) >= rules.target
+
+
+def _highest_at_target(rules, scores) -> int | None:
+    """§1.14 ``check_only_at_hand_end``: the side with the highest total if that total is at
+    or above the target and no other side shares it, else None."""
+    top = max(scores)
+    leaders = [s for s in range(len(scores)) if scores[s] == top]
+    if top < rules.target or len(leaders) > 1:
+        return None
+    return leaders[0]
+
+
+def _hands_over(rules, rec, scores, mrec, k) -> bool:
+    """Two-lane and ladder (§9.11, §10.11): one hand, whose winner wins the match; §15
+    ``cumulative_hands`` K: after the K-th hand the lowest penalty total wins (a tie: none)."""
+    if k + 1 < rules.hands_per_match:
+        return False
+    if rules.hands_per_match == 1:
+        mrec.winner = rec.winner
+    else:
+        mrec.winner = _unique_min(dict(enumerate(scores)))
+    mrec.scores = list(scores)
+    return True
+
+
+def _kozel_over(rules, kozel, mrec) -> bool:
+    """Kozel (§14.11, §14.11a): the match ends after the first hand that leaves a side's
+    written score at or above the target; who wins and loses: :func:`_kozel_highest_wins`
+    with ``kozel_positive_scoring``, else :func:`_kozel_goats_lose`."""
     totals = kozel.totals()
     if not any(w is not None and w >= rules.target for w in kozel.written):
         return False
-    n = rules.sides
     if rules.kozel_positive_scoring:
-        top = max(totals)
-        best = [s for s in range(n) if totals[s] == top]
-        mrec.winner = best[0] if len(best) == 1 else None
-        mrec.losers = [s for s in range(n) if s not in best]
+        _kozel_highest_wins(rules.sides, totals, mrec)
     else:
-        mrec.losers = [s for s in range(n) if totals[s] >= rules.target]
-        mrec.winner = (
-            _unique_min({s: totals[s] for s in range(n) if s not in mrec.losers})
-            if (len(mrec.losers) < n)
-            else None
-        )
-        if rules.dry_goat:
-            mrec.dry = any(
-                all(kozel.written[o] is None for o in range(n) if o != g) for g in mrec.losers
-            )
+        _kozel_goats_lose(rules, kozel, totals, mrec)
     mrec.scores = totals
-    _event_match_end(rec, mrec)
     return True
+
+
+def _kozel_highest_wins(n: int, totals: list[int], mrec) -> None:
+    """§15 ``kozel.kozel_positive_scoring`` (§14.11): the side with the highest written score
+    wins (a tie for highest: no winner); every other side loses."""
+    top = max(totals)
+    best = [s for s in range(n) if totals[s] == top]
+    mrec.winner = best[0] if len(best) == 1 else None
+    mrec.losers = [s for s in range(n) if s not in best]
+
+
+def _kozel_goats_lose(rules, kozel, totals: list[int], mrec) -> None:
+    """§14.11, §14.11a: every side at or above the target is a goat and loses; the lowest of
+    the others wins (a tie for lowest, or no other side: no winner); §15 ``kozel.dry_goat``:
+    a goat whose opponent sides all have an empty written score loses dry."""
+    n = rules.sides
+    mrec.losers = [s for s in range(n) if totals[s] >= rules.target]
+    mrec.winner = (
+        _unique_min({s: totals[s] for s in range(n) if s not in mrec.losers})
+        if (len(mrec.losers) < n)
+        else None
+    )
+    if rules.dry_goat:
+        mrec.dry = any(
+            all(kozel.written[o] is None for o in range(n) if o != g) for g in mrec.losers
+        )
 
 
 def _event_match_end(rec: HandRecord, mrec: MatchRecord) -> None:
