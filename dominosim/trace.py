@@ -419,9 +419,27 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
     from dominosim import config
 
     r = TraceRequest(**request)
-    players, seed, match_id, hand = r.players, r.seed, r.match_id, r.hand
-    whole_match, sets, strategy_path = r.whole_match, r.sets, r.strategy_path
-    if whole_match and (hand is not None or r.decision is not None):
+    _check_request(r)
+    rules = config.rules_from_cli(variant, r.players, list(r.sets))
+    if r.whole_match:
+        from dominosim.game.variants import check_match_end
+
+        check_match_end(rules, "match")
+    exp, seats = _seated(variant, r)
+    labels = [s.label for s in exp.seats]
+    k = None if r.whole_match else (r.hand or 0)
+    if r.decision is not None:
+        return trace_to_decision(rules, (exp.seed, r.match_id, k, r.decision), seats, labels)
+    return make_trace(
+        rules, seed=exp.seed, match_id=r.match_id, hand=k, strategies=seats, labels=labels
+    )
+
+
+def _check_request(r: TraceRequest) -> None:
+    """The command line's ``--match``, ``--hand``, ``--decision`` and ``--match-id`` agree and
+    are in range: a ConfigError naming the first that is not."""
+    hand, match_id = r.hand, r.match_id
+    if r.whole_match and (hand is not None or r.decision is not None):
         what = "--hand" if hand is not None else "--decision"
         raise ConfigError(f"{what} and --match exclude each other; --match prints every hand")
     if r.decision is not None and r.decision < 0:
@@ -430,19 +448,22 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
         raise ConfigError(f"--match-id must be an integer from 0 to 2**64-1, not {match_id}")
     if hand is not None and hand < 0:
         raise ConfigError(f"--hand must be >= 0, not {hand}")
-    rules = config.rules_from_cli(variant, players, list(sets))
-    if whole_match:
-        from dominosim.game.variants import check_match_end
 
-        check_match_end(rules, "match")
+
+def _seated(variant: str, r: TraceRequest) -> tuple[Any, list]:
+    """The experiment of the command line's strategies and each seat's strategy: here, or a
+    user's in a fresh process of its own (``--isolate``, with a ``--strategy-path``)."""
+    from dominosim import config
+
+    strategy_path = r.strategy_path
     isolate = r.isolate and bool(strategy_path)
     probed = _isolated_names(strategy_path) if isolate else {}
     known = set(probed) if isolate else strategy.discover(strategy_path)
     exp = config.experiment_from_cli(
         variants=[variant],
-        players=players,
+        players=r.players,
         strategies=r.strategies or "random",
-        seed=seed,
+        seed=r.seed,
         known_strategies=known,
     )
     if isolate:
@@ -450,16 +471,8 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
 
         labels = [s.label for s in exp.seats]
         files = recorded_files({"strategy_files": strategy_files(strategy_path, labels, probed)})
-        seats = _isolated_seats(files, [s.label for s in exp.seats])
-    else:
-        seats = [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
-    labels = [s.label for s in exp.seats]
-    k = None if whole_match else (hand or 0)
-    if r.decision is not None:
-        return trace_to_decision(rules, (exp.seed, match_id, k, r.decision), seats, labels)
-    return make_trace(
-        rules, seed=exp.seed, match_id=match_id, hand=k, strategies=seats, labels=labels
-    )
+        return exp, _isolated_seats(files, labels)
+    return exp, [strategy.get(s.name, strategy_path, **s.kwargs) for s in exp.seats]
 
 
 def _isolated_names(paths: Sequence[str]) -> dict[str, str]:

@@ -541,6 +541,48 @@ def _matrix_tables(a: Mapping, metric: str) -> dict:
 _METRIC_NAME = {"hands": "hand wins", "matches": "match wins", "points": "points per hand"}
 
 
+#: the statistics of a sweep's rows after its strategies' (name, the row's text)
+_SWEEP_ROWS = (
+    ("leading side match wins", lambda r: _pct(r["leading_side_match_win_rate"])),
+    ("leading side advantage", lambda r: _diff(r["leading_side_match_advantage"])),
+    ("mean match length", lambda r: _f(r["mean_match_length"])),
+    ("median match length", lambda r: _f(r["median_match_length"], 0)),
+    ("p90 match length", lambda r: _f(r["p90_match_length"], 0)),
+    ("blocked hands", lambda r: _pct(r["blocked_rate"])),
+    ("mean hand length", lambda r: _f(r["mean_hand_length"])),
+)
+#: and of a target sweep's rows, after those
+_TARGET_ROWS = (
+    ("hands to separate", lambda r: _hands(r.get("hands_to_separate"))),
+    ("hands 95% CI", lambda r: _range(r.get("hands_to_separate_ci", [None, None]), _hands)),
+)
+
+
+def _sweep_stats(a: Mapping, target: bool) -> dict[str, list]:
+    """Each statistic of a sweep (``target``: a target sweep), its text in every row."""
+    rows = a["rows"]
+    by_stat = {}
+    for s_i, x in enumerate(a["strategies"]):
+        by_stat[f"{x} match wins"] = [_pct(r["strategies"][s_i]["match_win_rate"]) for r in rows]
+        by_stat[f"{x} 95% CI"] = [_ci_text(r["strategies"][s_i]["match_win_ci"]) for r in rows]
+    if a["stronger"]:
+        by_stat["stronger"] = [a["stronger"] for _ in rows]
+    for name, text in _SWEEP_ROWS + (_TARGET_ROWS if target else ()):
+        by_stat[name] = [text(r) for r in rows]
+    return by_stat
+
+
+def _target_sweep_lines(a: Mapping, cols: list) -> list[str]:
+    """The lines of a target sweep above its table."""
+    lines = [f"target sweep ({a['option']}) on common deals: {', '.join(map(str, cols))}"]
+    if a["stronger"]:
+        lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
+    lines.append(a["sentence"])
+    if a.get("fastest_sentence"):
+        lines.append(a["fastest_sentence"])
+    return lines
+
+
 def _until_decided_lines(u: Mapping | None) -> list[str]:
     """The lines of ``--until-decided``: where it stopped, and why."""
     if not u:
@@ -563,36 +605,14 @@ def _sweep_section(a: Mapping, target: bool):
 
     rows = a["rows"]
     cols = [r["value"] for r in rows]
-    by_stat = {}
-    for s_i, x in enumerate(a["strategies"]):
-        by_stat[f"{x} match wins"] = [_pct(r["strategies"][s_i]["match_win_rate"]) for r in rows]
-        by_stat[f"{x} 95% CI"] = [_ci_text(r["strategies"][s_i]["match_win_ci"]) for r in rows]
-    if a["stronger"]:
-        by_stat["stronger"] = [a["stronger"] for _ in rows]
-    by_stat["leading side match wins"] = [_pct(r["leading_side_match_win_rate"]) for r in rows]
-    by_stat["leading side advantage"] = [_diff(r["leading_side_match_advantage"]) for r in rows]
-    by_stat["mean match length"] = [_f(r["mean_match_length"]) for r in rows]
-    by_stat["median match length"] = [_f(r["median_match_length"], 0) for r in rows]
-    by_stat["p90 match length"] = [_f(r["p90_match_length"], 0) for r in rows]
-    by_stat["blocked hands"] = [_pct(r["blocked_rate"]) for r in rows]
-    by_stat["mean hand length"] = [_f(r["mean_hand_length"]) for r in rows]
-    if target:
-        by_stat["hands to separate"] = [_hands(r.get("hands_to_separate")) for r in rows]
-        by_stat["hands 95% CI"] = [
-            _range(r.get("hands_to_separate_ci", [None, None]), _hands) for r in rows
-        ]
     table = pd.DataFrame(
-        [{"statistic": k, **dict(zip(cols, v, strict=True))} for k, v in by_stat.items()]
+        [
+            {"statistic": k, **dict(zip(cols, v, strict=True))}
+            for k, v in _sweep_stats(a, target).items()
+        ]
     )
     if target:
-        head = f"target sweep ({a['option']}) on common deals: {', '.join(map(str, cols))}"
-        lines = [head]
-        if a["stronger"]:
-            lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")
-        lines.append(a["sentence"])
-        if a.get("fastest_sentence"):
-            lines.append(a["fastest_sentence"])
-        return "Target sweep", lines, {"by target": table}
+        return "Target sweep", _target_sweep_lines(a, cols), {"by target": table}
     lines = [f"option sweep ({', '.join(a['swept'])}) on common deals"]
     if a["stronger"]:
         lines.append(f"stronger strategy (higher pooled match win rate): {a['stronger']}")

@@ -17,33 +17,54 @@ def end_count_after(obs: Observation, action: int) -> int | None:
     """The end count c after ``action`` (None for a non-placement)."""
     if not actions.is_placement(action):
         return None
-    r = obs.rules
-    t = actions.tile_of(action)
-    lo, hi = tiles.halves(t)
-    d = lo == hi
+    lo, hi = tiles.halves(actions.tile_of(action))
     if not obs.positions and not obs.table:  # the lead: rule 1
         return lo + hi
-    along_ok = r.inline_double_counts_single
-    pid = actions.pos_of(action)
+    if obs.spinner is None:
+        return _count_no_spinner(obs, action)
+    return _count_spinner(obs, action)
+
+
+def _open_ends(obs: Observation) -> dict:
+    """Each open position's ``[value, double, laid along]``."""
     # fmt: off
-    ends = {p: [v, obs.doubles[i] if obs.doubles else False,
+    return {p: [v, obs.doubles[i] if obs.doubles else False,
                 obs.along[i] if obs.along else False]
             for i, (p, v) in enumerate(obs.positions)}
     # fmt: on
+
+
+def _end_value(v: int, double: bool, along: bool) -> int:
+    """What an open end adds to the count: its value, twice for a double laid across."""
+    return v * (2 if double and not along else 1)
+
+
+def _count_no_spinner(obs: Observation, action: int) -> int:
+    """The end count after ``action`` on a layout without a spinner yet (§1.11); on a spinner
+    layout the first double becomes the spinner, W covered (§1.9)."""
+    r, ends = obs.rules, _open_ends(obs)
+    t, pid = actions.tile_of(action), actions.pos_of(action)
+    lo, hi = tiles.halves(t)
+    d = lo == hi
     v = ends[pid][0]
-    w = tiles.other_half(t, v)
-    spinners = r.layout == "spinner"
-    if obs.spinner is None:
-        if spinners and d:  # the first double becomes the spinner, W covered (§1.9)
-            other = ends["R" if pid == "L" else "L"]
-            c_other = other[0] * (2 if other[1] and not other[2] else 1)
-            return c_other + _spinner_share(r, v, 1)
-        ends[pid] = [w, d, along_ok and actions.is_along(action) and d]
-        return sum(e[0] * (2 if e[1] and not e[2] else 1) for e in ends.values())
+    if r.layout == "spinner" and d:
+        other = ends["R" if pid == "L" else "L"]
+        return _end_value(*other) + _spinner_share(r, v, 1)
+    along = r.inline_double_counts_single and actions.is_along(action) and d
+    ends[pid] = [tiles.other_half(t, v), d, along]
+    return sum(_end_value(*e) for e in ends.values())
+
+
+def _count_spinner(obs: Observation, action: int) -> int:
+    """The end count after ``action`` around a spinner (§1.9, §1.11): the covered arms and
+    the arm played on, and the spinner's share."""
+    ends = _open_ends(obs)
+    t, pid = actions.tile_of(action), actions.pos_of(action)
+    lo, hi = tiles.halves(t)
     arms = {p: e for p, e in ends.items() if p in obs.covered}
-    arms[pid] = [w, d, False]
-    k = len(arms)
-    return sum(e[0] * (2 if e[1] else 1) for e in arms.values()) + _spinner_share(r, obs.spinner, k)
+    arms[pid] = [tiles.other_half(t, ends[pid][0]), lo == hi, False]
+    count = sum(_end_value(v, d, False) for v, d, _ in arms.values())
+    return count + _spinner_share(obs.rules, obs.spinner, len(arms))
 
 
 def _spinner_share(r, v: int, k: int) -> int:

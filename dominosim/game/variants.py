@@ -272,50 +272,9 @@ def parse_value(opt: Option, raw: object) -> object:
     where = f"{opt.variant}.{opt.name}"
     allowed = opt.allowed
     if allowed == BOOL:
-        if isinstance(raw, bool):
-            return raw
-        s = str(raw).strip().lower()
-        if s in _TRUE:
-            return True
-        if s in _FALSE:
-            return False
-        raise RulesError(f"bad value '{raw}' for {where}; use on/off (or true/false)")
+        return _parse_bool(raw, where)
     if allowed in (INT_GE1, OFF_OR_INT_GE2) or all(isinstance(a, int) for a in allowed):
-        if isinstance(raw, bool):
-            value = None
-        elif isinstance(raw, int):
-            value = raw
-        else:
-            s = str(raw).strip().lower()
-            if (allowed == OFF_OR_INT_GE2 or opt.name == "lone_66_value") and s in _FALSE:
-                value = 0
-            elif allowed == (0, 2, 3) and s == "unlimited":
-                value = 0
-            elif opt.name == "target" and s == "none":
-                value = NO_TARGET
-            else:
-                try:
-                    value = int(s)
-                except ValueError:
-                    value = None
-        if value is not None and not -INT32_MAX <= value <= INT32_MAX:
-            raise RulesError(
-                f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}, "
-                f"at most {INT32_MAX} (the records hold 32-bit numbers)"
-            )
-        ok = value is not None and (
-            (allowed == INT_GE1 and value >= 1)
-            or (allowed == OFF_OR_INT_GE2 and (value == 0 or value >= 2))
-            or (isinstance(allowed, tuple) and value in allowed)
-        )
-        if not ok:
-            raise RulesError(f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}")
-        if allowed == OFF_OR_INT_GE2 and value > MAX_HANDS_PER_MATCH:  # (cumulative_hands)
-            raise RulesError(
-                f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}, at most "
-                f"{MAX_HANDS_PER_MATCH} (the most hands one match may last)"
-            )
-        return value
+        return _parse_int(opt, raw, where)
     s = str(raw).strip()
     if s not in allowed:
         raise RulesError(
@@ -323,6 +282,76 @@ def parse_value(opt: Option, raw: object) -> object:
             f"allowed: {opt.allowed_text()}"
         )
     return s
+
+
+def _parse_bool(raw: object, where: str) -> bool:
+    """An on/off option's value: a bool, or one of the words of :data:`_TRUE`, :data:`_FALSE`."""
+    if isinstance(raw, bool):
+        return raw
+    s = str(raw).strip().lower()
+    if s in _TRUE:
+        return True
+    if s in _FALSE:
+        return False
+    raise RulesError(f"bad value '{raw}' for {where}; use on/off (or true/false)")
+
+
+def _parse_int(opt: Option, raw: object, where: str) -> int:
+    """An integer option's value, checked against what it allows, the 32-bit range of the
+    records and (``cumulative_hands``) the most hands one match may last."""
+    allowed = opt.allowed
+    value = _int_value(opt, raw)
+    if value is not None and not -INT32_MAX <= value <= INT32_MAX:
+        raise RulesError(
+            f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}, "
+            f"at most {INT32_MAX} (the records hold 32-bit numbers)"
+        )
+    if value is None or not _int_allowed(allowed, value):
+        raise RulesError(f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}")
+    if allowed == OFF_OR_INT_GE2 and value > MAX_HANDS_PER_MATCH:  # (cumulative_hands)
+        raise RulesError(
+            f"bad value '{raw}' for {where}; allowed: {opt.allowed_text()}, at most "
+            f"{MAX_HANDS_PER_MATCH} (the most hands one match may last)"
+        )
+    return value
+
+
+def _int_value(opt: Option, raw: object) -> int | None:
+    """``raw`` as an integer (an int, an integer's text or one of the option's words), or None
+    where it is none of these (a bool is none)."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    s = str(raw).strip().lower()
+    word = _int_word(opt, s)
+    if word is not None:
+        return word
+    try:
+        return int(s)
+    except ValueError:
+        return None
+
+
+def _int_word(opt: Option, s: str) -> int | None:
+    """The number a word stands for in an integer option: off (0) where the option may be
+    off, unlimited (0) in a draw limit, none (no target) in a target; else None."""
+    if (opt.allowed == OFF_OR_INT_GE2 or opt.name == "lone_66_value") and s in _FALSE:
+        return 0
+    if opt.allowed == (0, 2, 3) and s == "unlimited":
+        return 0
+    if opt.name == "target" and s == "none":
+        return NO_TARGET
+    return None
+
+
+def _int_allowed(allowed: object, value: int) -> bool:
+    """Whether an integer option that allows ``allowed`` takes ``value``."""
+    return (
+        (allowed == INT_GE1 and value >= 1)
+        or (allowed == OFF_OR_INT_GE2 and (value == 0 or value >= 2))
+        or (isinstance(allowed, tuple) and value in allowed)
+    )
 
 
 def check_players(variant: str, players: object) -> int:
@@ -368,25 +397,60 @@ def make_rules(variant: str, players: int, **options: object) -> Rules:
 
 
 def _check_combinations(variant, players, v, explicit):
-    def bad(msg):
-        raise RulesError(f"invalid combination: {msg}")
+    """The first invalid combination of §15 (:data:`_INVALID`, in its order) that the option
+    values ``v`` (``explicit``: the ones given) make for ``players``: a RulesError."""
+    for where, invalid, message in _INVALID:
+        if where in (None, variant) and invalid(players, v, explicit):
+            text = message.format(variant=variant, players=players)
+            raise RulesError(f"invalid combination: {text}")
 
-    if v.get("partnership") and players != 4:
-        bad(f"{variant}.partnership needs 4 players, not {players}; drop it or use --players 4")
-    if variant == "block" and v["fish_score_sum_only"] and v["fish_difference_per_opponent"]:
-        bad("block.fish_score_sum_only and block.fish_difference_per_opponent; choose one")
-    if variant == "bergen" and v["bergen_voluntary"] and v["bergen_draw_until_playable"]:
-        bad("bergen.bergen_voluntary and bergen.bergen_draw_until_playable; choose one")
-    if variant == "muggins" and not v["first_double_spinner"]:
-        for name in ("spinner_open_all_four_immediately", "us_sniff_counting"):
-            if v[name]:
-                bad(f"muggins.{name} needs muggins.first_double_spinner=on")
-    if variant == "sniff" and v["sniff_book_endgame"] and "target" in explicit:
-        bad("sniff.sniff_book_endgame sets the target; drop sniff.target")
-    if variant == "sniff" and v["reserve_k"] == 2 and players != 2:
-        bad(f"sniff.reserve_k=2 is for 2 players, not {players}")
-    if variant == "kozel" and v["reserve_k"] == 1 and players == 4:
-        bad("kozel.reserve_k=1 is for 2-3 players; with 4 there is no stock")
+
+#: the invalid combinations of §15: (the variant, None for every one; whether the player count,
+#: the option values and the set of options given make it; what the error says)
+_INVALID = (
+    (
+        None,
+        lambda P, v, given: v.get("partnership") and P != 4,
+        "{variant}.partnership needs 4 players, not {players}; drop it or use --players 4",
+    ),
+    (
+        "block",
+        lambda P, v, given: v["fish_score_sum_only"] and v["fish_difference_per_opponent"],
+        "block.fish_score_sum_only and block.fish_difference_per_opponent; choose one",
+    ),
+    (
+        "bergen",
+        lambda P, v, given: v["bergen_voluntary"] and v["bergen_draw_until_playable"],
+        "bergen.bergen_voluntary and bergen.bergen_draw_until_playable; choose one",
+    ),
+    (
+        "muggins",
+        lambda P, v, given: (
+            not v["first_double_spinner"] and v["spinner_open_all_four_immediately"]
+        ),
+        "muggins.spinner_open_all_four_immediately needs muggins.first_double_spinner=on",
+    ),
+    (
+        "muggins",
+        lambda P, v, given: not v["first_double_spinner"] and v["us_sniff_counting"],
+        "muggins.us_sniff_counting needs muggins.first_double_spinner=on",
+    ),
+    (
+        "sniff",
+        lambda P, v, given: v["sniff_book_endgame"] and "target" in given,
+        "sniff.sniff_book_endgame sets the target; drop sniff.target",
+    ),
+    (
+        "sniff",
+        lambda P, v, given: v["reserve_k"] == 2 and P != 2,
+        "sniff.reserve_k=2 is for 2 players, not {players}",
+    ),
+    (
+        "kozel",
+        lambda P, v, given: v["reserve_k"] == 1 and P == 4,
+        "kozel.reserve_k=1 is for 2-3 players; with 4 there is no stock",
+    ),
+)
 
 
 def _deal(variant: str, players: int) -> int:

@@ -410,20 +410,37 @@ def _manifest_rotate(m: dict) -> bool:
     return rotate
 
 
+#: the manifest's fields that are integers (never a bool)
+_MANIFEST_INTS = ("seed", "players", "ids_per_rotation", "ids_per_chunk", "games_requested")
+
+
 def _check_plan_types(m: dict, plan: Plan) -> None:
-    """The manifest's chunk plan and counts have the types and values the plan gives."""
-    for key in ("seed", "players", "ids_per_rotation", "ids_per_chunk", "games_requested"):
+    """The manifest's chunk plan and counts have the types and values the plan gives: a
+    TypeError or ValueError naming the first field that does not (checked in this order)."""
+    for key in _MANIFEST_INTS:
         if isinstance(m[key], bool) or not isinstance(m[key], int):
             raise TypeError(f"'{key}' is {m[key]!r}, not an integer")
+    _check_plan_ranges(m, plan)
+    _check_derived(m, plan)
+    if "chunks" in m or "chunk_count" not in m:
+        _check_chunk_list(m["chunks"], plan)
+    if not isinstance(m.get("status"), str):
+        raise TypeError(f"'status' is {m.get('status')!r}, not a string")
+    if "fingerprint" in m and m["fingerprint"] != plan.fingerprint():
+        raise ValueError(
+            "'fingerprint' is not the one of the manifest's plan (its seed, rules, seats, "
+            "chunk plan, records or strategy files were changed)"
+        )
+
+
+def _check_plan_ranges(m: dict, plan: Plan) -> None:
+    """The chunk plan's numbers, ``records``, the seat lists, ``unit``, ``rotations`` and
+    ``batch_size`` are in range."""
     if plan.ids_per_chunk < 1 or plan.ids_per_rotation < 1 or not 0 <= plan.seed < 2**64:
         raise ValueError("the chunk plan is out of range")
     if not isinstance(m["records"], bool):
         raise TypeError(f"'records' is {m['records']!r}, not true or false")
-    for seats in (plan.seats, *plan.legs):
-        if not seats or not all(isinstance(x, str) for x in seats):
-            raise TypeError(f"a seat list is {list(seats)!r}, not strategy labels")
-    if len(plan.seats) != plan.players or any(len(x) != plan.players for x in plan.legs):
-        raise ValueError("a seat list does not seat every player")
+    _check_seat_lists(plan)
     if plan.unit not in ("hand", "match") or not all(
         int_in(r, 0, plan.players) for r in plan.rotations
     ):
@@ -433,26 +450,29 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
     batch = int(m.get("batch_size", 1))
     if not int_in(batch, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
         raise ValueError("'batch_size' or 'ids_per_rotation' is out of range")
-    _check_derived(m, plan)
-    if "chunks" in m or "chunk_count" not in m:
-        chunks = m["chunks"]
-        if not isinstance(chunks, list):
-            raise TypeError(f"'chunks' is {chunks!r}, not a list")
-        planned = plan.items
-        if len(chunks) != len(planned):
-            raise ValueError(f"'chunks' lists {len(chunks)} chunks, the plan has {len(planned)}")
-        for d, it in zip(chunks, planned, strict=True):
-            if not isinstance(d, dict) or [
-                d.get(k) for k in ("group", "chunk", "start", "stop", "games")
-            ] != [it.group, it.chunk, it.start, it.stop, it.games]:
-                raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
-    if not isinstance(m.get("status"), str):
-        raise TypeError(f"'status' is {m.get('status')!r}, not a string")
-    if "fingerprint" in m and m["fingerprint"] != plan.fingerprint():
-        raise ValueError(
-            "'fingerprint' is not the one of the manifest's plan (its seed, rules, seats, "
-            "chunk plan, records or strategy files were changed)"
-        )
+
+
+def _check_seat_lists(plan: Plan) -> None:
+    """The plan's seat lists (its seats, its legs') are strategy labels, one per player."""
+    for seats in (plan.seats, *plan.legs):
+        if not seats or not all(isinstance(x, str) for x in seats):
+            raise TypeError(f"a seat list is {list(seats)!r}, not strategy labels")
+    if len(plan.seats) != plan.players or any(len(x) != plan.players for x in plan.legs):
+        raise ValueError("a seat list does not seat every player")
+
+
+def _check_chunk_list(chunks: object, plan: Plan) -> None:
+    """The manifest's ``chunks`` list is the plan's chunks, in its order."""
+    if not isinstance(chunks, list):
+        raise TypeError(f"'chunks' is {chunks!r}, not a list")
+    planned = plan.items
+    if len(chunks) != len(planned):
+        raise ValueError(f"'chunks' lists {len(chunks)} chunks, the plan has {len(planned)}")
+    for d, it in zip(chunks, planned, strict=True):
+        if not isinstance(d, dict) or [
+            d.get(k) for k in ("group", "chunk", "start", "stop", "games")
+        ] != [it.group, it.chunk, it.start, it.stop, it.games]:
+            raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
 
 
 def _check_derived(m: dict, plan: Plan) -> None:

@@ -89,34 +89,14 @@ def verify_run(
     plan = Plan.from_manifest(manifest)
     plan = load_inputs(rd, manifest, plan, session.strategy_path, "verify")
     _check_classes(rd, manifest)
-    n = len(plan.items)
-    out = Verification(chunks=n, key=key, sample=sample)
+    out = Verification(chunks=len(plan.items), key=key, sample=sample)
     bad: list = []
     merger, _ = merge_finished(rd, plan, bad, cross_check=True)
     reasons = {(g, c): why for g, c, why in bad}
     finished = {at for at in rd.finished_chunks() if plan.items.has(*at)}
     done = manifest.get("status") == "done"
-    if sample is None or sample >= n:
-        picked = sorted(finished)
-        out.missing = n - len(finished)
-        if done and out.missing:
-            _name_missing(plan, finished, out)
-    else:
-        picked = [divmod(i, plan.items.per_group) for i in chosen(n, sample, key)]
-        for at in picked:
-            if at not in finished:  # (not played yet: an unfinished run)
-                out.missing += 1
-                if done:
-                    out.lines.append(f"chunk {at[0]}-{at[1]}: missing from a finished run")
-    items, docs = [], {}
-    for at in picked:
-        if at not in finished:
-            continue
-        if at in reasons and not reasons[at].startswith(DISAGREE):
-            out.lines.append(f"chunk {at[0]}-{at[1]}: {reasons[at]}")
-        else:
-            items.append(plan.item(*at))
-            docs[at] = rd.read_chunk_agg(*at)
+    picked = _picked(plan, finished, out, done)
+    items, docs = _to_replay(rd, plan, picked, finished, reasons, out)
     shown = set(picked)
     for (g, c), why in reasons.items():  # (the unsampled ones: the cheap checks found them)
         if (g, c) in finished and (g, c) not in shown:
@@ -127,6 +107,42 @@ def verify_run(
         if why is not None:
             out.lines.append(why)
     return out
+
+
+def _picked(plan: Plan, finished: set, out: Verification, done: bool) -> list:
+    """The chunks to check, ``(group, chunk)``: every finished one, or ``out.sample`` drawn by
+    ``out.key``; counts the missing ones in ``out`` (a finished run's named, in its lines)."""
+    n, sample = out.chunks, out.sample
+    if sample is None or sample >= n:
+        out.missing = n - len(finished)
+        if done and out.missing:
+            _name_missing(plan, finished, out)
+        return sorted(finished)
+    picked = [divmod(i, plan.items.per_group) for i in chosen(n, sample, out.key)]
+    for at in picked:
+        if at not in finished:  # (not played yet: an unfinished run)
+            out.missing += 1
+            if done:
+                out.lines.append(f"chunk {at[0]}-{at[1]}: missing from a finished run")
+    return picked
+
+
+def _to_replay(
+    rd: RunDir, plan: Plan, picked: list, finished: set, reasons: dict, out: Verification
+) -> tuple[list, dict]:
+    """The picked finished chunks to play again (their items, and their chunk documents by
+    ``(group, chunk)``); a picked chunk the cheap checks found damaged (for a reason other
+    than a disagreement of its counts) is one line of ``out`` instead."""
+    items, docs = [], {}
+    for at in picked:
+        if at not in finished:
+            continue
+        if at in reasons and not reasons[at].startswith(DISAGREE):
+            out.lines.append(f"chunk {at[0]}-{at[1]}: {reasons[at]}")
+        else:
+            items.append(plan.item(*at))
+            docs[at] = rd.read_chunk_agg(*at)
+    return items, docs
 
 
 def _name_missing(plan: Plan, finished: set, out: Verification) -> None:

@@ -139,6 +139,20 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _other_chunk(doc: Mapping, expect: Mapping) -> str | None:
+    """Why a chunk's aggregates ``doc`` are not of the chunk ``expect`` describes (another
+    run's, another chunk's), or None."""
+    if "run" in expect and doc.get("run") != expect["run"]:
+        return (
+            "its aggregates file is of another run (another seed, rules, "
+            "strategies or plan), or of an older version"
+        )
+    got = {k: doc.get(k) for k in expect if k != "run"}
+    if got != {k: v for k, v in expect.items() if k != "run"}:
+        return f"its aggregates file is of another chunk ({str(got)[:200]}), not this one"
+    return None
+
+
 def _kind(path: Path) -> str | None:
     """``is a FIFO (named pipe)`` (and the like) when ``path`` exists and is not a regular
     file; None otherwise."""
@@ -332,6 +346,16 @@ class RunDir:
         ``games``), with its records file when ``records``; else ``(None, reason)``: missing,
         truncated, altered, swapped, another run's, a link. Its counts are checked by the
         caller (``aggregates.check_chunk_counts``)."""
+        doc, reason = self._read_agg(group, chunk)
+        if reason is None:
+            reason = _other_chunk(doc, expect)
+        if reason is None:
+            reason = self._check_record_files(group, chunk, doc, records)
+        return (None, reason) if reason is not None else (doc, None)
+
+    def _read_agg(self, group: int, chunk: int) -> tuple[dict | None, str | None]:
+        """``(doc, None)``: chunk ``group-chunk``'s aggregates file, read within its bound, a
+        JSON object whose checksum is its own; else ``(None, reason)``."""
         path = self.chunk_path(group, chunk, ".agg.json")
         try:
             data = bounded.read(path, AGG_MAX)
@@ -345,26 +369,25 @@ class RunDir:
         body = {k: v for k, v in doc.items() if k != "checksum"}
         if checksum(body) != doc["checksum"]:
             return None, "its aggregates file does not match its checksum (edited or damaged)"
-        if "run" in expect and doc.get("run") != expect["run"]:
-            return None, (
-                "its aggregates file is of another run (another seed, rules, "
-                "strategies or plan), or of an older version"
-            )
-        got = {k: doc.get(k) for k in expect if k != "run"}
-        if got != {k: v for k, v in expect.items() if k != "run"}:
-            return None, f"its aggregates file is of another chunk ({str(got)[:200]}), not this one"
+        return doc, None
+
+    def _check_record_files(
+        self, group: int, chunk: int, doc: Mapping, records: bool
+    ) -> str | None:
+        """Why a chunk's records files are not the ones its aggregates name (``records``: the
+        run keeps records), or a records file of a run without them is not a regular file;
+        None where they are."""
         if records:  # (the counts themselves: aggregates.check_chunk_counts)
             reason = self._check_records(group, chunk, doc)
             # (per-match records: named by the chunks of this version, absent in older ones)
             if reason is None and doc.get("match_parquet") is not None:
                 reason = self._check_match_records(group, chunk, doc)
-            if reason is not None:
-                return None, reason
-        elif os.path.lexists(self.chunk_path(group, chunk, ".parquet")):
+            return reason
+        if os.path.lexists(self.chunk_path(group, chunk, ".parquet")):
             kind = _kind(self.chunk_path(group, chunk, ".parquet"))
             if kind is not None:
-                return None, f"its records file {kind}, not a regular file (damage)"
-        return doc, None
+                return f"its records file {kind}, not a regular file (damage)"
+        return None
 
     def _check_match_records(self, group: int, chunk: int, doc: Mapping) -> str | None:
         """Why a chunk's per-match records file is not the one its aggregates name, or None
