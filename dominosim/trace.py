@@ -436,23 +436,20 @@ def trace_from_cli(variant: str, **request: Any) -> list[dict]:
 
 
 def _check_request(r: TraceRequest) -> None:
-    """The command line's ``--match``, ``--hand``, ``--decision`` and ``--match-id`` agree and
-    are in range: a ConfigError naming the first that is not."""
-    hand, match_id = r.hand, r.match_id
-    if r.whole_match and (hand is not None or r.decision is not None):
-        what = "--hand" if hand is not None else "--decision"
+    """``--match``, ``--hand``, ``--decision``, ``--match-id`` agree, in range (a ConfigError)."""
+    if r.whole_match and (r.hand is not None or r.decision is not None):
+        what = "--hand" if r.hand is not None else "--decision"
         raise ConfigError(f"{what} and --match exclude each other; --match prints every hand")
     if r.decision is not None and r.decision < 0:
         raise ConfigError(f"--decision must be >= 0, not {r.decision}")
-    if not 0 <= match_id < 2**64:  # (never reduced mod 2**64: two ids would give one match)
-        raise ConfigError(f"--match-id must be an integer from 0 to 2**64-1, not {match_id}")
-    if hand is not None and hand < 0:
-        raise ConfigError(f"--hand must be >= 0, not {hand}")
+    if not 0 <= r.match_id < 2**64:  # (never reduced mod 2**64: two ids would give one match)
+        raise ConfigError(f"--match-id must be an integer from 0 to 2**64-1, not {r.match_id}")
+    if r.hand is not None and r.hand < 0:
+        raise ConfigError(f"--hand must be >= 0, not {r.hand}")
 
 
 def _seated(variant: str, r: TraceRequest) -> tuple[Any, list]:
-    """The experiment of the command line's strategies and each seat's strategy: here, or a
-    user's in a fresh process of its own (``--isolate``, with a ``--strategy-path``)."""
+    """The experiment and each seat's strategy: here, or in a process of its own (``--isolate``)."""
     from dominosim import config
 
     strategy_path = r.strategy_path
