@@ -739,13 +739,32 @@ def infer_events(obs, temp: float, points: float = 0.0, likelihood: str = "heuri
     r = obs.rules
     if obs.row is not None or r.draw_mode == "blind":
         return None
+    learned = likelihood == "learned"
+    scored = points != 0 and r.scoring != "none" and not learned
+    placed = [(i, ev.seat, ev.tile) for i, ev in enumerate(obs.history) if ev.kind == "place"]
+    rows, pts = _scored_placements(obs, placed, learned, scored)
+    events = _event_rows(rows, placed)
+    if learned:
+        score = np.array(pts).reshape(len(rows), 28)
+        score = np.maximum(score - score.max(axis=1, keepdims=True), -_LOG_FLOOR * temp)
+        return events, np.exp(score / temp)
+    score = np.tile(model_scores(), (len(rows), 1))
+    if scored and rows:  # (each event's weights scaled to a largest of 1: the same chances)
+        score += points * np.array(pts)
+        score = np.maximum(score - score.max(axis=1, keepdims=True), -_LOG_FLOOR * temp)
+    return events, np.exp(score / temp)
+
+
+def _scored_placements(obs, placed, learned: bool, scored: bool):
+    """The history replayed on a layout: the placements :func:`infer_events` scores (another
+    seat's, after its last draw; the lead only where the leader chose its tile), as rows
+    ``[seat, tile, index, fit]``, and per row the tiles' scores there (the learned model's,
+    the in-play points where ``scored``, else None)."""
+    r = obs.rules
     lay = Layout(r.layout, r.spinner_open_all_four_immediately, r.us_sniff_counting)
     spinners = r.layout == "spinner"
     hist = obs.history
     last_draw = {ev.seat: i for i, ev in enumerate(hist) if ev.kind == "draw"}
-    learned = likelihood == "learned"
-    scored = points != 0 and r.scoring != "none" and not learned
-    placed = [(i, ev.seat, ev.tile) for i, ev in enumerate(hist) if ev.kind == "place"]
     voids = _VoidReplay(r.players)
     rows, pts = [], []  # [seat, tile, index, fit]; per row the tiles' points there
     for i, ev in enumerate(hist):
@@ -761,13 +780,24 @@ def infer_events(obs, temp: float, points: float = 0.0, likelihood: str = "heuri
             fit = _ALL28 if lead else _fit_mask(lay.values())
             if not lead or r.lead_first == "lot_any":
                 rows.append([ev.seat, ev.tile, i, fit])
-                if learned:
-                    held = obs.counts[ev.seat] + sum(j >= i and s == ev.seat for j, s, _ in placed)
-                    seen = PlacerView(ev.seat, held, voids.now())
-                    pts.append(learned_scores(r, lay, fit, seen, _learned_weights(r)))
-                else:
-                    pts.append(placement_units(r, lay, fit) if scored else None)
+                pts.append(_placement_scores(obs, lay, fit, ev, i, placed, voids, learned, scored))
         lay.place(ev.tile, None if lead else ev.pos, ev.along, spinners)
+    return rows, pts
+
+
+def _placement_scores(obs, lay, fit, ev, i, placed, voids, learned: bool, scored: bool):
+    """One scored placement's per-tile scores (:func:`_scored_placements`)."""
+    r = obs.rules
+    if learned:
+        held = obs.counts[ev.seat] + sum(j >= i and s == ev.seat for j, s, _ in placed)
+        seen = PlacerView(ev.seat, held, voids.now())
+        return learned_scores(r, lay, fit, seen, _learned_weights(r))
+    return placement_units(r, lay, fit) if scored else None
+
+
+def _event_rows(rows, placed) -> np.ndarray:
+    """The events array ``[E, IE_COLS]`` of :func:`infer_events` from its rows: the seat,
+    the tile, the tiles the seat placed from then on (``back``) and the tiles that fitted."""
     events = np.zeros((len(rows), kernel.IE_COLS), dtype=np.int64)
     for k, (seat, tile, i, fit) in enumerate(rows):
         back = sum(1 << t for j, s, t in placed if j >= i and s == seat)
@@ -777,15 +807,7 @@ def infer_events(obs, temp: float, points: float = 0.0, likelihood: str = "heuri
             back,
             fit,
         )
-    if learned:
-        score = np.array(pts).reshape(len(rows), 28)
-        score = np.maximum(score - score.max(axis=1, keepdims=True), -_LOG_FLOOR * temp)
-        return events, np.exp(score / temp)
-    score = np.tile(model_scores(), (len(rows), 1))
-    if scored and rows:  # (each event's weights scaled to a largest of 1: the same chances)
-        score += points * np.array(pts)
-        score = np.maximum(score - score.max(axis=1, keepdims=True), -_LOG_FLOOR * temp)
-    return events, np.exp(score / temp)
+    return events
 
 
 # the learned likelihood (``likelihood=learned``): the shipped ``learned`` model's score of a

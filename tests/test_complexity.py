@@ -13,9 +13,6 @@ FOLDERS = ("dominosim", "strategies")
 REFERENCE = "dominosim/game/reference.py"
 #: the worst grade allowed outside the reference engine, and in it (its worst: settle_kozel, 20)
 BOUND, REFERENCE_BOUND = "C", "C"
-#: functions graded D or worse that another change is splitting, with the complexity they may
-#: not exceed meanwhile (strategies/mc.py was being changed when the others were split)
-PENDING = {"strategies/mc.py:infer_events": 30}
 
 
 @cache
@@ -33,18 +30,9 @@ def test_no_function_is_graded_d_or_worse():
     too_complex = []
     for rel, name, complexity in _blocks():
         bound = REFERENCE_BOUND if rel == REFERENCE else BOUND
-        pending = PENDING.get(f"{rel}:{name}")
-        over = complexity > pending if pending is not None else cc_rank(complexity) > bound
-        if over:
+        if cc_rank(complexity) > bound:
             too_complex.append(f"{rel}:{name} {cc_rank(complexity)} ({complexity})")
     assert too_complex == []
-
-
-def test_the_pending_functions_are_still_there():
-    """An entry of PENDING goes once its function is split (or renamed)."""
-    found = {f"{rel}:{name}": c for rel, name, c in _blocks()}
-    gone = [k for k, c in PENDING.items() if k not in found or cc_rank(found[k]) <= BOUND]
-    assert gone == []
 
 
 def test_the_test_sees_a_complex_function():
