@@ -84,8 +84,8 @@ def test_blind_rows_equal_reference(players, opts):
     optional draws, continue or stop (the row each owner sees is an Observation field)."""
     rules = make_rules("blind", players, **opts)
     for st in ([get("random")] * players, [get("heaviest"), get("random")] * 2):
-        assert compare(rules, st[:players], 200, unit="hand") == []
-        assert compare(rules, st[:players], 10, unit="match") == []
+        assert compare(rules, st[:players], 120, unit="hand") == []
+        assert compare(rules, st[:players], 5, unit="match") == []
 
 
 @pytest.mark.parametrize(
@@ -109,8 +109,8 @@ def test_voluntary_draws_and_along_doubles_with_every_kind_of_strategy(
     random."""
     rules = make_rules(variant, players, **opts)
     st = [get(strategy), get("random")] * 2
-    assert compare(rules, st[:players], 200, unit="hand") == []
-    assert compare(rules, st[:players], 8, unit="match") == []
+    assert compare(rules, st[:players], 120, unit="hand") == []
+    assert compare(rules, st[:players], 5, unit="match") == []
 
 
 class _Drawer(Strategy):

@@ -67,7 +67,7 @@ def test_readme_command_runs(cmd, finished_run, tmp_path, monkeypatch, clean_reg
     args = [finished_run if "RUN_ID" in a else a for a in args]
     if args[0] == "skill":
         args[args.index("--deals") + 1] = "1"
-        args += ["--out", str(tmp_path)]
+        args += ["--out", str(tmp_path), "--workers", "1"]
     if args[0] == "check-strategy":  # (test_check.py: the example passes every check, 2 deals)
         args += ["--deals", "1"]
     if args[0] == "train":  # (the smallest budget; the model file in the test's folder)
