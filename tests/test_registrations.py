@@ -171,7 +171,7 @@ def test_a_folder_written_before_the_imports_moved_verifies(tmp_path, clean_regi
         if e.get("sha256") in group and group[0] != e["sha256"]:
             e["sha256"] = group[0]
             older += 1
-    assert older >= 2  # (random.py and heaviest.py, the seated files, at least)
+    assert older >= 1  # (random.py, the seated file, at least)
     m = refingerprint(m)
     (d / "manifest.json").write_text(json.dumps(m))
     for p in (d / "chunks").glob("*.agg.json"):  # (its chunks name the run they belong to)
