@@ -114,15 +114,18 @@ def _imported(path: Path) -> list[tuple[int, str]]:
 
 
 def test_no_built_in_file_imports_an_old_module_path():
-    """The built-in strategy files import the modules where they are now: the old paths of
-    base/moved.py are kept for users' files only."""
+    """The built-in strategy files (and the package's modules) import the modules where they
+    are now: the old paths of base/moved.py are kept for users' files only."""
+    package = Path(strategy.__file__).resolve().parent.parent
+    files = [*strategy.builtin_dir().glob("*.py"), *package.rglob("*.py")]
     old = [
         f"{p.name}:{line} imports {name} (now {MOVED[name]})"
-        for p in sorted(strategy.builtin_dir().glob("*.py"))
+        for p in sorted(files)
         for line, name in _imported(p)
         if name in MOVED
     ]
     assert old == []
+    assert len(files) > 60  # (the folders were found)
 
 
 def test_the_old_path_check_sees_an_old_import(tmp_path):
