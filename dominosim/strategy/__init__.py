@@ -161,12 +161,6 @@ CLASSIFIERS = ("random", "heuristic", "search", "perfect_information")
 
 
 PERFECT_INFORMATION = "perfect_information"
-# each registered class's classifier, read once when the class is registered (register,
-# classify) and never again: what a strategy is handed and how reports mark it (docs/design.md,
-# "Classification")
-_CLASSES: dict[type, str] = {}
-# classes that hold a strategy (``inner``) and play it as it is: looked through to it
-_WRAPPERS: set[type] = set()
 
 
 def declared_classifier(cls: type) -> str | None:
@@ -190,7 +184,7 @@ def classify(cls: type) -> type:
             f"strategy class {cls.__name__}: classifier must be one of "
             f"{', '.join(CLASSIFIERS)}, not {got!r}; see docs/strategies.md, Classifiers"
         )
-    _CLASSES.setdefault(cls, got)
+    REGISTRY.classified.setdefault(cls, got)
     return cls
 
 
@@ -198,21 +192,21 @@ def wrapper(cls: type) -> type:
     """Class decorator for the package's own wrappers of a strategy (an ``inner`` attribute,
     played as it is: the worker's guard, the check's timer): the classification of a wrapper
     is its strategy's."""
-    _WRAPPERS.add(cls)
+    REGISTRY.wrappers.add(cls)
     return cls
 
 
 def classification(cls: type) -> str | None:
     """The classifier strategy class ``cls`` was registered with (exactly that class: a
     subclass registered on its own has its own), or None for a class never registered."""
-    return _CLASSES.get(cls)
+    return REGISTRY.classified.get(cls)
 
 
 def plays_with_perfect_information(cls: type) -> bool:
     """Whether strategy class ``cls`` was registered as reading hidden tiles (classifier
     ``perfect_information``, or ``cheating = True``, the older way to say it), as fixed when
     it was registered: what the class says later, or an instance says of itself, counts not."""
-    return _CLASSES.get(cls) == PERFECT_INFORMATION
+    return REGISTRY.classified.get(cls) == PERFECT_INFORMATION
 
 
 def sees_hidden(strategy: object) -> bool:
@@ -220,7 +214,7 @@ def sees_hidden(strategy: object) -> bool:
     Observation (``obs._e``, ``obs._g``): only where the object's own class (its exact type,
     through the package's wrappers) was registered ``perfect_information``; every other
     object, an unregistered one included, sees its seat's information and nothing more."""
-    while type(strategy) in _WRAPPERS:
+    while type(strategy) in REGISTRY.wrappers:
         strategy = vars(strategy).get("inner")
     return plays_with_perfect_information(type(strategy))
 
@@ -244,7 +238,7 @@ def classifier_of(name: str) -> str | None:
     loaded its row's (None: a name not known)."""
     cls = REGISTRY.classes.get(name)
     if cls is not None:
-        return _CLASSES.get(cls)
+        return REGISTRY.classified.get(cls)
     row = BY_NAME.get(name) if isinstance(name, str) else None
     return row.classifier if row is not None else None
 
@@ -277,7 +271,7 @@ def register(cls: type) -> type:
             f"not {getattr(cls, 'classifier', None)!r}; see docs/strategies.md, Classifiers"
         )
     REGISTRY.add(cls, origin)
-    _CLASSES.setdefault(cls, declared)  # (fixed now: read once, never again)
+    REGISTRY.classified.setdefault(cls, declared)  # (fixed now: read once, never again)
     return cls
 
 

@@ -1,6 +1,7 @@
 """The registry of strategies, one object (issue 48): the names registered and the files that
 registered them, the strategy files loaded (with their content's hash and stamp as loaded),
-the classes each file registered and the built-in modules loaded. ``strategy.REGISTRY`` is the
+the classes each file registered, the built-in modules loaded and each class's
+classification. ``strategy.REGISTRY`` is the
 process's; ``dominosim.strategy``'s functions (``register``, ``get``, ``discover``,
 ``load_file``, ...) are its methods, and :meth:`Registry.scoped` gives back the names and files
 a block registered (the suite's ``clean_registry``).
@@ -83,6 +84,13 @@ class Registry:
         # per built-in module (dominosim.strategies.<file>): the module object, and whether
         # it was loaded from the built-in folder
         self.modules: dict[str, tuple[object, bool]] = {}
+        # each registered (or classified) class's classifier, read once when the class is
+        # registered and never again: what a strategy is handed and how reports mark it
+        # (docs/design.md, "Classification"); kept by scoped, as a class's classification is
+        # fixed for the process
+        self.classified: dict[type, str] = {}
+        # classes that hold a strategy (``inner``) and play it as it is: looked through to it
+        self.wrappers: set[type] = set()
 
     # -- names ---------------------------------------------------------------------------------
 
