@@ -53,9 +53,9 @@ class Known(Mapping):
         self._registry = registry
 
     def __getitem__(self, name: str) -> type:
+        if isinstance(name, str) and name in BY_NAME:
+            return self._registry.builtin(name)
         cls = self._registry.classes.get(name)
-        if cls is None and isinstance(name, str) and name in BY_NAME:
-            cls = self._registry.builtin(name)
         if cls is None:
             raise KeyError(name)
         return cls
@@ -114,9 +114,9 @@ class Registry:
         raise KeyError(name)
 
     def builtin(self, name: str) -> type:
-        """The class of the built-in strategy ``name``, its file loaded first if it is not."""
-        if name not in self.classes:
-            self.load_file(builtin_dir() / BY_NAME[name].file)
+        """The class of the built-in strategy ``name``, its file loaded first (if it is not
+        loaded, or changed since: :meth:`load_file`)."""
+        self.load_file(builtin_dir() / BY_NAME[name].file)
         cls = self.classes.get(name)
         if cls is None:
             raise StrategyError(
@@ -150,7 +150,7 @@ class Registry:
     def loaded_version(self, name: str) -> tuple[str | None, str | None]:
         """(the file that registered ``name``, that file's sha256 as it was loaded), or
         ``(None, None)`` for a name not known; a built-in's file is loaded first."""
-        if name not in self.classes and isinstance(name, str) and name in BY_NAME:
+        if isinstance(name, str) and name in BY_NAME:
             self.builtin(name)
         path = self.origins.get(name)
         return path, (self.hashes.get(Path(path)) if path else None)
