@@ -14,9 +14,10 @@ The per-game interface, used by the reference engine::
         def choose_one(self, obs, legal, key):   # -> one of legal
             ...
 
-``legal`` is the list of legal action codes (:mod:`dominosim.actions`), ``key`` a 64-bit random
-value addressed by (seed, match, hand, decision, seat): use :func:`dominosim.seeding.below` to
-turn it into a choice, so that decisions are reproducible.
+``legal`` is the list of legal action codes (:mod:`dominosim.game.actions`), ``key`` a 64-bit
+random value addressed by (seed, match, hand, decision, seat): use
+:func:`dominosim.game.seeding.below` to turn it into a choice, so that decisions are
+reproducible.
 """
 
 from __future__ import annotations
