@@ -185,3 +185,27 @@ def test_a_folder_written_before_the_imports_moved_verifies(tmp_path, clean_regi
     r = CliRunner().invoke(main, ["verify", str(d)], prog_name="dominosim")
     assert r.exit_code == 0, r.output
     assert not same_games("random.py", "0" * 64, SAME_GAMES["random.py"][-1])
+
+
+def test_a_users_file_taking_a_built_in_name_is_defined_twice(tmp_path):
+    """A user's file that registers a built-in's name is refused naming both files, the
+    built-in's file loaded or not (its row declares the name)."""
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        "from dominosim.strategy import Strategy, register\n\n\n"
+        "@register\nclass Mine(Strategy):\n    name = 'greedy'\n\n"
+        "    def choose_one(self, obs, legal, key):\n        return legal[0]\n"
+    )
+    code = LOADED + (
+        "from dominosim import strategy\n"
+        "try:\n"
+        f"    strategy.discover([{str(mine)!r}])\n"
+        "except strategy.StrategyError as e:\n"
+        "    print(json.dumps([loaded(), str(e)]))\n"
+    )
+    before, error = _in_child(code)
+    assert before == []
+    greedy = strategy.builtin_dir().resolve() / "greedy.py"
+    assert error == (
+        f"strategy 'greedy' is defined twice: in {greedy} and in {mine.resolve()}; rename one"
+    )
