@@ -553,9 +553,7 @@ def _targets(target, paths) -> tuple[list[tuple[str, dict]], tuple]:
             )
         strategy.discover(paths)
         mine = {str(f.resolve()) for f in files}
-        names = sorted(
-            n for n, cls in strategy.discover(paths).items() if strategy.origin(n) in mine
-        )
+        names = sorted(n for n in strategy.discover(paths) if strategy.origin(n) in mine)
         if not names:
             kind = "folder" if path.is_dir() else "file"
             raise StrategyError(
@@ -643,7 +641,7 @@ def check_strategy(target: str | Path, **options: object) -> Report:
     job = _Job(
         target, list(o.paths), sets, o.seed, o.deals, checks, o.timeout, limit, key, o.progress
     )
-    strategy.discover()  # (the built-ins here, the package's own code: the child inherits them)
+    strategy.load_builtins()  # (the package's own code, here: the child inherits it)
     try:
         return sandbox.call(_in_child, job, died=_died)
     finally:

@@ -2,5 +2,5 @@
 
 Each file is the module ``dominosim.strategies.<file>``: a strategy that builds on another
 imports it by that name (``from dominosim.strategies import heaviest``), and loading the files
-by path (``dominosim.strategy.discover``) gives the same module objects.
+by path (``dominosim.strategy.load_file``) gives the same module objects.
 """

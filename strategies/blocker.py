@@ -19,8 +19,8 @@ next opponent and no further placement would keep that block (unless the placeme
 Without a placement it draws where drawing is a choice, else passes or stops.
 """
 
-from dominosim import actions, tiles
-from dominosim.scoring import ends_after, placement_points
+from dominosim.game import actions, tiles
+from dominosim.game.scoring import ends_after, placement_points
 from dominosim.strategy import Strategy, fallback, register
 
 
@@ -68,6 +68,7 @@ class Blocker(Strategy):
     name = "blocker"
     params = {}
     compiled = "blocker"  # the core decides as this file does (_policy.h)
+    twin_version = 1  # the decisions its twin follows (policy_files.TWINS)
     rank = 5
 
     def choose_one(self, obs, legal, key):

@@ -16,8 +16,8 @@ choice, else passes or stops.
 
 import numpy as np
 
-from dominosim import actions, tiles
-from dominosim.scoring import placement_points
+from dominosim.game import actions, tiles
+from dominosim.game.scoring import placement_points
 from dominosim.strategies import greedy, heaviest
 from dominosim.strategy import Strategy, fallback, register
 
@@ -46,6 +46,7 @@ class DoublesFirst(Strategy):
     name = "doubles-first"
     params = {}
     compiled = "doubles-first"  # the core decides as this file does (_policy.h)
+    twin_version = 1  # the decisions its twin follows (policy_files.TWINS)
     rank = 3
 
     def choose_one(self, obs, legal, key):

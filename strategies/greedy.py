@@ -10,8 +10,8 @@ exactly like ``heaviest``.
 
 import numpy as np
 
-from dominosim import actions, tiles
-from dominosim.scoring import placement_points
+from dominosim.game import actions, tiles
+from dominosim.game.scoring import placement_points
 from dominosim.strategies import heaviest
 from dominosim.strategy import Strategy, fallback, register
 
@@ -32,6 +32,7 @@ class Greedy(Strategy):
     name = "greedy"
     params = {}
     compiled = "greedy"  # the core decides as this file does (_policy.h)
+    twin_version = 1  # the decisions its twin follows (policy_files.TWINS)
     rank = 2
 
     def choose_one(self, obs, legal, key):

@@ -13,9 +13,9 @@ passes or stops.
 
 import numpy as np
 
-from dominosim import actions, tiles
 from dominosim.engine import kernel, tables
-from dominosim.scoring import ends_after
+from dominosim.game import actions, tiles
+from dominosim.game.scoring import ends_after
 from dominosim.strategy import Strategy, fallback, register
 
 # a tie-break score packs (pips, double, control, opponents' void ends) into one integer
@@ -172,6 +172,7 @@ class Heaviest(Strategy):
     name = "heaviest"
     params = {}
     compiled = "heaviest"  # the core decides as this file does (_policy.h)
+    twin_version = 1  # the decisions its twin follows (policy_files.TWINS)
     rank = 1
 
     def choose_one(self, obs, legal, key):

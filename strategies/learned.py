@@ -33,8 +33,8 @@ The features of a placement (for the lead, the tile's two halves are the ends af
 
 from __future__ import annotations
 
-from dominosim import actions, tiles
-from dominosim.scoring import count_points, ends_after, placement_points
+from dominosim.game import actions, tiles
+from dominosim.game.scoring import count_points, ends_after, placement_points
 from dominosim.strategies.suit_keeper import _longest_suit  # (suit-keeper's own rule)
 from dominosim.strategy import Strategy, fallback, register, shipped_builtin
 from dominosim.strategy.models import FEATURES, load_model, shipped_model
@@ -147,6 +147,7 @@ class Learned(Strategy):
     name = "learned"
     params = {"model": ""}
     compiled = "learned"  # the core decides as this file does, for any model (_policy.h)
+    twin_version = 1  # the decisions its twin follows (policy_files.TWINS)
     rank = 7
 
     def __init__(self, **params):

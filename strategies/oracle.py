@@ -13,7 +13,7 @@ conformance checks of ``dominosim check-strategy`` do not apply to it.
 
 from __future__ import annotations
 
-from dominosim import solver
+from dominosim.engine import solver
 from dominosim.strategy import register
 
 

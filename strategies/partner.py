@@ -27,8 +27,8 @@ reads every other seat as an opponent: a player on his own counts the tiles out 
 passes and stops are the base's.
 """
 
-from dominosim import actions, tiles
-from dominosim.scoring import ends_after, placement_points, suit_counts
+from dominosim.game import actions, tiles
+from dominosim.game.scoring import ends_after, placement_points, suit_counts
 from dominosim.strategy import Strategy, fallback, register
 
 #: The scorings (by the end count) whose best 4-player team heuristic is ``doubles-first``

@@ -3,7 +3,7 @@
 The baseline every study starts from: the "uniformly random strategy" that RULES.md defines.
 """
 
-from dominosim.seeding import below
+from dominosim.game.seeding import below
 from dominosim.strategy import Strategy, register
 
 
@@ -14,6 +14,7 @@ class Random(Strategy):
     name = "random"
     params = {}
     compiled = "random"  # the core decides as this file does (_policy.h)
+    twin_version = 1  # the decisions its twin follows (policy_files.TWINS)
     classifier = "random"
 
     def choose_one(self, obs, legal, key):

@@ -19,8 +19,8 @@ penalty. In blind's open phase it continues only with a placement that keeps the
 placement it draws where drawing is a choice, else passes or stops.
 """
 
-from dominosim import actions, tiles
-from dominosim.scoring import ends_after, placement_points, suit_counts
+from dominosim.game import actions, tiles
+from dominosim.game.scoring import ends_after, placement_points, suit_counts
 from dominosim.strategy import Strategy, fallback, register
 
 
@@ -70,6 +70,7 @@ class SuitKeeper(Strategy):
     name = "suit-keeper"
     params = {}
     compiled = "suit-keeper"  # the core decides as this file does (_policy.h)
+    twin_version = 1  # the decisions its twin follows (policy_files.TWINS)
     rank = 4
 
     def choose_one(self, obs, legal, key):

@@ -26,12 +26,10 @@ os.environ["XDG_CACHE_HOME"] = os.path.join(_HOME, ".cache")
 def clean_registry():
     """Strategies a test registers (and the runner's cached instances) are gone after it."""
     from dominosim import runner
-    from dominosim import strategy as S
+    from dominosim.strategy import REGISTRY
 
-    saved = dict(S._REGISTRY), dict(S._ORIGIN), set(S._LOADED), dict(runner.worker._STRATEGY_CACHE)
-    yield
-    for live, old in zip(
-        (S._REGISTRY, S._ORIGIN, S._LOADED, runner.worker._STRATEGY_CACHE), saved, strict=True
-    ):
-        live.clear()
-        live.update(old)
+    cache = dict(runner.worker._STRATEGY_CACHE)
+    with REGISTRY.scoped():
+        yield
+    runner.worker._STRATEGY_CACHE.clear()
+    runner.worker._STRATEGY_CACHE.update(cache)

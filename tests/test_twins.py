@@ -1,5 +1,5 @@
 """The user's code is what plays: a compiled policy (engine/_policy.h) decides only for the
-built-in class it was written for, in its built-in file as shipped (dominosim/strategy/policy_files.py;
+built-in class it was written for, in its built-in file, at the version it follows (dominosim/strategy/policy_files.py;
 docs/strategies.md, "Compiled policies"). A copy of a built-in file, renamed and changed or
 not, plays its Python in runs, in ``trace --run`` and in ``check-strategy``."""
 
@@ -107,31 +107,47 @@ def test_the_built_ins_keep_their_twins():
     assert get("mc").compiled_policy() is None  # (no twin: decided in Python, playouts in C)
 
 
-def test_a_built_in_file_changed_since_shipped_loses_every_twin(monkeypatch):
-    """A built-in file whose content is not the one its twin was written from (here: the
-    recorded hash differs) plays its Python, and so do the twins that read it (greedy ranks
+def test_a_built_in_at_another_version_loses_every_twin(monkeypatch):
+    """A built-in class whose declared twin_version is not the one its twin follows (here: the
+    recorded version differs) plays its Python, and so do the twins that read it (greedy ranks
     with heaviest's key): every twin is off."""
-    monkeypatch.setitem(policy_files.POLICY_FILES, "heaviest.py", "0" * 64)
+    monkeypatch.setitem(policy_files.TWINS, "heaviest", 0)
     assert [get(name).compiled_policy() for name in HEURISTICS] == [None] * len(HEURISTICS)
     monkeypatch.undo()
     assert get("heaviest").compiled_policy() == "heaviest"
 
 
-def test_the_recorded_hashes_are_the_built_in_files():
-    """policy_files.POLICY_FILES holds the built-in files as they are; a change to one goes
-    with its C twin (test_policies.py compares them) and the new hash printed here."""
-    now = {f: policy_files.source_hash(builtin_dir() / f) for f in policy_files.POLICY_FILES}
-    assert now == policy_files.POLICY_FILES, (
-        "a built-in strategy file changed: check its compiled twin (tests/test_policies.py) "
-        f"and set POLICY_FILES in dominosim/strategy/policy_files.py to {json.dumps(now, indent=4)}"
-    )
+def test_each_twin_is_paired_with_its_built_in_by_name_and_version():
+    """policy_files.TWINS holds one version per compiled policy of the core, and each built-in
+    class with a twin declares that version on itself (beside ``compiled``): the pairing is by
+    name and version, never by the file's bytes (its imports and comments may change)."""
+    from dominosim import strategy
+
+    assert sorted(policy_files.TWINS) == sorted(KN.POLICIES)
+    for name in KN.POLICIES:
+        cls = strategy.discover()[name]
+        assert vars(cls).get("compiled") == name
+        assert vars(cls).get("twin_version") == policy_files.TWINS[name], (
+            f"{name}: its file declares twin_version {vars(cls).get('twin_version')}, "
+            f"policy_files.TWINS records {policy_files.TWINS[name]}: a change of its decisions "
+            "goes with its C twin (tests/test_policies.py) and the new version in both"
+        )
+        assert strategy.shipped_builtin(cls)
 
 
-def test_line_endings_do_not_change_the_hash(tmp_path):
-    unix, dos = tmp_path / "unix.py", tmp_path / "dos.py"
-    unix.write_bytes(b"x = 1\ny = 2\n")
-    dos.write_bytes(b"x = 1\r\ny = 2\r\n")
-    assert policy_files.source_hash(unix) == policy_files.source_hash(dos)
+def test_a_subclass_declaring_the_version_gets_no_twin():
+    """twin_version is read from the built-in class itself: a user's subclass that declares
+    ``compiled`` and the recorded version still plays its Python."""
+    from dominosim.strategies import heaviest
+    from dominosim.strategy import Strategy, classify
+
+    @classify
+    class Mine(heaviest.Heaviest):
+        name = "mine"
+        compiled = "heaviest"
+        twin_version = policy_files.TWINS["heaviest"]
+
+    assert Mine().compiled_policy() is None and isinstance(Mine(), Strategy)
 
 
 def test_a_run_with_the_copy_is_replayed_as_recorded(tmp_path, clean_registry):
@@ -239,12 +255,12 @@ def test_a_copy_that_keeps_compiled_says_it_plays_its_python(tmp_path, clean_reg
 
 
 def test_a_built_in_changed_in_place_says_its_twin_is_off(monkeypatch):
-    """A built-in file that is not as shipped (here: its recorded hash differs) plays its
-    Python; strategy.twin_note says so for it (and for the twins that read it)."""
+    """A built-in file that is not as shipped (here: its twin's recorded version differs)
+    plays its Python; strategy.twin_note says so for it (and for the twins that read it)."""
     from dominosim import strategy
 
     assert strategy.twin_note("heaviest") is None and strategy.twin_note("mc") is None
-    monkeypatch.setitem(policy_files.POLICY_FILES, "heaviest.py", "0" * 64)
+    monkeypatch.setitem(policy_files.TWINS, "heaviest", 0)
     get("heaviest")
     note = strategy.twin_note("greedy")
     assert note.startswith("note: ") and "compiled = 'greedy'" in note

@@ -26,11 +26,10 @@ def strategy_classes(manifest: Mapping, seers: Iterable[str] = ()) -> dict[str, 
     seers = set(seers)
     from dominosim import strategy
 
-    reg = strategy.discover()
     pi = [
         x
         for x in seated_labels(manifest)
-        if strategy.plays_with_perfect_information(reg.get(x.split(":")[0]))
+        if strategy.classifier_of(x.split(":")[0]) == strategy.PERFECT_INFORMATION
         or x.split(":")[0] in seers
     ]
     return {"perfect_information": pi, "heuristics": sorted(strategy.builtins("heuristic"))}
@@ -63,14 +62,13 @@ def recomputed_classes(manifest: Mapping) -> dict[str, list[str]]:
     from dominosim import strategy
     from dominosim.strategy import source_classes
 
-    reg = strategy.discover()
     builtin = set(strategy.builtins())
     files, cache = source_classes.recorded_user_files(manifest), {}
     out: dict[str, list[str]] = {"perfect_information": [], "unverified": []}
     for x in seated_labels(manifest):
         name = x.split(":")[0]
         if name in builtin:
-            got = strategy.classification(reg[name])
+            got = strategy.classifier_of(name)
         else:
             got = source_classes.classifier_in_files(name, files, cache)
         if got is None:

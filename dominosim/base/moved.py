@@ -3,7 +3,10 @@ a user's strategy file that says ``from dominosim.scoring import placement_point
 ``from dominosim.tiles import pips`` goes on working. ``dominosim/__init__.py`` installs
 :class:`Finder` last on ``sys.meta_path``, so it is asked only for a name no folder holds; it
 answers with the module that now lives at the new path (one module object under both names).
-New code imports the new paths (docs/design.md, "Layout of the package")."""
+The old paths are deprecated (docs/strategies.md, "Writing a strategy"): they are kept for
+users' files only, and no file of the package imports them, the built-in strategy files
+included (``tests/test_registrations.py``); new code imports the new paths (docs/design.md,
+"Layout of the package")."""
 
 from __future__ import annotations
 

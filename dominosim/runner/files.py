@@ -12,6 +12,7 @@ from dominosim import strategy
 from dominosim.base import bounded
 from dominosim.base.errors import ConfigError, DominosimError, OutputError, StrategyError
 from dominosim.strategy import sandbox
+from dominosim.strategy.registrations import same_games
 from dominosim.strategy.spec import parse_strategy
 
 # ---------------------------------------------------------------------------------------------
@@ -152,9 +153,12 @@ def probe_strategies(
     def late(last: str | None) -> str:
         return load_failure(None, last, paths, timeout)
 
-    # the built-ins first, here (dominosim's own code): the forked child inherits them, so
-    # the engine and the built-in files are not imported twice (a tenth of a second)
-    strategy.discover()
+    # the seated built-ins first, here (dominosim's own code): the forked child inherits
+    # them, so the engine and their files are not imported twice (a tenth of a second)
+    for label in dict.fromkeys(labels):
+        name = label.split(":", 1)[0]  # (a label's errors are the child's to say)
+        if name in strategy.builtins():
+            strategy.discover()[name]  # (its file loaded)
     return sandbox.call(load, list(paths), list(labels), died=died, late=late, timeout=timeout)
 
 
@@ -190,7 +194,7 @@ def load_and_start(
         "names": sorted(str(x) for x in known),
         "origins": {str(x): str(strategy.origin(x)) for x in known},
         "perfect_information": [
-            str(x) for x, c in known.items() if strategy.plays_with_perfect_information(c)
+            str(x) for x in known if strategy.classifier_of(x) == strategy.PERFECT_INFORMATION
         ],
     }
 
@@ -250,7 +254,7 @@ def _format1_entry(path: object, digest: object) -> dict:
     name = strategy.builtin_name(path) if isinstance(path, str) else None
     if name is None and isinstance(path, str) and not Path(path).exists():
         here = strategy.builtin_file(Path(path).name)
-        if here is not None and strategy.file_hash(here) == digest:
+        if here is not None and same_games(here.name, digest, strategy.file_hash(here)):
             name = here.name
     return {"builtin": name, "sha256": digest} if name else {"path": path, "sha256": digest}
 
@@ -320,19 +324,21 @@ def file_location(kind: str, ref: str) -> Path | None:
 
 def changed_strategy_file(recorded: Iterable[tuple[str, str, str]]) -> str | None:
     """The first recorded strategy file whose content is not what the run began with (or
-    that is missing)."""
+    that is missing); a built-in file whose content plays the same games as the recorded one
+    is not changed (``registrations.SAME_GAMES``: an edit of its imports)."""
     for kind, ref, digest in recorded:
         where = file_location(kind, ref)
-        if where is None or strategy.file_hash(where) != digest:
-            return str(where or f"{ref} (built-in)")
+        now = strategy.file_hash(where) if where is not None else None
+        if now == digest or (kind == "builtin" and same_games(ref, digest, now)):
+            continue
+        return str(where or f"{ref} (built-in)")
     return None
 
 
 def load_run_files(files: Iterable[tuple[str, str, str]]) -> None:
-    """Load the strategy files of a run (the built-in ones, then each of the user's files
-    whose content is the recorded one: :func:`strategy.load_file` reads it once, checks its
-    sha256 and runs what it checked; no other file of a folder is imported)."""
-    strategy.discover()
+    """Load the user's strategy files of a run, each whose content is the recorded one
+    (:func:`strategy.load_file` reads it once, checks its sha256 and runs what it checked; no
+    other file of a folder is imported; a built-in's file is loaded when it is made)."""
     for kind, ref, digest in files:
         if kind == "path":
             strategy.load_file(Path(ref), expect=digest)

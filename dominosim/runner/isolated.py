@@ -637,7 +637,7 @@ def main() -> None:
     _LINK[:] = [inp, out]
     import dominosim.engine.batch  # noqa: F401 - (dominosim's own code, before any timer)
 
-    strategy.discover()
+    strategy.load_builtins()
     out.send_bytes(b"R")  # (ready: the user's code, and its timer, start with the next message)
     state: dict = {}
     while True:

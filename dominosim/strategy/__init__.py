@@ -14,25 +14,27 @@ The per-game interface, used by the reference engine::
         def choose_one(self, obs, legal, key):   # -> one of legal
             ...
 
-``legal`` is the list of legal action codes (:mod:`dominosim.actions`), ``key`` a 64-bit random
-value addressed by (seed, match, hand, decision, seat): use :func:`dominosim.seeding.below` to
-turn it into a choice, so that decisions are reproducible.
+``legal`` is the list of legal action codes (:mod:`dominosim.game.actions`), ``key`` a 64-bit
+random value addressed by (seed, match, hand, decision, seat): use
+:func:`dominosim.game.seeding.below` to turn it into a choice, so that decisions are
+reproducible.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.machinery
-import importlib.util
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dominosim.base.errors import StrategyError, did_you_mean
 from dominosim.base.signals import FAULTS, is_interruption
 from dominosim.game.actions import action_type_message
-from dominosim.strategy.policy_files import POLICY_FILES, source_hash
+from dominosim.strategy.policy_files import TWINS
+from dominosim.strategy.registrations import BUILTINS, BY_NAME
+from dominosim.strategy.registrations import Registration as Registration
+from dominosim.strategy.registry import FILE_MAX, Registry, bind_package, builtin_dir
+from dominosim.strategy.registry import PACKAGE as PACKAGE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,17 +43,8 @@ if TYPE_CHECKING:
     from dominosim.engine.legal import Legal
     from dominosim.game.observe import Observation
 
-_REGISTRY: dict[str, type] = {}
-_ORIGIN: dict[str, str] = {}
-_LOADED: set[Path] = set()
-_HASHES: dict[Path, str] = {}  # the content hash of each loaded file, as it was loaded
-_STAMPS: dict[Path, tuple] = {}  # its size, modification time and inode when last hashed
-_CURRENT_FILE: list[str] = []
-_FILE_CLASSES: dict[str, list[type]] = {}  # the classes each file registered
-# per built-in module (dominosim.strategies.<file>): the module object and the source hash of
-# its file when it was loaded (None: not loaded from the built-in folder)
-_BUILTIN_SOURCES: dict[str, tuple[object, str | None]] = {}
-PACKAGE = "dominosim.strategies"  # the built-in strategy files' package
+#: the process's registry of strategies (docs/design.md, "Built-ins are declared")
+REGISTRY = Registry()
 
 
 class Strategy:
@@ -169,12 +162,6 @@ CLASSIFIERS = ("random", "heuristic", "search", "perfect_information")
 
 
 PERFECT_INFORMATION = "perfect_information"
-# each registered class's classifier, read once when the class is registered (register,
-# classify) and never again: what a strategy is handed and how reports mark it (docs/design.md,
-# "Classification")
-_CLASSES: dict[type, str] = {}
-# classes that hold a strategy (``inner``) and play it as it is: looked through to it
-_WRAPPERS: set[type] = set()
 
 
 def declared_classifier(cls: type) -> str | None:
@@ -198,7 +185,7 @@ def classify(cls: type) -> type:
             f"strategy class {cls.__name__}: classifier must be one of "
             f"{', '.join(CLASSIFIERS)}, not {got!r}; see docs/strategies.md, Classifiers"
         )
-    _CLASSES.setdefault(cls, got)
+    REGISTRY.classified.setdefault(cls, got)
     return cls
 
 
@@ -206,21 +193,21 @@ def wrapper(cls: type) -> type:
     """Class decorator for the package's own wrappers of a strategy (an ``inner`` attribute,
     played as it is: the worker's guard, the check's timer): the classification of a wrapper
     is its strategy's."""
-    _WRAPPERS.add(cls)
+    REGISTRY.wrappers.add(cls)
     return cls
 
 
 def classification(cls: type) -> str | None:
     """The classifier strategy class ``cls`` was registered with (exactly that class: a
     subclass registered on its own has its own), or None for a class never registered."""
-    return _CLASSES.get(cls)
+    return REGISTRY.classified.get(cls)
 
 
 def plays_with_perfect_information(cls: type) -> bool:
     """Whether strategy class ``cls`` was registered as reading hidden tiles (classifier
     ``perfect_information``, or ``cheating = True``, the older way to say it), as fixed when
     it was registered: what the class says later, or an instance says of itself, counts not."""
-    return _CLASSES.get(cls) == PERFECT_INFORMATION
+    return REGISTRY.classified.get(cls) == PERFECT_INFORMATION
 
 
 def sees_hidden(strategy: object) -> bool:
@@ -228,34 +215,39 @@ def sees_hidden(strategy: object) -> bool:
     Observation (``obs._e``, ``obs._g``): only where the object's own class (its exact type,
     through the package's wrappers) was registered ``perfect_information``; every other
     object, an unregistered one included, sees its seat's information and nothing more."""
-    while type(strategy) in _WRAPPERS:
+    while type(strategy) in REGISTRY.wrappers:
         strategy = vars(strategy).get("inner")
     return plays_with_perfect_information(type(strategy))
 
 
 def builtins(classifier: str | None = None, compiled: bool = False) -> list[str]:
-    """The names of the built-in strategies (loaded from the package's strategy folder), in
-    the order of lists of strategies: by classifier (:data:`CLASSIFIERS`), then ``rank``, then
-    name; only those of ``classifier`` where it is given, only those with a compiled policy
-    where ``compiled``."""
-    discover()
-    folder = builtin_dir().resolve()
+    """The names of the built-in strategies (declared: :mod:`.registrations`; no file is
+    run), in the order of lists of strategies: by classifier (:data:`CLASSIFIERS`), then
+    ``rank``, then name; only those of ``classifier`` where it is given, only those with a
+    compiled policy where ``compiled``."""
     # fmt: off
-    names = [n for n, cls in _REGISTRY.items()
-             if Path(_ORIGIN[n]).parent.resolve() == folder
-             and (classifier is None or _CLASSES.get(cls) == classifier)
-             and (not compiled or cls.__dict__.get("compiled") is not None)]
+    rows = [r for r in BUILTINS
+            if (classifier is None or r.classifier == classifier)
+            and (not compiled or r.compiled is not None)]
     # fmt: on
-    cls_of = _REGISTRY.__getitem__
-    return sorted(names, key=lambda n: (CLASSIFIERS.index(_CLASSES[cls_of(n)]), cls_of(n).rank, n))
+    rows.sort(key=lambda r: (CLASSIFIERS.index(r.classifier), r.rank, r.name))
+    return [r.name for r in rows]
+
+
+def classifier_of(name: str) -> str | None:
+    """The classifier of the strategy ``name``: its registered class's, or of a built-in not
+    loaded its row's (None: a name not known)."""
+    cls = REGISTRY.classes.get(name)
+    if cls is not None:
+        return REGISTRY.classified.get(cls)
+    row = BY_NAME.get(name) if isinstance(name, str) else None
+    return row.classifier if row is not None else None
 
 
 def register(cls: type) -> type:
     """Class decorator: add a strategy to the registry under ``cls.name``."""
     name = cls.name
-    origin = _module_file(cls.__module__) or (
-        _CURRENT_FILE[-1] if _CURRENT_FILE else cls.__module__
-    )
+    origin = REGISTRY.new_origin(cls)
     if not isinstance(name, str) or not name:
         raise StrategyError(
             f"strategy class {cls.__name__} in {origin} has no name; "
@@ -279,69 +271,34 @@ def register(cls: type) -> type:
             f"strategy '{name}' in {origin}: classifier must be one of {', '.join(CLASSIFIERS)}, "
             f"not {getattr(cls, 'classifier', None)!r}; see docs/strategies.md, Classifiers"
         )
-    if name in _REGISTRY and _ORIGIN[name] != origin:
-        raise StrategyError(
-            f"strategy '{name}' is defined twice: in {_ORIGIN[name]} and in {origin}; rename one"
-        )
-    _REGISTRY[name] = cls
-    _ORIGIN[name] = origin
-    _CLASSES.setdefault(cls, declared)  # (fixed now: read once, never again)
-    _note_builtin(cls.__module__)
-    classes = _FILE_CLASSES.setdefault(origin, [])
-    if cls not in classes:
-        classes.append(cls)
+    REGISTRY.add(cls, origin)
+    REGISTRY.classified.setdefault(cls, declared)  # (fixed now: read once, never again)
     return cls
-
-
-def _module_file(module_name: str) -> str | None:
-    """The resolved file of a loaded module (None for one without a file)."""
-    file = getattr(sys.modules.get(module_name), "__file__", None)
-    return str(Path(file).resolve()) if file else None
-
-
-def _note_builtin(module_name: str) -> None:
-    """For a built-in module, the source hash of its file as it is loaded (once per module
-    object: a module loaded again is hashed again)."""
-    module = sys.modules.get(module_name)
-    if not module_name.startswith(PACKAGE + ".") or module is None:
-        return
-    if _BUILTIN_SOURCES.get(module_name, (None,))[0] is module:
-        return
-    file = _module_file(module_name)
-    in_folder = file is not None and Path(file).parent == builtin_dir().resolve()
-    _BUILTIN_SOURCES[module_name] = (module, source_hash(file) if in_folder else None)
 
 
 def shipped_builtin(cls: type) -> bool:
     """Whether ``cls`` is a built-in strategy class as shipped, which its compiled policy may
-    decide for: defined in the module ``dominosim.strategies.<file>`` now loaded, loaded from
-    the built-in folder, and every file of ``policy_files.POLICY_FILES`` loaded so far (its own
-    among them) hashed as recorded there when it was loaded."""
-    module, _ = _BUILTIN_SOURCES.get(cls.__module__, (None, None))
-    if module is None or sys.modules.get(cls.__module__) is not module:
+    decide for: defined in the module ``dominosim.strategies.<file>`` now loaded from the
+    built-in folder, declaring the ``twin_version`` that ``policy_files.TWINS`` records for
+    its name, as every other built-in class with a twin loaded so far does (the twins read
+    each other: ``greedy`` ranks with ``heaviest``'s key)."""
+    if REGISTRY.builtin_module(cls) is None or "compiled" not in vars(cls):
         return False
-    if vars(module).get(cls.__qualname__) is not cls:
-        return False
-    # fmt: off
-    loaded = {name.rpartition(".")[2] + ".py": digest
-              for name, (mod, digest) in _BUILTIN_SOURCES.items()
-              if sys.modules.get(name) is mod}
-    # fmt: on
-    own = cls.__module__.rpartition(".")[2] + ".py"
-    return own in POLICY_FILES and all(loaded.get(f, h) == h for f, h in POLICY_FILES.items())
+    twins = REGISTRY.builtin_twins()
+    return cls in twins and all(vars(c).get("twin_version") == TWINS.get(c.name) for c in twins)
 
 
 def twin_note(name: str) -> str | None:
     """The one-line note for the registered strategy ``name`` when its class declares
     ``compiled`` and yet plays its Python, because it is not the built-in as shipped: a user's
     copy of a built-in file (the compiled twin serves only the shipped file), or a built-in
-    file changed in place. None for every other strategy (docs/strategies.md, "Compiled
-    policies")."""
-    cls = _REGISTRY.get(name)
+    file whose twin version is not the recorded one. None for every other strategy
+    (docs/strategies.md, "Compiled policies")."""
+    cls = REGISTRY.classes.get(name)
     twin = cls.__dict__.get("compiled") if cls is not None else None
     if twin is None or shipped_builtin(cls):
         return None
-    path = _ORIGIN.get(name, "?")
+    path = REGISTRY.origins.get(name, "?")
     shown = _shown_path(path)
     if builtin_name(path) is None:
         return (
@@ -362,57 +319,21 @@ def _shown_path(path: str) -> str:
         return str(path)
 
 
-def builtin_dir() -> Path:
-    """The built-in strategies: ``dominosim/strategies`` when installed, else ``strategies/``."""
-    here = Path(__file__).resolve().parent.parent
-    installed = here / "strategies"
-    return installed if installed.is_dir() else here.parent / "strategies"
-
-
-def _bind_package() -> None:
-    """Make ``dominosim.strategies`` the package of the built-in files of :func:`builtin_dir`
-    (an editable install maps it there too; this also holds in a source tree run by path)."""
-    if PACKAGE in sys.modules:
-        return
-    folder = builtin_dir()
-    init = folder / "__init__.py"
-    if init.is_file():
-        spec = importlib.util.spec_from_file_location(
-            PACKAGE, init, submodule_search_locations=[str(folder)]
-        )
-    else:
-        spec = importlib.machinery.ModuleSpec(PACKAGE, None, is_package=True)
-        spec.submodule_search_locations = [str(folder)]
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[PACKAGE] = package
-    if spec.loader is not None:
-        spec.loader.exec_module(package)
-    parent = sys.modules.get("dominosim")
-    if parent is not None:
-        parent.strategies = package
-
-
-def _public_name(path: Path) -> str | None:
-    """``dominosim.strategies.<stem>`` for a built-in strategy file, else None."""
-    package = sys.modules.get(PACKAGE)
-    folders = [Path(f).resolve() for f in getattr(package, "__path__", ())]
-    if path.parent in folders and path.stem.isidentifier():
-        return f"{PACKAGE}.{path.stem}"
-    return None
-
-
 def load_folder(folder: str | Path) -> None:
     """Load every ``*.py`` file of a folder (files starting with ``_`` are skipped)."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise StrategyError(f"strategy folder {folder} does not exist; check --strategy-path")
-    for path in sorted(folder.glob("*.py")):
-        if not path.name.startswith("_"):
-            load_file(path)
+    REGISTRY.load_folder(folder)
 
 
-#: The most bytes a strategy file may have (a source file; anything larger is not one).
-FILE_MAX = 16 << 20
+def load_file(path: Path, expect: str | None = None) -> None:
+    """Load one strategy file (:meth:`Registry.load_file`: a changed file is loaded again;
+    with ``expect``, its content is checked against that sha256 before it is run)."""
+    REGISTRY.load_file(path, expect)
+
+
+def load_builtins() -> None:
+    """Load every built-in strategy file (a process that forks children for a user's code
+    loads the package's own first: the children inherit them)."""
+    REGISTRY.load_builtins()
 
 
 def file_hash(path: str | Path) -> str | None:
@@ -442,135 +363,22 @@ def builtin_name(path: str | Path) -> str | None:
     return path.name if builtin_file(path.name) == path else None
 
 
-def _stamp(path: Path) -> tuple | None:
-    try:  # (unchanged size and modification time: the content hashed at load time stands)
-        st = path.stat()
-        return (st.st_size, st.st_mtime_ns, st.st_ino)
-    except OSError:
-        return None
-
-
-def load_file(path: Path, expect: str | None = None) -> None:
-    """Load one strategy file; a file changed since it was loaded is loaded again, so a
-    long-lived process plays the file as it is now. With ``expect`` (a sha256), the file is
-    read once, its content checked against it, and that content imported (a file named by a
-    manifest: nothing else is ever run); a mismatch is a StrategyError and nothing is run.
-    The code is compiled from the bytes read, so no ``__pycache__`` is written beside it."""
-    path = Path(path).resolve()
-    if path.suffix != ".py":
-        raise StrategyError(
-            f"strategy path {path} is not a folder or a .py file; check --strategy-path"
-        )
-    stamp = _stamp(path)
-    cached = path in _LOADED and stamp is not None and _STAMPS.get(path) == stamp
-    if cached and expect in (None, _HASHES.get(path)):
-        return
-    data = _read_source(path)
-    digest = hashlib.sha256(data).hexdigest()
-    if expect is not None and digest != expect:
-        raise StrategyError(
-            f"strategy file {path} is not the file the run recorded (its content changed "
-            "or it is another file); restore it, or start a new run"
-        )
-    if path in _LOADED and _HASHES.get(path) == digest:
-        _STAMPS[path] = stamp
-        return
-    # a built-in file is the module dominosim.strategies.<stem>: one imported already (by a
-    # strategy that builds on it) is that file, not loaded a second time
-    public = _public_name(path)
-    if public and path not in _LOADED and _module_file(public) == str(path):
-        for cls in _FILE_CLASSES.get(str(path), ()):  # (registered again if taken out)
-            if _REGISTRY.get(cls.name) is not cls:
-                register(cls)
-        _LOADED.add(path)
-        _HASHES[path] = digest
-        _STAMPS[path] = stamp
-        return
-    _exec_file(path, public, data)
-    _LOADED.add(path)
-    _HASHES[path] = digest
-    _STAMPS[path] = stamp
-
-
-def _read_source(path: Path) -> bytes:
-    """A strategy file's bytes: a regular file (never a FIFO, a device) of at most
-    :data:`FILE_MAX` bytes."""
-    from dominosim.base import bounded
-
-    try:
-        return bounded.read(path, FILE_MAX)
-    except (bounded.NotRegular, bounded.TooLarge) as e:
-        raise StrategyError(f"strategy file {path} {e}; give a .py file") from None
-    except OSError as e:
-        raise StrategyError(
-            f"cannot read strategy file {path}: {e.strerror or e}; check the path"
-        ) from None
-
-
-def _exec_file(path: Path, public: str | None, data: bytes) -> None:
-    """Run a strategy file's code (``data``, the bytes read and checked) as a module."""
-    mod_name = (
-        public or f"dominosim_strategy_{abs(hash(str(path))):x}_{path.stem.replace('-', '_')}"
-    )
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    module = importlib.util.module_from_spec(spec)
-    _CURRENT_FILE.append(str(path))
-    _FILE_CLASSES.pop(str(path), None)
-    try:
-        sys.modules[mod_name] = module
-        exec(compile(data, str(path), "exec"), module.__dict__)  # noqa: S102 - the file's code
-        if public:
-            setattr(sys.modules[PACKAGE], path.stem, module)
-    except StrategyError:
-        sys.modules.pop(mod_name, None)
-        raise
-    except SyntaxError as exc:
-        sys.modules.pop(mod_name, None)
-        raise StrategyError(
-            f"strategy file {path} has a syntax error at line {exc.lineno}: {exc.msg}; fix it"
-        ) from None
-    except FAULTS as exc:  # (sys.exit at import too: it must not end the process quietly)
-        sys.modules.pop(mod_name, None)
-        if is_interruption(exc):
-            raise
-        text = " ".join(str(exc).split())
-        raise StrategyError(
-            f"strategy file {path} failed to load: {type(exc).__name__}"
-            f"{': ' + text if text else ''}; fix it"
-        ) from None
-    finally:
-        _CURRENT_FILE.pop()
-
-
-def discover(paths: Iterable[str | Path] = ()) -> dict[str, type]:
-    """Load the built-in strategies and those in ``paths`` (folders or ``.py`` files, as given
-    to ``--strategy-path``); return the registry."""
-    from dominosim.strategy.spec import expand_home
-
-    load_folder(builtin_dir())
-    for p in paths:
-        p = Path(expand_home(str(p), "--strategy-path"))
-        if p.is_file():
-            load_file(p)
-        elif p.exists() and not p.is_dir():
-            raise StrategyError(
-                f"strategy path {p} is not a folder or a .py file; check --strategy-path"
-            )
-        else:
-            load_folder(p)
-    return dict(_REGISTRY)
+def discover(paths: Iterable[str | Path] = ()) -> Mapping[str, type]:
+    """Load the strategies in ``paths`` (folders or ``.py`` files, as given to
+    ``--strategy-path``); return every name known, each to its class (a built-in's file is
+    loaded when its class is asked for: :class:`~.registry.Known`)."""
+    return REGISTRY.discover(paths)
 
 
 def origin(name: str) -> str:
-    """The file that registered strategy ``name``."""
-    return _ORIGIN[name]
+    """The file that registers strategy ``name`` (a built-in's from its row, not loaded)."""
+    return REGISTRY.origin(name)
 
 
 def loaded_version(name: str) -> tuple[str | None, str | None]:
     """(the file that registered strategy ``name``, that file's sha256 as it was loaded), or
-    ``(None, None)`` for a name not registered: what identifies the code a name runs now."""
-    path = _ORIGIN.get(name)
-    return path, (_HASHES.get(Path(path)) if path else None)
+    ``(None, None)`` for a name not known: what identifies the code a name runs now."""
+    return REGISTRY.loaded_version(name)
 
 
 def describe(cls: type) -> str:
@@ -586,15 +394,16 @@ def describe(cls: type) -> str:
 
 
 def get(name: str, paths: Iterable[str | Path] = (), **params: object) -> Strategy:
-    """An instance of the strategy registered as ``name``."""
+    """An instance of the strategy registered as ``name`` (a built-in's file loaded first)."""
     reg = discover(paths)
     if name not in reg:
         raise StrategyError(
             f"unknown strategy '{name}'{did_you_mean(name, reg)}; "
             f"known strategies: {', '.join(sorted(reg))}"
         )
+    cls = reg[name]
     try:
-        made = reg[name](**params)
+        made = cls(**params)
     except StrategyError:
         raise
     except FAULTS as exc:  # an __init__ that fails is the strategy's error
@@ -604,7 +413,7 @@ def get(name: str, paths: Iterable[str | Path] = (), **params: object) -> Strate
         raise StrategyError(
             f"strategy '{name}' failed to start: {type(exc).__name__}: {msg}; fix its __init__"
         ) from None
-    if type(made) is not reg[name]:  # (its classification is its class's: no other class)
+    if type(made) is not cls:  # (its classification is its class's: no other class)
         raise StrategyError(
             f"strategy '{name}' changed its class in __init__ (to {type(made).__name__}); "
             "a strategy plays as the class it registered: fix its __init__"
@@ -612,7 +421,7 @@ def get(name: str, paths: Iterable[str | Path] = (), **params: object) -> Strate
     return made
 
 
-_bind_package()
+bind_package()
 
 
 def _spelled(v: object) -> str:
@@ -623,7 +432,8 @@ def _spelled(v: object) -> str:
 def listing_rows(progress, paths: list[str], show_files: bool) -> list[list[str]]:
     """``dominosim strategies``' rows, in a child process (``progress``: what it loads, for
     the line of a file that ends the process): the strategies of ``paths`` and the built-ins,
-    each with its parameters' defaults and its description."""
+    each with its parameters' defaults and its description (a built-in's from its row: no
+    built-in file is run)."""
     from dominosim.game.variants import format_value
 
     for p in paths:
@@ -632,8 +442,12 @@ def listing_rows(progress, paths: list[str], show_files: bool) -> list[list[str]
     reg = discover(paths)
     rows = []
     for name in sorted(reg):
-        cls = reg[name]
-        params = ", ".join(f"{k}={format_value(v)}" for k, v in cls.params.items()) or "-"
-        row = [name, params, describe(cls)]
+        cls = REGISTRY.classes.get(name)
+        if cls is None:  # (a built-in not loaded: its declared row)
+            defaults, text = BY_NAME[name].defaults, BY_NAME[name].description
+        else:
+            defaults, text = cls.params, describe(cls)
+        params = ", ".join(f"{k}={format_value(v)}" for k, v in defaults.items()) or "-"
+        row = [name, params, text]
         rows.append(row + ([origin(name)] if show_files else []))
     return rows

@@ -155,8 +155,7 @@ def _package_class(base: ast.expr, imports: dict) -> type:
     module, _, attr = full.rpartition(".")
     if module not in _BASES and not module.startswith(strategy.PACKAGE + "."):
         raise _Unreadable  # (only the package's strategy modules are imported to read it)
-    strategy.discover()  # (the built-in strategy files, the package's own)
-    try:
+    try:  # (a built-in strategy file, the package's own, is imported as its module)
         cls = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError):
         raise _Unreadable from None
