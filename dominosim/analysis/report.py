@@ -684,7 +684,7 @@ def skill_analysis(manifest, aggregates, data) -> dict:
     heuristics = set(classes_of(manifest)["heuristics"])
     best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
     # fmt: off
-    decided = [{"pair": f"{x} / random", "strategy": x,
+    decided = [{"pair": f"{x} / {RANDOM}", "strategy": x,
                 **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
                for x in (best, "mc") for r in ladder if r["strategy"] == x]
     # fmt: on

@@ -36,6 +36,10 @@ VARIANTS = (
     "kozel",
 )
 
+#: :data:`rules.PLAYERS` as the listings write them: the range (``2-4``), each count (``2/3/4``)
+PLAYERS_RANGE = f"{PLAYERS[0]}-{PLAYERS[-1]}"
+PLAYERS_EACH = "/".join(map(str, PLAYERS))
+
 
 @dataclass(frozen=True)
 class VariantInfo:
@@ -766,7 +770,7 @@ def _default_text(opt: Option) -> str:
     if isinstance(d, tuple) and opt.allowed == INT_GE1:
         if len(set(d)) == 1:
             return format_value(d[0])
-        return " / ".join(format_value(x) for x in d) + " (2/3/4 pl.)"
+        return " / ".join(format_value(x) for x in d) + f" ({PLAYERS_EACH} pl.)"
     return format_value(d)
 
 
@@ -777,11 +781,6 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
     return "\n".join(lines)
-
-
-#: :data:`rules.PLAYERS` as the listings write them: the range (``2-4``), each count (``2/3/4``)
-PLAYERS_RANGE = f"{PLAYERS[0]}-{PLAYERS[-1]}"
-PLAYERS_EACH = "/".join(map(str, PLAYERS))
 
 
 def listing() -> str:
