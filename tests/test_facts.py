@@ -13,7 +13,7 @@ import dominosim
 from dominosim import cli, config
 from dominosim.analysis import analyses
 from dominosim.engine import kernel
-from dominosim.game import rules, seeding
+from dominosim.game import rules, seeding, variants
 from dominosim.strategy import spec
 
 ROOT = Path(dominosim.__file__).resolve().parent
@@ -168,6 +168,15 @@ def test_the_readers_take_the_home_tuples():
         (kernel.MATCH_ENDS, rules.MATCH_ENDS),
     ):
         assert tuple(knob) == names
+
+
+def test_the_variants_are_listed_once():
+    """VARIANTS is INFO's slugs (game/variants.py); no tuple or list names them all again (the
+    presets' builders are looked up by slug in a dict, one per variant)."""
+    assert variants.VARIANTS == tuple(variants.INFO)
+    every = set(variants.VARIANTS)
+    spelled = lambda tree: (line for line, v in _displays(tree) if every <= set(v))  # noqa: E731
+    assert outside(None, spelled) == []
 
 
 # ---- the score columns: game/rules.py (Rules.points_by_seat, score_columns) ------------------

@@ -21,21 +21,6 @@ from dominosim.game.rules import (
     format_value,
 )
 
-VARIANTS = (
-    "blind",
-    "bergen",
-    "fives",
-    "threes",
-    "sniff",
-    "basic",
-    "two-lane",
-    "ladder",
-    "muggins",
-    "block",
-    "classic",
-    "kozel",
-)
-
 #: :data:`rules.PLAYERS` as the listings write them: the range (``2-4``), each count (``2/3/4``)
 PLAYERS_RANGE = f"{PLAYERS[0]}-{PLAYERS[-1]}"
 PLAYERS_EACH = "/".join(map(str, PLAYERS))
@@ -84,6 +69,8 @@ INFO = {
     )
 }
 # fmt: on
+#: the twelve variants' slugs, in RULES §2's order (INFO's)
+VARIANTS = tuple(INFO)
 
 BOOL = (False, True)
 INT_GE1 = "integer >= 1"
