@@ -155,8 +155,7 @@ SESSION_OPTIONS = frozenset(
 SESSION_FLAGS = tuple(
     decls[0]
     for key, (decls, _) in SHARED_OPTIONS.items()
-    if (decls[-1] if not decls[-1].startswith("-") else key) in SESSION_OPTIONS
-    and key != "resume"
+    if (decls[-1] if not decls[-1].startswith("-") else key) in SESSION_OPTIONS and key != "resume"
 )
 
 #: what run, compare, tune and tune-target share after their own options
