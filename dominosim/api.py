@@ -27,6 +27,7 @@ from dominosim.base.errors import ConfigError, OutputError, did_you_mean
 from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml, rules_from_cli
 from dominosim.config import KEYWORDS as FIELDS_BY_KEYWORD
 from dominosim.game import seeding
+from dominosim.game.rules import UNITS
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
@@ -325,8 +326,9 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     from dominosim import runner
     from dominosim.storage.store import RunDir
 
-    if level not in ("hand", "match"):
-        raise ConfigError(f"dominosim.load(): level must be 'hand' or 'match', not {level!r}")
+    if level not in UNITS:
+        levels = " or ".join(map(repr, UNITS))
+        raise ConfigError(f"dominosim.load(): level must be {levels}, not {level!r}")
     run_dir = _path("load", "run_dir", run_dir)
     if run_dir is None:
         raise ConfigError(

@@ -41,14 +41,14 @@ from dominosim.base import debug
 from dominosim.base.errors import ConfigError, DominosimError, StrategyError, did_you_mean
 from dominosim.base.signals import FAULTS, is_interruption, raised
 from dominosim.game import seeding
-from dominosim.game.rules import Rules
+from dominosim.game.rules import PLAYERS, PLAYERS_TEXT, Rules
 from dominosim.game.variants import VARIANTS, check_variant, make_rules, options_of
 from dominosim.strategy import sandbox
 from dominosim.strategy.conformance import Failure, Report, rules_label, show_action, show_position
+from dominosim.strategy.spec import RANDOM
 
 CHECKS = ("legal", "batch", "deterministic", "spawn", "inputs", "information")
 DEALS = 8  # hands per rule set and check (the command's --deals)
-PLAYERS = (2, 3, 4)
 # §15 options that add decision kinds: voluntary draws and plays, a second decision after a draw,
 # a double laid along
 DECISION_OPTIONS = (
@@ -72,7 +72,7 @@ def rule_sets(
         check_variant(v)
     for p in players:
         if isinstance(p, bool) or p not in PLAYERS:
-            raise ConfigError(f"players must be 2, 3 or 4, not {p!r}")
+            raise ConfigError(f"players must be {PLAYERS_TEXT}, not {p!r}")
     out = []
     for v in variants:
         out += [make_rules(v, p) for p in players]
@@ -198,7 +198,7 @@ def _play(rules: Rules, strat, seed: int, deals: int, rec: _Recorder) -> _Watch:
     from dominosim.game.reference import play_match
 
     w = _Watch(strat, rules, rec)
-    other = strategy.get("random")
+    other = strategy.get(RANDOM)
     for m in range(deals):
         seats = [w] * rules.players if m % 2 else [w] + [other] * (rules.players - 1)
         try:

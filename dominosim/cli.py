@@ -19,15 +19,18 @@ import click
 from click.core import ParameterSource
 
 from dominosim import config
+from dominosim.analysis.analyses import HAND_METRICS, METRICS
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError
 from dominosim.game import seeding, variants
+from dominosim.game.rules import PLAYERS
 from dominosim.shell import (
     DominosimGroup,
     one_line,
     print_version,
     stdout_aside,
 )
+from dominosim.strategy.spec import RANDOM
 
 F = TypeVar("F", bound=Callable[..., Any])
 COMMANDLINE = ParameterSource.COMMANDLINE
@@ -121,7 +124,7 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         help="Play in rounds until every pair of strategies is told apart on the ranking "
              "metric (a sequential test that keeps its 5% error rate), at most --games.")),
     "metric": (("--metric",), dict(
-        type=click.Choice(["hands", "points", "matches"]), default=None,
+        type=click.Choice(list(METRICS)), default=None,
         help="Rank by hand wins, paired points per hand or match wins (default: what "
              "decides the game: matches with --unit match, else points in a race to a "
              "target, hands where a hand is the whole game).")),
@@ -146,6 +149,13 @@ SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 SESSION_OPTIONS = frozenset(
     {"executor", "scheduler", "resume", "as_json", "strategy_timeout", "debug", "isolate"}
     | {f.keyword for f in config.FIELDS if f.session}
+)
+#: the flags of :data:`SESSION_OPTIONS` (--resume's own aside), in --help's order, as
+#: --resume's error names them
+SESSION_FLAGS = tuple(
+    decls[0]
+    for key, (decls, _) in SHARED_OPTIONS.items()
+    if (decls[-1] if not decls[-1].startswith("-") else key) in SESSION_OPTIONS and key != "resume"
 )
 
 #: what run, compare, tune and tune-target share after their own options
@@ -191,7 +201,8 @@ def rules_options(f: F, variant_required: bool = True) -> F:
         help="Set a RULES §15 option (repeatable); a bare OPTION=VALUE when only one variant "
         "has it. See 'dominosim variants VARIANT'.",
     )(f)
-    f = option("players", type=click.IntRange(2, 4), default=2, show_default=True)(f)
+    players = click.IntRange(PLAYERS[0], PLAYERS[-1])
+    f = option("players", type=players, default=2, show_default=True)(f)
     return option(
         "variants",
         "variant",
@@ -205,7 +216,7 @@ def strategies_option(f: F) -> F:
     """``--strategies name:key=value,...`` (one entry per seat, or one for every seat)."""
     return option(
         "strategies",
-        default="random",
+        default=RANDOM,
         show_default=True,
         help="Strategies by seat, comma-separated, each NAME[:KEY=VALUE...]; "
         "one name means every seat.",
@@ -234,7 +245,7 @@ def _refuse_with_resume(ctx: click.Context, params: Iterable[click.Parameter]) -
         flag = p.opts[0] if isinstance(p, click.Option) else p.human_readable_name
         raise ConfigError(
             f"--resume continues a run as it was planned, so {flag} cannot be given "
-            "with it; only --workers, --executor, --scheduler, --json and --strategy-path"
+            f"with it; only {', '.join(SESSION_FLAGS[:-1])} and {SESSION_FLAGS[-1]}"
         )
 
 
@@ -284,7 +295,7 @@ def variants_cmd(variant: str | None) -> None:
     type=int,
     default=0,
     show_default=True,
-    help="Which match of the seed to play (0 to 2**64-1).",
+    help=f"Which match of the seed to play ({seeding.SEED_SPAN}).",
 )
 @click.option(
     "--hand",
@@ -501,7 +512,7 @@ def tournament_options(f: F) -> F:
     f = option("sets", metavar="VARIANT.OPTION=VALUE", help="Set a RULES §15 option (repeatable).")(
         f
     )
-    f = option("players", help="Number of players, 2 to 4 (default 2).")(f)
+    f = option("players", help=f"Number of players, {PLAYERS[0]} to {PLAYERS[-1]} (default 2).")(f)
     return option(
         "variants",
         "variant",
@@ -608,7 +619,7 @@ def compare_cmd(**kw: Any) -> None:
 )
 @option(
     "metric",
-    type=click.Choice(("hands", "points")),
+    type=click.Choice(HAND_METRICS),
     help="Rank by hand wins or paired points per hand (default: what decides "
     "the game: points in a race to a target, else hands); skill plays no matches.",
 )
@@ -629,10 +640,7 @@ def skill_cmd(**kw: Any) -> None:
 
 @main.command("tune")
 @tournament_options
-@option(
-    "strategies",
-    help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.",
-)
+@option("strategies")
 @option(
     "games",
     help="Games per value, over all seat rotations (default 1000).",
@@ -654,10 +662,7 @@ def tune_cmd(**kw: Any) -> None:
 
 @main.command("tune-target")
 @tournament_options
-@option(
-    "strategies",
-    help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all.",
-)
+@option("strategies")
 @click.option(
     "--targets",
     default=None,

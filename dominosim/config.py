@@ -32,7 +32,7 @@ from typing import Any
 
 from dominosim.base.errors import ConfigError, RulesError, StrategyError, did_you_mean
 from dominosim.game import seeding
-from dominosim.game.rules import Rules
+from dominosim.game.rules import PLAYERS, UNITS, Rules
 from dominosim.game.variants import (
     apply_sets,
     check_variant,
@@ -45,6 +45,7 @@ from dominosim.game.variants import (
     parse_value,
 )
 from dominosim.strategy.spec import (
+    RANDOM,
     StrategySpec,
     expand_home,
     is_strategy_name,
@@ -153,13 +154,14 @@ FIELDS: tuple[Field, ...] = (
           repeat=True, keyword="variants",
           takes="a string (variant names separated by commas) or a list of variant names",
           help="Variant (repeatable or comma-separated); replaces the file's list."),
-    Field(key="players", kind="int", default=2, lo=2, hi=4, flag=("--players", "-p"),
-          flag_int=True, keyword="players", help="Number of players, 2 to 4."),
+    Field(key="players", kind="int", default=2, lo=PLAYERS[0], hi=PLAYERS[-1],
+          flag=("--players", "-p"), flag_int=True, keyword="players",
+          help=f"Number of players, {PLAYERS[0]} to {PLAYERS[-1]}."),
     Field(key="options", kind="options", default={}, into="variants", flag=("--set", "sets"),
           metavar="VARIANT.OPTION=VALUE[,VALUE...]", repeat=True, keyword="sets",
           takes="a string VARIANT.OPTION=VALUE (one --set) or a list of them",
           help="Set a RULES §15 option (repeatable); a value list makes option groups."),
-    Field(key="seats", kind="seats", default=("random",), flag=("--strategies", "strategies"),
+    Field(key="seats", kind="seats", default=(RANDOM,), flag=("--strategies", "strategies"),
           metavar="SPEC", keyword="strategies",
           takes="a string such as 'random,greedy:depth=2' or a list of such entries",
           help="Strategies by seat, NAME[:KEY=VALUE...] comma-separated; one for all."),
@@ -167,7 +169,7 @@ FIELDS: tuple[Field, ...] = (
     Field(key="games", kind="int", default=1000, lo=1, flag=("--games",), metavar="N",
           keyword="games",
           help="Games per option group, over all seat rotations (default 1000)."),
-    Field(key="unit", kind="choice", default="hand", choices=("hand", "match"),
+    Field(key="unit", kind="choice", default="hand", choices=UNITS,
           flag=("--unit",), keyword="unit",
           help="What a game is (default hand, or the file's unit). A hand still ends when a "
                "side reaches the match target; --set V.target=none plays hands without one."),
@@ -207,7 +209,6 @@ FIELD = {f.key: f for f in FIELDS}
 #: Top-level keys of an experiment file, in the order ``docs/config.md`` lists them.
 TOP_KEYS = tuple(FIELD)
 DEFAULTS = {f.key: f.default for f in FIELDS if f.default is not None}
-UNITS = FIELD["unit"].choices
 _OF_KIND = {kind: [f for f in FIELDS if f.kind == kind] for kind in {f.kind for f in FIELDS}}
 #: The table's rows by their Python API keyword (experiment_from_cli's flags).
 KEYWORDS = {f.keyword: f for f in FIELDS if f.keyword}

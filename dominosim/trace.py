@@ -25,6 +25,7 @@ from dominosim.game.layout import Layout
 from dominosim.game.reference import KozelBook, MatchRecord, play_match
 from dominosim.game.rules import Rules
 from dominosim.game.variants import make_rules, trace_facts
+from dominosim.strategy.spec import RANDOM
 
 FORMAT = "dominosim-trace"
 VERSION = 1
@@ -90,8 +91,7 @@ class _Walker:
         r = rules
         self.facts = trace_facts(r)
         self.kozel = KozelBook(r.sides) if self.facts.kozel_book else None
-        n = r.players if r.match_end == "one_hand" else r.sides
-        self.totals = [0] * n
+        self.totals = [0] * r.score_columns
 
     def _totals(self) -> list[int]:
         return self.kozel.totals() if self.kozel is not None else list(self.totals)
@@ -309,7 +309,7 @@ def make_trace(
     """
     seed = seeding.check_seed(seed, "make_trace(): seed")
     if strategies is None:
-        strategies = [strategy.get("random")] * rules.players
+        strategies = [strategy.get(RANDOM)] * rules.players
     if labels is None:
         labels = [getattr(s, "label", getattr(s, "name", type(s).__name__)) for s in strategies]
     # the whole match is played: under unit="hand" the engine closes the match after one hand
@@ -442,8 +442,7 @@ def _check_request(r: TraceRequest) -> None:
         raise ConfigError(f"{what} and --match exclude each other; --match prints every hand")
     if r.decision is not None and r.decision < 0:
         raise ConfigError(f"--decision must be >= 0, not {r.decision}")
-    if not 0 <= r.match_id < 2**64:  # (never reduced mod 2**64: two ids would give one match)
-        raise ConfigError(f"--match-id must be an integer from 0 to 2**64-1, not {r.match_id}")
+    seeding.check_in_range(r.match_id, "--match-id")
     if r.hand is not None and r.hand < 0:
         raise ConfigError(f"--hand must be >= 0, not {r.hand}")
 
@@ -459,7 +458,7 @@ def _seated(variant: str, r: TraceRequest) -> tuple[Any, list]:
     exp = config.experiment_from_cli(
         variants=[variant],
         players=r.players,
-        strategies=r.strategies or "random",
+        strategies=r.strategies or RANDOM,
         seed=r.seed,
         known_strategies=known,
     )

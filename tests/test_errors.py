@@ -905,14 +905,16 @@ CASES = [
         lambda t: ["run", "--resume", finished_run(t), "--games", "10"],
         2,
         r"--resume continues a run as it was planned, so --games cannot be given with it; "
-        r"only --workers, --executor, --scheduler, --json and --strategy-path",
+        r"only --workers, --strategy-path, --executor, --scheduler, --json, --debug, "
+        r"--strategy-timeout and --isolate",
     ),
     Case(
         "`--resume` with an experiment file",
         lambda t: ["run", toml(t, 'variants = ["fives"]\n'), "--resume", finished_run(t)],
         2,
         r"--resume continues a run as it was planned, so CONFIG cannot be given with it; "
-        r"only --workers, --executor, --scheduler, --json and --strategy-path",
+        r"only --workers, --strategy-path, --executor, --scheduler, --json, --debug, "
+        r"--strategy-timeout and --isolate",
     ),
     Case(
         "`--resume` of another kind of run",

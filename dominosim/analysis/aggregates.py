@@ -140,7 +140,6 @@ def _seat_aggregates(agg: Counter, rules: Rules, r: int, records: tuple, wins: t
     hand_wins, match_wins = wins
     n, nm = len(hands["match_id"]), len(matches["match_id"])
     pts = hands["points"].reshape(n, -1)
-    per_seat_points = rules.match_end == "one_hand"
     losers = matches["losers"]
     for s in range(rules.players):
         side = rules.side_of(s)
@@ -152,7 +151,7 @@ def _seat_aggregates(agg: Counter, rules: Rules, r: int, records: tuple, wins: t
         add(agg, "seat_match_ties", match_wins[0], r, s)
         if losers.any():
             add(agg, "seat_match_losses", ((losers >> side) & 1).sum(), r, s)
-        col = s if per_seat_points else side
+        col = rules.score_column(s)
         if col < pts.shape[1]:
             add(agg, "seat_points", pts[:, col].sum(), r, s)
 
@@ -185,8 +184,7 @@ def per_match_points(rules: Rules, hands: dict, start: int, n_ids: int) -> np.nd
     P = rules.players
     n = len(hands["match_id"])
     pts = hands["points"].reshape(n, -1).astype(np.int64)
-    per_seat = rules.match_end == "one_hand"  # (points by seat, as aggregate_rotation)
-    cols = [s if per_seat else rules.side_of(s) for s in range(P)]
+    cols = [rules.score_column(s) for s in range(P)]  # (as aggregate_rotation)
     if n == n_ids and (not n or hands["match_id"][-1] - start == n_ids - 1):
         return np.stack([pts[:, c] for c in cols]) if P else np.zeros((0, n_ids), np.int64)
     mid = hands["match_id"] - start

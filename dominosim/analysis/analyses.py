@@ -23,6 +23,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+#: the metrics a compare ranks by and ``--until-decided`` decides on (docs/compare.md, "Which
+#: metric"): hand wins, paired points per hand, match wins
+METRICS = ("hands", "points", "matches")
+#: those of a run whose games are hands (skill plays no matches)
+HAND_METRICS = tuple(m for m in METRICS if m != "matches")
+
 
 @dataclass(frozen=True)
 class Setup:

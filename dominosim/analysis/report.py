@@ -29,9 +29,12 @@ from dominosim.analysis.classes import (  # noqa: F401 - (report's names, as bef
     seated_labels,
     strategy_classes,
 )
+from dominosim.strategy.spec import RANDOM
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from dominosim.game.rules import Rules
 
 
 def _one_side(sides: int, players: int, cells, rotations) -> bool:
@@ -182,13 +185,13 @@ def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> 
     players = int(manifest["players"])
     seats = list(gd.get("seats", manifest["seats"]))  # a leg of a round robin has its own
     rotations = [r["offset"] for r in gd.get("rotations", manifest["rotations"])]
-    rules = gd["rules"]
-    sides = 2 if rules["partnership"] else players
+    rules = _rules(gd["rules"])
+    sides = 2 if rules.partnership else players
     hands = agg.get("hands")
-    columns = players if rules["match_end"] == "one_hand" else sides
-    points = [sum(agg.get("points_sum", r, -1, c) for r in rotations) for c in range(columns)]
+    columns = range(rules.score_columns)
+    points = [sum(agg.get("points_sum", r, -1, c) for r in rotations) for c in columns]
     cpu = float(timing.get("cpu_seconds", 0.0))
-    paired = _paired_rows(agg, seats, rotations, _points_sense(rules))
+    paired = _paired_rows(agg, seats, rotations, rules.points_sense)
     return {
         "index": gd["index"],
         "label": gd["label"],
@@ -196,14 +199,14 @@ def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> 
         "options": dict(gd["options"]),
         "players": players,
         "sides": sides,
-        "partnership": bool(rules["partnership"]),
-        "points_sense": _points_sense(rules),
+        "partnership": bool(rules.partnership),
+        "points_sense": rules.points_sense,
         "games": int(manifest.get("games_per_group", 0)),
         "hands": hands,
         "matches": agg.get("matches"),
         **_outcomes(agg, sides),
         "mean_points": [stats.finite(stats.rate(p, hands)) for p in points],
-        "points_per": "seat" if rules["match_end"] == "one_hand" else "side",
+        "points_per": "seat" if rules.points_by_seat else "side",
         "strategies": _strategy_rows(agg, seats, rotations, sides, players),
         "seats": _seat_rows(agg, players, rotations),
         "paired": paired,
@@ -361,8 +364,7 @@ def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict
     return row.report(manifest, aggregates, data)
 
 
-#: what each ranking metric compares (docs/compare.md, "Which metric")
-METRICS = ("hands", "points", "matches")
+#: what each ranking metric (analyses.METRICS) compares (docs/compare.md, "Which metric")
 METRIC_TEXT = {
     "hands": "hand wins",
     "points": "paired points per hand",
@@ -388,8 +390,9 @@ def ranking_metric(manifest: Mapping) -> tuple[str, bool]:
     decides the game: :func:`deciding_metric`; ``--metric`` chooses another)."""
     chosen = (manifest.get("analysis") or {}).get("metric")
     if chosen is not None:
-        if chosen not in METRICS:
-            raise ValueError(f"analysis metric {chosen!r} is not one of {', '.join(METRICS)}")
+        if chosen not in analyses.METRICS:
+            names = ", ".join(analyses.METRICS)
+            raise ValueError(f"analysis metric {chosen!r} is not one of {names}")
         return str(chosen), False
     return deciding_metric(manifest["groups"][0]["rules"], manifest["unit"]), True
 
@@ -528,7 +531,7 @@ def disagreements(paired: list, unit: str) -> list[dict]:
     """The pairs two of whose metrics point opposite ways with both 95% intervals excluding
     zero (hand wins, points per hand, and with unit match match wins): one entry per pair and
     pair of metrics, with both figures."""
-    metrics = ["hands", "points"] + (["matches"] if unit == "match" else [])
+    metrics = analyses.METRICS if unit == "match" else analyses.HAND_METRICS
     out = []
     for p in paired:
         side = {}
@@ -681,7 +684,7 @@ def skill_analysis(manifest, aggregates, data) -> dict:
     heuristics = set(classes_of(manifest)["heuristics"])
     best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
     # fmt: off
-    decided = [{"pair": f"{x} / random", "strategy": x,
+    decided = [{"pair": f"{x} / {RANDOM}", "strategy": x,
                 **{k: r[k] for k in ("deals", "decided_share", "decided_ci")}}
                for x in (best, "mc") for r in ladder if r["strategy"] == x]
     # fmt: on
@@ -720,18 +723,18 @@ def _ladder(manifest, data, aggs: Mapping, rr: Mapping) -> list[dict]:
     ladder = []
     for g in data["groups"]:
         st = {s["strategy"]: s for s in g["strategies"]}
-        if "random" not in st or len(st) != 2:
+        if RANDOM not in st or len(st) != 2:
             continue
-        x = next(n for n in st if n != "random")
+        x = next(n for n in st if n != RANDOM)
         A, k = aggs[g["index"]], {n: st[n]["seats"] for n in st}
-        pair = f"{x} vs random" if f"{x} vs random" in _pairs(A) else f"random vs {x}"
+        pair = f"{x} vs {RANDOM}" if f"{x} vs {RANDOM}" in _pairs(A) else f"{RANDOM} vs {x}"
         sign = 1 if pair.startswith(f"{x} vs") else -1
         n = A.get("pair_deals", pair=pair)
         pm, plo, phi = stats.mean_ci(
             sign * A.get("pair_points_sum", pair=pair), A.get("pair_points_sumsq", pair=pair), n
         )
-        scale = 1 / (k[x] * k["random"] * rot[g["index"]])
-        diff = paired.get((x, "random")) or _flip(paired.get(("random", x)))
+        scale = 1 / (k[x] * k[RANDOM] * rot[g["index"]])
+        diff = paired.get((x, RANDOM)) or _flip(paired.get((RANDOM, x)))
         seated, decided = A.get("deals_seated"), A.get("deals_decided")
         # fmt: off
         ladder.append({
@@ -739,10 +742,10 @@ def _ladder(manifest, data, aggs: Mapping, rr: Mapping) -> list[dict]:
             "perfect_information": x in data.get("perfect_information_strategies", ()),
             "deals": int(n),
             "hand_win_rate": st[x]["hand_win_rate"], "hand_win_ci": st[x]["hand_win_ci"],
-            "random_hand_win_rate": st["random"]["hand_win_rate"],
+            "random_hand_win_rate": st[RANDOM]["hand_win_rate"],
             "hand_win_diff": diff["hand_win_diff"], "hand_win_diff_ci": diff["hand_win_diff_ci"],
             "points_per_hand": st[x]["mean_points"],
-            "random_points_per_hand": st["random"]["mean_points"],
+            "random_points_per_hand": st[RANDOM]["mean_points"],
             "points_diff": stats.finite(pm * scale),
             "points_diff_ci": [stats.finite(plo * scale), stats.finite(phi * scale)],
             "deals_decided": int(decided),
@@ -813,8 +816,9 @@ def _flip(p):
     return {"hand_win_diff": neg(p["hand_win_diff"]), "hand_win_diff_ci": [neg(hi), neg(lo)]}
 
 
-def _points_sense(rules: Mapping) -> str:
+def _rules(rules: Mapping) -> Rules:
+    """The Rules of a manifest's rules entry."""
     from dominosim.game.rules import Rules
 
     fields = {k: v for k, v in rules.items() if k != "options"}
-    return Rules(**fields, options=tuple(rules.get("options", {}).items())).points_sense
+    return Rules(**fields, options=tuple(rules.get("options", {}).items()))

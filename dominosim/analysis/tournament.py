@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dominosim.analysis.analyses import COMPARE, SKILL, TUNE, TUNE_TARGET, Setup
+from dominosim.analysis.analyses import COMPARE, METRICS, SKILL, TUNE, TUNE_TARGET, Setup
 from dominosim.base.errors import ConfigError
 from dominosim.game import variants
 from dominosim.game.rules import Rules
@@ -102,9 +102,6 @@ def _strategy_labels(strategies) -> list[str]:
         if labels.count(x) > 1:
             raise ConfigError(f"--strategies names '{x}' twice; compare plays each strategy once")
     return labels
-
-
-METRICS = ("hands", "points", "matches")
 
 
 def check_metric(metric: str | None, unit: str | None) -> str | None:

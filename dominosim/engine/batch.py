@@ -226,7 +226,7 @@ class BatchEngine:
         self.S = rules.sides
         self.NP = 6 if rules.layout == "spinner" else 2
         self.kozel = rules.match_end == "kozel"
-        self.npoints = P if rules.match_end == "one_hand" else self.S
+        self.npoints = rules.score_columns
         if not _positions:  # the state stays in the core's cache at this size
             batch_size = min(batch_size, kernel.MAX_SLOTS)
         self.B = max(1, min(batch_size, len(self.queue)))

@@ -28,6 +28,7 @@ from types import ModuleType
 import numpy as np
 
 from dominosim.game import actions, seeding, tiles
+from dominosim.game import rules as game_rules
 from dominosim.game.rules import Rules
 from dominosim.game.variants import OPTION_KNOBS
 
@@ -159,14 +160,14 @@ _KNOBS = tuple(_core.KNOBS)
 # the knobs' values by the Rules field's value (the core's codes)
 DRAW_MODES = dict(
     zip(
-        ("none", "one", "until_playable", "blind"),
+        game_rules.DRAW_MODES,
         _codes("DM_NONE DM_ONE DM_UNTIL_PLAYABLE DM_NONE"),
         strict=True,
     )
 )
 SCORINGS = dict(
     zip(
-        ("none", "fives", "threes", "muggins", "bergen"),
+        game_rules.SCORINGS,
         _codes("SC_NONE SC_FIVES SC_THREES SC_MUGGINS SC_BERGEN"),
         strict=True,
     )
@@ -175,16 +176,7 @@ SCORINGS = dict(
 LF_LOT, LF_PRIORITY = _codes("LF_LOT LF_PRIORITY")
 LEAD_LATER = dict(
     zip(
-        (
-            "as_first",
-            "next_after_leader",
-            "winner_else_lot",
-            "winner_else_first",
-            "winner_else_next",
-            "out_else_lot",
-            "out_else_fishmaker",
-            "lot",
-        ),
+        game_rules.LEAD_LATER,
         _codes(
             "LL_AS_FIRST LL_NEXT LL_WINNER_ELSE_LOT LL_WINNER_ELSE_FIRST LL_WINNER_ELSE_NEXT "
             "LL_OUT_ELSE_LOT LL_OUT_ELSE_FISHMAKER LL_LOT"
@@ -194,14 +186,12 @@ LEAD_LATER = dict(
 )
 SETTLEMENTS = dict(
     zip(
-        ("pips", "bergen", "book", "sniff", "muggins", "kozel", "penalties"),
+        game_rules.SETTLEMENTS,
         _codes("ST_PIPS ST_BERGEN ST_BOOK ST_SNIFF ST_MUGGINS ST_KOZEL ST_PENALTIES"),
         strict=True,
     )
 )
-MATCH_ENDS = dict(
-    zip(("race", "one_hand", "kozel"), _codes("ME_RACE ME_ONE_HAND ME_KOZEL"), strict=True)
-)
+MATCH_ENDS = dict(zip(game_rules.MATCH_ENDS, _codes("ME_RACE ME_ONE_HAND ME_KOZEL"), strict=True))
 
 
 def knobs(rules: Rules, unit: str) -> np.ndarray:
@@ -230,7 +220,7 @@ def knobs(rules: Rules, unit: str) -> np.ndarray:
         "match_end": MATCH_ENDS[r.match_end],
         "hands_per_match": r.hands_per_match,
         "unit_hand": int(unit == "hand"),
-        "npoints": r.players if r.match_end == "one_hand" else r.sides,
+        "npoints": r.score_columns,
         "spinner": int(r.layout == "spinner"),
         "npos": 6 if r.layout == "spinner" else 2,
         "blind": int(blind),

@@ -676,7 +676,7 @@ class Hand:
         """Deal event, lead, turns until the hand ends (or the match ends in it)."""
         r = self.rules
         rec = self.record
-        rec.points = [0] * r.sides if r.match_end != "one_hand" else [0] * self.P
+        rec.points = [0] * r.score_columns
         self.event(
             type="deal",
             hands=[list(h) for h in self.hands],
@@ -1148,7 +1148,7 @@ def play_match(
         raise ValueError(f"{rules.players} strategies needed, got {len(strategies)}")
     mrec = MatchRecord(match_id)
     kozel = KozelBook(rules.sides) if rules.match_end == "kozel" else None
-    scores = [0] * (rules.players if rules.match_end == "one_hand" else rules.sides)
+    scores = [0] * rules.score_columns
     prev = None
     for k in range(MAX_HANDS_PER_MATCH):
         if kozel is not None:

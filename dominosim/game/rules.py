@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+#: the players at a table: every variant is played by 2, 3 or 4 (RULES §2)
+PLAYERS = (2, 3, 4)
+#: :data:`PLAYERS` as messages name them: ``2, 3 or 4``
+PLAYERS_TEXT = f"{', '.join(map(str, PLAYERS[:-1]))} or {PLAYERS[-1]}"
+#: what one game of a run is (its ``unit``): a hand, or a match of hands to the target
+UNITS = ("hand", "match")
+
 LAYOUTS = ("line", "spinner", "single_end")
 DRAW_MODES = ("none", "one", "until_playable", "blind")
 SCORINGS = ("none", "fives", "threes", "muggins", "bergen")
@@ -103,6 +110,22 @@ class Rules:
         if self.partnership:
             return (side, side + 2)
         return (side,)
+
+    @property
+    def points_by_seat(self) -> bool:
+        """Whether points (and a match's scores) are counted by seat, where the match is one
+        hand (``match_end`` ``one_hand``: each seat's penalties, §9, §10), else by side."""
+        return self.match_end == "one_hand"
+
+    @property
+    def score_columns(self) -> int:
+        """The points columns of a hand and scores of a match: one per seat or per side
+        (:attr:`points_by_seat`)."""
+        return self.players if self.points_by_seat else self.sides
+
+    def score_column(self, seat: int) -> int:
+        """The points column (and match score) of ``seat``'s: its own or its side's."""
+        return seat if self.points_by_seat else self.side_of(seat)
 
     @property
     def points_sense(self) -> str:

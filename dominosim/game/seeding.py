@@ -27,6 +27,8 @@ import numpy as np
 from dominosim.base.errors import ConfigError
 
 M64 = (1 << 64) - 1
+#: the seeds (and a seed's match ids) as messages and help name them: 0 to :data:`M64`
+SEED_SPAN = "0 to 2**64-1"
 GOLDEN = 0x9E3779B97F4A7C15
 MUL1 = 0xBF58476D1CE4E5B9
 MUL2 = 0x94D049BB133111EB
@@ -42,15 +44,27 @@ def draw_seed() -> int:
     return DRAWN_LOW + secrets.randbelow((1 << 64) - DRAWN_LOW)
 
 
+def in_range(seed: int) -> bool:
+    """Whether the integer ``seed`` is a seed (or a match id): from 0 to :data:`M64`, never
+    reduced mod 2**64 (two seeds would give one run, two ids one match)."""
+    return 0 <= seed <= M64
+
+
+def check_in_range(seed: int, where: str) -> None:
+    """A one-line :class:`ConfigError` naming ``where`` (the flag or keyword) unless the integer
+    ``seed`` is :func:`in_range`."""
+    if not in_range(seed):
+        raise ConfigError(f"{where} must be an integer from {SEED_SPAN}, not {seed}")
+
+
 def check_seed(seed: object, where: str = "seed") -> int:
     """``seed`` as an int when it is an integer from 0 to 2**64-1 (a bool is not), else a
     one-line :class:`ConfigError` naming ``where`` (the flag or keyword)."""
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ConfigError(
-            f"{where} must be an integer from 0 to 2**64-1, not {seed!r} ({type(seed).__name__})"
+            f"{where} must be an integer from {SEED_SPAN}, not {seed!r} ({type(seed).__name__})"
         )
-    if not 0 <= seed <= M64:  # (never reduced mod 2**64: two seeds would give one run)
-        raise ConfigError(f"{where} must be an integer from 0 to 2**64-1, not {seed}")
+    check_in_range(seed, where)
     return int(seed)
 
 

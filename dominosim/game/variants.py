@@ -12,22 +12,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from dominosim.base.errors import ConfigError, RulesError, did_you_mean
-from dominosim.game.rules import MAX_HANDS_PER_MATCH, NO_TARGET, Rules, format_value
-
-VARIANTS = (
-    "blind",
-    "bergen",
-    "fives",
-    "threes",
-    "sniff",
-    "basic",
-    "two-lane",
-    "ladder",
-    "muggins",
-    "block",
-    "classic",
-    "kozel",
+from dominosim.game.rules import (
+    MAX_HANDS_PER_MATCH,
+    NO_TARGET,
+    PLAYERS,
+    PLAYERS_TEXT,
+    Rules,
+    format_value,
 )
+
+#: :data:`rules.PLAYERS` as the listings write them: the range (``2-4``), each count (``2/3/4``)
+PLAYERS_RANGE = f"{PLAYERS[0]}-{PLAYERS[-1]}"
+PLAYERS_EACH = "/".join(map(str, PLAYERS))
 
 
 @dataclass(frozen=True)
@@ -73,6 +69,8 @@ INFO = {
     )
 }
 # fmt: on
+#: the twelve variants' slugs, in RULES §2's order (INFO's)
+VARIANTS = tuple(INFO)
 
 BOOL = (False, True)
 INT_GE1 = "integer >= 1"
@@ -356,8 +354,10 @@ def _int_allowed(allowed: object, value: int) -> bool:
 
 def check_players(variant: str, players: object) -> int:
     check_variant(variant)
-    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
-        raise RulesError(f"{variant} is played by 2, 3 or 4 players, not {players}; use 2, 3 or 4")
+    if isinstance(players, bool) or not isinstance(players, int) or players not in PLAYERS:
+        raise RulesError(
+            f"{variant} is played by {PLAYERS_TEXT} players, not {players}; use {PLAYERS_TEXT}"
+        )
     return players
 
 
@@ -626,7 +626,7 @@ def trace_facts(rules: Rules) -> TraceFacts:
     """The :class:`TraceFacts` of ``rules``."""
     return TraceFacts(
         kozel_book=rules.match_end == "kozel",
-        totals_per_seat=rules.match_end == "one_hand",
+        totals_per_seat=rules.points_by_seat,
         rows=rules.draw_mode == "blind",
         ladder=rules.lead_first == "ladder",
         stock_out_of_play=rules.variant == "block",
@@ -757,7 +757,7 @@ def _default_text(opt: Option) -> str:
     if isinstance(d, tuple) and opt.allowed == INT_GE1:
         if len(set(d)) == 1:
             return format_value(d[0])
-        return " / ".join(format_value(x) for x in d) + " (2/3/4 pl.)"
+        return " / ".join(format_value(x) for x in d) + f" ({PLAYERS_EACH} pl.)"
     return format_value(d)
 
 
@@ -773,10 +773,10 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
 def listing() -> str:
     """``dominosim variants``: one row per variant (players, deal for 2/3/4 players, layout,
     drawing, scoring, match end, Russian name)."""
-    header = ["variant", "§", "players", "deal 2/3/4", "layout", "drawing", "scoring"]
+    header = ["variant", "§", "players", f"deal {PLAYERS_EACH}", "layout", "drawing", "scoring"]
     header += ["match end", "Russian name"]
     rows = [
-        [i.slug, str(i.section), "2-4", "/".join(map(str, i.deal)), i.layout, i.drawing]
+        [i.slug, str(i.section), PLAYERS_RANGE, "/".join(map(str, i.deal)), i.layout, i.drawing]
         + [i.scoring, i.match, i.russian]
         for i in (INFO[s] for s in VARIANTS)
     ]
@@ -795,7 +795,8 @@ def describe(variant: str) -> str:
     return "\n".join(
         [
             f"{info.slug}: {info.name} ({info.russian}), RULES §{info.section}",
-            f"players 2-4; deal {'/'.join(map(str, info.deal))} (2/3/4 pl.); layout {info.layout}; "
+            f"players {PLAYERS_RANGE}; deal {'/'.join(map(str, info.deal))} ({PLAYERS_EACH} pl.); "
+            f"layout {info.layout}; "
             f"drawing {info.drawing}; scoring {info.scoring}; match end {info.match}",
             "",
             text_table(["option", "default", "allowed", "RULES", "meaning"], rows),

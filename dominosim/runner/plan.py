@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from dominosim.analysis import analyses
 from dominosim.analysis.aggregates import seating
 from dominosim.base.errors import ConfigError, OutputError, RulesError
-from dominosim.game.rules import Rules
+from dominosim.game import seeding
+from dominosim.game.rules import UNITS, Rules
 from dominosim.runner.files import recorded_files
 
 if TYPE_CHECKING:  # (the config builds what the runner takes; the runner never imports it)
@@ -436,14 +437,12 @@ def _check_plan_types(m: dict, plan: Plan) -> None:
 def _check_plan_ranges(m: dict, plan: Plan) -> None:
     """The chunk plan's numbers, ``records``, the seat lists, ``unit``, ``rotations`` and
     ``batch_size`` are in range."""
-    if plan.ids_per_chunk < 1 or plan.ids_per_rotation < 1 or not 0 <= plan.seed < 2**64:
+    if plan.ids_per_chunk < 1 or plan.ids_per_rotation < 1 or not seeding.in_range(plan.seed):
         raise ValueError("the chunk plan is out of range")
     if not isinstance(m["records"], bool):
         raise TypeError(f"'records' is {m['records']!r}, not true or false")
     _check_seat_lists(plan)
-    if plan.unit not in ("hand", "match") or not all(
-        int_in(r, 0, plan.players) for r in plan.rotations
-    ):
+    if plan.unit not in UNITS or not all(int_in(r, 0, plan.players) for r in plan.rotations):
         raise ValueError("'unit' or 'rotations' is out of range")
     # (a manifest written by an earlier dominosim records a batch size, which no run set: it
     # is checked, then left alone, so those folders still load, resume and verify)

@@ -19,6 +19,7 @@ from dominosim.analysis.report import strategy_classes
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, Interrupted, OutputError, WorkerError
 from dominosim.base.version import __version__
+from dominosim.game import seeding
 from dominosim.runner import isolated
 from dominosim.runner.executors import check_executor, make_executor, user_strategies
 from dominosim.runner.files import (
@@ -125,8 +126,7 @@ def start_run(
     if session.workers is None:
         session = replace(session, workers=exp.workers)
     check_executor(session.executor, session.scheduler)
-    if not 0 <= int(seed) < 2**64:
-        raise ConfigError(f"--seed must be an integer from 0 to 2**64-1, not {seed}")
+    seeding.check_in_range(int(seed), "--seed")
     origins, seers = _check_strategies(exp, legs, session)
     labels = [*(s.label for s in exp.seats), *(x for leg in legs or () for x in leg)]
     files = strategy_files(strategy_paths_of(exp.strategy_path), labels, origins)

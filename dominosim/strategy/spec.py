@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from dominosim.base.errors import ConfigError
 
+#: the random strategy's name: every seat's default, and what the checks and skill play against
+RANDOM = "random"
+
 _STRATEGY_RE = re.compile(r"^[^\W\d][\w.-]*\Z")  # (letters of any alphabet: 'жадный')
 _PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_RE = re.compile(r"^[+-]?\d+$")

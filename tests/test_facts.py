@@ -1,0 +1,250 @@
+"""Each fact once (issue 48, point 2): the players range, the seed range, the metrics, the
+units, the rules' enumerations, the score columns, the random strategy's name and the
+experiment fields' help live in one module each (docs/design.md, "Where a fact lives"); every
+other module reads them from there. The package's source is read with ``ast`` (string
+constants and f-strings' literal parts, docstrings aside; comments are no code), once."""
+
+import ast
+import functools
+import re
+from pathlib import Path
+
+import dominosim
+from dominosim import cli, config
+from dominosim.analysis import analyses
+from dominosim.engine import kernel
+from dominosim.game import rules, seeding, variants
+from dominosim.strategy import spec
+
+ROOT = Path(dominosim.__file__).resolve().parent
+
+
+@functools.cache
+def _trees() -> dict[str, ast.Module]:
+    return {
+        p.relative_to(ROOT).as_posix(): ast.parse(p.read_text(encoding="utf-8"))
+        for p in sorted(ROOT.rglob("*.py"))
+    }
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = n.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def _strings(tree: ast.Module):
+    """(line, text) of every string constant but the docstrings (an f-string's literal parts
+    one by one)."""
+    docs = _docstrings(tree)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+            yield n.lineno, n.value
+
+
+def _displays(tree: ast.Module):
+    """(line, values) of every tuple or list display of constants only, but those a loop
+    walks (indices, such as the solver's record fields 2, 3 and 4, are no players)."""
+    walked = {id(n.iter) for n in ast.walk(tree) if isinstance(n, ast.For | ast.comprehension)}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Tuple | ast.List) and n.elts and id(n) not in walked:
+            if all(isinstance(e, ast.Constant) for e in n.elts):
+                yield n.lineno, tuple(e.value for e in n.elts)
+
+
+def outside(home: str, found) -> list[str]:
+    """``file:line`` of each hit of ``found(tree)`` (lines) in a module other than ``home``."""
+    return [
+        f"{name}:{line}" for name, tree in _trees().items() if name != home for line in found(tree)
+    ]
+
+
+# ---- the players: game/rules.py (PLAYERS) -----------------------------------------------------
+def _players_spelled(tree):
+    ends = {rules.PLAYERS[0], rules.PLAYERS[-1]}
+    for line, values in _displays(tree):
+        if values == rules.PLAYERS:
+            yield line
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call | ast.Compare):
+            continue
+        args = [a.value for a in getattr(n, "args", []) if isinstance(a, ast.Constant)]
+        kws = {k.arg: getattr(k.value, "value", None) for k in getattr(n, "keywords", [])}
+        if isinstance(n, ast.Call) and (
+            set(args) == ends or {kws.get("lo"), kws.get("hi")} == ends
+        ):
+            yield n.lineno  # IntRange(2, 4), Field(lo=2, hi=4)
+        if isinstance(n, ast.Compare) and len(n.comparators) == 2:
+            if {getattr(n.left, "value", None), getattr(n.comparators[1], "value", None)} == ends:
+                yield n.lineno  # 2 <= players <= 4
+    for line, text in _strings(tree):
+        if any(s in text for s in ("2, 3 or 4", "2 to 4", "2-4", "2/3/4")):
+            yield line
+
+
+def test_the_players_are_spelled_in_rules_alone():
+    assert outside("game/rules.py", _players_spelled) == []
+
+
+def test_the_players_check_finds_each_spelling():
+    code = 'a = (2, 3, 4)\nb = IntRange(2, 4)\nc = 2 <= p <= 4\nd = f"{v} by 2, 3 or 4"\n'
+    assert sorted(_players_spelled(ast.parse(code))) == [1, 2, 3, 4]
+
+
+def test_the_players_flags_are_the_home_range():
+    assert rules.PLAYERS_TEXT == "2, 3 or 4"
+    field = config.FIELD["players"]
+    assert (field.lo, field.hi) == (min(rules.PLAYERS), max(rules.PLAYERS))
+    trace = next(p for p in cli.main.commands["trace"].params if p.name == "players")
+    assert (trace.type.min, trace.type.max) == (field.lo, field.hi)
+
+
+# ---- the seeds: game/seeding.py (M64, SEED_SPAN, in_range) -----------------------------------
+def _seed_range_spelled(tree):
+    for n in ast.walk(tree):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow | ast.LShift):
+            if getattr(n.left, "value", None) in (1, 2) and getattr(n.right, "value", None) == 64:
+                yield n.lineno  # 2**64, 1 << 64
+    for line, text in _strings(tree):
+        if "2**64" in text:
+            yield line
+
+
+def test_the_seed_range_is_spelled_in_seeding_alone():
+    assert outside("game/seeding.py", _seed_range_spelled) == []
+
+
+def test_the_seed_check_finds_each_spelling():
+    code = 'a = x < 2**64\nb = 1 << 64\nc = f"{w} from 0 to 2**64-1"\n'
+    assert sorted(_seed_range_spelled(ast.parse(code))) == [1, 2, 3]
+
+
+def test_the_seed_range_is_the_home_range():
+    assert seeding.in_range(0) and seeding.in_range(seeding.M64)
+    assert not seeding.in_range(-1) and not seeding.in_range(seeding.M64 + 1)
+
+
+# ---- metrics (analysis/analyses.py), units and the rules' enumerations (game/rules.py) -------
+ENUMS = {
+    "analysis/analyses.py": (analyses.METRICS, analyses.HAND_METRICS),
+    "game/rules.py": (
+        rules.UNITS,
+        rules.LAYOUTS,
+        rules.DRAW_MODES,
+        rules.SCORINGS,
+        rules.LEAD_FIRST,
+        rules.LEAD_LATER,
+        rules.SETTLEMENTS,
+        rules.MATCH_ENDS,
+    ),
+}
+
+
+def _listed(tuples, tree):
+    return (line for line, values in _displays(tree) if values in tuples)
+
+
+def test_each_enumeration_is_listed_in_its_home_alone():
+    for home, tuples in ENUMS.items():
+        spelled = functools.partial(_listed, tuples)
+        assert outside(home, spelled) == [], home
+
+
+def test_the_readers_take_the_home_tuples():
+    assert config.FIELD["unit"].choices is rules.UNITS
+    assert tuple(cli.SHARED_OPTIONS["metric"][1]["type"].choices) == analyses.METRICS
+    skill = next(p for p in cli.main.commands["skill"].params if p.name == "metric")
+    assert tuple(skill.type.choices) == analyses.HAND_METRICS == ("hands", "points")
+    for knob, names in (
+        (kernel.DRAW_MODES, rules.DRAW_MODES),
+        (kernel.SCORINGS, rules.SCORINGS),
+        (kernel.LEAD_LATER, rules.LEAD_LATER),
+        (kernel.SETTLEMENTS, rules.SETTLEMENTS),
+        (kernel.MATCH_ENDS, rules.MATCH_ENDS),
+    ):
+        assert tuple(knob) == names
+
+
+def test_the_variants_are_listed_once():
+    """VARIANTS is INFO's slugs (game/variants.py); no tuple or list names them all again (the
+    presets' builders are looked up by slug in a dict, one per variant)."""
+    assert variants.VARIANTS == tuple(variants.INFO)
+    every = set(variants.VARIANTS)
+    spelled = lambda tree: (line for line, v in _displays(tree) if every <= set(v))  # noqa: E731
+    assert outside(None, spelled) == []
+
+
+# ---- the score columns: game/rules.py (Rules.points_by_seat, score_columns) ------------------
+def _score_columns_derived(tree):
+    """A choice on ``match_end == "one_hand"`` between seats and sides."""
+    lanes = {"players", "sides", "P", "S", "side_of", "seat", "side"}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.IfExp) and "one_hand" in ast.unparse(n.test):
+            branches = [*ast.walk(n.body), *ast.walk(n.orelse)]
+            names = {getattr(b, "id", None) or getattr(b, "attr", None) for b in branches}
+            values = {getattr(b, "value", None) for b in branches if isinstance(b, ast.Constant)}
+            if (names | values) & lanes:
+                yield n.lineno
+
+
+def test_the_score_columns_are_derived_in_rules_alone():
+    assert outside("game/rules.py", _score_columns_derived) == []
+
+
+def test_the_score_columns_check_finds_one():
+    code = 'n = r.players if r.match_end == "one_hand" else r.sides\n'
+    assert list(_score_columns_derived(ast.parse(code))) == [1]
+
+
+# ---- the random strategy's name: strategy/spec.py (RANDOM) ----------------------------------
+#: a pair's label in an f-string beside the random strategy (``f"{x} vs random"``)
+PAIRED = re.compile(r"^ (vs|/) random$|^random (vs|/) $")
+
+
+def _random_named(tree):
+    """``"random"`` as a strategy's name, alone or in a pair's label: not the classifier of
+    that name (CLASSIFIERS and ``builtins("random")``, the built-ins of a classifier)."""
+    allowed = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "builtins":
+            allowed |= {id(a) for a in n.args}
+        if isinstance(n, ast.Assign) and any(
+            getattr(t, "id", None) == "CLASSIFIERS" for t in n.targets
+        ):
+            allowed |= {id(e) for e in ast.walk(n.value)}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and n.value == spec.RANDOM and id(n) not in allowed:
+            yield n.lineno
+        if isinstance(n, ast.JoinedStr):
+            parts = [v.value for v in n.values if isinstance(v, ast.Constant)]
+            if any(PAIRED.match(p) for p in parts):
+                yield n.lineno
+
+
+def test_the_random_strategy_is_named_in_spec_alone():
+    assert spec.RANDOM == "random"
+    assert outside("strategy/spec.py", _random_named) == []
+
+
+def test_the_random_check_finds_a_name_and_spares_the_classifier():
+    code = 'a = get("random")\nb = f"{x} vs random"\nc = strategy.builtins("random")\n'
+    assert sorted(_random_named(ast.parse(code))) == [1, 2]
+
+
+# ---- help strings and --resume's error (dominosim/cli.py) -----------------------------------
+def test_the_command_line_restates_no_field_help():
+    """An experiment field's help is its row's in config.FIELDS; cli.py reads it."""
+    helps = {f.help for f in config.FIELDS if f.help}
+    assert [line for line, text in _strings(_trees()["cli.py"]) if text in helps] == []
+    tune = next(p for p in cli.main.commands["tune"].params if p.name == "strategies")
+    assert tune.help == config.FIELD["seats"].help
+
+
+def test_resume_names_every_session_flag():
+    assert len(cli.SESSION_FLAGS) == len(cli.SESSION_OPTIONS - {"resume"})
+    assert "--strategy-timeout" in cli.SESSION_FLAGS and "--resume" not in cli.SESSION_FLAGS
