@@ -57,6 +57,32 @@ EXTEND_COORD, r)``, drawn as the first round's are (with inference: ``samples * 
 resampled), so an extended decision is as deterministic as any other. Deals that run out of
 budget are left out as in the first round; ``min_solved`` is the first round's.
 
+**Not fusing the second move** (``alphamu``, 0: off by default; bench/README.md, "Levers
+(issue 47)"): on each sampled deal the solver lets the seat's later moves depend on the hidden
+deal ("strategy fusion", Frank and Basin 1998). ``alphamu=N`` searches instead the alpha-mu
+tree of depth 2 (T. Cazenave and V. Ventos, "The alpha-mu search algorithm for the game of
+Bridge", 2019) on ``N`` deals (drawn as ``samples`` deals are): the seat's action ``a``; the
+other seats' decisions until the seat's next one (each deal played on by the core,
+:meth:`BatchEngine.play_scripts`), where every other seat knows the deal and replies per deal
+at its worst for the seat (a partner at its best; with three or more sides every other seat
+against it, the solver's paranoid objective); then the seat's second action, ONE for all the
+deals it cannot tell apart there (the same public key: the layout, the points, the voids, the
+table, counts, stock, turns, draws and passes, and its own hand; :func:`_public_keys`); each
+deal's leaf valued by the solver (the value ``2 d + w`` of every second action; a hand over
+before it, its settled value; with ``alphamu_value=win`` the win bit ``w`` alone, the 0/1
+outcome of Cazenave and Ventos's fronts: the chance of winning the hand). The value of ``a`` is the best, over the seat's choices at
+its second decisions, of the weighted mean over the deals of what the replies leave it,
+computed with alpha-mu's Pareto fronts of value vectors over the deals (at the seat's node the
+union of its actions' vectors; at another seat's node, or where the deals part by what the
+seat sees, the element-wise min, or max for a partner, of every combination of the children's
+vectors; dominated vectors dropped), exact except where a combination would exceed
+``AM_FRONT`` vectors (each front is then cut to its best vector by the weighted sum). The
+action of best value is played (a tie to the first in canonical order). The solver's
+``budget`` holds per leaf; a deal with an unsolved leaf is left out; where fewer than
+``min_solved`` deals are left, where the tree would exceed ``AM_NODES`` positions or
+``AM_CHAIN`` decisions of other seats in a row, in blind and with voluntary draws, the
+decision is plain pimc's (``too_large`` counts the caps). :meth:`values` stays pimc's.
+
 Everything random comes from the decision's addressed key (the deals), and the solver is
 exact and searches one decision's deals in a call of its own, so a decision does not depend
 on the batch it is part of, the number of workers, or anything else in the run.
@@ -81,6 +107,8 @@ from dominosim.strategies.mc import (
 from dominosim.strategy import Strategy, get, register
 
 OBJECTIVES = ("vote", "mean")
+#: what ``alphamu`` values a deal's leaf by: the solver's ``2 d + w`` or its win bit ``w``
+AM_VALUES = ("points", "win")
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
 MAX_PARAM = {
     "samples": 4096,
@@ -261,6 +289,14 @@ def _over_value(rules, rec, seat: int) -> int:
     return 2 * d + int(rec["hb"][kernel.H_WINNER] == side)
 
 
+def _win_bits(v):
+    """A leaf's values ``2 d + w`` (a number, or a dict of the seat's actions' values) as their
+    win bits ``w``."""
+    if v is None:
+        return None
+    return v % 2 if isinstance(v, int) else {b: x % 2 for b, x in v.items()}
+
+
 def _leaf_scores(tree: _Tree, budget: int):
     """The solver's values ``2 d + w`` for the seat at the tree's leaves: per node where the
     hand is over its value (:func:`_over_value`), per node of the seat's second decision a dict
@@ -369,6 +405,7 @@ class Pimc(Strategy):
         "extend": 0,
         "close": 1.0,
         "alphamu": 0,
+        "alphamu_value": "points",
     }
 
     def __init__(self, **params):
@@ -387,6 +424,11 @@ class Pimc(Strategy):
         v = s["close"]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
             raise StrategyError(f"pimc: close must be a number from {lo} to {hi}, not {v!r}")
+        if s["alphamu_value"] not in AM_VALUES:
+            raise StrategyError(
+                f"pimc: alphamu_value must be one of {', '.join(AM_VALUES)}, "
+                f"not {s['alphamu_value']!r}"
+            )
         if s["objective"] not in OBJECTIVES:
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
@@ -495,6 +537,8 @@ class Pimc(Strategy):
             self.too_large += 1
             return None
         vals, bad = _leaf_scores(tree, s["budget"])
+        if s["alphamu_value"] == "win":  # (2 d + w: its parity is the win bit)
+            vals = [_win_bits(v) for v in vals]
         w = np.asarray(count, dtype=np.float64).copy()
         w[sorted(bad)] = 0.0
         self.unsolved += len(bad)
