@@ -522,9 +522,9 @@ class Pimc(Strategy):
         return got
 
     def _alphamu(self, obs, legal, key):
-        """The action alphamu's depth-2 search chooses (the module's "alphamu"), or None where
-        it does not search: blind or voluntary draws, no deal fits, its tree beyond its caps,
-        too few deals solved."""
+        """The action alphamu's depth-2 search chooses (the module's "Not fusing the second
+        move"), or None where it does not search: blind or voluntary draws, no deal fits, its
+        tree beyond its caps, too few deals solved."""
         s, r = self.settings, obs.rules
         if r.draw_mode == "blind" or r.may_draw_when_able or r.bergen_voluntary:
             return None
