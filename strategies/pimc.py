@@ -57,6 +57,32 @@ EXTEND_COORD, r)``, drawn as the first round's are (with inference: ``samples * 
 resampled), so an extended decision is as deterministic as any other. Deals that run out of
 budget are left out as in the first round; ``min_solved`` is the first round's.
 
+**Not fusing the second move** (``alphamu``, 0: off by default; bench/README.md, "Levers
+(issue 47)"): on each sampled deal the solver lets the seat's later moves depend on the hidden
+deal ("strategy fusion", Frank and Basin 1998). ``alphamu=N`` searches instead the alpha-mu
+tree of depth 2 (T. Cazenave and V. Ventos, "The alpha-mu search algorithm for the game of
+Bridge", 2019) on ``N`` deals (drawn as ``samples`` deals are): the seat's action ``a``; the
+other seats' decisions until the seat's next one (each deal played on by the core,
+:meth:`BatchEngine.play_scripts`), where every other seat knows the deal and replies per deal
+at its worst for the seat (a partner at its best; with three or more sides every other seat
+against it, the solver's paranoid objective); then the seat's second action, ONE for all the
+deals it cannot tell apart there (the same public key: the layout, the points, the voids, the
+table, counts, stock, turns, draws and passes, and its own hand; :func:`_public_keys`); each
+deal's leaf valued by the solver (the value ``2 d + w`` of every second action; a hand over
+before it, its settled value; with ``alphamu_value=win`` the win bit ``w`` alone, the 0/1
+outcome of Cazenave and Ventos's fronts: the chance of winning the hand). The value of ``a`` is the best, over the seat's choices at
+its second decisions, of the weighted mean over the deals of what the replies leave it,
+computed with alpha-mu's Pareto fronts of value vectors over the deals (at the seat's node the
+union of its actions' vectors; at another seat's node, or where the deals part by what the
+seat sees, the element-wise min, or max for a partner, of every combination of the children's
+vectors; dominated vectors dropped), exact except where a combination would exceed
+``AM_FRONT`` vectors (each front is then cut to its best vector by the weighted sum). The
+action of best value is played (a tie to the first in canonical order). The solver's
+``budget`` holds per leaf; a deal with an unsolved leaf is left out; where fewer than
+``min_solved`` deals are left, where the tree would exceed ``AM_NODES`` positions or
+``AM_CHAIN`` decisions of other seats in a row, in blind and with voluntary draws, the
+decision is plain pimc's (``too_large`` counts the caps). :meth:`values` stays pimc's.
+
 Everything random comes from the decision's addressed key (the deals), and the solver is
 exact and searches one decision's deals in a call of its own, so a decision does not depend
 on the batch it is part of, the number of workers, or anything else in the run.
@@ -67,7 +93,10 @@ from __future__ import annotations
 import numpy as np
 
 from dominosim.base.errors import StrategyError
+from dominosim.engine import kernel
+from dominosim.engine.batch import BatchEngine
 from dominosim.engine.solver import solve_actions
+from dominosim.engine.tables import count_of
 from dominosim.game import seeding
 from dominosim.strategies.mc import (
     MonteCarlo,
@@ -78,8 +107,16 @@ from dominosim.strategies.mc import (
 from dominosim.strategy import Strategy, get, register
 
 OBJECTIVES = ("vote", "mean")
+#: what ``alphamu`` values a deal's leaf by: the solver's ``2 d + w`` or its win bit ``w``
+AM_VALUES = ("points", "win")
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
-MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096, "extend": 16384}
+MAX_PARAM = {
+    "samples": 4096,
+    "budget": 50_000_000,
+    "min_solved": 4096,
+    "extend": 16384,
+    "alphamu": 1024,
+}
 #: ``close``'s range: the runner-up's standard errors behind the played action
 CLOSE_RANGE = (0.0, 10.0)
 #: the coordinate of an extension round's key: ``seeding.key(key, EXTEND_COORD, round)``
@@ -128,6 +165,226 @@ def lead(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> f
     return float("inf") if den == 0 else float(d.sum()) / den
 
 
+#: ``alphamu``'s caps per decision: positions in its tree (beyond: plain pimc decides),
+#: decisions of the other seats in a row between the seat's two (beyond: plain pimc), vectors
+#: in a front while replies are combined (beyond: each front cut to its best vector)
+AM_NODES = 4096
+AM_CHAIN = 8
+AM_FRONT = 256
+#: the solver's clamp of a points difference (engine/_solver.h SOLVE_CAP)
+SOLVE_CAP = 1 << 27
+#: the hand block's rows the seat sees (a node's public key): the stock's size, the table,
+#: the last placer, turns, draws and passes
+_PUBLIC_HB = [
+    kernel.H_SP,
+    kernel.H_SPIN,
+    kernel.H_COV,
+    kernel.H_NTABLE,
+    kernel.H_TABLE,
+    kernel.H_LAST,
+    kernel.H_TURNS,
+    kernel.H_DRAWS,
+    kernel.H_PASSES,
+]
+
+
+def _public_keys(st: np.ndarray, seat: int, players: int, done: np.ndarray) -> list[bytes]:
+    """Per slot record what ``seat`` sees there, as bytes: whether the hand is over, the seat
+    to move, the layout, the points, the void values, the hand block's public rows (the table,
+    the stock's size, ...), the seats' tile counts and its own hand (two worlds with equal
+    keys are one information set of the seat: it must move alike in both)."""
+    n = len(st)
+    parts = [
+        done.astype(np.int64)[:, None],
+        st["to_move"][:, None],
+        st["hb"][:, _PUBLIC_HB],
+        count_of(st["hands"][:, :players]),
+        st["hands"][:, seat : seat + 1].view(np.int64),
+    ]
+    parts += [st[f].reshape(n, -1) for f in ("vals", "points", "voids")]
+    parts += [st[f].reshape(n, -1).astype(np.int64) for f in ("dbl", "alg", "armd", "armv")]
+    rows = np.ascontiguousarray(np.hstack(parts))
+    return [r.tobytes() for r in rows]
+
+
+def _pareto(vs: list) -> list:
+    """The vectors of ``vs`` (over the same worlds, NaN elsewhere) that no other dominates (at
+    least as good in every world, better in one), each once, in a fixed order."""
+    if len(vs) < 2:
+        return vs
+    m = np.nan_to_num(np.array(vs))
+    first = {}
+    for i, row in enumerate(m):
+        first.setdefault(row.tobytes(), i)
+    idx = np.fromiter(first.values(), dtype=np.int64)
+    m = m[idx]
+    ge = (m[:, None, :] >= m[None, :, :]).all(axis=2)
+    gt = (m[:, None, :] > m[None, :, :]).any(axis=2)
+    dominated = (ge & gt).any(axis=0)
+    return [vs[i] for i in idx[~dominated]]
+
+
+class _Tree:
+    """One decision's alpha-mu tree of depth 2 (:meth:`Pimc._alphamu`): per node (a world, the
+    actions of its posed decisions so far) its kind (0 the hand over, 1 the seat's second
+    decision, 2 another seat's decision), the seat's public key there and its slot record."""
+
+    def __init__(self, rules, plan, seat: int, roots: list):
+        self.rules, self.plan, self.seat = rules, plan, seat
+        self.deal, self.kind, self.key, self.children, recs = [], [], [], {}, []
+        frontier = [(j, (a,), None) for a in roots for j in range(len(plan.hands))]
+        self.ok = False
+        for _ in range(AM_CHAIN + 1):
+            if not frontier:
+                break
+            if len(self.deal) + len(frontier) > AM_NODES:
+                return
+            got = self._step(frontier)
+            if got is None:
+                return
+            recs.append(got[0])
+            frontier = got[1]
+        self.ok = not frontier
+        self.st = np.concatenate(recs) if recs else None
+
+    def _step(self, frontier):
+        """The nodes of ``frontier`` played to their next posed decision (or the hand's end):
+        their records and the next frontier (each other seat's decision's legal actions)."""
+        idx = np.array([f[0] for f in frontier], dtype=np.int64)
+        p = self.plan
+        e = BatchEngine.from_arrays(
+            self.rules,
+            0,
+            [None] * self.rules.players,
+            match_ids=np.zeros(len(idx), dtype=np.int64),
+            blind=None,
+            **{k: getattr(p, k)[idx] for k in p.PER_DEAL},
+        )
+        st, _, done = e.play_scripts([f[1] for f in frontier])
+        other = np.flatnonzero(~done & (st["to_move"] != self.seat))
+        if (st["ask"][~done] != kernel.ASK_PLAY).any():
+            return None  # (a lead within the hand: not searched here)
+        lists = dict(zip(other.tolist(), e.legal_lists(other), strict=True))
+        keys = _public_keys(st, self.seat, self.rules.players, done)
+        nxt = []
+        for i, (j, script, parent) in enumerate(frontier):
+            n = len(self.deal)
+            self.deal.append(j)
+            self.kind.append(0 if done[i] else 1 if st["to_move"][i] == self.seat else 2)
+            self.key.append((script[0], self.kind[-1], int(st["to_move"][i]), keys[i]))
+            if parent is not None:
+                self.children.setdefault(parent, []).append(n)
+            nxt += [(j, (*script, r), n) for r in lists.get(i, ())]
+        return st, nxt
+
+
+def _over_value(rules, rec, seat: int) -> int:
+    """The solver's value ``2 d + w`` for ``seat`` of a hand over (slot record ``rec``, settled),
+    as the solver values its leaves (engine/_solver.h ``leaf_value``)."""
+    side = rules.side_of(seat)
+    pts = rec["points"][: rules.players if rules.match_end == "one_hand" else rules.sides]
+    mine, rest = int(pts[side]), int(pts.sum()) - int(pts[side])
+    d = rest - mine if rules.points_sense == "lower" else mine - rest
+    d = max(-SOLVE_CAP, min(SOLVE_CAP, d))
+    return 2 * d + int(rec["hb"][kernel.H_WINNER] == side)
+
+
+def _win_bits(v):
+    """A leaf's values ``2 d + w`` (a number, or a dict of the seat's actions' values) as their
+    win bits ``w``."""
+    if v is None:
+        return None
+    return v % 2 if isinstance(v, int) else {b: x % 2 for b, x in v.items()}
+
+
+def _leaf_scores(tree: _Tree, budget: int):
+    """The solver's values ``2 d + w`` for the seat at the tree's leaves: per node where the
+    hand is over its value (:func:`_over_value`), per node of the seat's second decision a dict
+    of its actions' values; and the deals with a leaf whose search ran out of ``budget`` (left
+    out)."""
+    kinds, deal = np.array(tree.kind), np.array(tree.deal)
+    bst = np.zeros(1, dtype=kernel.BSLOT)
+    vals: list = [None] * len(kinds)
+    bad = set()
+    ours = np.flatnonzero(kinds == 1)
+    if len(ours):
+        av = solve_actions(tree.rules, tree.st[ours], bst, budget=budget)
+        for r, n in enumerate(ours.tolist()):
+            k = int(av.count[r])
+            if k <= 0:
+                bad.add(int(deal[n]))
+                continue
+            vals[n] = dict(zip(av.action[r, :k].tolist(), av.score[r, :k].tolist(), strict=True))
+    for n in np.flatnonzero(kinds == 0).tolist():
+        vals[n] = _over_value(tree.rules, tree.st[n], tree.seat)
+    return vals, bad
+
+
+class _Fronts:
+    """alpha-mu's Pareto fronts over the worlds (Cazenave and Ventos 2019) of a :class:`_Tree`:
+    per public node (the root action, the node's kind, the seat's public key) the vectors of
+    values, one entry per world that reaches it (NaN elsewhere), that the seat's choices at
+    its second decision can reach, each world counted ``weight`` times (0: left out)."""
+
+    def __init__(self, tree: _Tree, vals: list, weight: np.ndarray):
+        self.tree, self.vals, self.w = tree, vals, weight
+        self.members: dict = {}
+        for node, d in enumerate(tree.deal):
+            if weight[d] > 0:
+                self.members.setdefault(tree.key[node], []).append(node)
+        self.memo: dict = {}
+        self.cut = 0  # combinations cut to their best vectors (AM_FRONT)
+
+    def _vector(self, nodes, value) -> np.ndarray:
+        v = np.full(len(self.w), np.nan)
+        for n in nodes:
+            v[self.tree.deal[n]] = value(n)
+        return v
+
+    def best(self, front: list) -> np.ndarray:
+        """The vector of ``front`` with the largest weighted sum (the first of equals)."""
+        return max(front, key=lambda v: np.nansum(v * self.w))
+
+    def front(self, g) -> list:
+        if g not in self.memo:
+            self.memo[g] = self._front(g)
+        return self.memo[g]
+
+    def _front(self, g) -> list:
+        t, nodes = self.tree, self.members[g]
+        kind = t.kind[nodes[0]]
+        if kind == 0:  # the hand is over: its value in each world
+            return [self._vector(nodes, lambda n: self.vals[n])]
+        if kind == 1:  # the seat's second decision: one action for every world here
+            acts = sorted(self.vals[nodes[0]])
+            if any(sorted(self.vals[n]) != acts for n in nodes):
+                raise RuntimeError("pimc: one information set with different legal actions")
+            return _pareto([self._vector(nodes, lambda n, b=b: self.vals[n][b]) for b in acts])
+        # another seat's decision, knowing the world: the worst (a partner: the best) reply per
+        # world, for every combination of the seat's choices below (the product of the fronts)
+        to_move = g[2]
+        same = t.rules.side_of(to_move) == t.rules.side_of(t.seat)
+        op = np.fmax if same else np.fmin
+        groups = dict.fromkeys(t.key[c] for n in nodes for c in t.children[n])
+        acc = None
+        for cg in groups:
+            f = self.front(cg)
+            if acc is None:
+                acc = f
+                continue
+            if len(acc) * len(f) > AM_FRONT:
+                acc, f = [self.best(acc)], [self.best(f)]
+                self.cut += 1
+            acc = _pareto([op(u, v) for u in acc for v in f])
+        return acc
+
+    def value(self, groups) -> float:
+        """The root action's value: over its public nodes (disjoint sets of worlds), the best
+        vector's weighted sum of each, added, per unit of weight."""
+        total = sum(float(np.nansum(self.best(self.front(g)) * self.w)) for g in groups)
+        return total / float(self.w.sum())
+
+
 @register
 class Pimc(Strategy):
     """Perfect-information Monte Carlo: sample hidden deals, solve each action exactly, vote."""
@@ -147,13 +404,15 @@ class Pimc(Strategy):
         "likelihood": "heuristic",
         "extend": 0,
         "close": 1.0,
+        "alphamu": 0,
+        "alphamu_value": "points",
     }
 
     def __init__(self, **params):
         super().__init__(**params)
         s = self.settings
-        for k in ("samples", "budget", "min_solved", "extend"):
-            low = 0 if k == "extend" else 1
+        for k in ("samples", "budget", "min_solved", "extend", "alphamu"):
+            low = 0 if k in ("extend", "alphamu") else 1
             if isinstance(s[k], bool) or not isinstance(s[k], int) or s[k] < low:
                 raise StrategyError(f"pimc: {k} must be an integer >= {low}, not {s[k]!r}")
             if s[k] > MAX_PARAM[k]:
@@ -165,6 +424,11 @@ class Pimc(Strategy):
         v = s["close"]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
             raise StrategyError(f"pimc: close must be a number from {lo} to {hi}, not {v!r}")
+        if s["alphamu_value"] not in AM_VALUES:
+            raise StrategyError(
+                f"pimc: alphamu_value must be one of {', '.join(AM_VALUES)}, "
+                f"not {s['alphamu_value']!r}"
+            )
         if s["objective"] not in OBJECTIVES:
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
@@ -173,6 +437,9 @@ class Pimc(Strategy):
         self.fallbacks = 0  # decisions taken by mc's playouts (too few deals solved)
         self.extended = 0  # close decisions given more deals (extend)
         self.added = 0  # the deals they were given
+        self.searched = 0  # decisions taken by alphamu's depth-2 search
+        self.too_large = 0  # alphamu on, but the decision was left to plain pimc
+        self.cut = 0  # alphamu's fronts cut to their best vectors (AM_FRONT)
         self._mc = None
         self._greedy = None
 
@@ -254,9 +521,47 @@ class Pimc(Strategy):
             self.added += added
         return got
 
+    def _alphamu(self, obs, legal, key):
+        """The action alphamu's depth-2 search chooses (the module's "Not fusing the second
+        move"), or None where it does not search: blind or voluntary draws, no deal fits, its
+        tree beyond its caps, too few deals solved."""
+        s, r = self.settings, obs.rules
+        if r.draw_mode == "blind" or r.may_draw_when_able or r.bergen_voluntary:
+            return None
+        plan, count = weighted_positions(obs, legal, key, {**s, "samples": s["alphamu"]})
+        if plan is None:
+            return None
+        roots = [legal[c] for c in sorted(set(plan.cand.tolist()))]
+        tree = _Tree(r, plan, obs.seat, roots)
+        if not tree.ok:
+            self.too_large += 1
+            return None
+        vals, bad = _leaf_scores(tree, s["budget"])
+        if s["alphamu_value"] == "win":  # (2 d + w: its parity is the win bit)
+            vals = [_win_bits(v) for v in vals]
+        w = np.asarray(count, dtype=np.float64).copy()
+        w[sorted(bad)] = 0.0
+        self.unsolved += len(bad)
+        if not w.sum() or w.sum() < min(s["min_solved"], count.sum()):
+            return None
+        fronts = _Fronts(tree, vals, w)
+        first = range(len(roots) * len(w))  # (the tree's first nodes: each root action's)
+        groups = {a: {} for a in roots}
+        for n in first:
+            if w[tree.deal[n]] > 0:
+                groups[tree.key[n][0]][tree.key[n]] = None
+        value = [fronts.value(groups[a]) for a in roots]
+        self.searched += 1
+        self.cut += fronts.cut
+        return roots[int(np.argmax(value))]
+
     def _decide_one(self, obs, legal, key):
         if len(legal) < 2:
             return legal[0]
+        if self.settings["alphamu"]:
+            chosen = self._alphamu(obs, legal, key)
+            if chosen is not None:
+                return chosen
         scored = self._scores(obs, legal, key)
         if scored is None:
             return self._fallback(obs, legal, key)

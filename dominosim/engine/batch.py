@@ -457,6 +457,64 @@ class BatchEngine:
             )
         return st.copy(), bst.copy()
 
+    def play_scripts(
+        self, scripts: Sequence[Sequence[int]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play each position built by :meth:`from_arrays` (not yet run) on, answering its
+        decisions (those with two or more legal actions), from the one it stands at, with the
+        actions of its script (one at least), and stop it at the decision after its script's
+        last action, or where its hand ends: copies of the slot records and blind records (as
+        :meth:`play_prefixes`), and per slot whether its hand ended. Not where a decision
+        carries flags (blind, voluntary draws). Raises ValueError when a scripted action is
+        illegal or a hand ends within its script (a search's tree of replies: pimc's
+        ``alphamu``)."""
+        B = self.B
+        if len(scripts) != B or self.blind or self._flags or min(map(len, scripts)) < 1:
+            raise ValueError("play_scripts: one script of one action or more per position")
+        if not self._checked:
+            self._slots["qidx"] = 0
+            self._check_slots(kernel.knobs(self.r, "hand"))
+            self._checked = True
+        st = self._slots
+        st["ask"] = kernel.ASK_NONE
+        self.active[:] = True
+        self._first = np.array([s[0] for s in scripts], dtype=np.int64)
+        self._answer_first(st["ask"], st["act"])
+        st["qidx"] = np.arange(B, dtype=np.int64)
+        adv = _Advance(self, self.next_q)
+        nd, cd, chosen = adv.nd, adv.cd, adv.chosen
+        policy = kernel.policy_table()  # every decision is posed
+        taken = np.ones(B, dtype=np.int64)
+        todo = np.array([len(s) for s in scripts], dtype=np.int64)
+        while True:
+            res = adv(policy, 0)
+            adv.nrec[0] = 0
+            if res <= -2:
+                raise ValueError(f"play_scripts: the scripted action of slot {-2 - res} is illegal")
+            answered = 0
+            for li in (0, 1):
+                for j in range(int(nd[li])):
+                    i = int(cd[li, j, kernel.CD_SLOT])
+                    if taken[i] < todo[i]:
+                        chosen[li, j] = scripts[i][taken[i]]
+                        taken[i] += 1
+                        answered += 1
+                    else:  # its script is played: it waits here
+                        self.active[i] = False
+            if not answered:
+                break
+        done = self.phase == DONE
+        if (done & (taken < todo)).any():
+            raise ValueError("play_scripts: a hand ended within its script")
+        return st.copy(), self._blind_slots.copy(), done.copy()
+
+    def legal_lists(self, g: np.ndarray) -> list[list[int]]:
+        """The legal placements (engine codes, canonical order) of the seat to move at slots
+        ``g``, each waiting on a placement decision (:meth:`play_scripts`)."""
+        g = np.asarray(g, dtype=np.int64)
+        legal = self._legal(g, self.to_move[g])
+        return [legal.row_list(i) for i in range(len(g))]
+
     # ------------------------------------------------------------------------------------------
     # decisions: the strategies' choices through the public interface
     # ------------------------------------------------------------------------------------------
