@@ -208,11 +208,14 @@ PAIRED = re.compile(r"^ (vs|/) random$|^random (vs|/) $")
 
 def _random_named(tree):
     """``"random"`` as a strategy's name, alone or in a pair's label: not the classifier of
-    that name (CLASSIFIERS and ``builtins("random")``, the built-ins of a classifier)."""
+    that name (CLASSIFIERS, ``builtins("random")``, the built-ins of a classifier, and a
+    registration row's classifier, its third field)."""
     allowed = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "builtins":
             allowed |= {id(a) for a in n.args}
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Registration":
+            allowed |= {id(a) for a in n.args[2:3]}
         if isinstance(n, ast.Assign) and any(
             getattr(t, "id", None) == "CLASSIFIERS" for t in n.targets
         ):

@@ -17,8 +17,10 @@ holds the pairing; ``tests/test_policies.py`` compares each twin with its file d
 decision).
 """
 
+from dominosim.strategy.spec import RANDOM
+
 TWINS = {
-    "random": 1,
+    RANDOM: 1,
     "heaviest": 1,
     "greedy": 1,
     "doubles-first": 1,

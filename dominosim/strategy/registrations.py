@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dominosim.strategy.spec import RANDOM
+
 
 @dataclass(frozen=True)
 class Registration:
@@ -59,12 +61,14 @@ _PIMC = (
     ("likelihood", "heuristic"),
     ("extend", 0),
     ("close", 1.0),
+    ("alphamu", 0),
+    ("alphamu_value", "points"),
 )
 
 # fmt: off
 BUILTINS: tuple[Registration, ...] = (
-    Registration("random", "random.py", "random", 0, (),
-                 "Uniform over the legal actions.", "random"),
+    Registration(RANDOM, "random.py", "random", 0, (),
+                 "Uniform over the legal actions.", RANDOM),
     Registration("heaviest", "heaviest.py", "heuristic", 1, (),
                  "The largest pip sum first; ties: a double, control, the opponents' void ends.",
                  "heaviest"),
