@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from dominosim.analysis.classes import (  # noqa: F401 - (report's names, as bef
     seated_labels,
     strategy_classes,
 )
+from dominosim.analysis.manifest import Group, Manifest
 from dominosim.strategy.spec import RANDOM
 
 if TYPE_CHECKING:
@@ -46,54 +48,63 @@ def _one_side(sides: int, players: int, cells, rotations) -> bool:
     return all(len({s % 2 for q, s in cells if q == r}) == 1 for r in rotations)
 
 
-def build(manifest: Mapping, aggregates: pd.DataFrame, run_dir: str | Path | None = None) -> dict:
+def build(
+    manifest: Manifest | Mapping, aggregates: pd.DataFrame, run_dir: str | Path | None = None
+) -> dict:
     """The report as data (see docs/results.md, "Report JSON").
 
     Args:
-        manifest: the run's manifest dict.
+        manifest: the run's manifest (a dict is decoded: :meth:`Manifest.decode`).
         aggregates: the aggregates, a DataFrame (columns of ``aggregates.parquet``) or its
             rows (``aggregates.Aggregates.by_group``).
         run_dir: the run folder, reported as ``run_dir``.
     """
-    timings = manifest.get("group_timings") or []
+    m = Manifest.decode(manifest)
+    timings = m.group_timings or []
     groups = []
     lookups = Aggregates.by_group(aggregates)
-    for gd in manifest["groups"]:
-        g = gd["index"]
+    for gd in m.groups:
+        g = gd.index
         agg = lookups.get(g) or Aggregates()
-        groups.append(_group(manifest, gd, agg, timings[g] if g < len(timings) else {}))
-    chunks = manifest.get("chunks", [])
+        groups.append(_group(m, gd, agg, timings[g] if g < len(timings) else {}))
     data = {
-        "run_id": manifest.get("run_id"),
+        "run_id": m.run_id,
         "run_dir": str(run_dir) if run_dir is not None else None,
-        "name": manifest.get("name"),
-        "status": manifest.get("status"),
-        "seed": manifest.get("seed"),
-        "unit": manifest["unit"],
-        "players": int(manifest["players"]),
-        "seats": list(manifest["seats"]),
-        "rotations": [list(r["seats"]) for r in manifest["rotations"]],
-        "games_requested": manifest.get("games_requested"),
-        "games_per_group": manifest.get("games_per_group"),
-        "games_played": manifest.get("games_played"),
-        "hands_played": manifest.get("hands_played"),
-        "chunks": manifest.get("chunk_count", len(chunks)),
-        "wall_seconds": float(manifest.get("timings", {}).get("wall_seconds", 0.0)),
+        "name": m.name,
+        "status": m.status,
+        "seed": m.seed,
+        "unit": m.unit,
+        "players": m.players,
+        "seats": list(m.seats),
+        "rotations": [list(r.seats) for r in m.rotations],
+        "games_requested": m.games_requested,
+        "games_per_group": m.games_per_group,
+        "games_played": m.games_played,
+        "hands_played": m.hands_played,
+        "chunks": _chunk_count(m),
+        "wall_seconds": float((m.timings if m.has("timings") else {}).get("wall_seconds", 0.0)),
         "groups": groups,
     }
     # strategies that see the true deal (the oracle): listed, and marked wherever shown
-    classes = classes_of(manifest)
+    classes = classes_of(m.raw)
     if classes["perfect_information"]:
         data["perfect_information_strategies"] = classes["perfect_information"]
     if classes["unverified"]:
         data["unverified_strategies"] = classes["unverified"]
-    if manifest.get("analysis"):
-        data["analysis"] = analysis(manifest, aggregates, data)
-    if manifest.get("until_decided"):
-        data["until_decided"] = until_decided(manifest, data)
+    if m.analysis:
+        data["analysis"] = analysis(m, aggregates, data)
+    if m.until_decided:
+        data["until_decided"] = until_decided(m, data)
         if analyses.of_analysis(data.get("analysis")).verdict_pooled:
             data["analysis"]["until_decided"] = data["until_decided"]
     return data
+
+
+def _chunk_count(m: Manifest) -> object:
+    """The manifest's ``chunk_count``, else the length of its ``chunks`` (a manifest may lack
+    either; 0 where it has neither)."""
+    listed = len(m.chunks if m.has("chunks") else [])
+    return m.chunk_count if m.has("chunk_count") else listed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,7 +131,7 @@ def sequential_interval(diff: float | None, ci, z: float) -> tuple[float, float]
     return (diff - z * se, diff + z * se)
 
 
-def _decision_pairs(manifest: Mapping, data: Mapping, metric: str | None) -> list[tuple]:
+def _decision_pairs(manifest: Manifest, data: Mapping, metric: str | None) -> list[tuple]:
     """``(label, metric, difference, 95% interval)`` of every pair a verdict needs: compare's
     pooled pairs on its ranking metric; a run's pairs of every group, on ``metric`` or the
     metric that decides the group's game."""
@@ -130,19 +141,19 @@ def _decision_pairs(manifest: Mapping, data: Mapping, metric: str | None) -> lis
         key = _DIFF_KEYS[m]
         return [(f"{p['a']} vs {p['b']}", m, p[key], p[key + "_ci"]) for p in a["paired"]]
     out = []
-    for g, gd in zip(data["groups"], manifest["groups"], strict=True):
-        m = metric or deciding_metric(gd["rules"], data["unit"])
+    for g, gd in zip(data["groups"], manifest.groups, strict=True):
+        m = metric or deciding_metric(gd.rules, data["unit"])
         for p in g["paired"]:
             label = f"{g['label']}: {p['a']} vs {p['b']}"
             out.append((label, m, p[_DIFF_KEYS[m]], p[_DIFF_KEYS[m] + "_ci"]))
     return out
 
 
-def until_decided(manifest: Mapping, data: Mapping) -> dict:
+def until_decided(manifest: Manifest, data: Mapping) -> dict:
     """The verdict of ``--until-decided`` on the report's aggregates: each pair's difference
     on its ranking metric with its sequential interval (:func:`sequential_z`), whether every
     interval excludes zero, and where the run stopped."""
-    u = manifest["until_decided"]
+    u = manifest.until_decided
     looks = list(u["looks"])
     z = sequential_z(float(u["alpha"]), len(looks))
     pairs = []
@@ -172,20 +183,20 @@ def until_decided(manifest: Mapping, data: Mapping) -> dict:
     }
 
 
-def decided(manifest: Mapping, aggregates: pd.DataFrame, look: int) -> bool:
+def decided(manifest: Manifest | Mapping, aggregates: pd.DataFrame, look: int) -> bool:
     """Whether the aggregates of the chunks up to ``look`` decide every pair (the runner's
     verdict after each round of ``--until-decided``)."""
-    m = dict(manifest)
-    m["until_decided"] = {**manifest["until_decided"], "stopped": look}
+    m = Manifest.decode(manifest)
+    m = replace(m, until_decided={**m.until_decided, "stopped": look})
     return build(m, aggregates)["until_decided"]["decided"]
 
 
-def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> dict:
+def _group(manifest: Manifest, gd: Group, agg: Aggregates, timing: Mapping) -> dict:
     """One option group's section of the report (``gd``: its entry in the manifest)."""
-    players = int(manifest["players"])
-    seats = list(gd.get("seats", manifest["seats"]))  # a leg of a round robin has its own
-    rotations = [r["offset"] for r in gd.get("rotations", manifest["rotations"])]
-    rules = _rules(gd["rules"])
+    players = manifest.players
+    seats = list(manifest.seats_of(gd))  # a leg of a round robin has its own
+    rotations = [r.offset for r in manifest.rotations_of(gd)]
+    rules = _rules(gd.rules)
     sides = 2 if rules.partnership else players
     hands = agg.get("hands")
     columns = range(rules.score_columns)
@@ -193,15 +204,15 @@ def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> 
     cpu = float(timing.get("cpu_seconds", 0.0))
     paired = _paired_rows(agg, seats, rotations, rules.points_sense)
     return {
-        "index": gd["index"],
-        "label": gd["label"],
-        "variant": gd["variant"],
-        "options": dict(gd["options"]),
+        "index": gd.index,
+        "label": gd.label,
+        "variant": gd.variant,
+        "options": dict(gd.options),
         "players": players,
         "sides": sides,
         "partnership": bool(rules.partnership),
         "points_sense": rules.points_sense,
-        "games": int(manifest.get("games_per_group", 0)),
+        "games": int(manifest.games_per_group if manifest.has("games_per_group") else 0),
         "hands": hands,
         "matches": agg.get("matches"),
         **_outcomes(agg, sides),
@@ -210,8 +221,8 @@ def _group(manifest: Mapping, gd: Mapping, agg: Aggregates, timing: Mapping) -> 
         "strategies": _strategy_rows(agg, seats, rotations, sides, players),
         "seats": _seat_rows(agg, players, rotations),
         "paired": paired,
-        "disagreements": disagreements(paired, manifest["unit"]),
-        **({"seat_list": seats} if "seats" in gd else {}),
+        "disagreements": disagreements(paired, manifest.unit),
+        **({"seat_list": seats} if gd.seats is not None else {}),
         "cpu_seconds": cpu,
         "wall_seconds": float(timing.get("wall_seconds", 0.0)),
         "hands_per_second": stats.finite(hands / cpu) if cpu > 0 else None,
@@ -353,11 +364,11 @@ def _paired_rows(agg: Aggregates, seats: list, rotations: list, sense: str = "hi
 # the analysis of compare / tune / tune-target (docs/compare.md)
 
 
-def analysis(manifest: Mapping, aggregates: pd.DataFrame, data: Mapping) -> dict:
+def analysis(manifest: Manifest, aggregates: pd.DataFrame, data: Mapping) -> dict:
     """The ``analysis`` object of a compare / skill / tune / tune-target report
     (docs/compare.md, docs/skill.md): its registry row's ``report`` hook (a kind no row has:
     only its kind)."""
-    a = manifest["analysis"]
+    a = manifest.analysis
     row = analyses.of_analysis(a)
     if row.report is None:
         return {"kind": a.get("kind")}
@@ -385,31 +396,33 @@ def deciding_metric(rules: Mapping, unit: str) -> str:
     return "hands" if one_hand or rules.get("target") == NO_TARGET else "points"
 
 
-def ranking_metric(manifest: Mapping) -> tuple[str, bool]:
+def ranking_metric(manifest: Manifest) -> tuple[str, bool]:
     """The metric a compare report ranks by and whether it is the default (the metric that
     decides the game: :func:`deciding_metric`; ``--metric`` chooses another)."""
-    chosen = (manifest.get("analysis") or {}).get("metric")
+    chosen = (manifest.analysis or {}).get("metric")
     if chosen is not None:
         if chosen not in analyses.METRICS:
             names = ", ".join(analyses.METRICS)
             raise ValueError(f"analysis metric {chosen!r} is not one of {names}")
         return str(chosen), False
-    return deciding_metric(manifest["groups"][0]["rules"], manifest["unit"]), True
+    return deciding_metric(manifest.groups[0].rules, manifest.unit), True
 
 
-def compare_analysis(manifest, aggregates, data) -> dict:
+def compare_analysis(manifest: Manifest, aggregates, data) -> dict:
     """``compare``'s analysis (its registry row's ``report`` hook), ranked by its metric."""
     return _compare(manifest, aggregates, data)
 
 
-def _compare(manifest, aggregates, data, metric: str | None = None, default: bool = True) -> dict:
+def _compare(
+    manifest: Manifest, aggregates, data, metric: str | None = None, default: bool = True
+) -> dict:
     """``compare``'s analysis: the win-rate matrix of every pair of strategies (on the ranking
     metric's wins: hands or matches; with points, the games' unit) and their paired points
     matrix, their paired differences pooled over the legs where they met, the ratings by the
     ranking metric (Bradley–Terry on hand or match wins; a least-squares fit of the paired
     points per hand) and the pairs whose metrics disagree. With unit hand every game is one
     hand: the paired rows (the groups' too) leave the match figures out (None)."""
-    a = manifest["analysis"]
+    a = manifest.analysis
     names = list(a["strategies"])
     if metric is None:
         metric, default = ranking_metric(manifest)
@@ -593,9 +606,9 @@ def _matrix_cells(wins: np.ndarray, games: np.ndarray) -> list[list]:
     return cells
 
 
-def _pooled_pairs(manifest, aggregates, data, names: list) -> list[dict]:
+def _pooled_pairs(manifest: Manifest, aggregates, data, names: list) -> list[dict]:
     """Per pairing, the paired differences pooled over the legs where the pair met."""
-    by_index = {gd["index"]: gd for gd in manifest["groups"]}
+    by_index = {gd.index: gd for gd in manifest.groups}
     lookups = Aggregates.by_group(aggregates)
     aggs = {g["index"]: lookups.get(g["index"]) or Aggregates() for g in data["groups"]}
     sense = data["groups"][0]["points_sense"] if data["groups"] else "higher"
@@ -612,7 +625,7 @@ def _pooled_pairs(manifest, aggregates, data, names: list) -> list[dict]:
                     pair_sums(agg, pair, sign, into=sums)
                     count = {s["strategy"]: s["seats"] for s in g["strategies"]}
                     seatings = count[x] * count[y]
-                    rotations = len(by_index[g["index"]].get("rotations", manifest["rotations"]))
+                    rotations = len(manifest.rotations_of(by_index[g["index"]]))
             paired.append({"a": x, "b": y, **pair_diffs(sums, seatings, rotations, sense)})
     return paired
 
@@ -667,13 +680,13 @@ def _points_per_hand(sums: dict, sign: int) -> tuple[float, float, float]:
     return (p, p - half, p + half)
 
 
-def skill_analysis(manifest, aggregates, data) -> dict:
+def skill_analysis(manifest: Manifest, aggregates, data) -> dict:
     """``dominosim skill``'s analysis (docs/skill.md; its registry row's ``report`` hook):
     the round robin's (win rates, paired differences, Bradley–Terry), each strategy against
     random (hand win rate and points per hand, with the paired difference from random's), and
     the share of deals the deal decided for the best heuristic against random and for mc
     against random."""
-    a = manifest["analysis"]
+    a = manifest.analysis
     # (a folder from before skill took --metric has no key: it ranked by hand wins)
     metric, default = ranking_metric(manifest) if "metric" in a else ("hands", False)
     rr = _compare(manifest, aggregates, data, metric, default)
@@ -681,7 +694,7 @@ def skill_analysis(manifest, aggregates, data) -> dict:
     aggs = {g["index"]: lookups.get(g["index"]) or Aggregates() for g in data["groups"]}
     ladder = _ladder(manifest, data, aggs, rr)
     rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
-    heuristics = set(classes_of(manifest)["heuristics"])
+    heuristics = set(classes_of(manifest.raw)["heuristics"])
     best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
     # fmt: off
     decided = [{"pair": f"{x} / {RANDOM}", "strategy": x,
@@ -713,12 +726,10 @@ def skill_analysis(manifest, aggregates, data) -> dict:
     }
 
 
-def _ladder(manifest, data, aggs: Mapping, rr: Mapping) -> list[dict]:
+def _ladder(manifest: Manifest, data, aggs: Mapping, rr: Mapping) -> list[dict]:
     """skill's ladder: each strategy against random (its table's hand win rate and points per
     hand, the paired differences from random's, the share of deals the deal decided)."""
-    rot = {
-        gd["index"]: len(gd.get("rotations", manifest["rotations"])) for gd in manifest["groups"]
-    }
+    rot = {gd.index: len(manifest.rotations_of(gd)) for gd in manifest.groups}
     paired = {(p["a"], p["b"]): p for p in rr["paired"]}
     ladder = []
     for g in data["groups"]:
@@ -780,18 +791,18 @@ def _accuracy(names, aggs) -> list[dict]:
     return out
 
 
-def _perfect_information(manifest, aggs) -> dict | None:
+def _perfect_information(manifest: Manifest, aggs) -> dict | None:
     """The solver's value of the deals (the leader's side; the paranoid bound with three or
     more sides), or None where the run did not solve them."""
-    budget = int(manifest["analysis"].get("solve_budget", 0))
+    budget = int(manifest.analysis.get("solve_budget", 0))
     if not budget or not aggs:
         return None
     A = aggs[min(aggs)]
     n, ok = A.get("pi_deals"), A.get("pi_solved")
     wins = A.get("pi_leader_wins")
     m, lo, hi = stats.mean_ci(A.get("pi_value_sum"), A.get("pi_value_sumsq"), ok)
-    rules = manifest["groups"][0]["rules"]
-    sides = 2 if rules["partnership"] else int(manifest["players"])
+    rules = manifest.groups[0].rules
+    sides = 2 if rules["partnership"] else manifest.players
     return {
         "budget": budget,
         "deals": int(n),

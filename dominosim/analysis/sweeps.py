@@ -5,45 +5,49 @@ Computed from the manifest and the aggregates only, as the rest of the report.""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from dominosim.analysis import stats
 from dominosim.game import variants
 
+if TYPE_CHECKING:
+    from dominosim.analysis.manifest import Manifest
 
-def _value_label(manifest, g, analysis, target: bool) -> str:
-    gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
+
+def _value_label(manifest: Manifest, g, analysis, target: bool) -> str:
+    gd = manifest.group(g["index"])
     if target:
-        return str(gd["rules"]["target"])
-    opts = variants.options_of(gd["variant"])
+        return str(gd.rules["target"])
+    opts = variants.options_of(gd.variant)
     parts = []
     for opt in analysis.get("swept", ()):
-        if opt in gd["options"]:
-            v = gd["options"][opt]
+        if opt in gd.options:
+            v = gd.options[opt]
         else:
             v = opts[opt].default
             if isinstance(v, tuple):
-                v = v[int(manifest["players"]) - 2]
+                v = v[manifest.players - 2]
         parts.append(f"{opt}={variants.format_value(v)}")
-    return ", ".join(parts) or gd["label"]
+    return ", ".join(parts) or gd.label
 
 
-def tune_analysis(manifest, aggregates, data) -> dict:
+def tune_analysis(manifest: Manifest, aggregates, data) -> dict:
     """``tune``'s analysis (its registry row's ``report`` hook): :func:`_sweep` of its
     option groups."""
     return _sweep(manifest, data, target=False)
 
 
-def tune_target_analysis(manifest, aggregates, data) -> dict:
+def tune_target_analysis(manifest: Manifest, aggregates, data) -> dict:
     """``tune-target``'s analysis (its registry row's ``report`` hook): :func:`_sweep` of its
     targets."""
     return _sweep(manifest, data, target=True)
 
 
-def _sweep(manifest, data, target: bool) -> dict:
+def _sweep(manifest: Manifest, data, target: bool) -> dict:
     """``tune`` / ``tune-target``'s analysis: each option group's row side by side, the
     strategy stronger over all groups, and (tune-target, ``target``) the smallest target at
     which it wins ``share`` of the matches with confidence."""
-    a = manifest["analysis"]
+    a = manifest.analysis
     kind = a["kind"]
     groups = data["groups"]
     names = [s["strategy"] for s in groups[0]["strategies"]] if groups else []
@@ -82,14 +86,16 @@ _SWEEP_STRATEGY_KEYS = (
 )
 
 
-def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None, target: bool) -> dict:
+def _sweep_row(
+    manifest: Manifest, g: Mapping, names: list, stronger: str | None, target: bool
+) -> dict:
     """One option group's row of a sweep (``target``: of tune-target's)."""
     by_label = {s["strategy"]: s for s in g["strategies"]}
     # fmt: off
     row = {
         "group": g["index"],
         "label": g["label"],
-        "value": _value_label(manifest, g, manifest["analysis"], target),
+        "value": _value_label(manifest, g, manifest.analysis, target),
         "strategies": [{k: by_label[x][k] for k in _SWEEP_STRATEGY_KEYS} for x in names],
         "stronger": stronger,
         "stronger_match_win_rate": by_label[stronger]["match_win_rate"] if stronger else None,
@@ -106,9 +112,9 @@ def _sweep_row(manifest, g: Mapping, names: list, stronger: str | None, target: 
     }
     # fmt: on
     if target:
-        gd = next(x for x in manifest["groups"] if x["index"] == g["index"])
-        row["target"] = int(gd["rules"]["target"])
-        row["label"] = _target_label(g["label"], manifest["analysis"]["option"], row["target"])
+        gd = manifest.group(g["index"])
+        row["target"] = int(gd.rules["target"])
+        row["label"] = _target_label(g["label"], manifest.analysis["option"], row["target"])
         lo, hi = row["stronger_match_win_ci"]
         rate, length = row["stronger_match_win_rate"], row["mean_match_length"]
         need = [_hands_to_separate(x, row["baseline"], length) for x in (rate, hi, lo)]
