@@ -65,30 +65,44 @@ class Manifest:
     not name yet is handed)."""
 
     raw: Mapping
+    # the run
+    format: Any
     run_id: Any
     name: Any
     status: Any
+    created: Any
+    source: Any
+    experiment: Any
+    # its plan (``runner.plan.Plan.to_manifest``, checked by ``Plan.from_manifest``)
     seed: Any
+    seed_drawn: Any
     unit: Any
     players: int
     seats: tuple
     rotations: tuple[Rotation, ...]
     groups: tuple[Group, ...]
+    legs: Any
+    rotate: Any
     games_requested: Any
     games_per_group: Any
-    games_played: Any
-    hands_played: Any
+    ids_per_rotation: Any
+    ids_per_chunk: Any
+    records: Any
+    strategy_paths: Any
+    until_decided: Any
     chunk_count: Any
     chunks: Any
-    timings: Any
-    group_timings: Any
+    fingerprint: Any
+    # what produced it, what it found, what it took
     analysis: Any
-    until_decided: Any
     classes: Any
     inputs: Any
     outputs: Any
-    experiment: Any
-    source: Any
+    versions: Any
+    timings: Any
+    group_timings: Any
+    games_played: Any
+    hands_played: Any
 
     @classmethod
     def decode(cls, m: Mapping) -> Manifest:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from dominosim.analysis import report
 from dominosim.analysis.aggregates import RECORD_METRICS, Merger, check_chunk_counts, from_records
+from dominosim.analysis.manifest import Manifest
 from dominosim.base.errors import OutputError
 from dominosim.runner.plan import Plan, WorkItem
 from dominosim.storage.store import AGGREGATES, RunDir
@@ -48,10 +49,11 @@ def checked_report(rd, manifest: dict, groups: int) -> dict:
 
 
 def build_report(rd: RunDir, manifest: dict, frame) -> dict:
-    """The report of a run folder's manifest and aggregates; a manifest the report cannot be
-    built from is one line (it is untrusted input)."""
+    """The report of a run folder's manifest and aggregates, decoded here once into its type
+    (:class:`~dominosim.analysis.manifest.Manifest`, after :meth:`Plan.from_manifest` checked
+    its plan); a manifest the report cannot be built from is one line (it is untrusted input)."""
     try:
-        return report.build(manifest, frame, run_dir=rd.path)
+        return report.build(Manifest.decode(manifest), frame, run_dir=rd.path)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
         what = " ".join(str(e).split())[:200]
         raise OutputError(
