@@ -340,8 +340,11 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     bad: list = []
     merger, done = runner.merge_finished(rd, plan, bad)
     rep = runner.load_report(rd.path)
-    merged = manifest.get("status") == "done" and os.path.lexists(rd.path / "aggregates.parquet")
-    if manifest.get("status") == "done":
+    from dominosim.analysis.manifest import Manifest
+
+    status = Manifest.decode(manifest).status  # (its report was built: it decodes)
+    merged = status == "done" and os.path.lexists(rd.path / "aggregates.parquet")
+    if status == "done":
         _check_whole(rd, plan, merger, done, bad, merged)
     if not plan.records:
         records = pd.DataFrame()
