@@ -89,3 +89,17 @@ def test_a_field_every_report_reads_is_required(folder, edit, error):
     edit(raw)
     with pytest.raises(error):
         Manifest.decode(raw)
+
+
+def test_a_round_robin_s_groups_decode_with_their_own_seats(tmp_path):
+    args = ["compare", "--variant", "fives", "--strategies", "random,greedy,heaviest"]
+    args += ["--games", "4", "--seed", "2", "--workers", "1", "--out", str(tmp_path), "--json"]
+    r = CliRunner().invoke(main, args, prog_name="dominosim")
+    assert r.exit_code == 0, r.output
+    raw = RunDir.open(json.loads(r.stdout)["run_dir"]).read_manifest()
+    m = Manifest.decode(raw)
+    assert m.legs == raw["legs"] and m.analysis["kind"] == "compare"
+    for g, gd in zip(m.groups, raw["groups"], strict=True):
+        assert g.seats is not None and m.seats_of(g) == tuple(gd["seats"])
+        assert [r.seats for r in m.rotations_of(g)] == [tuple(x["seats"]) for x in gd["rotations"]]
+    assert m.group(raw["groups"][1]["index"]) is m.groups[1]
