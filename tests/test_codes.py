@@ -95,3 +95,27 @@ def test_advance_reads_the_declared_arrays():
     for other in changed:
         with pytest.raises(ImportError, match="does not read the arrays .* declares for advance"):
             arrays.check_advance(other)
+
+
+def test_the_slot_arrays_are_views_of_the_records():
+    """Every field of the slot records is a declared view of arrays.SlotArrays but the core's
+    own (the pending decision, the queue index, blind's turn step); each view shows the rules'
+    width of its field and is the records' memory; blind's views exist in blind alone."""
+    specs = {name: (record, key) for name, record, key, *_ in arrays._SPECS}
+    slot = {key for record, key in specs.values() if record == "slot"} | {"hb", "prev"}
+    assert set(KN.SLOT.names) - slot == {"ask", "act", "qidx"}
+    blind = {key for record, key in specs.values() if record == "blind"}
+    assert set(KN.BSLOT.names) - blind == {"turn_phase", "dtile", "cflag"}
+    for variant, players in (("classic", 3), ("blind", 2)):
+        rules = make_rules(variant, players)
+        st = arrays.SlotArrays.new(rules, 5)
+        for name, (record, _) in specs.items():
+            view = getattr(st, name)
+            if record == "blind" and variant != "blind":
+                assert view is None
+                continue
+            base = st.blind_records if record == "blind" else st.records
+            assert len(view) == 5 and np.shares_memory(view, base), name
+        assert st.hands.shape == (5, players) and st.vals.shape == (5, 2)
+        assert (st.phase == KN.DONE).all() and (st.written == -1).all()
+        assert variant != "blind" or (st.buf == -1).all() and st.buf.shape == (5, players, KN.RB)

@@ -12,6 +12,7 @@ fails that import with one message saying how to rebuild.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,7 +53,7 @@ def _prev(row: int, fill: int):
 I64, U64 = np.int64, np.uint64
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SlotArrays:
     """Every game slot's state: ``records`` (``kernel.SLOT``, one per slot) and
     ``blind_records`` (``kernel.BSLOT``: one per slot in blind, one unused record else), and
@@ -127,25 +128,14 @@ class SlotArrays:
     # fmt: on
 
     @classmethod
-    def new(cls, rules: Rules, slots: int, htmpl: np.ndarray) -> SlotArrays:
-        """``slots`` new slots, each one template record (``htmpl``: the per-hand block's
-        values, :func:`hand_template`), copied in as bytes (a strided copy per field cost a
-        run a few milliseconds per chunk)."""
+    def new(cls, rules: Rules, slots: int) -> SlotArrays:
+        """``slots`` new slots, each the rules' template record (:func:`_templates`), copied
+        in as bytes (a strided copy per field cost a run a few milliseconds per chunk)."""
         blind = rules.draw_mode == "blind"
         st = np.empty(slots, dtype=kernel.SLOT)
         bst = np.empty(slots if blind else 1, dtype=kernel.BSLOT)
-        tmpl, btmpl = np.zeros(1, dtype=kernel.SLOT), np.zeros(1, dtype=kernel.BSLOT)
-        for f in _DECLARED:
-            m = f.metadata
-            if m["record"] == "slot" and m["fill"]:
-                tmpl[m["key"] or f.name] = m["fill"]
-            elif m["record"] == "prev":
-                tmpl["prev"][0, m["key"]] = m["fill"]
-            elif m["record"] == "blind" and m["fill"] and blind:
-                btmpl[f.name][0, : _widths(rules)[m["width"]]] = m["fill"]
-        tmpl["hb"][0] = htmpl
-        for t, rec in ((tmpl, st), (btmpl, bst)):
-            rec.view(np.uint8).reshape(len(rec), -1)[:] = t.view(np.uint8)
+        for t, rec in zip(_templates(rules), (st, bst), strict=True):
+            rec.view(np.uint8).reshape(len(rec), -1)[:] = t
         return cls.of(rules, st, bst)
 
     @classmethod
@@ -153,32 +143,63 @@ class SlotArrays:
         """The views of these records (``kernel.SLOT``, ``kernel.BSLOT``) under ``rules``."""
         width = _widths(rules)
         blind = rules.draw_mode == "blind"
-        src = {"slot": records, "blind": blind_records}
         views = {}
-        for f in _DECLARED:
-            m = f.metadata
-            if m["record"] in ("hb", "prev"):
-                views[f.name] = records[m["record"]][:, m["key"]]
+        blocks = {"hb": records["hb"].T, "prev": records["prev"].T}
+        for name, record, key, w, dtype, _ in _SPECS:
+            if record == "slot":
+                view = records[key]
+            elif record == "blind":
+                if not blind:
+                    continue
+                view = blind_records[key]
+            else:  # (a row of the per-hand or previous-hand block)
+                views[name] = blocks[record][key]
                 continue
-            if m["record"] == "blind" and not blind:
-                continue
-            view = src[m["record"]][m["key"] or f.name]
-            if m["width"] is not None:
-                view = view[:, : width.get(m["width"], m["width"])]
-            if view.dtype != m["dtype"]:  # (int8 fields shown as bool)
-                view = view.view(m["dtype"])
-            views[f.name] = view
+            if w is not None:
+                view = view[:, : width.get(w, w)]
+            if view.dtype != dtype:  # (int8 fields shown as bool)
+                view = view.view(dtype)
+            views[name] = view
         return cls(records, blind_records, **views)
 
 
-# the declared views (every field but the two record arrays)
-_DECLARED = dataclasses.fields(SlotArrays)[2:]
+# the declared views (every field but the two record arrays), each as (name, record, its field
+# or row, width, dtype, a new slot's value)
+_SPECS = tuple(
+    (
+        f.name,
+        m["record"],
+        f.name if m["key"] is None else m["key"],
+        *map(m.get, ("width", "dtype", "fill")),
+    )
+    for f in dataclasses.fields(SlotArrays)[2:]
+    for m in (f.metadata,)
+)
 
 
 def _widths(rules: Rules) -> dict[str, int]:
     npoints = rules.players if rules.match_end == "one_hand" else rules.sides
     nopen = 6 if rules.layout == "spinner" else 2
     return {"P": rules.players, "S": rules.sides, "NP": nopen, "NPOINTS": npoints}
+
+
+@functools.lru_cache(maxsize=64)
+def _templates(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """A new slot's record and blind record under ``rules``, as bytes (read only): the
+    declared values, the per-hand block's (:func:`hand_template`)."""
+    tmpl, btmpl = np.zeros(1, dtype=kernel.SLOT), np.zeros(1, dtype=kernel.BSLOT)
+    for _, record, key, w, _, fill in _SPECS:
+        if record == "slot" and fill:
+            tmpl[key] = fill
+        elif record == "prev":
+            tmpl["prev"][0, key] = fill
+        elif record == "blind" and fill and rules.draw_mode == "blind":
+            btmpl[key][0, : _widths(rules)[w]] = fill
+    tmpl["hb"][0] = hand_template(rules)
+    out = (tmpl.view(np.uint8), btmpl.view(np.uint8))
+    for t in out:
+        t.flags.writeable = False
+    return out
 
 
 def hand_template(rules: Rules) -> np.ndarray:

@@ -170,7 +170,7 @@ class BatchEngine:
         """The slots' state (:class:`SlotArrays`): new slots, each one template record, or
         views of the given ``records`` (:meth:`spread`)."""
         if records is None:
-            self.state = SlotArrays.new(self.r, self.B, self._htmpl)
+            self.state = SlotArrays.new(self.r, self.B)
         else:
             self.state = SlotArrays.of(self.r, *records)
 
