@@ -25,7 +25,7 @@ from dominosim.base.errors import StrategyError
 from dominosim.engine import kernel, tables
 from dominosim.engine import positions as positions_
 from dominosim.engine.arrays import AdvanceArrays, SlotArrays, hand_template
-from dominosim.engine.batch_observation import BatchObservation
+from dominosim.engine.batch_observation import BatchObservation, fields_plan
 from dominosim.engine.legal import Legal
 from dominosim.engine.positions import PositionArrays
 from dominosim.engine.positions import pending_state as pending_state  # (callers import it here)
@@ -163,6 +163,7 @@ class BatchEngine:
         self._flags = rules.may_draw_when_able or rules.bergen_voluntary
         self.blind = rules.draw_mode == "blind"
         self._bind_slots(None if isinstance(_positions, bool) else _positions)
+        self._fields_plan = None  # (observe_plan)
         self.hand_rows: list[dict] = []
         self.match_rows: list[dict] = []
 
@@ -408,6 +409,13 @@ class BatchEngine:
         if self._hist is None:
             self._hist = np.zeros((self.B, 1 + kernel.history_bound(self.r)), dtype=np.uint16)
         return self._hist
+
+    def observe_plan(self):
+        """Where the batch Observation's public fields lie in the slot records
+        (``batch_observation.fields_plan``), made once."""
+        if self._fields_plan is None:
+            self._fields_plan = fields_plan(self.state, self.kozel)
+        return self._fields_plan
 
     def history_buffer(self) -> np.ndarray | None:
         """Every slot's hand history row (kernel.EV_*; item 0 the count; the engine's own, not

@@ -595,7 +595,7 @@ def _source(e: Any, g: np.ndarray, seats: np.ndarray) -> _Source:
     access: the core's source (kernel.seat_source) holds the engine's records and history rows
     as buffers, no Python reference to them, and gives out only what the seats may see (a
     hand as its tile count); the spans say which of its columns make which field."""
-    plan, hist = _plan(e), e.history_buffer()
+    plan, hist = e.observe_plan(), e.history_buffer()
     core = kernel.seat_source(
         plan.raw,
         np.ascontiguousarray(g, dtype=np.int64),
@@ -667,17 +667,13 @@ class _Source:
         return out
 
 
-def _plan(e: Any) -> _Fields:
-    """The public fields' (and the hands' counts') places in the engine's slot records, made
-    once per set of records."""
-    plan = e.__dict__.get("_observe_plan")
-    if plan is None or plan[0] is not e.state.records:
-        views = {name: getattr(e.state, attr) for name, attr in _PUBLIC}
-        views["scores"] = e.state.written if e.kozel else e.state.scores
-        views["counts"] = e.state.hands
-        plan = (e.state.records, _Fields(e.state.records, views))
-        e.__dict__["_observe_plan"] = plan
-    return plan[1]
+def fields_plan(state: Any, kozel: bool) -> _Fields:
+    """The public fields' (and the hands' counts') places in the slot records of ``state``
+    (``arrays.SlotArrays``), made once per engine (``BatchEngine.observe_plan``)."""
+    views = {name: getattr(state, attr) for name, attr in _PUBLIC}
+    views["scores"] = state.written if kozel else state.scores
+    views["counts"] = state.hands
+    return _Fields(state.records, views)
 
 
 class _Fields:
