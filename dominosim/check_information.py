@@ -97,7 +97,9 @@ class _Redeal(_Passing):
 
     def _slot(self, o) -> int:
         e = self.engine
-        g = np.flatnonzero(e.active & (e.match == o.match_id) & (e.hand_idx == o.hand_index))
+        g = np.flatnonzero(
+            e.state.active & (e.state.match == o.match_id) & (e.state.hand_idx == o.hand_index)
+        )
         if len(g) != 1:
             raise RuntimeError(f"information check: {len(g)} slots hold match {o.match_id}")
         return int(g[0])
@@ -111,13 +113,13 @@ class _Redeal(_Passing):
         drawn = sample_arrays(o, self.rng.getrandbits(64), REDEALS)
         if drawn is None:
             return
-        hands0, stock0, sp = e.hands[g].copy(), e.stock[g].copy(), int(e.sp[g])
+        hands0, stock0, sp = e.state.hands[g].copy(), e.state.stock[g].copy(), int(e.state.sp[g])
         answers = []
         try:
             for hands, stock in zip(*drawn, strict=True):
-                e.hands[g] = hands
-                e.stock[g, sp:] = stock[sp:]
-                if (e.hands[g] == hands0).all() and (e.stock[g] == stock0).all():
+                e.state.hands[g] = hands
+                e.state.stock[g, sp:] = stock[sp:]
+                if (e.state.hands[g] == hands0).all() and (e.state.stock[g] == stock0).all():
                     continue  # (the true deal again)
                 again = BatchObservation(
                     e, np.array([g]), np.array([o.seat]), obs.phase, obs.decision[[i]]
@@ -132,7 +134,7 @@ class _Redeal(_Passing):
                 y = self.make().choose(obs.take([i]), legal.take([i]), keys[i : i + 1])
                 answers.append(int(np.asarray(y, dtype=np.int64).reshape(-1)[0]))
         finally:
-            e.hands[g], e.stock[g] = hands0, stock0
+            e.state.hands[g], e.state.stock[g] = hands0, stock0
         if answers:
             lg = tuple(legal.row_list(i))
             shown = show_position(o, lg)

@@ -130,10 +130,10 @@ BAD = {
         "        return legal[0]\n"
         "    for e in gc.get_objects():\n"
         "        if isinstance(e, BatchEngine) and e.r == obs.rules:\n"
-        "            g = np.flatnonzero(e.active & (e.match == obs.match_id))\n"
+        "            g = np.flatnonzero(e.state.active & (e.state.match == obs.match_id))\n"
         "            if len(g) == 1:\n"
         "                other = (obs.seat + 1) % obs.rules.players\n"
-        "                return legal[int(e.hands[g[0], other]) % len(legal)]\n"
+        "                return legal[int(e.state.hands[g[0], other]) % len(legal)]\n"
         "    return legal[0]",
         "information",
         "on a re-dealt one with the same Observation and key",

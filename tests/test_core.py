@@ -129,15 +129,13 @@ def test_compiled_uniform_picks_what_the_numpy_helper_picks():
     n = 500
     lead = rng.integers(1, 1 << 28, size=n)
     keys = rng.integers(0, 2**63, size=n).astype(np.uint64) * np.uint64(2)
-    no = np.zeros(n, dtype=bool)
     for k in (2, 6):  # a line; a spinner's six slots
         values = rng.integers(-1, 7, size=(n, k))
         values[:, 0] = np.where(values[:, 0] < 0, 3, values[:, 0])
         masks = np.where(values >= 0, rng.integers(0, 128, size=(n, k)), 0)
         masks[(masks.sum(axis=1) == 0), 0] = 1
         for ld in (None, lead):
-            legal = Legal(values, masks, False, ld, no, no, no)
-            legal._no_flags = True
+            legal = Legal.without_flags(values, masks, False, ld)
             want = legal.action_at(seeding.below_np(keys, legal.counts()).astype(np.int64))
             assert np.array_equal(legal.uniform(keys), want)
             assert np.array_equal(legal.uniform(np.ascontiguousarray(keys[::-1])[::-1]), want)
@@ -174,7 +172,7 @@ def test_a_state_out_of_range_is_refused_before_it_is_played():
         {"hands": [[27, 20, 3], [5, 9]], "stock": [1, 2], "ends": {"L": 6, "R": 3}, "to_move": 0}
     ]
     eng = BatchEngine.from_positions(rules, 3, [get("random")] * 2, positions)
-    eng.vals[0, 0] = 9  # no such value
+    eng.state.vals[0, 0] = 9  # no such value
     with pytest.raises(ValueError, match="state is out of range: slot 0"):
         eng.run()
 

@@ -156,7 +156,7 @@ def _features_at(variant, hands, ends, voids=None):
     position = {"hands": hands, "stock": [], "ends": ends, "to_move": 0}
     eng = BatchEngine.from_positions(rules, 1, [me, get("random")], [position])
     for seat, mask in (voids or {}).items():
-        eng.voids[0, seat] = mask
+        eng.state.voids[0, seat] = mask
     eng.run()
     return me.seen
 

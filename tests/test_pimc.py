@@ -49,10 +49,14 @@ class _TrueSlots(Strategy):
 
     def choose(self, obs, legal, keys):
         e, g = obs._e, np.asarray(obs._g)  # the true state: for the solver's eyes
-        sel = np.flatnonzero((legal.counts() >= 2) & (e.ntable[g] >= self.late))
+        sel = np.flatnonzero((legal.counts() >= 2) & (e.state.ntable[g] >= self.late))
         for i in sel:
-            bst = e._blind_slots[g[i] : g[i] + 1].copy() if e.blind else e._blind_slots[:1].copy()
-            self.kept.append((e._slots[g[i] : g[i] + 1].copy(), bst))
+            bst = (
+                e.state.blind_records[g[i] : g[i] + 1].copy()
+                if e.blind
+                else e.state.blind_records[:1].copy()
+            )
+            self.kept.append((e.state.records[g[i] : g[i] + 1].copy(), bst))
         return self.rng.choose(obs, legal, keys)
 
 

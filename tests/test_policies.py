@@ -45,8 +45,8 @@ def compiled_choices(code: int, obs, legal, inner=None) -> np.ndarray:
     KN.decide(
         KN.knobs(e.r, e.unit),
         code,
-        e._slots,
-        e._blind_slots,
+        e.state.records,
+        e.state.blind_records,
         np.ascontiguousarray(obs._g, dtype=np.int64),
         np.ascontiguousarray(obs.decision, dtype=np.int64),
         legal.lead is not None,
@@ -260,7 +260,7 @@ def _tie_on_a_void(variant: str, name: str, void_seat: int | None) -> tuple:
     position = {"hands": hands, "stock": [], "ends": {"L": 1, "R": 2}, "to_move": 0}
     eng = BatchEngine.from_positions(rules, 1, [seat0] + [get("random")] * 3, [position])
     if void_seat is not None:
-        eng.voids[0, void_seat] = 1 << 4
+        eng.state.voids[0, void_seat] = 1 << 4
     eng.run()
     return seat0.answers
 

@@ -35,18 +35,18 @@ class Snapshot(Strategy):
         e = obs._e
         for i in np.flatnonzero(np.asarray(obs.decision) == self.at):
             g = int(obs._g[i])
-            stock = np.array(e.stock[g], dtype=np.int64)
-            stock[: int(e.sp[g])] = -1
+            stock = np.array(e.state.stock[g], dtype=np.int64)
+            stock[: int(e.state.sp[g])] = -1
             row = obs.row(int(i))
             seat = int(obs.seat[i])
             front = row.row[0] if row.row else None
             opened = bool(row.opened[seat]) if row.opened else False
             # fmt: off
-            x = {"match": int(e.match[g]), "hands": e.hands[g].copy(), "stock": stock,
-                 "seat": seat, "first": int(out[i]), "leader": int(e.leader[g]),
-                 "layout": layout_row(row), "points": e.points[g].copy(),
-                 "penalties": e.penalties[g].copy(), "phase": int(e.phase[g]),
-                 "scores": e.scores[g].copy(),
+            x = {"match": int(e.state.match[g]), "hands": e.state.hands[g].copy(), "stock": stock,
+                 "seat": seat, "first": int(out[i]), "leader": int(e.state.leader[g]),
+                 "layout": layout_row(row), "points": e.state.points[g].copy(),
+                 "penalties": e.state.penalties[g].copy(), "phase": int(e.state.phase[g]),
+                 "scores": e.state.scores[g].copy(),
                  "derived": pending_state(e.r, row.phase, legal.row_list(int(i)), opened, front)}
             # fmt: on
             if e.blind:
@@ -61,17 +61,17 @@ class Snapshot(Strategy):
         rows = np.full((e.P, kernel.RB), -1, dtype=np.int64)
         for s in range(e.P):
             tiles = [
-                int(e.buf[g, s, (int(e.head[g, s]) + j) % kernel.RB])
-                for j in range(int(e.span[g, s]))
+                int(e.state.buf[g, s, (int(e.state.head[g, s]) + j) % kernel.RB])
+                for j in range(int(e.state.span[g, s]))
             ]
             tiles = [t for t in tiles if t >= 0]
             rows[s, : len(tiles)] = tiles
-        bs = e._blind_slots[g]
+        bs = e.state.blind_records[g]
         return {
             "rows": rows,
-            "known": e.known[g].copy(),
-            "opened": e.opened[g].copy(),
-            "face_up": int(e.face_up[g]),
+            "known": e.state.known[g].copy(),
+            "opened": e.state.opened[g].copy(),
+            "face_up": int(e.state.face_up[g]),
             "turn_phase": int(bs["turn_phase"]),
             "dtile": int(bs["dtile"]),
             "cflag": int(bs["cflag"]),

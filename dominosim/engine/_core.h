@@ -23,7 +23,7 @@ enum { PH_PLAY, PH_FRONT, PH_DRAWN, PH_CONT, PH_AFTER };       /* its phase name
 enum { A_ALONG = 168, A_DRAW = 336, A_PASS = 337, A_STOP = 338 }; /* action codes */
 enum { RB = 32 };                                               /* blind's row ring size */
 enum { GF_INT8 = 1, GF_INT64 = 8, GF_COUNT = 16 }; /* core_gather_fields' widths */
-/* rows of the per-hand block Slot.hb (batch._HAND_FIELDS names them) */
+/* rows of the per-hand block Slot.hb (arrays.SlotArrays names them) */
 enum {
     H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION,
     H_LAST, H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT, H_COUNT

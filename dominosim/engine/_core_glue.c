@@ -99,8 +99,10 @@ static int read_rules(PyObject *obj, Rules *r) {
 /* ------------------------------------------------------------------------------------------
  * advance and check_slots
  * ---------------------------------------------------------------------------------------- */
-/* advance's arrays, by the names of the attributes of its first argument (batch.py's
- * _Advance) they are read from; policy is an argument of its own (it changes between calls) */
+/* advance's arrays, by the names of the attributes of its first argument (the fields of
+ * arrays.AdvanceArrays) they are read from; policy is an argument of its own (it changes
+ * between calls). The module exports this table (ADVANCE_ARRAYS, add_advance_table), and
+ * kernel.py compares it with AdvanceArrays' declaration at import. */
 enum { A_R, A_SD, A_PRIO, A_HTMPL, A_QUEUE, A_QPOS, A_POLICY, A_ST, A_BST, A_ND, A_CD, A_CHOSEN,
        A_CVALS, A_CMASKS, A_HDIR, A_HREC, A_MDIR, A_NREC, A_HIST, A_BUFS };
 
@@ -126,6 +128,24 @@ static int init_advance_names(void) {
     for (int k = 0; k < A_BUFS; k++)
         if (!advance_names[k] && !(advance_names[k] = PyUnicode_InternFromString(ADVANCE_ARRAYS[k].name)))
             return -1;
+    return 0;
+}
+
+/* module.ADVANCE_ARRAYS: per entry (name, item size, kind, dimensions, writable, read by
+ * name), the kind as numpy spells it ('i', 'u', 'V': a record); -1 on failure */
+static int add_advance_table(PyObject *m) {
+    PyObject *t = PyTuple_New(A_BUFS);
+    for (int k = 0; t && k < A_BUFS; k++) {
+        char kind[2] = {(char)ADVANCE_ARRAYS[k].kind, 0};
+        PyObject *row = Py_BuildValue("(snsiii)", ADVANCE_ARRAYS[k].name, ADVANCE_ARRAYS[k].size,
+                                      kind, ADVANCE_ARRAYS[k].ndim, ADVANCE_ARRAYS[k].writable,
+                                      k != A_POLICY);
+        if (!row || PyTuple_SetItem(t, k, row) < 0) Py_CLEAR(t); /* (SetItem steals row) */
+    }
+    if (!t || PyModule_AddObject(m, "ADVANCE_ARRAYS", t) < 0) { /* (steals t on success only) */
+        Py_XDECREF(t);
+        return -1;
+    }
     return 0;
 }
 
@@ -791,8 +811,8 @@ static PyMethodDef methods[] = {
     {"advance", (PyCFunction)(void (*)(void))py_advance, METH_FASTCALL,
      "advance(arrays, policy, start) -> -1 (every slot at a decision or idle), the slot to resume "
      "from (hand records full), or -2 - i (slot i's chosen action is illegal); arrays: an object "
-     "whose attributes R, sd, prio, htmpl, queue, qpos, st, bst, nd, cd, chosen, cvals, cmasks, "
-     "hdir, hrec, mdir, nrec are the rules' knobs and the arrays the core reads and writes"},
+     "whose attributes (ADVANCE_ARRAYS: arrays.AdvanceArrays) are the rules' knobs and the "
+     "arrays the core reads and writes"},
     {"check_slots", (PyCFunction)(void (*)(void))py_check_slots, METH_FASTCALL,
      "check_slots(R, st, bst, nq) -> the first active slot whose state is out of range (nq: "
      "the queue's length), or -1"},
@@ -868,7 +888,7 @@ PyMODINIT_FUNC PyInit__core(void) {
         add_names(m, "KNOBS", KNOB_NAMES, K_COUNT) < 0 ||
         add_names(m, "POLICIES", POLICY_NAMES, POL_COUNT) < 0 ||
         add_names(m, "HREC", HREC_NAMES, HREC_HEAD) < 0 ||
-        add_names(m, "MREC", MREC_NAMES, MREC_HEAD) < 0) {
+        add_names(m, "MREC", MREC_NAMES, MREC_HEAD) < 0 || add_advance_table(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

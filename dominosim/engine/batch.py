@@ -24,7 +24,8 @@ from dominosim.base import debug
 from dominosim.base.errors import StrategyError
 from dominosim.engine import kernel, tables
 from dominosim.engine import positions as positions_
-from dominosim.engine.batch_observation import BatchObservation
+from dominosim.engine.arrays import AdvanceArrays, SlotArrays, hand_template
+from dominosim.engine.batch_observation import BatchObservation, fields_plan
 from dominosim.engine.legal import Legal
 from dominosim.engine.positions import PositionArrays
 from dominosim.engine.positions import pending_state as pending_state  # (callers import it here)
@@ -36,50 +37,6 @@ from dominosim.strategy import sees_hidden
 # phases of a game slot (the core's codes, kernel.py)
 LEAD, TURN, DONE = kernel.LEAD, kernel.TURN, kernel.DONE
 U64 = np.uint64
-
-# The engine's state arrays: (name, per-slot width or None, dtype, initial value). Each is a
-# view of a field of one kernel.SLOT record per slot (blind's rows: kernel.BSLOT), showing the
-# rules' own width of the field; "P", "S", "NP" and "NPOINTS" stand for the rules' seats,
-# sides, open positions and point lanes.
-# fmt: off
-_SLOT_STATE = (
-    ("hands", "P", np.uint64, 0), ("vals", "NP", np.int64, -1), ("dbl", "NP", bool, 0),
-    ("alg", "NP", bool, 0), ("armv", 4, np.int64, -1), ("armd", 4, bool, 0),
-    ("to_move", None, np.int64, 0), ("leader", None, np.int64, 0),
-    ("lead_tile", None, np.int64, -1), ("phase", None, np.int64, DONE),
-    ("scores", "NPOINTS", np.int64, 0), ("points", "NPOINTS", np.int64, 0),
-    ("penalties", "P", np.int64, 0), ("voids", "P", np.int64, 0),
-    ("end_pips", "S", np.int64, 0), ("end_values", "S", np.int64, 0),
-    ("written", "S", np.int64, -1), ("pending", "S", np.int64, 0),
-    ("pot", None, np.int64, 0), ("eggs", None, np.int64, 0), ("dry", None, bool, 0),
-    ("losers", None, np.int64, 0), ("active", None, bool, 0), ("match", None, np.int64, 0),
-    ("hand_idx", None, np.int64, 0), ("skeys", "P", np.uint64, 0), ("stock", 28, np.int8, 0),
-)
-# fmt: on
-# fmt: off
-_BLIND_STATE = (
-    ("head", "P", np.int64, 0), ("span", "P", np.int64, 0), ("known", "P", np.int64, 0),
-    ("opened", "P", bool, 0), ("face_up", None, np.int64, 0),
-)
-# fmt: on
-# per-hand scalar fields: the engine's names of the rows of the slot's block ``hb``
-# fmt: off
-_HAND_FIELDS = {
-    "attempt": kernel.H_ATTEMPT, "sp": kernel.H_SP, "send": kernel.H_SEND,
-    "spin": kernel.H_SPIN, "cov": kernel.H_COV, "ntable": kernel.H_NTABLE,
-    "first": kernel.H_FIRST, "table": kernel.H_TABLE, "decision": kernel.H_DECISION,
-    "last_placer": kernel.H_LAST, "hand_length": kernel.H_LENGTH, "turns": kernel.H_TURNS,
-    "draws": kernel.H_DRAWS, "passes": kernel.H_PASSES, "end_reason": kernel.H_REASON,
-    "fish": kernel.H_FISH, "winner": kernel.H_WINNER, "went_out": kernel.H_OUT,
-}
-# fmt: on
-# the rows of the previous-hand block ``prev``, with their values in a new slot's record
-_PREV_FIELDS = {
-    "prev_leader": (kernel.P_LEADER, 0),
-    "prev_winner": (kernel.P_WINNER, -1),
-    "prev_out": (kernel.P_OUT, -1),
-    "prev_fish": (kernel.P_FISH, -1),
-}
 
 
 def _gather(records: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -100,67 +57,37 @@ def _groups(strategies: list) -> list[tuple]:
     return list(groups.values())
 
 
-def _hand_template(rules: Rules) -> np.ndarray:
-    """The per-hand block's values at a deal, a row each (the core resets a slot's block
-    from it; h0: seats x hand size, send0: where drawing stops)."""
-    h0 = rules.players * rules.hand_size
-    drawable = rules.stock_in_play and rules.draw_mode != "none"
-    send0 = (28 - rules.reserve_k) if drawable else h0
-    starts = {
-        "sp": h0,
-        "send": max(send0, h0),
-        "spin": -1,
-        "first": -1,
-        "last_placer": -1,
-        "end_reason": -1,
-        "fish": -1,
-        "winner": -1,
-        "went_out": -1,
-    }
-    htmpl = np.zeros((kernel.H_COUNT, 1), dtype=np.int64)
-    for name, row in _HAND_FIELDS.items():
-        htmpl[row] = starts.get(name, 0)
-    return htmpl
-
-
-class _Advance:
-    """An engine's calls of ``kernel.advance``: the rules' knobs, hash prefixes, lead priority
-    and per-hand template, the queue position, and the arrays the core writes besides the
-    slots: the decisions of a round as two lists (0: placements, 1: leads; a row of ``cd``
-    each, columns ``kernel.CD_*``, a placement's values and slot masks in ``cvals``,
-    ``cmasks``, the strategies' choices in ``chosen``, in list order) and the records, column
-    by column (``hdir`` by queue position with unit "hand", else blocks of ``hrec``; ``mdir``
-    matches by queue position; int32: half the memory to touch, the match id column holding
-    the queue position)."""
-
-    def __init__(self, e: BatchEngine, qpos: int) -> None:
-        B, P, S, npts = e.B, e.P, e.S, e.npoints
-        self.e = e
-        # (the engine's own arrays, bound once at its start: the core reads them by these names)
-        self.queue, self.st, self.bst = e.queue, e._slots, e._blind_slots
-        self.R = kernel.knobs(e.r, e.unit)
-        self.sd = kernel.seeds(e.seed, P)
-        self.prio = kernel.first_priority(e.r)
-        self.htmpl = np.ascontiguousarray(e._htmpl[:, 0])
-        self.qpos = np.array([qpos], dtype=np.int64)
-        self.nd = np.zeros(2, dtype=np.int64)
-        self.cd = np.zeros((2, B, kernel.CDW), dtype=np.int64)
-        self.chosen = np.zeros((2, B), dtype=np.int64)
-        self.cvals = np.zeros((B, e.NP), dtype=np.int64)
-        self.cmasks = np.zeros((B, e.NP), dtype=np.int64)
-        nq = len(e.queue)
-        hcols = len(kernel.HREC) + npts + S + P + S
-        self.direct = e.unit == "hand"
-        self.hdir = np.zeros((hcols, nq if self.direct else 0), dtype=np.int32)
-        self.hrec = np.zeros((hcols, 0 if self.direct else e._record_rows), dtype=np.int32)
-        self.mdir = np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32)
-        self.nrec = np.zeros(2, dtype=np.int64)
-        self.hist = e._history_buffer()
-
-    def __call__(self, policy: np.ndarray, start: int) -> int:
-        """Advance every slot from ``start`` (the core reads this object's arrays by name:
-        ``R``, ``sd``, ... ``nrec``, the docstring of ``kernel.advance``)."""
-        return kernel.advance(self, policy, start)
+def _advance_arrays(e: BatchEngine, qpos: int) -> AdvanceArrays:
+    """The arrays of an engine's calls of ``kernel.advance`` (:class:`AdvanceArrays`: the
+    rules' knobs, hash prefixes, lead priority and per-hand template, the queue and its
+    position, the slots' records, the decision lists and the records, column by column:
+    ``hdir`` by queue position with unit "hand", else blocks of ``hrec``; ``mdir`` matches by
+    queue position; int32: half the memory to touch, the match id column holding the queue
+    position)."""
+    B, P, S, npts = e.B, e.P, e.S, e.npoints
+    nq = len(e.queue)
+    hcols = len(kernel.HREC) + npts + S + P + S
+    direct = e.unit == "hand"
+    return AdvanceArrays(
+        R=kernel.knobs(e.r, e.unit),
+        sd=kernel.seeds(e.seed, P),
+        prio=kernel.first_priority(e.r),
+        htmpl=e._htmpl,
+        queue=e.queue,
+        qpos=np.array([qpos], dtype=np.int64),
+        st=e.state.records,
+        bst=e.state.blind_records,
+        nd=np.zeros(2, dtype=np.int64),
+        cd=np.zeros((2, B, kernel.CDW), dtype=np.int64),
+        chosen=np.zeros((2, B), dtype=np.int64),
+        cvals=np.zeros((B, e.NP), dtype=np.int64),
+        cmasks=np.zeros((B, e.NP), dtype=np.int64),
+        hdir=np.zeros((hcols, nq if direct else 0), dtype=np.int32),
+        hrec=np.zeros((hcols, 0 if direct else e._record_rows), dtype=np.int32),
+        mdir=np.zeros((len(kernel.MREC) + npts, nq), dtype=np.int32),
+        nrec=np.zeros(2, dtype=np.int64),
+        hist=e._history_buffer(),
+    )
 
 
 class BatchEngine:
@@ -211,7 +138,9 @@ class BatchEngine:
         self._compiled = compiled
         self._checked = False  # the slots' state checked (kernel.check_slots)
         self._policy = kernel.policy_table(self.strategies, compiled, rules)
-        self._hist = None  # the hands' public histories (_Advance: where a seat is in Python)
+        self._hist = (
+            None  # the hands' public histories (_advance_arrays: where a seat is in Python)
+        )
         if isinstance(match_ids, range):  # (no list of Python ints for a chunk's ids)
             self.queue = np.arange(match_ids.start, match_ids.stop, match_ids.step, dtype=np.int64)
         else:
@@ -230,58 +159,21 @@ class BatchEngine:
         if not _positions:  # the state stays in the core's cache at this size
             batch_size = min(batch_size, kernel.MAX_SLOTS)
         self.B = max(1, min(batch_size, len(self.queue)))
-        self._htmpl = _hand_template(rules)
+        self._htmpl = hand_template(rules)
         self._flags = rules.may_draw_when_able or rules.bergen_voluntary
         self.blind = rules.draw_mode == "blind"
         self._bind_slots(None if isinstance(_positions, bool) else _positions)
+        self._fields_plan = None  # (observe_plan)
         self.hand_rows: list[dict] = []
         self.match_rows: list[dict] = []
 
     def _bind_slots(self, records: tuple | None = None) -> None:
-        """The state arrays as views of one record per game slot (``kernel.SLOT``, blind's rows
-        ``kernel.BSLOT``), with the rules' widths and the engine's dtypes: the core reaches
-        one slot's state through one record, and Python code reads and writes the same state.
-
-        Every slot starts as one template record, copied in as bytes (a strided copy per field
-        cost a run a few milliseconds per chunk), or as the given ``records`` (:meth:`spread`)."""
-        B, P = self.B, self.P
-        width = {"P": P, "S": self.S, "NP": self.NP, "NPOINTS": self.npoints}
-        if records is not None:
-            st, bst = self._slots, self._blind_slots = records
+        """The slots' state (:class:`SlotArrays`): new slots, each one template record, or
+        views of the given ``records`` (:meth:`spread`)."""
+        if records is None:
+            self.state = SlotArrays.new(self.r, self.B)
         else:
-            st = self._slots = np.empty(B, dtype=kernel.SLOT)
-            bst = self._blind_slots = np.empty(B if self.blind else 1, dtype=kernel.BSLOT)
-            tmpl, btmpl = np.zeros(1, dtype=kernel.SLOT), np.zeros(1, dtype=kernel.BSLOT)
-            for name, _, _, fill in _SLOT_STATE:
-                if fill:
-                    tmpl[name] = fill
-            tmpl["hb"][0] = self._htmpl[:, 0]
-            for row, start in _PREV_FIELDS.values():
-                tmpl["prev"][0, row] = start
-            if self.blind:
-                btmpl["buf"][0, :P] = -1
-            for t, rec in ((tmpl, st), (btmpl, bst)):
-                rec.view(np.uint8).reshape(len(rec), -1)[:] = t.view(np.uint8)
-        state = [(st, *f) for f in _SLOT_STATE]
-        if self.blind:  # blind's rows: a record array of their own (one unused record else)
-            state += [(bst, *f) for f in _BLIND_STATE]
-        for rec, name, w, dtype, _ in state:
-            view = rec[name]
-            if w is not None:
-                view = view[:, : width.get(w, w)]
-            if view.dtype != dtype:  # int8 fields shown as bool
-                view = view.view(dtype)
-            setattr(self, name, view)
-        if self.blind:
-            self.buf = bst["buf"][:, :P]
-        self._hblk = st["hb"].T
-        for name, row in _HAND_FIELDS.items():
-            setattr(self, name, self._hblk[row])
-        self.over, self.target_hit = st["over"], st["target_hit"]
-        self._pblk = st["prev"].T
-        for name, (row, _) in _PREV_FIELDS.items():
-            setattr(self, name, self._pblk[row])
-        self.prev_seat_pips = st["prev_pips"][:, :P]
+            self.state = SlotArrays.of(self.r, *records)
 
     # ------------------------------------------------------------------------------------------
     # running
@@ -329,11 +221,13 @@ class BatchEngine:
         blind, their blind records (None else): for the perfect-information readers only, the
         oracle and the solver's watcher (docs/design.md, "The solver")."""
         g = np.asarray(g)
-        return self._slots[g].copy(), self._blind_slots[g].copy() if self.blind else None
+        return self.state.records[g].copy(), self.state.blind_records[
+            g
+        ].copy() if self.blind else None
 
     def _check_slots(self, R: np.ndarray) -> None:
         """The state a caller built, refused where out of range (kernel.check_slots)."""
-        bad = kernel.check_slots(R, self._slots, self._blind_slots, len(self.queue))
+        bad = kernel.check_slots(R, self.state.records, self.state.blind_records, len(self.queue))
         if bad >= 0:
             raise ValueError(f"{kernel.BAD_STATE}: slot {bad}")
 
@@ -345,14 +239,14 @@ class BatchEngine:
         strategies' random draws) and ``first`` action: a search plays each sampled deal once
         per candidate action without building the deal's position again."""
         if not self._checked:  # the deals, once (their copies differ in match ids only)
-            self._slots["qidx"] = 0
+            self.state.records["qidx"] = 0
             self._check_slots(kernel.knobs(self.r, "hand"))
             self._checked = True
         rows = np.asarray(rows, dtype=np.int64)
         n = len(rows)
         recs = (
-            _gather(self._slots, rows),
-            _gather(self._blind_slots, rows) if self.blind else self._blind_slots,
+            _gather(self.state.records, rows),
+            _gather(self.state.blind_records, rows) if self.blind else self.state.blind_records,
         )
         e = BatchEngine(
             self.r,
@@ -366,9 +260,9 @@ class BatchEngine:
         )
         e.next_q = n
         e._checked = True
-        e.match[:] = match_ids
-        e._qmatch = e.match.copy()
-        e.skeys[:] = 0  # (the copies' keys: from their own match ids, in the core)
+        e.state.match[:] = match_ids
+        e._qmatch = e.state.match.copy()
+        e.state.skeys[:] = 0  # (the copies' keys: from their own match ids, in the core)
         if first is not None and (np.asarray(first) >= 0).any():
             e._first = np.asarray(first, dtype=np.int64).copy()
         return e
@@ -380,12 +274,12 @@ class BatchEngine:
         ``ask`` set as a run with a ``first`` action poses it: blind's pending step, a
         voluntary draw, a lead): the solver's input (``solver.solve_actions``)."""
         if not self._checked:
-            self._slots["qidx"] = 0
+            self.state.records["qidx"] = 0
             self._check_slots(kernel.knobs(self.r, "hand"))
             self._checked = True
-        st = self._slots.copy()
-        st["ask"] = np.where(self.phase == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
-        return st, self._blind_slots.copy()
+        st = self.state.records.copy()
+        st["ask"] = np.where(self.state.phase == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
+        return st, self.state.blind_records.copy()
 
     # ------------------------------------------------------------------------------------------
     # slot records for the solver (dominosim.solver): deals, and positions after given play
@@ -398,18 +292,18 @@ class BatchEngine:
         least their number)."""
         if self.B != len(self.queue):
             raise ValueError("first_deals: one slot per match id (batch_size too small)")
-        self.match[:] = self.queue
-        self.active[:] = True
+        self.state.match[:] = self.queue
+        self.state.active[:] = True
         R = kernel.knobs(self.r, self.unit)
         kernel.deal(
             R,
             kernel.seeds(self.seed, self.P),
             kernel.first_priority(self.r),
-            np.ascontiguousarray(self._htmpl[:, 0]),
-            self._slots,
-            self._blind_slots,
+            self._htmpl,
+            self.state.records,
+            self.state.blind_records,
         )
-        return self._slots.copy(), self._blind_slots.copy()
+        return self.state.records.copy(), self.state.blind_records.copy()
 
     def play_prefixes(self, scripts: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
         """Play each slot's first hand from its deal, answering its decisions (those with two
@@ -420,17 +314,17 @@ class BatchEngine:
         B = self.B
         if B != len(self.queue) or len(scripts) != B:
             raise ValueError("play_prefixes: one slot and one script per match id")
-        st, bst = self._slots, self._blind_slots
-        self.active[:] = True
-        self.phase[:] = kernel.START
+        st, bst = self.state.records, self.state.blind_records
+        self.state.active[:] = True
+        self.state.phase[:] = kernel.START
         st["ask"] = kernel.ASK_NONE
-        adv = _Advance(self, 0)
+        adv = _advance_arrays(self, 0)
         nd, cd, chosen = adv.nd, adv.cd, adv.chosen
         policy = kernel.policy_table()  # every decision is posed
         taken = np.zeros(B, dtype=np.int64)
         todo = np.array([len(s) for s in scripts], dtype=np.int64)
         while True:
-            res = adv(policy, 0)
+            res = kernel.advance(adv, policy, 0)
             adv.nrec[0] = 0
             if res <= -2:
                 raise ValueError(
@@ -446,10 +340,10 @@ class BatchEngine:
                         taken[i] += 1
                         answered += 1
                     else:  # its script is played: it waits here
-                        self.active[i] = False
+                        self.state.active[i] = False
             if not answered:
                 break
-        ended = np.flatnonzero(self.phase == DONE)
+        ended = np.flatnonzero(self.state.phase == DONE)
         if len(ended):
             raise ValueError(
                 f"play_prefixes: the hand of match id {int(self.queue[ended[0]])} "
@@ -521,12 +415,12 @@ class BatchEngine:
     def _masks(self, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """[n, K] 7-bit masks of the seat's tiles fitting each open slot (a closed slot, -1,
         reads byte 7 of the hand, always empty)."""
-        vals = np.take(self.vals, g, axis=0)
-        h = self.hands[g, seats]
+        vals = np.take(self.state.vals, g, axis=0)
+        h = self.state.hands[g, seats]
         return ((h[:, None] >> np.take(tables.SHIFT_OF, vals)) & _7F).astype(np.int64)
 
     def _drawable(self, g: np.ndarray) -> np.ndarray:
-        return self.send[g] - self.sp[g]
+        return self.state.send[g] - self.state.sp[g]
 
     def _ask(self, ga, sa, sub: Legal, keys, dec, phase_name: str, check: bool = True, pre=None):
         """The strategies' choices for decisions in slots ``ga`` by seats ``sa`` (2+ legal
@@ -573,6 +467,13 @@ class BatchEngine:
         if self._hist is None:
             self._hist = np.zeros((self.B, 1 + kernel.history_bound(self.r)), dtype=np.uint16)
         return self._hist
+
+    def observe_plan(self):
+        """Where the batch Observation's public fields lie in the slot records
+        (``batch_observation.fields_plan``), made once."""
+        if self._fields_plan is None:
+            self._fields_plan = fields_plan(self.state, self.kozel)
+        return self._fields_plan
 
     def history_buffer(self) -> np.ndarray | None:
         """Every slot's hand history row (kernel.EV_*; item 0 the count; the engine's own, not
@@ -629,7 +530,7 @@ class BatchEngine:
         """The placements of the seats' tiles on the open positions, plus draw / pass flags."""
         f = np.zeros(len(g), dtype=bool)
         return Legal(
-            np.take(self.vals, g, axis=0),
+            np.take(self.state.vals, g, axis=0),
             self._masks(g, seats),
             self.r.inline_double_counts_single,
             None,
@@ -641,7 +542,7 @@ class BatchEngine:
     def _single_legal(self, g, tiles_, draw=None, pass_=None) -> Legal:
         """Legal placements of one tile per game (blind's front or drawn tile), plus flags."""
         f = np.zeros(len(g), dtype=bool)
-        vals = self.vals[g]
+        vals = self.state.vals[g]
         shift = (np.maximum(vals, 0) * 8).astype(np.uint64)
         m = ((tables.PACK[tiles_][:, None] >> shift) & _7F).astype(np.int64)
         m = np.where(vals >= 0, m, 0)
@@ -652,17 +553,17 @@ class BatchEngine:
     def _flags_legal(self, g, draw, pass_) -> Legal:
         """Only flags (blind's draw or pass without a placement)."""
         z = np.zeros((len(g), self.NP), dtype=np.int64)
-        return Legal(self.vals[g], z, False, None, draw, pass_, np.zeros(len(g), dtype=bool))
+        return Legal(self.state.vals[g], z, False, None, draw, pass_, np.zeros(len(g), dtype=bool))
 
     # ------------------------------------------------------------------------------------------
     # the compiled path (kernel.py): the kernel plays up to each decision with a choice
     # ------------------------------------------------------------------------------------------
     def _run_kernel(self):
-        if not self.active.any():
-            self.active[:] = True
-            self.phase[:] = kernel.START
-        adv = _Advance(self, self.next_q)
-        st = self._slots
+        if not self.state.active.any():
+            self.state.active[:] = True
+            self.state.phase[:] = kernel.START
+        adv = _advance_arrays(self, self.next_q)
+        st = self.state.records
         st["ask"] = kernel.ASK_NONE
         ask, act = st["ask"], st["act"]
         if self._first is not None:  # from_positions: the seat's first decision, answered
@@ -680,34 +581,41 @@ class BatchEngine:
             if not n_play + n_lead:
                 break
             if flagged:  # placements and flags, by phase name
-                self._kernel_flag_round(n_play, adv.cd, adv.cvals, adv.cmasks, adv.chosen, along)
+                self._kernel_flag_round(
+                    n_play,
+                    adv.cd,
+                    adv.cvals,
+                    adv.cmasks,
+                    adv.chosen,
+                    along,
+                )
                 n_play = 0
             self._kernel_lists(adv, n_play, n_lead)
         self.next_q = int(adv.qpos[0])
-        self._kernel_fields(adv.hdir if adv.direct else None, adv.mdir)
+        self._kernel_fields(adv.hdir if self.unit == "hand" else None, adv.mdir)
         return self._collect()
 
     def _answer_first(self, ask, act) -> None:
         """from_positions: each slot's first action (``_first``, -1 none) posed and answered
         as the seat's decision 0."""
         sel = self._first >= 0
-        ask[sel] = np.where(self.phase[sel] == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
+        ask[sel] = np.where(self.state.phase[sel] == LEAD, kernel.ASK_LEAD, kernel.ASK_PLAY)
         act[sel] = self._first[sel]
-        begun = self.phase == kernel.AFTERDRAW  # (the turn began before the position)
+        begun = self.state.phase == kernel.AFTERDRAW  # (the turn began before the position)
         if self.blind:
-            tp = self._blind_slots["turn_phase"]
+            tp = self.state.blind_records["turn_phase"]
             begun = np.isin(tp, (kernel.T_DRAWQ, kernel.T_DRAWN, kernel.T_CONT))
-        self.turns[sel & ~begun] += 1  # (its turn began, and decision 0 was asked)
-        self.decision[sel] += 1
+        self.state.turns[sel & ~begun] += 1  # (its turn began, and decision 0 was asked)
+        self.state.decision[sel] += 1
         self._first = None
 
-    def _advance(self, adv: _Advance, ask, act) -> None:
+    def _advance(self, adv: AdvanceArrays, ask, act) -> None:
         """Every slot advanced by the core up to its next decision with a choice (or the end
         of its queue), the hand records it wrote kept (unit "match")."""
         nrec, hrec = adv.nrec, adv.hrec
         start = 0
         while start >= 0:
-            start = adv(self._policy, start)
+            start = kernel.advance(adv, self._policy, start)
             if nrec[0]:
                 self._kblocks.append(hrec[:, : nrec[0]].copy())
                 nrec[0] = 0
@@ -716,7 +624,7 @@ class BatchEngine:
             if start <= -2:
                 raise self._kernel_illegal(-2 - start, ask, act)
 
-    def _kernel_lists(self, adv: _Advance, n_play: int, n_lead: int) -> None:
+    def _kernel_lists(self, adv: AdvanceArrays, n_play: int, n_lead: int) -> None:
         """The strategies' choices for the round's placements (list 0, without flags) and
         leads (list 1), into ``adv.chosen``."""
         along = self.r.inline_double_counts_single
@@ -725,15 +633,13 @@ class BatchEngine:
                 continue
             c = adv.cd[kind, :n]
             # (copies: a strategy's writes into its arrays change nothing here)
-            no_ = np.zeros(n, dtype=bool)
             if kind == 0:
                 vals, masks, lead = adv.cvals[:n].copy(), adv.cmasks[:n].copy(), None
             else:
                 vals = np.full((n, self.NP), -1, dtype=np.int64)
                 masks = np.zeros((n, self.NP), dtype=np.int64)
                 lead = c[:, kernel.CD_LEAD].copy()
-            legal = Legal(vals, masks, along, lead, no_, no_, no_)
-            legal._no_flags = True
+            legal = Legal.without_flags(vals, masks, along, lead)
             pre = {
                 "voids": c[:, kernel.CD_VOIDS : kernel.CD_VOIDS + self.P],
                 "values": legal.values,
@@ -772,23 +678,23 @@ class BatchEngine:
     def _kernel_illegal(self, i: int, ask, act) -> StrategyError:
         """The error for the illegal action the core refused at slot ``i``."""
         g = np.array([i])
-        seat = self.to_move[g]
+        seat = self.state.to_move[g]
         no = np.zeros(1, dtype=bool)
         if self.blind and ask[i] == kernel.ASK_PLAY:  # the blind turn's pending decision
-            bw = self._blind_slots[i]
+            bw = self.state.blind_records[i]
             draw, pass_, stop = _kernel_flags(np.array([int(bw["cflag"])]))
             turn_phase = int(bw["turn_phase"])
             if turn_phase in (kernel.T_FRONT, kernel.T_DRAWN):
                 legal = self._single_legal(g, np.array([int(bw["dtile"])]), draw=draw, pass_=pass_)
             elif turn_phase in (kernel.T_OPLAY, kernel.T_CONT):
-                legal = Legal(self.vals[g], self._masks(g, seat), False, None, no, no, stop)
+                legal = Legal(self.state.vals[g], self._masks(g, seat), False, None, no, no, stop)
             else:
                 legal = self._flags_legal(g, draw, pass_)
         elif ask[i] == kernel.ASK_LEAD:
-            t = int(self.lead_tile[i])
-            lead = np.array([1 << t]) if t >= 0 else tables.mask28_of(self.hands[g, seat])
+            t = int(self.state.lead_tile[i])
+            lead = np.array([1 << t]) if t >= 0 else tables.mask28_of(self.state.hands[g, seat])
             legal = Legal(
-                self.vals[g],
+                self.state.vals[g],
                 np.zeros((1, self.NP), dtype=np.int64),
                 self.r.inline_double_counts_single,
                 lead,
@@ -797,7 +703,7 @@ class BatchEngine:
                 no,
             )
         else:  # (voluntary draws: the flags follow from the turn's phase)
-            ph = int(self.phase[i])
+            ph = int(self.state.phase[i])
             draw = ph == kernel.BOFFER or (ph == kernel.MAYDRAW and int(self._drawable(g)[0]) > 0)
             legal = self._legal(
                 g, seat, draw=np.array([draw]), pass_=np.array([ph == kernel.AFTERDRAW])

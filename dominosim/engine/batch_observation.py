@@ -80,10 +80,10 @@ class BatchObservation:
         known = known or {}
         put = self.__dict__
         put["seat"] = _frozen(seats)
-        put["decision"] = _frozen(e.decision[g] if decision is None else decision)
+        put["decision"] = _frozen(e.state.decision[g] if decision is None else decision)
         put["hand"] = _frozen(known["hand"] if "hand" in known else _own_hand(e, g, seats))
-        put["values"] = _frozen(known["values"] if "values" in known else e.vals[g])
-        put["voids"] = _frozen(known["voids"] if "voids" in known else e.voids[g])
+        put["values"] = _frozen(known["values"] if "values" in known else e.state.vals[g])
+        put["voids"] = _frozen(known["voids"] if "voids" in known else e.state.voids[g])
         # the public fields and the history: read from the engine on first access, while the
         # strategy's choose runs (_source; close() when it returns)
         put["_src"] = _source(e, g, seats)
@@ -563,9 +563,9 @@ class _RowFormat:
 # ---- what the engine's state shows a seat -------------------------------------------------
 def _own_hand(e: Any, g: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """The seat's own hand, packed; in blind only the row tiles it has seen (§3.2)."""
-    h = e.hands[g, seats]
+    h = e.state.hands[g, seats]
     if e.blind:
-        seen = np.where(e.opened[g, seats], tables.ALL28, e.known[g, seats])
+        seen = np.where(e.state.opened[g, seats], tables.ALL28, e.state.known[g, seats])
         h = h & tables.pack28(seen)
     return h
 
@@ -595,7 +595,7 @@ def _source(e: Any, g: np.ndarray, seats: np.ndarray) -> _Source:
     access: the core's source (kernel.seat_source) holds the engine's records and history rows
     as buffers, no Python reference to them, and gives out only what the seats may see (a
     hand as its tile count); the spans say which of its columns make which field."""
-    plan, hist = _plan(e), e.history_buffer()
+    plan, hist = e.observe_plan(), e.history_buffer()
     core = kernel.seat_source(
         plan.raw,
         np.ascontiguousarray(g, dtype=np.int64),
@@ -667,17 +667,13 @@ class _Source:
         return out
 
 
-def _plan(e: Any) -> _Fields:
-    """The public fields' (and the hands' counts') places in the engine's slot records, made
-    once per set of records."""
-    plan = e.__dict__.get("_observe_plan")
-    if plan is None or plan[0] is not e._slots:
-        views = {name: getattr(e, attr) for name, attr in _PUBLIC}
-        views["scores"] = e.written if e.kozel else e.scores
-        views["counts"] = e.hands
-        plan = (e._slots, _Fields(e._slots, views))
-        e.__dict__["_observe_plan"] = plan
-    return plan[1]
+def fields_plan(state: Any, kozel: bool) -> _Fields:
+    """The public fields' (and the hands' counts') places in the slot records of ``state``
+    (``arrays.SlotArrays``), made once per engine (``BatchEngine.observe_plan``)."""
+    views = {name: getattr(state, attr) for name, attr in _PUBLIC}
+    views["scores"] = state.written if kozel else state.scores
+    views["counts"] = state.hands
+    return _Fields(state.records, views)
 
 
 class _Fields:
@@ -711,19 +707,19 @@ def _blind_fields(e: Any, g: np.ndarray, seats: np.ndarray) -> dict[str, np.ndar
     the face-up tiles and, per seat, which of them its row holds; the opened rows."""
     rb = kernel.RB
     j = np.arange(rb)
-    head, span = e.head[g, seats], e.span[g, seats]
-    buf = e.buf[g, seats]  # [n, RB]
+    head, span = e.state.head[g, seats], e.state.span[g, seats]
+    buf = e.state.buf[g, seats]  # [n, RB]
     ring = np.take_along_axis(buf, (head[:, None] + j) % rb, axis=1).astype(np.int64)
     ring = np.where(j < span[:, None], ring, -1)
-    seen_mask = np.where(e.opened[g, seats], tables.ALL28, e.known[g, seats])
+    seen_mask = np.where(e.state.opened[g, seats], tables.ALL28, e.state.known[g, seats])
     seen = (seen_mask[:, None] >> np.maximum(ring, 0)) & 1
     rows = np.where((ring >= 0) & (seen == 0), -2, ring)
     # (holes the open phase leaves, -1 inside the span, are dropped as padding)
-    face_up = e.face_up[g]
-    held = tables.mask28_of(e.hands[g]) & face_up[:, None]
+    face_up = e.state.face_up[g]
+    held = tables.mask28_of(e.state.hands[g]) & face_up[:, None]
     return {
         "_rows": rows.astype(np.int8),
         "face_up": face_up,
         "_face_up_held": held,
-        "opened": e.opened[g],
+        "opened": e.state.opened[g],
     }

@@ -13,7 +13,8 @@ public interface (``Strategy.choose(obs, legal, keys)``) and calls :func:`advanc
 
 This module holds what Python and C share: the rule knobs (:func:`knobs`, names checked
 against the core's), the records of one game slot (:data:`SLOT`, blind's rows :data:`BSLOT`;
-their layout is checked against the C structs at import), the codes of phases and decision
+their layout is checked against the C structs at import; the arrays advance reads by name,
+:data:`ADVANCE_ARRAYS`, are checked against ``arrays.AdvanceArrays`` at its import), the codes of phases and decision
 rows, and the record columns. The core plays every variant, layout and §15 option; the
 reference engine (:mod:`dominosim.reference`) is the readable specification it is tested
 against, decision by decision.
@@ -138,7 +139,7 @@ _PHASE_NAMES = {
 PHASES = tuple(_PHASE_NAMES[code] for code in range(len(_PHASE_NAMES)))
 (RB,) = _codes("RB")  # blind's row ring size (BSLOT.buf)
 
-# rows of the engine's per-hand block (batch._HAND_FIELDS names them)
+# rows of the engine's per-hand block (arrays.SlotArrays names them)
 # fmt: off
 (H_ATTEMPT, H_SP, H_SEND, H_SPIN, H_COV, H_NTABLE, H_FIRST, H_TABLE, H_DECISION, H_LAST,
  H_LENGTH, H_TURNS, H_DRAWS, H_PASSES, H_REASON, H_FISH, H_WINNER, H_OUT, H_COUNT) = _codes(
@@ -272,7 +273,7 @@ def seeds(seed: int, players: int) -> np.ndarray:
 
 # One game slot's whole state on the core, as one record (``Slot`` in _core.h, same fields in
 # the same order; checked at import): the engine's state arrays are views of these fields
-# (``BatchEngine._bind_slots``), and the core works on one slot's record at a time. Sizes are
+# (``arrays.SlotArrays``), and the core works on one slot's record at a time. Sizes are
 # the largest any rules need (4 seats, 6 open positions); the views show the rules' own.
 # fmt: off
 SLOT = np.dtype(
@@ -311,6 +312,10 @@ MAX_SLOTS = 4096
 HREC = tuple(_core.HREC)
 # match record columns (MREC_COLUMNS): these, then scores[npoints]
 MREC = tuple(_core.MREC)
+# the arrays advance reads, by name, as the core takes them: (name, item size, kind, dimensions,
+# writable, read as an attribute of advance's first argument); arrays.AdvanceArrays declares
+# them and is checked against this table when it is imported
+ADVANCE_ARRAYS = tuple(_core.ADVANCE_ARRAYS)
 
 
 # ---------------------------------------------------------------------------------------------

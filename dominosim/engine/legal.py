@@ -38,10 +38,27 @@ class Legal:
     pass_: np.ndarray  # [n] bool
     stop: np.ndarray  # [n] bool
     _counts: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # set by the engine when draw, pass_ and stop are all False (skips their bookkeeping)
-    _no_flags: bool = field(default=False, repr=False, compare=False)
+    # True when built by without_flags: draw, pass_ and stop all False (their bookkeeping
+    # skipped; not a constructor argument, so that only this class sets it)
+    _no_flags: bool = field(default=False, init=False, repr=False, compare=False)
     # the legal actions as one Python list, and where each decision's start (_flat)
     _lists: tuple | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def without_flags(
+        cls, values: np.ndarray, masks: np.ndarray, along: bool, lead: np.ndarray | None
+    ) -> Legal:
+        """Decisions with placements (or leads) only: no draw, pass or stop legal at any
+        (the engine's decisions outside blind's turns and voluntary draws)."""
+        no = np.zeros(len(values), dtype=bool)
+        legal = cls(values, masks, along, lead, no, no, no)
+        legal._no_flags = True
+        return legal
+
+    @property
+    def flagless(self) -> bool:
+        """True for a Legal built by :meth:`without_flags`."""
+        return self._no_flags
 
     def __len__(self) -> int:
         return len(self.draw)

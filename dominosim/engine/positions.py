@@ -168,18 +168,18 @@ def build(cls: type, rules: Rules, seed: int, strategies, p: PositionArrays):
     )  # (a position a slot)
     e.next_q = n
     g = np.arange(n)
-    e.active[g] = True
-    e.match[g] = p.match_ids
-    e.hand_idx[g] = 0 if p.hand_index is None else p.hand_index
-    e._qmatch = e.match.copy()
-    e.skeys[g] = 0  # the seats' keys of the hand: computed in the core when needed
-    e.hands[:] = p.hands
-    e.stock[:] = p.stock
-    e.sp[:] = (e.stock < 0).sum(axis=1)
+    e.state.active[g] = True
+    e.state.match[g] = p.match_ids
+    e.state.hand_idx[g] = 0 if p.hand_index is None else p.hand_index
+    e._qmatch = e.state.match.copy()
+    e.state.skeys[g] = 0  # the seats' keys of the hand: computed in the core when needed
+    e.state.hands[:] = p.hands
+    e.state.stock[:] = p.stock
+    e.state.sp[:] = (e.state.stock < 0).sum(axis=1)
     drawable = rules.stock_in_play and rules.draw_mode != "none"
-    e.send[:] = np.maximum(e.sp, 28 - rules.reserve_k) if drawable else e.sp
-    e.to_move[:] = p.to_move
-    e.leader[:] = p.leader
+    e.state.send[:] = np.maximum(e.state.sp, 28 - rules.reserve_k) if drawable else e.state.sp
+    e.state.to_move[:] = p.to_move
+    e.state.leader[:] = p.leader
     _set_layout(e, p.vals, p.dbl, p.alg, p.spinner, p.covered, p.table)
     _set_tallies(e, p.scores, p.points, p.penalties)
     _set_turn(e, p.phase, p.blind, p.first)
@@ -190,8 +190,8 @@ def _set_turn(e, phase, blind, first) -> None:
     """Where each position's turn stands (its phase; blind's rows and pending step) and the
     first action to play (-1: none)."""
     g = np.arange(len(e.queue))  # (a position a slot)
-    e.phase[g] = np.where(e.ntable[g] > 0, TURN if phase is None else phase, LEAD)
-    e.lead_tile[g] = -1
+    e.state.phase[g] = np.where(e.state.ntable[g] > 0, TURN if phase is None else phase, LEAD)
+    e.state.lead_tile[g] = -1
     if e.blind:
         if blind is None:
             raise ValueError("from_arrays: blind positions need their rows (blind=...)")
@@ -203,35 +203,35 @@ def _set_turn(e, phase, blind, first) -> None:
 def _set_tallies(e, scores, points, penalties) -> None:
     """The match scores and this hand's points and penalties so far (None: zero)."""
     if scores is not None:
-        e.scores[:] = np.asarray(scores, dtype=np.int64)[:, : e.scores.shape[1]]
+        e.state.scores[:] = np.asarray(scores, dtype=np.int64)[:, : e.state.scores.shape[1]]
     if points is not None:
-        e.points[:] = points
+        e.state.points[:] = points
     if penalties is not None:
-        e.penalties[:] = penalties
+        e.state.penalties[:] = penalties
 
 
 def _set_layout(e, vals, dbl, alg, spinner, covered, table) -> None:
     """The open positions, doubles (across and along), the spinner's arms and the tiles on the
     table of every position."""
     K = np.shape(vals)[1]
-    e.vals[:, :K] = vals
-    e.dbl[:, :K] = dbl
+    e.state.vals[:, :K] = vals
+    e.state.dbl[:, :K] = dbl
     if alg is not None:
-        e.alg[:, :K] = alg
+        e.state.alg[:, :K] = alg
     if spinner is not None and e.NP == 6:  # the arms: a covered one shows its tile's end
-        e.spin[:] = spinner
-        e.cov[:] = covered
+        e.state.spin[:] = spinner
+        e.state.cov[:] = covered
         arms = (np.asarray(covered)[:, None] >> np.arange(4)) & 1 == 1
-        e.armv[:] = np.where(arms, e.vals[:, 2:6], -1)
-        e.armd[:] = arms & e.dbl[:, 2:6]
+        e.state.armv[:] = np.where(arms, e.state.vals[:, 2:6], -1)
+        e.state.armd[:] = arms & e.state.dbl[:, 2:6]
     if table is None:
-        e.ntable[:] = np.where((e.vals >= 0).any(axis=1), 2, 0)
+        e.state.ntable[:] = np.where((e.state.vals >= 0).any(axis=1), 2, 0)
     else:
         t = np.asarray(table, dtype=np.int64)
-        e.table[:] = t
-        e.ntable[:] = np.bitwise_count(t)
-        lone = e.ntable == 1
-        e.first[:] = np.where(lone, np.log2(np.maximum(t, 1)).astype(np.int64), -1)
+        e.state.table[:] = t
+        e.state.ntable[:] = np.bitwise_count(t)
+        lone = e.state.ntable == 1
+        e.state.first[:] = np.where(lone, np.log2(np.maximum(t, 1)).astype(np.int64), -1)
 
 
 def _set_rows(e, b: dict) -> None:
@@ -240,13 +240,13 @@ def _set_rows(e, b: dict) -> None:
     n, P, L = rows.shape
     if P != e.P or L > kernel.RB:
         raise ValueError(f"from_arrays: blind rows must be [n, {e.P}, <= {kernel.RB}]")
-    e.head[:] = 0
-    e.span[:] = (rows >= 0).sum(axis=2)
-    e.buf[:] = -1
-    e.buf[:, :, :L] = rows
-    e.known[:] = b["known"]
-    e.opened[:] = b["opened"]
-    e.face_up[:] = b["face_up"]
-    bs = e._blind_slots
+    e.state.head[:] = 0
+    e.state.span[:] = (rows >= 0).sum(axis=2)
+    e.state.buf[:] = -1
+    e.state.buf[:, :, :L] = rows
+    e.state.known[:] = b["known"]
+    e.state.opened[:] = b["opened"]
+    e.state.face_up[:] = b["face_up"]
+    bs = e.state.blind_records
     for name in ("turn_phase", "dtile", "cflag"):
         bs[name] = b[name]

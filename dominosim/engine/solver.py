@@ -287,7 +287,7 @@ class _Watched(Strategy):
         if len(sel):
             e, g = obs._e, np.asarray(obs._g)[sel]  # the true state: for the solver's eyes
             st, bst = e.true_records(g)
-            self.seen.append((st, bst, np.asarray(obs.seat)[sel], e.match[g].copy(), a[sel]))
+            self.seen.append((st, bst, np.asarray(obs.seat)[sel], e.state.match[g].copy(), a[sel]))
         return a
 
 

@@ -404,8 +404,8 @@ def _legal_arrays(legal: Any) -> list[tuple[str, np.ndarray]]:
     if legal.lead is not None:
         out.append(("legal.lead", legal.lead))
     out += [("legal.draw", legal.draw), ("legal.pass_", legal.pass_), ("legal.stop", legal.stop)]
-    if legal._no_flags:
-        out.append(("legal._no_flags", np.ones(1, dtype=bool)))
+    if legal.flagless:
+        out.append(("legal.flagless", np.ones(1, dtype=bool)))
     return out
 
 
@@ -541,13 +541,12 @@ def _decide(state: dict, header: tuple, body: bytes) -> bytes:
         state["rules"] = rules
     got = unpack(meta, body)
     lg = {k[6:]: got.pop(k) for k in list(got) if k.startswith("legal.")}
-    legal = Legal(
-        *(lg[k].copy() for k in ("values", "masks")),
-        along,
-        lg["lead"].copy() if "lead" in lg else None,
-        *(lg[k].copy() for k in ("draw", "pass_", "stop")),
-        _no_flags="_no_flags" in lg,
-    )
+    places = (*(lg[k].copy() for k in ("values", "masks")), along)
+    places += (lg["lead"].copy() if "lead" in lg else None,)
+    if "flagless" in lg:
+        legal = Legal.without_flags(*places)
+    else:
+        legal = Legal(*places, *(lg[k].copy() for k in ("draw", "pass_", "stop")))
     keys = got.pop("keys").copy()
     shared = {"closed": False}
     obs = BatchObservation.from_fields(state["rules"], phase, got, _Remote(_LINK, None, shared))

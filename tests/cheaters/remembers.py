@@ -16,7 +16,9 @@ _LAST = [None]  # (a weak reference to the engine found last)
 
 
 def _slot(e, o):
-    g = np.flatnonzero(e.active & (e.match == o.match_id) & (e.hand_idx == o.hand_index))
+    g = np.flatnonzero(
+        e.state.active & (e.state.match == o.match_id) & (e.state.hand_idx == o.hand_index)
+    )
     return int(g[0]) if len(g) == 1 else None
 
 
