@@ -178,9 +178,8 @@ _SPECS = tuple(
 
 
 def _widths(rules: Rules) -> dict[str, int]:
-    npoints = rules.players if rules.match_end == "one_hand" else rules.sides
     nopen = 6 if rules.layout == "spinner" else 2
-    return {"P": rules.players, "S": rules.sides, "NP": nopen, "NPOINTS": npoints}
+    return {"P": rules.players, "S": rules.sides, "NP": nopen, "NPOINTS": rules.score_columns}
 
 
 @functools.lru_cache(maxsize=64)

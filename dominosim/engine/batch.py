@@ -366,22 +366,22 @@ class BatchEngine:
         if len(scripts) != B or self.blind or self._flags or min(map(len, scripts)) < 1:
             raise ValueError("play_scripts: one script of one action or more per position")
         if not self._checked:
-            self._slots["qidx"] = 0
+            self.state.records["qidx"] = 0
             self._check_slots(kernel.knobs(self.r, "hand"))
             self._checked = True
-        st = self._slots
+        st = self.state.records
         st["ask"] = kernel.ASK_NONE
-        self.active[:] = True
+        self.state.active[:] = True
         self._first = np.array([s[0] for s in scripts], dtype=np.int64)
         self._answer_first(st["ask"], st["act"])
         st["qidx"] = np.arange(B, dtype=np.int64)
-        adv = _Advance(self, self.next_q)
+        adv = _advance_arrays(self, self.next_q)
         nd, cd, chosen = adv.nd, adv.cd, adv.chosen
         policy = kernel.policy_table()  # every decision is posed
         taken = np.ones(B, dtype=np.int64)
         todo = np.array([len(s) for s in scripts], dtype=np.int64)
         while True:
-            res = adv(policy, 0)
+            res = kernel.advance(adv, policy, 0)
             adv.nrec[0] = 0
             if res <= -2:
                 raise ValueError(f"play_scripts: the scripted action of slot {-2 - res} is illegal")
@@ -394,19 +394,19 @@ class BatchEngine:
                         taken[i] += 1
                         answered += 1
                     else:  # its script is played: it waits here
-                        self.active[i] = False
+                        self.state.active[i] = False
             if not answered:
                 break
-        done = self.phase == DONE
+        done = self.state.phase == DONE
         if (done & (taken < todo)).any():
             raise ValueError("play_scripts: a hand ended within its script")
-        return st.copy(), self._blind_slots.copy(), done.copy()
+        return st.copy(), self.state.blind_records.copy(), done.copy()
 
     def legal_lists(self, g: np.ndarray) -> list[list[int]]:
         """The legal placements (engine codes, canonical order) of the seat to move at slots
         ``g``, each waiting on a placement decision (:meth:`play_scripts`)."""
         g = np.asarray(g, dtype=np.int64)
-        legal = self._legal(g, self.to_move[g])
+        legal = self._legal(g, self.state.to_move[g])
         return [legal.row_list(i) for i in range(len(g))]
 
     # ------------------------------------------------------------------------------------------
