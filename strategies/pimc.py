@@ -57,6 +57,15 @@ EXTEND_COORD, r)``, drawn as the first round's are (with inference: ``samples * 
 resampled), so an extended decision is as deterministic as any other. Deals that run out of
 budget are left out as in the first round; ``min_solved`` is the first round's.
 
+**Partner** (``partner``, ``solver`` by default; bench/README.md, "Levers (issue 47)"): in
+partnership play the solver's partner sees every hand and plays with the seat as one mind,
+which no partner does. ``partner=<policy>`` (``learned``, ``blocker``, ``greedy``,
+``doubles-first``, ``suit-keeper``, ``heaviest``) models it instead as that compiled policy,
+which reads only the partner's own hand and the public table: at the partner's decisions the
+search follows the policy's action (``solver.solve_actions``' ``policy``); the seat itself and
+the opponents still search. Without a partner (2 or 3 players, no partnership) it changes
+nothing.
+
 Everything random comes from the decision's addressed key (the deals), and the solver is
 exact and searches one decision's deals in a call of its own, so a decision does not depend
 on the batch it is part of, the number of workers, or anything else in the run.
@@ -67,6 +76,7 @@ from __future__ import annotations
 import numpy as np
 
 from dominosim.base.errors import StrategyError
+from dominosim.engine import kernel
 from dominosim.engine.solver import solve_actions
 from dominosim.game import seeding
 from dominosim.strategies.mc import (
@@ -78,6 +88,9 @@ from dominosim.strategies.mc import (
 from dominosim.strategy import Strategy, get, register
 
 OBJECTIVES = ("vote", "mean")
+#: ``partner``: ``solver`` (the partner searches, seeing every hand) or the compiled policy
+#: that models it (every compiled policy but random, which reads a decision's key)
+PARTNERS = ("solver", *(p for p in kernel.POLICIES if p != "random"))
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
 MAX_PARAM = {"samples": 4096, "budget": 50_000_000, "min_solved": 4096, "extend": 16384}
 #: ``close``'s range: the runner-up's standard errors behind the played action
@@ -147,6 +160,7 @@ class Pimc(Strategy):
         "likelihood": "heuristic",
         "extend": 0,
         "close": 1.0,
+        "partner": "solver",
     }
 
     def __init__(self, **params):
@@ -169,12 +183,17 @@ class Pimc(Strategy):
             raise StrategyError(
                 f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
             )
+        if s["partner"] not in PARTNERS:
+            raise StrategyError(
+                f"pimc: partner must be one of {', '.join(PARTNERS)}, not {s['partner']!r}"
+            )
         self.unsolved = 0  # sampled deals left out: their search ran out of budget
         self.fallbacks = 0  # decisions taken by mc's playouts (too few deals solved)
         self.extended = 0  # close decisions given more deals (extend)
         self.added = 0  # the deals they were given
         self._mc = None
         self._greedy = None
+        self._tables = {}  # (rules, partner seat) -> the solver's policy table (partner)
 
     def _fallback(self, obs, legal, key):
         """Where too few deals are solved: mc's playouts on as many deals, and never fewer
@@ -194,11 +213,27 @@ class Pimc(Strategy):
             self._mc = get("mc", samples=n, **infer)
         return self._mc
 
-    def _values(self, rules, plan: Playouts):
+    def _policy(self, obs):
+        """The solver's policy table for ``obs``'s decision: None (every seat searches) unless
+        ``partner`` names a policy and the seat has a partner, which the table then models as
+        that policy (it sees its own hand and the table; the module's "Partner")."""
+        name = self.settings["partner"]
+        if name == "solver" or obs.partner is None:
+            return None
+        at = (obs.rules, obs.partner)
+        if at not in self._tables:
+            seats = [get(name) if s == obs.partner else None for s in range(4)]
+            self._tables[at] = kernel.policy_table(seats, rules=obs.rules)
+        return self._tables[at]
+
+    def _values(self, obs, plan: Playouts):
         """The solver's values of every legal action on each deal of ``plan`` (one decision's
         deals, searched in one call: its own table)."""
+        rules = obs.rules
         st, bst = plan.engine(rules, [None] * rules.players).slot_records()
-        return solve_actions(rules, st, bst, budget=self.settings["budget"])
+        return solve_actions(
+            rules, st, bst, budget=self.settings["budget"], policy=self._policy(obs)
+        )
 
     def _round(self, obs, legal, key, samples: int):
         """One round of deals from ``key``: the solver's values ``2 d + w`` of each action of
@@ -209,7 +244,7 @@ class Pimc(Strategy):
         plan, count = weighted_positions(obs, legal, key, s)
         if plan is None:
             return None
-        av = self._values(obs.rules, plan)
+        av = self._values(obs, plan)
         k = len(legal)
         solved = av.count == k
         bad = (av.count >= 0) & (av.count != k)
