@@ -357,7 +357,8 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
         return 0;
     }
     int64_t policy = modelled_policy(sr, rw->to_move);
-    if (policy != POL_PYTHON) return policy_node(sr, rw, bw, d, policy, alpha, beta, depth, best_out);
+    if (policy != POL_PYTHON) /* (a modelled seat: the policy's action, no search) */
+        return policy_node(sr, rw, bw, d, policy, alpha, beta, depth, best_out);
     int flip = 0;
     uint64_t key = sr->plain ? 0 : state_key(r, rw, bw, d, &flip) ^ sr->salt;
     TTEntry *e = &sr->tt[key & sr->mask];
