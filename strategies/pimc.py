@@ -82,6 +82,14 @@ action of best value is played (a tie to the first in canonical order). The solv
 ``min_solved`` deals are left, where the tree would exceed ``AM_NODES`` positions or
 ``AM_CHAIN`` decisions of other seats in a row, in blind and with voluntary draws, the
 decision is plain pimc's (``too_large`` counts the caps). :meth:`values` stays pimc's.
+**Partner** (``partner``, ``solver`` by default; bench/README.md, "Levers (issue 47)"): in
+partnership play the solver's partner sees every hand and plays with the seat as one mind,
+which no partner does. ``partner=<policy>`` (``learned``, ``blocker``, ``greedy``,
+``doubles-first``, ``suit-keeper``, ``heaviest``) models it instead as that compiled policy,
+which reads only the partner's own hand and the public table: at the partner's decisions the
+search follows the policy's action (``solver.solve_actions``' ``policy``); the seat itself and
+the opponents still search. Without a partner (2 or 3 players, no partnership) it changes
+nothing.
 
 Everything random comes from the decision's addressed key (the deals), and the solver is
 exact and searches one decision's deals in a call of its own, so a decision does not depend
@@ -109,6 +117,9 @@ from dominosim.strategy import Strategy, get, register
 OBJECTIVES = ("vote", "mean")
 #: what ``alphamu`` values a deal's leaf by: the solver's ``2 d + w`` or its win bit ``w``
 AM_VALUES = ("points", "win")
+#: ``partner``: ``solver`` (the partner searches, seeing every hand) or the compiled policy
+#: that models it (every compiled policy but random, which reads a decision's key)
+PARTNERS = ("solver", *(p for p in kernel.POLICIES if p != "random"))
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
 MAX_PARAM = {
     "samples": 4096,
@@ -385,6 +396,24 @@ class _Fronts:
         return total / float(self.w.sum())
 
 
+def _check_choices(s) -> None:
+    """pimc's parameters that name a choice (``objective``, ``alphamu_value``, ``partner``),
+    and the one pair it does not combine: ``alphamu``'s tree takes every other seat's reply by
+    search, so a ``partner`` model is refused beside it."""
+    for k, allowed in (
+        ("alphamu_value", AM_VALUES),
+        ("objective", OBJECTIVES),
+        ("partner", PARTNERS),
+    ):
+        if s[k] not in allowed:
+            raise StrategyError(f"pimc: {k} must be one of {', '.join(allowed)}, not {s[k]!r}")
+    if s["alphamu"] and s["partner"] != "solver":
+        raise StrategyError(
+            "pimc: alphamu and partner do not combine (alpha-mu searches the partner's "
+            "replies); set one of them"
+        )
+
+
 @register
 class Pimc(Strategy):
     """Perfect-information Monte Carlo: sample hidden deals, solve each action exactly, vote."""
@@ -406,6 +435,7 @@ class Pimc(Strategy):
         "close": 1.0,
         "alphamu": 0,
         "alphamu_value": "points",
+        "partner": "solver",
     }
 
     def __init__(self, **params):
@@ -424,15 +454,7 @@ class Pimc(Strategy):
         v = s["close"]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
             raise StrategyError(f"pimc: close must be a number from {lo} to {hi}, not {v!r}")
-        if s["alphamu_value"] not in AM_VALUES:
-            raise StrategyError(
-                f"pimc: alphamu_value must be one of {', '.join(AM_VALUES)}, "
-                f"not {s['alphamu_value']!r}"
-            )
-        if s["objective"] not in OBJECTIVES:
-            raise StrategyError(
-                f"pimc: objective must be one of {', '.join(OBJECTIVES)}, not {s['objective']!r}"
-            )
+        _check_choices(s)
         self.unsolved = 0  # sampled deals left out: their search ran out of budget
         self.fallbacks = 0  # decisions taken by mc's playouts (too few deals solved)
         self.extended = 0  # close decisions given more deals (extend)
@@ -442,6 +464,7 @@ class Pimc(Strategy):
         self.cut = 0  # alphamu's fronts cut to their best vectors (AM_FRONT)
         self._mc = None
         self._greedy = None
+        self._tables = {}  # (rules, partner seat) -> the solver's policy table (partner)
 
     def _fallback(self, obs, legal, key):
         """Where too few deals are solved: mc's playouts on as many deals, and never fewer
@@ -461,11 +484,27 @@ class Pimc(Strategy):
             self._mc = get("mc", samples=n, **infer)
         return self._mc
 
-    def _values(self, rules, plan: Playouts):
+    def _policy(self, obs):
+        """The solver's policy table for ``obs``'s decision: None (every seat searches) unless
+        ``partner`` names a policy and the seat has a partner, which the table then models as
+        that policy (it sees its own hand and the table; the module's "Partner")."""
+        name = self.settings["partner"]
+        if name == "solver" or obs.partner is None:
+            return None
+        at = (obs.rules, obs.partner)
+        if at not in self._tables:
+            seats = [get(name) if s == obs.partner else None for s in range(4)]
+            self._tables[at] = kernel.policy_table(seats, rules=obs.rules)
+        return self._tables[at]
+
+    def _values(self, obs, plan: Playouts):
         """The solver's values of every legal action on each deal of ``plan`` (one decision's
         deals, searched in one call: its own table)."""
+        rules = obs.rules
         st, bst = plan.engine(rules, [None] * rules.players).slot_records()
-        return solve_actions(rules, st, bst, budget=self.settings["budget"])
+        return solve_actions(
+            rules, st, bst, budget=self.settings["budget"], policy=self._policy(obs)
+        )
 
     def _round(self, obs, legal, key, samples: int):
         """One round of deals from ``key``: the solver's values ``2 d + w`` of each action of
@@ -476,7 +515,7 @@ class Pimc(Strategy):
         plan, count = weighted_positions(obs, legal, key, s)
         if plan is None:
             return None
-        av = self._values(obs.rules, plan)
+        av = self._values(obs, plan)
         k = len(legal)
         solved = av.count == k
         bad = (av.count >= 0) & (av.count != k)

@@ -288,7 +288,8 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                    int64_t *out);
 
 int64_t core_solve_actions(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
-                           int64_t budget, int64_t *acts, int64_t *vals, int64_t *count);
+                           int64_t budget, const int64_t *policy, int64_t *acts, int64_t *vals,
+                           int64_t *count);
 
 int core_decide(const Rules *r, int64_t policy, const int64_t *weights, const Slot *st,
                 const BSlot *bst, int64_t B, const int64_t *slots, const int64_t *decs,

@@ -83,7 +83,7 @@ int glue_bad(const char *what) {
     return -1;
 }
 
-static int read_rules(PyObject *obj, Rules *r) {
+int read_rules(PyObject *obj, Rules *r) {
     Buf b = {0};
     if (glue_take(&b, obj, "R", 8, K_INT, 1, 0) < 0 || items(&b) != K_COUNT) {
         if (!PyErr_Occurred()) glue_bad("R must hold one value per knob (kernel._KNOBS)");
@@ -162,7 +162,7 @@ static int take_advance_args(PyObject *source, PyObject *policy, Buf *b) {
 }
 
 /* the seats' policy table (POLICY_TABLE: 4 codes, then the learned policies' weights) */
-static int check_policy_table(const Buf *b) {
+int check_policy_table(const Buf *b) {
     if (items(b) != POLICY_TABLE) return glue_bad("policy must hold the seats' policy table");
     const int64_t *p = (const int64_t *)b->view.buf;
     for (int s = 0; s < 4; s++)
@@ -652,47 +652,6 @@ static PyObject *py_solve(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
-/* solve_actions(R, st, bst, budget, acts, vals, count): every legal action's value at each
- * position's decision, for the seat to move; acts and vals [n, SV_ACTS], count [n] */
-static PyObject *py_solve_actions(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 7) return PyErr_Format(PyExc_TypeError, "solve_actions takes 7 arguments");
-    Rules r;
-    if (read_rules(args[0], &r) < 0) return NULL;
-    int64_t budget = PyLong_AsLongLong(args[3]);
-    if (budget == -1 && PyErr_Occurred()) return NULL;
-    if (budget < 1) return PyErr_Format(PyExc_ValueError, "_core: solve's budget must be >= 1");
-    Buf b[5];
-    memset(b, 0, sizeof b);
-    if (glue_take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
-        glue_take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
-        glue_take(&b[2], args[4], "acts", 8, K_INT, 2, 1) < 0 ||
-        glue_take(&b[3], args[5], "vals", 8, K_INT, 2, 1) < 0 ||
-        glue_take(&b[4], args[6], "count", 8, K_INT, 1, 1) < 0) {
-        glue_release(b, 5);
-        return NULL;
-    }
-    int64_t n = items(&b[0]);
-    if (items(&b[1]) < (r.blind ? n : 1) || items(&b[4]) != n || dim(&b[2], 0) != n ||
-        dim(&b[2], 1) != SV_ACTS || dim(&b[3], 0) != n || dim(&b[3], 1) != SV_ACTS) {
-        glue_release(b, 5);
-        return PyErr_Format(PyExc_ValueError,
-                            "_core: solve_actions' arrays must have one row per position");
-    }
-    int64_t res;
-    Py_BEGIN_ALLOW_THREADS
-    res = core_solve_actions(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, n,
-                             budget, (int64_t *)b[2].view.buf, (int64_t *)b[3].view.buf,
-                             (int64_t *)b[4].view.buf);
-    Py_END_ALLOW_THREADS
-    glue_release(b, 5);
-    if (res == -2) return PyErr_NoMemory();
-    if (res >= 0)
-        return PyErr_Format(PyExc_ValueError, "_core: solve_actions: position %lld is out of "
-                            "range (a seat, tile, value, phase or row)", (long long)res);
-    Py_RETURN_NONE;
-}
-
 /* ------------------------------------------------------------------------------------------
  * what the Python side checks at import: the records' layout, the knobs and the codes
  * ---------------------------------------------------------------------------------------- */
@@ -855,7 +814,8 @@ static PyMethodDef methods[] = {
      "positions (out [n, SV_COLS]: value, win, best action, solved, nodes, root seat, whether "
      "the chosen action is optimal)"},
     {"solve_actions", (PyCFunction)(void (*)(void))py_solve_actions, METH_FASTCALL,
-     "solve_actions(R, st, bst, budget, acts, vals, count): every legal action's value"},
+     "solve_actions(R, st, bst, budget, acts, vals, count, policy): every legal action's "
+     "value (policy: the seats the search models as their compiled policy)"},
     {"siphash24", (PyCFunction)(void (*)(void))py_siphash24, METH_FASTCALL,
      "siphash24(k0, k1, data) -> SipHash-2-4 of the bytes data under the key (k0, k1)"},
     {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and field offsets"},

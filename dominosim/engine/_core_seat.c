@@ -2,7 +2,7 @@
  * is _core_glue.c): seat_history and gather_fields, and the SeatSource type, where a batch
  * Observation reads its public fields and its history on first access; and the in-play points
  * of placements (legal_points, points_row, SeatSource.points) read from a batch's fields or a
- * decision's row. Arrays arrive through the
+ * decision's row; and the solver's solve_actions. Arrays arrive through the
  * buffer protocol, checked by _core_glue.c's glue_take; only CPython 3.11's stable ABI is used.
  */
 #ifndef Py_LIMITED_API
@@ -530,4 +530,60 @@ PyObject *py_points_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return PyErr_Format(PyExc_ValueError, "_core: points_row: a value out of range");
     }
     return out;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * the solver's actions: solve_actions
+ * ---------------------------------------------------------------------------------------- */
+/* the solver's policy table (solve_actions): a policy table (check_policy_table) whose
+ * policies are ranked (random reads a decision's key, which a search has not) */
+static int check_solver_policy(const Buf *b) {
+    if (check_policy_table(b) < 0) return -1;
+    const int64_t *p = (const int64_t *)b->view.buf;
+    for (int s = 0; s < 4; s++)
+        if (p[s] == POL_random) return glue_bad("policy: the solver cannot model a seat as random");
+    return 0;
+}
+
+/* solve_actions(R, st, bst, budget, acts, vals, count, policy): every legal action's value at
+ * each position's decision, for the seat to move; acts and vals [n, SV_ACTS], count [n];
+ * policy: a policy table (kernel.policy_table) of the seats the search models (Search.policy) */
+PyObject *py_solve_actions(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 8) return PyErr_Format(PyExc_TypeError, "solve_actions takes 8 arguments");
+    Rules r;
+    if (read_rules(args[0], &r) < 0) return NULL;
+    int64_t budget = PyLong_AsLongLong(args[3]);
+    if (budget == -1 && PyErr_Occurred()) return NULL;
+    if (budget < 1) return PyErr_Format(PyExc_ValueError, "_core: solve's budget must be >= 1");
+    Buf b[6];
+    memset(b, 0, sizeof b);
+    if (glue_take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[1], args[2], "bst", sizeof(BSlot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[2], args[4], "acts", 8, K_INT, 2, 1) < 0 ||
+        glue_take(&b[3], args[5], "vals", 8, K_INT, 2, 1) < 0 ||
+        glue_take(&b[4], args[6], "count", 8, K_INT, 1, 1) < 0 ||
+        glue_take(&b[5], args[7], "policy", 8, K_INT, 1, 0) < 0 || check_solver_policy(&b[5]) < 0) {
+        glue_release(b, 6);
+        return NULL;
+    }
+    int64_t n = items(&b[0]);
+    if (items(&b[1]) < (r.blind ? n : 1) || items(&b[4]) != n || dim(&b[2], 0) != n ||
+        dim(&b[2], 1) != SV_ACTS || dim(&b[3], 0) != n || dim(&b[3], 1) != SV_ACTS) {
+        glue_release(b, 6);
+        return PyErr_Format(PyExc_ValueError,
+                            "_core: solve_actions' arrays must have one row per position");
+    }
+    int64_t res;
+    Py_BEGIN_ALLOW_THREADS
+    res = core_solve_actions(&r, (const Slot *)b[0].view.buf, (const BSlot *)b[1].view.buf, n,
+                             budget, (const int64_t *)b[5].view.buf, (int64_t *)b[2].view.buf,
+                             (int64_t *)b[3].view.buf, (int64_t *)b[4].view.buf);
+    Py_END_ALLOW_THREADS
+    glue_release(b, 6);
+    if (res == -2) return PyErr_NoMemory();
+    if (res >= 0)
+        return PyErr_Format(PyExc_ValueError, "_core: solve_actions: position %lld is out of "
+                            "range (a seat, tile, value, phase or row)", (long long)res);
+    Py_RETURN_NONE;
 }

@@ -50,6 +50,12 @@ typedef struct {
     uint64_t salt; /* the hand's share of every key (deal_salt: one table serves a call) */
     TTEntry *tt;
     uint64_t mask;
+    int64_t root_seat;
+    /* NULL, or a policy table (POLICY_TABLE: kernel.policy_table; no random): a seat other
+     * than the root seat with a compiled policy there is modelled as that policy, which sees
+     * its own hand and the table only: at its decisions it plays the policy's action, where
+     * every other seat searches (core_solve_actions; the partner's information, issue 47) */
+    const int64_t *policy;
 } Search;
 
 /* the decision slot rw waits on (rw->ask, posed by advance), as next_decision returned it */
@@ -273,6 +279,30 @@ static uint64_t deal_salt(const Slot *rw, int64_t side) {
 static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d,
                          int32_t alpha, int32_t beta, int depth, int64_t *best_out);
 
+/* the compiled policy that plays for the seat to move of a search (Search.policy), or
+ * POL_PYTHON where the seat searches */
+static int64_t modelled_policy(const Search *sr, int64_t seat) {
+    if (!sr->policy || seat == sr->root_seat || seat < 0 || seat >= 4) return POL_PYTHON;
+    return sr->policy[seat];
+}
+
+/* The share of the policy table in a key (zero where no seat is modelled): the root seat, the
+ * modelled seats' codes and weights. A table that models a seat values positions otherwise
+ * than the plain search, and otherwise for each root seat of a side: their keys differ. */
+static uint64_t policy_salt(const Search *sr) {
+    uint64_t h = 0;
+    for (int64_t s = 0; s < 4; s++) {
+        int64_t code = modelled_policy(sr, s);
+        if (code == POL_PYTHON) continue;
+        h = mix(h ^ UINT64_C(0x9011C7), (uint64_t)s | (uint64_t)code << 8 |
+                                            (uint64_t)sr->root_seat << 16);
+        for (int k = 0; k < LEARN_FEATURES; k++)
+            h = mix(h, (uint64_t)sr->policy[4 + s * LEARN_FEATURES + k]);
+    }
+    return h;
+}
+
+
 /* the value of the child of decision d at slot rw by action a */
 static int32_t search_child(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d, int64_t a,
                             int32_t alpha, int32_t beta, int depth) {
@@ -288,6 +318,18 @@ static int32_t search_child(Search *sr, const Slot *rw, const BSlot *bw, const D
     if (cd.kind != ASK_NONE) return search_at(sr, &c, &cb, &cd, alpha, beta, depth, NULL);
     sr->aborted = 1; /* (a slot waiting for a deal: not reached from a dealt hand) */
     return 0;
+}
+
+/* the value of decision d where the seat to move is modelled by its compiled policy: the
+ * value of the child by the policy's action (one child, no table entry of its own) */
+static int32_t policy_node(Search *sr, const Slot *rw, const BSlot *bw, const Dec *d,
+                           int64_t policy, int32_t alpha, int32_t beta, int depth,
+                           int64_t *best_out) {
+    const int64_t *weights = sr->policy + 4 + rw->to_move * LEARN_FEATURES;
+    int64_t a = policy_decide(sr->r, sr->r, rw, bw, policy, weights, 0, d->kind, d->lm, d->m2,
+                              d->flags);
+    if (best_out) *best_out = a;
+    return search_child(sr, rw, bw, d, a, alpha, beta, depth + 1);
 }
 
 /* a child's value within (alpha, beta): the first child (and every child of a plain
@@ -314,6 +356,9 @@ static int32_t search_at(Search *sr, const Slot *rw, const BSlot *bw, const Dec 
         sr->aborted = 1;
         return 0;
     }
+    int64_t policy = modelled_policy(sr, rw->to_move);
+    if (policy != POL_PYTHON) /* (a modelled seat: the policy's action, no search) */
+        return policy_node(sr, rw, bw, d, policy, alpha, beta, depth, best_out);
     int flip = 0;
     uint64_t key = sr->plain ? 0 : state_key(r, rw, bw, d, &flip) ^ sr->salt;
     TTEntry *e = &sr->tt[key & sr->mask];
@@ -453,7 +498,7 @@ int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
         load_position(r, st, bst, i, &c, &cb);
         int64_t seat = seats[i] >= 0 ? seats[i] : c.to_move, best = -1;
         Search sr = {r, side_of(r, seat), points_lower(r), 0, budget, 0, plain,
-                     deal_salt(&c, side_of(r, seat)), tt, size - 1};
+                     deal_salt(&c, side_of(r, seat)), tt, size - 1, seat, NULL};
         Dec d;
         int32_t v;
         int at = root_decision(r, &c, &cb, &d);
@@ -513,13 +558,16 @@ static int value_actions(Search *sr, const Slot *c, const BSlot *cb, const Dec *
 }
 
 /* The value of every legal action at each position's decision, for the seat to move there
- * (its side the root; the paranoid bound with three or more sides): row i of acts and vals
+ * (its side the root; the paranoid bound with three or more sides; policy NULL, or a policy
+ * table whose seats other than the one to move play their compiled policy: Search.policy):
+ * row i of acts and vals
  * (SOLVE_MAX_ACTS columns each) holds the legal actions in canonical order (-1 after the
  * last) and each one's child value 2d + w; count[i] is how many there are, 0 where the hand
  * ends before a decision, -1 where the node budget (for all the position's actions together)
  * ran out: never a guess. Returns as core_solve. */
 int64_t core_solve_actions(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
-                           int64_t budget, int64_t *acts, int64_t *vals, int64_t *count) {
+                           int64_t budget, const int64_t *policy, int64_t *acts, int64_t *vals,
+                           int64_t *count) {
     for (int64_t i = 0; i < n; i++)
         if (!position_ok(r, &st[i], &bst[r->blind ? i : 0])) return i;
     uint64_t size = table_size(budget);
@@ -536,7 +584,9 @@ int64_t core_solve_actions(const Rules *r, const Slot *st, const BSlot *bst, int
         count[i] = at == 1 ? 0 : (at == 0 ? 0 : -1);
         if (at != 1) continue;
         int64_t side = side_of(r, c.to_move);
-        Search sr = {r, side, points_lower(r), 0, budget, 0, 0, deal_salt(&c, side), tt, size - 1};
+        Search sr = {r, side, points_lower(r), 0, budget, 0, 0, deal_salt(&c, side), tt, size - 1,
+                     c.to_move, policy};
+        sr.salt ^= policy_salt(&sr);
         int16_t list[SOLVE_MAX_ACTS];
         int k = solve_actions(r, &c, &d, list);
         for (int j = 0; j < k; j++) row_a[j] = list[j];

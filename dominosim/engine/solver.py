@@ -145,13 +145,23 @@ class ActionValues:
 
 
 def solve_actions(
-    rules: Rules, st: np.ndarray, bst: np.ndarray, *, budget: int = DEFAULT_BUDGET
+    rules: Rules,
+    st: np.ndarray,
+    bst: np.ndarray,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    policy: np.ndarray | None = None,
 ) -> ActionValues:
     """The value of every legal action at the decision each position stands at (or runs
     forward to through the forced moves), for the seat to move: each action's child searched
     with the whole window, twins (two ends showing the same) valued once. ``st``, ``bst`` as
     for :func:`solve_slots` (e.g. :meth:`BatchEngine.slot_records` of positions built by
-    :meth:`BatchEngine.from_arrays`). ``budget``: nodes per position, its actions together."""
+    :meth:`BatchEngine.from_arrays`). ``budget``: nodes per position, its actions together.
+    ``policy``: None (every seat searches: the perfect-information value), or a policy table
+    (:func:`kernel.policy_table`; no ``random``) whose seats with a compiled policy, the seat
+    to move at the root excepted, are modelled as that policy: at their decisions the search
+    follows the policy's action (it sees the seat's own hand and the table only) instead of
+    searching (``pimc:partner``: the partner's information)."""
     n = len(st)
     acts = np.full((n, kernel.SV_ACTS), -1, dtype=np.int64)
     scores = np.full((n, kernel.SV_ACTS), -1, dtype=np.int64)
@@ -164,6 +174,7 @@ def solve_actions(
         acts,
         scores,
         count,
+        kernel.policy_table() if policy is None else np.ascontiguousarray(policy, dtype=np.int64),
     )
     live = acts >= 0
     win = np.where(live, scores % 2, 0)

@@ -63,6 +63,7 @@ _PIMC = (
     ("close", 1.0),
     ("alphamu", 0),
     ("alphamu_value", "points"),
+    ("partner", "solver"),
 )
 
 # fmt: off
