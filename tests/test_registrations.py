@@ -209,3 +209,15 @@ def test_a_users_file_taking_a_built_in_name_is_defined_twice(tmp_path):
     assert error == (
         f"strategy 'greedy' is defined twice: in {greedy} and in {mine.resolve()}; rename one"
     )
+
+
+def test_each_same_games_group_holds_its_files_current_content():
+    """A built-in file edited without changing a game adds its new content to its group
+    (else the folders written before are refused as changed); one edited to change games
+    leaves its group (a stale group would make the old folders verify)."""
+    from dominosim.strategy import file_hash
+    from dominosim.strategy.registrations import SAME_GAMES
+
+    folder = Path(__file__).resolve().parents[1] / "strategies"
+    stale = {f for f, group in SAME_GAMES.items() if file_hash(folder / f) not in group}
+    assert stale == set()

@@ -151,6 +151,16 @@ SAME_GAMES: dict[str, tuple[str, ...]] = {
         "9f75b8148ad97c068daf1db594d0856c652e37f498fd5ccfff2b9a5956bdd9e0",
         "9565b4abf807c4b4a57f46c52c52fa84279f6595bfe28906444cea41ba068d12",
     ),
+    # (mc: infer_events split into named functions; pimc: the options alphamu and partner,
+    # off by default; issues 47 and 48)
+    "mc.py": (
+        "7acd98c3c8b24ebda614c32b35ae0a1d88f2e179ca8c117ec2c03607469e3704",
+        "b3be8d51caf49cd65a408bf3df7544b8f6358908d0b162bb5a8b9d380c8a5158",
+    ),
+    "pimc.py": (
+        "e4381ed8728d0c2eb6056a00f8af22049323f49d7c3796594c5f6137aa9e9ed7",
+        "99cd692fa622cefb6d3c13fce3247636103a94d61daf098da4a577db26276e73",
+    ),
 }
 
 
