@@ -318,31 +318,12 @@ class BatchEngine:
         self.state.active[:] = True
         self.state.phase[:] = kernel.START
         st["ask"] = kernel.ASK_NONE
-        adv = _advance_arrays(self, 0)
-        nd, cd, chosen = adv.nd, adv.cd, adv.chosen
-        policy = kernel.policy_table()  # every decision is posed
-        taken = np.zeros(B, dtype=np.int64)
-        todo = np.array([len(s) for s in scripts], dtype=np.int64)
-        while True:
-            res = kernel.advance(adv, policy, 0)
-            adv.nrec[0] = 0
-            if res <= -2:
-                raise ValueError(
-                    f"play_prefixes: the scripted action {int(st['act'][-2 - res])} "
-                    f"of match id {int(self.queue[-2 - res])} is illegal"
-                )
-            answered = 0
-            for li in (0, 1):
-                for j in range(int(nd[li])):
-                    i = int(cd[li, j, kernel.CD_SLOT])
-                    if taken[i] < todo[i]:
-                        chosen[li, j] = scripts[i][taken[i]]
-                        taken[i] += 1
-                        answered += 1
-                    else:  # its script is played: it waits here
-                        self.state.active[i] = False
-            if not answered:
-                break
+        bad = self._play_scripted(_advance_arrays(self, 0), scripts, np.zeros(B, dtype=np.int64))
+        if bad >= 0:
+            raise ValueError(
+                f"play_prefixes: the scripted action {int(st['act'][bad])} "
+                f"of match id {int(self.queue[bad])} is illegal"
+            )
         ended = np.flatnonzero(self.state.phase == DONE)
         if len(ended):
             raise ValueError(
@@ -375,32 +356,39 @@ class BatchEngine:
         self._first = np.array([s[0] for s in scripts], dtype=np.int64)
         self._answer_first(st["ask"], st["act"])
         st["qidx"] = np.arange(B, dtype=np.int64)
-        adv = _advance_arrays(self, self.next_q)
-        nd, cd, chosen = adv.nd, adv.cd, adv.chosen
-        policy = kernel.policy_table()  # every decision is posed
         taken = np.ones(B, dtype=np.int64)
-        todo = np.array([len(s) for s in scripts], dtype=np.int64)
+        bad = self._play_scripted(_advance_arrays(self, self.next_q), scripts, taken)
+        if bad >= 0:
+            raise ValueError(f"play_scripts: the scripted action of slot {bad} is illegal")
+        done = self.state.phase == DONE
+        if (done & (taken < np.array([len(x) for x in scripts]))).any():
+            raise ValueError("play_scripts: a hand ended within its script")
+        return st.copy(), self.state.blind_records.copy(), done.copy()
+
+    def _play_scripted(self, adv, scripts, taken: np.ndarray) -> int:
+        """Answer each decision the core poses (every decision is posed) with the next action
+        of its slot's script (``taken``: how many each slot has played, updated), a slot whose
+        script is played waiting there, until none is answered: -1, or the slot whose scripted
+        action is illegal (:meth:`play_prefixes`, :meth:`play_scripts`)."""
+        nd, cd, chosen = adv.nd, adv.cd, adv.chosen
+        policy = kernel.policy_table()
         while True:
             res = kernel.advance(adv, policy, 0)
             adv.nrec[0] = 0
             if res <= -2:
-                raise ValueError(f"play_scripts: the scripted action of slot {-2 - res} is illegal")
+                return -2 - res
             answered = 0
             for li in (0, 1):
                 for j in range(int(nd[li])):
                     i = int(cd[li, j, kernel.CD_SLOT])
-                    if taken[i] < todo[i]:
+                    if taken[i] < len(scripts[i]):
                         chosen[li, j] = scripts[i][taken[i]]
                         taken[i] += 1
                         answered += 1
                     else:  # its script is played: it waits here
                         self.state.active[i] = False
             if not answered:
-                break
-        done = self.state.phase == DONE
-        if (done & (taken < todo)).any():
-            raise ValueError("play_scripts: a hand ended within its script")
-        return st.copy(), self.state.blind_records.copy(), done.copy()
+                return -1
 
     def legal_lists(self, g: np.ndarray) -> list[list[int]]:
         """The legal placements (engine codes, canonical order) of the seat to move at slots
