@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from dominosim.game import actions, seeding, tiles
 from dominosim.game.layout import End, Layout
 from dominosim.game.reference import Hand, MatchOver, MatchRecord, PrevHand, play_match
-from dominosim.strategy import Strategy
+from dominosim.game.variants import make_rules
+from dominosim.strategy import Strategy, get
 
 # a one-file strategy whose choose_one is ``body`` (tests write it into a strategy folder; sys
 # and numpy are there for bodies that use them)
@@ -175,3 +178,33 @@ def prev_of(hand) -> PrevHand:
 def seed_with_lot(players, seat, hand_index=0):
     """A seed whose lot for (match 0, hand ``hand_index``) is ``seat`` (§1.3)."""
     return next(s for s in range(1000) if seeding.lot(s, players, 0, hand_index) == seat)
+
+
+def pimc_module():
+    """The module of the built-in ``pimc`` (strategies/pimc.py), as the registry loaded it."""
+    return sys.modules[type(get("pimc")).__module__]
+
+
+class GreedySeen(Strategy):
+    """Plays ``greedy`` and keeps every decision with two or more legal actions."""
+
+    name = "seen"
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+        self.inner = get("greedy")
+
+    def choose_one(self, obs, legal, key):
+        if len(legal) >= 2:
+            self.seen.append((obs, list(legal), key))
+        return self.inner.choose_one(obs, legal, key)
+
+
+def greedy_decisions(variant: str, matches: int, players: int = 2) -> list:
+    """(Observation, legal, key) of every decision with a choice in the first hands of
+    ``matches`` match ids (seed 12) that ``greedy`` plays at every seat."""
+    w = GreedySeen()
+    for m in range(matches):
+        play_match(make_rules(variant, players), 12, m, [w] * players, unit="hand")
+    return w.seen

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -21,41 +20,19 @@ import pytest
 from dominosim.base.errors import StrategyError
 from dominosim.engine import BatchEngine
 from dominosim.engine.solver import solve_actions
-from dominosim.game.reference import play_match
 from dominosim.game.variants import make_rules
-from dominosim.strategy import Strategy, get
+from dominosim.strategy import get
 
-
-def _pm():
-    return sys.modules[type(get("pimc")).__module__]
-
-
-class _Seen(Strategy):
-    """Plays ``greedy`` and keeps every decision with two or more legal actions."""
-
-    name = "seen"
-
-    def __init__(self):
-        super().__init__()
-        self.seen = []
-        self.inner = get("greedy")
-
-    def choose_one(self, obs, legal, key):
-        if len(legal) >= 2:
-            self.seen.append((obs, list(legal), key))
-        return self.inner.choose_one(obs, legal, key)
+from helpers import greedy_decisions, pimc_module
 
 
 def _decisions(variant, matches=2, players=2):
-    w = _Seen()
-    for m in range(matches):
-        play_match(make_rules(variant, players), 12, m, [w] * players, unit="hand")
-    return w.seen
+    return greedy_decisions(variant, matches, players)
 
 
 def _tree(obs, legal, key, worlds, deals=None):
     """alphamu's tree of a decision on its first ``worlds`` deals (or the deals ``deals``)."""
-    pm = _pm()
+    pm = pimc_module()
     s = {**get("pimc").settings, "samples": worlds}
     plan, count = pm.weighted_positions(obs, legal, key, s)
     if deals is not None:
@@ -73,7 +50,7 @@ def _root_groups(tree, roots, n):
 def test_on_one_deal_each_action_is_worth_the_solvers_value(variant, players):
     """One world: no fusion to avoid, and the search is the solver's minimax (the paranoid
     bound with three sides) of every root action."""
-    pm = _pm()
+    pm = pimc_module()
     checked = 0
     for obs, legal, key in _decisions(variant, 1, players)[:8]:
         tree, roots, _ = _tree(obs, legal, key, 2, deals=[0])
@@ -125,7 +102,7 @@ def test_the_value_is_the_best_strategy_that_does_not_fuse():
     """Several worlds: each root action's value is the brute force's (the fronts are exact
     where none is cut), on block's later decisions (small trees), valued by ``2 d + w`` and by
     the win bit."""
-    pm = _pm()
+    pm = pimc_module()
     checked = 0
     for obs, legal, key in _decisions("block", 3)[::2]:
         tree, roots, w = _tree(obs, legal, key, 4)
@@ -158,7 +135,7 @@ def _fake(kinds, keys, deals, children, vals):
         deal=deals,
         children=children,
     )
-    return _pm()._Fronts(tree, vals, np.ones(2))
+    return pimc_module()._Fronts(tree, vals, np.ones(2))
 
 
 def test_strategy_fusion_is_not_credited():
@@ -203,7 +180,7 @@ def test_off_or_where_it_does_not_search_the_decisions_are_pimcs(monkeypatch):
         assert off.choose_one(obs, legal, key) == plain.choose_one(obs, legal, key)
     assert get("pimc").settings["alphamu"] == 0 and get("pimc").label == "pimc"
     # its tree beyond the caps: plain pimc decides, counted
-    monkeypatch.setattr(_pm(), "AM_NODES", 4)
+    monkeypatch.setattr(pimc_module(), "AM_NODES", 4)
     capped = get("pimc", samples=8, alphamu=8)
     for obs, legal, key in _decisions("block", 1):
         assert capped.choose_one(obs, legal, key) == plain.choose_one(obs, legal, key)
@@ -248,7 +225,9 @@ def test_alphamu_is_checked(option):
 
 def test_play_scripts_refuses_what_it_cannot_play():
     obs, legal, key = _decisions("block", 1)[0]
-    plan, _ = _pm().weighted_positions(obs, legal, key, {**get("pimc").settings, "samples": 2})
+    plan, _ = pimc_module().weighted_positions(
+        obs, legal, key, {**get("pimc").settings, "samples": 2}
+    )
     e = plan.engine(obs.rules, [None, None])
     with pytest.raises(ValueError, match="one script"):
         e.play_scripts([[legal[0]]])

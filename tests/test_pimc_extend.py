@@ -7,7 +7,6 @@ parameters are checked."""
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 import pytest
@@ -15,40 +14,18 @@ import pytest
 from dominosim.base.errors import StrategyError
 from dominosim.engine import BatchEngine
 from dominosim.game import seeding
-from dominosim.game.reference import play_match
 from dominosim.game.variants import make_rules
-from dominosim.strategy import Strategy, get
+from dominosim.strategy import get
 
-
-def _pimc_module():
-    return sys.modules[type(get("pimc")).__module__]
-
-
-class _Seen(Strategy):
-    """Plays ``greedy`` and keeps every decision with two or more legal actions."""
-
-    name = "seen"
-
-    def __init__(self):
-        super().__init__()
-        self.seen = []
-        self.inner = get("greedy")
-
-    def choose_one(self, obs, legal, key):
-        if len(legal) >= 2:
-            self.seen.append((obs, list(legal), key))
-        return self.inner.choose_one(obs, legal, key)
+from helpers import greedy_decisions, pimc_module
 
 
 def _decisions(variant, matches=3):
-    w = _Seen()
-    for m in range(matches):
-        play_match(make_rules(variant, 2), 12, m, [w, w], unit="hand")
-    return w.seen
+    return greedy_decisions(variant, matches)
 
 
 def test_the_lead_is_the_sign_flip_statistic():
-    lead = _pimc_module().lead
+    lead = pimc_module().lead
     ok = np.ones(4, dtype=bool)
     # best per deal: {0}, {0}, {1}, {0, 1}: votes 3, 2; d = 1, 1, -1, 0 -> 1 / sqrt(3)
     score = np.array([[5, 1], [4, 0], [0, 3], [2, 2]])
@@ -66,7 +43,7 @@ def test_the_lead_is_the_sign_flip_statistic():
 
 
 def test_rank_orders_as_combine_chooses():
-    pm = _pimc_module()
+    pm = pimc_module()
     rng = np.random.default_rng(3)
     for _ in range(200):
         score = rng.integers(-3, 4, size=(int(rng.integers(1, 9)), int(rng.integers(2, 6))))
@@ -81,7 +58,7 @@ def test_rank_orders_as_combine_chooses():
 
 def _rounds(pimc, obs, legal, key, rounds):
     """The first round and ``rounds`` further ones, concatenated, by the module's keys."""
-    pm = _pimc_module()
+    pm = pimc_module()
     n = pimc.settings["samples"]
     keys = [key] + [seeding.key(key, pm.EXTEND_COORD, r) for r in range(1, rounds + 1)]
     parts = [pimc._round(obs, legal, k, n) for k in keys]
@@ -91,7 +68,7 @@ def _rounds(pimc, obs, legal, key, rounds):
 def test_a_close_decision_is_taken_on_every_round_of_its_deals():
     """``extend=24`` at 8 samples a round: up to three rounds more while the lead is below
     ``close``; the decision is the vote over every round's deals, drawn from the round keys."""
-    pm = _pimc_module()
+    pm = pimc_module()
     checked = extended = changed = 0
     for obs, legal, key in _decisions("block", 6):
         ext = get("pimc", samples=8, extend=24, close=1.5)
