@@ -293,7 +293,7 @@ def _over_value(rules, rec, seat: int) -> int:
     """The solver's value ``2 d + w`` for ``seat`` of a hand over (slot record ``rec``, settled),
     as the solver values its leaves (engine/_solver.h ``leaf_value``)."""
     side = rules.side_of(seat)
-    pts = rec["points"][: rules.players if rules.match_end == "one_hand" else rules.sides]
+    pts = rec["points"][: rules.score_columns]
     mine, rest = int(pts[side]), int(pts.sum()) - int(pts[side])
     d = rest - mine if rules.points_sense == "lower" else mine - rest
     d = max(-SOLVE_CAP, min(SOLVE_CAP, d))

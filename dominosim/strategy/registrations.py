@@ -160,6 +160,7 @@ SAME_GAMES: dict[str, tuple[str, ...]] = {
     "pimc.py": (
         "e4381ed8728d0c2eb6056a00f8af22049323f49d7c3796594c5f6137aa9e9ed7",
         "99cd692fa622cefb6d3c13fce3247636103a94d61daf098da4a577db26276e73",
+        "4d326c8472af49b7a53c8035b9683912898db6af0714daf317971dfb330406da",
     ),
 }
 
