@@ -24,10 +24,12 @@ from typing import Any, NamedTuple
 from dominosim.analysis import analyses
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError, did_you_mean
+from dominosim.base.params import Param
 from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml, rules_from_cli
 from dominosim.config import KEYWORDS as FIELDS_BY_KEYWORD
 from dominosim.game import seeding
 from dominosim.game.rules import UNITS
+from dominosim.settings import CHECKED_FIRST, LISTED, SESSION, timeout_seconds
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
@@ -78,11 +80,11 @@ def run(
     """
     from dominosim import runner
 
-    _session_keywords("run", executor, scheduler, progress, echo)
+    _session_keywords("run", executor=executor, scheduler=scheduler, progress=progress, echo=echo)
     flags = _keywords(analyses.RUN, flags)
     config, resume = _path("run", "config", config), _path("run", "resume", resume)
-    until = _until_decided("run", flags)
-    metric = _run_metric(flags, until)
+    params, flags = _params(analyses.RUN, flags)
+    until, metric = params.until_decided, _run_metric(params)
     session = _session(flags, resume, executor, scheduler, progress, echo)
     # a strategy's prints never reach stdout; Ctrl-C is told from a strategy's KeyboardInterrupt
     with contextlib.redirect_stdout(sys.stderr), signals.handled():
@@ -119,19 +121,21 @@ def _session(flags: dict, resume, executor, scheduler, progress, echo):
     )
 
 
-def _until_decided(fn: str, flags: dict) -> bool:
-    """``until_decided`` (True/False), taken out of ``flags``."""
-    until = flags.pop("until_decided", None)
-    if until is not None and not isinstance(until, bool):
-        raise ConfigError(f"dominosim.{fn}(): until_decided must be True or False, not {until!r}")
-    return bool(until)
+def _params(row: analyses.Analysis, flags: dict) -> tuple[Any, dict]:
+    """The analysis ``row``'s own keywords of ``flags`` (each checked for its type by
+    :func:`_keywords`, the ``late`` ones here) decoded once into its parameters' type
+    (``row.params``), and the other keywords."""
+    for key, p in row.declared().items():
+        if p.late:
+            _check(row.function, key, flags.get(key), p)
+    return row.decode(flags)
 
 
-def _run_metric(flags: dict, until: bool) -> str | None:
-    """A plain run's ``metric``, taken out of ``flags``: the metric ``--until-decided``
-    decides on, so given only with it."""
-    metric = flags.pop("metric", None)
-    if metric is not None and not until:
+def _run_metric(params: analyses.RunParams) -> str | None:
+    """A plain run's ``metric``: the metric ``--until-decided`` decides on, so given only
+    with it."""
+    metric = params.metric
+    if metric is not None and not params.until_decided:
         raise ConfigError(
             "--metric in run chooses the metric --until-decided decides on; give "
             "--until-decided too (dominosim compare ranks by it)"
@@ -139,79 +143,89 @@ def _run_metric(flags: dict, until: bool) -> str | None:
     return metric
 
 
-#: The range of ``--strategy-timeout`` (seconds): a timer finer or longer than this is a typo.
-TIMEOUT_RANGE = (0.001, 86400.0)
 #: The keywords of an experiment (:data:`dominosim.config.FIELDS`) that every function takes:
 #: all but ``variants`` and ``plots`` (run's own), ``name`` listed last, then the session's
-#: ``strategy_timeout``.
+#: listed ones (``strategy_timeout``, ``isolate``: dominosim.settings).
 _EXPERIMENT = (
     *(k for k in FIELDS_BY_KEYWORD if k not in ("variants", "plots", "name")),
     "name",
-    "strategy_timeout",
-    "isolate",
+    *LISTED,
 )
 #: Keyword -> what it takes, for a list keyword: a string is one item (or the CLI's comma
 #: grammar).
 _LISTS = {f.keyword: f.takes for f in FIELDS if f.takes}
+#: The kind of an experiment field's keyword as its type is checked (base/params.py); the
+#: others' kinds have checks of their own (:func:`_keywords`).
+_FIELD_KINDS = {"int": "int", "bool": "bool", "name": "string", "choice": "string"}
+_FIELD_KINDS["path"] = "path"
+#: the kinds of a keyword taking a string (``out``, a path, takes a pathlib.Path too)
+_STRINGS = ("string", "path")
 
 
-#: Keywords taking a whole number (an int, or a string of one, as the command line gives it).
-_INTS = (*(f.keyword for f in FIELDS if f.kind == "int"), "deals", "budget", "accuracy_deals")
-#: Keywords taking true or false.
-_BOOLS = (*(f.keyword for f in FIELDS if f.kind == "bool"), "round_robin", "isolate")
-#: Keywords taking a string; ``out``, a path, takes a pathlib.Path too.
-_STRINGS = (*(f.keyword for f in FIELDS if f.kind in ("name", "choice", "path")), "variant")
+def _is_int(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | str)
 
 
-def _typed(name: str, key: str, value):
-    """``value`` of keyword ``key`` checked for its type (its range is the config's): a
-    ConfigError naming the keyword otherwise. None is "not given" (the default)."""
-    if value is None:
-        return None
-    if key in _INTS:  # (a string is the command line's: the config checks it, naming --KEY)
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            raise ConfigError(f"dominosim.{name}(): {key} must be an integer, not {_shown(value)}")
-    elif key in _BOOLS and not isinstance(value, bool):
-        spelled = FIELDS_BY_KEYWORD[key].flag_values if key in FIELDS_BY_KEYWORD else ()
-        if value in spelled and isinstance(value, str):  # (what the flag takes: 'all', 'none')
-            return value == spelled[0]
-        what = "True or False" + "".join(f" or '{v}'" for v in spelled)
+def _is_ints(value) -> bool:
+    items = value.split(",") if isinstance(value, str) else value
+    return isinstance(items, list | tuple) and all(_is_int(x) for x in items)
+
+
+#: Each kind of keyword (dominosim.base.params.KINDS): whether a value (not None) is of it,
+#: and what an error says it must be. An int kind takes a string of one, as the command line
+#: gives it (the config, or the analysis, checks it, naming --KEY); a number's too.
+KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "int": (_is_int, "an integer"),
+    "bool": (lambda v: isinstance(v, bool), "True or False"),
+    "number": (lambda v: not isinstance(v, bool) and isinstance(v, int | float | str), "a number"),
+    "ints": (_is_ints, "a list of integers"),
+    "string": (lambda v: isinstance(v, str), "a string"),
+    "path": (lambda v: isinstance(v, str | os.PathLike), "a path (a string or pathlib.Path)"),
+    "callable": (callable, "a callable"),
+    "any": (lambda v: True, ""),
+}
+
+
+def _check(name: str, key: str, value, p: Param) -> None:
+    """``value`` of the declared keyword ``key`` checked for its kind: a ConfigError naming
+    the keyword and what it takes otherwise. None is "not given" unless ``p`` is not
+    nullable."""
+    if value is None and p.nullable:
+        return
+    ok, what = KINDS[p.kind]
+    if value is None or not ok(value):
+        shown = _shown(value) if p.shown else repr(value)
+        raise ConfigError(f"dominosim.{name}(): {key} must be {p.takes or what}, not {shown}")
+
+
+def _typed(name: str, key: str, value, p: Param | None):
+    """``value`` of keyword ``key`` checked for its type (its range is the config's, or the
+    analysis's): a ConfigError naming the keyword otherwise. None is "not given" (the
+    default). ``p``: the keyword's declaration (an analysis's or the session's), else an
+    experiment field's."""
+    if p is not None:
+        if not p.late and p.kind != "string":  # (a string's, a Path one too: _keywords')
+            _check(name, key, value, p)
+        return value
+    f = FIELDS_BY_KEYWORD.get(key)
+    kind = _FIELD_KINDS.get(f.kind) if f is not None else None
+    if value is None or kind not in ("int", "bool"):
+        return value
+    if kind == "bool" and value in f.flag_values and isinstance(value, str):
+        return value == f.flag_values[0]  # (what the flag takes: 'all', 'none')
+    ok, what = KINDS[kind]
+    if not ok(value):
+        what += "".join(f" or '{v}'" for v in f.flag_values)
         raise ConfigError(f"dominosim.{name}(): {key} must be {what}, not {_shown(value)}")
-    elif key in ("share", "equal_time") and (
-        isinstance(value, bool) or not isinstance(value, int | float | str)
-    ):
-        raise ConfigError(f"dominosim.{name}(): {key} must be a number, not {_shown(value)}")
-    elif key == "targets":
-        items = value.split(",") if isinstance(value, str) else value
-        if not isinstance(items, list | tuple) or not all(
-            isinstance(x, int | str) and not isinstance(x, bool) for x in items
-        ):
-            raise ConfigError(
-                f"dominosim.{name}(): targets must be a string such as '50,100' or a list of "
-                f"integers, not {_shown(value)}"
-            )
     return value
 
 
-def _session_keywords(name: str, executor, scheduler, progress, echo) -> None:
-    """The keywords of a session (not of the experiment): their types, one ConfigError
-    naming the keyword."""
-    if not isinstance(executor, str):
-        raise ConfigError(f"dominosim.{name}(): executor must be a string, not {_shown(executor)}")
-    if scheduler is not None and not isinstance(scheduler, str):
-        raise ConfigError(
-            f"dominosim.{name}(): scheduler must be a string tcp://HOST:PORT, not "
-            f"{_shown(scheduler)}"
-        )
-    if progress is not None and not isinstance(progress, bool):
-        raise ConfigError(
-            f"dominosim.{name}(): progress must be True or False, not {_shown(progress)}"
-        )
-    if echo is not None and not callable(echo):
-        raise ConfigError(
-            f"dominosim.{name}(): echo must be a callable taking a line, or None, not "
-            f"{_shown(echo)}"
-        )
+def _session_keywords(name: str, **given: Any) -> None:
+    """The keywords of a session (not of the experiment) checked before the others
+    (:data:`dominosim.settings.CHECKED_FIRST`): their types, one ConfigError naming the
+    keyword."""
+    for key in CHECKED_FIRST:
+        _check(name, key, given[key], SESSION[key])
 
 
 def _keywords(row: analyses.Analysis, flags: Mapping[str, Any]) -> dict:
@@ -222,6 +236,7 @@ def _keywords(row: analyses.Analysis, flags: Mapping[str, Any]) -> dict:
     (``sets="fives.reserve_k=2"``, ``strategy_path="./dir"``) and a ``pathlib.Path`` is a
     path."""
     name, takes = row.function, row.takes(_EXPERIMENT)
+    declared = {**row.declared(), **SESSION}
     out = {}
     for key, value in flags.items():
         if key not in takes:
@@ -229,7 +244,7 @@ def _keywords(row: analyses.Analysis, flags: Mapping[str, Any]) -> dict:
                 f"dominosim.{name}() has no keyword '{key}'{did_you_mean(key, takes)}; "
                 f"its keywords are: {', '.join(takes)}"
             )
-        value = _typed(name, key, value)
+        value = _typed(name, key, value, declared.get(key))
         if value is None:
             out[key] = [] if key == "sets" else None
         elif key in _LISTS:
@@ -243,15 +258,29 @@ def _keywords(row: analyses.Analysis, flags: Mapping[str, Any]) -> dict:
                 out[key] = [os.fspath(x) for x in items]
             else:  # (the CLI's comma grammar)
                 out[key] = value if isinstance(value, str) else list(items)
-        elif key in _STRINGS:
+        elif _string(key, declared):
             out[key] = os.fspath(value) if isinstance(value, os.PathLike) else value
             if not isinstance(out[key], str):
-                path = _kind(key) == "path"
-                what = "a path (a string or pathlib.Path)" if path else "a string"
+                what = KINDS[_FIELD_KINDS.get(_kind(key)) or "string"][1]
                 raise ConfigError(f"dominosim.{name}(): {key} must be {what}, not {_shown(value)}")
         else:
             out[key] = value
     return out
+
+
+def kind_of(key: str, row: analyses.Analysis | None = None) -> str | None:
+    """The kind (dominosim.base.params.KINDS) by which keyword ``key`` of ``row``'s function
+    is checked for its type: its declaration's (the row's own parameters, the session's),
+    else its experiment field's; None: a check of its own (a list, the rules' grammar)."""
+    p = {**(row.declared() if row is not None else {}), **SESSION}.get(key)
+    return p.kind if p is not None else _FIELD_KINDS.get(_kind(key))
+
+
+def _string(key: str, declared: Mapping[str, Param]) -> bool:
+    """Whether keyword ``key`` takes a string (a pathlib.Path is one too): an experiment
+    field's name, choice or path, or a declared keyword of kind string."""
+    p = declared.get(key)
+    return p.kind == "string" if p is not None else _FIELD_KINDS.get(_kind(key)) in _STRINGS
 
 
 def _kind(key: str) -> str | None:
@@ -274,26 +303,6 @@ def _path(fn: str, key: str, value):
 
 def _shown(value) -> str:
     return f"{value!r} ({type(value).__name__})"
-
-
-def timeout_seconds(value) -> float | None:
-    """``--strategy-timeout SECONDS``: a number of seconds in :data:`TIMEOUT_RANGE`, 0 or None
-    (no limit)."""
-    if value is None:
-        return None
-    try:
-        t = float(value)
-    except (TypeError, ValueError, OverflowError):
-        t = float("nan")
-    if t == 0:
-        return None
-    lo, hi = TIMEOUT_RANGE
-    if not lo <= t <= hi:
-        raise ConfigError(
-            f"--strategy-timeout must be a number of seconds from {lo:g} to "
-            f"{hi:g} (0: no limit), not '{value}'"
-        )
-    return t
 
 
 class RunData(NamedTuple):
@@ -437,16 +446,18 @@ def _tournament(
     **flags,
 ) -> dict:
 
-    _session_keywords(row.function, executor, scheduler, progress, echo)
+    _session_keywords(
+        row.function, executor=executor, scheduler=scheduler, progress=progress, echo=echo
+    )
     flags = _keywords(row, flags)
     resume = _path(row.function, "resume", resume)
-    until = _until_decided(row.function, flags)
+    params, flags = _params(row, flags)
     session = _session(flags, resume, executor, scheduler, progress, echo)
     with contextlib.redirect_stdout(sys.stderr), signals.handled():  # (as in run)
-        return _tournament_run(row, resume, session, flags, until)
+        return _tournament_run(row, resume, session, params, flags)
 
 
-def _tournament_run(row: analyses.Analysis, resume, session, flags, until=False) -> dict:
+def _tournament_run(row: analyses.Analysis, resume, session, params, flags) -> dict:
     """Resume the run folder ``resume`` (a run of ``row``'s), or set up and start a new run."""
     from dominosim import runner
     from dominosim.runner import progress as progress_
@@ -459,7 +470,7 @@ def _tournament_run(row: analyses.Analysis, resume, session, flags, until=False)
             raise ConfigError(f"{resume} is not a {row.name} run; finish it with {how}")
         _, report = runner.resume_run(resume, session)
     else:
-        setup = row.setup(rules_from_cli, **flags)
+        setup = row.setup(rules_from_cli, params, **flags)
         exp, seed, drawn = prepare(None, **setup.flags)
         for line in setup.notes:  # (compare --equal-time: what it calibrated)
             progress_.echo(session, line)
@@ -470,7 +481,7 @@ def _tournament_run(row: analyses.Analysis, resume, session, flags, until=False)
             session=session,
             legs=setup.legs or None,
             analysis=setup.analysis,
-            until_decided=until,
+            until_decided=getattr(params, "until_decided", False),  # (compare's: --until-decided)
             metric=setup.metric,
         )
     return report

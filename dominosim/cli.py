@@ -19,11 +19,12 @@ import click
 from click.core import ParameterSource
 
 from dominosim import config
-from dominosim.analysis.analyses import HAND_METRICS, METRICS
+from dominosim.analysis import analyses
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError
 from dominosim.game import seeding, variants
 from dominosim.game.rules import PLAYERS
+from dominosim.settings import SESSION
 from dominosim.shell import (
     DominosimGroup,
     one_line,
@@ -60,6 +61,10 @@ def entry() -> None:
 @click.group(
     cls=DominosimGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    help=f"Simulate the {variants.COUNT} domino variants of RULES.md: rules, bots, "
+    "tournaments, statistics.\n\nRun 'dominosim COMMAND --help' for the options of a command; "
+    "docs/config.md describes the experiment files and the --set / --strategies grammar "
+    "shared by every command.",
 )
 @click.option(
     "--version",
@@ -71,11 +76,7 @@ def entry() -> None:
     callback=lambda ctx, _param, value: print_version(ctx, value),
 )
 def main() -> None:
-    """Simulate the twelve domino variants of RULES.md: rules, bots, tournaments, statistics.
-
-    Run 'dominosim COMMAND --help' for the options of a command; docs/config.md describes the
-    experiment files and the --set / --strategies grammar shared by every command.
-    """
+    """The ``dominosim`` group (its help, above, names the variants by their count)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,54 +101,47 @@ def _field_option(f: config.Field) -> tuple[tuple[str, ...], dict[str, Any]]:
     return f.flag, settings
 
 
+def _declared_option(p) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """The click declaration of a declared keyword's option (dominosim.base.params.Param: an
+    analysis's parameter or a session's setting): its spelling, default, metavar, choices,
+    help; a path option names a folder."""
+    settings: dict[str, Any] = dict(default=p.default, help=p.help)
+    if p.metavar is not None:
+        settings["metavar"] = p.metavar
+    if p.choices:
+        settings["type"] = click.Choice(list(p.choices))
+    if p.kind == "path":
+        settings["type"] = click.Path(file_okay=False)
+    if p.is_flag:
+        settings["is_flag"] = True
+    if p.show_default:
+        settings["show_default"] = True
+    return p.flag, settings
+
+
+def _dest(key: str, decls: tuple[str, ...]) -> str:
+    """An option's destination: its declarations' name, else ``key``."""
+    return decls[-1] if not decls[-1].startswith("-") else key
+
+
 #: The options several commands take, declared once: (flag and destination, click settings),
 #: by destination: every experiment field's flag (dominosim.config.FIELDS), then the options of
-#: a session and of --until-decided. :func:`option` gives one (a command may change a setting,
+#: a session (dominosim.settings). :func:`option` gives one (a command may change a setting,
 #: e.g. its help), :func:`options` several in the order given.
-# fmt: off
 SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     **{f.keyword: _field_option(f) for f in config.FIELDS if f.flag and f.keyword},
-    "executor": (("--executor",), dict(type=click.Choice(["local", "dask", "dask-local"]),
-                                       default="local", show_default=True,
-                                       help="Where work items run.")),
-    "scheduler": (("--scheduler",), dict(default=None, metavar="tcp://HOST:PORT",
-                                         help="Dask scheduler address (with --executor "
-                                              "dask).")),
-    "resume": (("--resume",), dict(default=None, metavar="RUN_DIR",
-                                   type=click.Path(file_okay=False),
-                                   help="Finish an interrupted run (a finished one: print its "
-                                        "report).")),
-    "json": (("--json", "as_json"), dict(is_flag=True,
-                                         help="Print the report as one JSON object.")),
-    "until_decided": (("--until-decided", "until_decided"), dict(
-        is_flag=True, default=False,
-        help="Play in rounds until every pair of strategies is told apart on the ranking "
-             "metric (a sequential test that keeps its 5% error rate), at most --games.")),
-    "metric": (("--metric",), dict(
-        type=click.Choice(list(METRICS)), default=None,
-        help="Rank by hand wins, paired points per hand or match wins (default: what "
-             "decides the game: matches with --unit match, else points in a race to a "
-             "target, hands where a hand is the whole game).")),
-    "debug": (("--debug",), dict(
-        is_flag=True, expose_value=False,
-        callback=lambda ctx, _p, v: ctx.meta.update({"dominosim.debug": True} if v else {}),
-        help="On a strategy's error, print its own traceback and the decision it failed "
-             "at, with the 'dominosim trace' command that replays it.")),
-    "strategy_timeout": (("--strategy-timeout", "strategy_timeout"), dict(
-        default=None, metavar="SECONDS",
-        help="End the run when a strategy takes longer for one decision batch (default: no "
-             "limit).")),
-    "isolate": (("--isolate",), dict(is_flag=True, help=(
-        "Play each strategy of --strategy-path in a fresh process of its own that holds no "
-        "engine, seed or run folder (docs/strategies.md, Isolation)."))),
+    **{key: _declared_option(p) for key, p in SESSION.items() if p.flag},
 }
-# fmt: on
+SHARED_OPTIONS["debug"][1].update(
+    expose_value=False,  # (stored in click's shared ctx.meta: docs/design.md, "Errors")
+    callback=lambda ctx, _p, v: ctx.meta.update({"dominosim.debug": True} if v else {}),
+)
 
 #: The options --resume takes (by destination): how, not what, a run plays; it refuses every
-#: other option given (:func:`_refuse_with_resume`). The experiment's are the fields marked
-#: ``session`` in dominosim.config.FIELDS.
+#: other option given (:func:`_refuse_with_resume`): a session's (dominosim.settings) and the
+#: experiment's fields marked ``session`` in dominosim.config.FIELDS.
 SESSION_OPTIONS = frozenset(
-    {"executor", "scheduler", "resume", "as_json", "strategy_timeout", "debug", "isolate"}
+    {_dest(key, p.flag) for key, p in SESSION.items() if p.flag}
     | {f.keyword for f in config.FIELDS if f.session}
 )
 #: the flags of :data:`SESSION_OPTIONS` (--resume's own aside), in --help's order, as
@@ -155,8 +149,15 @@ SESSION_OPTIONS = frozenset(
 SESSION_FLAGS = tuple(
     decls[0]
     for key, (decls, _) in SHARED_OPTIONS.items()
-    if (decls[-1] if not decls[-1].startswith("-") else key) in SESSION_OPTIONS and key != "resume"
+    if _dest(key, decls) in SESSION_OPTIONS and key != "resume"
 )
+#: the session's settings a command hands the API as they were given (dominosim.settings)
+SESSION_KEYWORDS = tuple(k for k, p in SESSION.items() if p.api and p.flag and k != "resume")
+
+#: the phrases of help several of this module's options share, each written once (the
+#: experiment's: dominosim.config, HELP_*)
+HELP_VARIANT = "Variant slug, e.g. fives"
+HELP_DRAWN = "drawn, and printed"
 
 #: what run, compare, tune and tune-target share after their own options
 RUN_OPTIONS = (
@@ -181,6 +182,22 @@ def option(name: str, dest: str | None = None, **changes: Any) -> Callable[[F], 
     return click.option(*decls, **{**settings, **changes})
 
 
+def analysis_options(row: analyses.Analysis, *names: str) -> Callable[[F], F]:
+    """The options of the analysis ``row``'s own parameters (its ``params``, declared once)
+    ``names`` (default: every one with a flag, as declared), shown in ``--help`` in that
+    order."""
+    own = row.declared()
+    names = names or tuple(k for k, p in own.items() if p.flag)
+
+    def decorate(f: F) -> F:
+        for name in reversed(names):
+            decls, settings = _declared_option(own[name])
+            f = click.option(*decls, **settings)(f)
+        return f
+
+    return decorate
+
+
 def options(*names: str) -> Callable[[F], F]:
     """The shared options ``names``, shown in ``--help`` in that order."""
 
@@ -198,7 +215,7 @@ def rules_options(f: F, variant_required: bool = True) -> F:
     f = option(
         "sets",
         metavar="VARIANT.OPTION=VALUE",
-        help="Set a RULES §15 option (repeatable); a bare OPTION=VALUE when only one variant "
+        help=f"{config.HELP_SET}; a bare OPTION=VALUE when only one variant "
         "has it. See 'dominosim variants VARIANT'.",
     )(f)
     players = click.IntRange(PLAYERS[0], PLAYERS[-1])
@@ -208,7 +225,7 @@ def rules_options(f: F, variant_required: bool = True) -> F:
         "variant",
         multiple=False,
         required=variant_required,
-        help="Variant slug, e.g. fives (list: dominosim variants).",
+        help=f"{HELP_VARIANT} (list: dominosim variants).",
     )(f)
 
 
@@ -267,15 +284,17 @@ def _api_flags(kw: dict[str, Any]) -> dict[str, Any]:
 # variants
 
 
-@main.command("variants")
+@main.command(
+    "variants",
+    help=f"List the {variants.COUNT} variants, or the RULES §15 options of one VARIANT.\n\n"
+    "Without VARIANT: one row per variant "
+    f"({', '.join(d for _, d in variants.LISTING_COLUMNS)}). With VARIANT: each option with "
+    "its default, allowed values, RULES sections and meaning; set one with "
+    "--set VARIANT.OPTION=VALUE.",
+)
 @click.argument("variant", required=False)
 def variants_cmd(variant: str | None) -> None:
-    """List the twelve variants, or the RULES §15 options of one VARIANT.
-
-    Without VARIANT: one row per variant (players, deal for 2/3/4 players, layout, drawing,
-    scoring, match end, Russian name). With VARIANT: each option with its default, allowed
-    values, RULES sections and meaning; set one with --set VARIANT.OPTION=VALUE.
-    """
+    """``dominosim variants [VARIANT]`` (its help, above, is made of the listing's columns)."""
     click.echo(variants.listing() if variant is None else variants.describe(variant))
 
 
@@ -390,12 +409,7 @@ def _trace_played(kw: dict[str, Any]) -> list[dict]:
 @options("variants", "players", "strategies", "sets", "games", "unit")
 @options("seed", "chunk_size", "workers", "out", "name", "rotate", "plots")
 @options(*RUN_OPTIONS)
-@options("until_decided")
-@option(
-    "metric",
-    help="With --until-decided: the metric it decides on (hands, points, "
-    "matches; default what decides the game).",
-)
+@analysis_options(analyses.RUN)
 @click.pass_context
 def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     """Run an experiment: every option group x seat rotation, chunked over workers.
@@ -409,7 +423,7 @@ def run_cmd(ctx: click.Context, config: str | None, **kw: Any) -> None:
     from dominosim.analysis import render
 
     as_json, resume = kw.pop("as_json"), kw.pop("resume")
-    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout", "isolate")}
+    common = {k: kw.pop(k) for k in SESSION_KEYWORDS}
     if resume is not None:
         _refuse_with_resume(ctx, ctx.command.params)
         workers = _int_flag(kw["workers"], "--workers")
@@ -471,7 +485,7 @@ def report_cmd(run_dir: str, as_json: bool) -> None:
     type=click.IntRange(min=0, max=2**63 - 1),
     default=None,
     metavar="N",
-    help="The key that chooses the --sample chunks (default: drawn, and printed).",
+    help=f"The key that chooses the --sample chunks (default: {HELP_DRAWN}).",
 )
 @option("workers")
 @option("strategy_path", help="Your own strategy file or folder the run plays (repeatable).")
@@ -509,15 +523,13 @@ def verify_cmd(run_dir: str, sample, key, workers, strategy_path: tuple[str, ...
 def tournament_options(f: F) -> F:
     """The options compare, skill, tune and tune-target share with run (--no-plots too)."""
     f = options("seed", "chunk_size", "workers", "out", "name", "plots", *RUN_OPTIONS)(f)
-    f = option("sets", metavar="VARIANT.OPTION=VALUE", help="Set a RULES §15 option (repeatable).")(
-        f
-    )
-    f = option("players", help=f"Number of players, {PLAYERS[0]} to {PLAYERS[-1]} (default 2).")(f)
+    f = option("sets", metavar="VARIANT.OPTION=VALUE", help=f"{config.HELP_SET}.")(f)
+    f = option("players", help=f"{config.HELP_PLAYERS} (default 2).")(f)
     return option(
         "variants",
         "variant",
         multiple=False,
-        help="Variant slug, e.g. fives (required unless --resume).",
+        help=f"{HELP_VARIANT} (required unless --resume).",
     )(f)
 
 
@@ -528,7 +540,7 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
 
     ctx = click.get_current_context()
     as_json, resume, variant = kw.pop("as_json"), kw.pop("resume"), kw.pop("variant")
-    common = {k: kw.pop(k) for k in ("executor", "scheduler", "strategy_timeout", "isolate")}
+    common = {k: kw.pop(k) for k in SESSION_KEYWORDS}
     if resume is not None:
         params = {p.name: p for p in ctx.command.params}  # (--variant, then as they were given)
         _refuse_with_resume(ctx, [params[n] for n in dict.fromkeys(["variant", *ctx.params])])
@@ -559,18 +571,9 @@ def _run_tournament(kind: str, fn, kw: dict[str, Any]) -> None:
 )
 @option(
     "unit",
-    help="What a game is (default hand).",
+    help=f"{config.HELP_UNIT} (default hand).",
 )
-@options("metric", "until_decided")
-@click.option(
-    "--equal-time",
-    "equal_time",
-    default=None,
-    metavar="MS",
-    help="Give each search the same time: first set mc's and pimc's samples so that each "
-    "takes about MS CPU milliseconds per decision (measured on a fixed set of decisions), "
-    "then play those entries; other strategies play as they are.",
-)
+@analysis_options(analyses.COMPARE, "metric", "until_decided", "equal_time")
 def compare_cmd(**kw: Any) -> None:
     """A round robin of strategies on duplicate deals: win-rate matrix, paired differences,
     Bradley–Terry ratings.
@@ -591,38 +594,7 @@ def compare_cmd(**kw: Any) -> None:
     help="The ladder, comma-separated, random among them (default: random, every "
     "built-in heuristic, mc, pimc, oracle).",
 )
-@click.option(
-    "--deals",
-    default=None,
-    metavar="N",
-    help="Deals per pair of strategies, each played in every seating (default 1000).",
-)
-@click.option(
-    "--budget",
-    default=None,
-    metavar="NODES",
-    help="The solver's node budget per deal for the perfect-information value "
-    "and for each decision rated (default 2000000; 0: no solving).",
-)
-@click.option(
-    "--accuracy-deals",
-    default=None,
-    metavar="N",
-    help="Deals per strategy whose decisions the solver rates on the true deal, for "
-    "the decision accuracy (default 200; 0: none).",
-)
-@click.option(
-    "--round-robin/--against-random",
-    default=None,
-    help="Every pair of the ladder at a table (default), or only each strategy "
-    "against random (fewer tables: the costly strategies play once).",
-)
-@option(
-    "metric",
-    type=click.Choice(HAND_METRICS),
-    help="Rank by hand wins or paired points per hand (default: what decides "
-    "the game: points in a race to a target, else hands); skill plays no matches.",
-)
+@analysis_options(analyses.SKILL)
 def skill_cmd(**kw: Any) -> None:
     """Luck against skill on duplicate deals: each strategy against random and against each
     other in every seating.
@@ -647,7 +619,7 @@ def skill_cmd(**kw: Any) -> None:
 )
 @option(
     "unit",
-    help="What a game is (default match).",
+    help=f"{config.HELP_UNIT} (default match).",
 )
 def tune_cmd(**kw: Any) -> None:
     """Sweep variant options (--set V.OPTION=A,B) on the same deals, side by side.
@@ -663,19 +635,7 @@ def tune_cmd(**kw: Any) -> None:
 @main.command("tune-target")
 @tournament_options
 @option("strategies")
-@click.option(
-    "--targets",
-    default=None,
-    metavar="T1,T2,...",
-    help="Match targets to play, integers >= 1 (kozel: kozel_target).",
-)
-@click.option(
-    "--share",
-    default=None,
-    metavar="X",
-    help="Name the smallest target where the stronger strategy's Wilson lower bound "
-    "reaches X (default 0.75).",
-)
+@analysis_options(analyses.TUNE_TARGET)
 @option(
     "games",
     help="Matches at each target, over all seat rotations (default 1000).",
@@ -816,7 +776,7 @@ def _load_died(how: str, last: str | None) -> str:
     "variants",
     "variant_names",
     metavar="NAME",
-    help="Check only this variant (repeatable; default: all twelve).",
+    help=f"Check only this variant (repeatable; default: all {variants.COUNT}).",
 )
 @click.option(
     "--check",
@@ -825,7 +785,7 @@ def _load_died(how: str, last: str | None) -> str:
     metavar="NAME",
     help="Run only this check (repeatable): legal, batch, deterministic, spawn, inputs, information.",
 )
-@option("strategy_path", help="Extra strategy file or folder (repeatable), for a NAME.")
+@option("strategy_path", help=f"{config.HELP_STRATEGY_PATH}, for a NAME.")
 @option(
     "strategy_timeout",
     help="Fail when a strategy takes longer for one decision, its start or its file's "
@@ -840,7 +800,7 @@ def _load_died(how: str, last: str | None) -> str:
     expose_value=False,
     callback=lambda ctx, _, value: ctx.meta.__setitem__("probe_seed", value),
     help="The seed that chooses the decisions the information check probes (default: "
-    "drawn, and printed; give it to probe the same decisions again).",
+    f"{HELP_DRAWN}; give it to probe the same decisions again).",
 )
 @click.pass_context
 def check_strategy_cmd(

@@ -146,6 +146,13 @@ class Field:
         return self.flag[0].split("/")[0]
 
 
+#: The phrases of help several options share, each written once (every option's help is its
+#: own sentence around them; docs/design.md, "Where a fact lives").
+HELP_SET = "Set a RULES §15 option (repeatable)"
+HELP_PLAYERS = f"Number of players, {PLAYERS[0]} to {PLAYERS[-1]}"
+HELP_UNIT = "What a game is"
+HELP_STRATEGY_PATH = "Extra strategy file or folder (repeatable)"
+
 # fmt: off
 FIELDS: tuple[Field, ...] = (
     Field(key="name", kind="name", flag=("--name",), keyword="name",
@@ -156,11 +163,11 @@ FIELDS: tuple[Field, ...] = (
           help="Variant (repeatable or comma-separated); replaces the file's list."),
     Field(key="players", kind="int", default=2, lo=PLAYERS[0], hi=PLAYERS[-1],
           flag=("--players", "-p"), flag_int=True, keyword="players",
-          help=f"Number of players, {PLAYERS[0]} to {PLAYERS[-1]}."),
+          help=f"{HELP_PLAYERS}."),
     Field(key="options", kind="options", default={}, into="variants", flag=("--set", "sets"),
           metavar="VARIANT.OPTION=VALUE[,VALUE...]", repeat=True, keyword="sets",
           takes="a string VARIANT.OPTION=VALUE (one --set) or a list of them",
-          help="Set a RULES §15 option (repeatable); a value list makes option groups."),
+          help=f"{HELP_SET}; a value list makes option groups."),
     Field(key="seats", kind="seats", default=(RANDOM,), flag=("--strategies", "strategies"),
           metavar="SPEC", keyword="strategies",
           takes="a string such as 'random,greedy:depth=2' or a list of such entries",
@@ -171,7 +178,7 @@ FIELDS: tuple[Field, ...] = (
           help="Games per option group, over all seat rotations (default 1000)."),
     Field(key="unit", kind="choice", default="hand", choices=UNITS,
           flag=("--unit",), keyword="unit",
-          help="What a game is (default hand, or the file's unit). A hand still ends when a "
+          help=f"{HELP_UNIT} (default hand, or the file's unit). A hand still ends when a "
                "side reaches the match target; --set V.target=none plays hands without one."),
     Field(key="seed", kind="int", default=0, check=_seed_in_range, flag=("--seed",),
           metavar="N", keyword="seed",
@@ -200,7 +207,7 @@ FIELDS: tuple[Field, ...] = (
     Field(key="strategy_path", kind="paths", default=(), flag=("--strategy-path",
           "strategy_path"), metavar="PATH", repeat=True, keyword="strategy_path", session=True,
           takes="a path (a string or pathlib.Path) or a list of paths",
-          help="Extra strategy file or folder (repeatable)."),
+          help=f"{HELP_STRATEGY_PATH}."),
 )
 # fmt: on
 

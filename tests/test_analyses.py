@@ -82,7 +82,11 @@ def test_only_skill_measures_per_chunk_and_the_round_robins_pool_their_pairs():
 @pytest.mark.parametrize("name", list(SETUP_KEYWORDS))
 def test_setup_returns_one_frozen_value_that_resolves_to_its_row(name):
     row = next(a for a in ANALYSES if a.name == name)
-    setup = row.setup(config.rules_from_cli, **SETUP_KEYWORDS[name])
+    params, flags = row.decode(SETUP_KEYWORDS[name])
+    assert type(params) is row.params and params.variant == "fives"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        params.variant = "sevens"
+    setup = row.setup(config.rules_from_cli, params, **flags)
     assert type(setup) is Setup
     assert setup.analysis["kind"] == name and analyses.of_analysis(setup.analysis) is row
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -116,9 +120,12 @@ def test_each_api_function_runs_its_rows_setup(monkeypatch, name):
     row = next(a for a in ANALYSES if a.name == name)
     seen = {}
 
-    def stand_in(rules_of, **flags):
+    def stand_in(rules_of, params, **flags):
         assert rules_of is config.rules_from_cli  # (the entry point parses the command line)
+        assert type(params) is row.params  # (its own keywords, decoded once)
         seen.update(flags)
+        given = {k: getattr(params, k) for k in row.declared()}
+        seen.update({k: v for k, v in given.items() if v != row.declared()[k].default})
         raise _Reached
 
     monkeypatch.setattr(analyses, CONSTANTS[name], dataclasses.replace(row, setup=stand_in))

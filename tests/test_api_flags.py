@@ -74,7 +74,7 @@ def _spellings(p: click.Option, key: str, row) -> list[tuple[list[str], object]]
     assert key in SAMPLES, f"add a sample value of {p.opts[0]} to SAMPLES"
     v = BASE[row.function].get(key, SAMPLES[key])  # (tune's --set: a value list)
     out = [([p.opts[0], v], v)]
-    if isinstance(p.type, click.types.IntParamType) or key in api._INTS:
+    if isinstance(p.type, click.types.IntParamType) or api.kind_of(key, row) == "int":
         out.append(([p.opts[0], v], int(v)))  # (an int too)
     return out
 

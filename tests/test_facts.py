@@ -157,7 +157,11 @@ def test_each_enumeration_is_listed_in_its_home_alone():
 
 def test_the_readers_take_the_home_tuples():
     assert config.FIELD["unit"].choices is rules.UNITS
-    assert tuple(cli.SHARED_OPTIONS["metric"][1]["type"].choices) == analyses.METRICS
+    assert analyses.CompareParams.__dataclass_fields__["metric"].metadata["param"].choices is (
+        analyses.METRICS
+    )
+    metric = next(p for p in cli.main.commands["compare"].params if p.name == "metric")
+    assert tuple(metric.type.choices) == analyses.METRICS
     skill = next(p for p in cli.main.commands["skill"].params if p.name == "metric")
     assert tuple(skill.type.choices) == analyses.HAND_METRICS == ("hands", "points")
     for knob, names in (

@@ -23,11 +23,151 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from dominosim.base.params import Param, declared, param
+
 #: the metrics a compare ranks by and ``--until-decided`` decides on (docs/compare.md, "Which
 #: metric"): hand wins, paired points per hand, match wins
 METRICS = ("hands", "points", "matches")
 #: those of a run whose games are hands (skill plays no matches)
 HAND_METRICS = tuple(m for m in METRICS if m != "matches")
+
+
+# ---- each analysis's parameters: its own keywords, declared once (issue 48, point 1) --------
+# (the API's type checks and the commands' options are made of them: base/params.py)
+#: what the metrics' help says ranks when --metric is not given (each option's help once)
+_DECIDES = "what decides the game"
+
+
+def _variant() -> Any:
+    """A tournament's one variant (its option is the experiment's --variant, cli.py)."""
+    return param("string")
+
+
+def _until_decided() -> Any:
+    return param(
+        "bool",
+        False,
+        shown=False,
+        late=True,
+        after=True,
+        flag=("--until-decided", "until_decided"),
+        is_flag=True,
+        help="Play in rounds until every pair of strategies is told apart on the ranking "
+        "metric (a sequential test that keeps its 5% error rate), at most --games.",
+    )
+
+
+@dataclass(frozen=True)
+class RunParams:
+    """A plain run's own keywords: ``until_decided``, and ``metric``, what it decides on."""
+
+    until_decided: bool = _until_decided()
+    metric: str | None = param(
+        "any",
+        after=True,
+        flag=("--metric",),
+        choices=METRICS,
+        help="With --until-decided: the metric it decides on (hands, points, "
+        f"matches; default {_DECIDES}).",
+    )
+
+
+@dataclass(frozen=True)
+class CompareParams:
+    """compare's own keywords (docs/compare.md): its variant, ``--until-decided``, the
+    ranking ``--metric`` and ``--equal-time MS``."""
+
+    variant: str | None = _variant()
+    until_decided: bool = _until_decided()
+    metric: str | None = param(
+        "any",
+        after=True,
+        flag=("--metric",),
+        choices=METRICS,
+        help=f"Rank by hand wins, paired points per hand or match wins (default: {_DECIDES}: "
+        "matches with --unit match, else points in a race to a "
+        "target, hands where a hand is the whole game).",
+    )
+    equal_time: float | int | str | None = param(
+        "number",
+        after=True,
+        flag=("--equal-time", "equal_time"),
+        metavar="MS",
+        help="Give each search the same time: first set mc's and pimc's samples so that each "
+        "takes about MS CPU milliseconds per decision (measured on a fixed set of decisions), "
+        "then play those entries; other strategies play as they are.",
+    )
+
+
+@dataclass(frozen=True)
+class SkillParams:
+    """skill's own keywords (docs/skill.md): its variant, the deals per table, the solver's
+    budget, the deals rated, the round robin or against random only, and the ranking
+    metric."""
+
+    variant: str | None = _variant()
+    deals: int | str | None = param(
+        "int",
+        flag=("--deals",),
+        metavar="N",
+        help="Deals per pair of strategies, each played in every seating (default 1000).",
+    )
+    budget: int | str | None = param(
+        "int",
+        flag=("--budget",),
+        metavar="NODES",
+        help="The solver's node budget per deal for the perfect-information value "
+        "and for each decision rated (default 2000000; 0: no solving).",
+    )
+    accuracy_deals: int | str | None = param(
+        "int",
+        flag=("--accuracy-deals",),
+        metavar="N",
+        help="Deals per strategy whose decisions the solver rates on the true deal, for "
+        "the decision accuracy (default 200; 0: none).",
+    )
+    round_robin: bool | None = param(
+        "bool",
+        flag=("--round-robin/--against-random",),
+        help="Every pair of the ladder at a table (default), or only each strategy "
+        "against random (fewer tables: the costly strategies play once).",
+    )
+    metric: str | None = param(
+        "any",
+        after=True,
+        flag=("--metric",),
+        choices=HAND_METRICS,
+        help=f"Rank by hand wins or paired points per hand (default: {_DECIDES}: points "
+        "in a race to a target, else hands); skill plays no matches.",
+    )
+
+
+@dataclass(frozen=True)
+class TuneParams:
+    """tune's own keyword: its variant (the sweep is its ``--set`` value lists)."""
+
+    variant: str | None = _variant()
+
+
+@dataclass(frozen=True)
+class TuneTargetParams:
+    """tune-target's own keywords: its variant, the targets and the share that names one."""
+
+    variant: str | None = _variant()
+    targets: str | Sequence[int | str] | None = param(
+        "ints",
+        takes="a string such as '50,100' or a list of integers",
+        flag=("--targets",),
+        metavar="T1,T2,...",
+        help="Match targets to play, integers >= 1 (kozel: kozel_target).",
+    )
+    share: float | int | str | None = param(
+        "number",
+        flag=("--share",),
+        metavar="X",
+        help="Name the smallest target where the stronger strategy's Wilson lower bound "
+        "reaches X (default 0.75).",
+    )
 
 
 @dataclass(frozen=True)
@@ -88,10 +228,13 @@ class Analysis:
     Attributes:
         name: the command (``dominosim NAME``) and the ``kind`` of its analysis section.
         function: the API's function, ``dominosim.FUNCTION()``.
-        keywords: the function's own keywords, listed before the experiment's.
-        keywords_after: its own keywords listed after the experiment's.
+        params: the type of its own keywords (a frozen dataclass whose fields declare each,
+            :mod:`dominosim.base.params`): the entry point decodes them into one value,
+            ``setup``'s; :attr:`keywords` and :attr:`keywords_after` list them.
+        first: the experiment's keywords it lists before its own (run: ``variants``).
         not_taken: the experiment's keywords it does not take (it sets them itself).
-        setup: ``(rules_of, **keywords)`` -> :class:`Setup`, ``rules_of`` the entry point's
+        setup: ``(rules_of, params, **keywords)`` -> :class:`Setup` (``params``: its own
+            keywords decoded, :meth:`decode`; ``keywords`` the experiment's), ``rules_of`` the entry point's
             parser of a command's variant, players and ``--set`` (``config.rules_from_cli``,
             ``tournament.RulesOf``); None for a plain run (its experiment is the
             config file and flags themselves, with no analysis section).
@@ -111,8 +254,8 @@ class Analysis:
 
     name: str
     function: str
-    keywords: tuple[str, ...]
-    keywords_after: tuple[str, ...] = ()
+    params: type
+    first: tuple[str, ...] = ()
     not_taken: tuple[str, ...] = ()
     setup: Callable[..., Setup] | None = None
     measurement: Callable[[Mapping], object | None] | None = None
@@ -123,6 +266,30 @@ class Analysis:
     group_warnings: bool = True
     games_total: bool = False
 
+    @property
+    def keywords(self) -> tuple[str, ...]:
+        """The function's keywords listed before the experiment's."""
+        own = declared(self.params)
+        return (*self.first, *(k for k, p in own.items() if not p.after))
+
+    @property
+    def keywords_after(self) -> tuple[str, ...]:
+        """Its keywords listed after the experiment's: ``plots`` (every row takes it), then
+        its own."""
+        return (PLOTS, *(k for k, p in declared(self.params).items() if p.after))
+
+    def declared(self) -> dict[str, Param]:
+        """Its own keywords, each with its declaration, in the order of :attr:`params`."""
+        return declared(self.params)
+
+    def decode(self, keywords: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """``keywords`` (each of its type) split once: its own, one value of :attr:`params`
+        (a keyword None or not given keeps its field's default), and the others (the
+        experiment's), as they were."""
+        own = declared(self.params)
+        given = {k: v for k, v in keywords.items() if k in own and v is not None}
+        return self.params(**given), {k: v for k, v in keywords.items() if k not in own}
+
     def takes(self, experiment: Sequence[str]) -> tuple[str, ...]:
         """Every keyword of ``dominosim.FUNCTION()`` besides the session's (``resume``,
         ``executor``, ``scheduler``, ``progress``, ``echo``), given the experiment's."""
@@ -130,15 +297,14 @@ class Analysis:
         return (*self.keywords, *kept, *self.keywords_after)
 
 
+#: the experiment's keyword every row lists first after its own (every command that draws
+#: takes --no-plots)
+PLOTS = "plots"
+
 # fmt: off
-RUN = Analysis(
-    name="run", function="run",
-    keywords=("variants",), keywords_after=("plots", "until_decided", "metric"),
-)
+RUN = Analysis(name="run", function="run", params=RunParams, first=("variants",))
 COMPARE = Analysis(
-    name="compare", function="compare",
-    keywords=("variant",), keywords_after=("plots", "until_decided", "metric", "equal_time"),
-    not_taken=("rotate",),
+    name="compare", function="compare", params=CompareParams, not_taken=("rotate",),
     setup=Hook("tournament", "setup_compare"),
     report=Hook("report", "compare_analysis"),
     render=Hook("render", "compare_sections"),
@@ -146,9 +312,7 @@ COMPARE = Analysis(
     verdict_pooled=True, group_warnings=False, games_total=True,
 )
 SKILL = Analysis(
-    name="skill", function="skill",
-    keywords=("variant", "deals", "budget", "accuracy_deals", "round_robin"),
-    keywords_after=("plots", "metric"), not_taken=("rotate", "games", "unit"),
+    name="skill", function="skill", params=SkillParams, not_taken=("rotate", "games", "unit"),
     setup=Hook("tournament", "setup_skill"),
     measurement=Hook("tournament", "skill_measurement"),
     report=Hook("report", "skill_analysis"),
@@ -157,16 +321,14 @@ SKILL = Analysis(
     group_warnings=False,
 )
 TUNE = Analysis(
-    name="tune", function="tune",
-    keywords=("variant",), keywords_after=("plots",),
+    name="tune", function="tune", params=TuneParams,
     setup=Hook("tournament", "setup_tune"),
     report=Hook("sweeps", "tune_analysis"),
     render=Hook("render", "tune_sections"),
     plots=Hook("plots", "tune_plots"),
 )
 TUNE_TARGET = Analysis(
-    name="tune-target", function="tune_target",
-    keywords=("variant", "targets", "share"), keywords_after=("plots",), not_taken=("unit",),
+    name="tune-target", function="tune_target", params=TuneTargetParams, not_taken=("unit",),
     setup=Hook("tournament", "setup_tune_target"),
     report=Hook("sweeps", "tune_target_analysis"),
     render=Hook("render", "tune_target_sections"),

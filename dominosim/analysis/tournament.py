@@ -26,7 +26,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dominosim.analysis.analyses import COMPARE, METRICS, SKILL, TUNE, TUNE_TARGET, Setup
+from dominosim.analysis.analyses import (
+    COMPARE,
+    METRICS,
+    SKILL,
+    TUNE,
+    TUNE_TARGET,
+    CompareParams,
+    Setup,
+    SkillParams,
+    TuneParams,
+    TuneTargetParams,
+)
 from dominosim.base.errors import ConfigError
 from dominosim.game import variants
 from dominosim.game.rules import Rules
@@ -121,29 +132,29 @@ def check_metric(metric: str | None, unit: str | None) -> str | None:
 
 def setup_compare(
     rules_of: RulesOf,
+    params: CompareParams,
     *,
-    variant: str,
     players: int | str = 2,
     strategies: str | Sequence[str] | None = None,
     sets: Sequence[str] = (),
     games: int | str | None = None,
-    metric: str | None = None,
     **flags: Any,
 ) -> Setup:
     """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim compare``: one leg per table.
 
     ``games`` is the total over all legs and seatings; each leg gets ``ceil(games / legs)``;
-    ``metric`` ranks by hands, points or matches instead of what decides the game;
-    ``equal_time`` (milliseconds per decision, taken out of ``flags``): each search's budget
-    knob calibrated to it first (:mod:`dominosim.analysis.equal_time`), the calibrated entries played and recorded.
+    ``params.metric`` ranks by hands, points or matches instead of what decides the game;
+    ``params.equal_time`` (milliseconds per decision): each search's budget knob calibrated
+    to it first (:mod:`dominosim.analysis.equal_time`), the calibrated entries played and
+    recorded.
     """
+    variant = params.variant
     unit = flags.pop("unit", None)
     labels = _strategy_labels(strategies)
-    metric = check_metric(metric, unit)
+    metric = check_metric(params.metric, unit)
     from dominosim.analysis import equal_time as et
 
-    equal_time = flags.pop("equal_time", None)
-    ms = None if equal_time is None else et.parse_ms(equal_time)
+    ms = None if params.equal_time is None else et.parse_ms(params.equal_time)
     rules = rules_of(variant, players, sets)
     cal = None if ms is None else et.calibrate(rules, labels, ms, flags.get("strategy_path") or ())
     labels = cal.labels if cal else labels
@@ -175,8 +186,8 @@ def setup_compare(
 
 def setup_tune(
     rules_of: RulesOf,
+    params: TuneParams,
     *,
-    variant: str,
     sets: Sequence[str] = (),
     name: str | None = None,
     unit: str | None = None,
@@ -184,6 +195,7 @@ def setup_tune(
 ) -> Setup:
     """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim tune``: at least two option
     groups (no legs)."""
+    variant = params.variant
     variants.check_variant(variant)
     swept = [
         opt for opt, vals in apply_sets(sets, [variant]).get(variant, {}).items() if len(vals) > 1
@@ -240,21 +252,20 @@ def parse_share(share: float | str | None) -> float:
 
 def setup_tune_target(
     rules_of: RulesOf,
+    params: TuneTargetParams,
     *,
-    variant: str,
     players: int | str = 2,
-    targets: str | Sequence[int | str] | None = None,
-    share: float | str | None = None,
     sets: Sequence[str] = (),
     **flags: Any,
 ) -> Setup:
     """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim tune-target``: one group per
     target, matches (``unit = match``) on the same deals (no legs)."""
+    variant = params.variant
     variants.check_variant(variant)
-    if targets is None:
+    if params.targets is None:
         raise ConfigError("tune-target needs --targets, e.g. --targets 50,100,150,200")
-    ts = parse_targets(targets)
-    frac = parse_share(share)
+    ts = parse_targets(params.targets)
+    frac = parse_share(params.share)
     base = rules_of(variant, players, sets)
     variants.with_target(base, ts[0])  # RulesError for the one-hand variants (two-lane, ladder)
     option = variants.target_option(variant)
@@ -296,31 +307,30 @@ def skill_legs(strategies: Sequence[str], players: int, round_robin: bool = True
 
 def setup_skill(
     rules_of: RulesOf,
+    params: SkillParams,
     *,
-    variant: str,
     players: int | str = 2,
     strategies: str | Sequence[str] | None = None,
     sets: Sequence[str] = (),
-    deals: int | str | None = None,
-    metric: str | None = None,
     **flags: Any,
 ) -> Setup:
-    """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim skill``: ``deals`` per table
-    (default 1000), each in every seating, unit hand; the perfect-information value of each
-    deal by the solver with ``budget`` nodes per deal (default ``solver.DEFAULT_BUDGET``; 0:
-    not solved); the decisions of each strategy on its first ``accuracy_deals`` deals against
-    random (default 200; 0: none) rated by the solver with the same budget; ``round_robin``
-    False: only the tables with random (the others' pairs are then not compared; None: the
-    default, True): those three are taken out of ``flags``, the rest are the experiment's;
-    ``metric`` ranks the ladder as compare's does (hands or points: skill plays single
-    hands; None, recorded as such: what decides the game)."""
+    """The :class:`~dominosim.analysis.analyses.Setup` of ``dominosim skill``: ``params.deals``
+    per table (default 1000), each in every seating, unit hand; the perfect-information value
+    of each deal by the solver with ``params.budget`` nodes per deal (default
+    ``solver.DEFAULT_BUDGET``; 0: not solved); the decisions of each strategy on its first
+    ``params.accuracy_deals`` deals against random (default 200; 0: none) rated by the
+    solver with the same budget; ``params.round_robin`` False: only the tables with random
+    (the others' pairs are then not compared; None: the default, True); ``params.metric``
+    ranks the ladder as compare's does (hands or points: skill plays single hands; None,
+    recorded as such: what decides the game). ``flags`` are the experiment's."""
+    variant, metric = params.variant, params.metric
     if metric == "matches":
         raise ConfigError(
             "--metric matches ranks by match wins, but skill plays single hands (unit hand); "
             "rank by hands or points"
         )
     metric = check_metric(metric, "hand")
-    round_robin, solve, rated = _skill_options(flags)
+    round_robin, solve, rated = _skill_options(params)
     labels = _strategy_labels(default_ladder() if strategies is None else strategies)
     if baseline() not in labels:
         raise ConfigError(
@@ -329,7 +339,7 @@ def setup_skill(
         )
     rules = rules_of(variant, players, sets)
     legs = skill_legs(labels, rules.players, round_robin)
-    n = _games(deals, option="--deals")
+    n = _games(params.deals, option="--deals")
     seatings = len({legs[0][r:] + legs[0][:r] for r in range(rules.players)})  # (a,b,a,b): 2
     name = flags.pop("name", None)
     exp_flags = dict(
@@ -351,14 +361,12 @@ def setup_skill(
     return Setup(exp_flags, analysis, legs)
 
 
-def _skill_options(flags: dict) -> tuple[bool, int, int]:
-    """skill's ``round_robin``, ``budget`` and ``accuracy_deals`` (with their defaults),
-    taken out of ``flags``."""
+def _skill_options(params: SkillParams) -> tuple[bool, int, int]:
+    """skill's ``round_robin``, ``budget`` and ``accuracy_deals`` (with their defaults)."""
     from dominosim.engine.solver import DEFAULT_BUDGET
 
-    round_robin = flags.pop("round_robin", True)
-    budget, accuracy_deals = flags.pop("budget", None), flags.pop("accuracy_deals", None)
-    round_robin = True if round_robin is None else bool(round_robin)
+    budget, accuracy_deals = params.budget, params.accuracy_deals
+    round_robin = True if params.round_robin is None else bool(params.round_robin)
     solve = _budget(DEFAULT_BUDGET if budget is None else budget)
     rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
     return round_robin, solve, rated

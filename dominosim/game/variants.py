@@ -770,11 +770,22 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+#: the columns of :func:`listing` after the slug and section: (its header, what it is, as the
+#: help of ``dominosim variants`` describes it)
+LISTING_COLUMNS = (
+    ("players", "players"),
+    (f"deal {PLAYERS_EACH}", f"deal for {PLAYERS_EACH} players"),
+    *((c, c) for c in ("layout", "drawing", "scoring", "match end", "Russian name")),
+)
+_NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+#: how many variants there are, in words (``the twelve variants``: the commands' help)
+COUNT = _NUMBERS[len(INFO)] if len(INFO) < len(_NUMBERS) else str(len(INFO))
+
+
 def listing() -> str:
-    """``dominosim variants``: one row per variant (players, deal for 2/3/4 players, layout,
-    drawing, scoring, match end, Russian name)."""
-    header = ["variant", "§", "players", f"deal {PLAYERS_EACH}", "layout", "drawing", "scoring"]
-    header += ["match end", "Russian name"]
+    """``dominosim variants``: one row per variant (its slug, RULES section and
+    :data:`LISTING_COLUMNS`)."""
+    header = ["variant", "§", *(h for h, _ in LISTING_COLUMNS)]
     rows = [
         [i.slug, str(i.section), PLAYERS_RANGE, "/".join(map(str, i.deal)), i.layout, i.drawing]
         + [i.scoring, i.match, i.russian]
