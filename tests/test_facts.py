@@ -255,3 +255,84 @@ def test_the_command_line_restates_no_field_help():
 def test_resume_names_every_session_flag():
     assert len(cli.SESSION_FLAGS) == len(cli.SESSION_OPTIONS - {"resume"})
     assert "--strategy-timeout" in cli.SESSION_FLAGS and "--resume" not in cli.SESSION_FLAGS
+
+
+# ---- help phrases (issue 48, point 2: "help strings in 3") ----------------------------------
+def _help_texts(node) -> list[str]:
+    """The literal parts of a help value: a string, an f-string's parts between its
+    placeholders, a sum's parts (a placeholder ends a part: a phrase written once is read)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return ["\0".join(v.value if isinstance(v, ast.Constant) else "\0" for v in node.values)]
+    if isinstance(node, ast.BinOp):
+        return _help_texts(node.left) + _help_texts(node.right)
+    return []
+
+
+def _help_phrases(tree):
+    """(phrase, line) of each phrase of three words or more of every ``help=`` value (an
+    option's, a Field's, a Param's), split at its punctuation, lower-cased."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.keyword) and n.arg == "help":
+            for text in _help_texts(n.value):
+                for part in re.split(r"[;:.()\0]", text):
+                    phrase = " ".join(part.split()).lower()
+                    if len(phrase.split()) >= 3:
+                        yield phrase, n.value.lineno
+
+
+def _helps_twice(trees: dict[str, ast.Module]) -> list[str]:
+    where: dict[str, set[str]] = {}
+    for name, tree in trees.items():
+        for phrase, line in _help_phrases(tree):
+            where.setdefault(phrase, set()).add(f"{name}:{line}")
+    return sorted(f"{p!r} at {sorted(w)}" for p, w in where.items() if len(w) > 1)
+
+
+def test_each_help_phrase_is_written_once():
+    """A phrase several options' help share is written once (config.HELP_*, cli.HELP_*,
+    analyses' _DECIDES) and read where each help says it: cli, trace, config, settings, the
+    analyses' parameters, check."""
+    assert _helps_twice(_trees()) == []
+
+
+def test_the_help_check_finds_a_phrase_written_twice():
+    planted = {
+        "a.py": ast.parse('f(help="Set a RULES §15 option (repeatable).")'),
+        "b.py": ast.parse('Field(help=f"Set a RULES §15 option (repeatable); {x} more.")'),
+        "c.py": ast.parse('g(help=f"{HELP_SET}; once.")'),
+    }
+    assert _helps_twice(planted) == ["'set a rules §15 option' at ['a.py:1', 'b.py:1']"]
+
+
+# ---- the variants in the command line's help: game/variants.py (INFO) -----------------------
+def _variants_restated(tree):
+    """Lines of strings (docstrings too: a command's docstring is its --help) that write the
+    number of variants in words or the listing's columns again."""
+    columns = ", ".join(d for _, d in variants.LISTING_COLUMNS)
+    count = re.compile(rf"\b{variants.COUNT}\b", re.IGNORECASE)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            if count.search(n.value) or columns in " ".join(n.value.split()):
+                yield n.lineno
+
+
+def test_the_commands_help_takes_the_variants_from_info():
+    """``dominosim --help``, ``variants --help`` and check-strategy's --variant say how many
+    variants there are and what the listing shows from game/variants.py."""
+    assert list(_variants_restated(_trees()["cli.py"])) == []
+    assert variants.COUNT == "twelve" and len(variants.INFO) == 12
+    helps = [cli.main.help, cli.main.commands["variants"].help]
+    assert all(f"the {variants.COUNT} " in h for h in helps)
+    header = variants.listing().splitlines()[0].split()
+    assert all(h.split()[0] in header for h, _ in variants.LISTING_COLUMNS)
+
+
+def test_the_variants_check_finds_a_count_and_the_columns():
+    code = (
+        'def f():\n    """List the twelve variants."""\n'
+        'x = "(players, deal for 2/3/4 players, layout, drawing, scoring, match end, '
+        'Russian name)"\ny = "twelve-tone"\nz = "all variants"\n'
+    )
+    assert sorted(_variants_restated(ast.parse(code))) == [2, 3, 4]

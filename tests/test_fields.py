@@ -17,8 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
-from dominosim import api, config
+from dominosim import api, config, settings
 from dominosim.analysis import analyses
+from dominosim.base.params import Param
 from dominosim.cli import SESSION_OPTIONS, main
 from dominosim.config import FIELDS, build_experiment, experiment_from_cli
 from dominosim.errors import ConfigError
@@ -200,6 +201,97 @@ def test_resume_refuses_exactly_the_rows_not_marked_session(command, tmp_path):
         "isolate",
         *(f.keyword for f in FIELDS if f.session),
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# each analysis's parameters and the session's settings, declared once (issue 48, point 1):
+# the command line's options and the API's type checks are made of the declarations
+
+
+def _dest(key: str, p) -> str:
+    return p.flag[-1] if not p.flag[-1].startswith("-") else key
+
+
+def _is_option_of(opt: click.Option, key: str, p) -> None:
+    """``opt`` is what the declaration ``p`` of keyword ``key`` says."""
+    assert opt.name == _dest(key, p) and opt.opts[0] == p.flag[0].split("/")[0], key
+    assert opt.help == p.help and opt.metavar == p.metavar, key
+    assert opt.is_flag == (p.is_flag or "/" in p.flag[0])
+    assert bool(opt.show_default) == p.show_default, key
+    assert opt.default == p.default or (p.default is None and opt.default is False), key
+    assert tuple(getattr(opt.type, "choices", p.choices)) == p.choices, key
+
+
+@pytest.mark.parametrize("row", analyses.ANALYSES, ids=lambda a: a.name)
+def test_each_analysis_option_is_its_parameters_declaration(row):
+    """Every option of a command is an experiment field's, a session's or one of its
+    analysis's declared parameters (the tournaments' --variant: the field's flag, one)."""
+    opts = _options(row.name)
+    own = row.declared()
+    assert own and all(isinstance(p, Param) for p in own.values())
+    for key, p in own.items():
+        if p.flag:
+            _is_option_of(opts[key], key, p)
+    fields = {f.keyword for f in FLAGGED}
+    others = set(opts) - fields - SESSION_OPTIONS - {k for k, p in own.items() if p.flag}
+    assert others == ({"variant"} & set(own)), others
+    # the API lists its own keywords where they are declared (before or after the experiment's)
+    takes = row.takes(api._EXPERIMENT)
+    for key, p in own.items():
+        assert key in (row.keywords_after if p.after else row.keywords), key
+        assert key in takes
+
+
+def test_the_session_options_are_its_declaration():
+    """settings.SessionSettings makes the session's options (cli.SHARED_OPTIONS), what
+    --resume takes (SESSION_OPTIONS, with the fields marked session) and the settings a
+    command hands the API (SESSION_KEYWORDS)."""
+    from dominosim import cli
+
+    run = _options("run")
+    flagged = {k: p for k, p in settings.SESSION.items() if p.flag}
+    for key, p in flagged.items():
+        assert cli.SHARED_OPTIONS[key][0] == p.flag
+        _is_option_of(run[_dest(key, p)], key, p)
+    assert SESSION_OPTIONS == {_dest(k, p) for k, p in flagged.items()} | {
+        f.keyword for f in FIELDS if f.session
+    }
+    assert set(cli.SESSION_KEYWORDS) == {k for k, p in flagged.items() if p.api} - {"resume"}
+    assert set(settings.SESSION) - set(flagged) == {"progress", "echo"}  # (the API's alone)
+    assert [k for k, p in settings.SESSION.items() if p.listed] == list(settings.LISTED)
+    assert api._EXPERIMENT[-len(settings.LISTED) :] == settings.LISTED
+
+
+#: a value of the wrong type for each kind (``any``: the analysis checks the value itself)
+WRONG = {"int": 1.5, "bool": 3, "number": [1], "ints": 1.5, "string": 3, "callable": 3}
+WRONG["path"] = 3
+
+
+def _declared_keywords():
+    for row in analyses.ANALYSES:
+        for key, p in {**row.declared(), **settings.SESSION}.items():
+            if p.api and p.kind in WRONG:
+                yield pytest.param(row, key, p, id=f"{row.function}-{key}")
+
+
+@pytest.mark.parametrize("row, key, p", list(_declared_keywords()))
+def test_each_declared_keyword_is_checked_by_its_kind(row, key, p):
+    """The API's type error of a declared keyword is its declaration's: the kind's words (or
+    its own ``takes``), the value with its type unless ``shown`` is False."""
+    bad = WRONG[p.kind]
+    base = {"sets": "fives.reserve_k=0,2"} if row.name == "tune" else {}
+    with pytest.raises(ConfigError) as e:
+        getattr(api, row.function)(**base, **{key: bad})
+    what = p.takes or api.KINDS[p.kind][1]
+    shown = f"{bad!r} ({type(bad).__name__})" if p.shown else repr(bad)
+    assert str(e.value) == f"dominosim.{row.function}(): {key} must be {what}, not {shown}"
+    assert api.kind_of(key, row) == p.kind
+
+
+def test_a_keyword_that_may_not_be_none_says_so():
+    with pytest.raises(ConfigError, match=r"executor must be a string, not None \(NoneType\)"):
+        dominosim.run(executor=None)
+    assert not settings.SESSION["executor"].nullable
 
 
 # ---------------------------------------------------------------------------------------------
