@@ -104,8 +104,10 @@ def _field_option(f: config.Field) -> tuple[tuple[str, ...], dict[str, Any]]:
 def _declared_option(p) -> tuple[tuple[str, ...], dict[str, Any]]:
     """The click declaration of a declared keyword's option (dominosim.base.params.Param: an
     analysis's parameter or a session's setting): its spelling, default, metavar, choices,
-    help; a path option names a folder."""
-    settings: dict[str, Any] = dict(default=p.default, help=p.help)
+    help; a path option names a folder. An option not given is None (the keyword not given:
+    its field's default stands) but a flag's and one whose default --help shows."""
+    default = p.default if p.is_flag or p.show_default else None
+    settings: dict[str, Any] = dict(default=default, help=p.help)
     if p.metavar is not None:
         settings["metavar"] = p.metavar
     if p.choices:

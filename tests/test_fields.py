@@ -218,7 +218,10 @@ def _is_option_of(opt: click.Option, key: str, p) -> None:
     assert opt.help == p.help and opt.metavar == p.metavar, key
     assert opt.is_flag == (p.is_flag or "/" in p.flag[0])
     assert bool(opt.show_default) == p.show_default, key
-    assert opt.default == p.default or (p.default is None and opt.default is False), key
+    if p.is_flag or p.show_default:  # (else None: not given, the field's default stands)
+        assert opt.default == p.default or (p.default is None and opt.default is False), key
+    else:
+        assert opt.default is None, key
     assert tuple(getattr(opt.type, "choices", p.choices)) == p.choices, key
 
 

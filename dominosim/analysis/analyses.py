@@ -34,6 +34,9 @@ HAND_METRICS = tuple(m for m in METRICS if m != "matches")
 
 # ---- each analysis's parameters: its own keywords, declared once (issue 48, point 1) --------
 # (the API's type checks and the commands' options are made of them: base/params.py)
+#: skill's deals per table and deals per strategy whose decisions are rated, tune-target's
+#: share, where not given (each its field's default, and its help's)
+SKILL_DEALS, ACCURACY_DEALS, SHARE = 1000, 200, 0.75
 #: what the metrics' help says ranks when --metric is not given (each option's help once)
 _DECIDES = "what decides the game"
 
@@ -106,11 +109,12 @@ class SkillParams:
     metric."""
 
     variant: str | None = _variant()
-    deals: int | str | None = param(
+    deals: int | str = param(
         "int",
+        SKILL_DEALS,
         flag=("--deals",),
         metavar="N",
-        help="Deals per pair of strategies, each played in every seating (default 1000).",
+        help=f"Deals per pair of strategies, each played in every seating (default {SKILL_DEALS}).",
     )
     budget: int | str | None = param(
         "int",
@@ -119,15 +123,17 @@ class SkillParams:
         help="The solver's node budget per deal for the perfect-information value "
         "and for each decision rated (default 2000000; 0: no solving).",
     )
-    accuracy_deals: int | str | None = param(
+    accuracy_deals: int | str = param(
         "int",
+        ACCURACY_DEALS,
         flag=("--accuracy-deals",),
         metavar="N",
         help="Deals per strategy whose decisions the solver rates on the true deal, for "
-        "the decision accuracy (default 200; 0: none).",
+        f"the decision accuracy (default {ACCURACY_DEALS}; 0: none).",
     )
-    round_robin: bool | None = param(
+    round_robin: bool = param(
         "bool",
+        True,
         flag=("--round-robin/--against-random",),
         help="Every pair of the ladder at a table (default), or only each strategy "
         "against random (fewer tables: the costly strategies play once).",
@@ -161,12 +167,13 @@ class TuneTargetParams:
         metavar="T1,T2,...",
         help="Match targets to play, integers >= 1 (kozel: kozel_target).",
     )
-    share: float | int | str | None = param(
+    share: float | int | str = param(
         "number",
+        SHARE,
         flag=("--share",),
         metavar="X",
         help="Name the smallest target where the stronger strategy's Wilson lower bound "
-        "reaches X (default 0.75).",
+        f"reaches X (default {SHARE}).",
     )
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from dominosim.analysis.analyses import (
     COMPARE,
     METRICS,
+    SHARE,
     SKILL,
     TUNE,
     TUNE_TARGET,
@@ -242,7 +243,7 @@ def parse_targets(text: str | Sequence[int | str] | None) -> list[int]:
 
 def parse_share(share: float | str | None) -> float:
     try:
-        x = float(0.75 if share is None else share)
+        x = float(SHARE if share is None else share)
     except (TypeError, ValueError):
         x = math.nan
     if not 0 < x <= 1:
@@ -365,11 +366,9 @@ def _skill_options(params: SkillParams) -> tuple[bool, int, int]:
     """skill's ``round_robin``, ``budget`` and ``accuracy_deals`` (with their defaults)."""
     from dominosim.engine.solver import DEFAULT_BUDGET
 
-    budget, accuracy_deals = params.budget, params.accuracy_deals
-    round_robin = True if params.round_robin is None else bool(params.round_robin)
+    budget = params.budget
     solve = _budget(DEFAULT_BUDGET if budget is None else budget)
-    rated = _accuracy_deals(200 if accuracy_deals is None else accuracy_deals)
-    return round_robin, solve, rated
+    return bool(params.round_robin), solve, _accuracy_deals(params.accuracy_deals)
 
 
 def _accuracy_deals(value) -> int:
