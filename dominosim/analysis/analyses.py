@@ -2,7 +2,12 @@
 ``tune``, ``tune-target``) with everything that tells them apart (docs/design.md, "Analyses").
 
 A row holds the analysis's keywords (those of ``dominosim.<function>()``; the command line's
-options are the same keywords), its ``setup`` (the keywords -> one :class:`Setup`), its
+options are the same keywords): its own declared once as its parameters' type (``params``, a
+frozen dataclass: :class:`RunParams`, :class:`CompareParams`, :class:`SkillParams`,
+:class:`TuneParams`, :class:`TuneTargetParams`, each field carrying its kind, how the API lists
+and checks it and its option: :mod:`dominosim.base.params`), decoded once by the entry point
+(:meth:`Analysis.decode`); its ``setup`` (the parameters and the experiment's keywords -> one
+:class:`Setup`), its
 per-chunk ``measurement`` (the runner's hook), its section of the report (``report``), how
 that section is shown (``render``) and drawn (``plots``), and the few facts the shared code
 asks of it. Nothing outside this module tells the analyses apart by their names: the report,
@@ -47,6 +52,8 @@ def _variant() -> Any:
 
 
 def _until_decided() -> Any:
+    """``--until-decided`` (run's and compare's; its type error shows the value alone, after
+    the other keywords' and the paths', as it always has)."""
     return param(
         "bool",
         False,
