@@ -296,9 +296,7 @@ def _path(fn: str, key: str, value):
         return value
     if isinstance(value, os.PathLike):
         return os.fspath(value)
-    raise ConfigError(
-        f"dominosim.{fn}(): {key} must be a path (a string or pathlib.Path), not {_shown(value)}"
-    )
+    raise ConfigError(f"dominosim.{fn}(): {key} must be {KINDS['path'][1]}, not {_shown(value)}")
 
 
 def _shown(value) -> str:
@@ -340,9 +338,7 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
         raise ConfigError(f"dominosim.load(): level must be {levels}, not {level!r}")
     run_dir = _path("load", "run_dir", run_dir)
     if run_dir is None:
-        raise ConfigError(
-            "dominosim.load(): run_dir must be a path (a string or pathlib.Path), not None"
-        )
+        raise ConfigError(f"dominosim.load(): run_dir must be {KINDS['path'][1]}, not None")
     rd = RunDir.open(run_dir)
     manifest = rd.read_manifest()
     plan = runner.Plan.from_manifest(manifest)
