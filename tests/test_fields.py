@@ -291,6 +291,22 @@ def test_each_declared_keyword_is_checked_by_its_kind(row, key, p):
     assert api.kind_of(key, row) == p.kind
 
 
+def _ranged():
+    for row in analyses.ANALYSES:
+        for key, p in row.declared().items():
+            if p.lo is not None:
+                yield pytest.param(row, key, p, id=f"{row.function}-{key}")
+
+
+@pytest.mark.parametrize("row, key, p", list(_ranged()))
+def test_a_declared_range_is_the_one_checked(row, key, p):
+    """An integer parameter's least value is its declaration's (``lo``): one below it is
+    refused, naming the flag and that bound."""
+    with pytest.raises(ConfigError) as e:
+        getattr(api, row.function)(variant="fives", **{key: str(p.lo - 1)})
+    assert re.match(rf"{p.flag[0]} must be (an integer|integers) >= {p.lo}\b", str(e.value))
+
+
 def test_a_keyword_that_may_not_be_none_says_so():
     with pytest.raises(ConfigError, match=r"executor must be a string, not None \(NoneType\)"):
         dominosim.run(executor=None)

@@ -119,12 +119,14 @@ class SkillParams:
     deals: int | str = param(
         "int",
         SKILL_DEALS,
+        lo=1,
         flag=("--deals",),
         metavar="N",
         help=f"Deals per pair of strategies, each played in every seating (default {SKILL_DEALS}).",
     )
     budget: int | str | None = param(
         "int",
+        lo=0,
         flag=("--budget",),
         metavar="NODES",
         help="The solver's node budget per deal for the perfect-information value "
@@ -133,6 +135,7 @@ class SkillParams:
     accuracy_deals: int | str = param(
         "int",
         ACCURACY_DEALS,
+        lo=0,
         flag=("--accuracy-deals",),
         metavar="N",
         help="Deals per strategy whose decisions the solver rates on the true deal, for "
@@ -169,6 +172,7 @@ class TuneTargetParams:
     variant: str | None = _variant()
     targets: str | Sequence[int | str] | None = param(
         "ints",
+        lo=1,
         takes="a string such as '50,100' or a list of integers",
         flag=("--targets",),
         metavar="T1,T2,...",

@@ -40,10 +40,14 @@ from dominosim.analysis.analyses import (
     TuneTargetParams,
 )
 from dominosim.base.errors import ConfigError
+from dominosim.base.params import declared
 from dominosim.game import variants
 from dominosim.game.rules import Rules
 from dominosim.game.variants import apply_sets
 from dominosim.strategy.spec import parse_strategies
+
+#: the declared parameters of skill and tune-target (their ranges: ``lo``)
+_SKILL, _TARGETS = declared(SkillParams), declared(TuneTargetParams)["targets"]
 
 #: How a setup gets the Rules of a command's ``variant``, ``players`` and ``--set`` entries:
 #: the entry point's own parser (``config.rules_from_cli``), so a mistake reads as in every
@@ -89,15 +93,15 @@ def compare_legs(strategies: Sequence[str], players: int, partnership: bool) -> 
     return list(itertools.combinations(names, players))
 
 
-def _games(games, default: int = 1000, option: str = "--games") -> int:
+def _games(games, default: int = 1000, option: str = "--games", lo: int = 1) -> int:
     if games is None:
         return default
     try:
         n = int(str(games).strip())
     except ValueError:
-        raise ConfigError(f"{option} must be an integer >= 1, not '{games}'") from None
-    if n < 1:
-        raise ConfigError(f"{option} must be an integer >= 1, not {n}")
+        raise ConfigError(f"{option} must be an integer >= {lo}, not '{games}'") from None
+    if n < lo:
+        raise ConfigError(f"{option} must be an integer >= {lo}, not {n}")
     return n
 
 
@@ -217,7 +221,9 @@ def setup_tune(
 
 
 def parse_targets(text: str | Sequence[int | str] | None) -> list[int]:
-    """``"50,100,150"`` -> ``[50, 100, 150]`` (sorted); integers >= 1, each once."""
+    """``"50,100,150"`` -> ``[50, 100, 150]`` (sorted); integers >= ``lo`` (1, declared),
+    each once."""
+    lo = _TARGETS.lo
     if isinstance(text, str):
         items = [x.strip() for x in text.split(",")]
     else:
@@ -227,10 +233,10 @@ def parse_targets(text: str | Sequence[int | str] | None) -> list[int]:
         try:
             t = int(x)
         except ValueError:
-            t = 0
-        if t < 1 or str(t) != x.lstrip("+"):
+            t = lo - 1
+        if t < lo or str(t) != x.lstrip("+"):
             raise ConfigError(
-                f"--targets must be integers >= 1 separated by commas (e.g. 50,100,150), "
+                f"--targets must be integers >= {lo} separated by commas (e.g. 50,100,150), "
                 f"not '{x}' in '{text}'"
             )
         if t in out:
@@ -340,7 +346,7 @@ def setup_skill(
         )
     rules = rules_of(variant, players, sets)
     legs = skill_legs(labels, rules.players, round_robin)
-    n = _games(params.deals, option="--deals")
+    n = _games(params.deals, option="--deals", lo=_SKILL["deals"].lo)
     seatings = len({legs[0][r:] + legs[0][:r] for r in range(rules.players)})  # (a,b,a,b): 2
     name = flags.pop("name", None)
     exp_flags = dict(
@@ -372,23 +378,22 @@ def _skill_options(params: SkillParams) -> tuple[bool, int, int]:
 
 
 def _accuracy_deals(value) -> int:
-    return _count(
-        value, "--accuracy-deals", "deals per strategy whose decisions are rated; 0: none"
-    )
+    what = "deals per strategy whose decisions are rated; 0: none"
+    return _count(value, "--accuracy-deals", what, _SKILL["accuracy_deals"].lo)
 
 
 def _budget(budget) -> int:
-    return _count(budget, "--budget", "solver nodes per deal; 0: no solving")
+    return _count(budget, "--budget", "solver nodes per deal; 0: no solving", _SKILL["budget"].lo)
 
 
-def _count(value, option: str, meaning: str) -> int:
-    """``value`` as an integer >= 0, or the option's one-line error."""
+def _count(value, option: str, meaning: str, lo: int) -> int:
+    """``value`` as an integer >= ``lo``, or the option's one-line error."""
     try:
         n = int(str(value).strip())
     except ValueError:
-        n = -1
-    if n < 0:
-        raise ConfigError(f"{option} must be an integer >= 0 ({meaning}), not '{value}'")
+        n = lo - 1
+    if n < lo:
+        raise ConfigError(f"{option} must be an integer >= {lo} ({meaning}), not '{value}'")
     return n
 
 

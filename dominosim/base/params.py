@@ -29,7 +29,9 @@ class Param:
     ``listed`` False: not among them, a session's; ``api`` False: no keyword of the API, the
     command line's alone); ``default``: its field's (:func:`param`), the option's too; its
     command-line option (click's declarations ``flag``, ``metavar``, ``help``, ``choices``,
-    ``is_flag``, ``show_default``); empty ``flag``: none."""
+    ``is_flag``, ``show_default``); empty ``flag``: none. ``lo``: the least value of an
+    ``int`` or ``ints`` keyword (its range, checked where the value is read, naming the
+    flag)."""
 
     kind: str
     nullable: bool = True
@@ -45,6 +47,7 @@ class Param:
     choices: tuple[str, ...] = ()
     is_flag: bool = False
     show_default: bool = False
+    lo: int | None = None
     default: Any = None
 
     def __post_init__(self) -> None:
