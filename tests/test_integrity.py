@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
+from dominosim.analysis.chunk import ChunkResult, Timing
 from dominosim.base import debug
 from dominosim.cli import main
 from dominosim.storage import store
@@ -699,7 +700,9 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch, fails):
     attempts = [
         lambda: store.write_text(rd.path / "report.md", "text"),
         lambda: store.write_json(rd.path / "manifest.json", {"a": 1}),
-        lambda: rd.write_chunk(0, 0, {"rows": [], "hands": 0}, table),
+        lambda: rd.write_chunk(
+            ChunkResult("run", 0, 0, 0, 0, 0, 0, Timing(), rows=()), table
+        ),
         lambda: rd.write_aggregates([]),
     ]
 
