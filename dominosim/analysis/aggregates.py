@@ -20,8 +20,6 @@ from dominosim.game.rules import Rules
 if TYPE_CHECKING:
     import pandas as pd
 
-    from dominosim.analysis.chunk import ChunkResult
-
 #: the key columns of an aggregate row, and the columns of aggregates.parquet
 AGG_KEYS = ("metric", "rotation", "seat", "bin", "pair")
 AGG_COLUMNS = ("group", *AGG_KEYS, "value")
@@ -284,8 +282,9 @@ class Merger:
         self.games = 0
         self.hands = 0
 
-    def add(self, result: ChunkResult) -> None:
-        """Merge one chunk's result (:class:`~dominosim.analysis.chunk.ChunkResult`)."""
+    def add(self, result) -> None:
+        """Merge one chunk's result (a :class:`~dominosim.analysis.chunk.ChunkResult`, which
+        imports this module: not imported here)."""
         group = result.group
         for metric, rotation, seat, bin_, pair, value in result.rows:
             self.agg[(group, metric, rotation, seat, bin_, pair)] += int(value)
