@@ -15,19 +15,10 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, NamedTuple
 
 from dominosim.analysis.aggregates import AT_MOST, MATCH_LEN_MAX, METRICS, SIGNED, VALUE_LIMIT
-
-# fmt: off
-#: the keys of a chunk's document, in the order it is written (``match_parquet`` only where
-#: the run keeps records; ``checksum``, over the others, last)
-KEYS = ("run", "group", "chunk", "start", "stop", "games", "hands", "timing", "rows", "parquet",
-        "match_parquet", "checksum")
-# fmt: on
-#: the fields of the chunk a plan expects, checked before anything else of a received file
-HEAD = KEYS[:6]
 
 
 def checksum(doc: Mapping) -> str:
@@ -110,24 +101,11 @@ class ChunkResult:
         return replace(self, run=run)
 
     def body(self) -> dict[str, Any]:
-        """The document without its checksum, as the file holds it."""
-        doc: dict[str, Any] = {
-            "run": self.run,
-            "group": self.group,
-            "chunk": self.chunk,
-            "start": self.start,
-            "stop": self.stop,
-            "games": self.games,
-            "hands": self.hands,
-            "timing": {
-                "cpu_seconds": self.timing.cpu_seconds,
-                "wall_seconds": self.timing.wall_seconds,
-            },
-            "rows": [list(r) for r in self.rows],
-            "parquet": _part(self.parquet),
-        }
-        if self.match_parquet is not None:
-            doc["match_parquet"] = _part(self.match_parquet)
+        """The document without its checksum, as the file holds it: its fields by name in
+        their order (:data:`KEYS`), ``match_parquet`` where it names a file."""
+        doc = {k: _plain(getattr(self, k)) for k in KEYS[:-1]}
+        if self.match_parquet is None:
+            del doc["match_parquet"]
         return doc
 
     def encode(self) -> bytes:
@@ -137,8 +115,20 @@ class ChunkResult:
         return (json.dumps(doc, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _part(f: RecordsFile | None) -> dict | None:
-    return None if f is None else {"bytes": f.bytes, "sha256": f.sha256}
+#: the keys of a chunk's document: its fields, in the order they are written (``checksum``,
+#: over the others, last)
+KEYS = tuple(f.name for f in fields(ChunkResult))
+#: the fields of the chunk a plan expects, checked before anything else of a received file
+HEAD = KEYS[:6]
+
+
+def _plain(x: object) -> object:
+    """A field as JSON holds it (a Timing or RecordsFile an object, rows lists)."""
+    if isinstance(x, Timing | RecordsFile):
+        return asdict(x)
+    if isinstance(x, tuple):
+        return [list(r) for r in x]
+    return x
 
 
 @dataclass(frozen=True)
