@@ -345,12 +345,14 @@ class RunDir:
     def read_chunk(self, expect: Expected) -> ChunkResult:
         """A chunk that checked out (:meth:`check_chunk`), read again (its records files are
         checked when they are read, :meth:`read_records`): an OutputError where it no longer
-        checks out."""
+        checks out (as :meth:`read_records` says of a records file)."""
         try:
             return self._read_chunk(expect, check_files=False)
-        except Damaged as e:
+        except Damaged:
             path = self.chunk_path(expect.group, expect.chunk, ".agg.json")
-            raise OutputError(f"{path}: {e.reason}; read the run folder again") from None
+            raise OutputError(
+                f"{path} changed while it was read; read the run folder again"
+            ) from None
 
     def _read_chunk(self, expect: Expected, check_files: bool) -> ChunkResult:
         """The chunk's aggregates file, read within its bound and decoded once."""
