@@ -354,9 +354,9 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     if not plan.records:
         records = pd.DataFrame()
     elif level == "match":
-        records = _match_records(rd, done)
+        records = _match_records(rd, plan, done)
     else:
-        records = _records(rd, done)
+        records = _records(rd, plan, done)
     if merged:
         aggregates = rd.read_aggregates(len(plan.rules))
     else:  # an unfinished run: the merge of the chunks it has
@@ -383,13 +383,15 @@ def _check_whole(rd, plan, merger, done: set, bad: list, merged: bool) -> None:
         raise OutputError(why)
 
 
-def _match_files(rd, done) -> list[Path]:
+def _match_files(rd, plan, done) -> list[Path]:
     """The per-match records files of the chunks ``done``; a folder written before they
     existed has none, which is one error."""
+    from dominosim import runner
     from dominosim.storage.store import MATCHES_SUFFIX
 
-    for g, c in sorted(done):
-        if rd.read_chunk_agg(g, c).get("match_parquet") is None:
+    for result in runner.read_chunks(rd, plan, done):
+        if result.match_parquet is None:
+            g, c = result.group, result.chunk
             raise OutputError(
                 f"chunk {g}-{c} of {rd.path} has no per-match records (written by an older "
                 "dominosim); read level='hand' (matches are its hands grouped by match_id), "
@@ -398,11 +400,11 @@ def _match_files(rd, done) -> list[Path]:
     return rd.record_files(done, MATCHES_SUFFIX)
 
 
-def _match_records(rd, done):
+def _match_records(rd, plan, done):
     """The per-match records of the chunks ``done`` as one DataFrame."""
     import pandas as pd
 
-    files = _match_files(rd, done)
+    files = _match_files(rd, plan, done)
     try:
         frames = [pd.read_parquet(f) for f in files]
     except (OSError, ValueError) as e:
@@ -410,16 +412,18 @@ def _match_records(rd, done):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _records(rd, done):
+def _records(rd, plan, done):
     """The records of the chunks ``done`` (each checked out), as one DataFrame: each file read
     within its bound and checked against its sha256 again (store.RunDir.read_records)."""
     import io
 
     import pandas as pd
 
+    from dominosim import runner
+
     frames = []
-    for g, c in sorted(done):
-        data = rd.read_records(g, c, rd.read_chunk_agg(g, c))
+    for result in runner.read_chunks(rd, plan, done):
+        data = rd.read_records(result)
         try:
             frames.append(pd.read_parquet(io.BytesIO(data)))
         except (OSError, ValueError) as e:

@@ -103,7 +103,7 @@ import numpy as np
 from dominosim.base.errors import StrategyError
 from dominosim.engine import kernel
 from dominosim.engine.batch import BatchEngine
-from dominosim.engine.solver import solve_actions
+from dominosim.engine.solver import leaf_values, solve_actions
 from dominosim.engine.tables import count_of
 from dominosim.game import seeding
 from dominosim.strategies.mc import (
@@ -113,13 +113,14 @@ from dominosim.strategies.mc import (
     weighted_positions,
 )
 from dominosim.strategy import Strategy, get, register
+from dominosim.strategy.spec import RANDOM
 
 OBJECTIVES = ("vote", "mean")
 #: what ``alphamu`` values a deal's leaf by: the solver's ``2 d + w`` or its win bit ``w``
 AM_VALUES = ("points", "win")
 #: ``partner``: ``solver`` (the partner searches, seeing every hand) or the compiled policy
 #: that models it (every compiled policy but random, which reads a decision's key)
-PARTNERS = ("solver", *(p for p in kernel.POLICIES if p != "random"))
+PARTNERS = ("solver", *(p for p in kernel.POLICIES if p != RANDOM))
 #: The largest ``samples`` and ``budget`` (beyond them a decision takes minutes).
 MAX_PARAM = {
     "samples": 4096,
@@ -182,8 +183,6 @@ def lead(score: np.ndarray, solved: np.ndarray, objective: str, count=None) -> f
 AM_NODES = 4096
 AM_CHAIN = 8
 AM_FRONT = 256
-#: the solver's clamp of a points difference (engine/_solver.h SOLVE_CAP)
-SOLVE_CAP = 1 << 27
 #: the hand block's rows the seat sees (a node's public key): the stock's size, the table,
 #: the last placer, turns, draws and passes
 _PUBLIC_HB = [
@@ -289,17 +288,6 @@ class _Tree:
         return st, nxt
 
 
-def _over_value(rules, rec, seat: int) -> int:
-    """The solver's value ``2 d + w`` for ``seat`` of a hand over (slot record ``rec``, settled),
-    as the solver values its leaves (engine/_solver.h ``leaf_value``)."""
-    side = rules.side_of(seat)
-    pts = rec["points"][: rules.score_columns]
-    mine, rest = int(pts[side]), int(pts.sum()) - int(pts[side])
-    d = rest - mine if rules.points_sense == "lower" else mine - rest
-    d = max(-SOLVE_CAP, min(SOLVE_CAP, d))
-    return 2 * d + int(rec["hb"][kernel.H_WINNER] == side)
-
-
 def _win_bits(v):
     """A leaf's values ``2 d + w`` (a number, or a dict of the seat's actions' values) as their
     win bits ``w``."""
@@ -310,9 +298,9 @@ def _win_bits(v):
 
 def _leaf_scores(tree: _Tree, budget: int):
     """The solver's values ``2 d + w`` for the seat at the tree's leaves: per node where the
-    hand is over its value (:func:`_over_value`), per node of the seat's second decision a dict
-    of its actions' values; and the deals with a leaf whose search ran out of ``budget`` (left
-    out)."""
+    hand is over its value (the core's, ``solver.leaf_values``), per node of the seat's second
+    decision a dict of its actions' values; and the deals with a leaf whose search ran out of
+    ``budget`` (left out)."""
     kinds, deal = np.array(tree.kind), np.array(tree.deal)
     bst = np.zeros(1, dtype=kernel.BSLOT)
     vals: list = [None] * len(kinds)
@@ -326,8 +314,11 @@ def _leaf_scores(tree: _Tree, budget: int):
                 bad.add(int(deal[n]))
                 continue
             vals[n] = dict(zip(av.action[r, :k].tolist(), av.score[r, :k].tolist(), strict=True))
-    for n in np.flatnonzero(kinds == 0).tolist():
-        vals[n] = _over_value(tree.rules, tree.st[n], tree.seat)
+    over = np.flatnonzero(kinds == 0)
+    if len(over):
+        leaves = leaf_values(tree.rules, tree.st[over], tree.seat)
+        for n, v in zip(over.tolist(), leaves, strict=True):
+            vals[n] = v
     return vals, bad
 
 

@@ -5,15 +5,16 @@ The baseline every study starts from: the "uniformly random strategy" that RULES
 
 from dominosim.game.seeding import below
 from dominosim.strategy import Strategy, register
+from dominosim.strategy.spec import RANDOM
 
 
 @register
 class Random(Strategy):
     """Uniform over the legal actions."""
 
-    name = "random"
+    name = RANDOM
     params = {}
-    compiled = "random"  # the core decides as this file does (_policy.h)
+    compiled = RANDOM  # the core decides as this file does (_policy.h)
     twin_version = 1  # the decisions its twin follows (policy_files.TWINS)
     classifier = "random"
 

@@ -106,6 +106,10 @@ def test_the_slot_arrays_are_views_of_the_records():
     assert set(KN.SLOT.names) - slot == {"ask", "act", "qidx"}
     blind = {key for record, key in specs.values() if record == "blind"}
     assert set(KN.BSLOT.names) - blind == {"turn_phase", "dtile", "cflag"}
+    # (checked at import: a core whose records lack a declared view, or hold one more field)
+    renamed = np.dtype([("algx" if n == "alg" else n, KN.SLOT.fields[n][0]) for n in KN.SLOT.names])
+    with pytest.raises(ImportError, match=r"field alg \(bool\); slot field algx .*reinstall"):
+        arrays.check_views(renamed)
     for variant, players in (("classic", 3), ("blind", 2)):
         rules = make_rules(variant, players)
         st = arrays.SlotArrays.new(rules, 5)

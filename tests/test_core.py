@@ -145,25 +145,34 @@ def test_compiled_uniform_picks_what_the_numpy_helper_picks():
 # the core's guards: struct layout, state and arguments out of range
 
 
-def test_the_layout_check_refuses_a_core_that_does_not_match():
-    """A core built from other sources (a field moved) fails at import with one message."""
+def test_the_records_are_made_from_the_core_s_structs():
+    """kernel.SLOT and kernel.BSLOT are made from the fields the core lists of its structs
+    (_core.layout(): the layout is written in C alone); a core whose list does not make one
+    record, or makes another than the one loaded, fails at import with one message."""
+    size, fields = KN._core.layout()["slot"]
+    assert KN.SLOT.itemsize == size and KN.SLOT.names == tuple(f[0] for f in fields)
+    assert [KN.SLOT.fields[f[0]][1] for f in fields] == [f[1] for f in fields]
 
-    class Moved:
-        KNOBS = KN._core.KNOBS
-        POLICIES = KN._core.POLICIES
+    def core(edit):
+        class Core:
+            @staticmethod
+            def layout():
+                out = KN._core.layout()
+                size, fields = out["slot"]
+                out["slot"] = (size, tuple(edit(f) for f in fields))
+                return out
 
-        @staticmethod
-        def layout():
-            out = KN._core.layout()
-            size, offsets = out["slot"]
-            out["slot"] = (size, {**offsets, "alg": offsets["alg"] + 1})
-            return out
+            constants = staticmethod(KN._core.constants)
 
-        constants = staticmethod(KN._core.constants)
+        return Core
 
+    moved = core(lambda f: (f[0], f[1] + 1, *f[2:]) if f[0] == "alg" else f)  # onto stock
+    unsigned = core(lambda f: (*f[:2], "u", *f[3:]) if f[0] == "dry" else f)  # another record
     KN.check_layout()  # the real one matches
+    with pytest.raises(ImportError, match="slot record's field stock .*not one record.*reinstall"):
+        KN.check_layout(moved)
     with pytest.raises(ImportError, match="does not match .*the slot record.*reinstall"):
-        KN.check_layout(Moved)
+        KN.check_layout(unsigned)
 
 
 def test_a_state_out_of_range_is_refused_before_it_is_played():

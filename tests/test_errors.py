@@ -1821,16 +1821,16 @@ def _full_disk(case, t, monkeypatch):
     and --resume finishes the run with the numbers of an uninterrupted one."""
     args = [*RUN, "--games", "24", "--chunk-size", "4", "--json"]
     calls = []
-    real = store.write_json
+    real = store.write_bytes
 
-    def full(path, obj, compact=False):
+    def full(path, data):
         if str(path).endswith(".agg.json"):
             calls.append(path)
             if len(calls) >= 3:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
-        return real(path, obj, compact)
+        return real(path, data)
 
-    monkeypatch.setattr(store, "write_json", full)
+    monkeypatch.setattr(store, "write_bytes", full)
     r = CliRunner().invoke(main, [*args, "--out", str(t / "a")])
     check_stderr(r, case.code, case.pattern)
     (run_dir,) = (t / "a" / "fives").iterdir()
@@ -1838,7 +1838,7 @@ def _full_disk(case, t, monkeypatch):
         "0-0.agg.json",
         "0-1.agg.json",
     ]
-    monkeypatch.setattr(store, "write_json", real)
+    monkeypatch.setattr(store, "write_bytes", real)
     resumed = CliRunner().invoke(main, ["run", "--resume", str(run_dir), "--workers", "1"])
     assert resumed.exit_code == 0, resumed.output
     full_run = CliRunner().invoke(main, [*args, "--out", str(t / "b")])

@@ -17,14 +17,21 @@ from dominosim.game import rules, seeding, variants
 from dominosim.strategy import spec
 
 ROOT = Path(dominosim.__file__).resolve().parent
+#: the built-in strategy files (shipped as dominosim.strategies), read as the package is
+STRATEGIES = ROOT.parent / "strategies"
 
 
 @functools.cache
 def _trees() -> dict[str, ast.Module]:
-    return {
-        p.relative_to(ROOT).as_posix(): ast.parse(p.read_text(encoding="utf-8"))
-        for p in sorted(ROOT.rglob("*.py"))
-    }
+    """Each module's tree by its path: the package's relative to it, the built-in strategy
+    files as ``strategies/<file>``."""
+    files = [(p, p.relative_to(ROOT)) for p in sorted(ROOT.rglob("*.py"))]
+    files += [(p, p.relative_to(ROOT.parent)) for p in sorted(STRATEGIES.glob("*.py"))]
+    return {name.as_posix(): ast.parse(p.read_text(encoding="utf-8")) for p, name in files}
+
+
+def test_the_built_in_strategy_files_are_read():
+    assert STRATEGIES.is_dir() and "strategies/pimc.py" in _trees()
 
 
 def _docstrings(tree: ast.Module) -> set[int]:
@@ -221,8 +228,8 @@ def _random_named(tree):
         if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Registration":
             allowed |= {id(a) for a in n.args[2:3]}
         if isinstance(n, ast.Assign) and any(
-            getattr(t, "id", None) == "CLASSIFIERS" for t in n.targets
-        ):
+            getattr(t, "id", None) in ("CLASSIFIERS", "classifier") for t in n.targets
+        ):  # (the registry's classifiers, and a strategy class's own: a built-in file's)
             allowed |= {id(e) for e in ast.walk(n.value)}
     for n in ast.walk(tree):
         if isinstance(n, ast.Constant) and n.value == spec.RANDOM and id(n) not in allowed:
@@ -240,7 +247,8 @@ def test_the_random_strategy_is_named_in_spec_alone():
 
 def test_the_random_check_finds_a_name_and_spares_the_classifier():
     code = 'a = get("random")\nb = f"{x} vs random"\nc = strategy.builtins("random")\n'
-    assert sorted(_random_named(ast.parse(code))) == [1, 2]
+    code += 'class R:\n    name = "random"\n    classifier = "random"\n'
+    assert sorted(_random_named(ast.parse(code))) == [1, 2, 5]
 
 
 # ---- help strings and --resume's error (dominosim/cli.py) -----------------------------------
@@ -336,3 +344,27 @@ def test_the_variants_check_finds_a_count_and_the_columns():
         'Russian name)"\ny = "twelve-tone"\nz = "all variants"\n'
     )
     assert sorted(_variants_restated(ast.parse(code))) == [2, 3, 4]
+
+
+# ---- the solver's value of a hand over: the core's (engine/_solver.h side_value) -----------
+def _solver_clamp_spelled(tree):
+    """The solver's clamp of a points difference, 2^27 (``SOLVE_CAP``), written in Python."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow | ast.LShift):
+            if getattr(n.left, "value", None) in (1, 2) and getattr(n.right, "value", None) == 27:
+                yield n.lineno  # 1 << 27, 2**27
+        if (
+            isinstance(n, ast.Constant)
+            and n.value == 1 << 27
+            or isinstance(n, ast.Name)
+            and (n.id == "SOLVE_CAP")
+        ):
+            yield n.lineno
+
+
+def test_the_solver_s_leaf_value_is_the_core_s_alone():
+    """pimc's alpha-mu values a hand over as the solver does, by asking the core
+    (solver.leaf_values); no module, the built-in strategy files included, restates it."""
+    assert outside(None, _solver_clamp_spelled) == []
+    code = "SOLVE_CAP = 1 << 27\nd = max(-SOLVE_CAP, d)\nc = 2**27\n"
+    assert sorted(set(_solver_clamp_spelled(ast.parse(code)))) == [1, 2, 3]

@@ -6,8 +6,10 @@ docs/errors.md, checked in test_errors.py; here: what happens to the results fol
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +19,11 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
+from dominosim.analysis import chunk as chunk_type
+from dominosim.analysis.chunk import ChunkResult, Expected, Timing
 from dominosim.base import debug
 from dominosim.cli import main
+from dominosim.engine import kernel
 from dominosim.storage import store
 
 from helpers import BOT
@@ -175,6 +180,94 @@ def test_a_finished_run_with_a_damaged_chunk_is_repaired_by_resume(tmp_path):
     assert r.exit_code == 0 and "chunk 0-3: its records file" in r.stderr, r.output
     pd.testing.assert_frame_equal(aggregates(d), expected)
     assert invoke(["run", "--resume", str(d)]).stderr.count("playing it again") == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# 2b. a chunk's result is one type (issue 48, point 1): encoded by write_chunk, decoded once
+
+#: a chunk written before the type (dominosim at a636d54: fives, random vs heaviest, 2 hands)
+BEFORE = Path(__file__).with_name("chunk_written_before.agg.json")
+
+
+def _expected(doc: dict, players: int = 2, records: bool = True) -> Expected:
+    """What a plan would say of the chunk ``doc`` (read from its own fields)."""
+    rotations = tuple(sorted({r[1] for r in doc["rows"] if r[1] != -1}))
+    head = {k: doc[k] for k in ("run", "group", "chunk", "start", "stop", "games")}
+    return Expected(**head, players=players, rotations=rotations, records=records)
+
+
+def test_a_chunk_written_before_the_type_decodes_and_encodes_to_its_bytes():
+    data = BEFORE.read_bytes()
+    result = chunk_type.decode(data, _expected(json.loads(data)))
+    assert result.encode() == data
+    assert result.match_parquet is not None and result.parquet.bytes == 6531
+    assert chunk_type.decode(result.encode(), _expected(json.loads(data))) == result
+
+
+def test_a_run_s_chunks_round_trip_through_the_type(tmp_path):
+    d = finished(tmp_path / "o", "--games", "4")
+    rd = store.RunDir.open(d)
+    for path in sorted((d / "chunks").glob("*.agg.json")):
+        data = path.read_bytes()
+        result, why = rd.check_chunk(_expected(json.loads(data)))
+        assert why is None and result.encode() == data, why
+        assert list(result.body()) == list(chunk_type.KEYS[:-1])
+
+
+def test_a_damaged_chunk_gives_the_reason_of_its_first_failed_check():
+    doc = json.loads(BEFORE.read_bytes())
+    expect = _expected(doc)
+
+    def reason(edit) -> str:
+        body = {k: v for k, v in doc.items() if k != "checksum"}
+        edit(body)
+        text = json.dumps({**body, "checksum": store.checksum(body)})
+        with pytest.raises(chunk_type.Damaged) as e:
+            chunk_type.decode(text.encode(), expect, lambda files: None)
+        return e.value.reason
+
+    assert "another run" in reason(lambda b: b.update(run="x", rows=1))
+    assert "another chunk" in reason(lambda b: b.update(start=7, rows=1))
+    assert reason(lambda b: b.update(rows=1)).endswith("(rows is not a list)")
+    assert reason(lambda b: b.update(timing=[])).endswith("(timing)")
+    assert reason(lambda b: b.update(hands=-1)).endswith("hands, not -1")
+    with pytest.raises(chunk_type.Damaged, match="names no records"):
+        chunk_type.decode(BEFORE.read_bytes(), expect, lambda files: "names no records")
+
+
+#: names a chunk's document could be held in outside its type's module: what reads one by key
+CHUNK_KEYS = set(chunk_type.KEYS) - set(kernel.HREC) - set(kernel.MREC)  # (records: "hands")
+HANDLES = re.compile(r"ChunkResult|ChunkPlayed|\.agg\.json|check_chunk\(|read_chunk|write_chunk")
+
+
+def _key_reads(tree: ast.Module):
+    """``(line, key)`` of each read of a chunk document's key by string (``x["rows"]``,
+    ``x.get("parquet")``)."""
+    for n in ast.walk(tree):
+        key = None
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+            key = getattr(n.slice, "value", None)
+        elif isinstance(n, ast.Call) and getattr(n.func, "attr", None) in ("get", "pop") and n.args:
+            key = getattr(n.args[0], "value", None)
+        if isinstance(key, str) and key in CHUNK_KEYS:
+            yield n.lineno, key
+
+
+def test_no_module_reads_a_chunk_document_by_key_but_its_type_s():
+    root = Path(dominosim.__file__).resolve().parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if path.name == "chunk.py" or not HANDLES.search(text):
+            continue
+        found += [f"{path.name}:{line} {key}" for line, key in _key_reads(ast.parse(text))]
+    assert found == []
+
+
+def test_the_key_scan_finds_a_planted_read():
+    code = 'doc, _ = rd.check_chunk(e)\nm = doc.get("match_parquet")\nn = doc["rows"]\n'
+    assert HANDLES.search(code)
+    assert list(_key_reads(ast.parse(code))) == [(2, "match_parquet"), (3, "rows")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -699,7 +792,7 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch, fails):
     attempts = [
         lambda: store.write_text(rd.path / "report.md", "text"),
         lambda: store.write_json(rd.path / "manifest.json", {"a": 1}),
-        lambda: rd.write_chunk(0, 0, {"rows": [], "hands": 0}, table),
+        lambda: rd.write_chunk(ChunkResult("run", 0, 0, 0, 0, 0, 0, Timing(), rows=()), table),
         lambda: rd.write_aggregates([]),
     ]
 

@@ -357,9 +357,10 @@ def test_progress_slices_tick_and_give_the_same_records(monkeypatch):
     ticks = []
     sliced = RN.play_item(item, ticks.append)
     assert sum(ticks) == item.games == 60 and len(ticks) > 2
-    assert sliced["rows"] == whole["rows"] and sliced["hands"] == whole["hands"]
-    for k, v in whole["records"].items():
-        assert np.array_equal(v, sliced["records"][k]), k
+    assert sliced.result.rows == whole.result.rows
+    assert sliced.result.hands == whole.result.hands
+    for k, v in whole.records.items():
+        assert np.array_equal(v, sliced.records[k]), k
 
 
 def test_progress_bar_goes_to_stderr_only(tmp_path, capsys, monkeypatch):

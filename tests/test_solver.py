@@ -561,3 +561,20 @@ def test_solve_refuses_a_position_out_of_range():
         solver.solve_slots(rules, st, bst, seats=[5])
     with pytest.raises(ValueError, match="budget"):
         solver.solve_slots(rules, st, bst, budget=0)
+
+
+def test_a_hand_over_is_valued_as_the_solver_values_its_leaves():
+    """solver.leaf_values (pimc's alpha-mu reads it): 2 d + w for the seat's side, d the
+    points difference (fewer is better where the variant counts so), clamped at the core's
+    bound, w whether the side won; points past any hand's are refused."""
+    st = np.zeros(3, dtype=kernel.SLOT)
+    st["points"][:, :2] = [[10, 3], [3, 10], [2**30, 0]]
+    st["hb"][:, kernel.H_WINNER] = [0, 1, 0]
+    fives, kozel = make_rules("fives", 2), make_rules("kozel", 2)
+    cap = 2 * 2**27
+    assert solver.leaf_values(fives, st, 0) == [15, -14, cap + 1]
+    assert solver.leaf_values(fives, st, 1) == [-14, 15, -cap]
+    assert solver.leaf_values(kozel, st, 0) == [-13, 14, -cap + 1]
+    st["points"][0, 1] = 2**41
+    with pytest.raises(ValueError, match="slot 0's points are out of range"):
+        solver.leaf_values(fives, st, 0)

@@ -9,7 +9,6 @@ aggregates). This module imports none of them.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -272,83 +271,6 @@ AT_MOST = (("hand_ties", "hands"), ("leader_hands", "hands"), ("leader_wins", "l
 # fmt: on
 
 
-def check_chunk_counts(doc: dict, players: int, rotations: Sequence[int], games: int) -> str | None:
-    """None when a chunk's aggregates document (``rows``, ``hands``, ``timing``) holds counts
-    a chunk of ``games`` games at ``players`` seats in ``rotations`` can have; else the
-    reason (the chunk is played again, never merged)."""
-    rows = doc.get("rows")
-    if not isinstance(rows, list):
-        return "its aggregates file is damaged (rows is not a list)"
-    seen: dict[tuple, int] = {}
-    for row in rows:
-        reason = _row_problem(row, players, rotations)
-        if reason is not None:
-            return f"its aggregates file is damaged ({reason})"
-        key = tuple(row[:5])
-        if key in seen:
-            return f"its aggregates file is damaged (row {list(key)} is listed twice)"
-        seen[key] = row[5]
-    return _timing_problem(doc.get("timing")) or _relation_problem(seen, doc.get("hands"), games)
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _row_problem(row: object, players: int, rotations: Sequence[int]) -> str | None:
-    if not isinstance(row, list) or len(row) != 6:
-        return f"row {_short(row)} is not [metric, rotation, seat, bin, pair, value]"
-    metric, rotation, seat, bin_, pair, value = row
-    if not isinstance(metric, str) or metric not in METRICS:
-        return f"unknown metric {_short(metric)}"
-    if not all(_is_int(x) for x in (rotation, seat, bin_, value)) or not isinstance(pair, str):
-        return f"row {_short(row)} has a value of the wrong type"
-    if rotation != -1 and rotation not in rotations or not -1 <= seat < players:
-        return f"row {_short(row)} names a rotation or seat this chunk does not have"
-    if not -1 <= bin_ <= MATCH_LEN_MAX or len(pair) > 1000:
-        return f"row {_short(row)} is out of range"
-    if abs(value) >= VALUE_LIMIT or (value < 0 and metric not in SIGNED):
-        return f"row {_short(row)} holds an impossible count"
-    return None
-
-
-def _timing_problem(timing: object) -> str | None:
-    if not isinstance(timing, dict):
-        return "its aggregates file is damaged (timing)"
-    for k in ("cpu_seconds", "wall_seconds"):
-        x = timing.get(k, 0.0)
-        if (
-            isinstance(x, bool)
-            or not isinstance(x, int | float)
-            or not math.isfinite(x)
-            or not 0 <= x < 1e12
-        ):
-            return f"its aggregates file is damaged (timing {k} {_short(x)})"
-    return None
-
-
-def _relation_problem(seen: dict, hands: object, games: int) -> str | None:
-    def total(metric: str) -> int:
-        return sum(v for k, v in seen.items() if k[0] == metric)
-
-    if not _is_int(hands) or hands != total("hands"):
-        return f"its aggregates count {total('hands')} hands, not {_short(hands)}"
-    if total("matches") != games:
-        return f"its aggregates count {total('matches')} matches, not the chunk's {games} games"
-    if total("domino") + total("blocked") + total("target") != hands:
-        return "its aggregates' hand ends do not add up to its hands"
-    for small, large in AT_MOST:
-        for key, v in seen.items():
-            if key[0] == small and v > seen.get((large, *key[1:]), 0):
-                return f"its aggregates count more {small} than {large} ({list(key)})"
-    return None
-
-
-def _short(x: object) -> str:
-    text = " ".join(repr(x).split())
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 class Merger:
     """Integer aggregates merged incrementally, keyed by (group, metric, rotation, seat, bin,
     pair); per-group timings kept beside them (floats, not aggregates)."""
@@ -360,15 +282,16 @@ class Merger:
         self.games = 0
         self.hands = 0
 
-    def add(
-        self, group: int, rows: Iterable[Sequence], timing: dict, games: int, hands: int
-    ) -> None:
-        for metric, rotation, seat, bin_, pair, value in rows:
+    def add(self, result) -> None:
+        """Merge one chunk's result (a :class:`~dominosim.analysis.chunk.ChunkResult`, which
+        imports this module: not imported here)."""
+        group = result.group
+        for metric, rotation, seat, bin_, pair, value in result.rows:
             self.agg[(group, metric, rotation, seat, bin_, pair)] += int(value)
-        self.cpu[group] += float(timing.get("cpu_seconds", 0.0))
-        self.wall[group] += float(timing.get("wall_seconds", 0.0))
-        self.games += int(games)
-        self.hands += int(hands)
+        self.cpu[group] += float(result.timing.cpu_seconds)
+        self.wall[group] += float(result.timing.wall_seconds)
+        self.games += int(result.games)
+        self.hands += int(result.hands)
 
     def rows(self) -> list[tuple]:
         return sorted((*k, v) for k, v in self.agg.items() if v)

@@ -69,33 +69,72 @@ typedef struct {
 /* the result of advance for a state it refuses (a field or index out of range) */
 #define CORE_BAD_STATE (-(INT64_C(1) << 40))
 
-/* ---- one game slot (kernel.SLOT) ---- */
-typedef struct {
-    uint64_t hands[4]; /* packed hands per seat (tile a-b: bits 8a+b and 8b+a) */
-    int64_t vals[6];   /* open values per position (L R W E N S), -1 closed */
-    int64_t hb[H_COUNT];
-    int64_t phase, to_move, leader, lead_tile, ask, act;
-    int8_t over, target_hit, active, dry;
-    int8_t dbl[6];  /* the open end is a double */
-    int8_t armd[4]; /* the spinner's arms: a double at the end */
-    int8_t alg[6];  /* the open end is a double laid along (inline_double_counts_single) */
-    int8_t stock[28];
-    int64_t armv[4];
-    int64_t match, hand_idx;
-    uint64_t skeys[4]; /* per seat: its secret key of this hand (SipHash), 0 until needed */
-    int64_t qidx, pot, eggs, losers;
-    int64_t scores[4], points[4], penalties[4], voids[4], end_pips[4];
-    int64_t end_values[4]; /* hand values: kozel's §14.12, else the pip totals (records) */
-    int64_t written[4], pending[4], prev[4], prev_pips[4];
-} Slot;
+/* ---- the records of one game slot: the fields of each, listed once ----
+ * X(type, name, dims): dims SLOT_DIM0 (one value), SLOT_DIM1(n) or SLOT_DIM2(n, m). The
+ * structs are declared from these lists, and layout() exports each field's name, offset,
+ * item kind and size and shape from them, of which kernel.py makes its numpy records
+ * (kernel.SLOT, kernel.BSLOT): the one layout of the records, C's. */
+#define SLOT_DIM0
+#define SLOT_DIM1(n) [n]
+#define SLOT_DIM2(n, m) [n][m]
 
-/* ---- blind's rows of one slot (kernel.BSLOT) ---- */
+/* one game slot (kernel.SLOT) */
+#define SLOT_FIELDS(X)                                                                        \
+    X(uint64_t, hands, SLOT_DIM1(4)) /* packed hands per seat (a-b: bits 8a+b and 8b+a) */    \
+    X(int64_t, vals, SLOT_DIM1(6))   /* open values per position (L R W E N S), -1 closed */  \
+    X(int64_t, hb, SLOT_DIM1(H_COUNT))                                                        \
+    X(int64_t, phase, SLOT_DIM0)                                                              \
+    X(int64_t, to_move, SLOT_DIM0)                                                            \
+    X(int64_t, leader, SLOT_DIM0)                                                             \
+    X(int64_t, lead_tile, SLOT_DIM0)                                                          \
+    X(int64_t, ask, SLOT_DIM0)                                                                \
+    X(int64_t, act, SLOT_DIM0)                                                                \
+    X(int8_t, over, SLOT_DIM0)                                                                \
+    X(int8_t, target_hit, SLOT_DIM0)                                                          \
+    X(int8_t, active, SLOT_DIM0)                                                              \
+    X(int8_t, dry, SLOT_DIM0)                                                                 \
+    X(int8_t, dbl, SLOT_DIM1(6))  /* the open end is a double */                              \
+    X(int8_t, armd, SLOT_DIM1(4)) /* the spinner's arms: a double at the end */               \
+    X(int8_t, alg, SLOT_DIM1(6))  /* the open end is a double laid along (inline_double_...) */ \
+    X(int8_t, stock, SLOT_DIM1(28))                                                           \
+    X(int64_t, armv, SLOT_DIM1(4))                                                            \
+    X(int64_t, match, SLOT_DIM0)                                                              \
+    X(int64_t, hand_idx, SLOT_DIM0)                                                           \
+    X(uint64_t, skeys, SLOT_DIM1(4)) /* per seat: its secret key of this hand (SipHash) */    \
+    X(int64_t, qidx, SLOT_DIM0)                                                               \
+    X(int64_t, pot, SLOT_DIM0)                                                                \
+    X(int64_t, eggs, SLOT_DIM0)                                                               \
+    X(int64_t, losers, SLOT_DIM0)                                                             \
+    X(int64_t, scores, SLOT_DIM1(4))                                                          \
+    X(int64_t, points, SLOT_DIM1(4))                                                          \
+    X(int64_t, penalties, SLOT_DIM1(4))                                                       \
+    X(int64_t, voids, SLOT_DIM1(4))                                                           \
+    X(int64_t, end_pips, SLOT_DIM1(4))                                                        \
+    X(int64_t, end_values, SLOT_DIM1(4)) /* hand values: kozel's §14.12, else the pips */     \
+    X(int64_t, written, SLOT_DIM1(4))                                                         \
+    X(int64_t, pending, SLOT_DIM1(4))                                                         \
+    X(int64_t, prev, SLOT_DIM1(4))                                                            \
+    X(int64_t, prev_pips, SLOT_DIM1(4))
+
+/* blind's rows of one slot (kernel.BSLOT): the turn's sub-phase, the tile looked at, the
+ * flags; per seat its row's ring of tiles */
+#define BSLOT_FIELDS(X)                                                                       \
+    X(int64_t, turn_phase, SLOT_DIM0)                                                         \
+    X(int64_t, dtile, SLOT_DIM0)                                                              \
+    X(int64_t, cflag, SLOT_DIM0)                                                              \
+    X(int64_t, head, SLOT_DIM1(4))                                                            \
+    X(int64_t, span, SLOT_DIM1(4))                                                            \
+    X(int64_t, known, SLOT_DIM1(4))                                                           \
+    X(int64_t, face_up, SLOT_DIM0)                                                            \
+    X(int8_t, opened, SLOT_DIM1(4))                                                           \
+    X(int8_t, buf, SLOT_DIM2(4, RB))
+
+#define SLOT_DECLARE(type, name, dims) type name dims;
 typedef struct {
-    int64_t turn_phase, dtile, cflag; /* the turn's sub-phase, the tile looked at, the flags */
-    int64_t head[4], span[4], known[4];
-    int64_t face_up;
-    int8_t opened[4];
-    int8_t buf[4][RB];
+    SLOT_FIELDS(SLOT_DECLARE)
+} Slot;
+typedef struct {
+    BSLOT_FIELDS(SLOT_DECLARE)
 } BSlot;
 
 /* ---- the rule knobs, in kernel._KNOBS order ---- */
@@ -286,6 +325,8 @@ enum { SV_ACTS = 6 * 8 + 3 };
 int64_t core_solve(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                    const int64_t *seats, const int64_t *chosen, int64_t budget, int plain,
                    int64_t *out);
+
+int64_t core_leaf_values(const Rules *r, const Slot *st, int64_t n, int64_t seat, int64_t *out);
 
 int64_t core_solve_actions(const Rules *r, const Slot *st, const BSlot *bst, int64_t n,
                            int64_t budget, const int64_t *policy, int64_t *acts, int64_t *vals,

@@ -652,61 +652,93 @@ static PyObject *py_solve(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
+/* leaf_values(R, st, seat, out): out[i] the solver's value 2 d + w for seat's side of the
+ * hand over and settled in st[i] (how it values its leaves) */
+static PyObject *py_leaf_values(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "leaf_values takes 4 arguments");
+    Rules r;
+    if (read_rules(args[0], &r) < 0) return NULL;
+    int64_t seat = PyLong_AsLongLong(args[2]);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat >= r.P)
+        return PyErr_Format(PyExc_ValueError, "_core: leaf_values' seat is out of range");
+    Buf b[2];
+    memset(b, 0, sizeof b);
+    if (glue_take(&b[0], args[1], "st", sizeof(Slot), K_RECORD, 1, 0) < 0 ||
+        glue_take(&b[1], args[3], "out", 8, K_INT, 1, 1) < 0) {
+        glue_release(b, 2);
+        return NULL;
+    }
+    int64_t n = items(&b[0]), res = -1;
+    if (items(&b[1]) != n) {
+        glue_release(b, 2);
+        return PyErr_Format(PyExc_ValueError, "_core: leaf_values' out must have a row per slot");
+    }
+    res = core_leaf_values(&r, (const Slot *)b[0].view.buf, n, seat, (int64_t *)b[1].view.buf);
+    glue_release(b, 2);
+    if (res >= 0)
+        return PyErr_Format(PyExc_ValueError, "_core: leaf_values: slot %lld's points are out "
+                            "of range", (long long)res);
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------------------------------
  * what the Python side checks at import: the records' layout, the knobs and the codes
  * ---------------------------------------------------------------------------------------- */
-static int add_field(PyObject *d, const char *name, size_t offset) {
-    PyObject *v = PyLong_FromSize_t(offset);
-    int rc = v ? PyDict_SetItemString(d, name, v) : -1;
-    Py_XDECREF(v);
-    return rc;
-}
+/* a field's shape as layout() exports it, from its dims (SLOT_DIM0/1/2 in _core.h): the
+ * dims are pasted, never expanded, into the names of these */
+#define SLOT_SHAPE_SLOT_DIM0 0, 0
+#define SLOT_SHAPE_SLOT_DIM1(n) (n), 0
+#define SLOT_SHAPE_SLOT_DIM2(n, m) (n), (m)
 
-#define FIELD(d, type, name) add_field(d, #name, offsetof(type, name))
+typedef struct {
+    const char *name;
+    size_t offset;
+    char kind; /* 'i' signed, 'u' unsigned */
+    size_t itemsize;
+    int64_t rows, cols; /* 0, 0: one value; n, 0: n values; n, m: n rows of m */
+} FieldInfo;
 
-static PyObject *slot_layout(void) {
-    PyObject *d = PyDict_New();
-    if (!d) return NULL;
-    int rc = FIELD(d, Slot, hands) | FIELD(d, Slot, vals) | FIELD(d, Slot, hb) |
-             FIELD(d, Slot, phase) | FIELD(d, Slot, to_move) | FIELD(d, Slot, leader) |
-             FIELD(d, Slot, lead_tile) | FIELD(d, Slot, ask) | FIELD(d, Slot, act) |
-             FIELD(d, Slot, over) | FIELD(d, Slot, target_hit) | FIELD(d, Slot, active) |
-             FIELD(d, Slot, dry) | FIELD(d, Slot, dbl) | FIELD(d, Slot, armd) |
-             FIELD(d, Slot, alg) | FIELD(d, Slot, stock) | FIELD(d, Slot, armv) |
-             FIELD(d, Slot, match) | FIELD(d, Slot, hand_idx) | FIELD(d, Slot, skeys) |
-             FIELD(d, Slot, qidx) | FIELD(d, Slot, pot) | FIELD(d, Slot, eggs) |
-             FIELD(d, Slot, losers) | FIELD(d, Slot, scores) | FIELD(d, Slot, points) |
-             FIELD(d, Slot, penalties) | FIELD(d, Slot, voids) | FIELD(d, Slot, end_pips) |
-             FIELD(d, Slot, end_values) | FIELD(d, Slot, written) | FIELD(d, Slot, pending) |
-             FIELD(d, Slot, prev) | FIELD(d, Slot, prev_pips);
-    if (rc) {
-        Py_DECREF(d);
-        return NULL;
+#define SLOT_KIND(type) (((type) ~(type)0 > 0) ? 'u' : 'i') /* all bits set: negative if signed */
+/* (dims pasted here, in the macro the list calls: an argument passed on is expanded first) */
+#define SLOT_INFO_SLOT(type, name, dims)                                                      \
+    {#name, offsetof(Slot, name), SLOT_KIND(type), sizeof(type), SLOT_SHAPE_##dims},
+#define SLOT_INFO_BSLOT(type, name, dims)                                                     \
+    {#name, offsetof(BSlot, name), SLOT_KIND(type), sizeof(type), SLOT_SHAPE_##dims},
+
+static const FieldInfo SLOT_INFOS[] = {SLOT_FIELDS(SLOT_INFO_SLOT)};
+static const FieldInfo BSLOT_INFOS[] = {BSLOT_FIELDS(SLOT_INFO_BSLOT)};
+
+/* (size, ((name, offset, kind, itemsize, rows, cols), ...)) of a record's fields */
+static PyObject *record_layout(size_t size, const FieldInfo *f, size_t n) {
+    PyObject *fields = PyTuple_New((Py_ssize_t)n);
+    for (size_t i = 0; fields && i < n; i++) {
+        PyObject *row = Py_BuildValue("(snCnLL)", f[i].name, (Py_ssize_t)f[i].offset,
+                                      (int)f[i].kind, (Py_ssize_t)f[i].itemsize,
+                                      (long long)f[i].rows, (long long)f[i].cols);
+        if (!row) {
+            Py_CLEAR(fields);
+            break;
+        }
+        if (PyTuple_SetItem(fields, (Py_ssize_t)i, row) < 0) Py_CLEAR(fields); /* (steals row) */
     }
-    return d;
+    if (!fields) return NULL;
+    PyObject *out = Py_BuildValue("(nO)", (Py_ssize_t)size, fields);
+    Py_DECREF(fields);
+    return out;
 }
 
-static PyObject *bslot_layout(void) {
-    PyObject *d = PyDict_New();
-    if (!d) return NULL;
-    int rc = FIELD(d, BSlot, turn_phase) | FIELD(d, BSlot, dtile) | FIELD(d, BSlot, cflag) |
-             FIELD(d, BSlot, head) | FIELD(d, BSlot, span) | FIELD(d, BSlot, known) |
-             FIELD(d, BSlot, face_up) | FIELD(d, BSlot, opened) | FIELD(d, BSlot, buf);
-    if (rc) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    return d;
-}
+#define N_INFOS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* layout() -> {"slot": (size, {field: offset}), "bslot": (...)} */
+/* layout() -> {"slot": (size, fields), "bslot": (...)}: each record's size and its fields
+ * (name, offset, item kind, item size, rows, cols), in the order of the struct */
 static PyObject *py_layout(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    PyObject *s = slot_layout(), *b = bslot_layout();
-    PyObject *out = (s && b) ? Py_BuildValue("{s:(nO),s:(nO)}", "slot", (Py_ssize_t)sizeof(Slot),
-                                             s, "bslot", (Py_ssize_t)sizeof(BSlot), b)
-                             : NULL;
+    PyObject *s = record_layout(sizeof(Slot), SLOT_INFOS, N_INFOS(SLOT_INFOS));
+    PyObject *b = record_layout(sizeof(BSlot), BSLOT_INFOS, N_INFOS(BSLOT_INFOS));
+    PyObject *out = (s && b) ? Py_BuildValue("{s:O,s:O}", "slot", s, "bslot", b) : NULL;
     Py_XDECREF(s);
     Py_XDECREF(b);
     return out;
@@ -813,12 +845,14 @@ static PyMethodDef methods[] = {
      "solve(R, st, bst, seats, chosen, budget, plain, out): the perfect-information values of "
      "positions (out [n, SV_COLS]: value, win, best action, solved, nodes, root seat, whether "
      "the chosen action is optimal)"},
+    {"leaf_values", (PyCFunction)(void (*)(void))py_leaf_values, METH_FASTCALL,
+     "leaf_values(R, st, seat, out): the solver's value of each hand over, for seat's side"},
     {"solve_actions", (PyCFunction)(void (*)(void))py_solve_actions, METH_FASTCALL,
      "solve_actions(R, st, bst, budget, acts, vals, count, policy): every legal action's "
      "value (policy: the seats the search models as their compiled policy)"},
     {"siphash24", (PyCFunction)(void (*)(void))py_siphash24, METH_FASTCALL,
      "siphash24(k0, k1, data) -> SipHash-2-4 of the bytes data under the key (k0, k1)"},
-    {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and field offsets"},
+    {"layout", py_layout, METH_NOARGS, "layout() -> the records' sizes and fields"},
     {"constants", py_constants, METH_NOARGS, "constants() -> the codes shared with kernel.py"},
     {NULL, NULL, 0, NULL},
 };

@@ -184,20 +184,38 @@ static void solve_settle(const Rules *r, Slot *c) {
     settle_hand(r, c, &ty);
 }
 
-/* the value of a hand over and settled */
-static int32_t leaf_value(const Search *sr, const Slot *rw) {
-    const Rules *r = sr->r;
+/* the value 2 d + w of a hand over and settled (slot rw) for side `side`: d its points
+ * difference (lower_better: fewer points are better), clamped at SOLVE_CAP, w whether it won */
+static int32_t side_value(const Rules *r, int64_t side, int64_t lower_better, const Slot *rw) {
     int64_t mine = 0, rest = 0;
     for (int s = 0; s < r->npoints; s++) {
-        if (s == sr->root_side)
+        if (s == side)
             mine += rw->points[s];
         else
             rest += rw->points[s];
     }
-    int64_t d = sr->lower_better ? rest - mine : mine - rest;
+    int64_t d = lower_better ? rest - mine : mine - rest;
     if (d > SOLVE_CAP) d = SOLVE_CAP;
     if (d < -SOLVE_CAP) d = -SOLVE_CAP;
-    return (int32_t)(2 * d + (rw->hb[H_WINNER] == sr->root_side));
+    return (int32_t)(2 * d + (rw->hb[H_WINNER] == side));
+}
+
+/* the value of a hand over and settled, for the search's root side */
+static int32_t leaf_value(const Search *sr, const Slot *rw) {
+    return side_value(sr->r, sr->root_side, sr->lower_better, rw);
+}
+
+/* out[i]: the value 2 d + w for seat's side of the hand over and settled in st[i], as the
+ * solver values its leaves (pimc's alpha-mu reads it). Returns -1, or the index of a slot
+ * whose points are out of range (beyond +-2^40: their sums could overflow). */
+int64_t core_leaf_values(const Rules *r, const Slot *st, int64_t n, int64_t seat, int64_t *out) {
+    const int64_t bound = INT64_C(1) << 40;
+    for (int64_t i = 0; i < n; i++)
+        for (int s = 0; s < r->npoints; s++)
+            if (!in_range(st[i].points[s], -bound, bound)) return i;
+    for (int64_t i = 0; i < n; i++)
+        out[i] = side_value(r, side_of(r, seat), points_lower(r), &st[i]);
+    return -1;
 }
 
 static inline uint64_t mix(uint64_t h, uint64_t x) { return sm(h ^ x); }

@@ -177,6 +177,35 @@ _SPECS = tuple(
 )
 
 
+#: the records' fields that are no view of :class:`SlotArrays`: the per-hand and previous-hand
+#: blocks (their rows are), and the core's own, which the engine reads by name (the pending
+#: decision, the queue index, blind's turn step)
+NOT_VIEWS = {
+    "slot": ("hb", "prev", "ask", "act", "qidx"),
+    "blind": ("turn_phase", "dtile", "cflag"),
+}
+
+
+def check_views(slot: np.dtype = kernel.SLOT, blind: np.dtype = kernel.BSLOT) -> None:
+    """Fail at import when the core's records (their fields made from its structs) do not hold
+    the fields this module declares views of, each of its item size, and no field more: one
+    message saying how to rebuild."""
+    problems = []
+    for record, dtype in (("slot", slot), ("blind", blind)):
+        views = {key: dt for _, rec, key, _, dt, _ in _SPECS if rec == record}
+        for key, dt in views.items():
+            if key not in dtype.names or dtype.fields[key][0].base.itemsize != dt.itemsize:
+                problems.append(f"{record} field {key} ({dt})")
+        extra = set(dtype.names) - set(views) - set(NOT_VIEWS[record])
+        problems += [f"{record} field {key} (not declared)" for key in sorted(extra)]
+    if problems:
+        raise ImportError(
+            "dominosim's compiled core's records do not hold the fields "
+            f"dominosim/engine/arrays.py declares ({'; '.join(problems)}); reinstall the "
+            "package (pip install .)"
+        )
+
+
 def _widths(rules: Rules) -> dict[str, int]:
     nopen = 6 if rules.layout == "spinner" else 2
     return {"P": rules.players, "S": rules.sides, "NP": nopen, "NPOINTS": rules.score_columns}
@@ -289,4 +318,5 @@ def check_advance(table: tuple = kernel.ADVANCE_ARRAYS) -> None:
         )
 
 
+check_views()
 check_advance()

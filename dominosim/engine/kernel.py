@@ -271,37 +271,42 @@ def seeds(seed: int, players: int) -> np.ndarray:
     )
 
 
-# One game slot's whole state on the core, as one record (``Slot`` in _core.h, same fields in
-# the same order; checked at import): the engine's state arrays are views of these fields
-# (``arrays.SlotArrays``), and the core works on one slot's record at a time. Sizes are
-# the largest any rules need (4 seats, 6 open positions); the views show the rules' own.
-# fmt: off
-SLOT = np.dtype(
-    [("hands", np.uint64, (4,)), ("vals", np.int64, (6,)), ("hb", np.int64, (H_COUNT,)),
-     ("phase", np.int64), ("to_move", np.int64), ("leader", np.int64),
-     ("lead_tile", np.int64), ("ask", np.int64), ("act", np.int64),
-     ("over", np.bool_), ("target_hit", np.bool_), ("active", np.bool_), ("dry", np.bool_),
-     ("dbl", np.int8, (6,)), ("armd", np.int8, (4,)), ("alg", np.int8, (6,)),
-     ("stock", np.int8, (28,)),
-     ("armv", np.int64, (4,)), ("match", np.int64), ("hand_idx", np.int64),
-     ("skeys", np.uint64, (4,)), ("qidx", np.int64), ("pot", np.int64), ("eggs", np.int64),
-     ("losers", np.int64), ("scores", np.int64, (4,)), ("points", np.int64, (4,)),
-     ("penalties", np.int64, (4,)), ("voids", np.int64, (4,)), ("end_pips", np.int64, (4,)),
-     ("end_values", np.int64, (4,)), ("written", np.int64, (4,)), ("pending", np.int64, (4,)),
-     ("prev", np.int64, (4,)), ("prev_pips", np.int64, (4,))],
-    align=True,
-)
-# fmt: on
-# blind's per-slot state, a record array of its own (one unused record for other rules): the
-# turn's sub-phase and pending decision, and the rows (ring buffers of tile indices)
-# fmt: off
-BSLOT = np.dtype(
-    [("turn_phase", np.int64), ("dtile", np.int64), ("cflag", np.int64), ("head", np.int64, (4,)),
-     ("span", np.int64, (4,)), ("known", np.int64, (4,)), ("face_up", np.int64),
-     ("opened", np.int8, (4,)), ("buf", np.int8, (4, RB))],
-    align=True,
-)
-# fmt: on
+# One game slot's whole state on the core, as one record (``Slot`` in _core.h), and blind's
+# per-slot state (``BSlot``: the turn's sub-phase and pending decision, the rows' ring
+# buffers; one unused record for other rules): each made here from the core's own list of the
+# struct's fields (``_core.layout()``: name, offset, item kind and size, shape), so the layout
+# is written once, in C. The engine's state arrays are views of these fields
+# (``arrays.SlotArrays``), and the core works on one slot's record at a time. Sizes are the
+# largest any rules need (4 seats, 6 open positions); the views show the rules' own.
+
+
+def _record(core: ModuleType, name: str) -> np.dtype:
+    """The numpy record of the core's struct ``name`` ("slot", "bslot"), from its fields as the
+    core lists them; an ImportError (reinstall) where they do not make one record."""
+    size, fields = core.layout()[name]
+    end, formats = 0, []
+    for field, offset, kind, itemsize, rows, cols in fields:
+        shape = tuple(n for n in (rows, cols) if n)
+        if offset < end or kind not in "iu" or itemsize not in (1, 2, 4, 8):
+            raise ImportError(
+                f"dominosim's compiled core lists the {name} record's field {field} at "
+                f"offset {offset} ({kind}{itemsize}), which is not one record; reinstall the "
+                "package (pip install .)"
+            )
+        end = offset + itemsize * int(np.prod(shape, dtype=np.int64))
+        formats.append((f"{kind}{itemsize}", shape) if shape else f"{kind}{itemsize}")
+    if end > size:
+        raise ImportError(
+            f"dominosim's compiled core lists the {name} record's fields past its {size} "
+            "bytes; reinstall the package (pip install .)"
+        )
+    names, offsets = [f[0] for f in fields], [f[1] for f in fields]
+    spec = {"names": names, "formats": formats, "offsets": offsets, "itemsize": size}
+    return np.dtype(spec, align=True)
+
+
+SLOT = _record(_core, "slot")
+BSLOT = _record(_core, "bslot")
 # game slots per engine: the speed is flat around it and the slots' records stay in cache
 # (docs/design.md, "The batch engine"; bench/README.md, "Slots per engine")
 MAX_SLOTS = 4096
@@ -361,6 +366,7 @@ IE_SEAT, IE_TILE, IE_BACK, IE_FIT, IE_COLS = _codes("IE_SEAT IE_TILE IE_BACK IE_
 decide = _core.decide
 solve = _core.solve
 solve_actions = _core.solve_actions  # every legal action's value (solver.solve_actions)
+leaf_values = _core.leaf_values  # the solver's value of a hand over (solver.leaf_values)
 deal = _core.deal
 # columns of solve's output rows (SV_* in _core.h): the value (points difference), the win
 # bit, the best first action (-1: none), solved, nodes searched, the root seat, whether the
@@ -415,13 +421,8 @@ def check_layout(core: ModuleType = _core) -> None:
     built from other sources): one message saying so and how to rebuild."""
     problems = []
     for name, dtype in (("slot", SLOT), ("bslot", BSLOT)):
-        size, offsets = core.layout()[name]
-        mine = {f: dtype.fields[f][1] for f in dtype.names}
-        if size != dtype.itemsize or offsets != mine:
-            problems.append(
-                f"the {name} record (C: {size} bytes {offsets}; numpy: "
-                f"{dtype.itemsize} bytes {mine})"
-            )
+        if _record(core, name) != dtype:  # (a record made of another core's list)
+            problems.append(f"the {name} record (C: {core.layout()[name]}; numpy: {dtype})")
     # what Python defines elsewhere and the core also spells out
     mine = {
         "A_DRAW": actions.DRAW,

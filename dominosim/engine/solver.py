@@ -188,6 +188,15 @@ def solve_actions(
     )
 
 
+def leaf_values(rules: Rules, st: np.ndarray, seat: int) -> list[int]:
+    """The solver's value ``2 d + w`` for ``seat``'s side of each hand over and settled in
+    ``st`` (slot records, ``kernel.SLOT``): as the solver values its leaves (``side_value`` in
+    engine/_solver.h: ``d`` the side's points difference, clamped, ``w`` whether it won)."""
+    out = np.zeros(len(st), dtype=np.int64)
+    kernel.leaf_values(kernel.knobs(rules, "hand"), np.ascontiguousarray(st), int(seat), out)
+    return out.tolist()
+
+
 def _engine(rules: Rules, seed: int, match_ids: Sequence[int]) -> BatchEngine:
     ids = [int(m) for m in match_ids]
     return BatchEngine(

@@ -37,7 +37,7 @@ from dominosim.runner.executors import check_executor
 from dominosim.runner.files import load_run_files
 from dominosim.runner.plan import Plan, WorkItem, rotations_of, split_for_workers
 from dominosim.runner.progress import Session
-from dominosim.runner.results import load_report, merge_finished, merged_differs
+from dominosim.runner.results import load_report, merge_finished, merged_differs, read_chunks
 from dominosim.runner.session import check_inputs, load_inputs, resume_run, start_run
 from dominosim.runner.verify import verify_run
 from dominosim.runner.worker import StrategyTimeout, make_strategy, play, play_item
@@ -54,6 +54,7 @@ __all__ = [
     "load_run_files",
     "make_strategy",
     "merge_finished",
+    "read_chunks",
     "merged_differs",
     "play",
     "play_item",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from dominosim.analysis import report
-from dominosim.analysis.aggregates import RECORD_METRICS, Merger, check_chunk_counts, from_records
+from dominosim.analysis.aggregates import RECORD_METRICS, Merger, from_records
+from dominosim.analysis.chunk import ChunkResult, Expected
 from dominosim.analysis.manifest import Manifest
 from dominosim.base.errors import OutputError
 from dominosim.runner.plan import Plan, WorkItem
@@ -85,16 +87,14 @@ def merge_finished(
         it = plan.item(g, c)
         if below is not None and it.stop > below:
             continue
-        doc, reason = rd.check_chunk(g, c, chunk_expect(it, run), plan.records)
-        if reason is None:
-            reason = check_chunk_counts(doc, plan.players, it.rotations, it.games)
-        if reason is None and cross_check and plan.records:
-            reason = records_disagree(rd, plan, g, c, doc)
-        if reason is not None:
+        result, reason = rd.check_chunk(expected(plan, it, run))
+        if result is not None and cross_check and plan.records:
+            reason = records_disagree(rd, plan, result)
+        if result is None or reason is not None:
             if bad is not None:
                 bad.append((g, c, reason))
             continue
-        merger.add(g, doc["rows"], doc.get("timing", {}), doc.get("games", 0), doc.get("hands", 0))
+        merger.add(result)
         done.add((g, c))
     if bad is not None:  # records without their aggregates: a chunk cut short, or damaged
         for g, c in sorted(rd.orphan_records() - rd.finished_chunks()):
@@ -127,8 +127,8 @@ def merged_differs(rd: RunDir, plan: Plan, merger: Merger) -> str | None:
 DISAGREE = "its aggregates disagree with its records"
 
 
-def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str | None:
-    """Why chunk ``g-c``'s aggregates are not those of its records file (None: they are):
+def records_disagree(rd: RunDir, plan: Plan, result: ChunkResult) -> str | None:
+    """Why a chunk's aggregates are not those of its records file (None: they are):
     every aggregate the records determine (``aggregates.RECORD_METRICS``) is compared. An
     edit of the aggregates alone is found here; one of both files together only by replay
     (``dominosim verify``)."""
@@ -137,13 +137,13 @@ def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str |
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(io.BytesIO(rd.read_records(g, c, doc)))
+        table = pq.read_table(io.BytesIO(rd.read_records(result)))
         cols = {name: table.column(name).to_numpy() for name in table.column_names}
         cols = {k: v for k, v in cols.items() if not k.startswith("strategy_")}
-        want = from_records(plan.rules[g], cols)
+        want = from_records(plan.rules[result.group], cols)
     except (OutputError, OSError, ValueError, KeyError, TypeError, IndexError) as e:
         return f"its records file cannot be read ({type(e).__name__})"
-    held = {tuple(r[:-1]): r[-1] for r in doc["rows"] if r[0] in RECORD_METRICS and r[-1] != 0}
+    held = {r[:-1]: r.value for r in result.rows if r.metric in RECORD_METRICS and r.value != 0}
     for key in sorted(set(held) | set(want), key=repr):
         if held.get(key, 0) != want.get(key, 0):
             return (
@@ -153,14 +153,25 @@ def records_disagree(rd: RunDir, plan: Plan, g: int, c: int, doc: dict) -> str |
     return None
 
 
-def chunk_expect(it: WorkItem, run: str) -> dict:
-    """What a chunk's aggregates file must say of itself: which chunk it is, and of which run
-    (``run``: :meth:`Plan.fingerprint`)."""
-    return {
-        "run": run,
-        "group": it.group,
-        "chunk": it.chunk,
-        "start": it.start,
-        "stop": it.stop,
-        "games": it.games,
-    }
+def expected(plan: Plan, it: WorkItem, run: str) -> Expected:
+    """What the plan says of chunk ``it``: which chunk it is and of which run (``run``:
+    :meth:`Plan.fingerprint`), what its rows may name, whether it has records."""
+    return Expected(
+        run=run,
+        group=it.group,
+        chunk=it.chunk,
+        start=it.start,
+        stop=it.stop,
+        games=it.games,
+        players=plan.players,
+        rotations=tuple(it.rotations),
+        records=plan.records,
+    )
+
+
+def read_chunks(rd: RunDir, plan: Plan, chunks) -> Iterator[ChunkResult]:
+    """The results of ``chunks``, ``(group, chunk)`` pairs that checked out, read again in
+    order (``store.RunDir.read_chunk``)."""
+    run = plan.fingerprint()
+    for g, c in sorted(chunks):
+        yield rd.read_chunk(expected(plan, plan.item(g, c), run))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from dominosim import strategy
 from dominosim.analysis import analyses, render
 from dominosim.analysis.aggregates import Merger
+from dominosim.analysis.chunk import ChunkResult
 from dominosim.analysis.report import strategy_classes
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, Interrupted, OutputError, WorkerError
@@ -45,11 +46,10 @@ from dominosim.runner.progress import Progress, Session, echo
 from dominosim.runner.results import (
     build_report,
     checked_report,
-    chunk_expect,
     merge_finished,
     merged_differs,
 )
-from dominosim.runner.worker import records_table
+from dominosim.runner.worker import ChunkPlayed, records_table
 from dominosim.storage.store import RunDir
 from dominosim.strategy.spec import parse_strategy
 
@@ -503,9 +503,9 @@ class _Rounds:
         self.bar.phase("playing")
         for res in self.ex.results(self.bar.tick if self.bar.show else None):
             _write_chunk(self.rd, plan, self.run, self.merger, res)
-            self.done.add((res["group"], res["chunk"]))
-            self.played.add(res)
-            self.bar.chunk(res["games"])
+            self.done.add((res.result.group, res.result.chunk))
+            self.played.add(res.result)
+            self.bar.chunk(res.result.games)
         self.stop()
 
     def _decided(self, manifest: dict, look: int) -> bool:
@@ -529,28 +529,22 @@ class Played:
     hands: int = 0
     written: int = 0
 
-    def add(self, res: dict) -> None:
-        self.games += res["games"]
-        self.hands += res["hands"]
+    def add(self, result: ChunkResult) -> None:
+        self.games += result.games
+        self.hands += result.hands
         self.written += 1
 
 
-def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: dict) -> None:
-    """Write one finished chunk (its aggregates, bound to the run ``run``, the plan's
+def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: ChunkPlayed) -> None:
+    """Write one finished chunk (its result, bound to the run ``run``, the plan's
     fingerprint, and its records) and merge its aggregates."""
-    recs, mrecs = res["records"], res.get("match_records")
-    seats = plan.seats_of(res["group"])
+    recs, mrecs = res.records, res.match_records
+    seats = plan.seats_of(res.result.group)
     table = records_table(recs, seats) if recs is not None else None
     matches = records_table(mrecs, seats) if mrecs is not None else None
-    it = plan.item(res["group"], res["chunk"])
-    agg_doc = {
-        **chunk_expect(it, run),
-        "hands": res["hands"],
-        "timing": res["timing"],
-        "rows": res["rows"],
-    }
-    rd.write_chunk(res["group"], res["chunk"], agg_doc, table, matches)
-    merger.add(res["group"], res["rows"], res["timing"], res["games"], res["hands"])
+    result = res.result.of_run(run)
+    rd.write_chunk(result, table, matches)
+    merger.add(result)
 
 
 def _failed(e: BaseException, rd: RunDir, manifest: dict, clock, written: int, kept: int):

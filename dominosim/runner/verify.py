@@ -11,20 +11,20 @@ consistent edit of a chunk (its checksum recomputed) cannot pass; the cheap chec
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from dominosim.analysis.chunk import ChunkResult
 from dominosim.analysis.report import strategy_classes
 from dominosim.base.errors import ConfigError, OutputError
 from dominosim.runner.executors import make_executor, user_strategies
 from dominosim.runner.plan import Plan
 from dominosim.runner.progress import Session
-from dominosim.runner.results import DISAGREE, chunk_expect, merge_finished, merged_differs
+from dominosim.runner.results import DISAGREE, expected, merge_finished, merged_differs
 from dominosim.runner.session import load_inputs
-from dominosim.runner.worker import records_table
+from dominosim.runner.worker import ChunkPlayed, records_table
 from dominosim.storage.store import RunDir
 
 
@@ -134,6 +134,7 @@ def _to_replay(
     ``(group, chunk)``); a picked chunk the cheap checks found damaged (for a reason other
     than a disagreement of its counts) is one line of ``out`` instead."""
     items, docs = [], {}
+    run = plan.fingerprint()
     for at in picked:
         if at not in finished:
             continue
@@ -141,7 +142,7 @@ def _to_replay(
             out.lines.append(f"chunk {at[0]}-{at[1]}: {reasons[at]}")
         else:
             items.append(plan.item(*at))
-            docs[at] = rd.read_chunk_agg(*at)
+            docs[at] = rd.read_chunk(expected(plan, items[-1], run))
     return items, docs
 
 
@@ -202,7 +203,7 @@ def _replay(rd: RunDir, plan: Plan, items, docs: dict, out: Verification, sessio
     run = plan.fingerprint()
     try:
         for res in ex.results():
-            g, c = res["group"], res["chunk"]
+            g, c = res.result.group, res.result.chunk
             out.replayed += 1
             why = _difference(rd, plan, run, docs[(g, c)], res)
             if why is None:
@@ -213,39 +214,46 @@ def _replay(rd: RunDir, plan: Plan, items, docs: dict, out: Verification, sessio
         ex.stop()
 
 
-def _canonical(x) -> bytes:
-    return json.dumps(x, sort_keys=True, separators=(",", ":")).encode("utf-8")
+def _played(r: ChunkResult) -> tuple:
+    """What a chunk's games make of it: which chunk of which run, its hands and rows."""
+    return (r.run, r.group, r.chunk, r.start, r.stop, r.games, r.hands, r.rows)
 
 
-def _difference(rd: RunDir, plan: Plan, run: str, doc: dict, res: dict) -> str | None:
-    """How the folder's chunk ``doc`` differs from its replay ``res`` (None: equal, byte for
-    byte, on its aggregates and its records)."""
-    it = plan.item(res["group"], res["chunk"])
-    replayed = {**chunk_expect(it, run), "hands": res["hands"], "rows": res["rows"]}
-    held = {k: doc.get(k) for k in replayed}
-    if _canonical(held) != _canonical(replayed):
+def _difference(
+    rd: RunDir, plan: Plan, run: str, held: ChunkResult, res: ChunkPlayed
+) -> str | None:
+    """How the folder's chunk ``held`` differs from its replay ``res`` (None: equal on its
+    aggregates and its records, byte for byte)."""
+    it = plan.item(res.result.group, res.result.chunk)
+    replayed = res.result.of_run(run)
+    if _played(held) != _played(replayed):
         return "its aggregates differ from its replay (" + _first_row(held, replayed) + ")"
-    if res["records"] is None:
+    if res.records is None:
         return None
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = records_table(res["records"], plan.seats_of(it.group))
+    table = records_table(res.records, plan.seats_of(it.group))
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     data = sink.getvalue().to_pybytes()
-    if hashlib.sha256(data).hexdigest() == (doc.get("parquet") or {}).get("sha256"):
+    if held.parquet is not None and hashlib.sha256(data).hexdigest() == held.parquet.sha256:
         return None
-    return "its records differ from its replay (" + _first_column(rd, it, doc, table) + ")"
+    return "its records differ from its replay (" + _first_column(rd, held, table) + ")"
 
 
-def _first_row(held: dict, replayed: dict) -> str:
+def _first_row(held: ChunkResult, replayed: ChunkResult) -> str:
     """The first aggregate that differs, in words."""
-    for k in ("hands", "games", "start", "stop"):
-        if held[k] != replayed[k]:
-            return f"{k}: {held[k]!r} in the folder, {replayed[k]!r} replayed"
-    mine = {tuple(r[:-1]): r[-1] for r in held["rows"] or [] if isinstance(r, list) and r}
-    theirs = {tuple(r[:-1]): r[-1] for r in replayed["rows"]}
+    for k, a, b in (
+        ("hands", held.hands, replayed.hands),
+        ("games", held.games, replayed.games),
+        ("start", held.start, replayed.start),
+        ("stop", held.stop, replayed.stop),
+    ):
+        if a != b:
+            return f"{k}: {a!r} in the folder, {b!r} replayed"
+    mine = {r[:-1]: r.value for r in held.rows}
+    theirs = {r[:-1]: r.value for r in replayed.rows}
     for k in sorted(set(mine) | set(theirs), key=repr):
         if mine.get(k) != theirs.get(k):
             metric, rot, seat, b, pair = (list(k) + [None] * 5)[:5]
@@ -261,14 +269,14 @@ def _first_row(held: dict, replayed: dict) -> str:
     return "their order or layout"
 
 
-def _first_column(rd: RunDir, it, doc: dict, table) -> str:
+def _first_column(rd: RunDir, result: ChunkResult, table) -> str:
     """The first records column that differs from the replay's, in words."""
     import io
 
     import pyarrow.parquet as pq
 
     try:
-        held = pq.read_table(io.BytesIO(rd.read_records(it.group, it.chunk, doc)))
+        held = pq.read_table(io.BytesIO(rd.read_records(result)))
     except (OutputError, OSError, ValueError):
         return "the records file cannot be read"
     for name in table.column_names:

@@ -9,6 +9,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,6 +22,7 @@ from dominosim.analysis.aggregates import (
     per_match_wins,
     seating,
 )
+from dominosim.analysis.chunk import ChunkResult, Row, Timing
 from dominosim.base import debug, signals
 from dominosim.base.errors import StrategyError
 from dominosim.game.rules import Rules
@@ -197,7 +199,18 @@ def _sorted(d: dict, keys: Sequence[str]) -> dict:
     return {k: v[order] for k, v in d.items()}
 
 
-def play_item(item: WorkItem, tick: Callable[[int], None] | None = None) -> dict:
+@dataclass(frozen=True)
+class ChunkPlayed:
+    """What a worker gives back of a chunk: its result (the run's fingerprint left for the
+    session that writes it, :meth:`ChunkResult.of_run`) and its records, dicts of column
+    arrays (None: the run keeps none)."""
+
+    result: ChunkResult
+    records: dict | None
+    match_records: dict | None
+
+
+def play_item(item: WorkItem, tick: Callable[[int], None] | None = None) -> ChunkPlayed:
     """:func:`_play_item`, with a strategy's prints sent to stderr (on every executor: the
     report alone goes to stdout)."""
     import contextlib
@@ -206,14 +219,11 @@ def play_item(item: WorkItem, tick: Callable[[int], None] | None = None) -> dict
         return _play_item(item, tick)
 
 
-def _play_item(item: WorkItem, tick=None) -> dict:
+def _play_item(item: WorkItem, tick=None) -> ChunkPlayed:
     """Play one work item (every rotation of its ids); the worker's whole job.
 
     ``tick`` (optional): called with the number of games played after each slice of ids
-    (:func:`_slices`), for a progress bar that moves while a chunk is played. Returns
-    ``{"group", "chunk", "games", "hands", "rows", "records", "timing"}``: ``rows`` the integer
-    aggregate rows ``[metric, rotation, seat, bin, pair, value]``, ``records`` a dict of
-    column arrays (or None).
+    (:func:`_slices`), for a progress bar that moves while a chunk is played.
     """
     started, cpu_started = time.perf_counter(), time.process_time()
     _check_unchanged(item)
@@ -246,19 +256,18 @@ def _play_item(item: WorkItem, tick=None) -> dict:
         item.measure.chunk(agg, item)
     _deals_decided(agg, item, tally)
     records, match_records = _joined(parts), _joined(match_parts)
-    return {
-        "group": item.group,
-        "chunk": item.chunk,
-        "games": item.games,
-        "hands": n_hands,
-        "rows": sorted([*key, v] for key, v in agg.items()),
-        "records": records,
-        "match_records": match_records,
-        "timing": {
-            "cpu_seconds": time.process_time() - cpu_started,
-            "wall_seconds": time.perf_counter() - started,
-        },
-    }
+    result = ChunkResult(
+        run=None,
+        group=item.group,
+        chunk=item.chunk,
+        start=item.start,
+        stop=item.stop,
+        games=item.games,
+        hands=n_hands,
+        timing=Timing(time.process_time() - cpu_started, time.perf_counter() - started),
+        rows=tuple(sorted(Row(*key, v) for key, v in agg.items())),
+    )
+    return ChunkPlayed(result, records, match_records)
 
 
 def _deals_decided(agg: Counter, item: WorkItem, tally: PairTally) -> None:

@@ -26,10 +26,21 @@ import shutil
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dominosim.analysis.aggregates import AGG_COLUMNS  # (re-exported: the aggregates' schema)
+from dominosim.analysis.chunk import (
+    NOT_NAMED,
+    ChunkResult,
+    Damaged,
+    Expected,
+    Files,
+    RecordsFile,
+    decode,
+)
+from dominosim.analysis.chunk import checksum as checksum  # (re-exported: the plan's, tests')
 from dominosim.base import bounded
 from dominosim.base.errors import OutputError
 
@@ -60,6 +71,12 @@ def records_limit(hands: int) -> int:
     """The most bytes the records file of a chunk of ``hands`` hands may have (about 20 bytes
     a hand are written; 64 KiB of schema and footers)."""
     return (64 << 10) + 256 * max(0, hands)
+
+
+def records_size_limit(hands: int) -> int:
+    """The bound of a chunk's records file: from the hands its aggregates recorded (0 where
+    they are past any chunk's)."""
+    return records_limit(hands if 0 <= hands < 2**40 else 0)
 
 
 def aggregates_limit(groups: int) -> int:
@@ -112,17 +129,8 @@ def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-def write_json(path: Path, obj: object, compact: bool = False) -> None:
-    if compact:
-        write_text(path, json.dumps(obj, separators=(",", ":")) + "\n")
-    else:
-        write_text(path, json.dumps(obj, indent=1) + "\n")
-
-
-def checksum(doc: Mapping) -> str:
-    """The sha256 of a JSON document's canonical text (sorted keys, compact)."""
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def write_json(path: Path, obj: object) -> None:
+    write_text(path, json.dumps(obj, indent=1) + "\n")
 
 
 def close_locks_in_child() -> None:
@@ -137,20 +145,6 @@ def close_locks_in_child() -> None:
 
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
-
-
-def _other_chunk(doc: Mapping, expect: Mapping) -> str | None:
-    """Why a chunk's aggregates ``doc`` are not of the chunk ``expect`` describes (another
-    run's, another chunk's), or None."""
-    if "run" in expect and doc.get("run") != expect["run"]:
-        return (
-            "its aggregates file is of another run (another seed, rules, "
-            "strategies or plan), or of an older version"
-        )
-    got = {k: doc.get(k) for k in expect if k != "run"}
-    if got != {k: v for k, v in expect.items() if k != "run"}:
-        return f"its aggregates file is of another chunk ({str(got)[:200]}), not this one"
-    return None
 
 
 def _kind(path: Path) -> str | None:
@@ -305,28 +299,28 @@ class RunDir:
 
     def write_chunk(
         self,
-        group: int,
-        chunk: int,
-        agg: Mapping,
+        result: ChunkResult,
         records: pa.Table | None = None,
         matches: pa.Table | None = None,
     ) -> None:
         """Write a chunk: its per-hand and per-match records (pyarrow Tables, or None) first,
-        then its aggregates, which name each records file's size and sha256.
+        then its result (:meth:`ChunkResult.encode`), which names each records file's size
+        and sha256.
 
         The ``.agg.json`` file is written last: its presence marks the chunk finished.
         """
-        agg = {**agg, "group": group, "chunk": chunk, "parquet": None}
+        group, chunk = result.group, result.chunk
         with output_errors(str(self.path / CHUNKS)):
             (self.path / CHUNKS).mkdir(exist_ok=True)
+            parquet = match_parquet = None
             if records is not None:
-                agg["parquet"] = self._write_table(records, group, chunk, ".parquet")
+                parquet = self._write_table(records, group, chunk, ".parquet")
             if matches is not None:
-                agg["match_parquet"] = self._write_table(matches, group, chunk, MATCHES_SUFFIX)
-            agg["checksum"] = checksum(agg)
-            write_json(self.chunk_path(group, chunk, ".agg.json"), agg, compact=True)
+                match_parquet = self._write_table(matches, group, chunk, MATCHES_SUFFIX)
+            result = replace(result, parquet=parquet, match_parquet=match_parquet)
+            write_bytes(self.chunk_path(group, chunk, ".agg.json"), result.encode())
 
-    def _write_table(self, table: pa.Table, group: int, chunk: int, suffix: str) -> dict:
+    def _write_table(self, table: pa.Table, group: int, chunk: int, suffix: str) -> RecordsFile:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -336,52 +330,56 @@ class RunDir:
         path = self.chunk_path(group, chunk, suffix)
         path.parent.mkdir(exist_ok=True)
         write_bytes(path, data)
-        return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        return RecordsFile(len(data), hashlib.sha256(data).hexdigest())
 
-    def check_chunk(
-        self, group: int, chunk: int, expect: Mapping, records: bool
-    ) -> tuple[dict | None, str | None]:
-        """``(doc, None)`` when chunk ``group-chunk`` is whole and is the chunk ``expect``
-        describes (``run``: the run's fingerprint, ``group``, ``chunk``, ``start``, ``stop``,
-        ``games``), with its records file when ``records``; else ``(None, reason)``: missing,
-        truncated, altered, swapped, another run's, a link. Its counts are checked by the
-        caller (``aggregates.check_chunk_counts``)."""
-        doc, reason = self._read_agg(group, chunk)
-        if reason is None:
-            reason = _other_chunk(doc, expect)
-        if reason is None:
-            reason = self._check_record_files(group, chunk, doc, records)
-        return (None, reason) if reason is not None else (doc, None)
-
-    def _read_agg(self, group: int, chunk: int) -> tuple[dict | None, str | None]:
-        """``(doc, None)``: chunk ``group-chunk``'s aggregates file, read within its bound, a
-        JSON object whose checksum is its own; else ``(None, reason)``."""
-        path = self.chunk_path(group, chunk, ".agg.json")
+    def check_chunk(self, expect: Expected) -> tuple[ChunkResult | None, str | None]:
+        """``(result, None)`` when chunk ``expect.group``-``expect.chunk`` is whole and is the
+        chunk ``expect`` describes (run, place, counts; :func:`~dominosim.analysis.chunk.decode`),
+        with its records files when the run keeps them; else ``(None, reason)``: missing,
+        truncated, altered, swapped, another run's, a link."""
         try:
-            data = bounded.read(path, AGG_MAX)
-            doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+            return self._read_chunk(expect, check_files=True), None
+        except Damaged as e:
+            return None, e.reason
+
+    def read_chunk(self, expect: Expected) -> ChunkResult:
+        """A chunk that checked out (:meth:`check_chunk`), read again (its records files are
+        checked when they are read, :meth:`read_records`): an OutputError where it no longer
+        checks out (as :meth:`read_records` says of a records file)."""
+        try:
+            return self._read_chunk(expect, check_files=False)
+        except Damaged:
+            path = self.chunk_path(expect.group, expect.chunk, ".agg.json")
+            raise OutputError(
+                f"{path} changed while it was read; read the run folder again"
+            ) from None
+
+    def _read_chunk(self, expect: Expected, check_files: bool) -> ChunkResult:
+        """The chunk's aggregates file, read within its bound and decoded once."""
+        group, chunk = expect.group, expect.chunk
+        try:
+            data = bounded.read(self.chunk_path(group, chunk, ".agg.json"), AGG_MAX)
         except (bounded.NotRegular, bounded.TooLarge) as e:
-            return None, f"its aggregates file {e}"
-        except (OSError, ValueError, RecursionError) as e:
-            return None, f"its aggregates file cannot be read ({type(e).__name__})"
-        if not isinstance(doc, dict) or not isinstance(doc.get("checksum"), str):
-            return None, "its aggregates file has no checksum (damaged or from an older version)"
-        body = {k: v for k, v in doc.items() if k != "checksum"}
-        if checksum(body) != doc["checksum"]:
-            return None, "its aggregates file does not match its checksum (edited or damaged)"
-        return doc, None
+            raise Damaged(f"its aggregates file {e}") from None
+        except OSError as e:
+            raise Damaged(f"its aggregates file cannot be read ({type(e).__name__})") from None
+
+        def files(named: Files) -> str | None:
+            return self._check_record_files(group, chunk, named, expect.records)
+
+        return decode(data, expect, files if check_files else None)
 
     def _check_record_files(
-        self, group: int, chunk: int, doc: Mapping, records: bool
+        self, group: int, chunk: int, named: Files, records: bool
     ) -> str | None:
         """Why a chunk's records files are not the ones its aggregates name (``records``: the
         run keeps records), or a records file of a run without them is not a regular file;
         None where they are."""
-        if records:  # (the counts themselves: aggregates.check_chunk_counts)
-            reason = self._check_records(group, chunk, doc)
+        if records:  # (the counts themselves: chunk.check_counts)
+            reason = self._check_records(group, chunk, named.parquet, named.hands)
             # (per-match records: named by the chunks of this version, absent in older ones)
-            if reason is None and doc.get("match_parquet") is not None:
-                reason = self._check_match_records(group, chunk, doc)
+            if reason is None and named.match_parquet is not None:
+                reason = self._check_match_records(group, chunk, named.match_parquet, named.hands)
             return reason
         if os.path.lexists(self.chunk_path(group, chunk, ".parquet")):
             kind = _kind(self.chunk_path(group, chunk, ".parquet"))
@@ -389,58 +387,55 @@ class RunDir:
                 return f"its records file {kind}, not a regular file (damage)"
         return None
 
-    def _check_match_records(self, group: int, chunk: int, doc: Mapping) -> str | None:
+    def _check_match_records(
+        self, group: int, chunk: int, part: RecordsFile, hands: int
+    ) -> str | None:
         """Why a chunk's per-match records file is not the one its aggregates name, or None
         (a regular file of the size and sha256 they list, within the bound of its hands)."""
-        part = doc.get("match_parquet")
-        if not isinstance(part, dict):
+        if part is NOT_NAMED:
             return "its aggregates file names no match records file"
         path = self.chunk_path(group, chunk, MATCHES_SUFFIX)
         try:
-            size, sha = bounded.digest(path, self.records_size_limit(doc))
+            size, sha = bounded.digest(path, records_size_limit(hands))
         except (bounded.NotRegular, bounded.TooLarge) as e:
             return f"its match records file {e}"
         except OSError:
             return "its match records file is missing"
-        if size != part.get("bytes") or sha != part.get("sha256"):
+        if size != part.bytes or sha != part.sha256:
             return "its match records file does not match its checksum (damaged or swapped)"
         return None
 
-    def records_size_limit(self, doc: Mapping) -> int:
-        """The bound of a chunk's records file: from the hands its aggregates recorded."""
-        hands = doc.get("hands")
-        ok = isinstance(hands, int) and not isinstance(hands, bool) and 0 <= hands < 2**40
-        return records_limit(hands if ok else 0)
-
-    def _check_records(self, group: int, chunk: int, doc: Mapping) -> str | None:
+    def _check_records(
+        self, group: int, chunk: int, part: RecordsFile | None, hands: int
+    ) -> str | None:
         """Why the records file of a chunk is not the one its aggregates name (None: it is):
         a regular file of the size and sha256 they list, within the bound of its hands."""
-        part = doc.get("parquet")
-        if not isinstance(part, dict):
+        if part is None:
             return "its aggregates file names no records file"
         path = self.chunk_path(group, chunk, ".parquet")
         try:
-            size, sha = bounded.digest(path, self.records_size_limit(doc))
+            size, sha = bounded.digest(path, records_size_limit(hands))
         except (bounded.NotRegular, bounded.TooLarge) as e:
             return f"its records file {e}"
         except OSError:
             return "its records file is missing"
-        if size != part.get("bytes") or sha != part.get("sha256"):
+        if size != part.bytes or sha != part.sha256:
             return "its records file does not match its checksum (damaged or swapped)"
         return None
 
-    def read_records(self, group: int, chunk: int, doc: Mapping) -> bytes:
-        """The bytes of a chunk's records file that checked out (:meth:`check_chunk` with
-        ``doc``), read again within its bound and checked against its sha256 once more (the
-        file may have changed since): an OutputError otherwise."""
-        path = self.chunk_path(group, chunk, ".parquet")
+    def read_records(self, result: ChunkResult) -> bytes:
+        """The bytes of a chunk's records file that checked out (:meth:`check_chunk`), read
+        again within its bound and checked against its sha256 once more (the file may have
+        changed since): an OutputError otherwise."""
+        path = self.chunk_path(result.group, result.chunk, ".parquet")
         try:
-            data = bounded.read(path, self.records_size_limit(doc))
+            data = bounded.read(path, records_size_limit(result.hands))
         except (OSError, ValueError) as e:
             raise OutputError(
                 f"cannot read {bounded.problem(path, e)}; the run folder is damaged"
             ) from None
-        if hashlib.sha256(data).hexdigest() != (doc.get("parquet") or {}).get("sha256"):
+        sha = result.parquet.sha256 if result.parquet is not None else None
+        if hashlib.sha256(data).hexdigest() != sha:
             raise OutputError(f"{path} changed while it was read; read the run folder again")
         return data
 
@@ -475,9 +470,6 @@ class RunDir:
             except ValueError:
                 continue
         return found
-
-    def read_chunk_agg(self, group: int, chunk: int) -> dict:
-        return read_json(self.chunk_path(group, chunk, ".agg.json"), AGG_MAX)
 
     def record_files(
         self, chunks: Iterable[tuple[int, int]], suffix: str = ".parquet"
