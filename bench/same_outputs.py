@@ -64,7 +64,9 @@ DIFF_LINES = 40
 # path under DIR/LABEL (ALLOWED), or a part of any output (ALLOWED_PARTS: a pattern whose matches
 # are masked on both sides; the file is allowed only when nothing else differs).
 RESUME_FLAGS = "issue 48 point 2 (8e13f28): the --resume error names every session flag"
-PIMC_OPTIONS = "issue 47 point 3: pimc's options alphamu, alphamu_value, partner"
+PIMC_OPTIONS = (
+    "issue 47 point 3: pimc's options alphamu (e243fd0), alphamu_value (da473dd), partner (2a9d583)"
+)
 ALLOWED: dict[str, str] = {
     "errors/resume-with-games/stderr": RESUME_FLAGS,
     "errors/resume-with-config/stderr": RESUME_FLAGS,
@@ -73,7 +75,8 @@ ALLOWED: dict[str, str] = {
 }
 BUILTIN_FILES = (
     "the built-in strategy files' contents: issue 48 point 5 (a0e8678, the built-ins import "
-    "the current module paths), issue 48 point 3 (3f4db10, mc.py), issue 47 point 3 (pimc.py): "
+    "the current module paths), issue 48 point 3 (3f4db10, mc.py), issue 47 point 3 and its "
+    "merge (pimc.py: e243fd0, 2a9d583, da473dd, 28bb680, b5dc3c4, 771005f): "
     "their sha256 in the manifest, and the run's fingerprint that covers them (the manifest's "
     "'fingerprint', a chunk's 'run')"
 )
