@@ -52,7 +52,7 @@ class Rotation:
 
     offset: Any
     seats: tuple
-    raw: Mapping = field(default_factory=dict, repr=False)
+    raw: Mapping = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def decode(cls, r: Mapping) -> Rotation:
@@ -89,7 +89,7 @@ class Group:
     rules: Any
     seats: tuple | None
     rotations: tuple[Rotation, ...] | None
-    raw: Mapping = field(default_factory=dict, repr=False)
+    raw: Mapping = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def decode(cls, gd: Mapping) -> Group:
@@ -254,8 +254,9 @@ class Manifest:
         }
 
     def has(self, name: str) -> bool:
-        """Whether the manifest holds field ``name`` (one of this type's: its reader's
-        default stands for it where not; a field held as ``null`` is None)."""
+        """Whether the manifest holds field ``name`` (one of this type's, a TypeError else: its
+        reader's default stands for it where not; a field held as ``null`` is None)."""
+        _check_names((name,))
         return name in self.raw
 
     def seats_of(self, group: Group) -> tuple:
