@@ -245,3 +245,15 @@ def test_an_unknown_key_is_kept_where_it_was(kinds):
     with pytest.raises(TypeError, match="not fields of a manifest"):
         m.has("zz_later")
     assert list(m.with_(status="running").encode()) == list(raw)
+
+
+@pytest.mark.parametrize("kind", ["run", "compare", "run-until-decided"])
+def test_the_plan_writes_its_fields_as_the_type_as_the_file_holds_them(kinds, kind):
+    from dominosim.runner import Plan
+
+    raw = json.loads((kinds[kind] / "manifest.json").read_bytes())
+    plan = Plan.from_manifest(Manifest.decode(raw, strict=False))
+    built = Manifest.build(**plan.to_manifest()).encode()
+    held = {k: raw[k] for k in built}
+    assert json.dumps(built, indent=1) == json.dumps(held, indent=1)
+    assert list(built) == [k for k in raw if k in built]

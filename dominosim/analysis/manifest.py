@@ -52,7 +52,12 @@ class Rotation:
 
     offset: Any
     seats: tuple
-    raw: Mapping = field(default_factory=dict, repr=False, compare=False)
+    #: the rotation as held (None: as these fields write it)
+    raw: Mapping | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.raw is None:
+            object.__setattr__(self, "raw", {"offset": self.offset, "seats": list(self.seats)})
 
     @classmethod
     def decode(cls, r: Mapping) -> Rotation:
@@ -68,7 +73,8 @@ class Rotation:
 
     @classmethod
     def build(cls, offset: int, seats) -> Rotation:
-        return cls(offset=offset, seats=tuple(seats), raw={"offset": offset, "seats": list(seats)})
+        """The rotation of ``seats`` at ``offset``, as a run writes it."""
+        return cls(offset=offset, seats=tuple(seats))
 
 
 def _rotations(x: object, strict: bool) -> object:
@@ -87,9 +93,18 @@ class Group:
     variant: Any
     options: Any
     rules: Any
-    seats: tuple | None
-    rotations: tuple[Rotation, ...] | None
-    raw: Mapping = field(default_factory=dict, repr=False, compare=False)
+    seats: tuple | None = None
+    rotations: tuple[Rotation, ...] | None = None
+    #: the group as held (None: as these fields write it, a leg's seats and rotations last)
+    raw: Mapping | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.raw is None:
+            names = [f.name for f in fields(self) if f.name != "raw"]
+            held = {k: as_json(getattr(self, k)) for k in names}
+            if self.seats is None and self.rotations is None:
+                del held["seats"], held["rotations"]
+            object.__setattr__(self, "raw", held)
 
     @classmethod
     def decode(cls, gd: Mapping) -> Group:
@@ -116,12 +131,6 @@ class Group:
             rotations=_rotations(gd.get("rotations"), False),
             raw=gd,
         )
-
-    @classmethod
-    def build(cls, **values: object) -> Group:
-        """A group as a run writes it, its fields in the order given (``index``, ``label``,
-        ``variant``, ``options``, ``rules``, and a leg's ``seats`` and ``rotations``)."""
-        return cls.held({k: as_json(v) for k, v in values.items()})
 
     def has(self, name: str) -> bool:
         """Whether the group holds field ``name`` (a field held as ``null`` is None)."""

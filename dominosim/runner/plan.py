@@ -292,7 +292,7 @@ class Plan:
         if self.legs:
             seats = self.seats_of(g)
             leg = {"seats": seats, "rotations": _rotations(seats, self.rotations_of_group(g))}
-        return Group.build(
+        return Group(
             index=g,
             label=self._group_label(g),
             variant=r.variant,
