@@ -339,15 +339,15 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     run_dir = _path("load", "run_dir", run_dir)
     if run_dir is None:
         raise ConfigError(f"dominosim.load(): run_dir must be {KINDS['path'][1]}, not None")
+    from dominosim.analysis.manifest import Manifest
+
     rd = RunDir.open(run_dir)
-    manifest = rd.read_manifest()
+    manifest = Manifest.decode(rd.read_manifest(), strict=False)
     plan = runner.Plan.from_manifest(manifest)
     bad: list = []
     merger, done = runner.merge_finished(rd, plan, bad)
     rep = runner.load_report(rd.path)
-    from dominosim.analysis.manifest import Manifest
-
-    status = Manifest.decode(manifest).status  # (its report was built: it decodes)
+    status = manifest.status
     merged = status == "done" and os.path.lexists(rd.path / "aggregates.parquet")
     if status == "done":
         _check_whole(rd, plan, merger, done, bad, merged)
@@ -361,7 +361,7 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
         aggregates = rd.read_aggregates(len(plan.rules))
     else:  # an unfinished run: the merge of the chunks it has
         aggregates = merger.frame()
-    return RunData(records, aggregates, manifest, rep)
+    return RunData(records, aggregates, manifest.encode(), rep)
 
 
 def _check_whole(rd, plan, merger, done: set, bad: list, merged: bool) -> None:
@@ -464,7 +464,9 @@ def _tournament_run(row: analyses.Analysis, resume, session, params, flags) -> d
     from dominosim.storage.store import RunDir
 
     if resume is not None:
-        found = RunDir.open(resume).read_manifest().get("analysis")
+        from dominosim.analysis.manifest import Manifest
+
+        found = Manifest.decode(RunDir.open(resume).read_manifest(), strict=False).analysis
         if analyses.of_analysis(found) is not row:
             how = f"dominosim {analyses.command_of(found)} --resume"
             raise ConfigError(f"{resume} is not a {row.name} run; finish it with {how}")

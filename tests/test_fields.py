@@ -328,9 +328,10 @@ def test_the_plan_and_the_session_are_frozen_values():
         runner.Session().workers = 2  # type: ignore[misc]
     # the rules the config made, not made again
     assert all(a is b for a, b in zip(plan.rules, exp.rule_sets, strict=True))
-    assert plan == runner.Plan.from_manifest(
-        {**plan.to_manifest(), "name": plan.name, "status": "running", "experiment": {}}
-    )
+    from dominosim.analysis.manifest import Manifest
+
+    fields = {**plan.to_manifest(), "name": plan.name, "status": "running", "experiment": {}}
+    assert plan == runner.Plan.from_manifest(Manifest.build(**fields))
 
 
 def test_the_experiment_file_is_read_once_and_its_rules_made_once(tmp_path, monkeypatch):

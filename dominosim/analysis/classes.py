@@ -6,17 +6,21 @@ package's registry, a user's from its recorded file read without running it."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from dominosim.base.errors import OutputError
 
+if TYPE_CHECKING:
+    from dominosim.analysis.manifest import Manifest
 
-def seated_labels(manifest: Mapping) -> list[str]:
+
+def seated_labels(manifest: Manifest) -> list[str]:
     """Every strategy label seated in the run, in order of first appearance."""
-    seated = (x for g in manifest["groups"] for x in g.get("seats", manifest["seats"]))
+    seated = (x for g in manifest.groups for x in (g.seats if g.has("seats") else manifest.seats))
     return list(dict.fromkeys(str(x) for x in seated))
 
 
-def strategy_classes(manifest: Mapping, seers: Iterable[str] = ()) -> dict[str, list[str]]:
+def strategy_classes(manifest: Manifest, seers: Iterable[str] = ()) -> dict[str, list[str]]:
     """What a report needs of the strategies' classes, recorded in the manifest as the run
     begins (``classes``; ``verify`` holds a folder's to its strategies' own): the seated labels
     that play with perfect information, and the built-in heuristics (the skill ladder's best
@@ -35,7 +39,7 @@ def strategy_classes(manifest: Mapping, seers: Iterable[str] = ()) -> dict[str, 
     return {"perfect_information": pi, "heuristics": sorted(strategy.builtins("heuristic"))}
 
 
-def classes_of(manifest: Mapping) -> dict[str, list[str]]:
+def classes_of(manifest: Manifest) -> dict[str, list[str]]:
     """The strategies' classes a report shows, recomputed from the strategy files, never taken
     from the manifest's ``classes`` alone (issue 45): a built-in's from the package's registry,
     a user's from its recorded file read without running it
@@ -55,7 +59,7 @@ def classes_of(manifest: Mapping) -> dict[str, list[str]]:
     return {"perfect_information": pi, "heuristics": heur, "unverified": now["unverified"]}
 
 
-def recomputed_classes(manifest: Mapping) -> dict[str, list[str]]:
+def recomputed_classes(manifest: Manifest) -> dict[str, list[str]]:
     """The classes of the seated strategies as the strategy files say (a built-in by the
     package's registry, a user's by its recorded file's source), with the labels whose
     classifier cannot be read (``unverified``), for :func:`classes_of` and ``verify``."""
@@ -63,7 +67,7 @@ def recomputed_classes(manifest: Mapping) -> dict[str, list[str]]:
     from dominosim.strategy import source_classes
 
     builtin = set(strategy.builtins())
-    files, cache = source_classes.recorded_user_files(manifest), {}
+    files, cache = source_classes.recorded_user_files(manifest.inputs), {}
     out: dict[str, list[str]] = {"perfect_information": [], "unverified": []}
     for x in seated_labels(manifest):
         name = x.split(":")[0]
@@ -79,10 +83,10 @@ def recomputed_classes(manifest: Mapping) -> dict[str, list[str]]:
     return out
 
 
-def _recorded_classes(manifest: Mapping) -> dict[str, list[str]]:
+def _recorded_classes(manifest: Manifest) -> dict[str, list[str]]:
     """The manifest's recorded ``classes`` (checked: lists of names; the perfect-information
     ones among the seated labels); empty for a folder written before they were recorded."""
-    got = manifest.get("classes")
+    got = manifest.classes
     if got is None:
         return {}
     keys = ("perfect_information", "heuristics")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,7 +85,7 @@ def build(
         "groups": groups,
     }
     # strategies that see the true deal (the oracle): listed, and marked wherever shown
-    classes = classes_of(m.raw)
+    classes = classes_of(m)
     if classes["perfect_information"]:
         data["perfect_information_strategies"] = classes["perfect_information"]
     if classes["unverified"]:
@@ -187,7 +186,7 @@ def decided(manifest: Manifest | Mapping, aggregates: pd.DataFrame, look: int) -
     """Whether the aggregates of the chunks up to ``look`` decide every pair (the runner's
     verdict after each round of ``--until-decided``)."""
     m = Manifest.decode(manifest)
-    m = replace(m, until_decided={**m.until_decided, "stopped": look})
+    m = m.with_(until_decided={**m.until_decided, "stopped": look})
     return build(m, aggregates)["until_decided"]["decided"]
 
 
@@ -694,7 +693,7 @@ def skill_analysis(manifest: Manifest, aggregates, data) -> dict:
     aggs = {g["index"]: lookups.get(g["index"]) or Aggregates() for g in data["groups"]}
     ladder = _ladder(manifest, data, aggs, rr)
     rates = {r["strategy"]: r["hand_win_rate"] or 0.0 for r in ladder}
-    heuristics = set(classes_of(manifest.raw)["heuristics"])
+    heuristics = set(classes_of(manifest)["heuristics"])
     best = max((x for x in rates if x in heuristics), key=lambda x: rates[x], default=None)
     # fmt: off
     decided = [{"pair": f"{x} / {RANDOM}", "strategy": x,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from dominosim.analysis import analyses
 from dominosim.analysis.aggregates import seating
+from dominosim.analysis.manifest import Group, Manifest, Rotation, as_json
 from dominosim.base.errors import ConfigError, OutputError, RulesError
 from dominosim.game import seeding
 from dominosim.game.rules import UNITS, Rules
@@ -254,64 +255,51 @@ class Plan:
         return self.ids_played * len(self.rotations)
 
     def to_manifest(self) -> dict:
+        """The manifest's fields of this plan, in the order a run writes them, as the
+        manifest's types (:meth:`Manifest.build` takes them)."""
         extra: dict = {}
         if self.legs:
             extra = {"legs": [list(x) for x in dict.fromkeys(self.legs)], "rotate": self.rotate}
+        items = self.items
         return {
             **extra,
             "seed": self.seed,
             "unit": self.unit,
             "players": self.players,
-            "seats": list(self.seats),
-            "rotations": [
-                {"offset": r, "seats": list(seating(self.seats, r))} for r in self.rotations
-            ],
+            "seats": self.seats,
+            "rotations": _rotations(self.seats, self.rotations),
             "games_requested": self.games_requested,
             "games_per_group": self.games_per_group,
             "ids_per_rotation": self.ids_per_rotation,
             "ids_per_chunk": self.ids_per_chunk,
             "records": self.records,
-            "strategy_paths": list(self.strategy_paths),
-            "groups": [
-                {
-                    "index": g,
-                    "label": self._group_label(g),
-                    "variant": r.variant,
-                    "options": {k: v for k, v in r.options},
-                    "rules": r.to_dict(),
-                    **(
-                        {
-                            "seats": list(self.seats_of(g)),
-                            "rotations": [
-                                {"offset": x, "seats": list(seating(self.seats_of(g), x))}
-                                for x in self.rotations_of_group(g)
-                            ],
-                        }
-                        if self.legs
-                        else {}
-                    ),
-                }
-                for g, r in enumerate(self.rules)
-            ],
+            "strategy_paths": self.strategy_paths,
+            "groups": tuple(self._group(g) for g in range(len(self.rules))),
             **({"until_decided": self.sequential.to_manifest()} if self.sequential else {}),
-            "chunk_count": len(self.items),
+            "chunk_count": len(items),
             **(
-                {
-                    "chunks": [
-                        {
-                            "group": it.group,
-                            "chunk": it.chunk,
-                            "start": it.start,
-                            "stop": it.stop,
-                            "games": it.games,
-                        }
-                        for it in self.items
-                    ]
-                }
-                if len(self.items) <= MAX_LISTED_CHUNKS
+                {"chunks": [_chunk_entry(it) for it in items]}
+                if len(items) <= MAX_LISTED_CHUNKS
                 else {}
             ),
         }
+
+    def _group(self, g: int) -> Group:
+        """Group ``g`` as the manifest holds it (a round robin's leg with its own seats and
+        rotations)."""
+        r = self.rules[g]
+        leg = {}
+        if self.legs:
+            seats = self.seats_of(g)
+            leg = {"seats": seats, "rotations": _rotations(seats, self.rotations_of_group(g))}
+        return Group(
+            index=g,
+            label=self._group_label(g),
+            variant=r.variant,
+            options={k: v for k, v in r.options},
+            rules=r.to_dict(),
+            **leg,
+        )
 
     def fingerprint(self) -> str:
         """What a chunk of this run must say it belongs to: the sha256 of everything that
@@ -348,34 +336,24 @@ class Plan:
         return label
 
     @classmethod
-    def from_manifest(cls, m: dict) -> Plan:
+    def from_manifest(cls, m: Manifest | dict) -> Plan:
         """The plan a manifest records, every field checked (a manifest is untrusted input:
-        an OutputError names what is damaged)."""
-        if not isinstance(m, dict):
+        an OutputError names what is damaged): the fields the plan is made of
+        (:meth:`Manifest.plan_fields`), its strategy files, measurement and
+        ``--until-decided``, then what the plan derives (:func:`_check_plan_types`)."""
+        if not isinstance(m, Manifest | dict):
             raise OutputError(
                 f"the manifest is damaged (a JSON {type(m).__name__}, not an object); "
                 "the run folder cannot be resumed or reported, start the run again"
             )
+        m = Manifest.decode(m, strict=False)
         try:
-            ids, chunk = int(m["ids_per_rotation"]), int(m["ids_per_chunk"])
-            seq = m.get("until_decided")
+            fields = m.plan_fields()
+            ids, chunk, seq = fields["ids_per_rotation"], fields["ids_per_chunk"], m.until_decided
             plan = cls(
-                name=m["name"],
-                seed=int(m["seed"]),
-                unit=m["unit"],
-                players=int(m["players"]),
-                seats=tuple(m["seats"]),
-                rotations=tuple(x["offset"] for x in m["rotations"]),
-                rules=_manifest_rules(m),
-                games_requested=int(m["games_requested"]),
-                ids_per_rotation=ids,
-                ids_per_chunk=chunk,
-                records=bool(m["records"]),
-                strategy_paths=tuple(m.get("strategy_paths", ())),
-                legs=tuple(tuple(gd["seats"]) for gd in m["groups"]) if "legs" in m else (),
-                rotate=_manifest_rotate(m),
-                strategy_files=recorded_files(m.get("inputs")),
-                measurement=measurement_of(m.get("analysis") or {}),
+                **fields,
+                strategy_files=recorded_files(m.inputs),
+                measurement=measurement_of(m.analysis or {}),
                 sequential=None if seq is None else Sequential.from_manifest(seq, ids, chunk),
             )
             _check_plan_types(m, plan)
@@ -387,66 +365,64 @@ class Plan:
         return plan
 
 
-def _manifest_rules(m: dict) -> tuple[Rules, ...]:
-    """The rules of a manifest's groups, each the one this version makes of its options."""
-    from dominosim.game.variants import make_rules
-
-    rules = []
-    for gd in m["groups"]:
-        r = make_rules(gd["variant"], m["players"], **gd["options"])
-        if r.to_dict() != gd["rules"]:
-            raise OutputError(
-                f"the rules of group {gd['label']} in the manifest differ from this "
-                "version of dominosim; resume with the version that started the run"
-            )
-        rules.append(r)
-    return tuple(rules)
+def _rotations(seats: tuple[str, ...], offsets: Sequence[int]) -> tuple[Rotation, ...]:
+    """The manifest's rotations of ``seats`` at ``offsets`` (``{offset, seats}``)."""
+    return tuple(Rotation.build(r, seating(seats, r)) for r in offsets)
 
 
-def _manifest_rotate(m: dict) -> bool:
-    """Whether the run rotates its seats: a round robin's ``rotate``, else its experiment's."""
-    rotate = m["rotate"] if "legs" in m else (m.get("experiment") or {}).get("rotate", True)
-    if not isinstance(rotate, bool):
-        raise TypeError(f"'rotate' is {rotate!r}, not true or false")
-    return rotate
+def _chunk_entry(it: WorkItem) -> dict:
+    """A chunk of the manifest's ``chunks`` list."""
+    return {
+        "group": it.group,
+        "chunk": it.chunk,
+        "start": it.start,
+        "stop": it.stop,
+        "games": it.games,
+    }
 
 
-#: the manifest's fields that are integers (never a bool)
-_MANIFEST_INTS = ("seed", "players", "ids_per_rotation", "ids_per_chunk", "games_requested")
+def _manifest_ints(m: Manifest) -> tuple[tuple[str, object], ...]:
+    """The manifest's fields that are integers (never a bool), named, in the order checked."""
+    # fmt: off
+    return (("seed", m.seed), ("players", m.players), ("ids_per_rotation", m.ids_per_rotation),
+            ("ids_per_chunk", m.ids_per_chunk), ("games_requested", m.games_requested))
+    # fmt: on
 
 
-def _check_plan_types(m: dict, plan: Plan) -> None:
+def _check_plan_types(m: Manifest, plan: Plan) -> None:
     """The manifest's chunk plan and counts have the types and values the plan gives: a
     TypeError or ValueError naming the first field that does not (checked in this order)."""
-    for key in _MANIFEST_INTS:
-        if isinstance(m[key], bool) or not isinstance(m[key], int):
-            raise TypeError(f"'{key}' is {m[key]!r}, not an integer")
+    for key, value in _manifest_ints(m):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"'{key}' is {value!r}, not an integer")
     _check_plan_ranges(m, plan)
     _check_derived(m, plan)
-    if "chunks" in m or "chunk_count" not in m:
-        _check_chunk_list(m["chunks"], plan)
-    if not isinstance(m.get("status"), str):
-        raise TypeError(f"'status' is {m.get('status')!r}, not a string")
-    if "fingerprint" in m and m["fingerprint"] != plan.fingerprint():
+    if m.has("chunks") or not m.has("chunk_count"):
+        if not m.has("chunks"):
+            raise KeyError("chunks")
+        _check_chunk_list(m.chunks, plan)
+    if not isinstance(m.status, str):
+        raise TypeError(f"'status' is {m.status!r}, not a string")
+    if m.has("fingerprint") and m.fingerprint != plan.fingerprint():
         raise ValueError(
             "'fingerprint' is not the one of the manifest's plan (its seed, rules, seats, "
             "chunk plan, records or strategy files were changed)"
         )
 
 
-def _check_plan_ranges(m: dict, plan: Plan) -> None:
+def _check_plan_ranges(m: Manifest, plan: Plan) -> None:
     """The chunk plan's numbers, ``records``, the seat lists, ``unit``, ``rotations`` and
     ``batch_size`` are in range."""
     if plan.ids_per_chunk < 1 or plan.ids_per_rotation < 1 or not seeding.in_range(plan.seed):
         raise ValueError("the chunk plan is out of range")
-    if not isinstance(m["records"], bool):
-        raise TypeError(f"'records' is {m['records']!r}, not true or false")
+    if not isinstance(m.records, bool):
+        raise TypeError(f"'records' is {m.records!r}, not true or false")
     _check_seat_lists(plan)
     if plan.unit not in UNITS or not all(int_in(r, 0, plan.players) for r in plan.rotations):
         raise ValueError("'unit' or 'rotations' is out of range")
     # (a manifest written by an earlier dominosim records a batch size, which no run set: it
     # is checked, then left alone, so those folders still load, resume and verify)
-    batch = int(m.get("batch_size", 1))
+    batch = int(m.batch_size if m.has("batch_size") else 1)
     if not int_in(batch, 1, 10**7) or plan.ids_per_rotation > MAX_IDS:
         raise ValueError("'batch_size' or 'ids_per_rotation' is out of range")
 
@@ -474,24 +450,24 @@ def _check_chunk_list(chunks: object, plan: Plan) -> None:
             raise ValueError(f"'chunks' entry {d!r} is not chunk {it.group}-{it.chunk}")
 
 
-def _check_derived(m: dict, plan: Plan) -> None:
+def _check_derived(m: Manifest, plan: Plan) -> None:
     """Every field of the manifest that the plan derives (rotations and their seats, legs,
     games per group, match ids per rotation, the chunk list) is what the plan gives, and the
     plan is the one the run's fingerprint names: a ValueError naming the first field that
     disagrees (a manifest is untrusted input; docs/results.md)."""
     rotate = plan.rotate
     want = rotations_of(plan.seats, rotate)
-    _check_rotations("rotations", m["rotations"], plan.seats, want, rotate)
+    _check_rotations("rotations", as_json(m.rotations), plan.seats, want, rotate)
     if plan.legs:
-        legs = m["legs"]
+        legs = m.legs
         if not isinstance(legs, list) or [tuple(x) for x in legs if isinstance(x, list)] != list(
             dict.fromkeys(plan.legs)
         ):
             raise ValueError(f"'legs' is {_short(legs)}, not the seat lists of its groups")
-        for g, gd in enumerate(m["groups"]):
+        for g, gd in enumerate(m.groups):
             _check_rotations(
                 f"groups[{g}].rotations",
-                gd.get("rotations"),
+                as_json(gd.rotations),
                 plan.legs[g],
                 rotations_of(plan.legs[g], rotate),
                 rotate,
@@ -505,13 +481,13 @@ def _check_derived(m: dict, plan: Plan) -> None:
             f"{-(-plan.games_requested // seatings)} that 'games_requested' "
             f"{plan.games_requested} over {seatings} rotations gives"
         )
-    if m.get("games_per_group", plan.games_per_group) != plan.games_per_group:
+    if m.has("games_per_group") and m.games_per_group != plan.games_per_group:
         raise ValueError(
-            f"'games_per_group' is {_short(m['games_per_group'])}, not {plan.games_per_group}"
+            f"'games_per_group' is {_short(m.games_per_group)}, not {plan.games_per_group}"
         )
-    if "chunk_count" in m and m["chunk_count"] != len(plan.items):
+    if m.has("chunk_count") and m.chunk_count != len(plan.items):
         raise ValueError(
-            f"'chunk_count' is {_short(m['chunk_count'])}, not the plan's {len(plan.items)}"
+            f"'chunk_count' is {_short(m.chunk_count)}, not the plan's {len(plan.items)}"
         )
 
 

@@ -22,25 +22,28 @@ def load_report(run_dir: str | Path) -> dict:
     """The report of a run folder (finished or not: an unfinished run reports the chunks it
     has, and its ``status`` says so)."""
     rd = RunDir.open(run_dir)
-    manifest = rd.read_manifest()
+    manifest = Manifest.decode(rd.read_manifest(), strict=False)
     plan = Plan.from_manifest(manifest)  # (a damaged manifest is one line here)
-    if manifest.get("status") == "done" and os.path.lexists(rd.path / AGGREGATES):
+    if manifest.status == "done" and os.path.lexists(rd.path / AGGREGATES):
         return checked_report(rd, manifest, len(plan.rules))
     merger, _ = merge_finished(rd, plan)
-    manifest = dict(manifest)
-    manifest["group_timings"] = [
-        {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
-        for g in range(len(plan.rules))
-    ]
-    manifest["games_played"] = merger.games
-    manifest["hands_played"] = merger.hands
+    manifest = manifest.with_(**merged_totals(merger, len(plan.rules)))
     return build_report(rd, manifest, merger.rows())
 
 
-def checked_report(rd, manifest: dict, groups: int) -> dict:
+def merged_totals(merger: Merger, groups: int) -> dict:
+    """The manifest's fields of what the merged chunks took and played: ``group_timings``
+    (of ``groups`` groups), ``games_played``, ``hands_played``."""
+    timings = [
+        {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]} for g in range(groups)
+    ]
+    return {"group_timings": timings, "games_played": merger.games, "hands_played": merger.hands}
+
+
+def checked_report(rd, manifest: Manifest, groups: int) -> dict:
     """The report of a finished run of ``groups`` option groups, from an aggregates.parquet
     that is the one it wrote (a regular file, within its bound, of the recorded sha256)."""
-    outputs = manifest.get("outputs")
+    outputs = manifest.outputs
     want = outputs.get(AGGREGATES) if isinstance(outputs, dict) else None
     if want is not None and rd.aggregates_digest(groups) != want:
         raise OutputError(
@@ -50,7 +53,7 @@ def checked_report(rd, manifest: dict, groups: int) -> dict:
     return build_report(rd, manifest, rd.read_aggregates(groups))
 
 
-def build_report(rd: RunDir, manifest: dict, frame) -> dict:
+def build_report(rd: RunDir, manifest: Manifest, frame) -> dict:
     """The report of a run folder's manifest and aggregates, decoded here once into its type
     (:class:`~dominosim.analysis.manifest.Manifest`, after :meth:`Plan.from_manifest` checked
     its plan); a manifest the report cannot be built from is one line (it is untrusted input)."""

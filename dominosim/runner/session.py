@@ -16,6 +16,7 @@ from dominosim import strategy
 from dominosim.analysis import analyses, render
 from dominosim.analysis.aggregates import Merger
 from dominosim.analysis.chunk import ChunkResult
+from dominosim.analysis.manifest import Manifest
 from dominosim.analysis.report import strategy_classes
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, Interrupted, OutputError, WorkerError
@@ -48,6 +49,7 @@ from dominosim.runner.results import (
     checked_report,
     merge_finished,
     merged_differs,
+    merged_totals,
 )
 from dominosim.runner.worker import ChunkPlayed, records_table
 from dominosim.storage.store import RunDir
@@ -145,7 +147,7 @@ def start_run(
     manifest = _new_manifest(rd, exp, plan, files, analysis, seed_drawn, seers)
     try:
         with rd.locked():
-            rd.write_manifest(manifest)
+            rd.write_manifest(manifest.encode())
             if seed_drawn:
                 echo(session, f"seed: {plan.seed} (drawn; repeat this run with --seed {plan.seed})")
             note = games_note(plan, analysis)
@@ -180,7 +182,7 @@ def _new_manifest(
     analysis: dict | None,
     seed_drawn: bool,
     seers: Iterable[str] = (),
-) -> dict:
+) -> Manifest:
     """The manifest of a new run (``files``: its strategy files, :func:`strategy_files`;
     ``seers``: the users' perfect-information strategies, as the child that loaded them
     found)."""
@@ -188,28 +190,24 @@ def _new_manifest(
 
     exp_dict = exp.to_dict()
     exp_dict["seed"] = plan.seed
-    manifest = {
-        "format": MANIFEST_FORMAT,
-        "run_id": rd.run_id,
-        "name": plan.name,
-        "status": "running",
-        "created": _now(),
-        "source": exp.source,
-        "experiment": exp_dict,
-        "seed_drawn": seed_drawn,
+    manifest = Manifest.build(
+        format=MANIFEST_FORMAT,
+        run_id=rd.run_id,
+        name=plan.name,
+        status="running",
+        created=_now(),
+        source=exp.source,
+        experiment=exp_dict,
+        seed_drawn=seed_drawn,
         **plan.to_manifest(),
-        "fingerprint": plan.fingerprint(),
-        "inputs": {
-            "engine_version": ENGINE_VERSION,
-            "strategy_files": files,
-            SEATED[0]: SEATED[1],
-        },
-        "versions": versions(),
-        "timings": {"wall_seconds": 0.0, "sessions": []},
+        fingerprint=plan.fingerprint(),
+        inputs={"engine_version": ENGINE_VERSION, "strategy_files": files, SEATED[0]: SEATED[1]},
+        versions=versions(),
+        timings={"wall_seconds": 0.0, "sessions": []},
         **({"analysis": dict(analysis)} if analysis else {}),
-    }
-    manifest["classes"] = strategy_classes(manifest, seers)  # (the report reads them here)
-    return manifest
+    )
+    # (the report reads them here)
+    return manifest.with_(classes=strategy_classes(manifest, seers))
 
 
 def _check_strategies(
@@ -247,7 +245,10 @@ def _check_strategies(
 
 
 def check_inputs(
-    rd: RunDir, manifest: dict, named: Sequence[str] = (), command: str = "run --resume"
+    rd: RunDir,
+    manifest: Manifest | dict,
+    named: Sequence[str] = (),
+    command: str = "run --resume",
 ) -> tuple[tuple[tuple[str, str, str], ...], list[str], list[str]]:
     """Refuse to resume a run whose engine or strategy files changed since it began, or
     whose user strategy files the user does not name (``named``: ``--strategy-path``;
@@ -256,7 +257,8 @@ def check_inputs(
     not named or changed (:func:`.files.check_seated` tells whether the run needs them)."""
     from dominosim.base.version import ENGINE_VERSION
 
-    inputs = manifest.get("inputs")
+    manifest = Manifest.decode(manifest, strict=False)
+    inputs = manifest.inputs
     if not isinstance(inputs, dict):
         raise OutputError(
             f"the manifest of {rd.path} records no engine version or strategy files (made by "
@@ -299,7 +301,7 @@ def check_inputs(
 
 def load_inputs(
     rd: RunDir,
-    manifest: dict,
+    manifest: Manifest | dict,
     plan: Plan,
     named: Sequence[str],
     command: str,
@@ -332,19 +334,19 @@ def _is_within(path: Path, folder: Path) -> bool:
     return True
 
 
-def _new_run_hint(manifest: dict) -> str:
-    src = manifest.get("source")
-    kind = analyses.command_of(manifest.get("analysis"))
+def _new_run_hint(manifest: Manifest) -> str:
+    src = manifest.source
+    kind = analyses.command_of(manifest.analysis)
     if isinstance(src, str) and src != "command line":
         return f"dominosim {kind} {src}"
     return f"dominosim {kind} with the settings of its manifest.json 'experiment'"
 
 
-def outputs_complete(rd: RunDir, manifest: dict, groups: int) -> bool:
+def outputs_complete(rd: RunDir, manifest: Manifest, groups: int) -> bool:
     """The merged outputs of a finished run are all there and match the manifest."""
     from dominosim.storage.store import AGGREGATES, REPORT, SUMMARY
 
-    want = (manifest.get("outputs") or {}) if isinstance(manifest.get("outputs"), dict) else {}
+    want = (manifest.outputs or {}) if isinstance(manifest.outputs, dict) else {}
     if not all((rd.path / f).is_file() for f in (AGGREGATES, SUMMARY, REPORT)):
         return False
     if want.get("plots") and not (rd.path / "plots").is_dir():
@@ -360,12 +362,12 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
     session = session or Session()
     rd = RunDir.open(path)
     with rd.locked():
-        manifest = rd.read_manifest()
+        manifest = Manifest.decode(rd.read_manifest(), strict=False)
         plan = Plan.from_manifest(manifest)
         if session.workers is None:
             session = replace(session, workers=_recorded_workers(manifest))
         check_executor(session.executor, session.scheduler)
-        if manifest.get("status") == "done" and outputs_complete(rd, manifest, len(plan.rules)):
+        if manifest.status == "done" and outputs_complete(rd, manifest, len(plan.rules)):
             bad: list = []  # (the records cross-check too: docs/results.md)
             merger, done = merge_finished(rd, plan, bad, cross_check=True)
             if not bad and len(done) == len(plan.items):
@@ -382,17 +384,32 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
         return rd, execute(rd, plan, manifest, session)
 
 
-def _recorded_workers(manifest: dict) -> int | None:
+def _recorded_workers(manifest: Manifest) -> int | None:
     """The worker count the run was started with (None: the default, when the manifest has
     none that is a count)."""
-    exp = manifest.get("experiment")
+    exp = manifest.experiment
     workers = exp.get("workers") if isinstance(exp, dict) else None
     return workers if int_in(workers, 1, 10_000) else None
 
 
-def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
+class Written:
+    """The manifest a session writes (:attr:`m`): the type, set anew as the run goes
+    (:meth:`set`, a field it holds keeping its place) and written (:meth:`write`)."""
+
+    def __init__(self, rd: RunDir, manifest: Manifest) -> None:
+        self.rd, self.m = rd, manifest
+
+    def set(self, **values: object) -> None:
+        self.m = self.m.with_(**values)
+
+    def write(self) -> None:
+        self.rd.write_manifest(self.m.encode())
+
+
+def execute(rd: RunDir, plan: Plan, manifest: Manifest, session: Session) -> dict:
     """Play the chunks of ``plan`` not yet in ``rd``, then write the merged outputs; returns
     the report (built once, by :func:`finish`)."""
+    manifest = Written(rd, manifest)
     bad: list = []
     merger, done = merge_finished(rd, plan, bad, cross_check=True)
     for g, c, reason in bad:
@@ -422,7 +439,7 @@ def execute(rd: RunDir, plan: Plan, manifest: dict, session: Session) -> dict:
             played.written = max(played.written, len(rd.finished_chunks() - set(done)))
             bar.close()
             clock.end(played.written, "interrupted")
-            rd.write_manifest(manifest)
+            manifest.write()
         raise Interrupted(
             f"interrupted: {len(done) + played.written} of {len(rounds.plan.items)} chunks kept in "
             f"{rd.path}; finish with: {_resume_command(manifest, rd)}"
@@ -462,7 +479,7 @@ class _Rounds:
         self.workers = session.workers or os.cpu_count() or 1
         self.ex = None
 
-    def play(self, manifest: dict) -> Plan:
+    def play(self, manifest: Written) -> Plan:
         """Play the rounds; the plan the run played (stopped at the look that decided it)."""
         seq = self.plan.sequential
         if seq is None or seq.stopped is not None:
@@ -470,10 +487,10 @@ class _Rounds:
             return self.plan
         for look in seq.looks:
             self._play_up_to(look)
-            if look == seq.looks[-1] or self._decided(manifest, look):
+            if look == seq.looks[-1] or self._decided(manifest.m, look):
                 if look != seq.looks[-1]:
                     self.plan = self.plan.stopped_at(look)
-                    manifest.update(self.plan.to_manifest())
+                    manifest.set(**self.plan.to_manifest())
                 echo(self.session, f"until decided: stopped at {look} deals per table")
                 return self.plan
         return self.plan
@@ -508,7 +525,7 @@ class _Rounds:
             self.bar.chunk(res.result.games)
         self.stop()
 
-    def _decided(self, manifest: dict, look: int) -> bool:
+    def _decided(self, manifest: Manifest, look: int) -> bool:
         """Whether every pair is decided on the chunks up to ``look`` (those alone, so a
         resumed run reaches the same verdict)."""
         from dominosim.analysis import report
@@ -547,12 +564,12 @@ def _write_chunk(rd: RunDir, plan: Plan, run: str, merger, res: ChunkPlayed) -> 
     merger.add(result)
 
 
-def _failed(e: BaseException, rd: RunDir, manifest: dict, clock, written: int, kept: int):
+def _failed(e: BaseException, rd: RunDir, manifest: Written, clock, written: int, kept: int):
     """After a failed session: the manifest says so; the error to raise instead of ``e``
     (what happened, and how to finish the run), or None to raise ``e`` itself."""
     try:
         clock.end(written, "failed")
-        rd.write_manifest(manifest)
+        manifest.write()
     except OutputError:
         pass
     if kept:
@@ -567,9 +584,9 @@ def _failed(e: BaseException, rd: RunDir, manifest: dict, clock, written: int, k
     return None
 
 
-def _resume_command(manifest: dict, rd: RunDir) -> str:
+def _resume_command(manifest: Written, rd: RunDir) -> str:
     """The command that finishes this run (compare / tune runs resume with their command)."""
-    return f"dominosim {analyses.command_of(manifest.get('analysis'))} --resume {rd.path}"
+    return f"dominosim {analyses.command_of(manifest.m.analysis)} --resume {rd.path}"
 
 
 def _stop(ex) -> None:
@@ -586,7 +603,7 @@ class _SessionClock:
     so the report carries the run's whole wall time); a later call (writing the outputs
     failed, or was interrupted) changes only its status. The caller writes the manifest."""
 
-    def __init__(self, manifest: dict) -> None:
+    def __init__(self, manifest: Written) -> None:
         self.manifest = manifest
         self.started = _now()
         self.t0 = time.perf_counter()
@@ -594,19 +611,22 @@ class _SessionClock:
 
     def end(self, chunks: int, status: str) -> float:
         """End the session (once) with ``status``; its wall seconds."""
-        timings = self.manifest.get("timings")
+        timings = self.manifest.m.timings
         if not _timings_ok(timings):  # (damaged: the earlier sessions' times are dropped)
-            timings = self.manifest["timings"] = {"wall_seconds": 0.0, "sessions": []}
+            timings = {"wall_seconds": 0.0, "sessions": []}
+        sessions = list(timings["sessions"])
         if self.entry is None:
             # fmt: off
             self.entry = {"started": self.started, "ended": _now(),
                           "wall_seconds": time.perf_counter() - self.t0, "chunks": chunks,
                           "status": status}
             # fmt: on
-            timings["sessions"].append(self.entry)
-            timings["wall_seconds"] = sum(s["wall_seconds"] for s in timings["sessions"])
-        self.entry["status"] = status
-        self.manifest["status"] = status
+            sessions.append(self.entry)
+        else:  # (this session's entry is the last)
+            self.entry = sessions[-1] = {**self.entry, "status": status}
+        wall = sum(s["wall_seconds"] for s in sessions)
+        timings = {**timings, "sessions": sessions, "wall_seconds": wall}
+        self.manifest.set(timings=timings, status=status)
         return self.entry["wall_seconds"]
 
 
@@ -621,10 +641,10 @@ def _timings_ok(timings: object) -> bool:
     return True
 
 
-def _wants_plots(manifest: dict) -> bool:
+def _wants_plots(manifest: Manifest) -> bool:
     """Whether the run draws plots/ (its experiment's ``plots``; runs from before the setting
     existed, and the tournaments, do)."""
-    exp = manifest.get("experiment")
+    exp = manifest.experiment
     return not isinstance(exp, dict) or exp.get("plots") is not False
 
 
@@ -655,7 +675,7 @@ def _draw_plots(rd: RunDir, data: dict, rows, phase, warn) -> bool:
 def finish(
     rd: RunDir,
     plan: Plan,
-    manifest: dict,
+    manifest: Written,
     merger: Merger,
     end_session: Callable[[], object],
     phase: Callable[[str], None] | None = None,
@@ -673,21 +693,15 @@ def finish(
     phase = phase or (lambda text: None)
     phase("merging the aggregates")
     digest = rd.write_aggregates(merger.rows())
-    manifest["group_timings"] = [
-        {"cpu_seconds": merger.cpu[g], "wall_seconds": merger.wall[g]}
-        for g in range(len(plan.rules))
-    ]
-    manifest["games_played"] = merger.games
-    manifest["hands_played"] = merger.hands
+    manifest.set(**merged_totals(merger, len(plan.rules)))
     end_session()
     phase("writing the report")
     rows = merger.rows()  # (no pandas: a run's report and plots read the rows)
-    data = build_report(rd, manifest, rows)
+    data = build_report(rd, manifest.m, rows)
     rd.write_outputs(
         render.render_markdown(data), render.summary_csv(data), render.paired_csv(data)
     )
-    plotted = _wants_plots(manifest) and _draw_plots(rd, data, rows, phase, warn)
-    manifest["outputs"] = {"aggregates.parquet": digest, "plots": plotted}
-    manifest["status"] = "done"
-    rd.write_manifest(manifest)
+    plotted = _wants_plots(manifest.m) and _draw_plots(rd, data, rows, phase, warn)
+    manifest.set(outputs={"aggregates.parquet": digest, "plots": plotted}, status="done")
+    manifest.write()
     return data

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dominosim.analysis.chunk import ChunkResult
+from dominosim.analysis.manifest import Manifest
 from dominosim.analysis.report import strategy_classes
 from dominosim.base.errors import ConfigError, OutputError
 from dominosim.runner.executors import make_executor, user_strategies
@@ -85,7 +86,7 @@ def verify_run(
     if key is None:
         key = secrets.randbelow(2**63)
     rd = RunDir.open(path)
-    manifest = rd.read_manifest()
+    manifest = Manifest.decode(rd.read_manifest(), strict=False)
     plan = Plan.from_manifest(manifest)
     plan = load_inputs(rd, manifest, plan, session.strategy_path, "verify")
     _check_classes(rd, manifest)
@@ -94,7 +95,7 @@ def verify_run(
     merger, _ = merge_finished(rd, plan, bad, cross_check=True)
     reasons = {(g, c): why for g, c, why in bad}
     finished = {at for at in rd.finished_chunks() if plan.items.has(*at)}
-    done = manifest.get("status") == "done"
+    done = manifest.status == "done"
     picked = _picked(plan, finished, out, done)
     items, docs = _to_replay(rd, plan, picked, finished, reasons, out)
     shown = set(picked)
@@ -160,10 +161,10 @@ def _name_missing(plan: Plan, finished: set, out: Verification) -> None:
         named += 1
 
 
-def _check_classes(rd: RunDir, manifest: dict) -> None:
+def _check_classes(rd: RunDir, manifest: Manifest) -> None:
     """The manifest's recorded ``classes`` are its strategies' own (issue 45): recomputed from
     the strategies loaded to replay (their classes as registered); one line where not."""
-    recorded = manifest.get("classes")
+    recorded = manifest.classes
     if recorded is None:  # (a folder written before classes were recorded)
         return
     now = _seated_heuristics(strategy_classes(manifest), manifest)
@@ -180,7 +181,7 @@ def _check_classes(rd: RunDir, manifest: dict) -> None:
         )
 
 
-def _seated_heuristics(classes: object, manifest: dict) -> object:
+def _seated_heuristics(classes: object, manifest: Manifest) -> object:
     """``classes`` with its ``heuristics`` (every built-in heuristic of the install that wrote
     it) cut to the strategies the run seats, the ones a report reads: a built-in added since
     (``learned``) leaves an older folder's classes its own."""

@@ -164,10 +164,10 @@ def _package_class(base: ast.expr, imports: dict) -> type:
     return cls
 
 
-def recorded_user_files(manifest: Mapping) -> list[tuple[str, str]]:
-    """The user's strategy files a manifest lists, ``(path, sha256)`` (format 2 entries
-    ``{"path", "sha256"}`` and format 1's ``{path: sha256}``; anything else is skipped)."""
-    inputs = manifest.get("inputs")
+def recorded_user_files(inputs: object) -> list[tuple[str, str]]:
+    """The user's strategy files a manifest's ``inputs`` list, ``(path, sha256)`` (format 2
+    entries ``{"path", "sha256"}`` and format 1's ``{path: sha256}``; anything else is
+    skipped)."""
     files = inputs.get("strategy_files", []) if isinstance(inputs, Mapping) else []
     if isinstance(files, Mapping):
         files = [{"path": k, "sha256": v} for k, v in files.items()]
