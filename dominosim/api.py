@@ -25,11 +25,11 @@ from dominosim.analysis import analyses
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError, did_you_mean
 from dominosim.base.params import Param
+from dominosim.base.session import CHECKED_FIRST, LISTED, SESSION, timeout_seconds
 from dominosim.config import FIELDS, Experiment, experiment_from_cli, read_toml, rules_from_cli
 from dominosim.config import KEYWORDS as FIELDS_BY_KEYWORD
 from dominosim.game import seeding
 from dominosim.game.rules import UNITS
-from dominosim.settings import CHECKED_FIRST, LISTED, SESSION, timeout_seconds
 
 
 def prepare(config: str | Path | None = None, **flags: Any) -> tuple[Experiment, int, bool]:
@@ -145,7 +145,7 @@ def _run_metric(params: analyses.RunParams) -> str | None:
 
 #: The keywords of an experiment (:data:`dominosim.config.FIELDS`) that every function takes:
 #: all but ``variants`` and ``plots`` (run's own), ``name`` listed last, then the session's
-#: listed ones (``strategy_timeout``, ``isolate``: dominosim.settings).
+#: listed ones (``strategy_timeout``, ``isolate``: dominosim.base.session).
 _EXPERIMENT = (
     *(k for k in FIELDS_BY_KEYWORD if k not in ("variants", "plots", "name")),
     "name",
@@ -222,7 +222,7 @@ def _typed(name: str, key: str, value, p: Param | None):
 
 def _session_keywords(name: str, **given: Any) -> None:
     """The keywords of a session (not of the experiment) checked before the others
-    (:data:`dominosim.settings.CHECKED_FIRST`): their types, one ConfigError naming the
+    (:data:`dominosim.base.session.CHECKED_FIRST`): their types, one ConfigError naming the
     keyword."""
     for key in CHECKED_FIRST:
         _check(name, key, given[key], SESSION[key])

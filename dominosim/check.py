@@ -702,7 +702,7 @@ def _strategy_timeout(value) -> float:
     """``--strategy-timeout``: seconds, 0 or None (no limit); a ConfigError otherwise."""
     if value is None:
         return 0.0
-    from dominosim.settings import timeout_seconds
+    from dominosim.base.session import timeout_seconds
 
     return timeout_seconds(value) or 0.0
 

@@ -22,9 +22,9 @@ from dominosim import config
 from dominosim.analysis import analyses
 from dominosim.base import signals
 from dominosim.base.errors import ConfigError, OutputError
+from dominosim.base.session import SESSION
 from dominosim.game import seeding, variants
 from dominosim.game.rules import PLAYERS
-from dominosim.settings import SESSION
 from dominosim.shell import (
     DominosimGroup,
     one_line,
@@ -42,9 +42,9 @@ def entry() -> None:
     command, then the process's end, where a late Ctrl-C or SIGTERM only is noted (never a
     traceback, never a death by the signal: the status is the command's, 130 when it was
     interrupted)."""
-    from dominosim.runner import progress
+    from dominosim.base import session
 
-    progress.COMMAND_START.append(progress.process_start())
+    session.COMMAND_START.append(session.process_start())
     signals.install()
     try:
         main(prog_name="dominosim")
@@ -128,7 +128,7 @@ def _dest(key: str, decls: tuple[str, ...]) -> str:
 
 #: The options several commands take, declared once: (flag and destination, click settings),
 #: by destination: every experiment field's flag (dominosim.config.FIELDS), then the options of
-#: a session (dominosim.settings). :func:`option` gives one (a command may change a setting,
+#: a session (dominosim.base.session). :func:`option` gives one (a command may change a setting,
 #: e.g. its help), :func:`options` several in the order given.
 SHARED_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     **{f.keyword: _field_option(f) for f in config.FIELDS if f.flag and f.keyword},
@@ -140,7 +140,7 @@ SHARED_OPTIONS["debug"][1].update(
 )
 
 #: The options --resume takes (by destination): how, not what, a run plays; it refuses every
-#: other option given (:func:`_refuse_with_resume`): a session's (dominosim.settings) and the
+#: other option given (:func:`_refuse_with_resume`): a session's (dominosim.base.session) and the
 #: experiment's fields marked ``session`` in dominosim.config.FIELDS.
 SESSION_OPTIONS = frozenset(
     {_dest(key, p.flag) for key, p in SESSION.items() if p.flag}
@@ -153,7 +153,7 @@ SESSION_FLAGS = tuple(
     for key, (decls, _) in SHARED_OPTIONS.items()
     if _dest(key, decls) in SESSION_OPTIONS and key != "resume"
 )
-#: the session's settings a command hands the API as they were given (dominosim.settings)
+#: the session's settings a command hands the API as they were given (dominosim.base.session)
 SESSION_KEYWORDS = tuple(k for k, p in SESSION.items() if p.api and p.flag and k != "resume")
 
 #: the phrases of help several of this module's options share, each written once (the

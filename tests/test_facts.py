@@ -368,3 +368,20 @@ def test_the_solver_s_leaf_value_is_the_core_s_alone():
     assert outside(None, _solver_clamp_spelled) == []
     code = "SOLVE_CAP = 1 << 27\nd = max(-SOLVE_CAP, d)\nc = 2**27\n"
     assert sorted(set(_solver_clamp_spelled(ast.parse(code)))) == [1, 2, 3]
+
+
+# ---- the session's settings: base/session.py (Session, EXECUTORS) ----------------------------
+def _executors_spelled(tree):
+    """A display of the executors (one holding ``dask-local``), as base/session.py writes it."""
+    return [line for line, values in _displays(tree) if "dask-local" in values]
+
+
+def test_the_session_s_executors_are_written_once():
+    """The places a run's work items run (``--executor``'s choices, the runner's check) are
+    ``base.session.EXECUTORS``; the runner's Session and the command line's options read
+    them (they were written in settings.py and runner/plan.py both)."""
+    from dominosim.base import session
+
+    assert outside("base/session.py", _executors_spelled) == []
+    assert _executors_spelled(ast.parse('E = ("local", "dask", "dask-local")\n')) == [1]
+    assert session.EXECUTORS == session.SESSION["executor"].choices

@@ -17,8 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 import dominosim
-from dominosim import api, config, settings
+from dominosim import api, config
 from dominosim.analysis import analyses
+from dominosim.base import session as settings
 from dominosim.base.params import Param
 from dominosim.cli import SESSION_OPTIONS, main
 from dominosim.config import FIELDS, build_experiment, experiment_from_cli
@@ -246,7 +247,7 @@ def test_each_analysis_option_is_its_parameters_declaration(row):
 
 
 def test_the_session_options_are_its_declaration():
-    """settings.SessionSettings makes the session's options (cli.SHARED_OPTIONS), what
+    """base.session.SESSION (runner.Session and CommandSettings) makes the session's options (cli.SHARED_OPTIONS), what
     --resume takes (SESSION_OPTIONS, with the fields marked session) and the settings a
     command hands the API (SESSION_KEYWORDS)."""
     from dominosim import cli
@@ -378,3 +379,31 @@ def test_the_flag_table_of_docs_config_lists_every_row():
     for f in FLAGGED:
         (row,) = [cell for key, cell in rows.items() if f"`{f.key}`" in key or f"[{f.key}." in key]
         assert f.flag_name in row or f.flag[0] in row, f.key
+
+
+def test_the_runner_s_session_is_the_declared_one_decoded_once():
+    """The settings a user gives of a session are declared on the runner's own value
+    (``runner.Session``), not on a second type: each declared runner setting is a field of it
+    with the declaration's default, and the API decodes its keywords into it."""
+    import dataclasses
+
+    from dominosim import runner
+
+    assert runner.Session is settings.Session
+    fields = {f.name: f for f in dataclasses.fields(runner.Session)}
+    runner_keys = set(settings.SESSION) - set(settings.declared(settings.CommandSettings))
+    assert runner_keys == {
+        "executor",
+        "scheduler",
+        "progress",
+        "echo",
+        "strategy_timeout",
+        "isolate",
+    }
+    for key in runner_keys:
+        assert fields[key].default == settings.SESSION[key].default, key
+    s = api._session(
+        {"strategy_timeout": "2.5", "isolate": True}, None, "dask", "tcp://h:1", True, print
+    )
+    assert (s.executor, s.scheduler, s.progress, s.echo) == ("dask", "tcp://h:1", True, print)
+    assert (s.strategy_timeout, s.isolate) == (2.5, True)

@@ -87,7 +87,7 @@ def test_the_summary_time_is_the_commands(tmp_path, monkeypatch):
     import re
     import time
 
-    from dominosim.runner import progress
+    from dominosim.base import session as progress
 
     assert 0 <= time.monotonic() - progress.process_start() < 24 * 3600  # (this process's age)
     monkeypatch.setattr(progress, "COMMAND_START", [time.monotonic() - 30.0])

@@ -1,5 +1,5 @@
 """A keyword declared once (issue 48, point 1): the fields of a frozen dataclass (an analysis's
-parameters, ``analysis/analyses.py``; the session's settings, ``dominosim/settings.py``)
+parameters, ``analysis/analyses.py``; the session's settings, ``base/session.py``)
 carry one :class:`Param` each, and the entry points make of it the Python API's type check of
 the keyword and the command line's option (docs/design.md, "The experiment is a table").
 

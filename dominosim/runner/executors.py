@@ -11,7 +11,8 @@ from pathlib import Path
 
 from dominosim import strategy
 from dominosim.base.errors import ConfigError, DominosimError, WorkerError
-from dominosim.runner.plan import EXECUTORS, Plan, WorkItem
+from dominosim.base.session import EXECUTORS
+from dominosim.runner.plan import Plan, WorkItem
 from dominosim.runner.worker import play_item, worker_main
 from dominosim.strategy.spec import parse_strategy
 

@@ -19,7 +19,6 @@ from dominosim.runner.files import recorded_files
 if TYPE_CHECKING:  # (the config builds what the runner takes; the runner never imports it)
     from dominosim.config import Experiment
 
-EXECUTORS = ("local", "dask", "dask-local")
 MANIFEST_FORMAT = 2  # 2: strategy files listed by built-in name or path; chunks carry "run"
 #: The manifest lists the chunks of a plan up to this many (a larger plan is made on the fly).
 MAX_LISTED_CHUNKS = 10_000

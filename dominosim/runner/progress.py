@@ -2,52 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from dataclasses import dataclass, field
 
-#: Where the program set it (``dominosim``'s entry: its process's start), the command's start
-#: on :func:`time.monotonic`'s clock; else an API call's start is its command's.
-COMMAND_START: list[float] = []
-
-
-def process_start() -> float:
-    """This process's start on :func:`time.monotonic`'s clock (Linux: from
-    ``/proc/self/stat``, so the interpreter's start and every import count); elsewhere now."""
-    try:
-        with open("/proc/self/stat", "rb") as f:
-            fields = f.read().rpartition(b")")[2].split()
-        ticks = int(fields[19])  # (field 22, starttime: clock ticks after boot)
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return time.monotonic()
-    return time.monotonic() - max(0.0, age)
-
-
-def command_start() -> float:
-    """When the command began: the program's process start, or now (an API call)."""
-    return COMMAND_START[-1] if COMMAND_START else time.monotonic()
-
-
-@dataclass(frozen=True)
-class Session:
-    """The settings of one session (how a run is played, never what: not part of the
-    results), a frozen value passed beside the plan; ``workers`` None is the run's recorded
-    count, else one per core. ``started``: the command's start (:func:`command_start`), which
-    the summary line's time counts from."""
-
-    workers: int | None = None
-    executor: str = "local"
-    scheduler: str | None = None
-    progress: bool | None = None  # None: when stderr is a terminal
-    echo: object = None  # callable(str) for status lines; default: stderr
-    strategy_timeout: float | None = None  # seconds per decision batch; None or 0: no limit
-    started: float = field(default_factory=command_start)
-    isolate: bool = False  # users' strategies in fresh processes of their own (--isolate)
-    #: the files and folders the user names (``--strategy-path``) for ``--resume``, ``verify``:
-    #: a run folder's user strategy files are loaded only inside them (runner.files)
-    strategy_path: tuple[str, ...] = ()
+from dominosim.base.session import Session  # (the runner's session: declared in base/)
 
 
 def echo(session: Session, text: str) -> None:
