@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from dominosim.base.budget import SOLVER_BUDGET
 from dominosim.base.params import Param, declared, param
 
 #: the metrics a compare ranks by and ``--until-decided`` decides on (docs/compare.md, "Which
@@ -130,7 +131,7 @@ class SkillParams:
         flag=("--budget",),
         metavar="NODES",
         help="The solver's node budget per deal for the perfect-information value "
-        "and for each decision rated (default 2000000; 0: no solving).",
+        f"and for each decision rated (default {SOLVER_BUDGET}; 0: no solving).",
     )
     accuracy_deals: int | str = param(
         "int",
