@@ -99,8 +99,12 @@ class CompareParams:
         "matches with --unit match, else points in a race to a "
         "target, hands where a hand is the whole game).",
     )
+    #: CPU milliseconds per decision: below ``lo`` no search is that fast (``mc:samples=1``
+    #: costs more), above ``hi`` the calibration alone would take hours
     equal_time: float | int | str | None = param(
         "number",
+        lo=0.05,
+        hi=1000.0,
         after=True,
         flag=("--equal-time", "equal_time"),
         metavar="MS",
@@ -182,6 +186,9 @@ class TuneTargetParams:
     share: float | int | str = param(
         "number",
         SHARE,
+        lo=0,
+        hi=1,
+        open_lo=True,
         flag=("--share",),
         metavar="X",
         help="Name the smallest target where the stronger strategy's Wilson lower bound "
