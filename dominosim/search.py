@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from dominosim.base.budget import SOLVER_BUDGET
 from dominosim.base.errors import ConfigError, StrategyError
 from dominosim.game import actions, tiles
 from dominosim.game.observe import Observation
@@ -41,7 +42,7 @@ class NoDealError(StrategyError):
 
 
 #: The options of the ``solver`` method (the others take their strategy's parameters).
-SOLVER_OPTIONS = {"budget": 2_000_000}
+SOLVER_OPTIONS = {"budget": SOLVER_BUDGET}
 MAX_SOLVER_BUDGET = 50_000_000
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import dominosim
 from dominosim import cli, config
 from dominosim.analysis import analyses
+from dominosim.base.params import declared
 from dominosim.engine import kernel
 from dominosim.game import rules, seeding, variants
 from dominosim.strategy import spec
@@ -385,3 +386,35 @@ def test_the_session_s_executors_are_written_once():
     assert outside("base/session.py", _executors_spelled) == []
     assert _executors_spelled(ast.parse('E = ("local", "dask", "dask-local")\n')) == [1]
     assert session.EXECUTORS == session.SESSION["executor"].choices
+
+
+# ---- the solver's default node budget: base/budget.py (SOLVER_BUDGET) -----------------------
+def _solver_budget_spelled(tree):
+    """The solver's default budget written as a number (2_000_000) or in a string."""
+    from dominosim.base.budget import SOLVER_BUDGET
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and type(n.value) is int and n.value == SOLVER_BUDGET:
+            yield n.lineno
+    for line, text in _strings(tree):
+        if re.search(rf"\b{SOLVER_BUDGET}\b|\b{SOLVER_BUDGET:,}\b|\b{SOLVER_BUDGET:_}\b", text):
+            yield line
+
+
+def test_the_solver_s_default_budget_is_written_in_its_home_alone():
+    """The solver, search's ``solver`` method, the oracle's row and ``--budget``'s help read
+    ``base/budget.py``; the help shows it as it did."""
+    from dominosim.base.budget import SOLVER_BUDGET
+    from dominosim.engine import solver
+    from dominosim.search import SOLVER_OPTIONS
+    from dominosim.strategy.registrations import BY_NAME
+
+    assert outside("base/budget.py", _solver_budget_spelled) == []
+    assert solver.DEFAULT_BUDGET == SOLVER_OPTIONS["budget"] == SOLVER_BUDGET
+    assert dict(BY_NAME["oracle"].params)["budget"] == SOLVER_BUDGET == 2_000_000
+    assert "(default 2000000; 0: no solving)" in declared(analyses.SkillParams)["budget"].help
+
+
+def test_the_budget_check_finds_a_planted_copy():
+    code = 'a = {"budget": 2_000_000}\nb = 2000000\nc = "default 2000000"\nd = "2,000,000 nodes"\n'
+    assert sorted(_solver_budget_spelled(ast.parse(code))) == [1, 2, 3, 4]

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 import dominosim
 from dominosim import api, config
-from dominosim.analysis import analyses
+from dominosim.analysis import analyses, equal_time, tournament
 from dominosim.base import session as settings
 from dominosim.base.params import Param
 from dominosim.cli import SESSION_OPTIONS, main
@@ -295,7 +295,7 @@ def test_each_declared_keyword_is_checked_by_its_kind(row, key, p):
 def _ranged():
     for row in analyses.ANALYSES:
         for key, p in row.declared().items():
-            if p.lo is not None:
+            if p.lo is not None and p.kind in ("int", "ints"):
                 yield pytest.param(row, key, p, id=f"{row.function}-{key}")
 
 
@@ -306,6 +306,39 @@ def test_a_declared_range_is_the_one_checked(row, key, p):
     with pytest.raises(ConfigError) as e:
         getattr(api, row.function)(variant="fives", **{key: str(p.lo - 1)})
     assert re.match(rf"{p.flag[0]} must be (an integer|integers) >= {p.lo}\b", str(e.value))
+
+
+def _number_ranges():
+    for row in analyses.ANALYSES:
+        for key, p in row.declared().items():
+            if p.kind == "number" and p.lo is not None:
+                yield pytest.param(row, key, p, id=f"{row.function}-{key}")
+
+
+#: the parser of each ranged number keyword (where its range is checked)
+PARSERS = {"share": tournament.parse_share, "equal_time": equal_time.parse_ms}
+
+
+@pytest.mark.parametrize("row, key, p", list(_number_ranges()))
+def test_a_declared_number_range_is_the_one_checked(row, key, p):
+    """A number's range is its declaration's (``lo``, excluded where ``open_lo``, to
+    ``hi``): its parser takes the bounds it includes and refuses a value past each, and the
+    API's error names the flag and the declared bounds."""
+    parse, step = PARSERS[key], max(abs(p.lo), 1) * 1e-3
+    assert parse(p.hi) == parse(str(p.hi)) == p.hi
+    below = p.lo if p.open_lo else p.lo - step
+    if not p.open_lo:
+        assert parse(p.lo) == p.lo
+    for bad in (below, p.hi + step):
+        with pytest.raises(ConfigError):
+            parse(bad)
+    base = {"compare": {"strategies": "random,greedy"}, "tune-target": {"targets": "50"}}
+    base = base.get(row.name, {})
+    with pytest.raises(ConfigError) as e:
+        getattr(api, row.function)(variant="fives", **base, **{key: str(below)})
+    msg = str(e.value)
+    assert msg.startswith(f"{p.flag[0]} must be a number")
+    assert p.interval() in msg if p.open_lo else f"from {p.lo:g} to {p.hi:g}," in msg
 
 
 def test_a_keyword_that_may_not_be_none_says_so():

@@ -247,6 +247,13 @@ FIELD_EDITS = [
     ("'chunks' entry", _set(("chunks", 1, "games"), 5)),
     ("fingerprint", _set(("seed",), 4)),
     ("fingerprint", _set(("records",), False)),
+    # (a plain run's group: a seat list or label of another type was a traceback in verify,
+    # --resume and report)
+    ("groups[0].seats", _set(("groups", 0, "seats"), None)),
+    ("groups[0].seats", _set(("groups", 0, "seats"), 5)),
+    ("groups[0].rotations", _set(("groups", 0, "rotations"), 5)),
+    ("groups[0].label", _set(("groups", 0, "label"), ["fives"])),
+    ("groups[0].label", _set(("groups", 0, "label"), {"a": 1})),
 ]
 
 

@@ -162,6 +162,7 @@ def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> tuple[b
             st.sampled_from(
                 [
                     "manifest",
+                    "group",
                     "chunk",
                     "chunk-recomputed",
                     "paths",
@@ -176,6 +177,9 @@ def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> tuple[b
         )
         if kind == "manifest":
             _edit_json(run / "manifest.json", data, recompute=False)
+            manifest_touched = True
+        elif kind == "group":
+            _edit_group(run / "manifest.json", data)
             manifest_touched = True
         elif kind in ("chunk", "chunk-recomputed"):
             name = data.draw(st.sampled_from([x for x in chunk_files if x.endswith(".json")]))
@@ -219,6 +223,20 @@ def damage(data, run: Path, outside: Path, donor: Path, marker: Path) -> tuple[b
                 else:
                     p.write_bytes(p.read_bytes()[: data.draw(st.integers(0, 60))])
     return manifest_touched, consistent
+
+
+def _edit_group(path: Path, data) -> None:
+    """Set a group's ``label``, ``seats`` or ``rotations`` (a plain run's group holds none of
+    the two last) to a drawn value of any type."""
+    try:
+        m = json.loads(path.read_text())
+        group = m["groups"][0]
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return
+    if isinstance(group, dict):
+        name = data.draw(st.sampled_from(["label", "seats", "rotations"]), label="group field")
+        group[name] = data.draw(VALUES, label="value")
+        path.write_text(json.dumps(m))
 
 
 def _hostile_paths(run: Path, kind: str, evil_inside: Path, marker: Path, data) -> None:
@@ -319,7 +337,9 @@ def test_a_damaged_run_folder_gives_a_report_or_one_line(templates, data, which)
             pass
         r = invoke(["run", "--resume", str(run), "--json"])
         _check_cli(r)
-        if r.exit_code == 0 and not manifest_touched:  # (chunks damaged: played again)
+        if manifest_touched:  # (verify reads the manifest as the others do: one line)
+            _check_cli(invoke(["verify", str(run)]))
+        elif r.exit_code == 0:  # (chunks damaged: played again)
             v = invoke(["verify", str(run)])
             _check_cli(v)
             if not consistent:  # (damage: never merged)

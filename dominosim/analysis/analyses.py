@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from dominosim.base.budget import SOLVER_BUDGET
 from dominosim.base.params import Param, declared, param
 
 #: the metrics a compare ranks by and ``--until-decided`` decides on (docs/compare.md, "Which
@@ -98,8 +99,12 @@ class CompareParams:
         "matches with --unit match, else points in a race to a "
         "target, hands where a hand is the whole game).",
     )
+    #: CPU milliseconds per decision: below ``lo`` no search is that fast (``mc:samples=1``
+    #: costs more), above ``hi`` the calibration alone would take hours
     equal_time: float | int | str | None = param(
         "number",
+        lo=0.05,
+        hi=1000.0,
         after=True,
         flag=("--equal-time", "equal_time"),
         metavar="MS",
@@ -130,7 +135,7 @@ class SkillParams:
         flag=("--budget",),
         metavar="NODES",
         help="The solver's node budget per deal for the perfect-information value "
-        "and for each decision rated (default 2000000; 0: no solving).",
+        f"and for each decision rated (default {SOLVER_BUDGET}; 0: no solving).",
     )
     accuracy_deals: int | str = param(
         "int",
@@ -181,6 +186,9 @@ class TuneTargetParams:
     share: float | int | str = param(
         "number",
         SHARE,
+        lo=0,
+        hi=1,
+        open_lo=True,
         flag=("--share",),
         metavar="X",
         help="Name the smallest target where the stronger strategy's Wilson lower bound "

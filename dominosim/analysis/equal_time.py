@@ -21,13 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dominosim.analysis.analyses import CompareParams
 from dominosim.base.errors import ConfigError
+from dominosim.base.params import declared
 from dominosim.strategy import Strategy, classification, classify, discover, get
 from dominosim.strategy.spec import StrategySpec, expand_home, parse_strategy
 
-#: ``--equal-time``'s range, CPU milliseconds per decision: below it no search is that fast
-#: (``mc:samples=1`` costs more), above it the calibration alone would take hours.
-MS_RANGE = (0.05, 1000.0)
+#: ``--equal-time``'s declaration: its range, CPU milliseconds per decision (``lo`` to ``hi``)
+MS = declared(CompareParams)["equal_time"]
 #: The calibration set: every decision with a choice of hands 0..HANDS-1 of matches dealt from
 #: SEED (the same set whatever the run's seed, so the same MS chooses alike in every run).
 SEED = 0x45_71_75_61_6C
@@ -63,16 +64,15 @@ def knobs() -> dict[str, Knob]:
 
 
 def parse_ms(value: object) -> float:
-    """``--equal-time MS``: CPU milliseconds per decision in :data:`MS_RANGE`."""
+    """``--equal-time MS``: CPU milliseconds per decision in :data:`MS`'s range."""
     try:
         ms = float(str(value).strip()) if not isinstance(value, bool) else math.nan
     except ValueError:
         ms = math.nan
-    lo, hi = MS_RANGE
-    if not lo <= ms <= hi:  # (nan, inf and <= 0 too)
+    if not MS.within(ms):  # (nan, inf and <= 0 too)
         raise ConfigError(
-            f"--equal-time must be a number of milliseconds per decision from {lo:g} to "
-            f"{hi:g}, e.g. --equal-time 10, not '{value}'"
+            f"--equal-time must be a number of milliseconds per decision from {MS.lo:g} to "
+            f"{MS.hi:g}, e.g. --equal-time 10, not '{value}'"
         )
     return ms
 

@@ -48,6 +48,7 @@ from dominosim.strategy.spec import parse_strategies
 
 #: the declared parameters of skill and tune-target (their ranges: ``lo``)
 _SKILL, _TARGETS = declared(SkillParams), declared(TuneTargetParams)["targets"]
+_SHARE = declared(TuneTargetParams)["share"]
 
 #: How a setup gets the Rules of a command's ``variant``, ``players`` and ``--set`` entries:
 #: the entry point's own parser (``config.rules_from_cli``), so a mistake reads as in every
@@ -252,8 +253,10 @@ def parse_share(share: float | str | None) -> float:
         x = float(SHARE if share is None else share)
     except (TypeError, ValueError):
         x = math.nan
-    if not 0 < x <= 1:
-        raise ConfigError(f"--share must be a number in (0, 1], e.g. 0.75, not '{share}'")
+    if not _SHARE.within(x):
+        raise ConfigError(
+            f"--share must be a number in {_SHARE.interval()}, e.g. {SHARE}, not '{share}'"
+        )
     return x
 
 

@@ -31,7 +31,8 @@ class Param:
     command-line option (click's declarations ``flag``, ``metavar``, ``help``, ``choices``,
     ``is_flag``, ``show_default``); empty ``flag``: none. ``lo``: the least value of an
     ``int`` or ``ints`` keyword (its range, checked where the value is read, naming the
-    flag)."""
+    flag); a ``number`` keyword's range is ``lo`` (excluded where ``open_lo``) to ``hi``
+    (:meth:`within`, :meth:`interval`), checked where it is read too."""
 
     kind: str
     nullable: bool = True
@@ -47,12 +48,23 @@ class Param:
     choices: tuple[str, ...] = ()
     is_flag: bool = False
     show_default: bool = False
-    lo: int | None = None
+    lo: int | float | None = None
+    hi: int | float | None = None
+    open_lo: bool = False
     default: Any = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown kind {self.kind!r}; one of {', '.join(KINDS)}")
+
+    def within(self, x: float) -> bool:
+        """Whether the number ``x`` is in the declared range (never a NaN)."""
+        above = self.lo is None or (x > self.lo if self.open_lo else x >= self.lo)
+        return above and (self.hi is None or x <= self.hi)
+
+    def interval(self) -> str:
+        """The declared range as an interval, such as ``(0, 1]``."""
+        return f"{'(' if self.open_lo else '['}{self.lo:g}, {self.hi:g}]"
 
 
 def param(kind: str, value: Any = None, **settings: Any) -> Any:

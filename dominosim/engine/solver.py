@@ -28,13 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dominosim.base.budget import SOLVER_BUDGET
 from dominosim.base.errors import StrategyError
 from dominosim.engine import BatchEngine, kernel
 from dominosim.game import seeding
 from dominosim.game.rules import Rules
 from dominosim.strategy import Strategy, classify, sees_hidden
 
-DEFAULT_BUDGET = 2_000_000  # nodes per position
+DEFAULT_BUDGET = SOLVER_BUDGET  # nodes per position (base/budget.py)
 
 
 @dataclass(frozen=True)

@@ -396,6 +396,7 @@ def _check_plan_types(m: Manifest, plan: Plan) -> None:
             raise TypeError(f"'{key}' is {value!r}, not an integer")
     _check_plan_ranges(m, plan)
     _check_derived(m, plan)
+    _check_groups(m, plan)
     if m.has("chunks") or not m.has("chunk_count"):
         if not m.has("chunks"):
             raise KeyError("chunks")
@@ -488,6 +489,26 @@ def _check_derived(m: Manifest, plan: Plan) -> None:
         raise ValueError(
             f"'chunk_count' is {_short(m.chunk_count)}, not the plan's {len(plan.items)}"
         )
+
+
+def _check_groups(m: Manifest, plan: Plan) -> None:
+    """Each group's label is a string, and a group of a run that is not a round robin holds
+    the run's seats and rotations where it holds its own (a report reads them as the group's:
+    docs/results.md): a TypeError or ValueError naming the first group field that does not."""
+    for g, gd in enumerate(m.groups):
+        if not isinstance(gd.label, str):
+            raise TypeError(f"'groups[{g}].label' is {_short(gd.label)}, not a string")
+        if plan.legs:
+            continue
+        if gd.has("seats") and as_json(gd.seats) != list(plan.seats):
+            raise ValueError(
+                f"'groups[{g}].seats' is {_short(as_json(gd.seats))}, not the run's seats "
+                f"{_short(list(plan.seats))}"
+            )
+        if gd.has("rotations"):
+            want = rotations_of(plan.seats, plan.rotate)
+            got = as_json(gd.rotations)
+            _check_rotations(f"groups[{g}].rotations", got, plan.seats, want, plan.rotate)
 
 
 def _check_rotations(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dominosim.base.budget import SOLVER_BUDGET
 from dominosim.strategy.spec import RANDOM
 
 
@@ -97,7 +98,7 @@ BUILTINS: tuple[Registration, ...] = (
     Registration("pimc", "pimc.py", "search", 1, _PIMC,
                  "Perfect-information Monte Carlo: sample hidden deals, solve each action "
                  "exactly, vote."),
-    Registration("oracle", "oracle.py", "perfect_information", 0, (("budget", 2000000),),
+    Registration("oracle", "oracle.py", "perfect_information", 0, (("budget", SOLVER_BUDGET),),
                  "The solver's move on the true deal: a cheating reference (perfect "
                  "information)."),
 )
