@@ -76,7 +76,8 @@ ALLOWED: dict[str, str] = {
 BUILTIN_FILES = (
     "the built-in strategy files' contents: issue 48 point 5 (a0e8678, the built-ins import "
     "the current module paths), issue 48 point 3 (3f4db10, mc.py), issue 47 point 3 and its "
-    "merge (pimc.py: e243fd0, 2a9d583, da473dd, 28bb680, b5dc3c4, 771005f): "
+    "merge (pimc.py: e243fd0, 2a9d583, da473dd, 28bb680, b5dc3c4, 771005f), issue 48 point 2 "
+    "(a6de737: random.py and pimc.py read spec.RANDOM, pimc.py the solver's leaf value): "
     "their sha256 in the manifest, and the run's fingerprint that covers them (the manifest's "
     "'fingerprint', a chunk's 'run')"
 )
