@@ -24,12 +24,9 @@ os.environ["XDG_CACHE_HOME"] = os.path.join(_HOME, ".cache")
 
 @pytest.fixture
 def clean_registry():
-    """Strategies a test registers (and the runner's cached instances) are gone after it."""
-    from dominosim import runner
+    """Strategies a test registers (and the instances the runner made of them) are gone after
+    it."""
     from dominosim.strategy import REGISTRY
 
-    cache = dict(runner.worker._STRATEGY_CACHE)
     with REGISTRY.scoped():
         yield
-    runner.worker._STRATEGY_CACHE.clear()
-    runner.worker._STRATEGY_CACHE.update(cache)

@@ -221,3 +221,28 @@ def test_each_same_games_group_holds_its_files_current_content():
     folder = Path(__file__).resolve().parents[1] / "strategies"
     stale = {f for f, group in SAME_GAMES.items() if file_hash(folder / f) not in group}
     assert stale == set()
+
+
+def test_the_instances_a_run_makes_are_the_registry_s(tmp_path):
+    """The strategies' instances a process plays are the registry's (no module global of the
+    runner's): made once per seat label and file version, and forgotten, with the names a
+    block registered, after ``REGISTRY.scoped()``."""
+    from dominosim.runner.worker import make_strategy
+
+    path = tmp_path / "mine.py"
+    path.write_text(
+        "from dominosim.strategy import Strategy, register\n\n\n@register\n"
+        "class Mine(Strategy):\n    name = 'mine-instances'\n\n"
+        "    def choose_one(self, obs):\n        return obs.legal[0]\n"
+    )
+    import hashlib
+
+    files = (("path", str(path), hashlib.sha256(path.read_bytes()).hexdigest()),)
+    before = dict(strategy.REGISTRY.instances)
+    with strategy.REGISTRY.scoped():
+        first = make_strategy("mine-instances", files)
+        again = make_strategy("mine-instances", files)
+        assert first.inner is again.inner
+        assert first.inner in strategy.REGISTRY.instances.values()
+    assert strategy.REGISTRY.instances == before
+    assert "mine-instances" not in strategy.discover()

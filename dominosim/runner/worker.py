@@ -35,8 +35,6 @@ from dominosim.strategy.spec import parse_strategy
 if TYPE_CHECKING:
     import pyarrow as pa
 
-_STRATEGY_CACHE: dict[tuple, object] = {}
-
 
 class StrategyTimeout(BaseException):
     """Raised inside a strategy that overran ``--strategy-timeout`` (not an Exception, so the
@@ -142,24 +140,26 @@ def make_strategy(
 ) -> GuardedStrategy:
     """The strategy of a seat label (``name:key=value``), guarded with ``timeout`` seconds per
     decision batch (:class:`GuardedStrategy`), loading the run's strategy ``files`` first
-    (:func:`load_run_files`). Instances are cached per label and file version; a strategy
-    file changed since it was loaded is loaded again (a long-lived process plays the file as
-    it is now). ``isolate``: a user's strategy is played in a fresh process of its own
+    (:func:`load_run_files`). Instances are kept per label and file version (the registry's
+    ``instances``); a strategy file changed since it was loaded is loaded again (a long-lived
+    process plays the file as it is now). ``isolate``: a user's strategy is played in a fresh process of its own
     (:class:`~dominosim.runner.isolated.IsolatedStrategy`, which loads its files there, under
     the timeout) and no user's file is loaded here."""
     if isolate:
         if not isolated.is_builtin(label):
             key = ("isolated", label, tuple(files), timeout)
-            if key not in _STRATEGY_CACHE:
-                _STRATEGY_CACHE[key] = isolated.IsolatedStrategy(label, files, timeout)
-            return GuardedStrategy(_STRATEGY_CACHE[key])
+            made = strategy.REGISTRY.instances
+            if key not in made:
+                made[key] = isolated.IsolatedStrategy(label, files, timeout)
+            return GuardedStrategy(made[key])
         files = ()
     load_run_files(files)
     spec = parse_strategy(label)
     key = (label, tuple(files), *strategy.loaded_version(spec.name))
-    if key not in _STRATEGY_CACHE:
-        _STRATEGY_CACHE[key] = strategy.get(spec.name, **spec.kwargs)
-    return GuardedStrategy(_STRATEGY_CACHE[key], timeout)
+    made = strategy.REGISTRY.instances
+    if key not in made:
+        made[key] = strategy.get(spec.name, **spec.kwargs)
+    return GuardedStrategy(made[key], timeout)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -91,6 +91,10 @@ class Registry:
         self.classified: dict[type, str] = {}
         # classes that hold a strategy (``inner``) and play it as it is: looked through to it
         self.wrappers: set[type] = set()
+        # the strategies' instances this process plays, by seat label and the version of the
+        # file they came from (``runner.worker.make_strategy``): forgotten with the names
+        # registered in a ``scoped`` block
+        self.instances: dict[tuple, object] = {}
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -157,13 +161,15 @@ class Registry:
 
     @contextlib.contextmanager
     def scoped(self) -> Iterator[Registry]:
-        """The names registered and the files loaded inside the block are forgotten after it
-        (the classes of a built-in file loaded there are registered again when asked for)."""
-        saved = dict(self.classes), dict(self.origins), set(self.loaded)
+        """The names registered, the files loaded and the instances made inside the block are
+        forgotten after it (the classes of a built-in file loaded there are registered again
+        when asked for)."""
+        kept = (self.classes, self.origins, self.loaded, self.instances)
+        saved = tuple(x.copy() for x in kept)
         try:
             yield self
         finally:
-            for live, old in zip((self.classes, self.origins, self.loaded), saved, strict=True):
+            for live, old in zip(kept, saved, strict=True):
                 live.clear()
                 live.update(old)
 
