@@ -246,3 +246,20 @@ def test_the_instances_a_run_makes_are_the_registry_s(tmp_path):
         assert first.inner in strategy.REGISTRY.instances.values()
     assert strategy.REGISTRY.instances == before
     assert "mine-instances" not in strategy.discover()
+
+
+def test_the_guard_declares_what_the_engine_reads_of_a_strategy():
+    """A seat's strategy as a worker plays it answers the engine's questions (its label, its
+    compiled policy and weights) as the strategy does, and forwards nothing else: the engine
+    reads a strategy through declared methods, not a proxy."""
+    from dominosim.engine import kernel
+    from dominosim.runner.worker import make_strategy
+
+    greedy, mc = make_strategy("greedy"), make_strategy("mc:samples=4")
+    assert greedy.compiled_policy() == greedy.inner.compiled_policy() == "greedy"
+    assert mc.compiled_policy() is None and mc.label == "mc:samples=4"
+    assert list(kernel.policy_table([greedy, mc])[:2]) == [
+        kernel.POLICIES.index("greedy"),
+        kernel.POL_PYTHON,
+    ]
+    assert not hasattr(mc, "settings") and mc.inner.settings["samples"] == 4

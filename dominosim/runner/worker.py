@@ -105,18 +105,30 @@ class GuardedStrategy:
     (``timeout`` seconds per decision batch; 0: none); its result, if not integers of the right
     shape, is refused with the message every path gives (strategy.check_actions); a
     KeyboardInterrupt or GeneratorExit the strategy raises itself is its error (a real Ctrl-C
-    or SIGTERM, noted by dominosim.signals, stays an interruption). Everything else (its
-    compiled policy, label, settings) is the strategy's own."""
+    or SIGTERM, noted by dominosim.signals, stays an interruption). What the engine reads of a
+    strategy besides ``choose`` (its label, its compiled policy and weights) the wrapper
+    declares and asks the strategy for; nothing else is forwarded (no ``__getattr__``)."""
 
     def __init__(self, inner: strategy.Strategy, timeout: float = 0.0):
         self.inner = inner
         self.name = getattr(inner, "label", inner.name)
         self.timeout = float(timeout or 0.0)
 
-    def __getattr__(self, attr: str):  # (only for what the wrapper does not hold itself)
-        if attr == "inner":  # (not set yet: a copy being made)
-            raise AttributeError(attr)
-        return getattr(self.inner, attr)
+    @property
+    def label(self) -> str:
+        """The seat label it plays under (the strategy's ``label``, else its ``name``)."""
+        return self.name
+
+    def compiled_policy(self) -> str | None:
+        """The compiled policy that decides for the strategy (``Strategy.compiled_policy``;
+        the engine's ``kernel.policy_table`` asks), or None: its Python decides."""
+        ask = getattr(self.inner, "compiled_policy", None)
+        return ask() if ask is not None else None
+
+    def compiled_weights(self, rules) -> object:
+        """The weights of the strategy's learned policy (``kernel.policy_table`` asks where
+        :meth:`compiled_policy` is ``learned``)."""
+        return self.inner.compiled_weights(rules)
 
     def choose(self, obs, legal, keys):
         name, limit = self.name, self.timeout
