@@ -339,10 +339,9 @@ def load(run_dir: str | Path, level: str = "hand") -> RunData:
     run_dir = _path("load", "run_dir", run_dir)
     if run_dir is None:
         raise ConfigError(f"dominosim.load(): run_dir must be {KINDS['path'][1]}, not None")
-    from dominosim.analysis.manifest import Manifest
 
     rd = RunDir.open(run_dir)
-    manifest = Manifest.decode(rd.read_manifest(), strict=False)
+    manifest = rd.manifest()
     plan = runner.Plan.from_manifest(manifest)
     bad: list = []
     merger, done = runner.merge_finished(rd, plan, bad)
@@ -464,9 +463,7 @@ def _tournament_run(row: analyses.Analysis, resume, session, params, flags) -> d
     from dominosim.storage.store import RunDir
 
     if resume is not None:
-        from dominosim.analysis.manifest import Manifest
-
-        found = Manifest.decode(RunDir.open(resume).read_manifest(), strict=False).analysis
+        found = RunDir.open(resume).manifest().analysis
         if analyses.of_analysis(found) is not row:
             how = f"dominosim {analyses.command_of(found)} --resume"
             raise ConfigError(f"{resume} is not a {row.name} run; finish it with {how}")

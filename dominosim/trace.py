@@ -515,12 +515,11 @@ def trace_from_run(
     """
     from dominosim import config, runner
     from dominosim.analysis.aggregates import seating
-    from dominosim.analysis.manifest import Manifest
     from dominosim.storage.store import RunDir
 
     group, rotation, match_id, k = _hand_coordinates(hand_id)
     rd = RunDir.open(run_dir)
-    m = Manifest.decode(rd.read_manifest(), strict=False)
+    m = rd.manifest()
     plan = runner.Plan.from_manifest(m)  # (a damaged manifest is one line here)
     if group >= len(plan.rules):
         raise ConfigError(f"run {rd.path} has no group {group}; groups: 0 to {len(plan.rules) - 1}")

@@ -208,3 +208,26 @@ def greedy_decisions(variant: str, matches: int, players: int = 2) -> list:
     for m in range(matches):
         play_match(make_rules(variant, players), 12, m, [w] * players, unit="hand")
     return w.seen
+
+
+def hands_by_batch(make, batches, games: int, variant: str = "block") -> list:
+    """The winner and points of each hand of ``games`` hands at 2 players, ``make()`` (a new
+    instance each time) against greedy, played once per batch size of ``batches``: a
+    decision that depends on its batch shows as lists that differ. Each entry is
+    ``(outcomes, instance)``, so a test can ask what the instance did."""
+    import numpy as np
+
+    from dominosim.engine import BatchEngine
+
+    rules = make_rules(variant, 2)
+    played = []
+    for batch in batches:
+        spec = make()
+        hands, _ = BatchEngine(
+            rules, 5, [spec, get("greedy")], range(games), unit="hand", batch_size=batch
+        ).run()
+        order = np.argsort(hands["match_id"])
+        played.append(
+            ({k: np.asarray(hands[k])[order].tolist() for k in ("winner", "points")}, spec)
+        )
+    return played

@@ -18,12 +18,11 @@ import numpy as np
 import pytest
 
 from dominosim.base.errors import StrategyError
-from dominosim.engine import BatchEngine
 from dominosim.engine.solver import solve_actions
 from dominosim.game.variants import make_rules
 from dominosim.strategy import get
 
-from helpers import greedy_decisions, pimc_module
+from helpers import greedy_decisions, hands_by_batch, pimc_module
 
 
 def _decisions(variant, matches=2, players=2):
@@ -196,17 +195,9 @@ def test_off_or_where_it_does_not_search_the_decisions_are_pimcs(monkeypatch):
 def test_it_changes_decisions_and_does_not_depend_on_its_batch():
     """The same hands with every game in one batch and one game a batch; and the option
     changes some of pimc's decisions."""
-    rules = make_rules("block", 2)
-    out = []
-    for batch in (1, 4):
-        spec = get("pimc", samples=8, alphamu=8)
-        hands, _ = BatchEngine(
-            rules, 5, [spec, get("greedy")], range(4), unit="hand", batch_size=batch
-        ).run()
-        order = np.argsort(hands["match_id"])
-        out.append({k: np.asarray(hands[k])[order].tolist() for k in ("winner", "points")})
-        assert spec.searched > 0
-    assert out[0] == out[1]
+    (one, s1), (four, s4) = hands_by_batch(lambda: get("pimc", samples=8, alphamu=8), (1, 4), 4)
+    assert s1.searched > 0 and s4.searched > 0
+    assert one == four
     am, plain = get("pimc", samples=8, alphamu=8), get("pimc", samples=8)
     seen = _decisions("fives", 2)
     assert any(am.choose_one(*d) != plain.choose_one(*d) for d in seen)

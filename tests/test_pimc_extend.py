@@ -12,12 +12,10 @@ import numpy as np
 import pytest
 
 from dominosim.base.errors import StrategyError
-from dominosim.engine import BatchEngine
 from dominosim.game import seeding
-from dominosim.game.variants import make_rules
 from dominosim.strategy import get
 
-from helpers import greedy_decisions, pimc_module
+from helpers import greedy_decisions, hands_by_batch, pimc_module
 
 
 def _decisions(variant, matches=3):
@@ -102,17 +100,11 @@ def test_off_gives_the_plain_decisions(variant):
 def test_an_extended_decision_does_not_depend_on_its_batch():
     """The same hands with every game in one batch and one game a batch (the decisions'
     keys are the same; the extension's rounds come from each decision's own key)."""
-    rules = make_rules("block", 2)
-    out = []
-    for batch in (1, 6):
-        spec = get("pimc", samples=8, extend=16, close=2.0)
-        hands, _ = BatchEngine(
-            rules, 5, [spec, get("greedy")], range(6), unit="hand", batch_size=batch
-        ).run()
-        order = np.argsort(hands["match_id"])
-        out.append({k: np.asarray(hands[k])[order].tolist() for k in ("winner", "points")})
-        assert spec.extended > 0
-    assert out[0] == out[1]
+    (one, s1), (six, s6) = hands_by_batch(
+        lambda: get("pimc", samples=8, extend=16, close=2.0), (1, 6), 6
+    )
+    assert s1.extended > 0 and s6.extended > 0
+    assert one == six
 
 
 @pytest.mark.parametrize(

@@ -68,18 +68,20 @@ def _until_decided() -> Any:
     )
 
 
+def _metric(*, help: str, choices: tuple[str, ...] = METRICS) -> Any:
+    """``--metric``: what a run ranks by and ``--until-decided`` decides on (its help and
+    the metrics it takes are the analysis's)."""
+    return param("any", after=True, flag=("--metric",), choices=choices, help=help)
+
+
 @dataclass(frozen=True)
 class RunParams:
     """A plain run's own keywords: ``until_decided``, and ``metric``, what it decides on."""
 
     until_decided: bool = _until_decided()
-    metric: str | None = param(
-        "any",
-        after=True,
-        flag=("--metric",),
-        choices=METRICS,
+    metric: str | None = _metric(
         help="With --until-decided: the metric it decides on (hands, points, "
-        f"matches; default {_DECIDES}).",
+        f"matches; default {_DECIDES})."
     )
 
 
@@ -90,14 +92,10 @@ class CompareParams:
 
     variant: str | None = _variant()
     until_decided: bool = _until_decided()
-    metric: str | None = param(
-        "any",
-        after=True,
-        flag=("--metric",),
-        choices=METRICS,
+    metric: str | None = _metric(
         help=f"Rank by hand wins, paired points per hand or match wins (default: {_DECIDES}: "
         "matches with --unit match, else points in a race to a "
-        "target, hands where a hand is the whole game).",
+        "target, hands where a hand is the whole game)."
     )
     #: CPU milliseconds per decision: below ``lo`` no search is that fast (``mc:samples=1``
     #: costs more), above ``hi`` the calibration alone would take hours
@@ -153,13 +151,10 @@ class SkillParams:
         help="Every pair of the ladder at a table (default), or only each strategy "
         "against random (fewer tables: the costly strategies play once).",
     )
-    metric: str | None = param(
-        "any",
-        after=True,
-        flag=("--metric",),
-        choices=HAND_METRICS,
+    metric: str | None = _metric(
         help=f"Rank by hand wins or paired points per hand (default: {_DECIDES}: points "
         "in a race to a target, else hands); skill plays no matches.",
+        choices=HAND_METRICS,
     )
 
 

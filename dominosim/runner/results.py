@@ -22,7 +22,7 @@ def load_report(run_dir: str | Path) -> dict:
     """The report of a run folder (finished or not: an unfinished run reports the chunks it
     has, and its ``status`` says so)."""
     rd = RunDir.open(run_dir)
-    manifest = Manifest.decode(rd.read_manifest(), strict=False)
+    manifest = rd.manifest()
     plan = Plan.from_manifest(manifest)  # (a damaged manifest is one line here)
     if manifest.status == "done" and os.path.lexists(rd.path / AGGREGATES):
         return checked_report(rd, manifest, len(plan.rules))

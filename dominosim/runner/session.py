@@ -362,7 +362,7 @@ def resume_run(path: str | Path, session: Session | None = None) -> tuple[RunDir
     session = session or Session()
     rd = RunDir.open(path)
     with rd.locked():
-        manifest = Manifest.decode(rd.read_manifest(), strict=False)
+        manifest = rd.manifest()
         plan = Plan.from_manifest(manifest)
         if session.workers is None:
             session = replace(session, workers=_recorded_workers(manifest))

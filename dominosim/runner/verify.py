@@ -86,7 +86,7 @@ def verify_run(
     if key is None:
         key = secrets.randbelow(2**63)
     rd = RunDir.open(path)
-    manifest = Manifest.decode(rd.read_manifest(), strict=False)
+    manifest = rd.manifest()
     plan = Plan.from_manifest(manifest)
     plan = load_inputs(rd, manifest, plan, session.strategy_path, "verify")
     _check_classes(rd, manifest)

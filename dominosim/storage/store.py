@@ -41,6 +41,7 @@ from dominosim.analysis.chunk import (
     decode,
 )
 from dominosim.analysis.chunk import checksum as checksum  # (re-exported: the plan's, tests')
+from dominosim.analysis.manifest import Manifest
 from dominosim.base import bounded
 from dominosim.base.errors import OutputError
 
@@ -234,6 +235,11 @@ class RunDir:
                 "the run folder is damaged"
             )
         return m
+
+    def manifest(self) -> Manifest:
+        """The folder's manifest as its type, decoded leniently (nothing refused that a
+        reader of a received folder reads past: ``Manifest.decode(strict=False)``)."""
+        return Manifest.decode(self.read_manifest(), strict=False)
 
     @contextmanager
     def locked(self) -> Iterator[None]:
